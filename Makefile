@@ -1,0 +1,115 @@
+# benchline: `make` builds ./benchline; `make check` installs what is missing, builds and runs
+# every test; `make run` seeds a demo database and shows it. See README.md.
+
+PREFIX ?= /usr/local
+CC ?= cc
+SANITIZE ?=
+
+# Debian packages the build and the tests need (make deps installs the missing ones).
+DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev \
+	libmicrohttpd-dev libcmocka-dev sqlite3 git perl gnuplot-nox clang clang-format \
+	libclang-rt-14-dev valgrind
+
+PKGS = sqlite3 libgit2 jansson
+WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) -lm
+
+# The sanitizer variant builds into its own directory so both can coexist.
+ifneq ($(SANITIZE),)
+BUILD = build/san
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+else
+BUILD = build/default
+endif
+
+MODULES = common store ingest detect web cli
+LIB_SRC = $(wildcard common/*.c store/*.c ingest/*.c detect/*.c web/*.c)
+CLI_SRC = $(wildcard cli/*.c)
+GEN = $(BUILD)/gen
+LIB_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN)/sql_embed.o
+CLI_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
+LIB = $(BUILD)/libbenchline.a
+BIN = $(BUILD)/benchline
+SQL = $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql)) sql/queries.sql
+
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all deps check unit e2e run bench fmt fmt-check install clean fuzz
+
+all: benchline
+
+# ./benchline is always the plain build; sanitizer builds stay under build/san.
+benchline: $(BIN)
+ifeq ($(SANITIZE),)
+	cp $(BIN) benchline
+endif
+
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(GEN)/sql_embed.c $(GEN)/sql_embed.h &: store/embed-sql.sh $(SQL)
+	@mkdir -p $(GEN)
+	sh store/embed-sql.sh $(GEN)/sql_embed.c $(GEN)/sql_embed.h $(SQL)
+
+$(GEN)/sql_embed.o: $(GEN)/sql_embed.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: %.c $(GEN)/sql_embed.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(GEN) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(GEN) -Wno-missing-prototypes -o $@ $< $(LIB) $(LDFLAGS) \
+		$(LDLIBS) -lcmocka
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+deps:
+	@sh tests/deps.sh $(DEPS_PKGS)
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "# $$t"; $$t; done
+
+e2e: benchline $(BIN)
+	BENCHLINE=$(CURDIR)/$(BIN) prove -j2 tests/e2e/
+
+check: deps
+	$(MAKE) benchline
+	$(MAKE) fmt-check
+	$(MAKE) unit
+	$(MAKE) e2e
+
+run: deps benchline
+	rm -f demo.db demo.db-wal demo.db-shm
+	./benchline --db demo.db demo
+	./benchline --db demo.db series
+
+bench: benchline
+	sh tests/bench/run.sh
+
+fuzz:
+	sh tests/fuzz/run.sh
+
+fmt:
+	clang-format -i $(wildcard */*.c */*.h tests/*/*.c)
+
+fmt-check:
+	@out=$$(for f in $(wildcard */*.c */*.h tests/*/*.c); do \
+		clang-format --dry-run -Werror $$f 2>&1 >/dev/null | head -1; done); \
+	if [ -n "$$out" ]; then echo "$$out"; echo "run 'make fmt'"; exit 1; fi
+
+install: benchline
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 benchline $(DESTDIR)$(PREFIX)/bin/benchline
+
+clean:
+	rm -rf build benchline

@@ -1,0 +1,132 @@
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../store/store.h"
+#include "cli.h"
+
+struct records_out {
+	int json;
+	size_t count;
+};
+
+static json_t *real_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *time_or_null(double t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+	if (isnan(t))
+		return json_null();
+	format_rfc3339_utc(&sb, (int64_t)t);
+	j = json_string(sb.buf);
+	strbuf_release(&sb);
+	return j;
+}
+
+static json_t *row_json(const struct store_record_row *row)
+{
+	json_t *o = json_object(), *tags = json_array(), *metrics = json_object();
+	json_object_set_new(o, "id", json_integer(row->id));
+	json_object_set_new(o, "machine", json_string(row->machine));
+	json_object_set_new(o, "benchmark", json_string(row->benchmark));
+	json_object_set_new(o, "config", json_string(row->config));
+	json_object_set_new(o, "source_hash", json_string(row->source_hash));
+	json_object_set_new(o, "harness_version", json_integer(row->harness_version));
+	json_object_set_new(o, "commit", json_string(row->commit));
+	json_object_set_new(o, "seq", row->seq >= 0 ? json_integer(row->seq) : json_null());
+	json_object_set_new(o, "started_at", time_or_null(row->started_at));
+	json_object_set_new(o, "committed_at", time_or_null(row->committed_at));
+	json_object_set_new(o, "content_hash",
+			    row->content_hash ? json_string(row->content_hash) : json_null());
+	json_object_set_new(o, "baseline", json_boolean(row->baseline));
+	json_object_set_new(o, "standing", json_boolean(row->standing));
+	for (size_t i = 0; i < row->ntags; i++)
+		json_array_append_new(tags, json_string(row->tags[i]));
+	json_object_set_new(o, "tags", tags);
+	for (size_t i = 0; i < row->nmetrics; i++) {
+		const struct store_record_metric *m = &row->metrics[i];
+		json_t *mo = json_object();
+		json_object_set_new(mo, "kind", json_string(m->kind));
+		json_object_set_new(mo, "unit", json_string(m->unit));
+		json_object_set_new(mo, "better", json_string(m->better));
+		json_object_set_new(mo, "median", real_or_null(m->median));
+		json_object_set_new(mo, "p95", real_or_null(m->p95));
+		json_object_set_new(mo, "n", m->n >= 0 ? json_integer(m->n) : json_null());
+		json_object_set_new(mo, "value", real_or_null(m->value));
+		json_object_set_new(mo, "samples", json_integer((json_int_t)m->nsamples));
+		json_object_set_new(metrics, m->name, mo);
+	}
+	json_object_set_new(o, "metrics", metrics);
+	return o;
+}
+
+static void print_row_text(const struct store_record_row *row)
+{
+	const struct store_record_metric *m = row->nmetrics ? &row->metrics[0] : NULL;
+	struct strbuf tags = STRBUF_INIT, seq = STRBUF_INIT;
+	for (size_t i = 0; i < row->ntags; i++)
+		strbuf_addf(&tags, "%s%s", i ? "," : "", row->tags[i]);
+	if (row->seq >= 0)
+		strbuf_addf(&seq, "%lld", (long long)row->seq);
+	else
+		strbuf_addch(&seq, '-');
+	printf("%-7lld %-16s %-20s %-16s %.12s %4lld %6s %-8.8s", (long long)row->id,
+	       row->machine, row->benchmark, row->config[0] ? row->config : "-",
+	       row->source_hash, (long long)row->harness_version, seq.buf, row->commit);
+	if (m)
+		printf(" %s=%g%s", m->name, isnan(m->median) ? m->value : m->median, m->unit);
+	printf("%s%s\n", row->ntags ? " [" : "", row->ntags ? tags.buf : "");
+	if (row->ntags)
+		fputs("", stdout);
+	strbuf_release(&tags);
+	strbuf_release(&seq);
+}
+
+static int each_row(const struct store_record_row *row, void *data)
+{
+	struct records_out *out = data;
+	if (out->json) {
+		json_t *o = row_json(row);
+		fputs(out->count ? ",\n" : "\n", stdout);
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+		json_decref(o);
+	} else {
+		print_row_text(row);
+	}
+	out->count++;
+	return 0;
+}
+
+int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct store_record_filter filter = {NULL, NULL, 0};
+	struct records_out out = {0, 0};
+	struct bl_error err = BL_ERROR_INIT;
+	int ret;
+	const struct cli_option opts[] = {
+		{OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+		{OPT_STRING, "machine", &filter.machine, "M", "only this machine"},
+		{OPT_STRING, "benchmark", &filter.benchmark, "B", "only this benchmark"},
+		{OPT_BOOL, "all", &filter.all, NULL, "every run, not just standing records"},
+		{OPT_END, NULL, NULL, NULL, NULL},
+	};
+	if (cli_parse(argc, argv, opts, ctx->cmd))
+		cli_usage_error(ctx->cmd, opts, "records takes no arguments");
+	if (out.json)
+		fputc('[', stdout);
+	else
+		printf("%-7s %-16s %-20s %-16s %-12s %4s %6s %-8s\n", "id", "machine", "benchmark",
+		       "config", "source", "harn", "seq", "commit");
+	ret = store_each_record(ctx->store, &filter, each_row, &out, &err);
+	if (out.json)
+		fputs(out.count ? "\n]\n" : "]\n", stdout);
+	if (ret)
+		ret = cli_fail(&err);
+	bl_error_release(&err);
+	return ret;
+}

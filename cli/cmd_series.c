@@ -1,0 +1,12 @@
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
+	argc = cli_parse(argc, argv, opts, ctx->cmd);
+	(void)argc;
+	cli_error("'series' is not built yet");
+	return 2;
+}

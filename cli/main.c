@@ -1,0 +1,284 @@
+#include <errno.h>
+#include <git2.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../store/store.h"
+#include "cli.h"
+
+/* The one command table: name, function, the setup it needs, usage, summary. */
+const struct cli_command cli_commands[] = {
+	{"help", cmd_help, 0, "benchline help [COMMAND]", "show the commands, or one command's usage"},
+	{"init", cmd_init, NEED_DB_CREATE, "benchline init",
+	 "create or migrate the database (--db, $BENCHLINE_DB, ./benchline.db)"},
+	{"ingest", cmd_ingest, NEED_DB_CREATE,
+	 "benchline ingest [--format benchline] [--repo DIR] [--json] FILE...",
+	 "store benchmark records, one transaction per file"},
+	{"records", cmd_records, NEED_DB,
+	 "benchline records [--json] [--machine M] [--benchmark B] [--all]",
+	 "list standing records (every run with --all)"},
+	{"series", cmd_series, NEED_DB, "benchline series [--json]",
+	 "list every Series: machine, benchmark, config, metric"},
+	{"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
+	 "print the source hash of revisions (default HEAD)"},
+	{"paths", cmd_paths, 0, "benchline paths check [--repo DIR]",
+	 "fail when a top-level path is neither measured nor unmeasured"},
+	{"sync", cmd_sync, NEED_DB_CREATE, "benchline sync --repo DIR [--json]",
+	 "record main's first-parent history (only new commits)"},
+	{"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N]",
+	 "write a generated demo history into the database"},
+	{NULL, NULL, 0, NULL, NULL},
+};
+
+static const char global_usage[] =
+	"usage: benchline [--db FILE] [--version] COMMAND [ARGS]\n"
+	"\n"
+	"The database is --db FILE, else $BENCHLINE_DB, else ./benchline.db.\n"
+	"'benchline COMMAND --help' shows a command's options.\n";
+
+const struct cli_command *cli_find_command(const char *name)
+{
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("benchline: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_fail(const struct bl_error *err)
+{
+	cli_error("%s", err->msg.len ? err->msg.buf : "unknown error");
+	return 2;
+}
+
+void cli_list_release(struct cli_list *l)
+{
+	free(l->items);
+	l->items = NULL;
+	l->nr = l->alloc = 0;
+}
+
+void cli_print_usage(FILE *f, const struct cli_command *cmd, const struct cli_option *opts)
+{
+	fprintf(f, "usage: %s\n", cmd->usage);
+	if (!opts || opts[0].type == OPT_END)
+		return;
+	fputc('\n', f);
+	for (const struct cli_option *o = opts; o->type != OPT_END; o++) {
+		struct strbuf left = STRBUF_INIT;
+		strbuf_addf(&left, "--%s", o->long_name);
+		if (o->argh)
+			strbuf_addf(&left, " %s", o->argh);
+		fprintf(f, "    %-26s %s\n", left.buf, o->help);
+		strbuf_release(&left);
+	}
+}
+
+void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	fputs("benchline: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cli_print_usage(stderr, cmd, opts);
+	exit(2);
+}
+
+static const struct cli_option *find_option(const struct cli_option *opts, const char *name,
+					    size_t len)
+{
+	for (const struct cli_option *o = opts; o && o->type != OPT_END; o++)
+		if (strlen(o->long_name) == len && !strncmp(o->long_name, name, len))
+			return o;
+	return NULL;
+}
+
+static void set_option(const struct cli_command *cmd, const struct cli_option *opts,
+		       const struct cli_option *o, const char *arg)
+{
+	char *end;
+	switch (o->type) {
+	case OPT_BOOL:
+		*(int *)o->value = 1;
+		break;
+	case OPT_STRING:
+		*(const char **)o->value = arg;
+		break;
+	case OPT_LIST: {
+		struct cli_list *l = o->value;
+		ALLOC_GROW(l->items, l->nr, l->alloc);
+		l->items[l->nr++] = arg;
+		break;
+	}
+	case OPT_INT:
+		errno = 0;
+		*(long *)o->value = strtol(arg, &end, 10);
+		if (errno || end == arg || *end)
+			cli_usage_error(cmd, opts, "--%s wants an integer, not '%s'", o->long_name,
+					arg);
+		break;
+	case OPT_DOUBLE:
+		errno = 0;
+		*(double *)o->value = strtod(arg, &end);
+		if (errno || end == arg || *end)
+			cli_usage_error(cmd, opts, "--%s wants a number, not '%s'", o->long_name,
+					arg);
+		break;
+	case OPT_END:
+		break;
+	}
+}
+
+int cli_parse(int argc, const char **argv, const struct cli_option *opts,
+	      const struct cli_command *cmd)
+{
+	int nargs = 0, i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			cli_print_usage(stdout, cmd, opts);
+			exit(0);
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const struct cli_option *o = find_option(opts, name, len);
+			if (!o)
+				cli_usage_error(cmd, opts, "unknown option '%s'", a);
+			if (o->type == OPT_BOOL) {
+				if (eq)
+					cli_usage_error(cmd, opts, "--%s takes no value",
+							o->long_name);
+				set_option(cmd, opts, o, NULL);
+			} else if (eq) {
+				set_option(cmd, opts, o, eq + 1);
+			} else if (i + 1 < argc) {
+				set_option(cmd, opts, o, argv[++i]);
+			} else {
+				cli_usage_error(cmd, opts, "--%s needs a value", o->long_name);
+			}
+			continue;
+		}
+		if (a[0] == '-' && a[1])
+			cli_usage_error(cmd, opts, "unknown option '%s'", a);
+		argv[nargs++] = a;
+	}
+	for (; i < argc; i++)
+		argv[nargs++] = argv[i];
+	return nargs;
+}
+
+int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
+	argc = cli_parse(argc, argv, opts, ctx->cmd);
+	if (argc > 1)
+		cli_usage_error(ctx->cmd, opts, "help takes at most one command");
+	if (argc == 1) {
+		const struct cli_command *c = cli_find_command(argv[0]);
+		if (!c)
+			cli_usage_error(ctx->cmd, opts, "no command '%s'", argv[0]);
+		const char *args[] = {c->name, "--help", NULL};
+		struct cli_ctx sub = {ctx->db_path, NULL, c};
+		return c->fn(2, args, &sub);
+	}
+	fputs(global_usage, stdout);
+	fputs("\ncommands:\n", stdout);
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		printf("    %-10s %s\n", c->name, c->summary);
+	return 0;
+}
+
+static int wants_help(int argc, const char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv_in)
+{
+	const char **argv = (const char **)argv_in;
+	const char *db_path = getenv("BENCHLINE_DB");
+	const struct cli_command *cmd;
+	struct cli_ctx ctx = {NULL, NULL, NULL};
+	struct bl_error err = BL_ERROR_INIT;
+	int i, ret;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (!db_path || !*db_path)
+		db_path = "benchline.db";
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--version")) {
+			printf("benchline %s\n", BENCHLINE_VERSION);
+			return 0;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			return cmd_help(1, argv, &ctx);
+		} else if (!strcmp(argv[i], "--db")) {
+			if (i + 1 >= argc) {
+				cli_error("--db needs a file");
+				fputs(global_usage, stderr);
+				return 2;
+			}
+			db_path = argv[++i];
+		} else if (!strncmp(argv[i], "--db=", 5)) {
+			db_path = argv[i] + 5;
+		} else {
+			cli_error("unknown option '%s'", argv[i]);
+			fputs(global_usage, stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		fputs(global_usage, stderr);
+		return 2;
+	}
+	if (!(cmd = cli_find_command(argv[i]))) {
+		cli_error("'%s' is not a benchline command (see 'benchline help')", argv[i]);
+		return 2;
+	}
+	ctx.db_path = db_path;
+	ctx.cmd = cmd;
+	git_libgit2_init();
+	/* --help needs no database. */
+	if (cmd->needs && !wants_help(argc - i, argv + i)) {
+		int flags = (cmd->needs & NEED_DB_CREATE) ? STORE_CREATE : 0;
+		if (store_open(&ctx.store, db_path, flags, &err)) {
+			ret = cli_fail(&err);
+			goto done;
+		}
+	}
+	ret = cmd->fn(argc - i, argv + i, &ctx);
+done:
+	store_free(ctx.store);
+	bl_error_release(&err);
+	git_libgit2_shutdown();
+	if (fflush(stdout) || ferror(stdout)) {
+		if (ret == 0)
+			ret = 2;
+	}
+	return ret;
+}

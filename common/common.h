@@ -1,0 +1,104 @@
+/*
+ * common: the small pieces every module uses. A strbuf whose buffer is never NULL, the error
+ * struct that carries details out of a failing call, capped file reading, and checked
+ * allocation. Named for what they are (strbuf_*, bl_error_*, x*), as git names its helpers.
+ */
+#ifndef BENCHLINE_COMMON_H
+#define BENCHLINE_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BENCHLINE_VERSION "0.1.0"
+
+/* Return codes: 0 on success, a negative named error otherwise; details go in a bl_error. */
+enum bl_code {
+	BL_OK = 0,
+	BL_EINVALID = -1,  /* the input is malformed or breaks a rule */
+	BL_EIO = -2,       /* a file could not be read or written */
+	BL_ENOTFOUND = -3, /* the thing named does not exist */
+	BL_EDB = -4,       /* the database failed */
+	BL_EGIT = -5,      /* libgit2 failed */
+	BL_ETOOBIG = -6,   /* input over its cap */
+	BL_ECONFIG = -7,   /* benchline.json is malformed */
+};
+
+struct strbuf {
+	size_t alloc; /* 0 while buf points at the shared empty string */
+	size_t len;
+	char *buf; /* never NULL, always NUL-terminated */
+};
+
+extern char strbuf_slopbuf[];
+#define STRBUF_INIT {0, 0, strbuf_slopbuf}
+
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+void strbuf_reset(struct strbuf *sb);
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+/* Appends a JSON string literal (quoted and escaped) for s. */
+void strbuf_add_json_string(struct strbuf *sb, const char *s);
+
+/* Details of a failure: the code that was returned and a lowercase message. */
+struct bl_error {
+	int code;
+	struct strbuf msg;
+};
+#define BL_ERROR_INIT {0, STRBUF_INIT}
+
+/* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. */
+int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Puts "prefix: " in front of the current message. */
+void bl_error_prefix(struct bl_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bl_error_clear(struct bl_error *err);
+void bl_error_release(struct bl_error *err);
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+#define ALLOC_GROW(array, nr, alloc)                                                               \
+	do {                                                                                       \
+		if ((nr) >= (alloc)) {                                                             \
+			(alloc) = (alloc) < 16 ? 16 : (alloc) * 2;                                 \
+			(array) = xrealloc((array), (alloc) * sizeof(*(array)));                   \
+		}                                                                                  \
+	} while (0)
+
+/* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
+int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);
+/* Writes data to path atomically (a temporary file renamed over it). */
+int write_file_atomic(const char *path, const void *data, size_t len, struct bl_error *err);
+
+/* Parses RFC 3339 UTC ("2026-11-02T04:00:00Z", optional fraction); 0 or BL_EINVALID. */
+int parse_rfc3339_utc(const char *s, double *unix_out);
+/* Formats seconds since the epoch as RFC 3339 UTC with second precision. */
+void format_rfc3339_utc(struct strbuf *sb, int64_t unix_seconds);
+
+/* 1 when the string is 40 lowercase or uppercase hex digits. */
+int is_hex40(const char *s);
+/* 1 when the bytes are valid UTF-8. */
+int utf8_valid(const char *s, size_t len);
+
+/* Nearest-rank percentile: the value at 1-based rank ceil(p/100 * n) of the sorted values
+ * (rank 1 when that is 0). values need not be sorted; it is not modified. */
+double nearest_rank(const double *values, size_t n, double pct);
+/* Same, on values already sorted ascending. */
+double nearest_rank_sorted(const double *sorted, size_t n, double pct);
+
+/* Matches name against a shell glob (*, ?, [...]); 1 when it matches. */
+int glob_match(const char *pattern, const char *name);
+
+#include "banned.h"
+
+#endif

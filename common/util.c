@@ -1,0 +1,312 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static void out_of_memory(void)
+{
+	fputs("fatal: out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size ? size : 1);
+	if (!q)
+		out_of_memory();
+	return q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err)
+		return code;
+	err->code = code;
+	strbuf_reset(&err->msg);
+	va_start(ap, fmt);
+	strbuf_vaddf(&err->msg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strbuf_addstr(&sb, ": ");
+	strbuf_add(&sb, err->msg.buf, err->msg.len);
+	strbuf_release(&err->msg);
+	err->msg = sb;
+}
+
+void bl_error_clear(struct bl_error *err)
+{
+	err->code = 0;
+	strbuf_reset(&err->msg);
+}
+
+void bl_error_release(struct bl_error *err)
+{
+	err->code = 0;
+	strbuf_release(&err->msg);
+}
+
+int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
+		return bl_error_set(err, BL_EIO, "cannot open '%s': %s", path, strerror(errno));
+	for (;;) {
+		strbuf_grow(sb, 65536);
+		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int saved = errno;
+			if (fd)
+				close(fd);
+			return bl_error_set(err, BL_EIO, "cannot read '%s': %s", path,
+					    strerror(saved));
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->len > cap) {
+			if (fd)
+				close(fd);
+			return bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", path,
+					    cap);
+		}
+	}
+	if (fd)
+		close(fd);
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, struct bl_error *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int fd, ret = 0;
+	strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = bl_error_set(err, BL_EIO, "cannot create '%s': %s", tmp.buf, strerror(errno));
+		goto done;
+	}
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, (const char *)data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = bl_error_set(err, BL_EIO, "cannot write '%s': %s", tmp.buf,
+					   strerror(errno));
+			close(fd);
+			unlink(tmp.buf);
+			goto done;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) < 0 || rename(tmp.buf, path) < 0) {
+		ret = bl_error_set(err, BL_EIO, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp.buf);
+	}
+done:
+	strbuf_release(&tmp);
+	return ret;
+}
+
+static int digits(const char *s, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	const int64_t era = (y >= 0 ? y : y - 399) / 400;
+	const unsigned yoe = (unsigned)(y - era * 400);
+	const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int parse_rfc3339_utc(const char *s, double *unix_out)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int y, mo, d, h, mi, sec;
+	double frac = 0;
+	size_t len = strlen(s);
+	if (len < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
+	    digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) ||
+	    s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' || digits(s + 17, 2, &sec))
+		return BL_EINVALID;
+	const char *p = s + 19;
+	if (*p == '.') {
+		double scale = 0.1;
+		p++;
+		if (*p < '0' || *p > '9')
+			return BL_EINVALID;
+		while (*p >= '0' && *p <= '9') {
+			frac += (*p - '0') * scale;
+			scale /= 10;
+			p++;
+		}
+	}
+	if ((*p != 'Z' && *p != 'z') || p[1])
+		return BL_EINVALID;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || sec > 60)
+		return BL_EINVALID;
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return BL_EINVALID;
+	*unix_out = (double)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 +
+			     mi * 60 + sec) +
+		    frac;
+	return 0;
+}
+
+void format_rfc3339_utc(struct strbuf *sb, int64_t unix_seconds)
+{
+	time_t t = (time_t)unix_seconds;
+	struct tm tm;
+	char buf[32];
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strbuf_addstr(sb, buf);
+}
+
+int is_hex40(const char *s)
+{
+	size_t i;
+	for (i = 0; i < 40; i++) {
+		char c = s[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+			return 0;
+	}
+	return s[40] == '\0';
+}
+
+int utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = s[i];
+		size_t need;
+		unsigned min;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xE0) == 0xC0) {
+			need = 1;
+			min = 0x80;
+			c &= 0x1F;
+		} else if ((c & 0xF0) == 0xE0) {
+			need = 2;
+			min = 0x800;
+			c &= 0x0F;
+		} else if ((c & 0xF8) == 0xF0) {
+			need = 3;
+			min = 0x10000;
+			c &= 0x07;
+		} else {
+			return 0;
+		}
+		if (i + need >= len)
+			return 0;
+		for (size_t k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xC0) != 0x80)
+				return 0;
+			c = (c << 6) | (s[i + k] & 0x3F);
+		}
+		if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double nearest_rank_sorted(const double *sorted, size_t n, double pct)
+{
+	if (!n)
+		return NAN;
+	/* pct * n first: 95 * 20 / 100 is exactly 19, 0.95 * 20 is not */
+	double r = ceil(pct * (double)n / 100.0);
+	size_t rank = r < 1 ? 1 : (size_t)r;
+	if (rank > n)
+		rank = n;
+	return sorted[rank - 1];
+}
+
+double nearest_rank(const double *values, size_t n, double pct)
+{
+	if (!n)
+		return NAN;
+	double *copy = xmalloc(n * sizeof(*copy));
+	memcpy(copy, values, n * sizeof(*copy));
+	qsort(copy, n, sizeof(*copy), cmp_double);
+	double v = nearest_rank_sorted(copy, n, pct);
+	free(copy);
+	return v;
+}
+
+int glob_match(const char *pattern, const char *name)
+{
+	return fnmatch(pattern, name, 0) == 0;
+}

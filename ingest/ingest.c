@@ -1,0 +1,372 @@
+#include <git2.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../store/store.h"
+#include "ingest.h"
+
+static void metric_release(struct ingest_metric *m)
+{
+	free(m->name);
+	free(m->unit);
+	free(m->samples);
+	free(m->ladder);
+	memset(m, 0, sizeof(*m));
+}
+
+void ingest_record_release(struct ingest_record *rec)
+{
+	free(rec->machine);
+	free(rec->machine_info);
+	free(rec->benchmark);
+	free(rec->config);
+	free(rec->content_hash);
+	free(rec->branch);
+	free(rec->profile);
+	free(rec->primary);
+	for (size_t i = 0; i < rec->nmetrics; i++)
+		metric_release(&rec->metrics[i]);
+	free(rec->metrics);
+	free(rec->raw);
+	memset(rec, 0, sizeof(*rec));
+}
+
+void ingest_batch_release(struct ingest_batch *batch)
+{
+	for (size_t i = 0; i < batch->nr; i++)
+		ingest_record_release(&batch->records[i]);
+	free(batch->records);
+	memset(batch, 0, sizeof(*batch));
+}
+
+static const char *kind_name(enum ingest_kind k)
+{
+	switch (k) {
+	case INGEST_COUNTED:
+		return "counted";
+	case INGEST_QUANTILE:
+		return "quantile";
+	case INGEST_TIMED:
+		break;
+	}
+	return "timed";
+}
+
+static int metric_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ingest_metric *)a)->name,
+		      ((const struct ingest_metric *)b)->name);
+}
+
+static void set_real(json_t *obj, const char *key, double v)
+{
+	if (!isnan(v))
+		json_object_set_new(obj, key, json_real(v));
+}
+
+/* The native JSON of a record built from its fields, for producers without a source text. */
+static json_t *record_to_json(const struct ingest_record *rec)
+{
+	json_t *obj = json_object(), *src = json_object(), *metrics = json_object();
+	struct strbuf ts = STRBUF_INIT;
+
+	json_object_set_new(obj, "schema", json_integer(1));
+	json_object_set_new(obj, "machine", json_string(rec->machine));
+	if (rec->machine_info) {
+		json_t *info = json_loads(rec->machine_info, 0, NULL);
+		if (info)
+			json_object_set_new(obj, "machine_info", info);
+	}
+	json_object_set_new(obj, "benchmark", json_string(rec->benchmark));
+	json_object_set_new(obj, "config", json_string(rec->config ? rec->config : ""));
+	if (rec->content_hash)
+		json_object_set_new(obj, "content_hash", json_string(rec->content_hash));
+	json_object_set_new(obj, "harness_version", json_integer(rec->harness_version));
+	json_object_set_new(src, "commit", json_string(rec->commit));
+	if (rec->source_hash[0])
+		json_object_set_new(src, "source_hash", json_string(rec->source_hash));
+	if (rec->branch)
+		json_object_set_new(src, "branch", json_string(rec->branch));
+	if (!isnan(rec->committed_at)) {
+		format_rfc3339_utc(&ts, (int64_t)rec->committed_at);
+		json_object_set_new(src, "committed_at", json_string(ts.buf));
+		strbuf_reset(&ts);
+	}
+	json_object_set_new(src, "dirty", json_boolean(rec->dirty));
+	json_object_set_new(obj, "source", src);
+	json_object_set_new(obj, "profile", json_string(rec->profile ? rec->profile : "release"));
+	format_rfc3339_utc(&ts, (int64_t)rec->started_at);
+	json_object_set_new(obj, "started_at", json_string(ts.buf));
+	json_object_set_new(obj, "baseline", json_boolean(rec->baseline));
+	if (rec->primary)
+		json_object_set_new(obj, "primary", json_string(rec->primary));
+	if (rec->has_preflight) {
+		json_t *pf = json_object();
+		json_object_set_new(pf, "quiet", json_boolean(rec->preflight_quiet));
+		json_object_set_new(obj, "preflight", pf);
+	}
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct ingest_metric *m = &rec->metrics[i];
+		json_t *mo = json_object();
+		json_object_set_new(mo, "kind", json_string(kind_name(m->kind)));
+		json_object_set_new(mo, "unit", json_string(m->unit));
+		json_object_set_new(mo, "better", json_string(m->better_higher ? "higher" : "lower"));
+		set_real(mo, "median", m->median);
+		set_real(mo, "p95", m->p95);
+		set_real(mo, "value", m->value);
+		if (m->n >= 0)
+			json_object_set_new(mo, "n", json_integer(m->n));
+		if (m->samples) {
+			json_t *arr = json_array();
+			for (size_t k = 0; k < m->nsamples; k++)
+				json_array_append_new(arr, json_real(m->samples[k]));
+			json_object_set_new(mo, "samples", arr);
+		}
+		if (m->ladder)
+			json_object_set_new(mo, "ladder", json_string(m->ladder));
+		json_object_set_new(metrics, m->name, mo);
+	}
+	json_object_set_new(obj, "metrics", metrics);
+	strbuf_release(&ts);
+	return obj;
+}
+
+int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj,
+			 struct bl_error *err)
+{
+	json_t *built = NULL;
+	git_oid oid;
+	char *raw;
+
+	if (rec->nmetrics > 1)
+		qsort(rec->metrics, rec->nmetrics, sizeof(*rec->metrics), metric_cmp);
+	if (!rec->config)
+		rec->config = xstrdup("");
+	if (!rec->profile)
+		rec->profile = xstrdup("release");
+	if (!rec->primary) {
+		for (size_t i = 0; i < rec->nmetrics; i++) {
+			if (rec->metrics[i].kind == INGEST_TIMED) {
+				rec->primary = xstrdup(rec->metrics[i].name);
+				break;
+			}
+		}
+		/* No timed metric: the first by name stands for the run. */
+		if (!rec->primary && rec->nmetrics)
+			rec->primary = xstrdup(rec->metrics[0].name);
+	}
+	if (!obj)
+		obj = built = record_to_json(rec);
+	raw = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	json_decref(built);
+	if (!raw)
+		return bl_error_set(err, BL_EINVALID, "cannot encode a record as JSON");
+	free(rec->raw);
+	rec->raw = xstrdup(raw);
+	free(raw);
+	if (git_odb_hash(&oid, rec->raw, strlen(rec->raw), GIT_OBJECT_BLOB) < 0)
+		return bl_error_set(err, BL_EGIT, "cannot hash a record");
+	git_oid_tostr(rec->digest, sizeof(rec->digest), &oid);
+	return 0;
+}
+
+double ingest_quietness(const struct ingest_record *rec)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct ingest_metric *m = &rec->metrics[i];
+		if (rec->primary && !strcmp(m->name, rec->primary)) {
+			if (isnan(m->median) || isnan(m->p95) || m->median <= 0)
+				return NAN;
+			return m->p95 / m->median;
+		}
+	}
+	return NAN;
+}
+
+int ingest_new_run_stands(int keep_first, int old_flawed, double old_quietness, int new_flawed,
+			  double new_quietness)
+{
+	if (keep_first)
+		return 0;
+	if (old_flawed != new_flawed)
+		return old_flawed;
+	if (isnan(new_quietness))
+		return 0;
+	if (isnan(old_quietness))
+		return 1;
+	return new_quietness < old_quietness;
+}
+
+/* The last machine and benchmark looked up: a file usually repeats them. */
+struct id_cache {
+	char *machine, *machine_info, *benchmark;
+	int64_t machine_id, benchmark_id;
+	int keep_first;
+};
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int lookup_ids(struct id_cache *c, struct store *st, const struct ingest_record *rec,
+		      struct bl_error *err)
+{
+	int ret;
+	if (!c->machine || strcmp(c->machine, rec->machine) ||
+	    (rec->machine_info && !same_str(c->machine_info, rec->machine_info))) {
+		if ((ret = store_machine(&c->machine_id, &c->keep_first, st, rec->machine,
+					 rec->machine_info, err)))
+			return ret;
+		free(c->machine);
+		free(c->machine_info);
+		c->machine = xstrdup(rec->machine);
+		c->machine_info = rec->machine_info ? xstrdup(rec->machine_info) : NULL;
+	}
+	if (!c->benchmark || strcmp(c->benchmark, rec->benchmark)) {
+		if ((ret = store_benchmark(&c->benchmark_id, st, rec->benchmark, err)))
+			return ret;
+		free(c->benchmark);
+		c->benchmark = xstrdup(rec->benchmark);
+	}
+	return 0;
+}
+
+static int insert_metrics(struct store *st, int64_t run_id, const struct ingest_record *rec,
+			  struct bl_error *err)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct ingest_metric *m = &rec->metrics[i];
+		struct store_metric sm = {
+			.name = m->name,
+			.kind = kind_name(m->kind),
+			.unit = m->unit,
+			.better = m->better_higher ? "higher" : "lower",
+			.median = m->median,
+			.p95 = m->p95,
+			.value = m->value,
+			.n = m->n,
+			.samples = m->samples,
+			.nsamples = m->nsamples,
+			.ladder = m->ladder,
+		};
+		int ret = store_insert_metric(st, run_id, &sm, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Stores one record: its run, metrics and tags, and settles which run holds its key. */
+static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct store *st,
+		     struct id_cache *ids, const struct ingest_record *rec, double noisy_limit,
+		     struct bl_error *err)
+{
+	double quietness = ingest_quietness(rec);
+	int dirty = rec->dirty, off_profile = strcmp(rec->profile, "release") != 0;
+	int busy = rec->has_preflight && !rec->preflight_quiet;
+	int noisy = !isnan(quietness) && quietness >= noisy_limit;
+	int flawed = dirty || off_profile || busy || noisy;
+	int on_main = 1, ret;
+	int64_t existing, standing;
+	double standing_quietness;
+	int standing_flawed;
+	struct store_key key;
+
+	if ((ret = store_run_by_digest(&existing, st, rec->digest, err)))
+		return ret;
+	if (existing) {
+		*outcome = INGEST_DUPLICATE;
+		*run_id = existing;
+		return 0;
+	}
+	if (!rec->source_hash[0])
+		return bl_error_set(err, BL_EINVALID,
+				    "record %s/%s has no source hash (give --repo to compute it)",
+				    rec->machine, rec->benchmark);
+	if ((ret = lookup_ids(ids, st, rec, err)))
+		return ret;
+
+	struct store_run run = {
+		.digest = rec->digest,
+		.machine_id = ids->machine_id,
+		.benchmark_id = ids->benchmark_id,
+		.config = rec->config,
+		.source_hash = rec->source_hash,
+		.harness_version = rec->harness_version,
+		.content_hash = rec->content_hash,
+		.commit = rec->commit,
+		.branch = rec->branch,
+		.committed_at = rec->committed_at,
+		.started_at = rec->started_at,
+		.dirty = rec->dirty,
+		.baseline = rec->baseline,
+		.profile = rec->profile,
+		.primary_metric = rec->primary,
+		.quietness = quietness,
+		.raw = rec->raw,
+	};
+	if ((ret = store_insert_run(run_id, st, &run, err)) ||
+	    (ret = insert_metrics(st, *run_id, rec, err)))
+		return ret;
+	if (!rec->baseline &&
+	    (ret = store_is_main(&on_main, st, rec->source_hash, rec->commit, rec->branch, err)))
+		return ret;
+	if ((dirty && (ret = store_add_tag(st, *run_id, "dirty", err))) ||
+	    (off_profile && (ret = store_add_tag(st, *run_id, "profile", err))) ||
+	    (busy && (ret = store_add_tag(st, *run_id, "preflight", err))) ||
+	    (noisy && (ret = store_add_tag(st, *run_id, "noisy", err))) ||
+	    (!on_main && (ret = store_add_tag(st, *run_id, "not-main", err))))
+		return ret;
+
+	key.machine_id = ids->machine_id;
+	key.benchmark_id = ids->benchmark_id;
+	key.config = rec->config;
+	key.source_hash = rec->source_hash;
+	key.harness_version = rec->harness_version;
+	if ((ret = store_standing(&standing, &standing_quietness, &standing_flawed, st, &key, err)))
+		return ret;
+	if (standing && !ingest_new_run_stands(ids->keep_first, standing_flawed, standing_quietness,
+					       flawed, quietness)) {
+		*outcome = INGEST_SUPERSEDED;
+		return store_add_tag(st, *run_id, "superseded", err);
+	}
+	*outcome = INGEST_STANDS;
+	if (standing && (ret = store_add_tag(st, standing, "superseded", err)))
+		return ret;
+	return store_set_standing(st, &key, *run_id, err);
+}
+
+int ingest_store(struct store *st, struct ingest_batch *batch, const struct ingest_options *opts,
+		 enum ingest_outcome *outcomes, int64_t *run_ids, struct bl_error *err)
+{
+	double noisy_limit = opts && opts->noisy_limit > 0 ? opts->noisy_limit : INGEST_NOISY_LIMIT;
+	struct id_cache ids;
+	int ret;
+
+	memset(&ids, 0, sizeof(ids));
+	if ((ret = store_begin(st, err)))
+		return ret;
+	for (size_t i = 0; i < batch->nr; i++) {
+		enum ingest_outcome outcome = INGEST_DUPLICATE;
+		int64_t run_id = 0;
+		if ((ret = store_one(&outcome, &run_id, st, &ids, &batch->records[i], noisy_limit,
+				     err))) {
+			bl_error_prefix(err, "record %zu", i + 1);
+			store_rollback(st);
+			goto done;
+		}
+		if (outcomes)
+			outcomes[i] = outcome;
+		if (run_ids)
+			run_ids[i] = run_id;
+	}
+	ret = store_commit(st, err);
+done:
+	free(ids.machine);
+	free(ids.machine_info);
+	free(ids.benchmark);
+	return ret;
+}

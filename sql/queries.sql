@@ -1,0 +1,143 @@
+-- Every statement the store prepares. Each starts with a "-- name: NAME" line; the embed
+-- step turns NAME into the C constant SQL_NAME. Parameters are always bound, never pasted.
+
+-- name: machine_get
+SELECT id, keep = 'first' FROM machines WHERE name = ?1;
+
+-- name: machine_insert
+INSERT INTO machines (name, info) VALUES (?1, ?2);
+
+-- name: machine_set_info
+UPDATE machines SET info = ?2 WHERE id = ?1 AND info IS NOT ?2;
+
+-- name: machine_set_keep
+INSERT INTO machines (name, keep) VALUES (?1, ?2)
+ON CONFLICT (name) DO UPDATE SET keep = excluded.keep;
+
+-- name: benchmark_get
+SELECT id FROM benchmarks WHERE name = ?1;
+
+-- name: benchmark_insert
+INSERT INTO benchmarks (name) VALUES (?1);
+
+-- name: run_by_digest
+SELECT id FROM runs WHERE digest = ?1;
+
+-- name: run_insert
+INSERT INTO runs (digest, machine_id, benchmark_id, config, source_hash, harness_version,
+		  content_hash, commit_sha, branch, committed_at, started_at, dirty, profile,
+		  baseline, primary_metric, quietness, raw, ingested_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+	(julianday('now') - 2440587.5) * 86400.0);
+
+-- name: metric_insert
+INSERT INTO metrics (run_id, name, kind, unit, better, median, p95, n, value, ladder, samples)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11);
+
+-- name: tag_insert
+INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?1, ?2);
+
+-- name: tag_delete
+DELETE FROM tags WHERE run_id = ?1 AND tag = ?2;
+
+-- name: tag_has
+SELECT 1 FROM tags WHERE run_id = ?1 AND tag = ?2;
+
+-- A run is flawed when a quality tag applies: such a run never displaces a clean one.
+-- name: standing_get
+SELECT r.run_id, runs.quietness,
+       EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id
+	       AND t.tag IN ('dirty', 'profile', 'preflight', 'noisy'))
+FROM records r JOIN runs ON runs.id = r.run_id
+WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3 AND r.source_hash = ?4
+  AND r.harness_version = ?5;
+
+-- name: standing_set
+INSERT INTO records (machine_id, benchmark_id, config, source_hash, harness_version, run_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+ON CONFLICT (machine_id, benchmark_id, config, source_hash, harness_version)
+DO UPDATE SET run_id = excluded.run_id;
+
+-- name: main_known
+SELECT EXISTS (SELECT 1 FROM commits LIMIT 1);
+
+-- name: main_has
+SELECT EXISTS (SELECT 1 FROM commits WHERE source_hash = ?1)
+    OR EXISTS (SELECT 1 FROM commits WHERE sha = ?2);
+
+-- name: not_main_clear
+DELETE FROM tags WHERE tag = 'not-main';
+
+-- Baselines come from before the history existed and are never not-main.
+-- name: not_main_set
+INSERT INTO tags (run_id, tag)
+SELECT id, 'not-main' FROM runs
+WHERE baseline = 0
+  AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.source_hash = runs.source_hash)
+  AND NOT EXISTS (SELECT 1 FROM commits c WHERE c.sha = runs.commit_sha);
+
+-- name: meta_get
+SELECT value FROM meta WHERE key = ?1;
+
+-- name: meta_set
+INSERT INTO meta (key, value) VALUES (?1, ?2)
+ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+
+-- name: commit_tip
+SELECT sha, seq FROM commits ORDER BY seq DESC LIMIT 1;
+
+-- name: commit_seq
+SELECT seq FROM commits WHERE sha = ?1;
+
+-- name: commit_insert
+INSERT INTO commits (sha, seq, parent, source_hash, committed_at, subject, pr)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);
+
+-- name: commit_delete_after
+DELETE FROM commits WHERE seq > ?1;
+
+-- name: commit_count
+SELECT count(*) FROM commits;
+
+-- A record's place on main: its commit's seq, else the first main commit with its source
+-- hash (a squash merge of its pull request, a docs-only descendant), else NULL.
+-- ?1/?2 filter machine and benchmark by name (NULL: any); ?3 = 1 lists every run.
+-- name: records_list
+SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
+       runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at,
+       runs.baseline, r.run_id IS NOT NULL AS standing,
+       coalesce((SELECT seq FROM commits WHERE sha = runs.commit_sha),
+		(SELECT min(seq) FROM commits WHERE source_hash = runs.source_hash)) AS seq
+FROM runs
+JOIN machines m ON m.id = runs.machine_id
+JOIN benchmarks b ON b.id = runs.benchmark_id
+LEFT JOIN records r ON r.run_id = runs.id
+WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR b.name = ?2)
+  AND (?3 = 1 OR r.run_id IS NOT NULL)
+ORDER BY m.name, b.name, runs.config, seq IS NULL, seq,
+	 coalesce(runs.committed_at, runs.started_at), runs.started_at, runs.id;
+
+-- name: run_tags
+SELECT tag FROM tags WHERE run_id = ?1 ORDER BY tag;
+
+-- name: run_metrics
+SELECT name, kind, unit, better, median, p95, value, n, samples
+FROM metrics WHERE run_id = ?1 ORDER BY name;
+
+-- name: count_runs
+SELECT count(*) FROM runs;
+
+-- name: count_records
+SELECT count(*) FROM records;
+
+-- name: count_metrics
+SELECT count(*) FROM metrics;
+
+-- name: count_tags
+SELECT count(*) FROM tags;
+
+-- name: count_machines
+SELECT count(*) FROM machines;
+
+-- name: count_benchmarks
+SELECT count(*) FROM benchmarks;

@@ -1,0 +1,830 @@
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sql_embed.h"
+#include "store.h"
+
+/* Every statement the store uses, prepared lazily on first use and kept until store_free. */
+enum stmt_id {
+	Q_MACHINE_GET,
+	Q_MACHINE_INSERT,
+	Q_MACHINE_SET_INFO,
+	Q_MACHINE_SET_KEEP,
+	Q_BENCHMARK_GET,
+	Q_BENCHMARK_INSERT,
+	Q_RUN_BY_DIGEST,
+	Q_RUN_INSERT,
+	Q_METRIC_INSERT,
+	Q_TAG_INSERT,
+	Q_TAG_DELETE,
+	Q_TAG_HAS,
+	Q_STANDING_GET,
+	Q_STANDING_SET,
+	Q_MAIN_KNOWN,
+	Q_MAIN_HAS,
+	Q_NOT_MAIN_CLEAR,
+	Q_NOT_MAIN_SET,
+	Q_META_GET,
+	Q_META_SET,
+	Q_COMMIT_TIP,
+	Q_COMMIT_SEQ,
+	Q_COMMIT_INSERT,
+	Q_COMMIT_DELETE_AFTER,
+	Q_COMMIT_COUNT,
+	Q_RECORDS_LIST,
+	Q_RUN_TAGS,
+	Q_RUN_METRICS,
+	Q_COUNT_RUNS,
+	Q_COUNT_RECORDS,
+	Q_COUNT_METRICS,
+	Q_COUNT_TAGS,
+	Q_COUNT_MACHINES,
+	Q_COUNT_BENCHMARKS,
+	Q__COUNT
+};
+
+static const char *const stmt_sql[Q__COUNT] = {
+	[Q_MACHINE_GET] = SQL_MACHINE_GET,
+	[Q_MACHINE_INSERT] = SQL_MACHINE_INSERT,
+	[Q_MACHINE_SET_INFO] = SQL_MACHINE_SET_INFO,
+	[Q_MACHINE_SET_KEEP] = SQL_MACHINE_SET_KEEP,
+	[Q_BENCHMARK_GET] = SQL_BENCHMARK_GET,
+	[Q_BENCHMARK_INSERT] = SQL_BENCHMARK_INSERT,
+	[Q_RUN_BY_DIGEST] = SQL_RUN_BY_DIGEST,
+	[Q_RUN_INSERT] = SQL_RUN_INSERT,
+	[Q_METRIC_INSERT] = SQL_METRIC_INSERT,
+	[Q_TAG_INSERT] = SQL_TAG_INSERT,
+	[Q_TAG_DELETE] = SQL_TAG_DELETE,
+	[Q_TAG_HAS] = SQL_TAG_HAS,
+	[Q_STANDING_GET] = SQL_STANDING_GET,
+	[Q_STANDING_SET] = SQL_STANDING_SET,
+	[Q_MAIN_KNOWN] = SQL_MAIN_KNOWN,
+	[Q_MAIN_HAS] = SQL_MAIN_HAS,
+	[Q_NOT_MAIN_CLEAR] = SQL_NOT_MAIN_CLEAR,
+	[Q_NOT_MAIN_SET] = SQL_NOT_MAIN_SET,
+	[Q_META_GET] = SQL_META_GET,
+	[Q_META_SET] = SQL_META_SET,
+	[Q_COMMIT_TIP] = SQL_COMMIT_TIP,
+	[Q_COMMIT_SEQ] = SQL_COMMIT_SEQ,
+	[Q_COMMIT_INSERT] = SQL_COMMIT_INSERT,
+	[Q_COMMIT_DELETE_AFTER] = SQL_COMMIT_DELETE_AFTER,
+	[Q_COMMIT_COUNT] = SQL_COMMIT_COUNT,
+	[Q_RECORDS_LIST] = SQL_RECORDS_LIST,
+	[Q_RUN_TAGS] = SQL_RUN_TAGS,
+	[Q_RUN_METRICS] = SQL_RUN_METRICS,
+	[Q_COUNT_RUNS] = SQL_COUNT_RUNS,
+	[Q_COUNT_RECORDS] = SQL_COUNT_RECORDS,
+	[Q_COUNT_METRICS] = SQL_COUNT_METRICS,
+	[Q_COUNT_TAGS] = SQL_COUNT_TAGS,
+	[Q_COUNT_MACHINES] = SQL_COUNT_MACHINES,
+	[Q_COUNT_BENCHMARKS] = SQL_COUNT_BENCHMARKS,
+};
+
+/* How long a writer waits for another before SQLITE_BUSY reaches the caller. */
+#define STORE_BUSY_TIMEOUT_MS 30000
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *stmts[Q__COUNT];
+	int in_transaction;
+};
+
+static int db_error(struct bl_error *err, struct store *st, const char *what)
+{
+	return bl_error_set(err, BL_EDB, "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+}
+
+/* The prepared statement for id, reset and with no bindings. */
+static sqlite3_stmt *stmt(struct store *st, enum stmt_id id, struct bl_error *err)
+{
+	sqlite3_stmt *s = st->stmts[id];
+	if (!s) {
+		if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+				       &st->stmts[id], NULL) != SQLITE_OK) {
+			db_error(err, st, "cannot prepare a statement");
+			return NULL;
+		}
+		return st->stmts[id];
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_double(s, i, v);
+}
+
+static double column_real(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static char *column_strdup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+/* Steps a statement that returns no rows. */
+static int exec_stmt(struct store *st, sqlite3_stmt *s, const char *what, struct bl_error *err)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_error(err, st, what);
+	return 0;
+}
+
+static int exec_sql(struct store *st, const char *sql, const char *what, struct bl_error *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		bl_error_set(err, BL_EDB, "%s in '%s': %s", what, st->path,
+			     msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return BL_EDB;
+	}
+	return 0;
+}
+
+static int pragma_int(struct store *st, const char *sql)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+int store_latest_version(void)
+{
+	return (int)sql_migration_count;
+}
+
+int store_schema_version(struct store *st)
+{
+	return pragma_int(st, "PRAGMA user_version");
+}
+
+/* Applies every migration past user_version, each in its own transaction. */
+static int migrate(struct store *st, struct bl_error *err)
+{
+	int version = store_schema_version(st);
+	if (version < 0)
+		return db_error(err, st, "cannot read the schema version");
+	if ((size_t)version > sql_migration_count)
+		return bl_error_set(err, BL_EDB,
+				    "'%s' has schema version %d, newer than this benchline (%zu)",
+				    st->path, version, sql_migration_count);
+	for (size_t i = (size_t)version; i < sql_migration_count; i++) {
+		struct strbuf sql = STRBUF_INIT;
+		int ret;
+		strbuf_addstr(&sql, "BEGIN IMMEDIATE;\n");
+		strbuf_addstr(&sql, sql_migrations[i].text);
+		strbuf_addf(&sql, "\nPRAGMA user_version = %zu;\nCOMMIT;\n", i + 1);
+		ret = exec_sql(st, sql.buf, "cannot apply a migration", err);
+		strbuf_release(&sql);
+		if (ret) {
+			exec_sql(st, "ROLLBACK", "rollback", NULL);
+			bl_error_prefix(err, "%s", sql_migrations[i].name);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int store_open(struct store **out, const char *path, int flags, struct bl_error *err)
+{
+	struct store *st = xcalloc(1, sizeof(*st));
+	struct stat sb;
+	int oflags, ret = 0;
+
+	*out = NULL;
+	st->path = xstrdup(path);
+	if (!(flags & STORE_CREATE) && stat(path, &sb) < 0) {
+		ret = bl_error_set(err, BL_ENOTFOUND,
+				   "no database at '%s' (run 'benchline init' or pass --db)", path);
+		goto fail;
+	}
+	oflags = (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY
+					  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		ret = bl_error_set(err, BL_EDB, "cannot open '%s': %s", path,
+				   st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+	/* A file that is not a database fails here, on its first read. */
+	if (!(flags & STORE_READONLY) &&
+	    (ret = exec_sql(st, "PRAGMA journal_mode = WAL", "cannot open", err)))
+		goto fail;
+	if ((ret = exec_sql(st,
+			    "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
+			    " PRAGMA temp_store = MEMORY;",
+			    "cannot configure", err)))
+		goto fail;
+	if (!(flags & STORE_READONLY) && (ret = migrate(st, err)))
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	store_free(st);
+	return ret;
+}
+
+void store_free(struct store *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < Q__COUNT; i++)
+		sqlite3_finalize(st->stmts[i]);
+	if (st->db) {
+		if (st->in_transaction)
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(st->db);
+	}
+	free(st->path);
+	free(st);
+}
+
+int store_begin(struct store *st, struct bl_error *err)
+{
+	int ret = exec_sql(st, "BEGIN IMMEDIATE", "cannot begin a transaction", err);
+	if (!ret)
+		st->in_transaction = 1;
+	return ret;
+}
+
+int store_commit(struct store *st, struct bl_error *err)
+{
+	int ret = exec_sql(st, "COMMIT", "cannot commit", err);
+	if (ret)
+		store_rollback(st);
+	st->in_transaction = 0;
+	return ret;
+}
+
+void store_rollback(struct store *st)
+{
+	/* Statements still mid-step would keep the transaction's read open. */
+	for (int i = 0; i < Q__COUNT; i++)
+		if (st->stmts[i])
+			sqlite3_reset(st->stmts[i]);
+	if (st->in_transaction || !sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->in_transaction = 0;
+}
+
+/* Looks up an id by name with get, inserting with ins when absent. */
+static int id_by_name(int64_t *id_out, struct store *st, enum stmt_id get, enum stmt_id ins,
+		      const char *name, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, get, err);
+	int rc;
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, name);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*id_out = sqlite3_column_int64(s, 0);
+		sqlite3_reset(s);
+		return 0;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(err, st, "cannot look up a name");
+	if (!(s = stmt(st, ins, err)))
+		return BL_EDB;
+	bind_text(s, 1, name);
+	if (exec_stmt(st, s, "cannot insert a name", err))
+		return BL_EDB;
+	*id_out = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const char *name,
+		  const char *info_json, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_MACHINE_GET, err);
+	int rc;
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, name);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*id_out = sqlite3_column_int64(s, 0);
+		if (keep_first_out)
+			*keep_first_out = sqlite3_column_int(s, 1);
+		sqlite3_reset(s);
+		if (info_json) {
+			if (!(s = stmt(st, Q_MACHINE_SET_INFO, err)))
+				return BL_EDB;
+			sqlite3_bind_int64(s, 1, *id_out);
+			bind_text(s, 2, info_json);
+			return exec_stmt(st, s, "cannot update a machine", err);
+		}
+		return 0;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(err, st, "cannot look up a machine");
+	if (!(s = stmt(st, Q_MACHINE_INSERT, err)))
+		return BL_EDB;
+	bind_text(s, 1, name);
+	bind_text(s, 2, info_json);
+	if (exec_stmt(st, s, "cannot insert a machine", err))
+		return BL_EDB;
+	*id_out = sqlite3_last_insert_rowid(st->db);
+	if (keep_first_out)
+		*keep_first_out = 0;
+	return 0;
+}
+
+int store_set_machine_keep(struct store *st, const char *name, int keep_first,
+			   struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_MACHINE_SET_KEEP, err);
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, name);
+	bind_text(s, 2, keep_first ? "first" : "quieter");
+	return exec_stmt(st, s, "cannot set a machine's keep rule", err);
+}
+
+int store_benchmark(int64_t *id_out, struct store *st, const char *name, struct bl_error *err)
+{
+	return id_by_name(id_out, st, Q_BENCHMARK_GET, Q_BENCHMARK_INSERT, name, err);
+}
+
+/* Runs a one-column integer query; *out is dflt when it returns no row. */
+static int query_int(int64_t *out, int64_t dflt, struct store *st, sqlite3_stmt *s,
+		     const char *what, struct bl_error *err)
+{
+	int rc = sqlite3_step(s);
+	*out = dflt;
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(err, st, what);
+	return 0;
+}
+
+int store_run_by_digest(int64_t *run_id_out, struct store *st, const char *digest,
+			struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_RUN_BY_DIGEST, err);
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, digest);
+	return query_int(run_id_out, 0, st, s, "cannot look up a run", err);
+}
+
+int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_run *run,
+		     struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_RUN_INSERT, err);
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, run->digest);
+	sqlite3_bind_int64(s, 2, run->machine_id);
+	sqlite3_bind_int64(s, 3, run->benchmark_id);
+	bind_text(s, 4, run->config);
+	bind_text(s, 5, run->source_hash);
+	sqlite3_bind_int64(s, 6, run->harness_version);
+	bind_text(s, 7, run->content_hash);
+	bind_text(s, 8, run->commit);
+	bind_text(s, 9, run->branch);
+	bind_real(s, 10, run->committed_at);
+	bind_real(s, 11, run->started_at);
+	sqlite3_bind_int(s, 12, run->dirty);
+	bind_text(s, 13, run->profile);
+	sqlite3_bind_int(s, 14, run->baseline);
+	bind_text(s, 15, run->primary_metric);
+	bind_real(s, 16, run->quietness);
+	bind_text(s, 17, run->raw);
+	if (exec_stmt(st, s, "cannot insert a run", err))
+		return BL_EDB;
+	*run_id_out = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/* Samples are stored as little-endian doubles whatever the host's byte order. */
+static void *encode_samples(const double *samples, size_t n)
+{
+	unsigned char *blob = xmalloc(n * 8);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t bits;
+		memcpy(&bits, &samples[i], 8);
+		for (int b = 0; b < 8; b++)
+			blob[i * 8 + (size_t)b] = (unsigned char)(bits >> (8 * b));
+	}
+	return blob;
+}
+
+static double *decode_samples(const unsigned char *blob, size_t bytes, size_t *n_out)
+{
+	size_t n = bytes / 8;
+	double *out = xmalloc((n ? n : 1) * sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t bits = 0;
+		for (int b = 0; b < 8; b++)
+			bits |= (uint64_t)blob[i * 8 + (size_t)b] << (8 * b);
+		memcpy(&out[i], &bits, 8);
+	}
+	*n_out = n;
+	return out;
+}
+
+int store_insert_metric(struct store *st, int64_t run_id, const struct store_metric *m,
+			struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_METRIC_INSERT, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, m->name);
+	bind_text(s, 3, m->kind);
+	bind_text(s, 4, m->unit);
+	bind_text(s, 5, m->better);
+	bind_real(s, 6, m->median);
+	bind_real(s, 7, m->p95);
+	if (m->n >= 0)
+		sqlite3_bind_int64(s, 8, m->n);
+	bind_real(s, 9, m->value);
+	bind_text(s, 10, m->ladder);
+	if (m->samples && m->nsamples)
+		sqlite3_bind_blob64(s, 11, encode_samples(m->samples, m->nsamples),
+				    (sqlite3_uint64)m->nsamples * 8, free);
+	return exec_stmt(st, s, "cannot insert a metric", err);
+}
+
+static int tag_stmt(struct store *st, enum stmt_id id, int64_t run_id, const char *tag,
+		    struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, id, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, tag);
+	return exec_stmt(st, s, "cannot change a tag", err);
+}
+
+int store_add_tag(struct store *st, int64_t run_id, const char *tag, struct bl_error *err)
+{
+	return tag_stmt(st, Q_TAG_INSERT, run_id, tag, err);
+}
+
+int store_remove_tag(struct store *st, int64_t run_id, const char *tag, struct bl_error *err)
+{
+	return tag_stmt(st, Q_TAG_DELETE, run_id, tag, err);
+}
+
+int store_has_tag(int *out, struct store *st, int64_t run_id, const char *tag,
+		  struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_TAG_HAS, err);
+	int64_t v;
+	int ret;
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, tag);
+	ret = query_int(&v, 0, st, s, "cannot read a tag", err);
+	*out = (int)v;
+	return ret;
+}
+
+static void bind_key(sqlite3_stmt *s, const struct store_key *key)
+{
+	sqlite3_bind_int64(s, 1, key->machine_id);
+	sqlite3_bind_int64(s, 2, key->benchmark_id);
+	bind_text(s, 3, key->config);
+	bind_text(s, 4, key->source_hash);
+	sqlite3_bind_int64(s, 5, key->harness_version);
+}
+
+int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, struct store *st,
+		   const struct store_key *key, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_STANDING_GET, err);
+	int rc;
+	if (!s)
+		return BL_EDB;
+	bind_key(s, key);
+	*run_id_out = 0;
+	*quietness_out = NAN;
+	*flawed_out = 0;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*run_id_out = sqlite3_column_int64(s, 0);
+		*quietness_out = column_real(s, 1);
+		*flawed_out = sqlite3_column_int(s, 2);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(err, st, "cannot read a record");
+	return 0;
+}
+
+int store_set_standing(struct store *st, const struct store_key *key, int64_t run_id,
+		       struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_STANDING_SET, err);
+	if (!s)
+		return BL_EDB;
+	bind_key(s, key);
+	sqlite3_bind_int64(s, 6, run_id);
+	return exec_stmt(st, s, "cannot set a record", err);
+}
+
+int store_is_main(int *out, struct store *st, const char *source_hash, const char *commit,
+		  const char *branch, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_MAIN_KNOWN, err);
+	int64_t known, has;
+	char *main_branch = NULL;
+	int ret;
+	if (!s || query_int(&known, 0, st, s, "cannot read commits", err))
+		return BL_EDB;
+	if (known) {
+		if (!(s = stmt(st, Q_MAIN_HAS, err)))
+			return BL_EDB;
+		bind_text(s, 1, source_hash);
+		bind_text(s, 2, commit);
+		ret = query_int(&has, 0, st, s, "cannot read commits", err);
+		*out = (int)has;
+		return ret;
+	}
+	/* Before any sync: the record's own word for its branch. */
+	if ((ret = store_get_meta(&main_branch, st, "main_branch", err)))
+		return ret;
+	if (!branch)
+		*out = 1;
+	else if (main_branch)
+		*out = !strcmp(branch, main_branch);
+	else
+		*out = !strcmp(branch, "main") || !strcmp(branch, "master");
+	free(main_branch);
+	return 0;
+}
+
+int store_refresh_not_main(struct store *st, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_NOT_MAIN_CLEAR, err);
+	if (!s || exec_stmt(st, s, "cannot clear not-main tags", err))
+		return BL_EDB;
+	if (!(s = stmt(st, Q_NOT_MAIN_SET, err)))
+		return BL_EDB;
+	return exec_stmt(st, s, "cannot set not-main tags", err);
+}
+
+int store_get_meta(char **out, struct store *st, const char *key, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_META_GET, err);
+	int rc;
+	*out = NULL;
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = column_strdup(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(err, st, "cannot read a setting");
+	return 0;
+}
+
+int store_set_meta(struct store *st, const char *key, const char *value, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_META_SET, err);
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, key);
+	bind_text(s, 2, value);
+	return exec_stmt(st, s, "cannot write a setting", err);
+}
+
+static void copy_hex(char dst[41], const unsigned char *src)
+{
+	size_t n = src ? strlen((const char *)src) : 0;
+	if (n > 40)
+		n = 40;
+	memcpy(dst, src ? (const char *)src : "", n);
+	dst[n] = '\0';
+}
+
+int store_commit_tip(int *found, char sha_out[41], int64_t *seq_out, struct store *st,
+		     struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_COMMIT_TIP, err);
+	int rc;
+	*found = 0;
+	if (!s)
+		return BL_EDB;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*found = 1;
+		copy_hex(sha_out, sqlite3_column_text(s, 0));
+		*seq_out = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(err, st, "cannot read commits");
+	return 0;
+}
+
+int store_commit_seq(int64_t *seq_out, struct store *st, const char *sha, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_COMMIT_SEQ, err);
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, sha);
+	return query_int(seq_out, -1, st, s, "cannot read commits", err);
+}
+
+int store_insert_commit(struct store *st, const struct store_commit *c, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_COMMIT_INSERT, err);
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, c->sha);
+	sqlite3_bind_int64(s, 2, c->seq);
+	bind_text(s, 3, c->parent[0] ? c->parent : NULL);
+	bind_text(s, 4, c->source_hash);
+	sqlite3_bind_int64(s, 5, c->committed_at);
+	bind_text(s, 6, c->subject ? c->subject : "");
+	if (c->pr > 0)
+		sqlite3_bind_int64(s, 7, c->pr);
+	return exec_stmt(st, s, "cannot insert a commit", err);
+}
+
+int store_delete_commits_after(struct store *st, int64_t after, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_COMMIT_DELETE_AFTER, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, after);
+	return exec_stmt(st, s, "cannot delete commits", err);
+}
+
+int store_commit_count(int64_t *out, struct store *st, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_COMMIT_COUNT, err);
+	if (!s)
+		return BL_EDB;
+	return query_int(out, 0, st, s, "cannot count commits", err);
+}
+
+int store_count(int64_t *out, struct store *st, const char *table, struct bl_error *err)
+{
+	static const struct {
+		const char *table;
+		enum stmt_id id;
+	} counts[] = {
+		{"runs", Q_COUNT_RUNS},	      {"records", Q_COUNT_RECORDS},
+		{"metrics", Q_COUNT_METRICS},   {"tags", Q_COUNT_TAGS},
+		{"machines", Q_COUNT_MACHINES}, {"benchmarks", Q_COUNT_BENCHMARKS},
+		{"commits", Q_COMMIT_COUNT},
+	};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		if (!strcmp(counts[i].table, table)) {
+			sqlite3_stmt *s = stmt(st, counts[i].id, err);
+			if (!s)
+				return BL_EDB;
+			return query_int(out, 0, st, s, "cannot count", err);
+		}
+	}
+	return bl_error_set(err, BL_ENOTFOUND, "no table '%s' to count", table);
+}
+
+static void row_release(struct store_record_row *row)
+{
+	free(row->machine);
+	free(row->benchmark);
+	free(row->config);
+	free(row->source_hash);
+	free(row->commit);
+	free(row->content_hash);
+	for (size_t i = 0; i < row->ntags; i++)
+		free(row->tags[i]);
+	free(row->tags);
+	for (size_t i = 0; i < row->nmetrics; i++) {
+		struct store_record_metric *m = &row->metrics[i];
+		free(m->name);
+		free(m->kind);
+		free(m->unit);
+		free(m->better);
+		free(m->samples);
+	}
+	free(row->metrics);
+	memset(row, 0, sizeof(*row));
+}
+
+static int load_row_details(struct store *st, struct store_record_row *row, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_RUN_TAGS, err);
+	size_t alloc = 0;
+	int rc;
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, row->id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ALLOC_GROW(row->tags, row->ntags, alloc);
+		row->tags[row->ntags++] = column_strdup(s, 0);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(err, st, "cannot read tags");
+
+	if (!(s = stmt(st, Q_RUN_METRICS, err)))
+		return BL_EDB;
+	alloc = 0;
+	sqlite3_bind_int64(s, 1, row->id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_record_metric *m;
+		ALLOC_GROW(row->metrics, row->nmetrics, alloc);
+		m = &row->metrics[row->nmetrics++];
+		memset(m, 0, sizeof(*m));
+		m->name = column_strdup(s, 0);
+		m->kind = column_strdup(s, 1);
+		m->unit = column_strdup(s, 2);
+		m->better = column_strdup(s, 3);
+		m->median = column_real(s, 4);
+		m->p95 = column_real(s, 5);
+		m->value = column_real(s, 6);
+		m->n = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
+		if (sqlite3_column_type(s, 8) == SQLITE_BLOB)
+			m->samples = decode_samples(sqlite3_column_blob(s, 8),
+						    (size_t)sqlite3_column_bytes(s, 8),
+						    &m->nsamples);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(err, st, "cannot read metrics");
+	return 0;
+}
+
+int store_each_record(struct store *st, const struct store_record_filter *filter,
+		      store_record_fn fn, void *data, struct bl_error *err)
+{
+	/* The listing runs its own statement so per-row lookups can use the shared ones. */
+	sqlite3_stmt *list = NULL;
+	int rc, ret = 0;
+	if (sqlite3_prepare_v2(st->db, SQL_RECORDS_LIST, -1, &list, NULL) != SQLITE_OK)
+		return db_error(err, st, "cannot list records");
+	bind_text(list, 1, filter->machine);
+	bind_text(list, 2, filter->benchmark);
+	sqlite3_bind_int(list, 3, filter->all ? 1 : 0);
+	while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
+		struct store_record_row row;
+		memset(&row, 0, sizeof(row));
+		row.id = sqlite3_column_int64(list, 0);
+		row.machine = column_strdup(list, 1);
+		row.benchmark = column_strdup(list, 2);
+		row.config = column_strdup(list, 3);
+		row.source_hash = column_strdup(list, 4);
+		row.harness_version = sqlite3_column_int64(list, 5);
+		row.commit = column_strdup(list, 6);
+		row.content_hash = column_strdup(list, 7);
+		row.started_at = column_real(list, 8);
+		row.committed_at = column_real(list, 9);
+		row.baseline = sqlite3_column_int(list, 10);
+		row.standing = sqlite3_column_int(list, 11);
+		row.seq = sqlite3_column_type(list, 12) == SQLITE_NULL
+				  ? -1
+				  : sqlite3_column_int64(list, 12);
+		ret = load_row_details(st, &row, err);
+		if (!ret && fn(&row, data))
+			ret = 1;
+		row_release(&row);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_error(err, st, "cannot list records");
+	sqlite3_finalize(list);
+	return ret < 0 ? ret : 0;
+}
