@@ -33,7 +33,8 @@ LIB_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN)/sql_embed.o
 CLI_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 LIB = $(BUILD)/libbenchline.a
 BIN = $(BUILD)/benchline
-SQL = $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql)) sql/queries.sql
+MIGRATIONS = $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql))
+SQL = $(MIGRATIONS) $(filter-out $(MIGRATIONS),$(sort $(wildcard sql/*.sql)))
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))

@@ -58,10 +58,11 @@ struct cli_option {
 /*
  * Parses argv (argv[0] is the command's name) against opts, leaving the non-option arguments
  * in argv[0..returned). "--" ends options. --help prints the usage and exits 0; a bad option
- * prints a one-line message and the usage and exits 2.
+ * prints a one-line message and the usage and exits 2. Once the options are good, it does the
+ * setup the command's table entry asks for (opening the database), so a usage error never
+ * touches the database.
  */
-int cli_parse(int argc, const char **argv, const struct cli_option *opts,
-	      const struct cli_command *cmd);
+int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct cli_ctx *ctx);
 /* Prints "benchline: message" and the command's usage to stderr, and exits 2. */
 void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts,
 		     const char *fmt, ...) __attribute__((format(printf, 3, 4), noreturn));

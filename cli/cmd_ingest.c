@@ -124,7 +124,7 @@ int cmd_ingest(int argc, const char **argv, struct cli_ctx *ctx)
 		{OPT_END, NULL, NULL, NULL, NULL},
 	};
 
-	argc = cli_parse(argc, argv, opts, ctx->cmd);
+	argc = cli_parse(argc, argv, opts, ctx);
 	if (!argc)
 		cli_usage_error(ctx->cmd, opts, "no file to ingest");
 	if (strcmp(format, "auto") && strcmp(format, "benchline"))

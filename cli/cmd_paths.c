@@ -5,7 +5,7 @@
 int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
-	argc = cli_parse(argc, argv, opts, ctx->cmd);
+	argc = cli_parse(argc, argv, opts, ctx);
 	(void)argc;
 	cli_error("'paths' is not built yet");
 	return 2;

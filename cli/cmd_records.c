@@ -115,7 +115,7 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 		{OPT_BOOL, "all", &filter.all, NULL, "every run, not just standing records"},
 		{OPT_END, NULL, NULL, NULL, NULL},
 	};
-	if (cli_parse(argc, argv, opts, ctx->cmd))
+	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "records takes no arguments");
 	if (out.json)
 		fputc('[', stdout);

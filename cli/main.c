@@ -144,9 +144,22 @@ static void set_option(const struct cli_command *cmd, const struct cli_option *o
 	}
 }
 
-int cli_parse(int argc, const char **argv, const struct cli_option *opts,
-	      const struct cli_command *cmd)
+/* Opens the database the command's table entry asks for; exits 2 when it cannot. */
+static void setup(struct cli_ctx *ctx)
 {
+	struct bl_error err = BL_ERROR_INIT;
+	int flags = (ctx->cmd->needs & NEED_DB_CREATE) ? STORE_CREATE : 0;
+	if (!ctx->cmd->needs || ctx->store)
+		return;
+	if (store_open(&ctx->store, ctx->db_path, flags, &err)) {
+		cli_fail(&err);
+		exit(2);
+	}
+}
+
+int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct cli_ctx *ctx)
+{
+	const struct cli_command *cmd = ctx->cmd;
 	int nargs = 0, i;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -184,13 +197,14 @@ int cli_parse(int argc, const char **argv, const struct cli_option *opts,
 	}
 	for (; i < argc; i++)
 		argv[nargs++] = argv[i];
+	setup(ctx);
 	return nargs;
 }
 
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
-	argc = cli_parse(argc, argv, opts, ctx->cmd);
+	argc = cli_parse(argc, argv, opts, ctx);
 	if (argc > 1)
 		cli_usage_error(ctx->cmd, opts, "help takes at most one command");
 	if (argc == 1) {
@@ -205,17 +219,6 @@ int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
 	fputs("\ncommands:\n", stdout);
 	for (const struct cli_command *c = cli_commands; c->name; c++)
 		printf("    %-10s %s\n", c->name, c->summary);
-	return 0;
-}
-
-static int wants_help(int argc, const char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return 0;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return 1;
-	}
 	return 0;
 }
 
@@ -263,16 +266,7 @@ int main(int argc, char **argv_in)
 	ctx.db_path = db_path;
 	ctx.cmd = cmd;
 	git_libgit2_init();
-	/* --help needs no database. */
-	if (cmd->needs && !wants_help(argc - i, argv + i)) {
-		int flags = (cmd->needs & NEED_DB_CREATE) ? STORE_CREATE : 0;
-		if (store_open(&ctx.store, db_path, flags, &err)) {
-			ret = cli_fail(&err);
-			goto done;
-		}
-	}
 	ret = cmd->fn(argc - i, argv + i, &ctx);
-done:
 	store_free(ctx.store);
 	bl_error_release(&err);
 	git_libgit2_shutdown();

@@ -1,15 +1,17 @@
 #!/bin/sh
 # Turns sql/NNN-name.sql migrations and the named queries of sql/queries.sql into C, so the
-# binary carries its SQL as constants. Usage: embed-sql.sh OUT.c OUT.h MIGRATION... QUERIES
+# binary carries its SQL as constants. Usage: embed-sql.sh OUT.c OUT.h SQLFILE...
+# Files named NNN-name.sql are migrations (applied in the order given); every other file holds
+# named queries, each starting with a "-- name: NAME" line (the C constant SQL_NAME).
 set -eu
 out_c=$1 out_h=$2
 shift 2
 queries=
 migrations=
 for f in "$@"; do
-	case $f in
-	*/queries.sql) queries=$f ;;
-	*) migrations="$migrations $f" ;;
+	case $(basename "$f") in
+	[0-9][0-9][0-9]-*.sql) migrations="$migrations $f" ;;
+	*) queries="$queries $f" ;;
 	esac
 done
 
@@ -26,7 +28,7 @@ cstring() {
 	echo "struct sql_migration { const char *name; const char *text; };"
 	echo "extern const struct sql_migration sql_migrations[];"
 	echo "extern const size_t sql_migration_count;"
-	awk '/^-- name: / { printf "extern const char SQL_%s[];\n", toupper($3) }' "$queries"
+	awk '/^-- name: / { printf "extern const char SQL_%s[];\n", toupper($3) }' $queries
 	echo "#endif"
 } >"$out_h.tmp"
 
@@ -55,7 +57,7 @@ cstring() {
 		line = $0; gsub(/\\/, "\\\\", line); gsub(/"/, "\\\"", line)
 		body = body sprintf("\t\"%s\\n\"\n", line)
 	}
-	END { flush() }' "$queries"
+	END { flush() }' $queries
 } >"$out_c.tmp"
 mv "$out_h.tmp" "$out_h"
 mv "$out_c.tmp" "$out_c"
