@@ -4,6 +4,12 @@
 PREFIX ?= /usr/local
 CC ?= cc
 SANITIZE ?=
+# `make V=1` shows every command.
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
 
 # Debian packages the build and the tests need (make deps installs the missing ones).
 DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev \
@@ -46,30 +52,34 @@ all: benchline
 # ./benchline is always the plain build; sanitizer builds stay under build/san.
 benchline: $(BIN)
 ifeq ($(SANITIZE),)
-	cp $(BIN) benchline
+	$(Q)cp $(BIN) benchline
 endif
 
 $(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
 $(LIB): $(LIB_OBJ)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	@echo "  AR      $@"
+	$(Q)ar rcs $@ $^
 
 $(GEN)/sql_embed.c $(GEN)/sql_embed.h &: store/embed-sql.sh $(SQL)
 	@mkdir -p $(GEN)
-	sh store/embed-sql.sh $(GEN)/sql_embed.c $(GEN)/sql_embed.h $(SQL)
+	$(Q)sh store/embed-sql.sh $(GEN)/sql_embed.c $(GEN)/sql_embed.h $(SQL)
 
 $(GEN)/sql_embed.o: $(GEN)/sql_embed.c
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/%.o: %.c $(GEN)/sql_embed.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I$(GEN) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(GEN) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I$(GEN) -Wno-missing-prototypes -o $@ $< $(LIB) $(LDFLAGS) \
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(GEN) -Wno-missing-prototypes -o $@ $< $(LIB) $(LDFLAGS) \
 		$(LDLIBS) -lcmocka
 
 -include $(shell find build -name '*.d' 2>/dev/null)
