@@ -14,7 +14,7 @@ struct store;
 
 /* What a command needs set up before it runs. */
 enum cli_needs {
-	NEED_DB = 1,        /* an existing database */
+	NEED_DB = 1,	    /* an existing database */
 	NEED_DB_CREATE = 2, /* a database, created and migrated when missing */
 };
 
@@ -64,8 +64,8 @@ struct cli_option {
  */
 int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct cli_ctx *ctx);
 /* Prints "benchline: message" and the command's usage to stderr, and exits 2. */
-void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts,
-		     const char *fmt, ...) __attribute__((format(printf, 3, 4), noreturn));
+void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts, const char *fmt,
+		     ...) __attribute__((format(printf, 3, 4), noreturn));
 void cli_print_usage(FILE *f, const struct cli_command *cmd, const struct cli_option *opts);
 /* Prints "benchline: MESSAGE" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,12 +1,47 @@
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "../ingest/ingest.h"
 #include "cli.h"
 
+/* benchline hash [--repo DIR] [REV...]: "SOURCE_HASH COMMIT" per revision (§3, §14). */
 int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
+	const char *repo = ".";
+	static const char *const head[] = {"HEAD"};
+	const char *const *revs = head;
+	struct ingest_config cfg;
+	struct bl_error err = BL_ERROR_INIT;
+	char(*hashes)[41] = NULL, (*commits)[41] = NULL;
+	size_t nrevs = 1;
+	int ret = 0;
+	const struct cli_option opts[] = {
+	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+
 	argc = cli_parse(argc, argv, opts, ctx);
-	(void)argc;
-	cli_error("'hash' is not built yet");
-	return 2;
+	if (argc) {
+		revs = argv;
+		nrevs = (size_t)argc;
+	}
+	ingest_config_init(&cfg);
+	if (ingest_config_load(&cfg, repo, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	hashes = xcalloc(nrevs, sizeof(*hashes));
+	commits = xcalloc(nrevs, sizeof(*commits));
+	if (ingest_source_hash_revs(hashes, commits, repo, &cfg, revs, nrevs, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	for (size_t i = 0; i < nrevs; i++)
+		printf("%s %s\n", hashes[i], commits[i]);
+done:
+	free(hashes);
+	free(commits);
+	ingest_config_release(&cfg);
+	bl_error_release(&err);
+	return ret;
 }

@@ -21,29 +21,46 @@ static const char *outcome_name(enum ingest_outcome o)
 	return "already stored";
 }
 
-/* Fills the source hash of every record that lacks one from the repository. */
+/* Fills the source hash of every record that lacks one from the repository, opening it once. */
 static int fill_source_hashes(struct ingest_batch *batch, const char *file, const char *repo,
 			      const struct ingest_config *cfg, struct bl_error *err)
 {
+	const char **revs = NULL;
+	size_t *index = NULL, nr = 0, alloc = 0, index_alloc = 0;
+	char(*hashes)[41] = NULL, (*commits)[41] = NULL;
+	int ret = 0;
+
 	for (size_t i = 0; i < batch->nr; i++) {
-		struct ingest_record *rec = &batch->records[i];
-		char hash[1][41], commit[1][41];
-		const char *revs[1];
-		if (rec->source_hash[0])
+		if (batch->records[i].source_hash[0])
 			continue;
-		if (!repo)
-			return bl_error_set(err, BL_EINVALID,
-					    "%s: record %zu: source.source_hash: missing (give "
-					    "--repo to compute it)",
-					    file, i + 1);
-		revs[0] = rec->commit;
-		if (ingest_source_hash_revs(hash, commit, repo, cfg, revs, 1, err)) {
-			bl_error_prefix(err, "%s: record %zu: source.commit", file, i + 1);
-			return BL_EINVALID;
+		if (!repo) {
+			ret = bl_error_set(err, BL_EINVALID,
+					   "%s: record %zu: source.source_hash: missing (give "
+					   "--repo to compute it)",
+					   file, i + 1);
+			goto done;
 		}
-		memcpy(rec->source_hash, hash[0], 41);
+		ALLOC_GROW(revs, nr, alloc);
+		ALLOC_GROW(index, nr, index_alloc);
+		revs[nr] = batch->records[i].commit;
+		index[nr++] = i;
 	}
-	return 0;
+	if (!nr)
+		goto done;
+	hashes = xcalloc(nr, sizeof(*hashes));
+	commits = xcalloc(nr, sizeof(*commits));
+	if ((ret = ingest_source_hash_revs(hashes, commits, repo, cfg, revs, nr, err))) {
+		bl_error_prefix(err, "%s: source.commit", file);
+		goto done;
+	}
+	for (size_t k = 0; k < nr; k++)
+		memcpy(batch->records[index[k]].source_hash, hashes[k], 41);
+done:
+	free(revs);
+	free(index);
+	free(hashes);
+	free(commits);
+	return ret;
 }
 
 static void print_outcome_json(json_t *out, const char *file, size_t index,
@@ -59,8 +76,8 @@ static void print_outcome_json(json_t *out, const char *file, size_t index,
 	json_object_set_new(row, "config", json_string(rec->config));
 	json_object_set_new(row, "source_hash", json_string(rec->source_hash));
 	json_object_set_new(row, "harness_version", json_integer(rec->harness_version));
-	json_object_set_new(row, "outcome", json_string(o == INGEST_DUPLICATE ? "duplicate"
-									       : outcome_name(o)));
+	json_object_set_new(row, "outcome",
+			    json_string(o == INGEST_DUPLICATE ? "duplicate" : outcome_name(o)));
 	json_array_append_new(out, row);
 }
 
@@ -94,8 +111,8 @@ static int ingest_file(struct cli_ctx *ctx, const char *file, const char *repo,
 			print_outcome_json(json_out, file, i, rec, ids[i], outcomes[i]);
 			continue;
 		}
-		printf("%s: %s/%s%s%s %.12s harness %lld: %s\n", file, rec->machine,
-		       rec->benchmark, rec->config[0] ? " " : "", rec->config, rec->source_hash,
+		printf("%s: %s/%s%s%s %.12s harness %lld: %s\n", file, rec->machine, rec->benchmark,
+		       rec->config[0] ? " " : "", rec->config, rec->source_hash,
 		       (long long)rec->harness_version, outcome_name(outcomes[i]));
 	}
 done:
@@ -117,11 +134,10 @@ int cmd_ingest(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	json_t *json_out = NULL;
 	const struct cli_option opts[] = {
-		{OPT_STRING, "format", &format, "F", "auto (default) or benchline"},
-		{OPT_STRING, "repo", &repo, "DIR",
-		 "repository to compute missing source hashes from"},
-		{OPT_BOOL, "json", &json, NULL, "print what was stored as JSON"},
-		{OPT_END, NULL, NULL, NULL, NULL},
+	    {OPT_STRING, "format", &format, "F", "auto (default) or benchline"},
+	    {OPT_STRING, "repo", &repo, "DIR", "repository to compute missing source hashes from"},
+	    {OPT_BOOL, "json", &json, NULL, "print what was stored as JSON"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 
 	argc = cli_parse(argc, argv, opts, ctx);
@@ -133,13 +149,10 @@ int cmd_ingest(int argc, const char **argv, struct cli_ctx *ctx)
 	ingest_config_init(&cfg);
 	if (repo) {
 		if (ingest_config_load(&cfg, repo, &err))
-			return cli_fail(&err);
+			goto fail;
 		for (size_t i = 0; i < cfg.n_keep_first; i++)
-			if (store_set_machine_keep(ctx->store, cfg.keep_first_machines[i], 1,
-						   &err)) {
-				ingest_config_release(&cfg);
-				return cli_fail(&err);
-			}
+			if (store_set_machine_keep(ctx->store, cfg.keep_first_machines[i], 1, &err))
+				goto fail;
 	}
 	if (json)
 		json_out = json_array();
@@ -155,4 +168,9 @@ int cmd_ingest(int argc, const char **argv, struct cli_ctx *ctx)
 	ingest_config_release(&cfg);
 	bl_error_release(&err);
 	return failed ? 2 : 0;
+fail:
+	cli_fail(&err);
+	ingest_config_release(&cfg);
+	bl_error_release(&err);
+	return 2;
 }

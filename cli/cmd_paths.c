@@ -1,12 +1,49 @@
 #include <stdio.h>
+#include <string.h>
 
+#include "../ingest/ingest.h"
 #include "cli.h"
 
+/* benchline paths check [--repo DIR]: exits 1 naming each unclassified top-level path (§3). */
 int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
+	const char *repo = ".";
+	struct ingest_config cfg;
+	struct bl_error err = BL_ERROR_INIT;
+	char **paths = NULL;
+	size_t n = 0;
+	int ret = 0;
+	const struct cli_option opts[] = {
+	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+
 	argc = cli_parse(argc, argv, opts, ctx);
-	(void)argc;
-	cli_error("'paths' is not built yet");
-	return 2;
+	if (!argc)
+		cli_usage_error(ctx->cmd, opts, "paths needs a subcommand: check");
+	if (strcmp(argv[0], "check"))
+		cli_usage_error(ctx->cmd, opts, "unknown subcommand '%s'", argv[0]);
+	if (argc > 1)
+		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[1]);
+
+	ingest_config_init(&cfg);
+	if (ingest_config_load(&cfg, repo, &err) ||
+	    ingest_paths_unclassified(&paths, &n, repo, &cfg, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr,
+			"unclassified top-level path '%s': add it to measured_paths or "
+			"unmeasured_paths in benchline.json\n",
+			paths[i]);
+	if (n)
+		ret = 1;
+	else
+		printf("every top-level path is classified\n");
+done:
+	ingest_free_strings(paths, n);
+	ingest_config_release(&cfg);
+	bl_error_release(&err);
+	return ret;
 }

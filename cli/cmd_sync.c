@@ -1,12 +1,69 @@
+#include <jansson.h>
 #include <stdio.h>
 
+#include "../ingest/ingest.h"
+#include "../store/store.h"
 #include "cli.h"
 
+/* benchline sync --repo DIR [--json]: stores main's new first-parent commits (§3). */
 int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
-	argc = cli_parse(argc, argv, opts, ctx);
-	(void)argc;
-	cli_error("'sync' is not built yet");
-	return 2;
+	const char *repo = NULL;
+	int json = 0, ret = 0;
+	struct ingest_config cfg;
+	struct ingest_sync_result res;
+	struct bl_error err = BL_ERROR_INIT;
+	struct cli_command parse_only = *ctx->cmd;
+	struct cli_ctx pctx = *ctx;
+	const struct cli_option opts[] = {
+	    {OPT_STRING, "repo", &repo, "DIR", "the repository whose main to record"},
+	    {OPT_BOOL, "json", &json, NULL, "print the result as one JSON object"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+
+	/* Options first, the database only once they are good: a usage error never creates it. */
+	parse_only.needs = 0;
+	pctx.cmd = &parse_only;
+	argc = cli_parse(argc, argv, opts, &pctx);
+	if (argc)
+		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[0]);
+	if (!repo)
+		cli_usage_error(ctx->cmd, opts, "sync needs --repo DIR");
+
+	ingest_config_init(&cfg);
+	if (ingest_config_load(&cfg, repo, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (!ctx->store && store_open(&ctx->store, ctx->db_path, STORE_CREATE, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (ingest_sync(&res, ctx->store, repo, &cfg, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "branch", json_string(res.branch));
+		json_object_set_new(o, "tip", json_string(res.tip));
+		json_object_set_new(o, "walked", json_integer((json_int_t)res.walked));
+		json_object_set_new(o, "total", json_integer((json_int_t)res.total));
+		json_object_set_new(o, "rewritten", json_boolean(res.rewritten));
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		if (res.rewritten)
+			fprintf(
+			    stderr,
+			    "benchline: %s was rewritten: commits no longer on it were dropped\n",
+			    res.branch);
+		printf("synced %zu new commits of %s (%zu in all), tip %s\n", res.walked,
+		       res.branch, res.total, res.tip);
+	}
+done:
+	ingest_config_release(&cfg);
+	bl_error_release(&err);
+	return ret;
 }

@@ -11,33 +11,33 @@
 
 /* The one command table: name, function, the setup it needs, usage, summary. */
 const struct cli_command cli_commands[] = {
-	{"help", cmd_help, 0, "benchline help [COMMAND]", "show the commands, or one command's usage"},
-	{"init", cmd_init, NEED_DB_CREATE, "benchline init",
-	 "create or migrate the database (--db, $BENCHLINE_DB, ./benchline.db)"},
-	{"ingest", cmd_ingest, NEED_DB_CREATE,
-	 "benchline ingest [--format benchline] [--repo DIR] [--json] FILE...",
-	 "store benchmark records, one transaction per file"},
-	{"records", cmd_records, NEED_DB,
-	 "benchline records [--json] [--machine M] [--benchmark B] [--all]",
-	 "list standing records (every run with --all)"},
-	{"series", cmd_series, NEED_DB, "benchline series [--json]",
-	 "list every Series: machine, benchmark, config, metric"},
-	{"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
-	 "print the source hash of revisions (default HEAD)"},
-	{"paths", cmd_paths, 0, "benchline paths check [--repo DIR]",
-	 "fail when a top-level path is neither measured nor unmeasured"},
-	{"sync", cmd_sync, NEED_DB_CREATE, "benchline sync --repo DIR [--json]",
-	 "record main's first-parent history (only new commits)"},
-	{"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N]",
-	 "write a generated demo history into the database"},
-	{NULL, NULL, 0, NULL, NULL},
+    {"help", cmd_help, 0, "benchline help [COMMAND]", "show the commands, or one command's usage"},
+    {"init", cmd_init, NEED_DB_CREATE, "benchline init",
+     "create or migrate the database (--db, $BENCHLINE_DB, ./benchline.db)"},
+    {"ingest", cmd_ingest, NEED_DB_CREATE,
+     "benchline ingest [--format benchline] [--repo DIR] [--json] FILE...",
+     "store benchmark records, one transaction per file"},
+    {"records", cmd_records, NEED_DB,
+     "benchline records [--json] [--machine M] [--benchmark B] [--all]",
+     "list standing records (every run with --all)"},
+    {"series", cmd_series, NEED_DB, "benchline series [--json]",
+     "list every Series: machine, benchmark, config, metric"},
+    {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
+     "print the source hash of revisions (default HEAD)"},
+    {"paths", cmd_paths, 0, "benchline paths check [--repo DIR]",
+     "fail when a top-level path is neither measured nor unmeasured"},
+    {"sync", cmd_sync, NEED_DB_CREATE, "benchline sync --repo DIR [--json]",
+     "record main's first-parent history (only new commits)"},
+    {"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N]",
+     "write a generated demo history into the database"},
+    {NULL, NULL, 0, NULL, NULL},
 };
 
 static const char global_usage[] =
-	"usage: benchline [--db FILE] [--version] COMMAND [ARGS]\n"
-	"\n"
-	"The database is --db FILE, else $BENCHLINE_DB, else ./benchline.db.\n"
-	"'benchline COMMAND --help' shows a command's options.\n";
+    "usage: benchline [--db FILE] [--version] COMMAND [ARGS]\n"
+    "\n"
+    "The database is --db FILE, else $BENCHLINE_DB, else ./benchline.db.\n"
+    "'benchline COMMAND --help' shows a command's options.\n";
 
 const struct cli_command *cli_find_command(const char *name)
 {
@@ -86,8 +86,8 @@ void cli_print_usage(FILE *f, const struct cli_command *cmd, const struct cli_op
 	}
 }
 
-void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts,
-		     const char *fmt, ...)
+void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts, const char *fmt,
+		     ...)
 {
 	va_list ap;
 	fputs("benchline: ", stderr);

@@ -16,10 +16,10 @@
 enum bl_code {
 	BL_OK = 0,
 	BL_EINVALID = -1,  /* the input is malformed or breaks a rule */
-	BL_EIO = -2,       /* a file could not be read or written */
+	BL_EIO = -2,	   /* a file could not be read or written */
 	BL_ENOTFOUND = -3, /* the thing named does not exist */
-	BL_EDB = -4,       /* the database failed */
-	BL_EGIT = -5,      /* libgit2 failed */
+	BL_EDB = -4,	   /* the database failed */
+	BL_EGIT = -5,	   /* libgit2 failed */
 	BL_ETOOBIG = -6,   /* input over its cap */
 	BL_ECONFIG = -7,   /* benchline.json is malformed */
 };
@@ -31,7 +31,10 @@ struct strbuf {
 };
 
 extern char strbuf_slopbuf[];
-#define STRBUF_INIT {0, 0, strbuf_slopbuf}
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		0, 0, strbuf_slopbuf                                                               \
+	}
 
 void strbuf_init(struct strbuf *sb, size_t hint);
 void strbuf_release(struct strbuf *sb);
@@ -52,13 +55,17 @@ struct bl_error {
 	int code;
 	struct strbuf msg;
 };
-#define BL_ERROR_INIT {0, STRBUF_INIT}
+#define BL_ERROR_INIT                                                                              \
+	{                                                                                          \
+		0, STRBUF_INIT                                                                     \
+	}
 
 /* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. */
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Puts "prefix: " in front of the current message. */
-void bl_error_prefix(struct bl_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void bl_error_clear(struct bl_error *err);
 void bl_error_release(struct bl_error *err);
 
@@ -70,7 +77,7 @@ char *xstrndup(const char *s, size_t n);
 #define ALLOC_GROW(array, nr, alloc)                                                               \
 	do {                                                                                       \
 		if ((nr) >= (alloc)) {                                                             \
-			(alloc) = (alloc) < 16 ? 16 : (alloc) * 2;                                 \
+			(alloc) = (alloc) < 16 ? 16 : (alloc)*2;                                   \
 			(array) = xrealloc((array), (alloc) * sizeof(*(array)));                   \
 		}                                                                                  \
 	} while (0)

@@ -117,8 +117,8 @@ int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_
 		if (sb->len > cap) {
 			if (fd)
 				close(fd);
-			return bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", path,
-					    cap);
+			return bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)",
+					    path, cap);
 		}
 	}
 	if (fd)

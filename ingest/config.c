@@ -1,8 +1,21 @@
-/* placeholder: replaced by the benchline.json reader */
+/*
+ * benchline.json (§3): the benchmarked repository's settings. Strict: a key this version does
+ * not know, or a value of the wrong type, is an error naming the file and the key, so a typo
+ * cannot silently fall back to a default.
+ */
+#include <errno.h>
+#include <git2.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ingest.h"
+
+/* Largest benchline.json read. */
+#define CONFIG_MAX_FILE ((size_t)1 << 20)
+#define CONFIG_NAME	"benchline.json"
 
 void ingest_config_init(struct ingest_config *cfg)
 {
@@ -14,19 +27,375 @@ void ingest_config_init(struct ingest_config *cfg)
 
 void ingest_config_release(struct ingest_config *cfg)
 {
+	ingest_free_strings(cfg->measured_paths, cfg->n_measured);
+	ingest_free_strings(cfg->unmeasured_paths, cfg->n_unmeasured);
+	ingest_free_strings(cfg->keep_first_machines, cfg->n_keep_first);
+	free(cfg->main_branch);
+	free(cfg->primary_metric);
+	free(cfg->path);
 	ingest_config_init(cfg);
 }
 
-int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct bl_error *err)
+static int type_error(struct bl_error *err, const char *name, const char *key, const char *what)
 {
-	(void)err, (void)repo_dir;
-	ingest_config_init(cfg);
+	return bl_error_set(err, BL_ECONFIG, "%s: %s: %s", name, key, what);
+}
+
+static int unknown_key(struct bl_error *err, const char *name, const char *key)
+{
+	return bl_error_set(err, BL_ECONFIG, "%s: %s: unknown key", name, key);
+}
+
+static int is_string_array(const json_t *v)
+{
+	size_t i;
+	json_t *item;
+	if (!json_is_array(v))
+		return 0;
+	json_array_foreach(v, i, item)
+	{
+		if (!json_is_string(item))
+			return 0;
+	}
+	return 1;
+}
+
+/* A top-level entry name: what a root tree can hold (no slash, not "." or ".."). */
+static int is_top_level_name(const char *s, size_t len)
+{
+	if (!len || len != strlen(s))
+		return 0;
+	if (!strcmp(s, ".") || !strcmp(s, "..") || !strcmp(s, ".git"))
+		return 0;
+	return !strchr(s, '/');
+}
+
+static int listed(char *const *list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return 1;
+	return 0;
+}
+
+/* Reads an array of top-level names into a NULL-terminated list (never NULL itself). */
+static int parse_paths(char ***out, size_t *nr, const json_t *v, const char *name, const char *key,
+		       struct bl_error *err)
+{
+	size_t i, n = 0;
+	json_t *item;
+	char **list;
+	if (!is_string_array(v))
+		return type_error(err, name, key, "expected an array of strings");
+	list = xcalloc(json_array_size(v) + 1, sizeof(*list));
+	json_array_foreach(v, i, item)
+	{
+		const char *s = json_string_value(item);
+		if (!is_top_level_name(s, json_string_length(item))) {
+			ingest_free_strings(list, n);
+			return bl_error_set(err, BL_ECONFIG,
+					    "%s: %s: '%s' is not a top-level name (one path "
+					    "component, no slash)",
+					    name, key, s);
+		}
+		if (listed(list, n, s)) {
+			ingest_free_strings(list, n);
+			return bl_error_set(err, BL_ECONFIG, "%s: %s: '%s' is listed twice", name,
+					    key, s);
+		}
+		list[n++] = xstrdup(s);
+	}
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+static int parse_string(char **out, const json_t *v, const char *name, const char *key,
+			struct bl_error *err)
+{
+	if (!json_is_string(v) || !json_string_length(v) ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return type_error(err, name, key, "expected a non-empty string");
+	free(*out);
+	*out = xstrdup(json_string_value(v));
+	return 0;
+}
+
+static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const char *name,
+		       struct bl_error *err)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(quiet))
+		return type_error(err, name, "quiet", "expected an object");
+	json_object_foreach((json_t *)quiet, key, v)
+	{
+		if (!strcmp(key, "max_p95_ratio")) {
+			if (!json_is_number(v) || !(json_number_value(v) > 1))
+				return type_error(err, name, "quiet.max_p95_ratio",
+						  "expected a number over 1");
+			cfg->noisy_limit = json_number_value(v);
+		} else if (!strcmp(key, "cpu_load_pct") || !strcmp(key, "gpu_load_pct")) {
+			struct strbuf k = STRBUF_INIT;
+			int bad = !json_is_number(v) || json_number_value(v) < 0;
+			if (bad) {
+				strbuf_addf(&k, "quiet.%s", key);
+				type_error(err, name, k.buf, "expected a number of 0 or more");
+				strbuf_release(&k);
+				return BL_ECONFIG;
+			}
+			if (key[0] == 'c')
+				cfg->cpu_load_pct = json_number_value(v);
+			else
+				cfg->gpu_load_pct = json_number_value(v);
+		} else if (!strcmp(key, "processes")) {
+			if (!is_string_array(v))
+				return type_error(err, name, "quiet.processes",
+						  "expected an array of strings");
+		} else {
+			struct strbuf k = STRBUF_INIT;
+			strbuf_addf(&k, "quiet.%s", key);
+			unknown_key(err, name, k.buf);
+			strbuf_release(&k);
+			return BL_ECONFIG;
+		}
+	}
+	return 0;
+}
+
+/* A machine name (§1): [A-Za-z0-9._-]{1,64}. */
+static int is_machine_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+static int parse_machines(struct ingest_config *cfg, const json_t *machines, const char *name,
+			  struct bl_error *err)
+{
+	struct strbuf k = STRBUF_INIT;
+	size_t alloc = 0;
+	const char *machine;
+	json_t *m;
+	int ret = 0;
+	if (!json_is_object(machines))
+		return type_error(err, name, "machines", "expected an object");
+	json_object_foreach((json_t *)machines, machine, m)
+	{
+		const char *key;
+		json_t *v;
+		strbuf_reset(&k);
+		strbuf_addf(&k, "machines.%s", machine);
+		if (!is_machine_name(machine)) {
+			ret = type_error(err, name, k.buf,
+					 "not a machine name ([A-Za-z0-9._-], 1 to 64 characters)");
+			goto done;
+		}
+		if (!json_is_object(m)) {
+			ret = type_error(err, name, k.buf, "expected an object");
+			goto done;
+		}
+		json_object_foreach(m, key, v)
+		{
+			strbuf_reset(&k);
+			strbuf_addf(&k, "machines.%s.%s", machine, key);
+			if (strcmp(key, "keep")) {
+				ret = unknown_key(err, name, k.buf);
+				goto done;
+			}
+			if (!json_is_string(v) || (strcmp(json_string_value(v), "first") &&
+						   strcmp(json_string_value(v), "quieter"))) {
+				ret = type_error(err, name, k.buf,
+						 "expected \"first\" or \"quieter\"");
+				goto done;
+			}
+			if (!strcmp(json_string_value(v), "first")) {
+				ALLOC_GROW(cfg->keep_first_machines, cfg->n_keep_first + 1, alloc);
+				cfg->keep_first_machines[cfg->n_keep_first++] = xstrdup(machine);
+				cfg->keep_first_machines[cfg->n_keep_first] = NULL;
+			}
+		}
+	}
+done:
+	strbuf_release(&k);
+	return ret;
+}
+
+/* Keys later features read: only their type is checked here. */
+static int check_reserved(const char *key, const json_t *v, const char *name, int *known,
+			  struct bl_error *err)
+{
+	static const char *const objects[] = {"bench", "gate", "ladders", "counted_tolerance"};
+	*known = 1;
+	if (!strcmp(key, "metrics")) {
+		if (!is_string_array(v))
+			return type_error(err, name, key, "expected an array of strings");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (!strcmp(key, objects[i])) {
+			if (!json_is_object(v))
+				return type_error(err, name, key, "expected an object");
+			return 0;
+		}
+	*known = 0;
+	return 0;
+}
+
+static int parse_object(struct ingest_config *cfg, const json_t *root, const char *name,
+			struct bl_error *err)
+{
+	const char *key;
+	json_t *v;
+	int ret;
+	json_object_foreach((json_t *)root, key, v)
+	{
+		int known;
+		if (!strcmp(key, "measured_paths"))
+			ret =
+			    parse_paths(&cfg->measured_paths, &cfg->n_measured, v, name, key, err);
+		else if (!strcmp(key, "unmeasured_paths"))
+			ret = parse_paths(&cfg->unmeasured_paths, &cfg->n_unmeasured, v, name, key,
+					  err);
+		else if (!strcmp(key, "main_branch"))
+			ret = parse_string(&cfg->main_branch, v, name, key, err);
+		else if (!strcmp(key, "primary_metric"))
+			ret = parse_string(&cfg->primary_metric, v, name, key, err);
+		else if (!strcmp(key, "quiet"))
+			ret = parse_quiet(cfg, v, name, err);
+		else if (!strcmp(key, "machines"))
+			ret = parse_machines(cfg, v, name, err);
+		else if ((ret = check_reserved(key, v, name, &known, err)) == 0 && !known)
+			ret = unknown_key(err, name, key);
+		if (ret)
+			return ret;
+	}
+	/* A path in both lists would be measured and excused at once. */
+	for (size_t i = 0; i < cfg->n_unmeasured; i++)
+		if (listed(cfg->measured_paths, cfg->n_measured, cfg->unmeasured_paths[i]))
+			return bl_error_set(err, BL_ECONFIG,
+					    "%s: unmeasured_paths: '%s' is also in measured_paths",
+					    name, cfg->unmeasured_paths[i]);
 	return 0;
 }
 
 int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
 			struct bl_error *err)
 {
-	(void)cfg, (void)text, (void)len;
-	return bl_error_set(err, BL_ECONFIG, "%s: not built yet", name);
+	json_error_t jerr;
+	json_t *root;
+	int ret;
+
+	ingest_config_init(cfg);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (jerr.line > 0)
+			return bl_error_set(err, BL_ECONFIG, "%s:%d:%d: %s", name, jerr.line,
+					    jerr.column, jerr.text);
+		return bl_error_set(err, BL_ECONFIG, "%s: %s", name, jerr.text);
+	}
+	if (!json_is_object(root))
+		ret = bl_error_set(err, BL_ECONFIG, "%s: expected a JSON object", name);
+	else
+		ret = parse_object(cfg, root, name, err);
+	json_decref(root);
+	if (ret)
+		ingest_config_release(cfg);
+	return ret;
+}
+
+/* Reads a file, or NULL text when it does not exist. */
+static int read_config_file(struct strbuf *text, int *found, const char *path, struct bl_error *err)
+{
+	struct stat sb;
+	*found = 0;
+	if (stat(path, &sb) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return bl_error_set(err, BL_EIO, "cannot read '%s': %s", path, strerror(errno));
+	}
+	if (S_ISDIR(sb.st_mode))
+		return bl_error_set(err, BL_ECONFIG, "'%s' is a directory", path);
+	*found = 1;
+	return read_file_capped(text, path, CONFIG_MAX_FILE, err);
+}
+
+/* The config in HEAD's tree, for a bare repository (it has no working tree). */
+static int read_config_blob(struct strbuf *text, int *found, git_repository *repo,
+			    struct bl_error *err)
+{
+	git_object *obj = NULL;
+	int ret = 0;
+	*found = 0;
+	if (git_revparse_single(&obj, repo, "HEAD:" CONFIG_NAME) < 0)
+		return 0; /* no HEAD, or no file in it: defaults */
+	if (git_object_type(obj) == GIT_OBJECT_BLOB) {
+		const git_blob *blob = (const git_blob *)obj;
+		git_object_size_t size = git_blob_rawsize(blob);
+		if (size > CONFIG_MAX_FILE)
+			ret = bl_error_set(err, BL_ETOOBIG,
+					   "HEAD:" CONFIG_NAME " is too big (over %zu bytes)",
+					   CONFIG_MAX_FILE);
+		else {
+			strbuf_add(text, git_blob_rawcontent(blob), (size_t)size);
+			*found = 1;
+		}
+	}
+	git_object_free(obj);
+	return ret;
+}
+
+static int same_dir(const char *a, const char *b)
+{
+	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	int same = ra && rb && !strcmp(ra, rb);
+	free(ra);
+	free(rb);
+	return same;
+}
+
+int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct bl_error *err)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	git_repository *repo = NULL;
+	const char *root = repo_dir;
+	int found = 0, ret;
+
+	ingest_config_init(cfg);
+	/* The file sits at the working tree's root, which may be above repo_dir. */
+	if (git_repository_open_ext(&repo, repo_dir, 0, NULL) == 0) {
+		root = git_repository_workdir(repo);
+		if (root && same_dir(root, repo_dir))
+			root = repo_dir; /* name the file as the user named its directory */
+	}
+	if (root) {
+		if (strcmp(root, ".")) {
+			strbuf_addstr(&path, root);
+			if (path.len && path.buf[path.len - 1] != '/')
+				strbuf_addch(&path, '/');
+		}
+		strbuf_addstr(&path, CONFIG_NAME);
+		ret = read_config_file(&text, &found, path.buf, err);
+	} else {
+		strbuf_addf(&path, "%s/HEAD:" CONFIG_NAME, repo_dir);
+		ret = read_config_blob(&text, &found, repo, err);
+		if (ret)
+			bl_error_prefix(err, "'%s'", repo_dir);
+	}
+	if (ret || !found)
+		goto done;
+	if ((ret = ingest_config_parse(cfg, path.buf, text.buf, text.len, err)))
+		goto done;
+	cfg->path = strbuf_detach(&path, NULL);
+done:
+	git_repository_free(repo);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	return ret;
 }

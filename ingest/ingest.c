@@ -112,7 +112,8 @@ static json_t *record_to_json(const struct ingest_record *rec)
 		json_t *mo = json_object();
 		json_object_set_new(mo, "kind", json_string(kind_name(m->kind)));
 		json_object_set_new(mo, "unit", json_string(m->unit));
-		json_object_set_new(mo, "better", json_string(m->better_higher ? "higher" : "lower"));
+		json_object_set_new(mo, "better",
+				    json_string(m->better_higher ? "higher" : "lower"));
 		set_real(mo, "median", m->median);
 		set_real(mo, "p95", m->p95);
 		set_real(mo, "value", m->value);
@@ -133,8 +134,7 @@ static json_t *record_to_json(const struct ingest_record *rec)
 	return obj;
 }
 
-int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj,
-			 struct bl_error *err)
+int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, struct bl_error *err)
 {
 	json_t *built = NULL;
 	git_oid oid;
@@ -240,17 +240,17 @@ static int insert_metrics(struct store *st, int64_t run_id, const struct ingest_
 	for (size_t i = 0; i < rec->nmetrics; i++) {
 		const struct ingest_metric *m = &rec->metrics[i];
 		struct store_metric sm = {
-			.name = m->name,
-			.kind = kind_name(m->kind),
-			.unit = m->unit,
-			.better = m->better_higher ? "higher" : "lower",
-			.median = m->median,
-			.p95 = m->p95,
-			.value = m->value,
-			.n = m->n,
-			.samples = m->samples,
-			.nsamples = m->nsamples,
-			.ladder = m->ladder,
+		    .name = m->name,
+		    .kind = kind_name(m->kind),
+		    .unit = m->unit,
+		    .better = m->better_higher ? "higher" : "lower",
+		    .median = m->median,
+		    .p95 = m->p95,
+		    .value = m->value,
+		    .n = m->n,
+		    .samples = m->samples,
+		    .nsamples = m->nsamples,
+		    .ladder = m->ladder,
 		};
 		int ret = store_insert_metric(st, run_id, &sm, err);
 		if (ret)
@@ -290,23 +290,23 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct store
 		return ret;
 
 	struct store_run run = {
-		.digest = rec->digest,
-		.machine_id = ids->machine_id,
-		.benchmark_id = ids->benchmark_id,
-		.config = rec->config,
-		.source_hash = rec->source_hash,
-		.harness_version = rec->harness_version,
-		.content_hash = rec->content_hash,
-		.commit = rec->commit,
-		.branch = rec->branch,
-		.committed_at = rec->committed_at,
-		.started_at = rec->started_at,
-		.dirty = rec->dirty,
-		.baseline = rec->baseline,
-		.profile = rec->profile,
-		.primary_metric = rec->primary,
-		.quietness = quietness,
-		.raw = rec->raw,
+	    .digest = rec->digest,
+	    .machine_id = ids->machine_id,
+	    .benchmark_id = ids->benchmark_id,
+	    .config = rec->config,
+	    .source_hash = rec->source_hash,
+	    .harness_version = rec->harness_version,
+	    .content_hash = rec->content_hash,
+	    .commit = rec->commit,
+	    .branch = rec->branch,
+	    .committed_at = rec->committed_at,
+	    .started_at = rec->started_at,
+	    .dirty = rec->dirty,
+	    .baseline = rec->baseline,
+	    .profile = rec->profile,
+	    .primary_metric = rec->primary,
+	    .quietness = quietness,
+	    .raw = rec->raw,
 	};
 	if ((ret = store_insert_run(run_id, st, &run, err)) ||
 	    (ret = insert_metrics(st, *run_id, rec, err)))

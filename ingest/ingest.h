@@ -13,7 +13,7 @@
 struct store;
 
 /* Caps on what a record may carry (§2). */
-#define INGEST_MAX_STRING 4096
+#define INGEST_MAX_STRING  4096
 #define INGEST_MAX_SAMPLES 1000000
 /* Largest file `ingest` reads. */
 #define INGEST_MAX_FILE ((size_t)1 << 30)
@@ -27,10 +27,10 @@ struct ingest_metric {
 	enum ingest_kind kind;
 	char *unit;
 	int better_higher; /* 1 when higher is better */
-	double median;     /* NAN when absent (counted, quantile) */
-	double p95;        /* NAN when absent */
-	double value;      /* counted and quantile metrics; NAN when absent */
-	int64_t n;         /* number of measurements, -1 when absent */
+	double median;	   /* NAN when absent (counted, quantile) */
+	double p95;	   /* NAN when absent */
+	double value;	   /* counted and quantile metrics; NAN when absent */
+	int64_t n;	   /* number of measurements, -1 when absent */
 	double *samples;   /* NULL when none */
 	size_t nsamples;
 	char *ladder; /* quantile metrics: the ladder's name, else NULL */
@@ -40,12 +40,12 @@ struct ingest_record {
 	char *machine;
 	char *machine_info; /* compact JSON object, or NULL */
 	char *benchmark;
-	char *config;       /* "" by default */
+	char *config;	    /* "" by default */
 	char *content_hash; /* NULL when absent */
 	int64_t harness_version;
 	char commit[41];
 	char source_hash[41]; /* "" when the file left it out */
-	char *branch;         /* NULL when absent */
+	char *branch;	      /* NULL when absent */
 	double committed_at;  /* seconds since the epoch, NAN when absent */
 	int dirty;
 	char *profile; /* "release" by default */
@@ -56,7 +56,7 @@ struct ingest_record {
 	int preflight_quiet;
 	struct ingest_metric *metrics; /* sorted by name */
 	size_t nmetrics;
-	char *raw;        /* the record as canonical JSON (sorted keys, compact) */
+	char *raw;	  /* the record as canonical JSON (sorted keys, compact) */
 	char digest[41];  /* SHA-1 of raw: the run's identity for idempotent re-ingest */
 	int line, column; /* where the record starts in its file (1-based), for messages */
 };
@@ -82,8 +82,7 @@ struct json_t;
  * validated object the record came from (unknown keys kept); NULL builds the JSON from the
  * record's fields, for producers without a source object (adapters, the demo). Sorts the
  * metrics by name and defaults primary. */
-int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj,
-			 struct bl_error *err);
+int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, struct bl_error *err);
 
 /*
  * The key rule (§1): whether a new run displaces the standing run of its key. A machine with
@@ -100,7 +99,7 @@ double ingest_quietness(const struct ingest_record *rec);
 
 /* What ingest_store did with one record. */
 enum ingest_outcome {
-	INGEST_STANDS,     /* stored, and it is its key's record */
+	INGEST_STANDS,	   /* stored, and it is its key's record */
 	INGEST_SUPERSEDED, /* stored, another run holds the key */
 	INGEST_DUPLICATE,  /* the same run was already stored: nothing new */
 };
@@ -125,11 +124,11 @@ struct ingest_config {
 	size_t n_measured;
 	char **unmeasured_paths;
 	size_t n_unmeasured;
-	char *main_branch;    /* NULL: origin/HEAD's branch, then main, then master */
-	char *primary_metric; /* NULL when not set */
-	double noisy_limit;   /* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
-	double cpu_load_pct;  /* quiet.cpu_load_pct, default 10 */
-	double gpu_load_pct;  /* quiet.gpu_load_pct, default 10 */
+	char *main_branch;	    /* NULL: origin/HEAD's branch, then main, then master */
+	char *primary_metric;	    /* NULL when not set */
+	double noisy_limit;	    /* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
+	double cpu_load_pct;	    /* quiet.cpu_load_pct, default 10 */
+	double gpu_load_pct;	    /* quiet.gpu_load_pct, default 10 */
 	char **keep_first_machines; /* machines with {"keep": "first"} */
 	size_t n_keep_first;
 	char *path; /* where it was read from, NULL when the repository has none */
@@ -158,10 +157,10 @@ int ingest_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
 void ingest_free_strings(char **strings, size_t nr);
 
 struct ingest_sync_result {
-	size_t walked;   /* commits read from the repository in this run */
-	size_t total;    /* commits of main now stored */
-	int rewritten;   /* 1 when main was rewritten and commits past the fork were dropped */
-	char tip[41];    /* main's tip */
+	size_t walked;	  /* commits read from the repository in this run */
+	size_t total;	  /* commits of main now stored */
+	int rewritten;	  /* 1 when main was rewritten and commits past the fork were dropped */
+	char tip[41];	  /* main's tip */
 	char branch[256]; /* the main branch's name */
 };
 

@@ -1,42 +1,592 @@
-/* placeholder: replaced by the source hash / sync implementation */
+/*
+ * The source hash of a revision, path classification, and main's first-parent history (§3).
+ * Every git operation goes through libgit2, and the repository is only ever read: the source
+ * hash is the id of a tree object that is hashed in memory (git_odb_hash), never written.
+ */
 #include <git2.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../store/store.h"
 #include "ingest.h"
 
+/* Sets err from libgit2's last error: "WHAT: DETAIL". */
+static int git_fail(struct bl_error *err, int code, const char *what)
+{
+	const git_error *e = git_error_last();
+	return bl_error_set(err, code, "%s: %s", what, e && e->message ? e->message : "failed");
+}
+
+static int open_repo(git_repository **out, const char *dir, struct bl_error *err)
+{
+	struct strbuf what = STRBUF_INIT;
+	int rc = git_repository_open_ext(out, dir, 0, NULL);
+	if (rc == GIT_ENOTFOUND)
+		return bl_error_set(err, BL_ENOTFOUND, "'%s' is not a git repository", dir);
+	if (rc < 0) {
+		strbuf_addf(&what, "cannot open '%s'", dir);
+		git_fail(err, BL_EGIT, what.buf);
+		strbuf_release(&what);
+		return BL_EGIT;
+	}
+	return 0;
+}
+
+/* One measured entry of a root tree. */
+struct source_entry {
+	const char *name;
+	size_t len;
+	git_filemode_t mode;
+	const git_oid *id;
+};
+
+/*
+ * Computes source hashes for one configuration. Consecutive commits often share a root tree
+ * (empty commits, reverts), so the last tree's answer is kept.
+ */
+struct source_hasher {
+	git_repository *repo;
+	const struct ingest_config *cfg;
+	struct source_entry *entries; /* n_measured slots */
+	struct strbuf buf;
+	int have_last;
+	git_oid last_tree, last_hash;
+};
+
+static void hasher_init(struct source_hasher *h, git_repository *repo,
+			const struct ingest_config *cfg)
+{
+	memset(h, 0, sizeof(*h));
+	h->repo = repo;
+	h->cfg = cfg;
+	h->entries = xcalloc(cfg->n_measured + 1, sizeof(*h->entries));
+	strbuf_init(&h->buf, 0);
+}
+
+static void hasher_release(struct source_hasher *h)
+{
+	free(h->entries);
+	strbuf_release(&h->buf);
+}
+
+/* git's tree order: names compare bytewise, a tree's name as if it ended in '/'. */
+static int entry_cmp(const void *va, const void *vb)
+{
+	const struct source_entry *a = va, *b = vb;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int cmp = memcmp(a->name, b->name, n), ca, cb;
+	if (cmp)
+		return cmp;
+	ca = a->len > n ? (unsigned char)a->name[n] : (a->mode == GIT_FILEMODE_TREE ? '/' : 0);
+	cb = b->len > n ? (unsigned char)b->name[n] : (b->mode == GIT_FILEMODE_TREE ? '/' : 0);
+	return ca - cb;
+}
+
+/* The source hash of the commit whose root tree is tree_id. */
+static int hasher_tree(git_oid *out, struct source_hasher *h, const git_oid *tree_id,
+		       struct bl_error *err)
+{
+	git_tree *tree = NULL;
+	size_t n = 0;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	if (!h->cfg->measured_paths) {
+		git_oid_cpy(out, tree_id); /* every top-level path is measured */
+		return 0;
+	}
+	if (h->have_last && git_oid_equal(&h->last_tree, tree_id)) {
+		git_oid_cpy(out, &h->last_hash);
+		return 0;
+	}
+	if (git_tree_lookup(&tree, h->repo, tree_id) < 0) {
+		struct strbuf what = STRBUF_INIT;
+		strbuf_addf(&what, "cannot read tree %s", git_oid_tostr(hex, sizeof(hex), tree_id));
+		git_fail(err, BL_EGIT, what.buf);
+		strbuf_release(&what);
+		return BL_EGIT;
+	}
+	for (size_t i = 0; i < h->cfg->n_measured; i++) {
+		const git_tree_entry *e = git_tree_entry_byname(tree, h->cfg->measured_paths[i]);
+		if (!e)
+			continue;
+		h->entries[n].name = git_tree_entry_name(e);
+		h->entries[n].len = strlen(h->entries[n].name);
+		h->entries[n].mode = git_tree_entry_filemode(e);
+		h->entries[n].id = git_tree_entry_id(e);
+		n++;
+	}
+	if (n > 1)
+		qsort(h->entries, n, sizeof(*h->entries), entry_cmp);
+	/* The raw tree object: "MODE NAME\0" and the 20-byte id, per entry. */
+	strbuf_reset(&h->buf);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addf(&h->buf, "%o ", (unsigned)h->entries[i].mode);
+		strbuf_add(&h->buf, h->entries[i].name, h->entries[i].len + 1);
+		strbuf_add(&h->buf, h->entries[i].id->id, GIT_OID_RAWSZ);
+	}
+	git_odb_hash(out, h->buf.buf, h->buf.len, GIT_OBJECT_TREE);
+	git_tree_free(tree);
+	git_oid_cpy(&h->last_tree, tree_id);
+	git_oid_cpy(&h->last_hash, out);
+	h->have_last = 1;
+	return 0;
+}
+
 int ingest_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
 			    const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
 			    struct bl_error *err)
 {
-	(void)out_hashes, (void)out_commits, (void)cfg, (void)revs, (void)nrevs;
-	return bl_error_set(err, BL_EGIT, "'%s': source hash not built yet", repo_dir);
+	git_repository *repo = NULL;
+	struct source_hasher h;
+	int ret;
+
+	if ((ret = open_repo(&repo, repo_dir, err)))
+		return ret;
+	hasher_init(&h, repo, cfg);
+	for (size_t i = 0; i < nrevs; i++) {
+		git_object *obj = NULL, *commit = NULL;
+		git_oid hash;
+		int rc = git_revparse_single(&obj, repo, revs[i]);
+		if (rc == GIT_EAMBIGUOUS) {
+			ret = bl_error_set(err, BL_EINVALID,
+					   "cannot resolve '%s' in '%s': ambiguous short id",
+					   revs[i], repo_dir);
+			goto done;
+		}
+		if (rc < 0) {
+			ret = bl_error_set(err, BL_ENOTFOUND, "cannot resolve '%s' in '%s'",
+					   revs[i], repo_dir);
+			goto done;
+		}
+		rc = git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
+		git_object_free(obj);
+		if (rc < 0) {
+			ret = bl_error_set(err, BL_EINVALID, "'%s' in '%s' is not a commit",
+					   revs[i], repo_dir);
+			goto done;
+		}
+		ret = hasher_tree(&hash, &h, git_commit_tree_id((git_commit *)commit), err);
+		git_oid_tostr(out_commits[i], 41, git_object_id(commit));
+		git_object_free(commit);
+		if (ret) {
+			bl_error_prefix(err, "'%s' in '%s'", revs[i], repo_dir);
+			goto done;
+		}
+		git_oid_tostr(out_hashes[i], 41, &hash);
+	}
+done:
+	hasher_release(&h);
+	git_repository_free(repo);
+	return ret;
+}
+
+static int listed(char *const *list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return 1;
+	return 0;
 }
 
 int ingest_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
 			      const struct ingest_config *cfg, struct bl_error *err)
 {
-	(void)out, (void)nr, (void)cfg;
-	return bl_error_set(err, BL_EGIT, "'%s': not built yet", repo_dir);
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	char **list = NULL;
+	size_t n = 0, alloc = 0;
+	int ret;
+
+	*out = NULL;
+	*nr = 0;
+	if ((ret = open_repo(&repo, repo_dir, err)))
+		return ret;
+	/* Without a list every path is measured; an unborn HEAD has no paths yet. */
+	if (!cfg->measured_paths || git_repository_head_unborn(repo) == 1)
+		goto done;
+	if (git_revparse_single(&obj, repo, "HEAD^{tree}") < 0) {
+		ret = bl_error_set(err, BL_ENOTFOUND, "cannot resolve 'HEAD' in '%s'", repo_dir);
+		goto done;
+	}
+	for (size_t i = 0; i < git_tree_entrycount((git_tree *)obj); i++) {
+		const char *name = git_tree_entry_name(git_tree_entry_byindex((git_tree *)obj, i));
+		if (listed(cfg->measured_paths, cfg->n_measured, name) ||
+		    listed(cfg->unmeasured_paths, cfg->n_unmeasured, name))
+			continue;
+		ALLOC_GROW(list, n + 1, alloc);
+		list[n++] = xstrdup(name);
+	}
+done:
+	if (!ret) {
+		if (!list)
+			list = xcalloc(1, sizeof(*list));
+		list[n] = NULL;
+		*out = list;
+		*nr = n;
+	} else {
+		ingest_free_strings(list, n);
+	}
+	git_object_free(obj);
+	git_repository_free(repo);
+	return ret;
 }
 
 void ingest_free_strings(char **strings, size_t nr)
 {
+	if (!strings)
+		return;
 	for (size_t i = 0; i < nr; i++)
 		free(strings[i]);
 	free(strings);
 }
 
-int ingest_sync(struct ingest_sync_result *out, struct store *st, const char *repo_dir,
-		const struct ingest_config *cfg, struct bl_error *err)
+/* Finds refs/heads/NAME, else refs/remotes/origin/NAME. */
+static int lookup_branch(git_reference **out, git_repository *repo, const char *name)
 {
-	(void)out, (void)st, (void)cfg;
-	return bl_error_set(err, BL_EGIT, "'%s': sync not built yet", repo_dir);
+	struct strbuf ref = STRBUF_INIT;
+	int rc;
+	strbuf_addf(&ref, "refs/heads/%s", name);
+	rc = git_reference_lookup(out, repo, ref.buf);
+	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
+		strbuf_reset(&ref);
+		strbuf_addf(&ref, "refs/remotes/origin/%s", name);
+		rc = git_reference_lookup(out, repo, ref.buf);
+	}
+	strbuf_release(&ref);
+	return rc;
+}
+
+/* The branch origin/HEAD names, in name_out; 0 when there is none. */
+static int origin_head(struct strbuf *name_out, git_repository *repo)
+{
+	static const char prefix[] = "refs/remotes/origin/";
+	git_reference *ref = NULL;
+	const char *target;
+	int found = 0;
+	if (git_reference_lookup(&ref, repo, "refs/remotes/origin/HEAD") < 0)
+		return 0;
+	target = git_reference_symbolic_target(ref);
+	if (target && !strncmp(target, prefix, strlen(prefix)) && target[strlen(prefix)] &&
+	    strcmp(target + strlen(prefix), "HEAD")) {
+		strbuf_addstr(name_out, target + strlen(prefix));
+		found = 1;
+	}
+	git_reference_free(ref);
+	return found;
+}
+
+/*
+ * Main's branch (§3): benchline.json's main_branch, else the branch origin/HEAD names, else
+ * main, else master; each as a local branch, else origin's remote-tracking one.
+ */
+static int resolve_main(git_oid *tip_out, struct strbuf *name_out, git_repository *repo,
+			const char *repo_dir, const struct ingest_config *cfg, struct bl_error *err)
+{
+	struct strbuf origin = STRBUF_INIT;
+	const char *candidates[3];
+	size_t n = 0;
+	git_reference *ref = NULL;
+	git_object *commit = NULL;
+	int rc = GIT_ENOTFOUND, ret = 0;
+
+	if (cfg->main_branch) {
+		candidates[n++] = cfg->main_branch;
+	} else {
+		if (origin_head(&origin, repo))
+			candidates[n++] = origin.buf;
+		candidates[n++] = "main";
+		candidates[n++] = "master";
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc = lookup_branch(&ref, repo, candidates[i]);
+		if (rc == 0) {
+			strbuf_addstr(name_out, candidates[i]);
+			break;
+		}
+		if (rc != GIT_ENOTFOUND && rc != GIT_EINVALIDSPEC) {
+			ret = git_fail(err, BL_EGIT, "cannot read branches");
+			bl_error_prefix(err, "'%s'", repo_dir);
+			goto done;
+		}
+	}
+	if (rc) {
+		if (cfg->main_branch)
+			ret = bl_error_set(
+			    err, BL_ENOTFOUND, "no branch '%s' in '%s' (main_branch in %s)",
+			    cfg->main_branch, repo_dir, cfg->path ? cfg->path : "benchline.json");
+		else
+			ret = bl_error_set(err, BL_ENOTFOUND,
+					   "'%s' has no main branch: no origin/HEAD, 'main' or "
+					   "'master' (set main_branch in benchline.json)",
+					   repo_dir);
+		goto done;
+	}
+	if (git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT) < 0) {
+		ret = bl_error_set(err, BL_EGIT, "branch '%s' in '%s' does not name a commit",
+				   name_out->buf, repo_dir);
+		goto done;
+	}
+	git_oid_cpy(tip_out, git_object_id(commit));
+done:
+	git_object_free(commit);
+	git_reference_free(ref);
+	strbuf_release(&origin);
+	return ret;
 }
 
 long ingest_pr_from_subject(const char *subject)
 {
-	(void)subject;
+	static const char merge[] = "Merge pull request #";
+	const char *p, *end;
+	long pr = 0;
+	int digits = 0;
+
+	if (!subject)
+		return 0;
+	if (!strncmp(subject, merge, strlen(merge))) {
+		for (p = subject + strlen(merge); *p >= '0' && *p <= '9' && digits < 10;
+		     p++, digits++)
+			pr = pr * 10 + (*p - '0');
+		if (digits && digits < 10 && (!*p || *p == ' '))
+			return pr;
+		return 0;
+	}
+	/* A squash merge: "Subject (#123)", maybe with trailing blanks. */
+	end = subject + strlen(subject);
+	while (end > subject && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (end - subject < 4 || end[-1] != ')')
+		return 0;
+	p = end - 1;
+	while (p > subject && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	digits = (int)(end - 1 - p);
+	if (!digits || digits > 9 || p - subject < 2 || p[-1] != '#' || p[-2] != '(')
+		return 0;
+	for (; p < end - 1; p++)
+		pr = pr * 10 + (*p - '0');
+	return pr;
+}
+
+/* One commit read from git, waiting to be stored. */
+struct walked_commit {
+	struct store_commit c;
+	char *subject;
+};
+
+static void walked_release(struct walked_commit *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i].subject);
+	free(list);
+}
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The measured list as stored in meta (so a changed list recomputes every source hash). */
+static char *measured_key(const struct ingest_config *cfg)
+{
+	json_t *arr;
+	char **sorted;
+	char *out;
+	if (!cfg->measured_paths)
+		return xstrdup("null");
+	sorted = xcalloc(cfg->n_measured + 1, sizeof(*sorted));
+	memcpy(sorted, cfg->measured_paths, cfg->n_measured * sizeof(*sorted));
+	qsort(sorted, cfg->n_measured, sizeof(*sorted), str_ptr_cmp);
+	arr = json_array();
+	for (size_t i = 0; i < cfg->n_measured; i++)
+		json_array_append_new(arr, json_string(sorted[i]));
+	out = json_dumps(arr, JSON_COMPACT);
+	json_decref(arr);
+	free(sorted);
+	return out;
+}
+
+/* Reads one commit into w: sha, parent, source hash, time, subject, pull request. */
+static int load_commit(struct walked_commit *w, git_commit **out, struct source_hasher *h,
+		       const git_oid *id, const char *repo_dir, struct bl_error *err)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid hash;
+	const char *summary;
+	int rc, ret;
+
+	memset(w, 0, sizeof(*w));
+	git_oid_tostr(hex, sizeof(hex), id);
+	rc = git_commit_lookup(out, h->repo, id);
+	if (rc == GIT_ENOTFOUND)
+		return bl_error_set(err, BL_EGIT,
+				    "commit %s is missing from '%s' (a shallow clone? fetch the "
+				    "whole history)",
+				    hex, repo_dir);
+	if (rc < 0) {
+		struct strbuf what = STRBUF_INIT;
+		strbuf_addf(&what, "cannot read commit %s in '%s'", hex, repo_dir);
+		git_fail(err, BL_EGIT, what.buf);
+		strbuf_release(&what);
+		return BL_EGIT;
+	}
+	if ((ret = hasher_tree(&hash, h, git_commit_tree_id(*out), err))) {
+		bl_error_prefix(err, "commit %s in '%s'", hex, repo_dir);
+		return ret;
+	}
+	memcpy(w->c.sha, hex, sizeof(hex));
+	git_oid_tostr(w->c.source_hash, sizeof(w->c.source_hash), &hash);
+	if (git_commit_parentcount(*out) > 0)
+		git_oid_tostr(w->c.parent, sizeof(w->c.parent), git_commit_parent_id(*out, 0));
+	w->c.committed_at = (int64_t)git_commit_time(*out);
+	summary = git_commit_summary(*out);
+	w->subject = xstrdup(summary ? summary : "");
+	w->c.subject = w->subject;
+	w->c.pr = ingest_pr_from_subject(w->subject);
 	return 0;
+}
+
+/*
+ * Walks first parents from the tip until a stored commit (its seq in *met_seq) or the root
+ * (*met_seq -1). The commits read are in *list, newest first. known 0 skips the store lookups
+ * (nothing stored, or everything is to be recomputed).
+ */
+static int walk_new(struct walked_commit **list, size_t *nr, int64_t *met_seq,
+		    struct source_hasher *h, struct store *st, int known, const git_oid *tip,
+		    const char *repo_dir, struct bl_error *err)
+{
+	size_t alloc = 0;
+	git_oid id;
+	int ret = 0;
+
+	*list = NULL;
+	*nr = 0;
+	*met_seq = -1;
+	git_oid_cpy(&id, tip);
+	for (;;) {
+		git_commit *commit = NULL;
+		if (known) {
+			char hex[GIT_OID_HEXSZ + 1];
+			int64_t seq;
+			git_oid_tostr(hex, sizeof(hex), &id);
+			if ((ret = store_commit_seq(&seq, st, hex, err)))
+				return ret;
+			if (seq >= 0) {
+				*met_seq = seq;
+				return 0;
+			}
+		}
+		ALLOC_GROW(*list, *nr, alloc);
+		ret = load_commit(&(*list)[*nr], &commit, h, &id, repo_dir, err);
+		if (ret) {
+			git_commit_free(commit);
+			return ret;
+		}
+		(*nr)++;
+		if (git_commit_parentcount(commit) == 0) {
+			git_commit_free(commit);
+			return 0;
+		}
+		git_oid_cpy(&id, git_commit_parent_id(commit, 0));
+		git_commit_free(commit);
+	}
+}
+
+/* Whether the walked chain (newest first) holds sha at position seq: nothing was dropped. */
+static int chain_holds(const struct walked_commit *list, size_t nr, const char *sha, int64_t seq)
+{
+	if (seq < 0 || (uint64_t)seq >= nr)
+		return 0;
+	return !strcmp(list[nr - 1 - (size_t)seq].c.sha, sha);
+}
+
+int ingest_sync(struct ingest_sync_result *out, struct store *st, const char *repo_dir,
+		const struct ingest_config *cfg, struct bl_error *err)
+{
+	git_repository *repo = NULL;
+	struct source_hasher h;
+	struct strbuf branch = STRBUF_INIT;
+	struct walked_commit *list = NULL;
+	size_t nr = 0;
+	git_oid tip;
+	char tip_hex[GIT_OID_HEXSZ + 1], stored_tip[41];
+	char *measured = measured_key(cfg), *stored_measured = NULL;
+	int64_t stored_seq = -1, met_seq, base, total;
+	int found, known, in_tx = 0, ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = open_repo(&repo, repo_dir, err))) {
+		free(measured);
+		return ret;
+	}
+	hasher_init(&h, repo, cfg);
+	if ((ret = resolve_main(&tip, &branch, repo, repo_dir, cfg, err)))
+		goto done;
+	git_oid_tostr(tip_hex, sizeof(tip_hex), &tip);
+
+	if ((ret = store_begin(st, err)))
+		goto done;
+	in_tx = 1;
+	if ((ret = store_commit_tip(&found, stored_tip, &stored_seq, st, err)) ||
+	    (ret = store_get_meta(&stored_measured, st, "measured_paths", err)))
+		goto done;
+	/* Stored source hashes of another measured list are all stale: recompute them. */
+	known = found && stored_measured && !strcmp(stored_measured, measured);
+	if ((ret = walk_new(&list, &nr, &met_seq, &h, st, known, &tip, repo_dir, err)))
+		goto done;
+	out->walked = nr;
+
+	if (met_seq >= 0) {
+		base = met_seq;
+		if (met_seq != stored_seq) {
+			/* main was rewritten: what followed the fork is gone */
+			if ((ret = store_delete_commits_after(st, met_seq, err)))
+				goto done;
+			out->rewritten = 1;
+		}
+	} else {
+		base = -1;
+		if (found) {
+			if ((ret = store_delete_commits_after(st, -1, err)))
+				goto done;
+			out->rewritten = !chain_holds(list, nr, stored_tip, stored_seq);
+		}
+	}
+	for (size_t i = nr; i-- > 0;) {
+		list[i].c.seq = ++base;
+		if ((ret = store_insert_commit(st, &list[i].c, err)))
+			goto done;
+	}
+	if ((ret = store_set_meta(st, "main_branch", branch.buf, err)) ||
+	    (ret = store_set_meta(st, "synced_tip", tip_hex, err)) ||
+	    (ret = store_set_meta(st, "measured_paths", measured, err)))
+		goto done;
+	for (size_t i = 0; i < cfg->n_keep_first; i++)
+		if ((ret = store_set_machine_keep(st, cfg->keep_first_machines[i], 1, err)))
+			goto done;
+	if ((ret = store_refresh_not_main(st, err)) || (ret = store_commit_count(&total, st, err)))
+		goto done;
+	in_tx = 0;
+	if ((ret = store_commit(st, err)))
+		goto done;
+	out->total = (size_t)total;
+	memcpy(out->tip, tip_hex, sizeof(out->tip));
+	if (branch.len >= sizeof(out->branch))
+		strbuf_setlen(&branch, sizeof(out->branch) - 1);
+	memcpy(out->branch, branch.buf, branch.len + 1);
+done:
+	if (in_tx)
+		store_rollback(st);
+	if (ret) {
+		out->walked = 0;
+		out->rewritten = 0;
+	}
+	walked_release(list, nr);
+	free(measured);
+	free(stored_measured);
+	strbuf_release(&branch);
+	hasher_release(&h);
+	git_repository_free(repo);
+	return ret;
 }

@@ -47,40 +47,40 @@ enum stmt_id {
 };
 
 static const char *const stmt_sql[Q__COUNT] = {
-	[Q_MACHINE_GET] = SQL_MACHINE_GET,
-	[Q_MACHINE_INSERT] = SQL_MACHINE_INSERT,
-	[Q_MACHINE_SET_INFO] = SQL_MACHINE_SET_INFO,
-	[Q_MACHINE_SET_KEEP] = SQL_MACHINE_SET_KEEP,
-	[Q_BENCHMARK_GET] = SQL_BENCHMARK_GET,
-	[Q_BENCHMARK_INSERT] = SQL_BENCHMARK_INSERT,
-	[Q_RUN_BY_DIGEST] = SQL_RUN_BY_DIGEST,
-	[Q_RUN_INSERT] = SQL_RUN_INSERT,
-	[Q_METRIC_INSERT] = SQL_METRIC_INSERT,
-	[Q_TAG_INSERT] = SQL_TAG_INSERT,
-	[Q_TAG_DELETE] = SQL_TAG_DELETE,
-	[Q_TAG_HAS] = SQL_TAG_HAS,
-	[Q_STANDING_GET] = SQL_STANDING_GET,
-	[Q_STANDING_SET] = SQL_STANDING_SET,
-	[Q_MAIN_KNOWN] = SQL_MAIN_KNOWN,
-	[Q_MAIN_HAS] = SQL_MAIN_HAS,
-	[Q_NOT_MAIN_CLEAR] = SQL_NOT_MAIN_CLEAR,
-	[Q_NOT_MAIN_SET] = SQL_NOT_MAIN_SET,
-	[Q_META_GET] = SQL_META_GET,
-	[Q_META_SET] = SQL_META_SET,
-	[Q_COMMIT_TIP] = SQL_COMMIT_TIP,
-	[Q_COMMIT_SEQ] = SQL_COMMIT_SEQ,
-	[Q_COMMIT_INSERT] = SQL_COMMIT_INSERT,
-	[Q_COMMIT_DELETE_AFTER] = SQL_COMMIT_DELETE_AFTER,
-	[Q_COMMIT_COUNT] = SQL_COMMIT_COUNT,
-	[Q_RECORDS_LIST] = SQL_RECORDS_LIST,
-	[Q_RUN_TAGS] = SQL_RUN_TAGS,
-	[Q_RUN_METRICS] = SQL_RUN_METRICS,
-	[Q_COUNT_RUNS] = SQL_COUNT_RUNS,
-	[Q_COUNT_RECORDS] = SQL_COUNT_RECORDS,
-	[Q_COUNT_METRICS] = SQL_COUNT_METRICS,
-	[Q_COUNT_TAGS] = SQL_COUNT_TAGS,
-	[Q_COUNT_MACHINES] = SQL_COUNT_MACHINES,
-	[Q_COUNT_BENCHMARKS] = SQL_COUNT_BENCHMARKS,
+    [Q_MACHINE_GET] = SQL_MACHINE_GET,
+    [Q_MACHINE_INSERT] = SQL_MACHINE_INSERT,
+    [Q_MACHINE_SET_INFO] = SQL_MACHINE_SET_INFO,
+    [Q_MACHINE_SET_KEEP] = SQL_MACHINE_SET_KEEP,
+    [Q_BENCHMARK_GET] = SQL_BENCHMARK_GET,
+    [Q_BENCHMARK_INSERT] = SQL_BENCHMARK_INSERT,
+    [Q_RUN_BY_DIGEST] = SQL_RUN_BY_DIGEST,
+    [Q_RUN_INSERT] = SQL_RUN_INSERT,
+    [Q_METRIC_INSERT] = SQL_METRIC_INSERT,
+    [Q_TAG_INSERT] = SQL_TAG_INSERT,
+    [Q_TAG_DELETE] = SQL_TAG_DELETE,
+    [Q_TAG_HAS] = SQL_TAG_HAS,
+    [Q_STANDING_GET] = SQL_STANDING_GET,
+    [Q_STANDING_SET] = SQL_STANDING_SET,
+    [Q_MAIN_KNOWN] = SQL_MAIN_KNOWN,
+    [Q_MAIN_HAS] = SQL_MAIN_HAS,
+    [Q_NOT_MAIN_CLEAR] = SQL_NOT_MAIN_CLEAR,
+    [Q_NOT_MAIN_SET] = SQL_NOT_MAIN_SET,
+    [Q_META_GET] = SQL_META_GET,
+    [Q_META_SET] = SQL_META_SET,
+    [Q_COMMIT_TIP] = SQL_COMMIT_TIP,
+    [Q_COMMIT_SEQ] = SQL_COMMIT_SEQ,
+    [Q_COMMIT_INSERT] = SQL_COMMIT_INSERT,
+    [Q_COMMIT_DELETE_AFTER] = SQL_COMMIT_DELETE_AFTER,
+    [Q_COMMIT_COUNT] = SQL_COMMIT_COUNT,
+    [Q_RECORDS_LIST] = SQL_RECORDS_LIST,
+    [Q_RUN_TAGS] = SQL_RUN_TAGS,
+    [Q_RUN_METRICS] = SQL_RUN_METRICS,
+    [Q_COUNT_RUNS] = SQL_COUNT_RUNS,
+    [Q_COUNT_RECORDS] = SQL_COUNT_RECORDS,
+    [Q_COUNT_METRICS] = SQL_COUNT_METRICS,
+    [Q_COUNT_TAGS] = SQL_COUNT_TAGS,
+    [Q_COUNT_MACHINES] = SQL_COUNT_MACHINES,
+    [Q_COUNT_BENCHMARKS] = SQL_COUNT_BENCHMARKS,
 };
 
 /* How long a writer waits for another before SQLITE_BUSY reaches the caller. */
@@ -361,8 +361,7 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 	return 0;
 }
 
-int store_set_machine_keep(struct store *st, const char *name, int keep_first,
-			   struct bl_error *err)
+int store_set_machine_keep(struct store *st, const char *name, int keep_first, struct bl_error *err)
 {
 	sqlite3_stmt *s = stmt(st, Q_MACHINE_SET_KEEP, err);
 	if (!s)
@@ -501,8 +500,7 @@ int store_remove_tag(struct store *st, int64_t run_id, const char *tag, struct b
 	return tag_stmt(st, Q_TAG_DELETE, run_id, tag, err);
 }
 
-int store_has_tag(int *out, struct store *st, int64_t run_id, const char *tag,
-		  struct bl_error *err)
+int store_has_tag(int *out, struct store *st, int64_t run_id, const char *tag, struct bl_error *err)
 {
 	sqlite3_stmt *s = stmt(st, Q_TAG_HAS, err);
 	int64_t v;
@@ -704,10 +702,10 @@ int store_count(int64_t *out, struct store *st, const char *table, struct bl_err
 		const char *table;
 		enum stmt_id id;
 	} counts[] = {
-		{"runs", Q_COUNT_RUNS},	      {"records", Q_COUNT_RECORDS},
-		{"metrics", Q_COUNT_METRICS},   {"tags", Q_COUNT_TAGS},
-		{"machines", Q_COUNT_MACHINES}, {"benchmarks", Q_COUNT_BENCHMARKS},
-		{"commits", Q_COMMIT_COUNT},
+	    {"runs", Q_COUNT_RUNS},	    {"records", Q_COUNT_RECORDS},
+	    {"metrics", Q_COUNT_METRICS},   {"tags", Q_COUNT_TAGS},
+	    {"machines", Q_COUNT_MACHINES}, {"benchmarks", Q_COUNT_BENCHMARKS},
+	    {"commits", Q_COMMIT_COUNT},
 	};
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		if (!strcmp(counts[i].table, table)) {
@@ -777,9 +775,9 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 		m->value = column_real(s, 6);
 		m->n = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
 		if (sqlite3_column_type(s, 8) == SQLITE_BLOB)
-			m->samples = decode_samples(sqlite3_column_blob(s, 8),
-						    (size_t)sqlite3_column_bytes(s, 8),
-						    &m->nsamples);
+			m->samples =
+			    decode_samples(sqlite3_column_blob(s, 8),
+					   (size_t)sqlite3_column_bytes(s, 8), &m->nsamples);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
@@ -814,8 +812,8 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 		row.baseline = sqlite3_column_int(list, 10);
 		row.standing = sqlite3_column_int(list, 11);
 		row.seq = sqlite3_column_type(list, 12) == SQLITE_NULL
-				  ? -1
-				  : sqlite3_column_int64(list, 12);
+			      ? -1
+			      : sqlite3_column_int64(list, 12);
 		ret = load_row_details(st, &row, err);
 		if (!ret && fn(&row, data))
 			ret = 1;

@@ -101,16 +101,15 @@ static void rfc3339_rejects_the_rest(void **state)
 	(void)state;
 	double t;
 	const char *bad[] = {
-		"2026-11-02T04:00:00",	      /* no zone */
-		"2026-11-02T04:00:00+01:00", /* not UTC */
-		"2026-11-02 04:00:00Z",	      /* no T */
-		"2026-13-02T04:00:00Z",	      /* month */
-		"2026-02-30T04:00:00Z",	      /* day */
-		"2025-02-29T04:00:00Z",	      /* not a leap year */
-		"2026-11-02T24:00:00Z",	      /* hour */
-		"2026-11-02T04:00:00.Z",      /* empty fraction */
-		"2026-11-02T04:00:00Zjunk",
-		"",
+	    "2026-11-02T04:00:00",	 /* no zone */
+	    "2026-11-02T04:00:00+01:00", /* not UTC */
+	    "2026-11-02 04:00:00Z",	 /* no T */
+	    "2026-13-02T04:00:00Z",	 /* month */
+	    "2026-02-30T04:00:00Z",	 /* day */
+	    "2025-02-29T04:00:00Z",	 /* not a leap year */
+	    "2026-11-02T24:00:00Z",	 /* hour */
+	    "2026-11-02T04:00:00.Z",	 /* empty fraction */
+	    "2026-11-02T04:00:00Zjunk",	 "",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse_rfc3339_utc(bad[i], &t), BL_EINVALID);
@@ -123,8 +122,8 @@ static void utf8_validation(void **state)
 	assert_true(utf8_valid("caf\xc3\xa9", 5));
 	assert_true(utf8_valid("\xf0\x9f\x98\x80", 4));
 	assert_false(utf8_valid("\xff", 1));
-	assert_false(utf8_valid("caf\xc3", 4));	      /* truncated */
-	assert_false(utf8_valid("\xc0\xaf", 2));      /* overlong */
+	assert_false(utf8_valid("caf\xc3", 4));	     /* truncated */
+	assert_false(utf8_valid("\xc0\xaf", 2));     /* overlong */
 	assert_false(utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
 }
 
@@ -170,17 +169,17 @@ static void file_reading_is_capped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(strbuf_starts_empty_and_never_null),
-		cmocka_unit_test(strbuf_grows_across_many_appends),
-		cmocka_unit_test(strbuf_addf_handles_long_output),
-		cmocka_unit_test(strbuf_json_string_escapes),
-		cmocka_unit_test(error_set_and_prefix),
-		cmocka_unit_test(rfc3339_accepts_utc),
-		cmocka_unit_test(rfc3339_rejects_the_rest),
-		cmocka_unit_test(utf8_validation),
-		cmocka_unit_test(hex40),
-		cmocka_unit_test(globs),
-		cmocka_unit_test(file_reading_is_capped),
+	    cmocka_unit_test(strbuf_starts_empty_and_never_null),
+	    cmocka_unit_test(strbuf_grows_across_many_appends),
+	    cmocka_unit_test(strbuf_addf_handles_long_output),
+	    cmocka_unit_test(strbuf_json_string_escapes),
+	    cmocka_unit_test(error_set_and_prefix),
+	    cmocka_unit_test(rfc3339_accepts_utc),
+	    cmocka_unit_test(rfc3339_rejects_the_rest),
+	    cmocka_unit_test(utf8_validation),
+	    cmocka_unit_test(hex40),
+	    cmocka_unit_test(globs),
+	    cmocka_unit_test(file_reading_is_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
