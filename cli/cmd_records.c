@@ -79,10 +79,10 @@ static void print_row_text(const struct store_record_row *row)
 	       row->benchmark, row->config[0] ? row->config : "-", row->source_hash,
 	       (long long)row->harness_version, seq.buf, row->commit);
 	if (m)
-		printf(" %s=%g%s", m->name, isnan(m->median) ? m->value : m->median, m->unit);
-	printf("%s%s\n", row->ntags ? " [" : "", row->ntags ? tags.buf : "");
+		printf(" %s=%g %s", m->name, isnan(m->median) ? m->value : m->median, m->unit);
 	if (row->ntags)
-		fputs("", stdout);
+		printf(" [%s]", tags.buf);
+	putchar('\n');
 	strbuf_release(&tags);
 	strbuf_release(&seq);
 }

@@ -1,12 +1,168 @@
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "../store/store.h"
 #include "cli.h"
+
+/* The text table's columns. */
+enum { COL_MACHINE, COL_BENCHMARK, COL_CONFIG, COL_METRIC, COL_RECORDS, COL_LINES, COL_LAST, NCOL };
+
+static const char *const col_names[NCOL] = {"machine", "benchmark", "config",	 "metric",
+					    "records", "lines",	    "last value"};
+
+struct series_out {
+	int json;
+	size_t count;
+	/* Text mode keeps the cells (not the records) to align the columns. */
+	char **cells;
+	size_t ncells, alloc;
+	size_t width[NCOL];
+};
+
+static json_t *line_json(const struct store_series_line *l)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "start_commit",
+			    l->start_commit[0] ? json_string(l->start_commit) : json_null());
+	json_object_set_new(o, "start_seq",
+			    l->start_seq >= 0 ? json_integer(l->start_seq) : json_null());
+	json_object_set_new(o, "reason", json_string(l->reason));
+	json_object_set_new(o, "records", json_integer(l->records));
+	return o;
+}
+
+static json_t *series_json(const struct store_series *s)
+{
+	json_t *o = json_object(), *lines = json_array();
+	json_object_set_new(o, "id", json_string(s->id));
+	json_object_set_new(o, "machine", json_string(s->machine));
+	json_object_set_new(o, "benchmark", json_string(s->benchmark));
+	json_object_set_new(o, "config", json_string(s->config));
+	json_object_set_new(o, "metric", json_string(s->metric));
+	json_object_set_new(o, "kind", json_string(s->kind));
+	json_object_set_new(o, "unit", json_string(s->unit));
+	json_object_set_new(o, "better", json_string(s->better));
+	json_object_set_new(o, "records", json_integer(s->records));
+	for (size_t i = 0; i < s->nlines; i++)
+		json_array_append_new(lines, line_json(&s->lines[i]));
+	json_object_set_new(o, "lines", lines);
+	json_object_set_new(o, "last_value",
+			    isnan(s->last_value) ? json_null() : json_real(s->last_value));
+	json_object_set_new(o, "last_commit",
+			    s->last_commit[0] ? json_string(s->last_commit) : json_null());
+	/* Detection (§6) and bisection (§9) fill these; until then nothing is known. */
+	json_object_set_new(o, "open_suspects", json_null());
+	json_object_set_new(o, "regressions", json_null());
+	return o;
+}
+
+/* A value as a person reads it: whole numbers whole, others with a few decimals. */
+static void format_value(struct strbuf *sb, double v, const char *unit)
+{
+	if (isnan(v))
+		strbuf_addch(sb, '-');
+	else if (v == floor(v) && fabs(v) < 1e15)
+		strbuf_addf(sb, "%.0f", v);
+	else if (fabs(v) >= 100)
+		strbuf_addf(sb, "%.1f", v);
+	else
+		strbuf_addf(sb, "%.4g", v);
+	if (!isnan(v) && unit && *unit)
+		strbuf_addf(sb, " %s", unit);
+}
+
+static void add_cell(struct series_out *out, int col, struct strbuf *sb)
+{
+	ALLOC_GROW(out->cells, out->ncells, out->alloc);
+	if (sb->len > out->width[col])
+		out->width[col] = sb->len;
+	out->cells[out->ncells++] = strbuf_detach(sb, NULL);
+}
+
+static int each_series(const struct store_series *s, void *data)
+{
+	struct series_out *out = data;
+	struct strbuf sb = STRBUF_INIT;
+	if (out->json) {
+		json_t *o = series_json(s);
+		fputs(out->count ? ",\n" : "\n", stdout);
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+		json_decref(o);
+		out->count++;
+		return 0;
+	}
+	strbuf_addstr(&sb, s->machine);
+	add_cell(out, COL_MACHINE, &sb);
+	strbuf_addstr(&sb, s->benchmark);
+	add_cell(out, COL_BENCHMARK, &sb);
+	strbuf_addstr(&sb, s->config[0] ? s->config : "-");
+	add_cell(out, COL_CONFIG, &sb);
+	strbuf_addstr(&sb, s->metric);
+	add_cell(out, COL_METRIC, &sb);
+	strbuf_addf(&sb, "%lld", (long long)s->records);
+	add_cell(out, COL_RECORDS, &sb);
+	strbuf_addf(&sb, "%zu", s->nlines);
+	add_cell(out, COL_LINES, &sb);
+	format_value(&sb, s->last_value, s->unit);
+	add_cell(out, COL_LAST, &sb);
+	out->count++;
+	return 0;
+}
+
+static void print_table(struct series_out *out)
+{
+	for (int c = 0; c < NCOL; c++)
+		if (strlen(col_names[c]) > out->width[c])
+			out->width[c] = strlen(col_names[c]);
+	/* Row 0 is the header. */
+	for (size_t i = 0; i <= out->ncells / NCOL; i++) {
+		for (int c = 0; c < NCOL; c++) {
+			const char *cell =
+			    i ? out->cells[(i - 1) * NCOL + (size_t)c] : col_names[c];
+			int w = (int)out->width[c];
+			/* Counts align right, text left; the last column is not padded. */
+			if (c == COL_RECORDS || c == COL_LINES)
+				printf("%*s  ", w, cell);
+			else if (c == NCOL - 1)
+				printf("%s\n", cell);
+			else
+				printf("%-*s  ", w, cell);
+		}
+	}
+}
 
 int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
-	argc = cli_parse(argc, argv, opts, ctx);
-	(void)argc;
-	cli_error("'series' is not built yet");
-	return 2;
+	struct store_series_filter filter = {NULL, NULL};
+	struct series_out out;
+	struct bl_error err = BL_ERROR_INIT;
+	int ret;
+	const struct cli_option opts[] = {
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_STRING, "machine", &filter.machine, "M", "only this machine"},
+	    {OPT_STRING, "benchmark", &filter.benchmark, "B", "only this benchmark"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	memset(&out, 0, sizeof(out));
+	if (cli_parse(argc, argv, opts, ctx))
+		cli_usage_error(ctx->cmd, opts, "series takes no arguments");
+	if (out.json)
+		fputc('[', stdout);
+	ret = store_each_series(ctx->store, &filter, each_series, &out, &err);
+	if (out.json)
+		fputs(out.count ? "\n]\n" : "]\n", stdout);
+	else if (!ret && out.count)
+		print_table(&out);
+	else if (!ret)
+		fputs("no series yet (ingest records, or try 'benchline demo')\n", stderr);
+	if (ret)
+		ret = cli_fail(&err);
+	for (size_t i = 0; i < out.ncells; i++)
+		free(out.cells[i]);
+	free(out.cells);
+	bl_error_release(&err);
+	return ret;
 }

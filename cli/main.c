@@ -20,7 +20,7 @@ const struct cli_command cli_commands[] = {
     {"records", cmd_records, NEED_DB,
      "benchline records [--json] [--machine M] [--benchmark B] [--all]",
      "list standing records (every run with --all)"},
-    {"series", cmd_series, NEED_DB, "benchline series [--json]",
+    {"series", cmd_series, NEED_DB, "benchline series [--json] [--machine M] [--benchmark B]",
      "list every Series: machine, benchmark, config, metric"},
     {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
      "print the source hash of revisions (default HEAD)"},
@@ -28,7 +28,7 @@ const struct cli_command cli_commands[] = {
      "fail when a top-level path is neither measured nor unmeasured"},
     {"sync", cmd_sync, NEED_DB_CREATE, "benchline sync --repo DIR [--json]",
      "record main's first-parent history (only new commits)"},
-    {"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N]",
+    {"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N] [--json]",
      "write a generated demo history into the database"},
     {NULL, NULL, 0, NULL, NULL},
 };

@@ -92,6 +92,8 @@ CREATE TABLE commits (
 	pr INTEGER -- pull request number named by the subject, else NULL
 ) WITHOUT ROWID;
 CREATE INDEX commits_source ON commits (source_hash, seq);
+-- Places a record whose commit is not on main by time (records_list, series_members).
+CREATE INDEX commits_time ON commits (committed_at, seq);
 
 -- Small settings the store keeps between commands: main_branch, synced_tip.
 CREATE TABLE meta (

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "internal.h"
 #include "sql_embed.h"
-#include "store.h"
 
 /* Every statement the store uses, prepared lazily on first use and kept until store_free. */
 enum stmt_id {
@@ -92,6 +92,11 @@ struct store {
 	sqlite3_stmt *stmts[Q__COUNT];
 	int in_transaction;
 };
+
+sqlite3 *store_sqlite(struct store *st)
+{
+	return st->db;
+}
 
 static int db_error(struct bl_error *err, struct store *st, const char *what)
 {

@@ -45,9 +45,9 @@ struct store_run {
 	int64_t machine_id, benchmark_id;
 	const char *config, *source_hash;
 	int64_t harness_version;
-	const char *content_hash; /* may be NULL */
+	const char *content_hash;    /* may be NULL */
 	const char *commit, *branch; /* branch may be NULL */
-	double committed_at;         /* NAN when unknown */
+	double committed_at;	     /* NAN when unknown */
 	double started_at;
 	int dirty, baseline;
 	const char *profile, *primary_metric;
@@ -57,11 +57,11 @@ struct store_run {
 
 struct store_metric {
 	const char *name;
-	const char *kind;   /* "timed", "counted", "quantile" */
+	const char *kind; /* "timed", "counted", "quantile" */
 	const char *unit;
-	const char *better; /* "lower", "higher" */
+	const char *better;	   /* "lower", "higher" */
 	double median, p95, value; /* NAN when absent */
-	int64_t n;                 /* -1 when absent */
+	int64_t n;		   /* -1 when absent */
 	const double *samples;
 	size_t nsamples;
 	const char *ladder; /* may be NULL */
@@ -122,13 +122,13 @@ int store_commit_count(int64_t *out, struct store *st, struct bl_error *err);
 struct store_record_filter {
 	const char *machine;   /* NULL: any */
 	const char *benchmark; /* NULL: any */
-	int all;               /* 1: every run, not just standing ones */
+	int all;	       /* 1: every run, not just standing ones */
 };
 
 struct store_record_metric {
 	char *name, *kind, *unit, *better;
 	double median, p95, value; /* NAN when NULL */
-	int64_t n;                 /* -1 when NULL */
+	int64_t n;		   /* -1 when NULL */
 	double *samples;
 	size_t nsamples;
 };
@@ -154,5 +154,47 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 
 /* Counts, for tests and `init`. */
 int store_count(int64_t *out, struct store *st, const char *table, struct bl_error *err);
+
+/* Series */
+
+/* A line of a Series (§1): a stretch with no break, and why it starts where it does. */
+struct store_series_line {
+	char start_commit[41];
+	int64_t start_seq;  /* -1 when the first record's place on main is unknown */
+	const char *reason; /* "first", "harness", "content" or "baseline" */
+	int64_t records;
+};
+
+/* One Series: a metric over the untagged standing records of one (machine, benchmark,
+ * config), in main's commit order (§1, §3, §5). Strings live until the callback returns. */
+struct store_series {
+	const char *id; /* store_series_id(): machine/benchmark/config/metric, percent-encoded */
+	const char *machine, *benchmark, *config, *metric;
+	const char *kind, *unit, *better; /* as the last record gives them */
+	int64_t records;
+	const struct store_series_line *lines;
+	size_t nlines;
+	double last_value; /* the last record's median (timed) or value; NAN when absent */
+	char last_commit[41];
+	int64_t last_seq; /* -1 when unknown */
+};
+
+struct store_series_filter {
+	const char *machine;   /* NULL: any */
+	const char *benchmark; /* NULL: any */
+};
+
+/* Called once per Series, ordered by machine, benchmark, config and metric name (bytewise).
+ * A non-zero return stops the walk (store_each_series then returns 0). */
+typedef int (*store_series_fn)(const struct store_series *series, void *data);
+/* Walks every Series (filter may be NULL) in one read transaction, one (machine, benchmark,
+ * config) group at a time: memory holds one group's lines, never the records. */
+int store_each_series(struct store *st, const struct store_series_filter *filter,
+		      store_series_fn fn, void *data, struct bl_error *err);
+/* Appends a Series' stable id: the four names joined by '/', each percent-encoded (every
+ * byte outside [A-Za-z0-9._~-] as %XX, uppercase), e.g.
+ * "m4-pro-metal/town/2560x1440%2F1800f/gpu_frame_us". */
+void store_series_id(struct strbuf *out, const char *machine, const char *benchmark,
+		     const char *config, const char *metric);
 
 #endif

@@ -1,0 +1,15 @@
+/*
+ * Private to store/: what the store's own files share. Nothing outside store/ includes it.
+ */
+#ifndef BENCHLINE_STORE_INTERNAL_H
+#define BENCHLINE_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* The open connection, for the store's other files (series walks prepare their own
+ * statements: they run while the shared ones are in use). */
+sqlite3 *store_sqlite(struct store *st);
+
+#endif
