@@ -1,0 +1,331 @@
+/*
+ * The reference for the ingest budget (§12): plain prepared SQLite inserts of the rows
+ * `benchline ingest` stores for the same records, in one transaction, with the same pragmas.
+ *
+ *   plain_insert DB ROWS
+ *
+ * DB already holds benchline's schema (sql/001-init.sql, created by the sqlite3 CLI). ROWS is
+ * the tab-separated form gen-records.pl --rows writes. It is read into memory first and not
+ * timed; the timed part is BEGIN, the machine and benchmark rows, then per record one runs
+ * row, its metric rows and its records row, COMMIT and the close (which checkpoints the WAL, as
+ * the end of a benchline process does). Prints "RECORDS SECONDS".
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct metric {
+	const char *name, *kind, *unit, *better;
+	double median, p95, value; /* NAN: NULL */
+	long long n;		   /* -1: NULL */
+	double *samples;
+	size_t nsamples;
+};
+
+struct run {
+	long long machine, benchmark, harness;
+	const char *config, *source, *commit, *branch, *primary, *digest, *raw;
+	double started, quietness;
+	size_t first_metric, nmetrics;
+};
+
+struct name {
+	long long idx;
+	const char *name;
+};
+
+static void die(const char *what, sqlite3 *db)
+{
+	fprintf(stderr, "plain_insert: %s: %s\n", what, db ? sqlite3_errmsg(db) : "failed");
+	exit(1);
+}
+
+static void *grow(void *p, size_t *alloc, size_t nr, size_t size)
+{
+	if (nr < *alloc)
+		return p;
+	*alloc = *alloc ? *alloc * 2 : 1024;
+	p = realloc(p, *alloc * size);
+	if (!p)
+		die("out of memory", NULL);
+	return p;
+}
+
+/* Splits line at tabs in place into at most max fields; returns how many. */
+static size_t split(char *line, char **fields, size_t max)
+{
+	size_t n = 0;
+	while (n < max) {
+		char *tab = strchr(line, '\t');
+		fields[n++] = line;
+		if (!tab)
+			break;
+		*tab = '\0';
+		line = tab + 1;
+	}
+	return n;
+}
+
+static double real_or_nan(const char *s)
+{
+	return strcmp(s, "-") ? strtod(s, NULL) : NAN;
+}
+
+static double *parse_samples(const char *s, size_t *n)
+{
+	double *v = NULL;
+	size_t alloc = 0;
+	*n = 0;
+	if (!strcmp(s, "-"))
+		return NULL;
+	while (*s) {
+		char *end;
+		double d = strtod(s, &end);
+		if (end == s)
+			break;
+		v = grow(v, &alloc, *n, sizeof(*v));
+		v[(*n)++] = d;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return v;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long len;
+	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		perror(path);
+		exit(1);
+	}
+	buf = malloc((size_t)len + 1);
+	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len)
+		die("cannot read the rows", NULL);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_double(s, i, v);
+}
+
+static void step(sqlite3 *db, sqlite3_stmt *s, const char *what)
+{
+	if (sqlite3_step(s) != SQLITE_DONE)
+		die(what, db);
+	sqlite3_reset(s);
+}
+
+static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
+		die(sql, db);
+	return s;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	struct run *runs = NULL;
+	struct metric *metrics = NULL;
+	struct name *machines = NULL, *benchmarks = NULL;
+	size_t nruns = 0, aruns = 0, nmetrics = 0, ametrics = 0;
+	size_t nmachines = 0, amachines = 0, nbenchmarks = 0, abenchmarks = 0;
+	sqlite3 *db;
+	sqlite3_stmt *ins_machine, *ins_benchmark, *ins_run, *ins_metric, *ins_record;
+	char *buf, *line, *next;
+	double t0, t1;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: plain_insert DB ROWS\n");
+		return 2;
+	}
+	buf = read_all(argv[2]);
+	for (line = buf; *line; line = next) {
+		char *f[13];
+		size_t nf;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		nf = split(line, f, 13);
+		if (!strcmp(f[0], "MACHINE") && nf == 3) {
+			machines = grow(machines, &amachines, nmachines, sizeof(*machines));
+			machines[nmachines++] = (struct name){atoll(f[1]), f[2]};
+		} else if (!strcmp(f[0], "BENCHMARK") && nf == 3) {
+			benchmarks =
+			    grow(benchmarks, &abenchmarks, nbenchmarks, sizeof(*benchmarks));
+			benchmarks[nbenchmarks++] = (struct name){atoll(f[1]), f[2]};
+		} else if (!strcmp(f[0], "R") && nf == 13) {
+			runs = grow(runs, &aruns, nruns, sizeof(*runs));
+			runs[nruns++] = (struct run){
+			    .machine = atoll(f[1]) + 1,
+			    .benchmark = atoll(f[2]) + 1,
+			    .config = f[3],
+			    .source = f[4],
+			    .harness = atoll(f[5]),
+			    .commit = f[6],
+			    .branch = f[7],
+			    .started = strtod(f[8], NULL),
+			    .primary = f[9],
+			    .quietness = real_or_nan(f[10]),
+			    .digest = f[11],
+			    .raw = f[12],
+			    .first_metric = nmetrics,
+			};
+		} else if (!strcmp(f[0], "M") && nf == 10 && nruns) {
+			struct metric *m;
+			metrics = grow(metrics, &ametrics, nmetrics, sizeof(*metrics));
+			m = &metrics[nmetrics++];
+			*m = (struct metric){
+			    .name = f[1],
+			    .kind = f[2],
+			    .unit = f[3],
+			    .better = f[4],
+			    .median = real_or_nan(f[5]),
+			    .p95 = real_or_nan(f[6]),
+			    .n = strcmp(f[7], "-") ? atoll(f[7]) : -1,
+			    .value = real_or_nan(f[8]),
+			};
+			m->samples = parse_samples(f[9], &m->nsamples);
+			runs[nruns - 1].nmetrics++;
+		} else {
+			fprintf(stderr, "plain_insert: %s: bad row '%.40s'\n", argv[2], f[0]);
+			return 1;
+		}
+	}
+
+	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
+		die(argv[1], db);
+	if (sqlite3_exec(db,
+			 "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
+			 " PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		die("pragmas", db);
+	/* The statements of sql/queries.sql that ingest uses to insert. */
+	ins_machine = prepare(db, "INSERT INTO machines (id, name) VALUES (?1, ?2)");
+	ins_benchmark = prepare(db, "INSERT INTO benchmarks (id, name) VALUES (?1, ?2)");
+	ins_run = prepare(
+	    db, "INSERT INTO runs (digest, machine_id, benchmark_id, config, source_hash,"
+		" harness_version, content_hash, commit_sha, branch, committed_at, started_at,"
+		" dirty, profile, baseline, primary_metric, quietness, raw, ingested_at)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		" ?17, (julianday('now') - 2440587.5) * 86400.0)");
+	ins_metric = prepare(db, "INSERT INTO metrics (run_id, name, kind, unit, better, median,"
+				 " p95, n, value, ladder, samples)"
+				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+	ins_record = prepare(db, "INSERT INTO records (machine_id, benchmark_id, config,"
+				 " source_hash, harness_version, run_id)"
+				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+
+	t0 = now();
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		die("begin", db);
+	for (size_t i = 0; i < nmachines; i++) {
+		sqlite3_bind_int64(ins_machine, 1, machines[i].idx + 1);
+		bind_text(ins_machine, 2, machines[i].name);
+		step(db, ins_machine, "insert a machine");
+	}
+	for (size_t i = 0; i < nbenchmarks; i++) {
+		sqlite3_bind_int64(ins_benchmark, 1, benchmarks[i].idx + 1);
+		bind_text(ins_benchmark, 2, benchmarks[i].name);
+		step(db, ins_benchmark, "insert a benchmark");
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		sqlite3_int64 run_id;
+		bind_text(ins_run, 1, r->digest);
+		sqlite3_bind_int64(ins_run, 2, r->machine);
+		sqlite3_bind_int64(ins_run, 3, r->benchmark);
+		bind_text(ins_run, 4, r->config);
+		bind_text(ins_run, 5, r->source);
+		sqlite3_bind_int64(ins_run, 6, r->harness);
+		sqlite3_bind_null(ins_run, 7);
+		bind_text(ins_run, 8, r->commit);
+		bind_text(ins_run, 9, r->branch);
+		sqlite3_bind_null(ins_run, 10);
+		sqlite3_bind_double(ins_run, 11, r->started);
+		sqlite3_bind_int(ins_run, 12, 0);
+		bind_text(ins_run, 13, "release");
+		sqlite3_bind_int(ins_run, 14, 0);
+		bind_text(ins_run, 15, r->primary);
+		bind_real(ins_run, 16, r->quietness);
+		bind_text(ins_run, 17, r->raw);
+		step(db, ins_run, "insert a run");
+		run_id = sqlite3_last_insert_rowid(db);
+		for (size_t k = 0; k < r->nmetrics; k++) {
+			const struct metric *m = &metrics[r->first_metric + k];
+			sqlite3_bind_int64(ins_metric, 1, run_id);
+			bind_text(ins_metric, 2, m->name);
+			bind_text(ins_metric, 3, m->kind);
+			bind_text(ins_metric, 4, m->unit);
+			bind_text(ins_metric, 5, m->better);
+			bind_real(ins_metric, 6, m->median);
+			bind_real(ins_metric, 7, m->p95);
+			if (m->n >= 0)
+				sqlite3_bind_int64(ins_metric, 8, m->n);
+			else
+				sqlite3_bind_null(ins_metric, 8);
+			bind_real(ins_metric, 9, m->value);
+			sqlite3_bind_null(ins_metric, 10);
+			if (m->samples) /* little-endian doubles, as the store keeps them (x86, arm)
+					 */
+				sqlite3_bind_blob(ins_metric, 11, m->samples,
+						  (int)(m->nsamples * sizeof(double)),
+						  SQLITE_STATIC);
+			else
+				sqlite3_bind_null(ins_metric, 11);
+			step(db, ins_metric, "insert a metric");
+		}
+		sqlite3_bind_int64(ins_record, 1, r->machine);
+		sqlite3_bind_int64(ins_record, 2, r->benchmark);
+		bind_text(ins_record, 3, r->config);
+		bind_text(ins_record, 4, r->source);
+		sqlite3_bind_int64(ins_record, 5, r->harness);
+		sqlite3_bind_int64(ins_record, 6, run_id);
+		step(db, ins_record, "insert a record");
+	}
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		die("commit", db);
+	sqlite3_finalize(ins_machine);
+	sqlite3_finalize(ins_benchmark);
+	sqlite3_finalize(ins_run);
+	sqlite3_finalize(ins_metric);
+	sqlite3_finalize(ins_record);
+	/* Closing checkpoints the WAL, as benchline does when its process ends. */
+	if (sqlite3_close(db) != SQLITE_OK)
+		die("close", db);
+	t1 = now();
+	printf("%zu %.6f\n", nruns, t1 - t0);
+	for (size_t i = 0; i < nmetrics; i++)
+		free(metrics[i].samples);
+	free(metrics);
+	free(runs);
+	free(machines);
+	free(benchmarks);
+	free(buf);
+	return 0;
+}

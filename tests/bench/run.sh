@@ -1,0 +1,191 @@
+#!/bin/sh
+# `make bench`: measures the performance budgets of SPEC §12 that exist so far, each beside a
+# reference measured in the same run, and exits 1 when a budget is missed (the figures are
+# printed either way). Inputs are generated into a temporary directory; nothing big is kept.
+#
+#   ingest  100,000 native records x 10 metrics in one file, `benchline ingest` into a fresh
+#           database, against plain prepared SQLite inserts of the same rows (plain_insert.c):
+#           budget: benchline's rate >= 40% of the reference's.
+#   sync    a repository of 10,000 first-parent commits, `benchline sync` on a fresh database,
+#           beside `git rev-list --first-parent` and `git log --first-parent --format=%T`:
+#           budget: under 10 s.
+#
+# Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
+# change the sizes for a quick look (the budgets are only meaningful at the defaults).
+# BENCH_KEEP=1 keeps the temporary directory.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$ROOT/tests/bench
+BL=${BENCHLINE:-$ROOT/benchline}
+RUNS=${BENCH_RUNS:-3}
+RECORDS=${BENCH_RECORDS:-100000}
+COMMITS=${BENCH_COMMITS:-10000}
+CC=${CC:-cc}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/benchline-bench.XXXXXX") || exit 2
+[ -n "${BENCH_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+missed=0
+
+die() {
+	echo "bench: $*" >&2
+	exit 2
+}
+
+for tool in perl sqlite3 git; do
+	command -v $tool >/dev/null || die "$tool is needed"
+done
+[ -x "$BL" ] || die "no $BL (run make)"
+
+# Peak memory: GNU time when it is there, else the getrusage wrapper.
+if /usr/bin/time -v true >/dev/null 2>&1; then
+	rss_run() {
+		/usr/bin/time -v -o "$WORK/rss" "$@" || return
+		sed -n 's/.*Maximum resident set size (kbytes): *//p' "$WORK/rss" >"$WORK/rss.kib"
+	}
+else
+	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$WORK/maxrss" "$HERE/maxrss.c" ||
+		die "cannot build maxrss.c"
+	rss_run() {
+		"$WORK/maxrss" "$@" 2>"$WORK/rss" || { cat "$WORK/rss" >&2; return 1; }
+		sed -n 's/^maxrss_kib //p' "$WORK/rss" >"$WORK/rss.kib"
+	}
+fi
+
+now() {
+	date +%s.%N
+}
+
+# calc EXPR: floating-point arithmetic (awk), printed with %s.
+calc() {
+	awk "BEGIN { print $1 }"
+}
+
+# min A B: the smaller of two numbers ("" counts as infinite).
+min() {
+	if [ -z "$1" ]; then echo "$2"; else calc "($1 < $2) ? $1 : $2"; fi
+}
+
+# best SETUP CMD...: runs SETUP then times CMD (stdout discarded), RUNS times; prints the
+# fastest wall time in seconds. Fails when CMD fails.
+best() {
+	setup=$1
+	shift
+	b=
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		$setup
+		t0=$(now)
+		"$@" >/dev/null || return 1
+		t1=$(now)
+		b=$(min "$b" "$(calc "$t1 - $t0")")
+		r=$((r + 1))
+	done
+	echo "$b"
+}
+
+echo "benchline bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc 2>/dev/null || echo '?') cores," \
+	"$(uname -srm), sqlite $(sqlite3 --version | cut -d' ' -f1), best of $RUNS"
+echo
+
+# --- ingest -----------------------------------------------------------------------------------
+echo "ingest: $RECORDS native records x 10 metrics in one file"
+perl "$HERE/gen-records.pl" --count "$RECORDS" --metrics 10 --rows "$WORK/rows.tsv" \
+	>"$WORK/records.json" || die "cannot generate records"
+$CC -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -o "$WORK/plain_insert" \
+	"$HERE/plain_insert.c" -lsqlite3 -lm || die "cannot build plain_insert.c"
+printf '  input: %.0f MB of JSON lines\n' "$(calc "$(wc -c <"$WORK/records.json") / 1e6")"
+
+fresh_ingest_db() {
+	rm -f "$WORK/bl.db" "$WORK/bl.db-wal" "$WORK/bl.db-shm"
+}
+fresh_ref_db() {
+	rm -f "$WORK/ref.db" "$WORK/ref.db-wal" "$WORK/ref.db-shm"
+	sqlite3 "$WORK/ref.db" <"$ROOT/sql/001-init.sql" || die "cannot create the reference schema"
+}
+
+# Rounds of one reference run then one benchline run, so both see the same machine state; the
+# figures are the best of each, the ratio that of the bests.
+# - the reference times itself from BEGIN to the close (its input is parsed before that);
+# - benchline is timed as a whole process (read, parse, validate, hash, store, commit, the
+#   checkpoint at the close), under GNU time or maxrss for its peak memory.
+t_ref=
+t_bl=
+rss_max=0
+r=0
+while [ $r -lt "$RUNS" ]; do
+	fresh_ref_db
+	out=$("$WORK/plain_insert" "$WORK/ref.db" "$WORK/rows.tsv") || die "plain_insert failed"
+	t_ref=$(min "$t_ref" "$(echo "$out" | cut -d' ' -f2)")
+	fresh_ingest_db
+	t0=$(now)
+	if ! rss_run "$BL" --db "$WORK/bl.db" ingest "$WORK/records.json" >/dev/null 2>"$WORK/err"; then
+		echo "  benchline ingest FAILED:"
+		head -5 "$WORK/err" | sed 's/^/    /'
+		t_bl=
+		missed=1
+		break
+	fi
+	t1=$(now)
+	t_bl=$(min "$t_bl" "$(calc "$t1 - $t0")")
+	rss_max=$(calc "($(cat "$WORK/rss.kib") > $rss_max) ? $(cat "$WORK/rss.kib") : $rss_max")
+	printf '  round %d: reference %.2f s, benchline %.2f s\n' $((r + 1)) \
+		"$(echo "$out" | cut -d' ' -f2)" "$(calc "$t1 - $t0")"
+	r=$((r + 1))
+done
+
+rate_ref=$(calc "$RECORDS / $t_ref")
+printf '  %-34s %8.2f s %9.0f records/s\n' "plain prepared inserts (reference)" "$t_ref" "$rate_ref"
+if [ -n "$t_bl" ]; then
+	stored=$(sqlite3 "$WORK/bl.db" "select count(*) from runs")
+	[ "$stored" = "$RECORDS" ] || { echo "  benchline stored $stored runs, not $RECORDS"; missed=1; }
+	rate_bl=$(calc "$RECORDS / $t_bl")
+	ratio=$(calc "$rate_bl / $rate_ref")
+	printf '  %-34s %8.2f s %9.0f records/s   peak RSS %.0f MB\n' "benchline ingest" "$t_bl" \
+		"$rate_bl" "$(calc "$rss_max / 1024")"
+	verdict=ok
+	[ "$(calc "($ratio >= 0.40) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.2f  (budget >= 0.40)  %s\n' "ratio benchline / reference" "$ratio" "$verdict"
+fi
+echo
+
+# --- sync -------------------------------------------------------------------------------------
+echo "sync: a repository of $COMMITS first-parent commits"
+git init -q "$WORK/repo" || die "git init failed"
+perl "$HERE/gen-repo.pl" --commits "$COMMITS" | git -C "$WORK/repo" fast-import --quiet ||
+	die "cannot generate the repository"
+git -C "$WORK/repo" checkout -q -f main || die "cannot check out main"
+n=$(git -C "$WORK/repo" rev-list --first-parent --count HEAD)
+printf '  %s commits on main, %s in all\n' "$n" "$(git -C "$WORK/repo" rev-list --all --count)"
+
+fresh_sync_db() {
+	rm -f "$WORK/sync.db" "$WORK/sync.db-wal" "$WORK/sync.db-shm"
+}
+nothing() {
+	:
+}
+t_rl=$(best nothing git -C "$WORK/repo" rev-list --first-parent HEAD)
+t_log=$(best nothing git -C "$WORK/repo" log --first-parent --format=%T)
+printf '  %-34s %8.3f s\n' "git rev-list --first-parent" "$t_rl"
+printf '  %-34s %8.3f s\n' "git log --first-parent --format=%T" "$t_log"
+if t_sync=$(best fresh_sync_db "$BL" --db "$WORK/sync.db" sync --repo "$WORK/repo"); then
+	synced=$(sqlite3 "$WORK/sync.db" "select count(*) from commits")
+	[ "$synced" = "$n" ] || { echo "  benchline synced $synced commits, not $n"; missed=1; }
+	t_again=$(best nothing "$BL" --db "$WORK/sync.db" sync --repo "$WORK/repo")
+	verdict=ok
+	[ "$(calc "($t_sync < 10) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.3f s   %.1fx rev-list, %.1fx log %%T   (budget < 10 s)  %s\n' \
+		"benchline sync (fresh database)" "$t_sync" "$(calc "$t_sync / $t_rl")" \
+		"$(calc "$t_sync / $t_log")" "$verdict"
+	printf '  %-34s %8.3f s\n' "benchline sync (nothing new)" "$t_again"
+else
+	echo "  benchline sync FAILED:"
+	"$BL" --db "$WORK/sync.db" sync --repo "$WORK/repo" 2>&1 >/dev/null | head -5 | sed 's/^/    /'
+	missed=1
+fi
+echo
+
+if [ $missed = 0 ]; then
+	echo "every budget measured is met"
+else
+	echo "a budget is MISSED (or its command failed)"
+fi
+exit $missed
