@@ -226,7 +226,7 @@ test_expect 'with --repo, a commit the repository lacks is an error; nothing is 
 	db_dump >before.sql &&
 	expect_exit 2 bl ingest --repo repo unknown.json 2>err &&
 	cat err &&
-	grep -q "^benchline: unknown.json: .*source.commit" err &&
+	grep -q "^benchline: unknown.json: record 1: source.commit: " err &&
 	grep -q "d0\{38\}4" err &&
 	db_dump >after.sql &&
 	cmp before.sql after.sql
