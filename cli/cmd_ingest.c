@@ -50,7 +50,8 @@ static int fill_source_hashes(struct ingest_batch *batch, const char *file, cons
 	hashes = xcalloc(nr, sizeof(*hashes));
 	commits = xcalloc(nr, sizeof(*commits));
 	if ((ret = ingest_source_hash_revs(hashes, commits, repo, cfg, revs, nr, err))) {
-		/* Name the first record whose commit cannot be hashed (a slow path, errors only). */
+		/* Name the first record whose commit cannot be hashed (a slow path, errors only).
+		 */
 		for (size_t k = 0; k < nr; k++) {
 			if (ingest_source_hash_revs(hashes, commits, repo, cfg, revs + k, 1, err)) {
 				bl_error_prefix(err, "%s: record %zu: source.commit", file,
