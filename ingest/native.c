@@ -477,6 +477,15 @@ static int parse_timed(struct native_parser *p, json_t *mo, json_t *samples,
 			m->p95 = nearest_rank_sorted(sorted, n, 95);
 		free(sorted);
 	}
+	/* A p95 under the median is impossible, and would make the run look quieter than any. */
+	if (has_p95 && m->p95 < m->median) {
+		struct strbuf med = STRBUF_INIT;
+		strbuf_addf(&med, " (median %.17g)", m->median);
+		ret = fail_value(p, "p95", json_object_get(mo, "p95"), "p95 below the median",
+				 med.buf);
+		strbuf_release(&med);
+		return ret;
+	}
 	m->n = n ? (int64_t)n : -1;
 	return get_count(p, mo, "n", 0, &m->n, &has_n, "negative count");
 }

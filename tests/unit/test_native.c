@@ -622,6 +622,10 @@ static void negative_times(void **state)
 	    "x.json:8:52: record 1: metrics.t.n: negative count -1");
 	expect_record_error(record("harness_version", "-2", NULL),
 			    "x.json:5:21: record 1: harness_version: negative harness version -2");
+	/* A p95 under the median would make the run the quietest of its key. */
+	expect_record_error(
+	    record("metrics", "{\"t\": {\"unit\": \"us\", \"median\": 1, \"p95\": 0.5}}", NULL),
+	    "x.json:8:54: record 1: metrics.t.p95: p95 below the median 0.5 (median 1)");
 }
 
 static void bad_names_hashes_timestamps_kinds(void **state)
