@@ -9,12 +9,14 @@ S() { printf 'a%039d' "$1"; }
 H() { printf '%032d' "$1"; }
 
 # rec [NAME=VALUE...]: one native record on one line. Defaults: machine m1, benchmark town,
-# config 1080p, harness 1, content 1, commit/source 1, committed day 1, median 100; extra= is
+# config 1080p, harness 1, content 1, commit/source 1, committed day 1, median 100, p95 1% over
+# the median; extra= is
 # pasted at the top level, metrics= replaces the metrics object.
 rec() (
 	machine=m1 benchmark=town config=1080p harness=1 content=1 commit=1 source=1 branch=main
-	day=01 started= median=100 p95=101 extra= metrics=
+	day=01 started= median=100 p95= extra= metrics=
 	for a in "$@"; do eval "${a%%=*}=\${a#*=}"; done
+	[ -n "$p95" ] || p95=$(awk "BEGIN { print $median * 1.01 }")
 	[ -n "$started" ] || started="2026-10-${day}T12:00:00Z"
 	[ -n "$metrics" ] || metrics="{\"gpu_frame_us\":{\"kind\":\"timed\",\"unit\":\"us\",\"median\":$median,\"p95\":$p95,\"n\":30},\"allocations\":{\"kind\":\"counted\",\"unit\":\"allocs\",\"value\":5790},\"ledger_p95_ms\":{\"kind\":\"quantile\",\"unit\":\"ms\",\"value\":1.0612,\"ladder\":\"ms\"}}"
 	printf '{"schema":1,"machine":"%s","benchmark":"%s","config":"%s","harness_version":%s,' \
