@@ -82,6 +82,7 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];

@@ -28,6 +28,8 @@ const struct cli_command cli_commands[] = {
      "fail when a top-level path is neither measured nor unmeasured"},
     {"sync", cmd_sync, NEED_DB_CREATE, "benchline sync --repo DIR [--json]",
      "record main's first-parent history (only new commits)"},
+    {"preflight", cmd_preflight, 0, "benchline preflight [--json] [--repo DIR]",
+     "check that the machine is quiet enough to measure"},
     {"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N] [--json]",
      "write a generated demo history into the database"},
     {NULL, NULL, 0, NULL, NULL},

@@ -30,6 +30,7 @@ void ingest_config_release(struct ingest_config *cfg)
 	ingest_free_strings(cfg->measured_paths, cfg->n_measured);
 	ingest_free_strings(cfg->unmeasured_paths, cfg->n_unmeasured);
 	ingest_free_strings(cfg->keep_first_machines, cfg->n_keep_first);
+	ingest_free_strings(cfg->quiet_processes, cfg->n_quiet_processes);
 	free(cfg->main_branch);
 	free(cfg->primary_metric);
 	free(cfg->path);
@@ -149,9 +150,22 @@ static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const cha
 			else
 				cfg->gpu_load_pct = json_number_value(v);
 		} else if (!strcmp(key, "processes")) {
+			size_t i;
+			json_t *item;
 			if (!is_string_array(v))
 				return type_error(err, name, "quiet.processes",
 						  "expected an array of strings");
+			ingest_free_strings(cfg->quiet_processes, cfg->n_quiet_processes);
+			cfg->quiet_processes = xcalloc(json_array_size(v) + 1, sizeof(char *));
+			cfg->n_quiet_processes = 0;
+			json_array_foreach(v, i, item)
+			{
+				if (!json_string_length(item))
+					return type_error(err, name, "quiet.processes",
+							  "expected non-empty strings");
+				cfg->quiet_processes[cfg->n_quiet_processes++] =
+				    xstrdup(json_string_value(item));
+			}
 		} else {
 			struct strbuf k = STRBUF_INIT;
 			strbuf_addf(&k, "quiet.%s", key);

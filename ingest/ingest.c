@@ -172,6 +172,23 @@ int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, st
 	return 0;
 }
 
+int ingest_record_annotate(struct ingest_record *rec, const char *key, struct json_t *value,
+			   struct bl_error *err)
+{
+	json_error_t jerr;
+	json_t *obj = json_loads(rec->raw, 0, &jerr);
+	int ret;
+
+	if (!obj) {
+		json_decref(value);
+		return bl_error_set(err, BL_EINVALID, "cannot read a record's JSON: %s", jerr.text);
+	}
+	json_object_set_new(obj, key, value);
+	ret = ingest_record_finish(rec, obj, err);
+	json_decref(obj);
+	return ret;
+}
+
 double ingest_quietness(const struct ingest_record *rec)
 {
 	for (size_t i = 0; i < rec->nmetrics; i++) {

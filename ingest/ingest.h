@@ -84,6 +84,12 @@ struct json_t;
  * metrics by name and defaults primary. */
 int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, struct bl_error *err);
 
+/* Sets key to value at the top level of the record's raw JSON (value's reference is taken)
+ * and recomputes the digest: how `run` attaches its preflight and process figures and how
+ * import-baseline marks a Baseline. The caller keeps the parsed fields in step. */
+int ingest_record_annotate(struct ingest_record *rec, const char *key, struct json_t *value,
+			   struct bl_error *err);
+
 /*
  * The key rule (§1): whether a new run displaces the standing run of its key. A machine with
  * keep "first" keeps the standing run. A run with a quality tag (dirty, profile, preflight,
@@ -124,11 +130,13 @@ struct ingest_config {
 	size_t n_measured;
 	char **unmeasured_paths;
 	size_t n_unmeasured;
-	char *main_branch;	    /* NULL: origin/HEAD's branch, then main, then master */
-	char *primary_metric;	    /* NULL when not set */
-	double noisy_limit;	    /* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
-	double cpu_load_pct;	    /* quiet.cpu_load_pct, default 10 */
-	double gpu_load_pct;	    /* quiet.gpu_load_pct, default 10 */
+	char *main_branch;	/* NULL: origin/HEAD's branch, then main, then master */
+	char *primary_metric;	/* NULL when not set */
+	double noisy_limit;	/* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
+	double cpu_load_pct;	/* quiet.cpu_load_pct, default 10 */
+	double gpu_load_pct;	/* quiet.gpu_load_pct, default 10 */
+	char **quiet_processes; /* quiet.processes: benchmark processes that make a machine busy */
+	size_t n_quiet_processes;
 	char **keep_first_machines; /* machines with {"keep": "first"} */
 	size_t n_keep_first;
 	char *path; /* where it was read from, NULL when the repository has none */
@@ -155,6 +163,17 @@ int ingest_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], con
 int ingest_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
 			      const struct ingest_config *cfg, struct bl_error *err);
 void ingest_free_strings(char **strings, size_t nr);
+
+/* What HEAD of a repository is, for records whose format does not say (--repo). */
+struct ingest_head {
+	char commit[41];
+	char source_hash[41];
+	char branch[256]; /* "" when HEAD is detached */
+	double committed_at;
+	int dirty; /* the measured paths differ from HEAD in the index or working tree */
+};
+int ingest_repo_head(struct ingest_head *out, const char *repo_dir, const struct ingest_config *cfg,
+		     struct bl_error *err);
 
 struct ingest_sync_result {
 	size_t walked;	  /* commits read from the repository in this run */

@@ -590,3 +590,67 @@ done:
 	git_repository_free(repo);
 	return ret;
 }
+
+/* Whether the working tree or the index differs from HEAD in the measured paths (untracked
+ * files there count: they can change a build; ignored files do not). */
+static int measured_dirty(int *out, git_repository *repo, const struct ingest_config *cfg,
+			  struct bl_error *err)
+{
+	git_status_options opts;
+	git_status_list *list = NULL;
+	int rc;
+
+	*out = 0;
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	if (git_repository_is_bare(repo))
+		return 0;
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (cfg->measured_paths) {
+		opts.pathspec.strings = cfg->measured_paths;
+		opts.pathspec.count = cfg->n_measured;
+	}
+	if ((rc = git_status_list_new(&list, repo, &opts)) < 0)
+		return git_fail(err, BL_EGIT, "cannot read the working tree's status");
+	*out = git_status_list_entrycount(list) > 0;
+	git_status_list_free(list);
+	return 0;
+}
+
+int ingest_repo_head(struct ingest_head *out, const char *repo_dir, const struct ingest_config *cfg,
+		     struct bl_error *err)
+{
+	git_repository *repo = NULL;
+	git_reference *head = NULL;
+	git_commit *commit = NULL;
+	struct source_hasher h;
+	git_oid hash;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = open_repo(&repo, repo_dir, err)))
+		return ret;
+	hasher_init(&h, repo, cfg);
+	if (git_repository_head(&head, repo) < 0 ||
+	    git_commit_lookup(&commit, repo, git_reference_target(head)) < 0) {
+		ret = bl_error_set(err, BL_ENOTFOUND, "'%s' has no commit at HEAD", repo_dir);
+		goto done;
+	}
+	if ((ret = hasher_tree(&hash, &h, git_commit_tree_id(commit), err)))
+		goto done;
+	git_oid_tostr(out->commit, sizeof(out->commit), git_commit_id(commit));
+	git_oid_tostr(out->source_hash, sizeof(out->source_hash), &hash);
+	out->committed_at = (double)git_commit_time(commit);
+	if (git_reference_is_branch(head)) {
+		const char *name = git_reference_shorthand(head);
+		if (strlen(name) < sizeof(out->branch))
+			memcpy(out->branch, name, strlen(name) + 1);
+	}
+	ret = measured_dirty(&out->dirty, repo, cfg, err);
+done:
+	git_commit_free(commit);
+	git_reference_free(head);
+	hasher_release(&h);
+	git_repository_free(repo);
+	return ret;
+}

@@ -4,7 +4,7 @@
 
 test_expect 'help lists every command' '
 	bl help >out &&
-	for c in init ingest records series hash paths sync demo; do
+	for c in init ingest records series hash paths sync demo preflight; do
 		grep -q "^    $c " out || { echo "missing $c"; exit 1; }
 	done
 '

@@ -1,0 +1,94 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../ingest/ingest.h"
+#include "../ingest/preflight.h"
+#include "cli.h"
+
+static const char *level_name(enum ingest_preflight_level level)
+{
+	switch (level) {
+	case INGEST_PREFLIGHT_OK:
+		return "ok";
+	case INGEST_PREFLIGHT_SKIP:
+		return "skip";
+	case INGEST_PREFLIGHT_WARN:
+		return "warn";
+	case INGEST_PREFLIGHT_FAIL:
+		return "FAIL";
+	}
+	return "?";
+}
+
+/*
+ * benchline preflight [--json] [--repo DIR] (§4): one line per finding, or with --json the
+ * object a record carries under "preflight". Exit 0 quiet, 1 noisy, 2 error.
+ */
+int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	const char *repo = ".";
+	int json = 0, ret = 0;
+	struct ingest_config cfg;
+	struct ingest_preflight_limits limits;
+	struct ingest_preflight pf;
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char **processes = NULL;
+	size_t nprocesses = 0;
+	struct stat st;
+	const struct cli_option opts[] = {
+	    {OPT_BOOL, "json", &json, NULL, "print the preflight object of a record (§2)"},
+	    {OPT_STRING, "repo", &repo, "DIR",
+	     "read limits from DIR's benchline.json (default: the current directory)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+
+	if (cli_parse(argc, argv, opts, ctx))
+		cli_usage_error(ctx->cmd, opts, "preflight takes no arguments");
+	ingest_config_init(&cfg);
+	ingest_preflight_init(&pf);
+	/* A mistyped --repo must not silently fall back to the default limits. */
+	if (stat(repo, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		const char *why = "not a directory";
+		if (stat(repo, &st) < 0)
+			why = strerror(errno);
+		cli_error("cannot open repository '%s': %s", repo, why);
+		ret = 2;
+		goto done;
+	}
+	if (ingest_config_load(&cfg, repo, &err) ||
+	    ingest_preflight_config_processes(&processes, &nprocesses, &cfg, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	ingest_preflight_limits_init(&limits);
+	limits.cpu_load_pct = cfg.cpu_load_pct;
+	limits.gpu_load_pct = cfg.gpu_load_pct;
+	limits.processes = processes;
+	limits.nprocesses = nprocesses;
+	if (ingest_preflight_run(&pf, &limits, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (json) {
+		if (ingest_preflight_json(&out, &pf)) {
+			cli_error("cannot encode the preflight as json");
+			ret = 2;
+			goto done;
+		}
+		puts(out.buf);
+	} else {
+		for (size_t i = 0; i < pf.nfindings; i++)
+			printf("%-4s %s\n", level_name(pf.findings[i].level), pf.findings[i].text);
+	}
+	ret = pf.quiet ? 0 : 1;
+done:
+	ingest_preflight_release(&pf);
+	ingest_free_strings(processes, nprocesses);
+	ingest_config_release(&cfg);
+	strbuf_release(&out);
+	bl_error_release(&err);
+	return ret;
+}
