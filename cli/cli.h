@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../common/common.h"
+#include "../ingest/ingest.h"
 
 struct store;
 
@@ -73,6 +74,54 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const struct bl_error *err);
 void cli_list_release(struct cli_list *l);
 
+/*
+ * Taking records in (ingest, run, import-baseline): the flags that fill what a format lacks,
+ * the repository's settings and HEAD (--repo), parsing in any format, storing with one line per
+ * record (or JSON with --json).
+ */
+struct cli_intake {
+	const char *format; /* "auto" */
+	const char *machine, *config, *repo;
+	long harness_version; /* -1: not given */
+	int verbose, json;
+	struct ingest_config cfg; /* the repository's benchline.json, defaults without --repo */
+	struct ingest_head head;  /* HEAD of --repo */
+	int have_head;
+	struct json_t *json_out; /* with --json: the array printed at the end */
+};
+
+/* The option entries every intake command takes. */
+#define CLI_INTAKE_OPTIONS(in)                                                                     \
+	{OPT_STRING, "format", &(in)->format, "F",                                                 \
+	 "auto (default), benchline, bmf, gbench, hyperfine, pytest, gotest, criterion"},          \
+	    {OPT_STRING, "machine", &(in)->machine, "M",                                           \
+	     "the machine, when the format lacks one"},                                            \
+	    {OPT_INT, "harness-version", &(in)->harness_version, "N",                              \
+	     "the harness version, when the format lacks one"},                                    \
+	    {OPT_STRING, "config", &(in)->config, "C", "the config (default \"\")"},               \
+	    {OPT_STRING, "repo", &(in)->repo, "DIR",                                               \
+	     "commit, source hash and dirty state from DIR's HEAD; DIR's benchline.json"},         \
+	    {OPT_BOOL, "verbose", &(in)->verbose, NULL, "say which format was chosen"},            \
+	{                                                                                          \
+		OPT_BOOL, "json", &(in)->json, NULL, "print what was stored as JSON"               \
+	}
+
+void cli_intake_init(struct cli_intake *in);
+void cli_intake_release(struct cli_intake *in);
+/* Checks the flags and reads --repo's settings and HEAD (after cli_parse). */
+int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error *err);
+/* Parses a file (or a criterion directory) into out. */
+int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
+		    struct bl_error *err);
+/* Parses text already in memory (name is used in messages); started_at NAN when unknown. */
+int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
+		     const char *text, size_t len, double started_at, struct bl_error *err);
+/* Stores a batch in one transaction and prints one line per record. */
+int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,
+		     struct ingest_batch *batch, struct bl_error *err);
+/* Prints the JSON array when --json was given. */
+void cli_intake_finish(struct cli_intake *in);
+
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_init(int argc, const char **argv, struct cli_ctx *ctx);
@@ -84,6 +133,8 @@ int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_run(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_find_command(const char *name);

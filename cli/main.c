@@ -15,8 +15,16 @@ const struct cli_command cli_commands[] = {
     {"init", cmd_init, NEED_DB_CREATE, "benchline init",
      "create or migrate the database (--db, $BENCHLINE_DB, ./benchline.db)"},
     {"ingest", cmd_ingest, NEED_DB_CREATE,
-     "benchline ingest [--format benchline] [--repo DIR] [--json] FILE...",
-     "store benchmark records, one transaction per file"},
+     "benchline ingest [--format F] [--machine M] [--harness-version N] [--config C]\n"
+     "                        [--repo DIR] [--verbose] [--json] FILE...",
+     "store benchmark results (any format), one transaction per file"},
+    {"run", cmd_run, NEED_DB_CREATE,
+     "benchline run [--format F] [--machine M] [--harness-version N] [--config C]\n"
+     "                     [--repo DIR] [--results PATH] [--no-preflight] [--json] -- COMMAND...",
+     "preflight, run a benchmark command, parse its output, tag and store"},
+    {"import-baseline", cmd_import_baseline, NEED_DB_CREATE,
+     "benchline import-baseline [--format F] [--machine M] [--harness-version N] FILE...",
+     "store historical records as imported Baselines (each starts a line)"},
     {"records", cmd_records, NEED_DB,
      "benchline records [--json] [--machine M] [--benchmark B] [--all]",
      "list standing records (every run with --all)"},

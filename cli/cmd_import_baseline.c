@@ -1,0 +1,54 @@
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* Marks every record of the batch an imported Baseline: it starts a line (§1, §10). */
+static int mark_baselines(struct ingest_batch *batch, const char *file, struct bl_error *err)
+{
+	for (size_t i = 0; i < batch->nr; i++) {
+		struct ingest_record *rec = &batch->records[i];
+		rec->baseline = 1;
+		if (ingest_record_annotate(rec, "baseline", json_true(), err)) {
+			bl_error_prefix(err, "%s: record %zu", file, i + 1);
+			return BL_EINVALID;
+		}
+	}
+	return 0;
+}
+
+int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct cli_intake in;
+	struct bl_error err = BL_ERROR_INIT;
+	int failed = 0;
+
+	cli_intake_init(&in);
+	const struct cli_option opts[] = {
+	    CLI_INTAKE_OPTIONS(&in),
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	argc = cli_parse(argc, argv, opts, ctx);
+	if (!argc)
+		cli_usage_error(ctx->cmd, opts, "no file to import");
+	if (cli_intake_setup(&in, ctx, &err)) {
+		cli_fail(&err);
+		failed = 1;
+		goto done;
+	}
+	for (int i = 0; i < argc; i++) {
+		struct ingest_batch batch = {NULL, 0, 0};
+		if (cli_intake_read(&in, &batch, argv[i], &err) ||
+		    mark_baselines(&batch, argv[i], &err) ||
+		    cli_intake_store(&in, ctx, argv[i], &batch, &err)) {
+			cli_fail(&err);
+			failed = 1;
+		}
+		ingest_batch_release(&batch);
+	}
+	cli_intake_finish(&in);
+done:
+	cli_intake_release(&in);
+	bl_error_release(&err);
+	return failed ? 2 : 0;
+}

@@ -1,0 +1,154 @@
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../ingest/preflight.h"
+#include "cli.h"
+
+/* The most a benchmark command may print on standard output. */
+#define RUN_MAX_OUTPUT ((size_t)256 << 20)
+
+/* The process figures every record of the run carries under "process". */
+static json_t *process_json(const char *const *argv, const struct ingest_run *run)
+{
+	json_t *o = json_object(), *args = json_array();
+	for (size_t i = 0; argv[i]; i++)
+		json_array_append_new(args, json_string(argv[i]));
+	json_object_set_new(o, "argv", args);
+	json_object_set_new(o, "exit", json_integer(run->exit_code));
+	json_object_set_new(o, "wall_s", json_real(run->wall_s));
+	json_object_set_new(o, "cpu_s", json_real(run->cpu_s));
+	json_object_set_new(o, "peak_rss_kib", json_integer(run->peak_rss_kib));
+	return o;
+}
+
+static int annotate(struct ingest_batch *batch, const struct ingest_preflight *pf,
+		    const char *const *argv, const struct ingest_run *run, struct bl_error *err)
+{
+	for (size_t i = 0; i < batch->nr; i++) {
+		struct ingest_record *rec = &batch->records[i];
+		if (pf) {
+			rec->has_preflight = 1;
+			rec->preflight_quiet = pf->quiet;
+			if (ingest_record_annotate(rec, "preflight", ingest_preflight_to_json(pf),
+						   err))
+				return BL_EINVALID;
+		}
+		if (ingest_record_annotate(rec, "process", process_json(argv, run), err))
+			return BL_EINVALID;
+	}
+	return 0;
+}
+
+static int check_machine(struct ingest_preflight *pf, const struct ingest_config *cfg,
+			 struct bl_error *err)
+{
+	struct ingest_preflight_limits limits;
+	char **processes = NULL;
+	size_t nprocesses = 0;
+	int ret;
+
+	ingest_preflight_limits_init(&limits);
+	limits.cpu_load_pct = cfg->cpu_load_pct;
+	limits.gpu_load_pct = cfg->gpu_load_pct;
+	if ((ret = ingest_preflight_config_processes(&processes, &nprocesses, cfg, err)))
+		return ret;
+	limits.processes = processes;
+	limits.nprocesses = nprocesses;
+	ret = ingest_preflight_run(pf, &limits, err);
+	ingest_free_strings(processes, nprocesses);
+	if (ret)
+		return ret;
+	if (pf->quiet) {
+		fputs("benchline: preflight: the machine is quiet\n", stderr);
+	} else {
+		for (size_t i = 0; i < pf->nfailures; i++)
+			fprintf(stderr, "benchline: preflight: %s (the runs are tagged)\n",
+				pf->failures[i]);
+	}
+	return 0;
+}
+
+int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct cli_intake in;
+	struct bl_error err = BL_ERROR_INIT;
+	struct ingest_preflight pf;
+	struct ingest_run run;
+	struct ingest_batch batch = {NULL, 0, 0};
+	struct strbuf name = STRBUF_INIT;
+	const char *results = NULL;
+	int no_preflight = 0, ret = 2;
+	struct stat st;
+	double started;
+
+	cli_intake_init(&in);
+	ingest_preflight_init(&pf);
+	memset(&run, 0, sizeof(run));
+	const struct cli_option opts[] = {
+	    CLI_INTAKE_OPTIONS(&in),
+	    {OPT_STRING, "results", &results, "PATH",
+	     "read the results from PATH (a file or criterion directory), not standard output"},
+	    {OPT_BOOL, "no-preflight", &no_preflight, NULL, "do not check the machine first"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	argc = cli_parse(argc, argv, opts, ctx);
+	if (!argc)
+		cli_usage_error(ctx->cmd, opts, "no command to run (give it after --)");
+	/* A sweep runs inside its checkout: the current directory's HEAD when it is one. */
+	if (!in.repo && stat(".git", &st) == 0)
+		in.repo = ".";
+	if (cli_intake_setup(&in, ctx, &err))
+		goto fail;
+	if (!no_preflight && check_machine(&pf, &in.cfg, &err))
+		goto fail;
+
+	argv[argc] = NULL;
+	started = (double)time(NULL);
+	if (ingest_run_command(&run, argv, RUN_MAX_OUTPUT, &err))
+		goto fail;
+	if (run.exit_code || run.signal) {
+		if (run.signal)
+			cli_error("'%s' was killed by signal %d; nothing stored", argv[0],
+				  run.signal);
+		else
+			cli_error("'%s' exited with status %d; nothing stored", argv[0],
+				  run.exit_code);
+		if (run.err_tail.len) {
+			fputs("benchline: the end of its standard error:\n", stderr);
+			fwrite(run.err_tail.buf, 1, run.err_tail.len, stderr);
+			if (run.err_tail.buf[run.err_tail.len - 1] != '\n')
+				fputc('\n', stderr);
+		}
+		goto done;
+	}
+	if (results) {
+		strbuf_addstr(&name, results);
+		if (cli_intake_read(&in, &batch, results, &err))
+			goto fail;
+	} else {
+		strbuf_addf(&name, "output of '%s'", argv[0]);
+		if (cli_intake_parse(&in, &batch, name.buf, run.out.buf, run.out.len, started,
+				     &err))
+			goto fail;
+	}
+	if (annotate(&batch, no_preflight ? NULL : &pf, argv, &run, &err) ||
+	    cli_intake_store(&in, ctx, name.buf, &batch, &err))
+		goto fail;
+	cli_intake_finish(&in);
+	ret = 0;
+	goto done;
+fail:
+	cli_fail(&err);
+done:
+	ingest_batch_release(&batch);
+	ingest_run_release(&run);
+	ingest_preflight_release(&pf);
+	cli_intake_release(&in);
+	strbuf_release(&name);
+	bl_error_release(&err);
+	return ret;
+}

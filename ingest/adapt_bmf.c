@@ -1,0 +1,143 @@
+/*
+ * Bencher Metric Format: {"BENCHMARK": {"MEASURE": {"value", "lower_value", "upper_value"}}}.
+ * One record per benchmark, one metric per measure. Bencher's built-in measures keep their
+ * meaning (latency in ns, throughput in ops/s with higher better, build-time in s, file-size
+ * in bytes, counted); any other measure is a timed metric with no unit, lower better. The
+ * value is the median; lower and upper values are checked but not kept (they are not
+ * samples). docs/formats.md.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "adapters.h"
+
+struct measure_kind {
+	const char *name;
+	enum ingest_kind kind;
+	const char *unit;
+	int better_higher;
+};
+
+static const struct measure_kind builtin[] = {
+    {"latency", INGEST_TIMED, "ns", 0},
+    {"throughput", INGEST_TIMED, "ops/s", 1},
+    {"build-time", INGEST_TIMED, "s", 0},
+    {"file-size", INGEST_COUNTED, "B", 0},
+};
+
+static const struct measure_kind *kind_of(const char *measure)
+{
+	static const struct measure_kind other = {NULL, INGEST_TIMED, "", 0};
+
+	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+		if (!strcmp(builtin[i].name, measure))
+			return &builtin[i];
+	return &other;
+}
+
+static int parse_measure(struct ingest_record *rec, const struct ingest_adapt *a,
+			 struct ingest_adapt_path *p, const char *measure, json_t *mo)
+{
+	const struct measure_kind *k = kind_of(measure);
+	struct ingest_metric *m;
+	double value = NAN, lower = NAN, upper = NAN;
+	int ret;
+
+	ingest_adapt_path_key(p, measure);
+	if (!*measure) {
+		ret = ingest_adapt_json_fail(a, p, INGEST_AT_KEY, "empty measure name");
+		goto done;
+	}
+	if (strlen(measure) > INGEST_MAX_STRING) {
+		ret = ingest_adapt_json_fail(
+		    a, p, INGEST_AT_KEY, "measure name longer than %d bytes", INGEST_MAX_STRING);
+		goto done;
+	}
+	if (!json_is_object(mo)) {
+		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected an object");
+		goto done;
+	}
+	if ((ret = ingest_adapt_get_number(a, p, mo, "value", 1, &value)) ||
+	    (ret = ingest_adapt_get_number(a, p, mo, "lower_value", 0, &lower)) ||
+	    (ret = ingest_adapt_get_number(a, p, mo, "upper_value", 0, &upper)))
+		goto done;
+	m = ingest_adapt_add_metric(rec, measure, k->kind, k->unit, k->better_higher);
+	if (k->kind == INGEST_COUNTED)
+		m->value = value;
+	else
+		m->median = value;
+done:
+	ingest_adapt_path_pop(p);
+	return ret;
+}
+
+static int parse_benchmark(struct ingest_batch *batch, const struct ingest_adapt *a,
+			   const struct ingest_adapt_common *common, struct ingest_adapt_path *p,
+			   const char *bench, json_t *bo, int line, int column)
+{
+	struct ingest_record rec;
+	const char *measure;
+	json_t *mo;
+	int ret;
+
+	memset(&rec, 0, sizeof(rec));
+	ingest_adapt_path_key(p, bench);
+	if (!json_is_object(bo)) {
+		ret =
+		    ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected an object of measures");
+		goto done;
+	}
+	if (!json_object_size(bo)) {
+		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE,
+					     "no measures (at least one is required)");
+		goto done;
+	}
+	if ((ret = ingest_adapt_record_init(&rec, common, bench, line, column, a->name, a->err)))
+		goto done;
+	json_object_foreach(bo, measure, mo)
+	{
+		if ((ret = parse_measure(&rec, a, p, measure, mo)))
+			goto done;
+	}
+	if (json_object_get(bo, "latency"))
+		rec.primary = xstrdup("latency");
+	ret = ingest_adapt_push(batch, &rec, a->name, a->err);
+done:
+	ingest_record_release(&rec);
+	ingest_adapt_path_pop(p);
+	return ret;
+}
+
+int ingest_adapt_bmf(struct ingest_batch *out, const struct ingest_adapt *a)
+{
+	struct ingest_adapt_file_info fi;
+	struct ingest_adapt_common common;
+	struct ingest_adapt_path p = {.n = 0};
+	struct ingest_adapt_walk walk;
+	json_t *doc = NULL, *bo;
+	const char *bench;
+	int ret, line, column;
+
+	ingest_adapt_file_info_init(&fi);
+	if ((ret = ingest_adapt_load_json(&doc, a->name, a->text, a->len, a->err)))
+		goto done;
+	if (!json_object_size(doc)) {
+		ret = ingest_adapt_json_fail(a, &p, INGEST_AT_VALUE, "no benchmarks");
+		goto done;
+	}
+	if ((ret = ingest_adapt_resolve(&common, a, &fi)))
+		goto done;
+	/* a record starts at its benchmark's key */
+	ingest_adapt_walk_start(&walk, a, &p);
+	json_object_foreach(doc, bench, bo)
+	{
+		ingest_adapt_walk_next(&walk, a, &line, &column);
+		if ((ret = parse_benchmark(out, a, &common, &p, bench, bo, line, column)))
+			goto done;
+	}
+done:
+	json_decref(doc);
+	ingest_adapt_file_info_release(&fi);
+	return ret;
+}

@@ -1,0 +1,238 @@
+/*
+ * adapters: the foreign result formats of §10 (bmf, gbench, hyperfine, pytest, gotest,
+ * criterion) mapped to records, and `--format auto`. Each adapter maps every benchmark of a
+ * file to one record; repetitions and raw times become samples; what the format lacks
+ * (machine, harness version, commit, source hash, config) comes from struct ingest_defaults,
+ * and a required field that neither the file nor a flag gives is an error naming the flag.
+ * docs/formats.md says exactly how each format maps. Nothing here prints or exits.
+ *
+ * The first part is the public API (to be folded into ingest.h); the second is shared by the
+ * adapt*.c files only.
+ */
+#ifndef BENCHLINE_INGEST_ADAPTERS_H
+#define BENCHLINE_INGEST_ADAPTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest.h"
+#include "jsonpos.h"
+
+/* What the command line supplies for what a format lacks. */
+struct ingest_defaults {
+	const char *machine;	 /* --machine, NULL if not given */
+	int64_t harness_version; /* --harness-version, -1 if not given */
+	const char *config;	 /* --config, NULL: "" */
+	const char *commit;	 /* from --repo HEAD or NULL */
+	const char *source_hash; /* computed from --repo or NULL */
+	int dirty;		 /* from --repo working tree */
+	const char *branch;	 /* from --repo or NULL */
+	double committed_at;	 /* NAN if unknown */
+	double started_at;	 /* NAN: use the file's own date, else its mtime, else now */
+};
+
+/* Empty defaults: no flag given (every field unknown). */
+void ingest_defaults_init(struct ingest_defaults *d);
+
+/*
+ * Parses one result file in format ("auto", "benchline" or "native", "bmf", "gbench",
+ * "hyperfine", "pytest", "gotest", "criterion") and appends its records to out. path names
+ * the file in messages; for criterion it is a target/criterion directory and text is NULL
+ * (auto picks criterion for a directory). *chosen (may be NULL) receives the adapter's name,
+ * "benchline" for the native format. Errors are BL_EINVALID with "PATH:LINE:COLUMN: message"
+ * or "PATH: message" (a missing required field names its flag: "PATH: no machine: give
+ * --machine"); BL_EIO or BL_ETOOBIG for a criterion file that cannot be read. Nothing is
+ * appended to out on error. The native format ignores defaults: its records carry their own
+ * fields.
+ */
+int ingest_parse_format(struct ingest_batch *out, const char **chosen, const char *format,
+			const char *path, const char *text, size_t len,
+			const struct ingest_defaults *defaults, struct bl_error *err);
+
+/* The format of a file from its content ("benchline", "bmf", ...), "criterion" when text is
+ * NULL and path is a directory; NULL when it cannot tell. */
+const char *ingest_detect_format(const char *path, const char *text, size_t len);
+
+/* 1 when name is a format ingest_parse_format knows ("auto" included). */
+int ingest_format_known(const char *name);
+
+/* ------------------------------------------------------------------------------------------
+ * Private to the adapters.
+ */
+
+struct json_t;
+
+/* Caps on a criterion directory walk. */
+#define INGEST_CRITERION_MAX_ENTRIES 100000 /* directory entries looked at */
+#define INGEST_CRITERION_MAX_DEPTH   16
+#define INGEST_CRITERION_MAX_FILE    ((size_t)64 << 20) /* bytes of one json file */
+
+/* One file being adapted. */
+struct ingest_adapt {
+	const char *name; /* for messages */
+	const char *text; /* NULL for a directory */
+	size_t len;
+	const struct ingest_defaults *defaults;
+	double fallback_time; /* started_at when neither the flag nor the file gives one */
+	struct bl_error *err;
+};
+
+/* What a file itself says about every record in it; NULL/NAN/-1 when it says nothing. */
+struct ingest_adapt_file_info {
+	const char *machine;	  /* a host name */
+	const char *machine_what; /* where machine came from, for messages ("host name") */
+	char *machine_info;	  /* compact JSON object, owned */
+	double started_at;
+	const char *commit; /* 40 hex digits */
+	const char *branch;
+	int dirty;
+	double committed_at;
+};
+
+void ingest_adapt_file_info_init(struct ingest_adapt_file_info *fi);
+void ingest_adapt_file_info_release(struct ingest_adapt_file_info *fi);
+
+/* The fields every record of a file shares, resolved from the flags and the file. */
+struct ingest_adapt_common {
+	char machine[65];
+	char *machine_info;
+	int64_t harness_version;
+	const char *config;
+	char commit[41];
+	char source_hash[41];
+	const char *branch;
+	int dirty;
+	double committed_at;
+	double started_at;
+};
+
+/* Resolves flags over the file's own fields (flags win); a missing machine, harness version
+ * or commit is an error naming its flag. common->machine_info is borrowed from fi. */
+int ingest_adapt_resolve(struct ingest_adapt_common *common, const struct ingest_adapt *a,
+			 const struct ingest_adapt_file_info *fi);
+
+/* Starts a record for benchmark (checked: not empty, at most INGEST_MAX_STRING bytes, valid
+ * UTF-8) at line:column; the record's fields come from common. */
+int ingest_adapt_record_init(struct ingest_record *rec, const struct ingest_adapt_common *common,
+			     const char *benchmark, int line, int column, const char *name,
+			     struct bl_error *err);
+
+/* Adds a metric to rec; name and unit are copied. */
+struct ingest_metric *ingest_adapt_add_metric(struct ingest_record *rec, const char *name,
+					      enum ingest_kind kind, const char *unit,
+					      int better_higher);
+/* Takes samples (owned) into a timed metric and computes median and p95 by nearest rank; n
+ * becomes the sample count. */
+void ingest_adapt_take_samples(struct ingest_metric *m, double *samples, size_t n);
+/* The nearest-rank median of n values (NAN when n is 0). */
+double ingest_adapt_median(const double *values, size_t n);
+
+/* Finishes rec (canonical JSON, digest) and moves it into batch; releases it on error. */
+int ingest_adapt_push(struct ingest_batch *batch, struct ingest_record *rec, const char *name,
+		      struct bl_error *err);
+
+/* Moves every record of from to the end of to. */
+void ingest_adapt_append(struct ingest_batch *to, struct ingest_batch *from);
+
+/* "NAME:LINE:COLUMN: " + message for byte offset off of text. */
+__attribute__((format(printf, 5, 6))) int ingest_adapt_fail_at(struct bl_error *err,
+							       const char *name, const char *text,
+							       size_t off, const char *fmt, ...);
+
+/* Parses the whole text as a JSON object; a syntax error or another top-level value is
+ * reported with its position like the native parser. *out is a new reference. */
+int ingest_adapt_load_json(struct json_t **out, const char *name, const char *text, size_t len,
+			   struct bl_error *err);
+
+/* A path into a JSON document, for messages: where a value is and its dotted name. */
+#define INGEST_ADAPT_MAX_DEPTH 8
+struct ingest_adapt_path {
+	struct ingest_json_seg seg[INGEST_ADAPT_MAX_DEPTH];
+	size_t n;
+};
+void ingest_adapt_path_key(struct ingest_adapt_path *p, const char *key);
+void ingest_adapt_path_index(struct ingest_adapt_path *p, size_t index);
+void ingest_adapt_path_pop(struct ingest_adapt_path *p);
+
+/* Where the value at path (with want_key, its last key) is in the adapted text: line and
+ * column (1-based). */
+void ingest_adapt_json_where(const struct ingest_adapt *a, const struct ingest_adapt_path *p,
+			     int want_key, int *line, int *column);
+
+/*
+ * Walks the members of the object or the elements of the array at a path in order, giving
+ * each one's position (an object member's key, an array element's value) without
+ * re-scanning the text from its start: the line and column of each record in one pass.
+ */
+struct ingest_adapt_walk {
+	struct ingest_json_cursor cur;
+	size_t next; /* offset of the next member or element, INGEST_JSON_NOT_FOUND at the end */
+};
+void ingest_adapt_walk_start(struct ingest_adapt_walk *w, const struct ingest_adapt *a,
+			     const struct ingest_adapt_path *p);
+/* The position of the next member or element (1:1 past the end), and moves past it. */
+void ingest_adapt_walk_next(struct ingest_adapt_walk *w, const struct ingest_adapt *a, int *line,
+			    int *column);
+
+/*
+ * Fails at the value at path (or, with key, at its last key; with parent, at the object that
+ * lacks it) with "NAME:LINE:COLUMN: DOTTED.PATH: message".
+ */
+enum ingest_adapt_at { INGEST_AT_VALUE, INGEST_AT_KEY, INGEST_AT_PARENT };
+__attribute__((format(printf, 4, 5))) int ingest_adapt_json_fail(const struct ingest_adapt *a,
+								 const struct ingest_adapt_path *p,
+								 enum ingest_adapt_at at,
+								 const char *fmt, ...);
+
+/* Typed getters on member key of obj (whose path is p): each fails positioned. A missing
+ * optional member leaves *out alone and returns 0. */
+int ingest_adapt_get_string(const struct ingest_adapt *a, struct ingest_adapt_path *p,
+			    struct json_t *obj, const char *key, int required, const char **out);
+/* A finite number that is not negative. */
+int ingest_adapt_get_number(const struct ingest_adapt *a, struct ingest_adapt_path *p,
+			    struct json_t *obj, const char *key, int required, double *out);
+int ingest_adapt_get_object(const struct ingest_adapt *a, struct ingest_adapt_path *p,
+			    struct json_t *obj, const char *key, int required, struct json_t **out);
+int ingest_adapt_get_array(const struct ingest_adapt *a, struct ingest_adapt_path *p,
+			   struct json_t *obj, const char *key, int required, struct json_t **out);
+/* Every element of arr (at path p) as a finite number that is not negative, at most
+ * INGEST_MAX_SAMPLES; *out is malloc'd (NULL when empty). */
+int ingest_adapt_get_samples(const struct ingest_adapt *a, struct ingest_adapt_path *p,
+			     struct json_t *arr, double **out, size_t *n);
+
+/* A timestamp: RFC 3339 / ISO 8601 ("2026-11-02T04:00:00Z", "...+09:00", "... 17:44:46",
+ * "...T00:21:56.209765"); no offset means UTC. 0 or BL_EINVALID. */
+int ingest_adapt_parse_time(const char *s, double *out);
+/* A machine name [A-Za-z0-9._-]{1,64}. */
+int ingest_adapt_valid_machine(const char *s);
+
+/* The adapters: parse a.text (a.name in messages) into out. */
+int ingest_adapt_bmf(struct ingest_batch *out, const struct ingest_adapt *a);
+int ingest_adapt_gbench(struct ingest_batch *out, const struct ingest_adapt *a);
+int ingest_adapt_hyperfine(struct ingest_batch *out, const struct ingest_adapt *a);
+int ingest_adapt_pytest(struct ingest_batch *out, const struct ingest_adapt *a);
+int ingest_adapt_gotest(struct ingest_batch *out, const struct ingest_adapt *a);
+/* Walks the directory a.name (a.text is NULL). */
+int ingest_adapt_criterion(struct ingest_batch *out, const struct ingest_adapt *a);
+
+/*
+ * One criterion benchmark from the texts of its new/ directory: estimates.json and
+ * sample.json (required) and benchmark.json (may be NULL). dir_name is the benchmark's
+ * directory relative to target/criterion, its name when benchmark.json has no full_id;
+ * the *_name arguments name the files in messages. Appends one record to out. Used by the
+ * directory walk and by the fuzz target.
+ */
+struct ingest_criterion_texts {
+	const char *dir_name;
+	const char *estimates_name, *estimates;
+	size_t estimates_len;
+	const char *sample_name, *sample;
+	size_t sample_len;
+	const char *benchmark_name, *benchmark; /* benchmark NULL when there is none */
+	size_t benchmark_len;
+	double fallback_time;
+};
+int ingest_criterion_parse_texts(struct ingest_batch *out, const struct ingest_criterion_texts *t,
+				 const struct ingest_defaults *defaults, struct bl_error *err);
+
+#endif
