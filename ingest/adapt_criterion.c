@@ -146,6 +146,22 @@ done:
 	return ret;
 }
 
+static int median_above_p95(const struct ingest_criterion_texts *t,
+			    const struct ingest_defaults *defaults, double median, double p95,
+			    struct bl_error *err)
+{
+	struct ingest_adapt a = {t->estimates_name, t->estimates,     t->estimates_len,
+				 defaults,	    t->fallback_time, err};
+	struct ingest_adapt_path p = {.n = 0};
+
+	ingest_adapt_path_key(&p, "median");
+	ingest_adapt_path_key(&p, "point_estimate");
+	return ingest_adapt_json_fail(&a, &p, INGEST_AT_VALUE,
+				      "median %.17g is above the 95th percentile of sample.json "
+				      "(%.17g)",
+				      median, p95);
+}
+
 static int parse_texts(struct ingest_batch *out, const struct ingest_criterion_texts *t,
 		       const struct ingest_adapt_common *common,
 		       const struct ingest_defaults *defaults, struct bl_error *err)
@@ -182,6 +198,11 @@ static int parse_texts(struct ingest_batch *out, const struct ingest_criterion_t
 	m = ingest_adapt_add_metric(&rec, "time", INGEST_TIMED, "ns", 0);
 	ingest_adapt_take_samples(m, samples, n);
 	samples = NULL;
+	/* criterion's median of these samples cannot be above their 95th percentile */
+	if (median > m->p95) {
+		ret = median_above_p95(t, defaults, median, m->p95, err);
+		goto done;
+	}
 	m->median = median;
 	if (rate) {
 		m = ingest_adapt_add_metric(&rec, "throughput", INGEST_TIMED, info.throughput_unit,

@@ -886,7 +886,7 @@ static void criterion_texts(void **state)
 	memset(&t, 0, sizeof(t));
 	t.dir_name = "grp/fn";
 	t.estimates_name = "e.json";
-	t.estimates = "{\"median\": {\"point_estimate\": 2}}";
+	t.estimates = "{\"median\": {\"point_estimate\": 1.5}}";
 	t.estimates_len = strlen(t.estimates);
 	t.sample_name = "s.json";
 	t.sample = "{\"iters\": [2], \"times\": [3]}";
@@ -897,6 +897,13 @@ static void criterion_texts(void **state)
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "grp/fn");
 	assert_double_equal(metric(&b.records[0], "time")->samples[0], 1.5, 0);
+	/* a median the samples cannot have */
+	t.estimates = "{\"median\": {\"point_estimate\": 2.5}}";
+	t.estimates_len = strlen(t.estimates);
+	assert_int_equal(ingest_criterion_parse_texts(&b, &t, &d, &err), BL_EINVALID);
+	assert_string_equal(err.msg.buf, "e.json:1:31: median.point_estimate: median 2.5 is above "
+					 "the 95th percentile of sample.json (1.5)");
+	assert_int_equal(b.nr, 1);
 	t.estimates = "{\"median\": {}}";
 	t.estimates_len = strlen(t.estimates);
 	assert_int_equal(ingest_criterion_parse_texts(&b, &t, &d, &err), BL_EINVALID);
