@@ -201,6 +201,11 @@ int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct
 			}
 			continue;
 		}
+		/* -v is the one short option: --verbose, where a command has it. */
+		if (!strcmp(a, "-v") && find_option(opts, "verbose", 7)) {
+			set_option(cmd, opts, find_option(opts, "verbose", 7), NULL);
+			continue;
+		}
 		if (a[0] == '-' && a[1])
 			cli_usage_error(cmd, opts, "unknown option '%s'", a);
 		argv[nargs++] = a;

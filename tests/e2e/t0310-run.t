@@ -163,6 +163,32 @@ test_expect 'ingest --verbose says which format auto chose; an unknown file is r
 	grep -q "unknown.txt" err
 '
 
+test_expect 'every format: a truncated or garbled file exits 2, named with its position, nothing stored' '
+	bl --db trunc.db init >/dev/null &&
+	bl --db trunc.db ingest -v --machine t1 --harness-version 1 --repo repo "$FIXTURES/formats/gbench.json" >/dev/null 2>err &&
+	grep -q "format gbench" err &&
+	sqlite3 trunc.db .dump >before.sql &&
+	for f in bmf.json gbench.json hyperfine.json pytest.json; do
+		size=$(wc -c <"$FIXTURES/formats/$f") &&
+		head -c $((size * 2 / 3)) "$FIXTURES/formats/$f" >"cut-$f" &&
+		expect_exit 2 bl --db trunc.db ingest --machine t1 --harness-version 1 --repo repo "cut-$f" 2>err &&
+		grep -q "^benchline: cut-$f:[0-9]*:[0-9]*: " err || { echo "$f:"; cat err; exit 1; }
+		sed "s/[0-9]\./x./" "$FIXTURES/formats/$f" >"bad-$f" &&
+		expect_exit 2 bl --db trunc.db ingest --format "${f%.json}" --machine t1 --harness-version 1 --repo repo "bad-$f" 2>err &&
+		grep -q "^benchline: bad-$f:[0-9]*:[0-9]*: " err || { echo "$f:"; cat err; exit 1; }
+	done &&
+	sed "s/ns\/op/ns\/op/; 0,/^Benchmark[^ ]* *[0-9]*/s//&x/" "$FIXTURES/formats/gotest.txt" >bad-gotest.txt &&
+	expect_exit 2 bl --db trunc.db ingest --format gotest --machine t1 --harness-version 1 --repo repo bad-gotest.txt 2>err &&
+	grep -q "^benchline: bad-gotest.txt:[0-9]*:[0-9]*: " err &&
+	cp -r "$FIXTURES/formats/criterion" crit &&
+	est=$(find crit -path "*/new/estimates.json" | head -1) &&
+	head -c 20 "$est" >"$est.tmp" && mv "$est.tmp" "$est" &&
+	expect_exit 2 bl --db trunc.db ingest --machine t1 --harness-version 1 --repo repo crit 2>err &&
+	grep -q "estimates.json:[0-9]*:[0-9]*: " err &&
+	sqlite3 trunc.db .dump >after.sql &&
+	cmp before.sql after.sql
+'
+
 test_expect 'an unknown --format is a clear error' '
 	expect_exit 2 bl --db x.db ingest --format excel "$FIXTURES/formats/gbench.json" 2>err &&
 	grep -q "unknown format .excel." err
