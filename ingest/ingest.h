@@ -167,12 +167,12 @@ void ingest_free_strings(char **strings, size_t nr);
 /* A benchmark command's run (`benchline run`). */
 #define INGEST_RUN_ERR_TAIL 4096 /* bytes of standard error kept */
 struct ingest_run {
-	struct strbuf out;      /* standard output, at most max_output bytes */
+	struct strbuf out;	/* standard output, at most max_output bytes */
 	struct strbuf err_tail; /* the last INGEST_RUN_ERR_TAIL bytes of standard error */
-	int exit_code;          /* when it exited */
-	int signal;             /* the signal that ended it, else 0 */
-	double wall_s, cpu_s;   /* elapsed and user + system CPU seconds */
-	int64_t peak_rss_kib;   /* peak resident set size (wait4's ru_maxrss) */
+	int exit_code;		/* when it exited */
+	int signal;		/* the signal that ended it, else 0 */
+	double wall_s, cpu_s;	/* elapsed and user + system CPU seconds */
+	int64_t peak_rss_kib;	/* peak resident set size (wait4's ru_maxrss) */
 };
 
 /* Runs argv (looked up in PATH) to its end. Returns 0 when it could be run, whatever its exit
