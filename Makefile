@@ -111,10 +111,10 @@ fuzz:
 	sh tests/fuzz/run.sh
 
 fmt:
-	clang-format -i $(wildcard */*.c */*.h tests/*/*.c)
+	clang-format -i $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
 
 fmt-check:
-	@out=$$(for f in $(wildcard */*.c */*.h tests/*/*.c); do \
+	@out=$$(for f in $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h); do \
 		clang-format --dry-run -Werror $$f 2>&1 >/dev/null | head -1; done); \
 	if [ -n "$$out" ]; then echo "$$out"; echo "run 'make fmt'"; exit 1; fi
 
@@ -124,3 +124,20 @@ install: benchline
 
 clean:
 	rm -rf build benchline
+
+# --- web (issue 5): embedded assets, libmicrohttpd, the browser test's packages ---
+WEB_ASSETS = $(sort $(wildcard web/assets/*))
+DEPS_PKGS += chromium curl
+LDLIBS += $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+$(LIB): $(GEN)/web_assets.o
+
+$(GEN)/web_assets.c: web/embed-assets.sh $(WEB_ASSETS)
+	@mkdir -p $(GEN)
+	$(Q)sh web/embed-assets.sh $@ $(WEB_ASSETS)
+
+$(GEN)/web_assets.o: $(GEN)/web_assets.c web/web.h
+	$(Q)$(CC) $(ALL_CFLAGS) -Iweb -c -o $@ $<
+
+.PHONY: browser
+browser: benchline
+	BENCHLINE=$(CURDIR)/$(BIN) prove -v tests/browser/chromium.t
