@@ -121,6 +121,15 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 		     struct ingest_batch *batch, struct bl_error *err);
 /* Prints the JSON array when --json was given. */
 void cli_intake_finish(struct cli_intake *in);
+/*
+ * The whole of ingest and import-baseline: sets up, then reads, (with mark) changes and stores
+ * each file, each on its own: a bad one is reported, nothing of it stored, and the rest still go
+ * in. Returns the exit status (0, or 2 when any file failed).
+ */
+typedef int (*cli_intake_mark_fn)(struct ingest_batch *batch, const char *file,
+				  struct bl_error *err);
+int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,
+		     cli_intake_mark_fn mark);
 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
@@ -135,6 +144,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_run(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_find_command(const char *name);

@@ -20,8 +20,7 @@ static int mark_baselines(struct ingest_batch *batch, const char *file, struct b
 int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct cli_intake in;
-	struct bl_error err = BL_ERROR_INIT;
-	int failed = 0;
+	int ret;
 
 	cli_intake_init(&in);
 	const struct cli_option opts[] = {
@@ -31,24 +30,7 @@ int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx)
 	argc = cli_parse(argc, argv, opts, ctx);
 	if (!argc)
 		cli_usage_error(ctx->cmd, opts, "no file to import");
-	if (cli_intake_setup(&in, ctx, &err)) {
-		cli_fail(&err);
-		failed = 1;
-		goto done;
-	}
-	for (int i = 0; i < argc; i++) {
-		struct ingest_batch batch = {NULL, 0, 0};
-		if (cli_intake_read(&in, &batch, argv[i], &err) ||
-		    mark_baselines(&batch, argv[i], &err) ||
-		    cli_intake_store(&in, ctx, argv[i], &batch, &err)) {
-			cli_fail(&err);
-			failed = 1;
-		}
-		ingest_batch_release(&batch);
-	}
-	cli_intake_finish(&in);
-done:
+	ret = cli_intake_files(&in, ctx, argc, argv, mark_baselines);
 	cli_intake_release(&in);
-	bl_error_release(&err);
-	return failed ? 2 : 0;
+	return ret;
 }

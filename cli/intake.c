@@ -217,3 +217,29 @@ void cli_intake_finish(struct cli_intake *in)
 	json_dumpf(in->json_out, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
 }
+
+int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,
+		     cli_intake_mark_fn mark)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	int failed = 0;
+
+	if (cli_intake_setup(in, ctx, &err)) {
+		cli_fail(&err);
+		bl_error_release(&err);
+		return 2;
+	}
+	for (int i = 0; i < nfiles; i++) {
+		struct ingest_batch batch = {NULL, 0, 0};
+		if (cli_intake_read(in, &batch, files[i], &err) ||
+		    (mark && mark(&batch, files[i], &err)) ||
+		    cli_intake_store(in, ctx, files[i], &batch, &err)) {
+			cli_fail(&err);
+			failed = 1;
+		}
+		ingest_batch_release(&batch);
+	}
+	cli_intake_finish(in);
+	bl_error_release(&err);
+	return failed ? 2 : 0;
+}
