@@ -99,10 +99,13 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) e2e
 
+# Seeds demo.db, runs detect when this build has it, and serves it on 127.0.0.1:8080 (the
+# server prints the URL; Ctrl-C or SIGTERM stops it cleanly).
 run: deps benchline
 	rm -f demo.db demo.db-wal demo.db-shm
 	./benchline --db demo.db demo
-	./benchline --db demo.db series
+	if ./benchline help | grep -q '^    detect '; then ./benchline --db demo.db detect; fi
+	./benchline --db demo.db serve --bind 127.0.0.1 --port 8080
 
 bench: benchline
 	sh tests/bench/run.sh
@@ -127,7 +130,7 @@ clean:
 
 # --- web (issue 5): embedded assets, libmicrohttpd, the browser test's packages ---
 WEB_ASSETS = $(sort $(wildcard web/assets/*))
-DEPS_PKGS += chromium curl
+DEPS_PKGS += chromium curl wrk
 LDLIBS += $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 $(LIB): $(GEN)/web_assets.o
 
@@ -138,6 +141,10 @@ $(GEN)/web_assets.c: web/embed-assets.sh $(WEB_ASSETS)
 $(GEN)/web_assets.o: $(GEN)/web_assets.c web/web.h
 	$(Q)$(CC) $(ALL_CFLAGS) -Iweb -c -o $@ $<
 
-.PHONY: browser
+.PHONY: browser bench-web
+# The web budgets of §12 (wrk, curl); tests/bench/run.sh may call tests/bench/web.sh too.
+bench-web: benchline
+	sh tests/bench/web.sh
+
 browser: benchline
 	BENCHLINE=$(CURDIR)/$(BIN) prove -v tests/browser/chromium.t

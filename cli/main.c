@@ -38,6 +38,10 @@ const struct cli_command cli_commands[] = {
      "record main's first-parent history (only new commits)"},
     {"preflight", cmd_preflight, 0, "benchline preflight [--json] [--repo DIR]",
      "check that the machine is quiet enough to measure"},
+    {"serve", cmd_serve, NEED_DB_CREATE,
+     "benchline serve [--bind ADDR] [--port PORT] [--token-file F] [--base-url URL]\n"
+     "                       [--threads N] [--timeout SECONDS] [--gnuplot PROGRAM]",
+     "serve the charts, the Series pages and the JSON API over HTTP"},
     {"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N] [--json]",
      "write a generated demo history into the database"},
     {NULL, NULL, 0, NULL, NULL},

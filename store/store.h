@@ -197,4 +197,29 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 void store_series_id(struct strbuf *out, const char *machine, const char *benchmark,
 		     const char *config, const char *metric);
 
+/* Web */
+
+/* One standing record of a Series as the web server draws and lists it. Strings live until
+ * the callback returns. */
+struct store_web_point {
+	int64_t run_id;
+	const char *commit, *source_hash;
+	const char *content_hash; /* NULL when the record has none */
+	const char *tags;	  /* comma-separated, "" when the record is on its Series */
+	double place;		  /* seq on main; x.5 when placed by time between two commits */
+	int64_t seq;		  /* -1 when the place is not a known commit */
+	int64_t harness_version;
+	int baseline;
+	double value; /* the median (timed) or value; NAN when absent */
+	int64_t pr;   /* the commit's pull request, 0 when none */
+};
+typedef int (*store_web_point_fn)(const struct store_web_point *p, void *data);
+/* Every standing record (tagged or not) of the Series (machine, benchmark, config, metric),
+ * in Series order. A non-zero return from fn stops the walk. */
+int store_web_points(struct store *st, const char *machine, const char *benchmark,
+		     const char *config, const char *metric, store_web_point_fn fn, void *data,
+		     struct bl_error *err);
+/* SQLite's data_version of this connection: it changes when another connection commits. */
+int store_web_data_version(int64_t *out, struct store *st, struct bl_error *err);
+
 #endif

@@ -1,0 +1,69 @@
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../web/web.h"
+#include "cli.h"
+
+int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct web_options opts;
+	struct web_server *srv = NULL;
+	struct bl_error err = BL_ERROR_INIT;
+	long port = 8080, threads = 4, timeout = 10;
+	sigset_t stop, old;
+	int sig = 0, ret = 0;
+	const struct cli_option options[] = {
+	    {OPT_STRING, "bind", &opts.bind, "ADDR", "the address to listen on (127.0.0.1)"},
+	    {OPT_INT, "port", &port, "PORT", "the port (8080; 0 picks a free one)"},
+	    {OPT_STRING, "token-file", &opts.token_file, "F",
+	     "bearer tokens for POST /api/records, one a line: TOKEN [MACHINE-GLOB]"},
+	    {OPT_STRING, "base-url", &opts.base_url, "URL",
+	     "the public URL prefix, behind a reverse proxy"},
+	    {OPT_INT, "threads", &threads, "N", "request threads (4)"},
+	    {OPT_INT, "timeout", &timeout, "SECONDS", "drop idle or slow connections after (10)"},
+	    {OPT_STRING, "gnuplot", &opts.gnuplot, "PROGRAM", "the gnuplot to run (gnuplot)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	memset(&opts, 0, sizeof(opts));
+	if (cli_parse(argc, argv, options, ctx))
+		cli_usage_error(ctx->cmd, options, "serve takes no arguments");
+	if (port < 0 || port > 65535)
+		cli_usage_error(ctx->cmd, options, "--port must be 0 to 65535");
+	if (threads < 1 || threads > 256)
+		cli_usage_error(ctx->cmd, options, "--threads must be 1 to 256");
+	if (timeout < 1 || timeout > 3600)
+		cli_usage_error(ctx->cmd, options, "--timeout must be 1 to 3600 seconds");
+	opts.db_path = ctx->db_path;
+	opts.port = (unsigned)port;
+	opts.threads = (unsigned)threads;
+	opts.timeout_s = (unsigned)timeout;
+
+	/* Every thread inherits this mask: the signals are taken by sigwait below, and a
+	 * closed pipe or socket is an error return, never a signal. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	if (web_start(&srv, &opts, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	printf("benchline: serving %s at http://%s%s%s:%u/ (Ctrl-C stops)\n", ctx->db_path,
+	       strchr(opts.bind ? opts.bind : "", ':') ? "[" : "",
+	       opts.bind ? opts.bind : "127.0.0.1",
+	       strchr(opts.bind ? opts.bind : "", ':') ? "]" : "", web_port(srv));
+	fflush(stdout);
+	sigdelset(&stop, SIGPIPE);
+	while (sigwait(&stop, &sig) != 0)
+		;
+	fprintf(stderr, "benchline: %s: finishing requests in flight and stopping\n",
+		sig == SIGINT ? "interrupted" : "terminated");
+	web_stop(srv);
+	fprintf(stderr, "benchline: stopped\n");
+done:
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	bl_error_release(&err);
+	return ret;
+}

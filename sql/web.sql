@@ -1,0 +1,36 @@
+-- The web server's own reads (store/web.c). Parameters are always bound, never pasted.
+
+-- Every standing record of one Series (machine and benchmark by name, config, metric) with
+-- what a chart and its table need, tagged or not (tagged ones are drawn hollow grey), in
+-- the order of series_members: the record's place on main (a commit's seq, else the first
+-- seq of a main commit with its source hash, else placed by time at seq + 0.5), then time.
+-- name: web_points
+WITH member AS MATERIALIZED (
+	SELECT r.run_id AS run_id, runs.commit_sha AS commit_sha, runs.source_hash AS source_hash,
+	       runs.harness_version AS harness_version, runs.content_hash AS content_hash,
+	       runs.baseline AS baseline, coalesce(runs.committed_at, runs.started_at) AS at,
+	       runs.started_at AS started_at,
+	       coalesce((SELECT c.seq FROM commits c WHERE c.sha = runs.commit_sha),
+			(SELECT min(c.seq) FROM commits c WHERE c.source_hash = runs.source_hash),
+			coalesce((SELECT max(c.seq) FROM commits c
+				  WHERE c.committed_at <= coalesce(runs.committed_at, runs.started_at)),
+				 -1) + 0.5) AS place,
+	       (SELECT group_concat(t.tag, ',') FROM (SELECT tag FROM tags
+						      WHERE run_id = r.run_id ORDER BY tag) t) AS tags
+	FROM machines m
+	JOIN benchmarks b ON b.name = ?2
+	JOIN records r ON r.machine_id = m.id AND r.benchmark_id = b.id AND r.config = ?3
+	JOIN runs ON runs.id = r.run_id
+	WHERE m.name = ?1
+)
+SELECT p.run_id, p.commit_sha, p.source_hash, p.place, p.harness_version, p.content_hash,
+       p.baseline, p.tags, mt.kind, mt.median, mt.value,
+       (SELECT c.pr FROM commits c WHERE c.sha = p.commit_sha)
+FROM member p
+JOIN metrics mt ON mt.run_id = p.run_id AND mt.name = ?4
+ORDER BY p.place, p.at, p.started_at, p.run_id;
+
+-- A number that changes whenever another connection has committed (SQLite's data_version):
+-- the server's response cache is dropped when it moves.
+-- name: web_data_version
+PRAGMA data_version;

@@ -1,0 +1,55 @@
+#!/bin/sh
+# A real browser (§11 issue 5): headless Chromium loads a Series page; the chart's SVG must be
+# in the rendered DOM with a <title> on its points, and a screenshot is kept in
+# tests/output/series.png for people to look at. Run by `make e2e` (tests/e2e/t0620-browser.t)
+# and `make browser`. Chromium is a test dependency: missing, the test fails (make deps).
+TEST_FILE_DIR=$(cd "$(dirname "$0")" && pwd)
+. "$TEST_FILE_DIR/../e2e/lib.sh"
+. "$TESTS_DIR/e2e/serve-lib.sh"
+
+OUTPUT=$ROOT/tests/output
+CHROMIUM=$(command -v chromium || command -v chromium-browser)
+
+# chrome ARGS... URL: headless Chromium with nothing that reaches the network.
+chrome() {
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$(mktemp -d "$TMP/chrome.XXXXXX")" "$@"
+}
+
+test_expect 'chromium is installed' '
+	test -n "$CHROMIUM" || { echo "chromium is missing: run make deps"; exit 1; }
+'
+[ -n "$CHROMIUM" ] || { test_done; exit 1; }
+
+bl demo >/dev/null 2>&1
+serve_start web || exit 1
+SID=rtx2070-linux/forest/2560x1440%2F1800f/gpu_frame_us
+bl series --json | grep -q "\"id\":\"$SID\"" ||
+	SID=$(bl series --json | json_get - '$j->[0]{id}')
+
+test_expect 'the rendered Series page holds the SVG chart with point titles' '
+	chrome --dump-dom "$URL/series/$SID" >dom.html 2>chrome.err &&
+	grep -q "<svg" dom.html &&
+	grep -q "<title>commit [0-9a-f]\{12\}" dom.html &&
+	grep -q "class=\"point\"" dom.html &&
+	grep -q "class=\"tagged\"" dom.html
+'
+test_expect 'the overview renders with its search box' '
+	chrome --dump-dom "$URL/?q=town" >dom2.html 2>chrome.err &&
+	grep -q "id=\"q\"" dom2.html &&
+	grep -q "<tr data-search" dom2.html
+'
+test_expect 'a screenshot of the Series page is kept in tests/output/series.png' '
+	mkdir -p "$OUTPUT" &&
+	rm -f "$OUTPUT/series.png" &&
+	chrome --screenshot="$OUTPUT/series.png" --window-size=1280,900 --hide-scrollbars \
+		"$URL/series/$SID" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/series.png")" -gt 20000 &&
+	chrome --screenshot="$OUTPUT/overview.png" --window-size=1280,900 --hide-scrollbars \
+		"$URL/" >/dev/null 2>chrome.err
+'
+test_expect 'the server stops cleanly' '
+	serve_stop web
+'
+test_done

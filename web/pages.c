@@ -1,0 +1,693 @@
+/*
+ * The pages and JSON documents the server answers with. Every string from the database or
+ * the request goes into HTML through web_html_escape; JSON is built with jansson, exactly
+ * as `benchline series --json` and `records --json` print it.
+ */
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web.h"
+
+/* JSON (§14) */
+
+static json_t *line_json(const struct store_series_line *l)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "start_commit",
+			    l->start_commit[0] ? json_string(l->start_commit) : json_null());
+	json_object_set_new(o, "start_seq",
+			    l->start_seq >= 0 ? json_integer(l->start_seq) : json_null());
+	json_object_set_new(o, "reason", json_string(l->reason));
+	json_object_set_new(o, "records", json_integer(l->records));
+	return o;
+}
+
+json_t *web_series_json(const struct store_series *s, json_t *open_suspects)
+{
+	json_t *o = json_object(), *lines = json_array();
+	json_object_set_new(o, "id", json_string(s->id));
+	json_object_set_new(o, "machine", json_string(s->machine));
+	json_object_set_new(o, "benchmark", json_string(s->benchmark));
+	json_object_set_new(o, "config", json_string(s->config));
+	json_object_set_new(o, "metric", json_string(s->metric));
+	json_object_set_new(o, "kind", json_string(s->kind));
+	json_object_set_new(o, "unit", json_string(s->unit));
+	json_object_set_new(o, "better", json_string(s->better));
+	json_object_set_new(o, "records", json_integer(s->records));
+	for (size_t i = 0; i < s->nlines; i++)
+		json_array_append_new(lines, line_json(&s->lines[i]));
+	json_object_set_new(o, "lines", lines);
+	json_object_set_new(o, "last_value",
+			    isnan(s->last_value) ? json_null() : json_real(s->last_value));
+	json_object_set_new(o, "last_commit",
+			    s->last_commit[0] ? json_string(s->last_commit) : json_null());
+	/* Detection (§6) gives the open Suspects (null until it has run: TODO once detect
+	 * lands, look them up as cli/cmd_series.c does); bisection (§9) the Regressions. */
+	json_object_set_new(o, "open_suspects", open_suspects ? open_suspects : json_null());
+	json_object_set_new(o, "regressions", json_null());
+	return o;
+}
+
+static json_t *real_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *time_or_null(double t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+	if (isnan(t))
+		return json_null();
+	format_rfc3339_utc(&sb, (int64_t)t);
+	j = json_string(sb.buf);
+	strbuf_release(&sb);
+	return j;
+}
+
+json_t *web_record_json(const struct store_record_row *row)
+{
+	json_t *o = json_object(), *tags = json_array(), *metrics = json_object();
+	json_object_set_new(o, "id", json_integer(row->id));
+	json_object_set_new(o, "machine", json_string(row->machine));
+	json_object_set_new(o, "benchmark", json_string(row->benchmark));
+	json_object_set_new(o, "config", json_string(row->config));
+	json_object_set_new(o, "source_hash", json_string(row->source_hash));
+	json_object_set_new(o, "harness_version", json_integer(row->harness_version));
+	json_object_set_new(o, "commit", json_string(row->commit));
+	json_object_set_new(o, "seq", row->seq >= 0 ? json_integer(row->seq) : json_null());
+	json_object_set_new(o, "started_at", time_or_null(row->started_at));
+	json_object_set_new(o, "committed_at", time_or_null(row->committed_at));
+	json_object_set_new(o, "content_hash",
+			    row->content_hash ? json_string(row->content_hash) : json_null());
+	json_object_set_new(o, "baseline", json_boolean(row->baseline));
+	json_object_set_new(o, "standing", json_boolean(row->standing));
+	for (size_t i = 0; i < row->ntags; i++)
+		json_array_append_new(tags, json_string(row->tags[i]));
+	json_object_set_new(o, "tags", tags);
+	for (size_t i = 0; i < row->nmetrics; i++) {
+		const struct store_record_metric *m = &row->metrics[i];
+		json_t *mo = json_object();
+		json_object_set_new(mo, "kind", json_string(m->kind));
+		json_object_set_new(mo, "unit", json_string(m->unit));
+		json_object_set_new(mo, "better", json_string(m->better));
+		json_object_set_new(mo, "median", real_or_null(m->median));
+		json_object_set_new(mo, "p95", real_or_null(m->p95));
+		json_object_set_new(mo, "n", m->n >= 0 ? json_integer(m->n) : json_null());
+		json_object_set_new(mo, "value", real_or_null(m->value));
+		json_object_set_new(mo, "samples", json_integer((json_int_t)m->nsamples));
+		json_object_set_new(metrics, m->name, mo);
+	}
+	json_object_set_new(o, "metrics", metrics);
+	return o;
+}
+
+/* Appends one element of a JSON array printed as the CLI prints it. */
+static void add_json_element(struct strbuf *sb, json_t *o, size_t index)
+{
+	char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	strbuf_addstr(sb, index ? ",\n" : "\n");
+	strbuf_addstr(sb, text ? text : "null");
+	free(text);
+	json_decref(o);
+}
+
+static void close_json_array(struct strbuf *sb, size_t count)
+{
+	strbuf_addstr(sb, count ? "\n]\n" : "]\n");
+}
+
+struct api_series {
+	struct strbuf *out;
+	size_t count;
+};
+
+static int api_series_one(const struct store_series *s, void *data)
+{
+	struct api_series *a = data;
+	add_json_element(a->out, web_series_json(s, NULL), a->count++);
+	return 0;
+}
+
+int web_api_series(struct web_reply *r, struct store *st, struct bl_error *err)
+{
+	struct api_series a = {&r->body, 0};
+	int ret;
+	strbuf_addch(&r->body, '[');
+	if ((ret = store_each_series(st, NULL, api_series_one, &a, err)))
+		return ret;
+	close_json_array(&r->body, a.count);
+	r->status = 200;
+	r->type = "application/json";
+	return 0;
+}
+
+/* Finding a Series by its decoded names. */
+
+struct series_copy {
+	const char *config, *metric;
+	int found;
+	char *kind, *unit, *better, *id;
+	int64_t records;
+	struct store_series_line *lines;
+	size_t nlines;
+};
+
+static int find_series_one(const struct store_series *s, void *data)
+{
+	struct series_copy *c = data;
+	if (strcmp(s->config, c->config) || strcmp(s->metric, c->metric))
+		return 0;
+	c->found = 1;
+	c->kind = xstrdup(s->kind);
+	c->unit = xstrdup(s->unit);
+	c->better = xstrdup(s->better);
+	c->id = xstrdup(s->id);
+	c->records = s->records;
+	c->nlines = s->nlines;
+	c->lines = xcalloc(s->nlines ? s->nlines : 1, sizeof(*c->lines));
+	if (s->nlines)
+		memcpy(c->lines, s->lines, s->nlines * sizeof(*c->lines));
+	return 1;
+}
+
+static void series_copy_release(struct series_copy *c)
+{
+	free(c->kind);
+	free(c->unit);
+	free(c->better);
+	free(c->id);
+	free(c->lines);
+}
+
+static int find_series(struct series_copy *c, struct store *st, const char *const names[4],
+		       struct bl_error *err)
+{
+	struct store_series_filter f = {names[0], names[1]};
+	memset(c, 0, sizeof(*c));
+	c->config = names[2];
+	c->metric = names[3];
+	return store_each_series(st, &f, find_series_one, c, err);
+}
+
+struct api_records {
+	struct strbuf *out;
+	const char *config, *metric;
+	size_t count;
+};
+
+static int api_records_one(const struct store_record_row *row, void *data)
+{
+	struct api_records *a = data;
+	int has_metric = 0;
+	if (strcmp(row->config, a->config))
+		return 0;
+	for (size_t i = 0; i < row->nmetrics; i++)
+		if (!strcmp(row->metrics[i].name, a->metric))
+			has_metric = 1;
+	if (!has_metric)
+		return 0;
+	add_json_element(a->out, web_record_json(row), a->count++);
+	return 0;
+}
+
+static void json_error(struct web_reply *r, int status, const char *msg)
+{
+	json_t *o = json_object();
+	char *text;
+	json_object_set_new(o, "error", json_string(msg));
+	text = json_dumps(o, JSON_COMPACT);
+	strbuf_reset(&r->body);
+	strbuf_addstr(&r->body, text ? text : "{}");
+	strbuf_addch(&r->body, '\n');
+	free(text);
+	json_decref(o);
+	r->status = status;
+	r->type = "application/json";
+}
+
+int web_api_series_records(struct web_reply *r, struct store *st, const char *const names[4],
+			   struct bl_error *err)
+{
+	struct store_record_filter f = {names[0], names[1], 0};
+	struct api_records a = {&r->body, names[2], names[3], 0};
+	struct series_copy c;
+	int ret = find_series(&c, st, names, err);
+	if (ret)
+		goto done;
+	if (!c.found) {
+		json_error(r, 404, "no such series");
+		goto done;
+	}
+	strbuf_addch(&r->body, '[');
+	if ((ret = store_each_record(st, &f, api_records_one, &a, err)))
+		goto done;
+	close_json_array(&r->body, a.count);
+	r->status = 200;
+	r->type = "application/json";
+done:
+	series_copy_release(&c);
+	return ret;
+}
+
+/* HTML */
+
+static void page_start(struct strbuf *sb, const struct web_ctx *ctx, const char *title)
+{
+	strbuf_addstr(sb,
+		      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		      "<title>");
+	web_html_escape(sb, title);
+	strbuf_addstr(sb, " · benchline</title>\n<link rel=\"stylesheet\" href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb,
+		      "/assets/style.css\">\n</head><body>\n<header><a class=\"brand\" href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/\">benchline</a><a href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/\">Series</a><a href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/api/series\">JSON</a></header>\n<main>\n");
+}
+
+static void page_end(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "</main>\n</body></html>\n");
+}
+
+static void html_reply(struct web_reply *r, int status)
+{
+	r->status = status;
+	r->type = "text/html; charset=utf-8";
+}
+
+void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, const char *msg)
+{
+	strbuf_reset(&r->body);
+	page_start(&r->body, ctx, msg);
+	strbuf_addstr(&r->body, "<h1>");
+	web_html_escape(&r->body, msg);
+	strbuf_addstr(&r->body, "</h1>\n<p><a href=\"");
+	web_html_escape(&r->body, ctx->base);
+	strbuf_addstr(&r->body, "/\">Every Series</a></p>\n");
+	page_end(&r->body);
+	html_reply(r, status);
+	r->has_etag = 0;
+}
+
+static void format_value(struct strbuf *sb, double v, const char *unit)
+{
+	if (isnan(v)) {
+		strbuf_addstr(sb, "–");
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 1e15)
+		strbuf_addf(sb, "%.0f", v);
+	else if (fabs(v) >= 100)
+		strbuf_addf(sb, "%.1f", v);
+	else
+		strbuf_addf(sb, "%.4g", v);
+	if (unit && *unit) {
+		strbuf_addch(sb, ' ');
+		web_html_escape(sb, unit);
+	}
+}
+
+static void add_lower(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		strbuf_addch(sb, (char)tolower((unsigned char)*s));
+}
+
+struct overview {
+	struct strbuf *out;
+	const struct web_ctx *ctx;
+	const char *q;
+	size_t shown, total;
+	struct strbuf hay;
+};
+
+/* Every word of q (case-insensitive) is in hay. */
+static int matches(const char *hay, const char *q)
+{
+	struct strbuf word = STRBUF_INIT;
+	int ok = 1;
+	while (q && *q && ok) {
+		while (*q == ' ')
+			q++;
+		strbuf_reset(&word);
+		while (*q && *q != ' ')
+			strbuf_addch(&word, (char)tolower((unsigned char)*q++));
+		if (word.len && !strstr(hay, word.buf))
+			ok = 0;
+	}
+	strbuf_release(&word);
+	return ok;
+}
+
+static int overview_one(const struct store_series *s, void *data)
+{
+	struct overview *o = data;
+	struct strbuf *sb = o->out;
+	o->total++;
+	strbuf_reset(&o->hay);
+	add_lower(&o->hay, s->machine);
+	strbuf_addch(&o->hay, ' ');
+	add_lower(&o->hay, s->benchmark);
+	strbuf_addch(&o->hay, ' ');
+	add_lower(&o->hay, s->config);
+	strbuf_addch(&o->hay, ' ');
+	add_lower(&o->hay, s->metric);
+	if (!matches(o->hay.buf, o->q))
+		return 0;
+	o->shown++;
+	strbuf_addstr(sb, "<tr data-search=\"");
+	web_html_escape(sb, o->hay.buf);
+	strbuf_addstr(sb, "\"><td>");
+	web_html_escape(sb, s->machine);
+	strbuf_addstr(sb, "</td><td>");
+	web_html_escape(sb, s->benchmark);
+	strbuf_addstr(sb, "</td><td>");
+	if (s->config[0])
+		web_html_escape(sb, s->config);
+	else
+		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	strbuf_addstr(sb, "</td><td>");
+	web_html_escape(sb, s->metric);
+	strbuf_addstr(sb, "</td><td class=\"num\">");
+	format_value(sb, s->last_value, s->unit);
+	strbuf_addf(sb, "</td><td class=\"num\">%lld</td><td class=\"num\">%zu</td>",
+		    (long long)s->records, s->nlines);
+	/* Detection is not there yet: the count is unknown, not zero. */
+	strbuf_addstr(sb,
+		      "<td class=\"num muted\" title=\"no detection data\">–</td><td><a href=\"");
+	web_html_escape(sb, o->ctx->base);
+	strbuf_addstr(sb, "/series/");
+	web_html_escape(sb, s->id);
+	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
+	return 0;
+}
+
+int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		      const struct web_query *q, struct bl_error *err)
+{
+	struct strbuf *sb = &r->body;
+	struct overview o = {sb, ctx, q->q, 0, 0, STRBUF_INIT};
+	size_t table_at;
+	int ret;
+
+	page_start(sb, ctx, "Series");
+	strbuf_addstr(sb, "<h1>Every Series</h1>\n<form class=\"search\" method=\"get\" action=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/\"><input type=\"search\" id=\"q\" name=\"q\" "
+			  "placeholder=\"machine, benchmark, config or metric\" value=\"");
+	web_html_escape(sb, q->q ? q->q : "");
+	strbuf_addstr(sb, "\"> <button>Search</button></form>\n");
+	table_at = sb->len;
+	strbuf_addstr(sb, "<table id=\"series\"><thead><tr><th>machine</th><th>benchmark</th>"
+			  "<th>config</th><th>metric</th><th>last value</th><th>records</th>"
+			  "<th>lines</th><th>open suspects</th><th></th></tr></thead><tbody>\n");
+	ret = store_each_series(st, NULL, overview_one, &o, err);
+	strbuf_release(&o.hay);
+	if (ret)
+		return ret;
+	strbuf_addstr(sb, "</tbody></table>\n");
+	if (!o.total) {
+		strbuf_setlen(sb, table_at);
+		strbuf_addstr(sb, "<p class=\"empty\">No Series yet: ingest records (or run "
+				  "<code>benchline demo</code>), or push them to "
+				  "<code>POST /api/records</code>.</p>\n");
+	} else {
+		strbuf_addf(sb,
+			    "<p class=\"muted\"><span id=\"shown\">%zu</span> of %zu Series "
+			    "shown. Suspect counts appear once <code>benchline detect</code> has "
+			    "run.</p>\n",
+			    o.shown, o.total);
+	}
+	strbuf_addstr(sb, "<script src=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/assets/filter.js\"></script>\n");
+	page_end(sb);
+	html_reply(r, 200);
+	return 0;
+}
+
+/* The Series page. */
+
+struct points {
+	struct web_point *p;
+	size_t nr, alloc;
+	/* line-break state of the untagged points */
+	int started, content_null;
+	int64_t harness;
+	char *content;
+};
+
+static int points_one(const struct store_web_point *sp, void *data)
+{
+	struct points *ps = data;
+	struct web_point *p;
+	ALLOC_GROW(ps->p, ps->nr, ps->alloc);
+	p = &ps->p[ps->nr++];
+	memset(p, 0, sizeof(*p));
+	p->place = sp->place;
+	p->value = sp->value;
+	p->seq = sp->seq;
+	p->harness_version = sp->harness_version;
+	p->pr = sp->pr;
+	p->run_id = sp->run_id;
+	snprintf(p->commit, sizeof(p->commit), "%s", sp->commit);
+	snprintf(p->source_hash, sizeof(p->source_hash), "%s", sp->source_hash);
+	p->content_hash = sp->content_hash ? xstrdup(sp->content_hash) : NULL;
+	p->tags = xstrdup(sp->tags);
+	p->baseline = sp->baseline;
+	if (p->tags[0])
+		return 0;
+	/* The same breaks as the Series walk (store/series.c). */
+	if (!ps->started)
+		p->brk = 1;
+	else if (p->harness_version != ps->harness)
+		p->brk = 2;
+	else if ((p->content_hash == NULL) != ps->content_null ||
+		 (p->content_hash && strcmp(p->content_hash, ps->content)))
+		p->brk = 3;
+	else if (p->baseline)
+		p->brk = 4;
+	ps->started = 1;
+	ps->harness = p->harness_version;
+	ps->content_null = p->content_hash == NULL;
+	ps->content = p->content_hash;
+	return 0;
+}
+
+static void points_release(struct points *ps)
+{
+	for (size_t i = 0; i < ps->nr; i++) {
+		free(ps->p[i].content_hash);
+		free(ps->p[i].tags);
+	}
+	free(ps->p);
+}
+
+static int parse_bound(double *out, const char *s)
+{
+	char *end;
+	if (!s || !*s)
+		return 0;
+	*out = strtod(s, &end);
+	return *end || isnan(*out) ? BL_EINVALID : 0;
+}
+
+static const char *reason_text(int brk)
+{
+	switch (brk) {
+	case 1:
+		return "first";
+	case 2:
+		return "harness";
+	case 3:
+		return "content";
+	case 4:
+		return "baseline";
+	}
+	return "";
+}
+
+static void add_series_link(struct strbuf *sb, const struct web_ctx *ctx, const char *id)
+{
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/series/");
+	web_html_escape(sb, id);
+}
+
+int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		    const char *const names[4], const struct web_query *q, int chart_only,
+		    struct bl_error *err)
+{
+	struct strbuf *sb = &r->body, title = STRBUF_INIT;
+	struct series_copy c;
+	struct points ps;
+	struct web_point *drawn = NULL;
+	size_t ndrawn = 0;
+	double from = -INFINITY, to = INFINITY;
+	char *svg = NULL;
+	uint64_t chart_etag = 0;
+	struct bl_error chart_err = BL_ERROR_INIT;
+	int ret, chart_ret;
+
+	memset(&ps, 0, sizeof(ps));
+	if ((ret = find_series(&c, st, names, err)))
+		goto done;
+	if (!c.found) {
+		web_page_error(r, ctx, 404, "No such Series");
+		goto done;
+	}
+	if (parse_bound(&from, q->from) || parse_bound(&to, q->to)) {
+		web_page_error(r, ctx, 400, "from and to must be numbers (places on main)");
+		goto done;
+	}
+	if ((ret = store_web_points(st, names[0], names[1], names[2], names[3], points_one, &ps,
+				    err)))
+		goto done;
+	drawn = xcalloc(ps.nr ? ps.nr : 1, sizeof(*drawn));
+	for (size_t i = 0; i < ps.nr; i++)
+		if (ps.p[i].place >= from && ps.p[i].place <= to)
+			drawn[ndrawn++] = ps.p[i];
+	strbuf_addf(&title, "%s / %s / %s / %s", names[0], names[1], names[2][0] ? names[2] : "-",
+		    names[3]);
+	chart_ret = web_chart_svg(&svg, &chart_etag, ctx->cache, ctx->gnuplot, drawn, ndrawn,
+				  title.buf, c.unit, &chart_err);
+	if (chart_only) {
+		if (chart_ret) {
+			strbuf_addstr(sb, chart_err.msg.buf);
+			strbuf_addch(sb, '\n');
+			r->status = 503;
+			r->type = "text/plain; charset=utf-8";
+		} else {
+			strbuf_addstr(sb, svg);
+			r->status = 200;
+			r->type = "image/svg+xml";
+			r->etag = chart_etag;
+			r->has_etag = 1;
+		}
+		goto done;
+	}
+
+	page_start(sb, ctx, title.buf);
+	strbuf_addstr(sb, "<h1>");
+	web_html_escape(sb, title.buf);
+	strbuf_addstr(sb, "</h1>\n<dl class=\"meta\"><dt>machine</dt><dd>");
+	web_html_escape(sb, names[0]);
+	strbuf_addstr(sb, "</dd><dt>benchmark</dt><dd>");
+	web_html_escape(sb, names[1]);
+	strbuf_addstr(sb, "</dd><dt>config</dt><dd>");
+	web_html_escape(sb, names[2][0] ? names[2] : "–");
+	strbuf_addstr(sb, "</dd><dt>metric</dt><dd>");
+	web_html_escape(sb, names[3]);
+	strbuf_addstr(sb, " (");
+	web_html_escape(sb, c.kind);
+	strbuf_addstr(sb, ", ");
+	web_html_escape(sb, c.unit);
+	strbuf_addstr(sb, ", ");
+	web_html_escape(sb, c.better);
+	strbuf_addstr(sb, " is better)</dd>");
+	strbuf_addf(sb, "<dt>records</dt><dd>%lld on the Series, %zu lines</dd>",
+		    (long long)c.records, c.nlines);
+	strbuf_addstr(sb, "<dt>suspects</dt><dd class=\"muted\">no detection data yet</dd>"
+			  "</dl>\n");
+
+	/* Zoom. */
+	strbuf_addstr(sb, "<form class=\"zoom\" method=\"get\" action=\"");
+	add_series_link(sb, ctx, c.id);
+	strbuf_addstr(sb, "\">Zoom: from <input name=\"from\" value=\"");
+	web_html_escape(sb, q->from ? q->from : "");
+	strbuf_addstr(sb, "\"> to <input name=\"to\" value=\"");
+	web_html_escape(sb, q->to ? q->to : "");
+	strbuf_addstr(sb, "\"> <button>Draw</button> <a href=\"");
+	add_series_link(sb, ctx, c.id);
+	strbuf_addstr(sb, "\">all</a> · <a href=\"");
+	add_series_link(sb, ctx, c.id);
+	strbuf_addstr(sb, "/chart.svg\">SVG</a> · <a href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/api/series/");
+	web_html_escape(sb, c.id);
+	strbuf_addstr(sb, "/records\">JSON</a></form>\n");
+
+	strbuf_addstr(sb, "<div class=\"chart\">\n");
+	if (chart_ret) {
+		strbuf_addstr(sb, "<p class=\"error\">The chart was not drawn: ");
+		web_html_escape(sb, chart_err.msg.buf);
+		strbuf_addstr(sb, ".</p>\n");
+	} else {
+		strbuf_addstr(sb, svg);
+	}
+	strbuf_addstr(sb, "</div>\n<p class=\"legend muted\"><span>● record</span>"
+			  "<span>■ imported Baseline</span><span>○ tagged (not judged)</span>"
+			  "<span>┆ harness-version change</span><span>▒ other break</span></p>\n");
+
+	strbuf_addstr(sb, "<table><thead><tr><th>seq</th><th>commit</th><th>PR</th>"
+			  "<th>source hash</th><th>harness</th><th>value</th><th>line</th>"
+			  "<th>tags</th></tr></thead><tbody>\n");
+	for (size_t k = ndrawn; k-- > 0;) {
+		const struct web_point *p = &drawn[k];
+		if (p->seq >= 0)
+			strbuf_addf(sb, "<tr><td class=\"num\">%lld</td>", (long long)p->seq);
+		else
+			strbuf_addf(sb,
+				    "<tr><td class=\"num muted\" title=\"placed by time\">"
+				    "%.1f</td>",
+				    p->place);
+		strbuf_addstr(sb, "<td class=\"mono\" title=\"");
+		web_html_escape(sb, p->commit);
+		strbuf_addstr(sb, "\">");
+		strbuf_add(sb, p->commit, strnlen(p->commit, 12));
+		strbuf_addstr(sb, "</td><td>");
+		if (p->pr > 0)
+			strbuf_addf(sb, "#%lld", (long long)p->pr);
+		strbuf_addstr(sb, "</td><td class=\"mono\" title=\"");
+		web_html_escape(sb, p->source_hash);
+		strbuf_addstr(sb, "\">");
+		strbuf_add(sb, p->source_hash, strnlen(p->source_hash, 12));
+		strbuf_addf(sb, "</td><td class=\"num\">%lld</td><td class=\"num\">",
+			    (long long)p->harness_version);
+		format_value(sb, p->value, c.unit);
+		strbuf_addstr(sb, "</td><td>");
+		if (p->brk > 1)
+			strbuf_addstr(sb, reason_text(p->brk));
+		if (p->baseline)
+			strbuf_addstr(sb, " (Baseline)");
+		strbuf_addstr(sb, "</td><td>");
+		for (const char *t = p->tags; *t;) {
+			const char *e = strchr(t, ',');
+			size_t n = e ? (size_t)(e - t) : strlen(t);
+			struct strbuf one = STRBUF_INIT;
+			strbuf_add(&one, t, n);
+			strbuf_addstr(sb, "<span class=\"tag\">");
+			web_html_escape(sb, one.buf);
+			strbuf_addstr(sb, "</span>");
+			strbuf_release(&one);
+			t += n + (e ? 1 : 0);
+		}
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</tbody></table>\n");
+	if (!ndrawn)
+		strbuf_addstr(sb, "<p class=\"empty\">No records in this range.</p>\n");
+	page_end(sb);
+	html_reply(r, 200);
+	/* The page is a function of what it shows: its own hash is its ETag. */
+	r->etag = web_hash(WEB_HASH_INIT, sb->buf, sb->len);
+	r->has_etag = !chart_ret;
+done:
+	free(svg);
+	free(drawn);
+	points_release(&ps);
+	series_copy_release(&c);
+	strbuf_release(&title);
+	bl_error_release(&chart_err);
+	return ret;
+}

@@ -1,0 +1,739 @@
+/*
+ * The HTTP side of `benchline serve`: libmicrohttpd with a thread pool, routing, bearer
+ * tokens, request bodies and the pool of store connections (one per request thread: SQLite
+ * connections are never shared by two threads at once).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../ingest/ingest.h"
+#include "web.h"
+
+struct token {
+	char *token;
+	char *glob; /* NULL: any machine */
+};
+
+/* A cached answer to a GET, valid while the database generation is the same. */
+struct cached_reply {
+	uint64_t key, gen;
+	int status, has_etag;
+	const char *type;
+	uint64_t etag;
+	char *body;
+	size_t len;
+};
+#define REPLY_CACHE_SIZE     64
+#define REPLY_CACHE_MAX_BODY ((size_t)4 << 20)
+
+struct web_server {
+	struct MHD_Daemon *daemon;
+	struct web_options opts;
+	struct web_ctx ctx;
+	char *base;
+	/* The store pool: free[0..nfree) are idle connections. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct store **stores;
+	size_t *free;	       /* indexes into stores */
+	int64_t *data_version; /* per store: the data_version last seen */
+	size_t nstores, nfree;
+	/* Bumped whenever the database may have changed: a push, or a connection that sees
+	 * another one's commit (SQLite's data_version). Cached replies are for one generation. */
+	uint64_t gen;
+	struct cached_reply replies[REPLY_CACHE_SIZE];
+	size_t next_reply;
+	struct token *tokens;
+	size_t ntokens;
+	int have_token_file;
+};
+
+/* What one connection carries between calls of the access handler. */
+struct request {
+	int is_push;
+	struct strbuf body;
+	int too_big;
+	const struct token *token;
+};
+
+/* Takes an idle connection; *gen_out (may be NULL) receives the database generation, bumped
+ * first when this connection sees a commit it has not seen. */
+static size_t pool_take(struct web_server *srv, uint64_t *gen_out)
+{
+	size_t i;
+	int64_t dv = 0;
+	int have_dv;
+	pthread_mutex_lock(&srv->lock);
+	while (!srv->nfree)
+		pthread_cond_wait(&srv->cond, &srv->lock);
+	i = srv->free[--srv->nfree];
+	pthread_mutex_unlock(&srv->lock);
+	/* Only this thread uses connection i until it is given back. */
+	have_dv = !store_web_data_version(&dv, srv->stores[i], NULL);
+	pthread_mutex_lock(&srv->lock);
+	if (!have_dv || dv != srv->data_version[i]) {
+		srv->gen++;
+		srv->data_version[i] = dv;
+	}
+	if (gen_out)
+		*gen_out = srv->gen;
+	pthread_mutex_unlock(&srv->lock);
+	return i;
+}
+
+static void pool_give(struct web_server *srv, size_t i, int wrote)
+{
+	pthread_mutex_lock(&srv->lock);
+	if (wrote)
+		srv->gen++;
+	srv->free[srv->nfree++] = i;
+	pthread_cond_signal(&srv->cond);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static int reply_cache_get(struct web_server *srv, struct web_reply *r, uint64_t key, uint64_t gen)
+{
+	int hit = 0;
+	pthread_mutex_lock(&srv->lock);
+	for (size_t i = 0; i < REPLY_CACHE_SIZE; i++) {
+		struct cached_reply *c = &srv->replies[i];
+		if (c->body && c->key == key && c->gen == gen) {
+			strbuf_add(&r->body, c->body, c->len);
+			r->status = c->status;
+			r->type = c->type;
+			r->etag = c->etag;
+			r->has_etag = c->has_etag;
+			hit = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return hit;
+}
+
+static void reply_cache_put(struct web_server *srv, const struct web_reply *r, uint64_t key,
+			    uint64_t gen)
+{
+	struct cached_reply *c;
+	if (r->status != 200 || r->body.len > REPLY_CACHE_MAX_BODY)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	c = &srv->replies[srv->next_reply];
+	srv->next_reply = (srv->next_reply + 1) % REPLY_CACHE_SIZE;
+	free(c->body);
+	c->key = key;
+	c->gen = gen;
+	c->status = r->status;
+	c->type = r->type;
+	c->etag = r->etag;
+	c->has_etag = r->has_etag;
+	c->len = r->body.len;
+	c->body = xmalloc(r->body.len + 1);
+	memcpy(c->body, r->body.buf, r->body.len + 1);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	/* The terminating NUL too, so ("ab", "c") and ("a", "bc") differ. */
+	return s ? web_hash(h, s, strlen(s) + 1) : web_hash(h, "\xff", 1);
+}
+
+/* Tokens: one a line, "TOKEN" or "TOKEN MACHINE-GLOB"; blank lines and # comments skipped. */
+static int load_tokens(struct web_server *srv, const char *path, struct bl_error *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	size_t alloc = 0;
+	int ret = read_file_capped(&text, path, WEB_MAX_TOKEN_FILE, err);
+	if (ret) {
+		bl_error_prefix(err, "token file");
+		goto done;
+	}
+	for (char *line = text.buf; *line;) {
+		char *end = strchr(line, '\n'), *tok, *glob, *extra, *save = NULL;
+		if (end)
+			*end = '\0';
+		tok = strtok_r(line, " \t\r", &save);
+		glob = tok ? strtok_r(NULL, " \t\r", &save) : NULL;
+		extra = glob ? strtok_r(NULL, " \t\r", &save) : NULL;
+		if (tok && tok[0] != '#') {
+			if (extra) {
+				ret = bl_error_set(err, BL_EINVALID,
+						   "%s: a line is TOKEN [MACHINE-GLOB]", path);
+				goto done;
+			}
+			ALLOC_GROW(srv->tokens, srv->ntokens, alloc);
+			srv->tokens[srv->ntokens].token = xstrdup(tok);
+			srv->tokens[srv->ntokens].glob = glob ? xstrdup(glob) : NULL;
+			srv->ntokens++;
+		}
+		if (!end)
+			break;
+		line = end + 1;
+	}
+done:
+	strbuf_release(&text);
+	return ret;
+}
+
+/* Compares without stopping at the first difference. */
+static int token_equal(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char diff = (unsigned char)(la != lb);
+	for (size_t i = 0; i < la; i++)
+		diff |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
+	return !diff;
+}
+
+static const struct token *find_token(const struct web_server *srv, const char *header)
+{
+	const struct token *found = NULL;
+	if (!header || strncasecmp(header, "Bearer ", 7))
+		return NULL;
+	header += 7;
+	while (*header == ' ')
+		header++;
+	for (size_t i = 0; i < srv->ntokens; i++)
+		if (token_equal(srv->tokens[i].token, header))
+			found = &srv->tokens[i];
+	return found;
+}
+
+static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	return strlen(s);
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply *r)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char etag[24];
+	const char *inm;
+	int not_modified = 0;
+
+	if (r->has_etag) {
+		snprintf(etag, sizeof(etag), "\"%016llx\"", (unsigned long long)r->etag);
+		inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "If-None-Match");
+		not_modified = inm && (strstr(inm, etag) || !strcmp(inm, "*"));
+	}
+	if (not_modified) {
+		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else {
+		size_t len = r->body.len;
+		char *buf = strbuf_detach(&r->body, NULL);
+		resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(buf);
+	}
+	if (!resp)
+		return MHD_NO;
+	if (r->type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
+	if (r->has_etag) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	} else {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	}
+	if (r->allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+	if (r->status == 401)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"benchline\"");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'none'; style-src 'self' 'unsafe-inline'; "
+				"script-src 'self'; img-src 'self' data:; form-action 'self'; "
+				"base-uri 'none'; frame-ancestors 'none'");
+	ret = MHD_queue_response(conn, not_modified ? MHD_HTTP_NOT_MODIFIED : (unsigned)r->status,
+				 resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static void reply_json_error(struct web_reply *r, int status, const char *msg)
+{
+	json_t *o = json_object();
+	char *text;
+	json_object_set_new(o, "error", json_string(msg));
+	text = json_dumps(o, JSON_COMPACT);
+	strbuf_reset(&r->body);
+	strbuf_addstr(&r->body, text ? text : "{}");
+	strbuf_addch(&r->body, '\n');
+	free(text);
+	json_decref(o);
+	r->status = status;
+	r->type = "application/json";
+	r->has_etag = 0;
+}
+
+static void reply_text(struct web_reply *r, int status, const char *msg)
+{
+	strbuf_reset(&r->body);
+	strbuf_addstr(&r->body, msg);
+	strbuf_addch(&r->body, '\n');
+	r->status = status;
+	r->type = "text/plain; charset=utf-8";
+	r->has_etag = 0;
+}
+
+/* Splits a Series id (four percent-encoded parts joined by '/') into parts[4]; 0 or
+ * BL_EINVALID. *rest is what follows the fourth part ("" or "/..."). */
+static int split_series_id(struct strbuf parts[4], const char **rest, const char *path)
+{
+	for (int i = 0; i < 4; i++) {
+		const char *end = strchr(path, '/');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+		if (i < 3 && !end)
+			return BL_EINVALID;
+		if (web_percent_decode(&parts[i], path, n, 0) ||
+		    !utf8_valid(parts[i].buf, parts[i].len))
+			return BL_EINVALID;
+		path += n;
+		if (i < 3)
+			path++;
+	}
+	*rest = path;
+	return 0;
+}
+
+static const char *query_arg(struct strbuf *out, struct MHD_Connection *conn, const char *key)
+{
+	const char *raw = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+	if (!raw)
+		return NULL;
+	strbuf_reset(out);
+	if (strlen(raw) > 4096 || web_percent_decode(out, raw, strlen(raw), 1) ||
+	    !utf8_valid(out->buf, out->len))
+		return NULL;
+	return out->buf;
+}
+
+static int is_get(const char *method)
+{
+	return !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+}
+
+/* The GET routes. */
+static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Connection *conn,
+		      const char *url, const char *method)
+{
+	struct strbuf parts[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
+	struct strbuf qa = STRBUF_INIT, fa = STRBUF_INIT, ta = STRBUF_INIT;
+	struct web_query q = {NULL, NULL, NULL};
+	struct bl_error err = BL_ERROR_INIT;
+	struct store *st = NULL;
+	size_t slot = 0;
+	uint64_t gen = 0, key;
+	const char *rest = NULL;
+	const char *names[4];
+	int api = !strncmp(url, "/api/", 5), ret = 0;
+
+	if (!strncmp(url, "/assets/", 8)) {
+		const struct web_asset *a = web_asset_find(url + 8);
+		if (!a) {
+			reply_text(r, 404, "not found");
+		} else {
+			strbuf_add(&r->body, a->data, a->len);
+			r->status = 200;
+			r->type = a->type;
+			r->etag = web_hash(WEB_HASH_INIT, a->data, a->len);
+			r->has_etag = 1;
+		}
+		goto done;
+	}
+	if (strcmp(url, "/") && strcmp(url, "/api/series") && strncmp(url, "/series/", 8) &&
+	    strncmp(url, "/api/series/", 12)) {
+		if (api)
+			reply_json_error(r, 404, "no such route");
+		else
+			web_page_error(r, &srv->ctx, 404, "Not found");
+		goto done;
+	}
+	if (!is_get(method)) {
+		r->allow = "GET, HEAD";
+		if (api)
+			reply_json_error(r, 405, "method not allowed");
+		else
+			reply_text(r, 405, "method not allowed");
+		goto done;
+	}
+	q.q = query_arg(&qa, conn, "q");
+	q.from = query_arg(&fa, conn, "from");
+	q.to = query_arg(&ta, conn, "to");
+	slot = pool_take(srv, &gen);
+	st = srv->stores[slot];
+	key = hash_str(hash_str(hash_str(hash_str(WEB_HASH_INIT, url), q.q), q.from), q.to);
+	if (reply_cache_get(srv, r, key, gen))
+		goto done;
+	if (!strcmp(url, "/")) {
+		ret = web_page_overview(r, &srv->ctx, st, &q, &err);
+	} else if (!strcmp(url, "/api/series")) {
+		ret = web_api_series(r, st, &err);
+	} else if (!strncmp(url, "/series/", 8)) {
+		if (split_series_id(parts, &rest, url + 8) ||
+		    (*rest && strcmp(rest, "/chart.svg"))) {
+			web_page_error(r, &srv->ctx, 404, "No such Series");
+			goto done;
+		}
+		for (int i = 0; i < 4; i++)
+			names[i] = parts[i].buf;
+		ret = web_page_series(r, &srv->ctx, st, names, &q, *rest != '\0', &err);
+	} else {
+		if (split_series_id(parts, &rest, url + 12) || strcmp(rest, "/records")) {
+			reply_json_error(r, 404, "no such route");
+			goto done;
+		}
+		for (int i = 0; i < 4; i++)
+			names[i] = parts[i].buf;
+		ret = web_api_series_records(r, st, names, &err);
+	}
+	if (ret) {
+		if (api)
+			reply_json_error(r, 500, err.msg.buf);
+		else
+			web_page_error(r, &srv->ctx, 500, err.msg.buf);
+	} else {
+		reply_cache_put(srv, r, key, gen);
+	}
+done:
+	if (st)
+		pool_give(srv, slot, 0);
+	for (int i = 0; i < 4; i++)
+		strbuf_release(&parts[i]);
+	strbuf_release(&qa);
+	strbuf_release(&fa);
+	strbuf_release(&ta);
+	bl_error_release(&err);
+}
+
+static const char *outcome_name(enum ingest_outcome o)
+{
+	switch (o) {
+	case INGEST_STANDS:
+		return "stands";
+	case INGEST_SUPERSEDED:
+		return "superseded";
+	case INGEST_DUPLICATE:
+		break;
+	}
+	return "duplicate";
+}
+
+/* POST /api/records with the whole body read: parse, check, store in one transaction. */
+static void push_records(struct web_server *srv, struct web_reply *r, struct request *req)
+{
+	struct ingest_batch batch = {NULL, 0, 0};
+	struct ingest_options opts = {0};
+	struct bl_error err = BL_ERROR_INIT;
+	enum ingest_outcome *outcomes = NULL;
+	int64_t *ids = NULL;
+	struct store *st = NULL;
+	size_t slot = 0;
+	json_t *out = NULL;
+	char *text;
+	int stored = 0;
+
+	if (req->body.len == 0) {
+		reply_json_error(r, 400, "request: empty body");
+		goto done;
+	}
+	if (ingest_parse_native(&batch, "request", req->body.buf, req->body.len, &err)) {
+		reply_json_error(r, 400, err.msg.buf);
+		goto done;
+	}
+	for (size_t i = 0; i < batch.nr; i++) {
+		const struct ingest_record *rec = &batch.records[i];
+		struct strbuf msg = STRBUF_INIT;
+		if (!rec->source_hash[0]) {
+			strbuf_addf(&msg,
+				    "request: record %zu: source.source_hash: missing (the server "
+				    "cannot compute it)",
+				    i + 1);
+			reply_json_error(r, 400, msg.buf);
+		} else if (req->token->glob && !glob_match(req->token->glob, rec->machine)) {
+			strbuf_addf(&msg, "request: record %zu: this token may not push machine ",
+				    i + 1);
+			strbuf_addstr(&msg, rec->machine);
+			reply_json_error(r, 403, msg.buf);
+		}
+		strbuf_release(&msg);
+		if (r->status)
+			goto done;
+	}
+	outcomes = xcalloc(batch.nr ? batch.nr : 1, sizeof(*outcomes));
+	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
+	slot = pool_take(srv, NULL);
+	st = srv->stores[slot];
+	if (ingest_store(st, &batch, &opts, outcomes, ids, &err)) {
+		bl_error_prefix(&err, "request");
+		reply_json_error(r, err.code == BL_EINVALID ? 400 : 500, err.msg.buf);
+		goto done;
+	}
+	out = json_array();
+	for (size_t i = 0; i < batch.nr; i++) {
+		const struct ingest_record *rec = &batch.records[i];
+		json_t *row = json_object();
+		json_object_set_new(row, "record", json_integer((json_int_t)i + 1));
+		json_object_set_new(row, "id", json_integer(ids[i]));
+		json_object_set_new(row, "machine", json_string(rec->machine));
+		json_object_set_new(row, "benchmark", json_string(rec->benchmark));
+		json_object_set_new(row, "config", json_string(rec->config));
+		json_object_set_new(row, "source_hash", json_string(rec->source_hash));
+		json_object_set_new(row, "harness_version", json_integer(rec->harness_version));
+		json_object_set_new(row, "baseline", json_boolean(rec->baseline));
+		json_object_set_new(row, "outcome", json_string(outcome_name(outcomes[i])));
+		json_array_append_new(out, row);
+		if (outcomes[i] != INGEST_DUPLICATE)
+			stored = 1;
+	}
+	text = json_dumps(out, JSON_COMPACT);
+	strbuf_addstr(&r->body, text ? text : "[]");
+	strbuf_addch(&r->body, '\n');
+	free(text);
+	r->status = stored ? 201 : 200;
+	r->type = "application/json";
+done:
+	/* Any push may have written: cached replies are dropped. */
+	if (st)
+		pool_give(srv, slot, 1);
+	json_decref(out);
+	free(outcomes);
+	free(ids);
+	ingest_batch_release(&batch);
+	bl_error_release(&err);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	struct web_server *srv = cls;
+	struct request *req = *con_cls;
+	struct web_reply r;
+	enum MHD_Result ret;
+	(void)version;
+
+	memset(&r, 0, sizeof(r));
+	strbuf_init(&r.body, 0);
+	if (!req) {
+		const char *len_header;
+		req = xcalloc(1, sizeof(*req));
+		strbuf_init(&req->body, 0);
+		*con_cls = req;
+		/* Answering on the first call would make libmicrohttpd close the connection
+		 * (the body might be unread): GETs answer on the next call, keeping it alive. */
+		if (strcmp(url, "/api/records")) {
+			strbuf_release(&r.body);
+			return MHD_YES;
+		}
+		if (strcmp(method, MHD_HTTP_METHOD_POST)) {
+			r.allow = "POST";
+			reply_json_error(&r, 405, "method not allowed");
+			goto send;
+		}
+		req->is_push = 1;
+		if (!srv->have_token_file) {
+			reply_json_error(&r, 401, "pushing is off: the server has no --token-file");
+			goto send;
+		}
+		req->token = find_token(
+		    srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"));
+		if (!req->token) {
+			reply_json_error(&r, 401, "a valid bearer token is required");
+			goto send;
+		}
+		len_header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (len_header && strtoull(len_header, NULL, 10) > WEB_MAX_BODY) {
+			reply_json_error(&r, 413, "the body is over 16 MiB");
+			goto send;
+		}
+		strbuf_release(&r.body);
+		return MHD_YES;
+	}
+	if (req->is_push && *upload_data_size) {
+		if (!req->too_big && req->body.len + *upload_data_size <= WEB_MAX_BODY)
+			strbuf_add(&req->body, upload_data, *upload_data_size);
+		else
+			req->too_big = 1;
+		*upload_data_size = 0;
+		strbuf_release(&r.body);
+		return MHD_YES;
+	}
+	if (!req->is_push && *upload_data_size) {
+		/* A body on a GET is read and ignored. */
+		*upload_data_size = 0;
+		strbuf_release(&r.body);
+		return MHD_YES;
+	}
+	if (!req->is_push)
+		route_get(srv, &r, conn, url, method);
+	else if (req->too_big)
+		reply_json_error(&r, 413, "the body is over 16 MiB");
+	else
+		push_records(srv, &r, req);
+send:
+	ret = send_reply(conn, &r);
+	strbuf_release(&r.body);
+	return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct request *req = *con_cls;
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (!req)
+		return;
+	strbuf_release(&req->body);
+	free(req);
+	*con_cls = NULL;
+}
+
+static void server_free(struct web_server *srv)
+{
+	for (size_t i = 0; i < srv->nstores; i++)
+		store_free(srv->stores[i]);
+	free(srv->stores);
+	free(srv->free);
+	free(srv->data_version);
+	for (size_t i = 0; i < REPLY_CACHE_SIZE; i++)
+		free(srv->replies[i].body);
+	for (size_t i = 0; i < srv->ntokens; i++) {
+		free(srv->tokens[i].token);
+		free(srv->tokens[i].glob);
+	}
+	free(srv->tokens);
+	web_chart_cache_free(srv->ctx.cache);
+	free(srv->base);
+	pthread_mutex_destroy(&srv->lock);
+	pthread_cond_destroy(&srv->cond);
+	free(srv);
+}
+
+int web_start(struct web_server **out, const struct web_options *opts, struct bl_error *err)
+{
+	struct web_server *srv = xcalloc(1, sizeof(*srv));
+	struct sockaddr_in sa4;
+	struct sockaddr_in6 sa6;
+	struct sockaddr *sa;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_EPOLL;
+	const char *bind = opts->bind ? opts->bind : "127.0.0.1";
+	size_t n;
+	int ret = 0;
+
+	*out = NULL;
+	pthread_mutex_init(&srv->lock, NULL);
+	pthread_cond_init(&srv->cond, NULL);
+	srv->opts = *opts;
+	if (!srv->opts.threads)
+		srv->opts.threads = 4;
+	if (!srv->opts.timeout_s)
+		srv->opts.timeout_s = 10;
+	memset(&sa4, 0, sizeof(sa4));
+	memset(&sa6, 0, sizeof(sa6));
+	if (inet_pton(AF_INET, bind, &sa4.sin_addr) == 1) {
+		sa4.sin_family = AF_INET;
+		sa4.sin_port = htons((uint16_t)opts->port);
+		sa = (struct sockaddr *)&sa4;
+	} else if (inet_pton(AF_INET6, bind, &sa6.sin6_addr) == 1) {
+		sa6.sin6_family = AF_INET6;
+		sa6.sin6_port = htons((uint16_t)opts->port);
+		sa = (struct sockaddr *)&sa6;
+		flags |= MHD_USE_IPv6;
+	} else {
+		ret = bl_error_set(err, BL_EINVALID, "--bind: not an IP address: %s", bind);
+		goto done;
+	}
+	if (opts->token_file) {
+		if ((ret = load_tokens(srv, opts->token_file, err)))
+			goto done;
+		srv->have_token_file = 1;
+	}
+	/* The base URL without its trailing slashes. */
+	srv->base = xstrdup(opts->base_url ? opts->base_url : "");
+	n = strlen(srv->base);
+	while (n && srv->base[n - 1] == '/')
+		srv->base[--n] = '\0';
+	srv->ctx.base = srv->base;
+	srv->ctx.gnuplot = opts->gnuplot ? opts->gnuplot : "gnuplot";
+	srv->ctx.cache = web_chart_cache_new(128);
+	/* One connection per request thread, so a request never waits for a connection. */
+	srv->nstores = srv->opts.threads;
+	srv->stores = xcalloc(srv->nstores, sizeof(*srv->stores));
+	srv->free = xcalloc(srv->nstores, sizeof(*srv->free));
+	srv->data_version = xcalloc(srv->nstores, sizeof(*srv->data_version));
+	for (size_t i = 0; i < srv->nstores; i++) {
+		if ((ret = store_open(&srv->stores[i], opts->db_path, 0, err)))
+			goto done;
+		srv->data_version[i] = -1;
+		srv->free[srv->nfree++] = i;
+	}
+	srv->daemon = MHD_start_daemon(
+	    flags, (uint16_t)opts->port, NULL, NULL, handle, srv, MHD_OPTION_SOCK_ADDR, sa,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)srv->opts.threads, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED,
+	    completed, srv, MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL, MHD_OPTION_END);
+	if (!srv->daemon) {
+		ret = bl_error_set(err, BL_EIO, "cannot listen on %s port %u: %s", bind, opts->port,
+				   strerror(errno ? errno : EADDRINUSE));
+		goto done;
+	}
+done:
+	if (ret)
+		server_free(srv);
+	else
+		*out = srv;
+	return ret;
+}
+
+unsigned web_port(const struct web_server *srv)
+{
+	const union MHD_DaemonInfo *info =
+	    MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	return info ? info->port : srv->opts.port;
+}
+
+void web_stop(struct web_server *srv)
+{
+	MHD_socket fd;
+	struct timespec pause = {0, 20 * 1000 * 1000};
+	unsigned waited_ms = 0, limit_ms;
+
+	if (!srv)
+		return;
+	/* Stop accepting; let what is in flight finish (an idle keep-alive connection is
+	 * dropped by the connection timeout at the latest). */
+	fd = MHD_quiesce_daemon(srv->daemon);
+	limit_ms = (srv->opts.timeout_s + 1) * 1000;
+	while (waited_ms < limit_ms) {
+		const union MHD_DaemonInfo *info =
+		    MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (!info || !info->num_connections)
+			break;
+		nanosleep(&pause, NULL);
+		waited_ms += 20;
+	}
+	MHD_stop_daemon(srv->daemon);
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+	server_free(srv);
+}

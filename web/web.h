@@ -1,0 +1,127 @@
+/*
+ * web: `benchline serve` (§11). An HTTP server on libmicrohttpd with a thread pool: the
+ * overview, Series pages with gnuplot charts, the JSON API and POST /api/records. Each
+ * request thread borrows its own store connection from a small pool. Nothing here prints
+ * or exits; cli/cmd_serve.c starts and stops the server.
+ */
+#ifndef BENCHLINE_WEB_H
+#define BENCHLINE_WEB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/common.h"
+#include "../store/store.h"
+
+/* Largest body POST /api/records takes (413 over it). */
+#define WEB_MAX_BODY ((size_t)16 << 20)
+/* Largest token file read. */
+#define WEB_MAX_TOKEN_FILE ((size_t)1 << 20)
+/* gnuplot is killed when it runs longer than this. */
+#define WEB_GNUPLOT_TIMEOUT_MS 5000
+
+struct web_options {
+	const char *db_path;
+	const char *bind;	/* "127.0.0.1" when NULL */
+	unsigned port;		/* 0: any free port (web_port() says which) */
+	const char *token_file; /* NULL: pushing is refused with 401 */
+	const char *base_url;	/* prefix of absolute links, NULL for relative ones */
+	const char *gnuplot;	/* the program, "gnuplot" when NULL */
+	unsigned threads;	/* request threads (and store connections); 4 when 0 */
+	unsigned timeout_s;	/* idle or slow connections are dropped after this; 10 when 0 */
+};
+
+struct web_server;
+
+/* Opens the store connections, reads the token file and starts listening. */
+int web_start(struct web_server **out, const struct web_options *opts, struct bl_error *err);
+/* The port listened on. */
+unsigned web_port(const struct web_server *srv);
+/* Stops accepting, lets the requests in flight finish (at most the connection timeout),
+ * stops the threads and closes the database. */
+void web_stop(struct web_server *srv);
+
+/* Internal to web/: shared by its files. */
+
+/* HTML-escapes s (&, <, >, ", '). */
+void web_html_escape(struct strbuf *out, const char *s);
+/* Percent-decodes s[0..len) into out; '+' becomes a space when plus is set. Returns
+ * BL_EINVALID on a malformed escape or a NUL byte. */
+int web_percent_decode(struct strbuf *out, const char *s, size_t len, int plus);
+/* 64-bit FNV-1a, for ETags and the chart cache. */
+uint64_t web_hash(uint64_t h, const void *data, size_t len);
+#define WEB_HASH_INIT 0xcbf29ce484222325ULL
+
+/* An embedded asset (web/assets/, see web/embed-assets.sh). */
+struct web_asset {
+	const char *name, *type;
+	const unsigned char *data;
+	size_t len;
+};
+const struct web_asset *web_asset_find(const char *name);
+
+/* The points of a Series as drawn. */
+struct web_point {
+	double place, value;
+	int64_t seq, harness_version, pr, run_id;
+	char commit[41], source_hash[41];
+	char *content_hash; /* NULL when none */
+	char *tags;	    /* "" when on the Series */
+	int baseline;
+	int brk; /* on the Series: 0, or the reason a line starts here: 1 first, 2 harness,
+		    3 content, 4 baseline */
+};
+
+struct web_chart_cache;
+struct web_chart_cache *web_chart_cache_new(size_t max_entries);
+void web_chart_cache_free(struct web_chart_cache *c);
+
+/* Draws the points (those with from <= place <= to) as an SVG chart with gnuplot, or takes
+ * it from the cache. *svg_out is malloc'd. *etag_out hashes what is drawn. On a gnuplot
+ * failure or timeout, returns BL_EIO with the reason in err. */
+int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
+		  const char *gnuplot, const struct web_point *points, size_t npoints,
+		  const char *title, const char *unit, struct bl_error *err);
+
+/* What a route answers. */
+struct web_reply {
+	int status;
+	const char *type; /* Content-Type */
+	struct strbuf body;
+	uint64_t etag;
+	int has_etag;
+	const char *allow; /* the Allow header of a 405 */
+};
+
+/* What the pages need from the server. */
+struct web_ctx {
+	const char *base; /* prefix of links ("" for relative ones) */
+	const char *gnuplot;
+	struct web_chart_cache *cache;
+};
+
+/* A request: the path after its prefix, already split, and the decoded query parameters. */
+struct web_query {
+	const char *q;	       /* the overview's search, NULL when none */
+	const char *from, *to; /* zoom range of a Series page, NULL when none */
+};
+
+/* The JSON documents of `benchline series --json` and `records --json` (§14): the same
+ * objects, printed the same way. open_suspects (a reference taken) may be NULL for null. */
+struct json_t;
+struct json_t *web_series_json(const struct store_series *s, struct json_t *open_suspects);
+struct json_t *web_record_json(const struct store_record_row *row);
+
+/* Routes (web/pages.c). names[4] are a Series id's decoded parts. */
+int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		      const struct web_query *q, struct bl_error *err);
+int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		    const char *const names[4], const struct web_query *q, int chart_only,
+		    struct bl_error *err);
+int web_api_series(struct web_reply *r, struct store *st, struct bl_error *err);
+int web_api_series_records(struct web_reply *r, struct store *st, const char *const names[4],
+			   struct bl_error *err);
+/* An HTML error page. */
+void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, const char *msg);
+
+#endif
