@@ -16,6 +16,10 @@ static const char *const col_names[NCOL] = {"machine", "benchmark", "config",	 "
 struct series_out {
 	int json;
 	size_t count;
+	/* Open Suspects per Series once detect has run (NULL before: nothing is known). */
+	struct store_detect *detect;
+	struct bl_error *err;
+	int failed;
 	/* Text mode keeps the cells (not the records) to align the columns. */
 	char **cells;
 	size_t ncells, alloc;
@@ -34,7 +38,7 @@ static json_t *line_json(const struct store_series_line *l)
 	return o;
 }
 
-static json_t *series_json(const struct store_series *s)
+static json_t *series_json(const struct store_series *s, json_t *open_suspects)
 {
 	json_t *o = json_object(), *lines = json_array();
 	json_object_set_new(o, "id", json_string(s->id));
@@ -53,8 +57,9 @@ static json_t *series_json(const struct store_series *s)
 			    isnan(s->last_value) ? json_null() : json_real(s->last_value));
 	json_object_set_new(o, "last_commit",
 			    s->last_commit[0] ? json_string(s->last_commit) : json_null());
-	/* Detection (§6) and bisection (§9) fill these; until then nothing is known. */
-	json_object_set_new(o, "open_suspects", json_null());
+	/* Open Suspects once detect has run (§6); Regressions are bisection's (§9) and stay
+	 * null until it exists. */
+	json_object_set_new(o, "open_suspects", open_suspects);
 	json_object_set_new(o, "regressions", json_null());
 	return o;
 }
@@ -87,7 +92,17 @@ static int each_series(const struct store_series *s, void *data)
 	struct series_out *out = data;
 	struct strbuf sb = STRBUF_INIT;
 	if (out->json) {
-		json_t *o = series_json(s);
+		json_t *open = json_null(), *o;
+		int64_t n;
+		if (out->detect) {
+			if (store_open_suspects(&n, out->detect, s->machine, s->benchmark,
+						s->config, s->metric, out->err)) {
+				out->failed = 1;
+				return 1;
+			}
+			open = json_integer(n);
+		}
+		o = series_json(s, open);
 		fputs(out->count ? ",\n" : "\n", stdout);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
 		json_decref(o);
@@ -149,9 +164,20 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 	memset(&out, 0, sizeof(out));
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "series takes no arguments");
-	if (out.json)
+	out.err = &err;
+	if (out.json) {
+		int ran;
+		if (store_detect_ran(&ran, ctx->store, &err) ||
+		    (ran && store_detect_open(&out.detect, ctx->store, &err))) {
+			ret = cli_fail(&err);
+			bl_error_release(&err);
+			return ret;
+		}
 		fputc('[', stdout);
+	}
 	ret = store_each_series(ctx->store, &filter, each_series, &out, &err);
+	if (out.failed)
+		ret = BL_EDB;
 	if (out.json)
 		fputs(out.count ? "\n]\n" : "]\n", stdout);
 	else if (!ret && out.count)
@@ -163,6 +189,7 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 	for (size_t i = 0; i < out.ncells; i++)
 		free(out.cells[i]);
 	free(out.cells);
+	store_detect_close(out.detect);
 	bl_error_release(&err);
 	return ret;
 }

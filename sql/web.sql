@@ -34,3 +34,13 @@ ORDER BY p.place, p.at, p.started_at, p.run_id;
 -- the server's response cache is dropped when it moves.
 -- name: web_data_version
 PRAGMA data_version;
+
+-- The Suspects of one Series (machine and benchmark by name, config, metric), whatever their
+-- state, for ringing its chart's points and marking its table: one per record at most.
+-- name: web_series_suspects
+SELECT s.id, s.run_id, s.side, s.shift, s.state
+FROM suspects s
+JOIN machines m ON m.id = s.machine_id
+JOIN benchmarks b ON b.id = s.benchmark_id
+WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4
+ORDER BY s.run_id;

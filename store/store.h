@@ -221,5 +221,227 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		     struct bl_error *err);
 /* SQLite's data_version of this connection: it changes when another connection commits. */
 int store_web_data_version(int64_t *out, struct store *st, struct bl_error *err);
+/* A Suspect of one Series as its chart rings it. Strings live until the callback returns. */
+struct store_web_suspect {
+	int64_t id, run_id;
+	const char *side;  /* "slower" or "faster" */
+	const char *state; /* "open", "cleared", "confirmed" or "covered" */
+	double shift;	   /* NAN when the center was 0 */
+};
+typedef int (*store_web_suspect_fn)(const struct store_web_suspect *s, void *data);
+/* Every Suspect (any state) of the Series (machine, benchmark, config, metric), by run id. A
+ * non-zero return from fn stops the walk. */
+int store_web_suspects(struct store *st, const char *machine, const char *benchmark,
+		       const char *config, const char *metric, store_web_suspect_fn fn, void *data,
+		       struct bl_error *err);
+
+/* Detection */
+
+/*
+ * What detect/ (§6) reads and writes: the members of Series in bulk, the stored lines and
+ * Suspects, and the change log the triggers of sql/002-detect.sql keep from the first detect
+ * on. Nothing here judges a record; docs/detection.md describes the whole design.
+ */
+
+/* A detection session: the statements detection prepares (once each), on an open store. */
+struct store_detect;
+int store_detect_open(struct store_detect **out, struct store *st, struct bl_error *err);
+void store_detect_close(struct store_detect *d);
+
+/* A (machine, benchmark, config): every Series of it is drawn from the same records. */
+struct store_group {
+	int64_t machine_id, benchmark_id;
+	char *config;
+};
+
+/* An untagged standing record, in Series order: its place on main (a commit's seq; x.5 when
+ * placed by time, as sql/series.sql explains), then at (committed_at, else started_at),
+ * started_at and run id. */
+struct store_member {
+	int64_t run_id;
+	double place, at, started_at;
+	int64_t harness_version;
+	uint32_t group;	  /* index into store_members.groups */
+	uint32_t content; /* index into store_members.contents; 0: no content hash */
+	uint32_t point;	  /* its metrics, by name: points[point .. point + npoints) */
+	uint16_t npoints;
+	uint8_t baseline;
+	uint8_t dropped; /* set while a bulk read works out the members; never set after */
+};
+
+enum store_point_kind { STORE_TIMED, STORE_COUNTED, STORE_QUANTILE };
+
+/* One metric of a member. */
+struct store_point {
+	uint32_t metric; /* index into store_members.metrics */
+	uint8_t kind;	 /* enum store_point_kind */
+	uint8_t higher;	 /* 1 when higher is better */
+	double value;	 /* the median of a timed metric, else the value; NAN when absent */
+};
+
+/* Members of some groups: each group's members contiguous and in Series order. The names
+ * interned in metrics and contents stay across store_members_reset. */
+struct store_members {
+	struct store_group *groups;
+	size_t ngroups, groups_alloc;
+	struct store_member *members;
+	size_t nmembers, members_alloc;
+	struct store_point *points;
+	size_t npoints, points_alloc;
+	char **metrics;
+	size_t nmetrics, metrics_alloc;
+	char **contents; /* contents[0] is NULL: no content hash */
+	size_t ncontents, contents_alloc;
+	struct store_intern *intern; /* private */
+};
+void store_members_init(struct store_members *m);
+/* Forgets the groups, members and points (not the interned names). */
+void store_members_reset(struct store_members *m);
+void store_members_release(struct store_members *m);
+/* The index of a metric name (interned on first use). */
+uint32_t store_members_metric(struct store_members *m, const char *name);
+
+/* Where a full read resumes, and how much one pass may hold. */
+struct store_scan {
+	int started, done;
+	int64_t machine_id, benchmark_id;
+	struct strbuf config;
+	size_t max_members, max_points; /* 0: no limit */
+	/* main's commits, loaded on the first pass (private) */
+	struct store_commit_index *commits;
+};
+void store_scan_init(struct store_scan *scan, size_t max_members, size_t max_points);
+void store_scan_release(struct store_scan *scan);
+/*
+ * The next groups of a full read into out (reset first): whole groups in primary-key order,
+ * up to max_members records and max_points metric values unless one group alone is larger.
+ * Reads records, runs (through the runs_detect index), tags and metrics each in one sequential
+ * pass in id order, places the records in C and sorts each group. Sets scan->done after the
+ * last groups.
+ */
+int store_detect_scan(struct store_members *out, struct store_scan *scan, struct store_detect *d,
+		      struct bl_error *err);
+/* Appends one group's members (read by SQL, in Series order) to out. */
+int store_detect_group(struct store_members *out, struct store_detect *d,
+		       const struct store_group *g, struct bl_error *err);
+
+/* A run the change log names: whether it was on its Series at the last detect and whether it
+ * is now, and (for a member now) its place and break attributes. */
+struct store_change {
+	int64_t run_id;
+	struct store_group group;
+	int was_member, is_member;
+	double place, at, started_at;
+	int64_t harness_version;
+	char *content_hash; /* NULL: none */
+	int baseline;
+};
+void store_changes_release(struct store_change *c, size_t nr);
+/* Every run in the change log, ordered by group then run id. */
+int store_detect_changes(struct store_change **out, size_t *nr, struct store_detect *d,
+			 struct bl_error *err);
+/* Appends a changed run (a member now) and its metrics to out as a member of group index
+ * group (out->groups[group] must exist). */
+int store_detect_add_change(struct store_members *out, uint32_t group, const struct store_change *c,
+			    struct store_detect *d, struct bl_error *err);
+
+/* A stored run whose place commits stored since the last detect may have moved. */
+struct store_moved {
+	int64_t run_id;
+	struct store_group group;
+	int tagged;
+};
+/* How many commits were stored since the last detect (*ncommits), and when there were any,
+ * the standing runs they may have moved and the groups holding a record placed by time that
+ * they may have moved (run_id 0). */
+int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
+		       struct store_detect *d, struct bl_error *err);
+void store_moved_release(struct store_moved *m, size_t nr);
+/* Empties the change log. */
+int store_detect_log_clear(struct store_detect *d, struct bl_error *err);
+
+/* A stored line (sql/002-detect.sql). Strings and tail live until the callback returns. */
+struct store_line {
+	int64_t id; /* 0 until stored */
+	int64_t machine_id, benchmark_id;
+	const char *config, *metric;
+	int64_t line;
+	const char *reason;
+	int64_t start_run_id, records, fingerprint, harness_version;
+	const char *content_hash; /* NULL: none */
+	int64_t last_run_id;
+	double last_place, last_at, last_started_at;
+	double time_placed_at; /* NAN: no record placed by time */
+	int judged;
+	const void *tail;
+	size_t tail_len;
+};
+typedef int (*store_line_fn)(const struct store_line *l, void *data);
+/* Every stored line (g NULL; in no particular order) or one group's (by metric and line). A
+ * non-zero return from fn stops the walk and is returned. */
+int store_detect_lines(struct store_detect *d, const struct store_group *g, store_line_fn fn,
+		       void *data, struct bl_error *err);
+/* Stores a new line (its key must be free) and sets l->id. */
+int store_detect_line_put(struct store_detect *d, struct store_line *l, struct bl_error *err);
+/* Updates what stored line l->id keeps as records are added at its end: its count,
+ * fingerprint, last record and tail. */
+int store_detect_line_grow(struct store_detect *d, const struct store_line *l,
+			   struct bl_error *err);
+/* Deletes every stored line (g NULL) or one group's. */
+int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
+			      struct bl_error *err);
+/* How many Series have stored lines, and how many of them are judged. */
+int store_detect_series_count(int64_t *series, int64_t *judged, struct store_detect *d,
+			      struct bl_error *err);
+
+/* A Suspect as detection writes and compares it. */
+struct store_mark {
+	int64_t id; /* 0 for a new one */
+	int64_t run_id;
+	const char *metric;
+	int64_t machine_id, benchmark_id;
+	const char *config;
+	int slower;
+	double shift; /* NAN when the center is 0 */
+	double median, center, tolerance;
+	int open; /* read back: its state is 'open' */
+};
+typedef int (*store_mark_fn)(const struct store_mark *m, void *data);
+/* Every stored Suspect (g NULL) or one group's. */
+int store_detect_suspects(struct store_detect *d, const struct store_group *g, store_mark_fn fn,
+			  void *data, struct bl_error *err);
+/* The Suspect of (run_id, metric): *found 0 when there is none. */
+int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
+			      int64_t run_id, const char *metric, struct bl_error *err);
+/* Inserts a new Suspect (state 'open'); *id_out its id. */
+int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
+				struct bl_error *err);
+/* Updates the numbers of Suspect m->id, keeping its state. */
+int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
+				struct bl_error *err);
+int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_error *err);
+/* The largest Suspect id ever given, 0 before the first (ids are never reused). */
+int store_detect_last_suspect_id(int64_t *out, struct store_detect *d, struct bl_error *err);
+
+/* A Suspect as `benchline suspects` lists it (§14). Strings live until the callback returns. */
+struct store_suspect {
+	int64_t id, run_id;
+	const char *machine, *benchmark, *config, *metric, *commit, *source_hash;
+	int64_t seq; /* -1 when the record's place on main is unknown */
+	const char *side, *state;
+	double shift; /* NAN when the center was 0 */
+	double median, center, tolerance;
+};
+typedef int (*store_suspect_fn)(const struct store_suspect *s, void *data);
+/* The Suspects with an id over after_id, in Series order. A non-zero return from fn stops the
+ * walk (store_each_suspect then returns 0). */
+int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
+		       struct bl_error *err);
+/* Whether detect has ever run on this database. */
+int store_detect_ran(int *out, struct store *st, struct bl_error *err);
+/* Open Suspects on one Series. */
+int store_open_suspects(int64_t *out, struct store_detect *d, const char *machine,
+			const char *benchmark, const char *config, const char *metric,
+			struct bl_error *err);
 
 #endif

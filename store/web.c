@@ -1,6 +1,6 @@
 /*
  * The web server's reads (sql/web.sql): every standing record of one Series, tagged or not,
- * with what its chart and table show.
+ * with what its chart and table show, and the Suspects its chart rings.
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -70,6 +70,39 @@ int store_web_data_version(int64_t *out, struct store *st, struct bl_error *err)
 		ret = bl_error_set(err, BL_EDB, "cannot read data_version: %s", sqlite3_errmsg(db));
 	else
 		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int store_web_suspects(struct store *st, const char *machine, const char *benchmark,
+		       const char *config, const char *metric, store_web_suspect_fn fn, void *data,
+		       struct bl_error *err)
+{
+	sqlite3 *db = store_sqlite(st);
+	sqlite3_stmt *s = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db, SQL_WEB_SERIES_SUSPECTS, -1, &s, NULL) != SQLITE_OK) {
+		ret = bl_error_set(err, BL_EDB, "cannot read Suspects: %s", sqlite3_errmsg(db));
+		goto done;
+	}
+	sqlite3_bind_text(s, 1, machine, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, metric, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_web_suspect x;
+		x.id = sqlite3_column_int64(s, 0);
+		x.run_id = sqlite3_column_int64(s, 1);
+		x.side = text_or(s, 2, "");
+		x.shift = num_or_nan(s, 3);
+		x.state = text_or(s, 4, "");
+		if (fn(&x, data))
+			goto done;
+	}
+	if (rc != SQLITE_DONE)
+		ret = bl_error_set(err, BL_EDB, "cannot read Suspects: %s", sqlite3_errmsg(db));
+done:
 	sqlite3_finalize(s);
 	return ret;
 }

@@ -2,9 +2,11 @@
  * Charts (§11): gnuplot draws the axes, the lines (joined only within a line), a dashed rule
  * at each harness-version change and a shaded band at other breaks; this file then draws the
  * points itself on top, each with an SVG <title> naming its commit and value, so hovering
- * works without gnuplot_svg.js and nothing loads from the network. The plot area is pinned
- * with screen margins and explicit ranges, so a point's pixel position is known here.
- * gnuplot runs as a child: script on stdin, SVG on stdout, killed after 5 s.
+ * works without gnuplot_svg.js and nothing loads from the network, and rings each Suspect
+ * (red: slower, green: faster). The overlay is part of the cache key, so a detect that adds,
+ * drops or moves a Suspect changes the chart's ETag. The plot area is pinned with screen
+ * margins and explicit ranges, so a point's pixel position is known here. gnuplot runs as a
+ * child: script on stdin, SVG on stdout, killed after 5 s.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -218,6 +220,25 @@ static void format_num(struct strbuf *sb, double v)
 		strbuf_addf(sb, "%.6g", v);
 }
 
+/* A Suspect's ring (§11): red around a slower one, green around a faster one. */
+static void add_ring(struct strbuf *sb, double x, double y, const struct web_point *p)
+{
+	int slower = p->suspect == 1;
+	strbuf_addf(sb,
+		    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7.5\" fill=\"none\" stroke=\"%s\" "
+		    "stroke-width=\"2\" class=\"suspect %s\"><title>suspect: %s",
+		    x, y, slower ? "#cc0000" : "#2e9a2e", slower ? "slower" : "faster",
+		    slower ? "slower" : "faster");
+	if (!isnan(p->suspect_shift))
+		strbuf_addf(sb, " %+.1f%%", p->suspect_shift * 100);
+	if (p->suspect_state[0] && strcmp(p->suspect_state, "open")) {
+		strbuf_addstr(sb, " (");
+		web_html_escape(sb, p->suspect_state);
+		strbuf_addch(sb, ')');
+	}
+	strbuf_addstr(sb, "</title></circle>\n");
+}
+
 static void build_overlay(struct strbuf *sb, const struct frame *f, const struct web_point *p,
 			  size_t n, const char *unit)
 {
@@ -261,6 +282,8 @@ static void build_overlay(struct strbuf *sb, const struct frame *f, const struct
 		strbuf_addstr(sb, p[i].tags[0]	  ? "</title></circle>\n"
 				  : p[i].baseline ? "</title></rect>\n"
 						  : "</title></circle>\n");
+		if (p[i].suspect)
+			add_ring(sb, x, y, &p[i]);
 	}
 	strbuf_addstr(sb, "</g>\n");
 	strbuf_release(&t);

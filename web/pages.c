@@ -1,7 +1,7 @@
 /*
  * The pages and JSON documents the server answers with. Every string from the database or
  * the request goes into HTML through web_html_escape; JSON is built with jansson, exactly
- * as `benchline series --json` and `records --json` print it.
+ * as `benchline series --json`, `records --json` and `suspects --json` print it.
  */
 #include <ctype.h>
 #include <jansson.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../detect/detect.h"
 #include "web.h"
 
 /* JSON (§14) */
@@ -44,8 +45,8 @@ json_t *web_series_json(const struct store_series *s, json_t *open_suspects)
 			    isnan(s->last_value) ? json_null() : json_real(s->last_value));
 	json_object_set_new(o, "last_commit",
 			    s->last_commit[0] ? json_string(s->last_commit) : json_null());
-	/* Detection (§6) gives the open Suspects (null until it has run: TODO once detect
-	 * lands, look them up as cli/cmd_series.c does); bisection (§9) the Regressions. */
+	/* Detection (§6) gives the open Suspects (null until it has ever run, as
+	 * cli/cmd_series.c prints it); bisection (§9) the Regressions, null until it exists. */
 	json_object_set_new(o, "open_suspects", open_suspects ? open_suspects : json_null());
 	json_object_set_new(o, "regressions", json_null());
 	return o;
@@ -120,29 +121,91 @@ static void close_json_array(struct strbuf *sb, size_t count)
 	strbuf_addstr(sb, count ? "\n]\n" : "]\n");
 }
 
+/* Open Suspects per Series, once detect has run (d NULL before: nothing is known). */
+static int open_detect(struct store_detect **d, struct store *st, struct bl_error *err)
+{
+	int ran;
+	*d = NULL;
+	if (store_detect_ran(&ran, st, err))
+		return BL_EDB;
+	return ran ? store_detect_open(d, st, err) : 0;
+}
+
 struct api_series {
 	struct strbuf *out;
 	size_t count;
+	struct store_detect *detect;
+	struct bl_error *err;
+	int failed;
 };
 
 static int api_series_one(const struct store_series *s, void *data)
 {
 	struct api_series *a = data;
-	add_json_element(a->out, web_series_json(s, NULL), a->count++);
+	json_t *open = NULL;
+	int64_t n;
+	if (a->detect) {
+		if (store_open_suspects(&n, a->detect, s->machine, s->benchmark, s->config,
+					s->metric, a->err)) {
+			a->failed = 1;
+			return 1;
+		}
+		open = json_integer(n);
+	}
+	add_json_element(a->out, web_series_json(s, open), a->count++);
 	return 0;
 }
 
 int web_api_series(struct web_reply *r, struct store *st, struct bl_error *err)
 {
-	struct api_series a = {&r->body, 0};
+	struct api_series a = {&r->body, 0, NULL, err, 0};
 	int ret;
+	if ((ret = open_detect(&a.detect, st, err)))
+		return ret;
 	strbuf_addch(&r->body, '[');
-	if ((ret = store_each_series(st, NULL, api_series_one, &a, err)))
+	ret = store_each_series(st, NULL, api_series_one, &a, err);
+	store_detect_close(a.detect);
+	if (a.failed)
+		ret = BL_EDB;
+	if (ret)
 		return ret;
 	close_json_array(&r->body, a.count);
 	r->status = 200;
 	r->type = "application/json";
 	return 0;
+}
+
+struct api_suspects {
+	struct strbuf *out;
+	size_t count;
+};
+
+static int api_suspects_one(const struct store_suspect *s, void *data)
+{
+	struct api_suspects *a = data;
+	add_json_element(a->out, detect_suspect_json(s), a->count++);
+	return 0;
+}
+
+int web_api_suspects(struct web_reply *r, struct store *st, struct bl_error *err)
+{
+	struct api_suspects a = {&r->body, 0};
+	int ret;
+	strbuf_addch(&r->body, '[');
+	if ((ret = store_each_suspect(st, 0, api_suspects_one, &a, err)))
+		return ret;
+	close_json_array(&r->body, a.count);
+	r->status = 200;
+	r->type = "application/json";
+	return 0;
+}
+
+void web_api_regressions(struct web_reply *r)
+{
+	/* Confirmation and bisection (§9) are not built: there are no Regressions yet. */
+	strbuf_addstr(&r->body, "[]\n");
+	r->status = 200;
+	r->type = "application/json";
 }
 
 /* Finding a Series by its decoded names. */
@@ -271,6 +334,10 @@ static void page_start(struct strbuf *sb, const struct web_ctx *ctx, const char 
 	web_html_escape(sb, ctx->base);
 	strbuf_addstr(sb, "/\">Series</a><a href=\"");
 	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/suspects\">Suspects</a><a href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/regressions\">Regressions</a><a href=\"");
+	web_html_escape(sb, ctx->base);
 	strbuf_addstr(sb, "/api/series\">JSON</a></header>\n<main>\n");
 }
 
@@ -329,6 +396,9 @@ struct overview {
 	const char *q;
 	size_t shown, total;
 	struct strbuf hay;
+	struct store_detect *detect; /* NULL before detect has ever run */
+	struct bl_error *err;
+	int failed;
 };
 
 /* Every word of q (case-insensitive) is in hay. */
@@ -382,9 +452,21 @@ static int overview_one(const struct store_series *s, void *data)
 	format_value(sb, s->last_value, s->unit);
 	strbuf_addf(sb, "</td><td class=\"num\">%lld</td><td class=\"num\">%zu</td>",
 		    (long long)s->records, s->nlines);
-	/* Detection is not there yet: the count is unknown, not zero. */
-	strbuf_addstr(sb,
-		      "<td class=\"num muted\" title=\"no detection data\">–</td><td><a href=\"");
+	if (o->detect) {
+		int64_t n;
+		if (store_open_suspects(&n, o->detect, s->machine, s->benchmark, s->config,
+					s->metric, o->err)) {
+			o->failed = 1;
+			return 1;
+		}
+		strbuf_addf(sb, "<td class=\"num%s\"><a href=\"", n ? " suspects" : "");
+		web_html_escape(sb, o->ctx->base);
+		strbuf_addf(sb, "/suspects\">%lld</a></td><td><a href=\"", (long long)n);
+	} else {
+		/* Detection has never run: the count is unknown, not zero. */
+		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\">–</td>"
+				  "<td><a href=\"");
+	}
 	web_html_escape(sb, o->ctx->base);
 	strbuf_addstr(sb, "/series/");
 	web_html_escape(sb, s->id);
@@ -396,10 +478,12 @@ int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct sto
 		      const struct web_query *q, struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
-	struct overview o = {sb, ctx, q->q, 0, 0, STRBUF_INIT};
+	struct overview o = {sb, ctx, q->q, 0, 0, STRBUF_INIT, NULL, err, 0};
 	size_t table_at;
 	int ret;
 
+	if ((ret = open_detect(&o.detect, st, err)))
+		return ret;
 	page_start(sb, ctx, "Series");
 	strbuf_addstr(sb, "<h1>Every Series</h1>\n<form class=\"search\" method=\"get\" action=\"");
 	web_html_escape(sb, ctx->base);
@@ -413,8 +497,12 @@ int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct sto
 			  "<th>lines</th><th>open suspects</th><th></th></tr></thead><tbody>\n");
 	ret = store_each_series(st, NULL, overview_one, &o, err);
 	strbuf_release(&o.hay);
-	if (ret)
+	if (o.failed)
+		ret = BL_EDB;
+	if (ret) {
+		store_detect_close(o.detect);
 		return ret;
+	}
 	strbuf_addstr(sb, "</tbody></table>\n");
 	if (!o.total) {
 		strbuf_setlen(sb, table_at);
@@ -424,10 +512,14 @@ int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct sto
 	} else {
 		strbuf_addf(sb,
 			    "<p class=\"muted\"><span id=\"shown\">%zu</span> of %zu Series "
-			    "shown. Suspect counts appear once <code>benchline detect</code> has "
-			    "run.</p>\n",
-			    o.shown, o.total);
+			    "shown. %s</p>\n",
+			    o.shown, o.total,
+			    o.detect ? "Open suspects as the last <code>benchline detect</code> "
+				       "left them."
+				     : "Suspect counts appear once <code>benchline detect</code> "
+				       "has run.");
 	}
+	store_detect_close(o.detect);
 	strbuf_addstr(sb, "<script src=\"");
 	web_html_escape(sb, ctx->base);
 	strbuf_addstr(sb, "/assets/filter.js\"></script>\n");
@@ -484,6 +576,38 @@ static int points_one(const struct store_web_point *sp, void *data)
 	return 0;
 }
 
+struct ring {
+	struct points *ps;
+	size_t total, open;
+};
+
+/* Marks the point of a Suspect's record (a record is on one Series point at most). */
+static int ring_one(const struct store_web_suspect *sx, void *data)
+{
+	struct ring *rg = data;
+	rg->total++;
+	if (!strcmp(sx->state, "open"))
+		rg->open++;
+	for (size_t i = 0; i < rg->ps->nr; i++) {
+		struct web_point *p = &rg->ps->p[i];
+		if (p->run_id != sx->run_id)
+			continue;
+		p->suspect = strcmp(sx->side, "slower") ? 2 : 1;
+		p->suspect_shift = sx->shift;
+		snprintf(p->suspect_state, sizeof(p->suspect_state), "%s", sx->state);
+		break;
+	}
+	return 0;
+}
+
+/* "slower +5.2%" */
+static void add_suspect_text(struct strbuf *sb, int slower, double shift)
+{
+	strbuf_addstr(sb, slower ? "slower" : "faster");
+	if (!isnan(shift))
+		strbuf_addf(sb, " %+.1f%%", shift * 100);
+}
+
 static void points_release(struct points *ps)
 {
 	for (size_t i = 0; i < ps->nr; i++) {
@@ -537,7 +661,8 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	char *svg = NULL;
 	uint64_t chart_etag = 0;
 	struct bl_error chart_err = BL_ERROR_INIT;
-	int ret, chart_ret;
+	struct ring rg = {NULL, 0, 0};
+	int ret, chart_ret, ran = 0;
 
 	memset(&ps, 0, sizeof(ps));
 	if ((ret = find_series(&c, st, names, err)))
@@ -552,6 +677,11 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	}
 	if ((ret = store_web_points(st, names[0], names[1], names[2], names[3], points_one, &ps,
 				    err)))
+		goto done;
+	rg.ps = &ps;
+	if ((ret = store_detect_ran(&ran, st, err)) ||
+	    (ret = store_web_suspects(st, names[0], names[1], names[2], names[3], ring_one, &rg,
+				      err)))
 		goto done;
 	drawn = xcalloc(ps.nr ? ps.nr : 1, sizeof(*drawn));
 	for (size_t i = 0; i < ps.nr; i++)
@@ -597,8 +727,14 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	strbuf_addstr(sb, " is better)</dd>");
 	strbuf_addf(sb, "<dt>records</dt><dd>%lld on the Series, %zu lines</dd>",
 		    (long long)c.records, c.nlines);
-	strbuf_addstr(sb, "<dt>suspects</dt><dd class=\"muted\">no detection data yet</dd>"
-			  "</dl>\n");
+	if (!ran) {
+		strbuf_addstr(sb, "<dt>suspects</dt><dd class=\"muted\">no detection data yet "
+				  "(run <code>benchline detect</code>)</dd></dl>\n");
+	} else {
+		strbuf_addstr(sb, "<dt>suspects</dt><dd><a href=\"");
+		web_html_escape(sb, ctx->base);
+		strbuf_addf(sb, "/suspects\">%zu open</a> of %zu</dd></dl>\n", rg.open, rg.total);
+	}
 
 	/* Zoom. */
 	strbuf_addstr(sb, "<form class=\"zoom\" method=\"get\" action=\"");
@@ -627,19 +763,23 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	}
 	strbuf_addstr(sb, "</div>\n<p class=\"legend muted\"><span>● record</span>"
 			  "<span>■ imported Baseline</span><span>○ tagged (not judged)</span>"
-			  "<span>┆ harness-version change</span><span>▒ other break</span></p>\n");
+			  "<span>┆ harness-version change</span><span>▒ other break</span>"
+			  "<span class=\"ring-slower\">◯ slower Suspect</span>"
+			  "<span class=\"ring-faster\">◯ faster Suspect</span></p>\n");
 
 	strbuf_addstr(sb, "<table><thead><tr><th>seq</th><th>commit</th><th>PR</th>"
 			  "<th>source hash</th><th>harness</th><th>value</th><th>line</th>"
-			  "<th>tags</th></tr></thead><tbody>\n");
+			  "<th>tags</th><th>suspect</th></tr></thead><tbody>\n");
 	for (size_t k = ndrawn; k-- > 0;) {
 		const struct web_point *p = &drawn[k];
+		strbuf_addstr(sb, p->suspect == 1   ? "<tr class=\"suspect slower\">"
+				  : p->suspect == 2 ? "<tr class=\"suspect faster\">"
+						    : "<tr>");
 		if (p->seq >= 0)
-			strbuf_addf(sb, "<tr><td class=\"num\">%lld</td>", (long long)p->seq);
+			strbuf_addf(sb, "<td class=\"num\">%lld</td>", (long long)p->seq);
 		else
 			strbuf_addf(sb,
-				    "<tr><td class=\"num muted\" title=\"placed by time\">"
-				    "%.1f</td>",
+				    "<td class=\"num muted\" title=\"placed by time\">%.1f</td>",
 				    p->place);
 		strbuf_addstr(sb, "<td class=\"mono\" title=\"");
 		web_html_escape(sb, p->commit);
@@ -672,6 +812,20 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			strbuf_release(&one);
 			t += n + (e ? 1 : 0);
 		}
+		strbuf_addstr(sb, "</td><td>");
+		if (p->suspect) {
+			strbuf_addf(sb, "<a class=\"suspect %s\" href=\"",
+				    p->suspect == 1 ? "slower" : "faster");
+			web_html_escape(sb, ctx->base);
+			strbuf_addstr(sb, "/suspects\">");
+			add_suspect_text(sb, p->suspect == 1, p->suspect_shift);
+			if (strcmp(p->suspect_state, "open")) {
+				strbuf_addstr(sb, " (");
+				web_html_escape(sb, p->suspect_state);
+				strbuf_addch(sb, ')');
+			}
+			strbuf_addstr(sb, "</a>");
+		}
 		strbuf_addstr(sb, "</td></tr>\n");
 	}
 	strbuf_addstr(sb, "</tbody></table>\n");
@@ -690,4 +844,133 @@ done:
 	strbuf_release(&title);
 	bl_error_release(&chart_err);
 	return ret;
+}
+
+/* The Suspects and Regressions views. */
+
+struct suspects_page {
+	struct strbuf *out;
+	const struct web_ctx *ctx;
+	size_t count;
+	struct strbuf id, commit;
+};
+
+static void add_num_cell(struct strbuf *sb, double v)
+{
+	strbuf_addstr(sb, "<td class=\"num\">");
+	if (isnan(v))
+		strbuf_addstr(sb, "–");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		strbuf_addf(sb, "%.0f", v);
+	else
+		strbuf_addf(sb, "%.6g", v);
+	strbuf_addstr(sb, "</td>");
+}
+
+static int suspects_page_one(const struct store_suspect *sx, void *data)
+{
+	struct suspects_page *sp = data;
+	struct strbuf *sb = sp->out;
+	int slower = !strcmp(sx->side, "slower");
+	sp->count++;
+	strbuf_reset(&sp->id);
+	store_series_id(&sp->id, sx->machine, sx->benchmark, sx->config, sx->metric);
+	strbuf_addf(sb, "<tr class=\"suspect %s\"><td>", slower ? "slower" : "faster");
+	web_html_escape(sb, sx->machine);
+	strbuf_addstr(sb, "</td><td>");
+	web_html_escape(sb, sx->benchmark);
+	strbuf_addstr(sb, "</td><td>");
+	if (sx->config[0])
+		web_html_escape(sb, sx->config);
+	else
+		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	strbuf_addstr(sb, "</td><td><a href=\"");
+	add_series_link(sb, sp->ctx, sp->id.buf);
+	strbuf_addstr(sb, "\">");
+	web_html_escape(sb, sx->metric);
+	strbuf_addstr(sb, "</a></td><td class=\"mono\" title=\"");
+	web_html_escape(sb, sx->commit);
+	strbuf_addstr(sb, "\">");
+	/* Commits are hex (validated at intake); escaped all the same. */
+	strbuf_reset(&sp->commit);
+	strbuf_add(&sp->commit, sx->commit, strnlen(sx->commit, 12));
+	web_html_escape(sb, sp->commit.buf);
+	if (sx->seq >= 0)
+		strbuf_addf(sb, "</td><td class=\"num\">%lld</td>", (long long)sx->seq);
+	else
+		strbuf_addstr(sb, "</td><td class=\"num muted\">–</td>");
+	strbuf_addf(sb, "<td class=\"%s\">", slower ? "slower" : "faster");
+	web_html_escape(sb, sx->side);
+	strbuf_addstr(sb, "</td><td class=\"num\">");
+	if (isnan(sx->shift))
+		strbuf_addstr(sb, "–");
+	else
+		strbuf_addf(sb, "%+.1f%%", sx->shift * 100);
+	strbuf_addstr(sb, "</td>");
+	add_num_cell(sb, sx->center);
+	add_num_cell(sb, sx->tolerance);
+	strbuf_addstr(sb, "<td>");
+	web_html_escape(sb, sx->state);
+	strbuf_addstr(sb, "</td><td><a href=\"");
+	add_series_link(sb, sp->ctx, sp->id.buf);
+	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
+	return 0;
+}
+
+int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		      struct bl_error *err)
+{
+	struct strbuf *sb = &r->body;
+	struct suspects_page sp = {sb, ctx, 0, STRBUF_INIT, STRBUF_INIT};
+	size_t table_at;
+	int ran, ret;
+
+	if ((ret = store_detect_ran(&ran, st, err)))
+		return ret;
+	page_start(sb, ctx, "Suspects");
+	strbuf_addstr(sb, "<h1>Suspects</h1>\n");
+	if (!ran) {
+		strbuf_addstr(sb, "<p class=\"empty\">Detection has not run yet: run "
+				  "<code>benchline detect</code> to find Suspects.</p>\n");
+		goto end;
+	}
+	strbuf_addstr(sb, "<p class=\"muted\">Records the band of §6 marked as the first of a "
+			  "step, in Series order. <a href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/api/suspects\">JSON</a></p>\n");
+	table_at = sb->len;
+	strbuf_addstr(sb, "<table id=\"suspects\"><thead><tr><th>machine</th><th>benchmark</th>"
+			  "<th>config</th><th>metric</th><th>commit</th><th>seq</th>"
+			  "<th>side</th><th>shift</th><th>center</th><th>tolerance</th>"
+			  "<th>state</th><th></th></tr></thead><tbody>\n");
+	ret = store_each_suspect(st, 0, suspects_page_one, &sp, err);
+	strbuf_release(&sp.id);
+	strbuf_release(&sp.commit);
+	if (ret)
+		return ret;
+	strbuf_addstr(sb, "</tbody></table>\n");
+	if (!sp.count) {
+		strbuf_setlen(sb, table_at);
+		strbuf_addstr(sb, "<p class=\"empty\">No Suspects: detection found no step on "
+				  "any Series.</p>\n");
+	} else {
+		strbuf_addf(sb, "<p class=\"muted\">%zu Suspects.</p>\n", sp.count);
+	}
+end:
+	page_end(sb);
+	html_reply(r, 200);
+	return 0;
+}
+
+void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx)
+{
+	struct strbuf *sb = &r->body;
+	page_start(sb, ctx, "Regressions");
+	strbuf_addstr(sb, "<h1>Regressions</h1>\n<p class=\"empty\">There are no regressions yet "
+			  "(confirmation and bisection are not built). Until they are, see the "
+			  "<a href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/suspects\">Suspects</a>.</p>\n");
+	page_end(sb);
+	html_reply(r, 200);
 }

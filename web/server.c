@@ -357,7 +357,9 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		goto done;
 	}
 	if (strcmp(url, "/") && strcmp(url, "/api/series") && strncmp(url, "/series/", 8) &&
-	    strncmp(url, "/api/series/", 12)) {
+	    strncmp(url, "/api/series/", 12) && strcmp(url, "/suspects") &&
+	    strcmp(url, "/api/suspects") && strcmp(url, "/regressions") &&
+	    strcmp(url, "/api/regressions")) {
 		if (api)
 			reply_json_error(r, 404, "no such route");
 		else
@@ -384,6 +386,14 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		ret = web_page_overview(r, &srv->ctx, st, &q, &err);
 	} else if (!strcmp(url, "/api/series")) {
 		ret = web_api_series(r, st, &err);
+	} else if (!strcmp(url, "/suspects")) {
+		ret = web_page_suspects(r, &srv->ctx, st, &err);
+	} else if (!strcmp(url, "/api/suspects")) {
+		ret = web_api_suspects(r, st, &err);
+	} else if (!strcmp(url, "/regressions")) {
+		web_page_regressions(r, &srv->ctx);
+	} else if (!strcmp(url, "/api/regressions")) {
+		web_api_regressions(r);
 	} else if (!strncmp(url, "/series/", 8)) {
 		if (split_series_id(parts, &rest, url + 8) ||
 		    (*rest && strcmp(rest, "/chart.svg"))) {

@@ -68,8 +68,14 @@ struct web_point {
 	char *content_hash; /* NULL when none */
 	char *tags;	    /* "" when on the Series */
 	int baseline;
-	int brk; /* on the Series: 0, or the reason a line starts here: 1 first, 2 harness,
-		    3 content, 4 baseline */
+	/* on the Series: 0, or the reason a line starts here: 1 first, 2 harness, 3 content,
+	 * 4 baseline */
+	int brk;
+	/* 0: not a Suspect, 1: a slower one, 2: a faster one; its shift (NAN when unknown) and
+	 * state */
+	int suspect;
+	double suspect_shift;
+	char suspect_state[12];
 };
 
 struct web_chart_cache;
@@ -121,6 +127,13 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 int web_api_series(struct web_reply *r, struct store *st, struct bl_error *err);
 int web_api_series_records(struct web_reply *r, struct store *st, const char *const names[4],
 			   struct bl_error *err);
+/* Suspects (§6): `benchline suspects --json` and its HTML view. */
+int web_api_suspects(struct web_reply *r, struct store *st, struct bl_error *err);
+int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		      struct bl_error *err);
+/* Regressions (§9): none exist until confirmation and bisection are built. */
+void web_api_regressions(struct web_reply *r);
+void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx);
 /* An HTML error page. */
 void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, const char *msg);
 

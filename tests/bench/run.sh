@@ -9,9 +9,17 @@
 #   sync    a repository of 10,000 first-parent commits, `benchline sync` on a fresh database,
 #           beside `git rev-list --first-parent` and `git log --first-parent --format=%T`:
 #           budget: under 10 s.
+#   detect  1,000,000 records over 1,000 Series (1,000 groups x 1,000 commits of main, one
+#           timed metric each), written by gen_history.c through benchline's own ingest path:
+#           `benchline detect --all` (the full rebuild): budget under 3 s; then one new record
+#           per Series and `benchline detect` (incremental): budget under 5% of the rebuild;
+#           peak memory of both: budget under 100 MB.
 #
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
-# change the sizes for a quick look (the budgets are only meaningful at the defaults).
+# change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
+# BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
+# sections (default "ingest sync detect"). BENCH_DETECT_DB=FILE keeps the generated detect
+# history in FILE and reuses it when it exists (generating it takes a few minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +28,9 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
+SECTIONS=${BENCH_SECTIONS:-ingest sync detect}
+GROUPS=${BENCH_DETECT_GROUPS:-1000}
+DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/benchline-bench.XXXXXX") || exit 2
 [ -n "${BENCH_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
@@ -82,11 +93,24 @@ best() {
 	echo "$b"
 }
 
+nothing() {
+	:
+}
+
+# want SECTION: whether SECTION is to be measured.
+want() {
+	case " $SECTIONS " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 echo "benchline bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc 2>/dev/null || echo '?') cores," \
 	"$(uname -srm), sqlite $(sqlite3 --version | cut -d' ' -f1), best of $RUNS"
 echo
 
 # --- ingest -----------------------------------------------------------------------------------
+if want ingest; then
 echo "ingest: $RECORDS native records x 10 metrics in one file"
 perl "$HERE/gen-records.pl" --count "$RECORDS" --metrics 10 --rows "$WORK/rows.tsv" \
 	>"$WORK/records.json" || die "cannot generate records"
@@ -146,8 +170,10 @@ if [ -n "$t_bl" ]; then
 	printf '  %-34s %8.2f  (budget >= 0.40)  %s\n' "ratio benchline / reference" "$ratio" "$verdict"
 fi
 echo
+fi
 
 # --- sync -------------------------------------------------------------------------------------
+if want sync; then
 echo "sync: a repository of $COMMITS first-parent commits"
 git init -q "$WORK/repo" || die "git init failed"
 perl "$HERE/gen-repo.pl" --commits "$COMMITS" | git -C "$WORK/repo" fast-import --quiet ||
@@ -182,6 +208,93 @@ else
 	missed=1
 fi
 echo
+fi
+
+# --- detect -----------------------------------------------------------------------------------
+if want detect; then
+echo "detect: $((GROUPS * DETECT_COMMITS)) records over $GROUPS Series"
+LIBDIR=$ROOT/build/default
+[ -f "$LIBDIR/libbenchline.a" ] || die "no $LIBDIR/libbenchline.a (run make)"
+# shellcheck disable=SC2046
+$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$LIBDIR/gen" -o "$WORK/gen_history" \
+	"$HERE/gen_history.c" "$LIBDIR/libbenchline.a" \
+	$(pkg-config --libs sqlite3 libgit2 jansson 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) \
+	-lm || die "cannot build gen_history.c"
+DB=$WORK/detect.db
+if [ -n "${BENCH_DETECT_DB:-}" ] && [ -f "$BENCH_DETECT_DB" ]; then
+	echo "  history: $BENCH_DETECT_DB (BENCH_DETECT_DB)"
+	cp "$BENCH_DETECT_DB" "$DB" || die "cannot copy $BENCH_DETECT_DB"
+else
+	t0=$(now)
+	"$WORK/gen_history" "$DB" --groups "$GROUPS" --commits "$DETECT_COMMITS" ||
+		die "cannot generate the detect history"
+	printf '  history written in %.0f s through ingest (%.0f MB)\n' "$(calc "$(now) - $t0")" \
+		"$(calc "$(wc -c <"$DB") / 1e6")"
+	[ -z "${BENCH_DETECT_DB:-}" ] || cp "$DB" "$BENCH_DETECT_DB"
+fi
+stored=$(sqlite3 "$DB" "select count(*) from records")
+[ "$stored" = $((GROUPS * DETECT_COMMITS)) ] || { echo "  $stored records, not $((GROUPS * DETECT_COMMITS))"; missed=1; }
+
+# The floor every command pays: starting the process (dynamic libraries, libgit2).
+t_start=$(best nothing "$BL" --version)
+# The full rebuild: the first detect (under GNU time or maxrss, for its peak memory), then
+# --all RUNS times.
+rss_run "$BL" --db "$DB" detect --all >/dev/null 2>"$WORK/err" ||
+	{ echo "  detect FAILED:"; head -5 "$WORK/err"; missed=1; }
+rss_full=$(cat "$WORK/rss.kib")
+marks=$(sqlite3 "$DB" "select count(*) from suspects")
+lines=$(sqlite3 "$DB" "select count(*) from lines")
+t_full=$(best nothing "$BL" --db "$DB" detect --all)
+# Incremental: one new commit with one record per Series (not timed), then `detect`, RUNS
+# times; one more round under GNU time or maxrss for its peak memory.
+append() {
+	"$WORK/gen_history" "$DB" --append --groups "$GROUPS" || die "cannot append records"
+}
+t_inc=
+r=0
+while [ $r -le "$RUNS" ]; do
+	append
+	t0=$(now)
+	if [ $r -lt "$RUNS" ]; then
+		"$BL" --db "$DB" detect --json >"$WORK/inc.json" 2>"$WORK/err"
+	else
+		rss_run "$BL" --db "$DB" detect --json >"$WORK/inc.json" 2>"$WORK/err"
+	fi || { echo "  incremental detect FAILED:"; head -5 "$WORK/err"; missed=1; break; }
+	t1=$(now)
+	[ $r -lt "$RUNS" ] && t_inc=$(min "$t_inc" "$(calc "$t1 - $t0")")
+	recomputed=$(sed -n 's/.*"lines_recomputed": *\([0-9]*\).*/\1/p' "$WORK/inc.json")
+	[ "$recomputed" = "$GROUPS" ] ||
+		{ echo "  the incremental detect recomputed $recomputed lines, not $GROUPS"; missed=1; }
+	r=$((r + 1))
+done
+rss_inc=$(cat "$WORK/rss.kib")
+# What the incremental runs stored is what a rebuild finds.
+sqlite3 "$DB" "select run_id, metric, side, shift, center, tolerance from suspects order by id" \
+	>"$WORK/inc.marks"
+"$BL" --db "$DB" detect --all >/dev/null 2>&1 || missed=1
+sqlite3 "$DB" "select run_id, metric, side, shift, center, tolerance from suspects order by id" |
+	cmp -s - "$WORK/inc.marks" || { echo "  a rebuild disagrees with the incremental runs"; missed=1; }
+printf '  %-34s %8.3f s\n' "process start (benchline --version)" "$t_start"
+if [ -n "$t_full" ]; then
+	verdict=ok
+	[ "$(calc "($t_full < 3) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.3f s   %s lines, %s Suspects   (budget < 3 s)  %s\n' \
+		"benchline detect --all" "$t_full" "$lines" "$marks" "$verdict"
+fi
+if [ -n "$t_full" ] && [ -n "$t_inc" ]; then
+	ratio=$(calc "$t_inc / $t_full")
+	verdict=ok
+	[ "$(calc "($ratio < 0.05) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.3f s   %.1f%% of the rebuild   (budget < 5%%)  %s\n' \
+		"benchline detect, +1 record/Series" "$t_inc" "$(calc "$ratio * 100")" "$verdict"
+fi
+peak=$(calc "(($rss_full > $rss_inc) ? $rss_full : $rss_inc) / 1024")
+verdict=ok
+[ "$(calc "($peak < 100) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+printf '  %-34s %8.0f MB (rebuild %.0f MB, incremental %.0f MB)   (budget < 100 MB)  %s\n' \
+	"peak memory" "$peak" "$(calc "$rss_full / 1024")" "$(calc "$rss_inc / 1024")" "$verdict"
+echo
+fi
 
 if [ $missed = 0 ]; then
 	echo "every budget measured is met"

@@ -1,0 +1,137 @@
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../detect/detect.h"
+#include "../store/store.h"
+#include "cli.h"
+
+/* The text table's columns. */
+enum {
+	COL_ID,
+	COL_STATE,
+	COL_SIDE,
+	COL_SHIFT,
+	COL_MACHINE,
+	COL_BENCHMARK,
+	COL_CONFIG,
+	COL_METRIC,
+	COL_COMMIT,
+	COL_SEQ,
+	NCOL
+};
+
+static const char *const col_names[NCOL] = {"id",	 "state",  "side",   "shift",  "machine",
+					    "benchmark", "config", "metric", "commit", "seq"};
+
+struct suspects_out {
+	int json;
+	size_t count;
+	char **cells; /* text mode: the cells, to align the columns */
+	size_t ncells, alloc;
+	size_t width[NCOL];
+};
+
+static void add_cell(struct suspects_out *out, int col, struct strbuf *sb)
+{
+	ALLOC_GROW(out->cells, out->ncells, out->alloc);
+	if (sb->len > out->width[col])
+		out->width[col] = sb->len;
+	out->cells[out->ncells++] = strbuf_detach(sb, NULL);
+}
+
+static int each_suspect(const struct store_suspect *s, void *data)
+{
+	struct suspects_out *out = data;
+	struct strbuf sb = STRBUF_INIT;
+	if (out->json) {
+		json_t *o = detect_suspect_json(s);
+		fputs(out->count ? ",\n" : "\n", stdout);
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+		json_decref(o);
+		out->count++;
+		return 0;
+	}
+	strbuf_addf(&sb, "%lld", (long long)s->id);
+	add_cell(out, COL_ID, &sb);
+	strbuf_addstr(&sb, s->state);
+	add_cell(out, COL_STATE, &sb);
+	strbuf_addstr(&sb, s->side);
+	add_cell(out, COL_SIDE, &sb);
+	if (isnan(s->shift))
+		strbuf_addch(&sb, '-');
+	else
+		strbuf_addf(&sb, "%+.1f%%", s->shift * 100);
+	add_cell(out, COL_SHIFT, &sb);
+	strbuf_addstr(&sb, s->machine);
+	add_cell(out, COL_MACHINE, &sb);
+	strbuf_addstr(&sb, s->benchmark);
+	add_cell(out, COL_BENCHMARK, &sb);
+	strbuf_addstr(&sb, s->config[0] ? s->config : "-");
+	add_cell(out, COL_CONFIG, &sb);
+	strbuf_addstr(&sb, s->metric);
+	add_cell(out, COL_METRIC, &sb);
+	strbuf_addf(&sb, "%.12s", s->commit);
+	add_cell(out, COL_COMMIT, &sb);
+	if (s->seq >= 0)
+		strbuf_addf(&sb, "%lld", (long long)s->seq);
+	else
+		strbuf_addch(&sb, '-');
+	add_cell(out, COL_SEQ, &sb);
+	out->count++;
+	return 0;
+}
+
+static void print_table(struct suspects_out *out)
+{
+	for (int c = 0; c < NCOL; c++)
+		if (strlen(col_names[c]) > out->width[c])
+			out->width[c] = strlen(col_names[c]);
+	/* Row 0 is the header. */
+	for (size_t i = 0; i <= out->ncells / NCOL; i++) {
+		for (int c = 0; c < NCOL; c++) {
+			const char *cell =
+			    i ? out->cells[(i - 1) * NCOL + (size_t)c] : col_names[c];
+			int w = (int)out->width[c];
+			/* Numbers align right, text left; the last column is not padded. */
+			if (c == NCOL - 1)
+				printf("%*s\n", w, cell);
+			else if (c == COL_ID || c == COL_SHIFT)
+				printf("%*s  ", w, cell);
+			else
+				printf("%-*s  ", w, cell);
+		}
+	}
+}
+
+int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct suspects_out out;
+	struct bl_error err = BL_ERROR_INIT;
+	int ret;
+	const struct cli_option opts[] = {
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	memset(&out, 0, sizeof(out));
+	if (cli_parse(argc, argv, opts, ctx))
+		cli_usage_error(ctx->cmd, opts, "suspects takes no arguments");
+	if (out.json)
+		fputc('[', stdout);
+	ret = store_each_suspect(ctx->store, 0, each_suspect, &out, &err);
+	if (out.json)
+		fputs(out.count ? "\n]\n" : "]\n", stdout);
+	else if (!ret && out.count)
+		print_table(&out);
+	else if (!ret)
+		fputs("no suspects (run 'benchline detect' after ingesting records)\n", stderr);
+	if (ret)
+		ret = cli_fail(&err);
+	for (size_t i = 0; i < out.ncells; i++)
+		free(out.cells[i]);
+	free(out.cells);
+	bl_error_release(&err);
+	return ret;
+}

@@ -1,0 +1,111 @@
+/*
+ * detect: Suspects (§6). The band rule itself, a pure function of one line's medians with no
+ * I/O (rule.c), and `detect_run`, which walks the Series the store hands it, judges the lines
+ * that changed since the last run and stores lines and Suspects (run.c). docs/detection.md
+ * explains the rule with a worked example, its blind spots and the incremental design.
+ */
+#ifndef BENCHLINE_DETECT_H
+#define BENCHLINE_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/common.h"
+
+struct store;
+struct store_suspect;
+struct json_t;
+
+/* The band (§6): a window of up to 8 medians before a record on its line, at least 3. */
+#define DETECT_WINDOW	    8
+#define DETECT_MIN_WINDOW   3
+#define DETECT_MAD_FACTOR   4.0
+#define DETECT_FLOOR	    0.03
+#define DETECT_STATE_FORMAT "1"
+
+/*
+ * What the rule remembers of a line: its last judged records (at most DETECT_WINDOW, oldest
+ * first), each with its mark. That is all it needs to judge the next record, so a line can
+ * be continued record by record (an incremental detect) exactly as a walk from its start
+ * would judge it.
+ */
+struct detect_tail {
+	size_t n;
+	double median[DETECT_WINDOW];
+	/* +1: marked above its center, -1: marked below, 0: not marked */
+	signed char mark[DETECT_WINDOW];
+	double tolerance[DETECT_WINDOW]; /* a marked record's tolerance */
+	double sorted[DETECT_WINDOW];	 /* the medians in ascending order */
+};
+
+/* The rule's finding for one record. */
+struct detect_verdict {
+	int judged;    /* 0: fewer than DETECT_MIN_WINDOW records before it on its line */
+	int outside;   /* |m - center| > tolerance */
+	int continues; /* outside, but continues a marked step (so not marked) */
+	int marked;    /* outside and the first of its step: a Suspect */
+	int above;     /* +1 above the center, -1 below, 0 on it (only when judged) */
+	double center, deviation, tolerance;
+	double shift; /* (m - center) / center; NAN when the center is 0 */
+};
+
+void detect_tail_init(struct detect_tail *t);
+/* Judges median m, the record after those t holds, then adds it to t. */
+void detect_step(struct detect_verdict *out, struct detect_tail *t, double m);
+/* Judges a whole line from its first record: out[i] for medians[i]. */
+void detect_line(struct detect_verdict *out, const double *medians, size_t n);
+/* The nearest-rank median: the element at 1-based rank ceil(n / 2) of the sorted values (the
+ * lower middle for an even n). Sorts values in place; NAN when n is 0. */
+double detect_nr_median(double *values, size_t n);
+/* 1 when a record on the given side of its center is slower (worse in the metric's
+ * direction): above for lower-is-better metrics, below for higher-is-better ones. */
+int detect_is_slower(int above, int better_higher);
+
+/* A tail as bytes, for the store: the count, the medians (little-endian doubles), a mark byte
+ * each, then the tolerance of each marked one. 73 bytes for a full window with no mark. */
+void detect_tail_encode(struct strbuf *out, const struct detect_tail *t);
+/* BL_EINVALID when the bytes are not an encoded tail. */
+int detect_tail_decode(struct detect_tail *out, const void *data, size_t len);
+
+/* A line's fingerprint: FNV-1a over each member's run id, value and kind, in order. Two walks
+ * of the same members give the same fingerprint, any change to them another. */
+#define DETECT_FINGERPRINT_INIT 0xcbf29ce484222325ULL
+uint64_t detect_fingerprint(uint64_t fp, int64_t run_id, double value, unsigned kind);
+
+struct detect_options {
+	int all; /* recompute every line */
+	/* The judged metrics (benchline.json `metrics`), when given: NULL with metrics_given 1
+	 * means every timed metric. Without metrics_given, the set the last detect used. */
+	const char *const *metrics;
+	size_t nmetrics;
+	int metrics_given;
+	/* A full walk holds at most this many records (and metric values) in memory at once;
+	 * 0 for the defaults. */
+	size_t pass_members, pass_points;
+};
+
+struct detect_result {
+	int64_t series;		  /* every Series (machine, benchmark, config, metric) */
+	int64_t judged_series;	  /* of which detection judges */
+	int64_t lines_recomputed; /* lines whose members changed, so were judged again */
+	int64_t groups_walked;	  /* (machine, benchmark, config) read whole */
+	int64_t records_appended; /* records judged at the end of their line */
+	int64_t first_new_id;	  /* Suspects with this id or above are new */
+	int64_t new_suspects;
+	int full; /* 1: every Series was read (--all, the first run, new judged metrics) */
+};
+
+/*
+ * Brings the stored lines and Suspects up to date in one transaction: on the first run, with
+ * opts->all or when the judged metrics changed, every Series is read and judged; otherwise
+ * only what the store's change log says moved. Idempotent: a second run changes nothing.
+ */
+int detect_run(struct detect_result *out, struct store *st, const struct detect_options *opts,
+	       struct bl_error *err);
+
+/* A Suspect as §14 prints it: {"id", "machine", "benchmark", "config", "metric", "commit",
+ * "source_hash", "seq", "side", "shift", "center", "tolerance", "state"}, null where
+ * unknown. */
+struct json_t *detect_suspect_json(const struct store_suspect *s);
+
+#endif

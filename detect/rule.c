@@ -1,0 +1,217 @@
+/*
+ * The §6 band, as a pure function of a line's medians: no I/O, no allocation. A window of
+ * up to 8 medians before the record, its nearest-rank median as the center, the nearest-rank
+ * median of the absolute deviations from it, a tolerance of 4 of those or 3% of the center
+ * (whichever is larger), and the first-of-a-step rule. docs/detection.md works an example.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "detect.h"
+
+void detect_tail_init(struct detect_tail *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+double detect_nr_median(double *values, size_t n)
+{
+	size_t rank;
+	if (!n)
+		return NAN;
+	/* Insertion sort: windows hold at most 8 values. */
+	for (size_t i = 1; i < n; i++) {
+		double v = values[i];
+		size_t j = i;
+		while (j > 0 && values[j - 1] > v) {
+			values[j] = values[j - 1];
+			j--;
+		}
+		values[j] = v;
+	}
+	rank = (n + 1) / 2; /* ceil(0.5 * n), 1-based */
+	return values[rank - 1];
+}
+
+int detect_is_slower(int above, int better_higher)
+{
+	return better_higher ? above < 0 : above > 0;
+}
+
+/* Whether a marked record among those before m (all of t, at most 8) starts the step m
+ * continues: on the same side of its own center, and m within its tolerance of it. */
+static int continues_step(const struct detect_tail *t, double m, int above)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->mark[i] == above && fabs(m - t->median[i]) <= t->tolerance[i])
+			return 1;
+	return 0;
+}
+
+static void tail_push(struct detect_tail *t, double m, int mark, double tolerance)
+{
+	size_t k;
+	if (t->n == DETECT_WINDOW) {
+		/* The oldest leaves the sorted copy too (any equal value will do). */
+		for (k = 0; k < t->n - 1 && t->sorted[k] != t->median[0]; k++)
+			;
+		memmove(t->sorted + k, t->sorted + k + 1, (t->n - 1 - k) * sizeof(t->sorted[0]));
+		memmove(t->median, t->median + 1, (DETECT_WINDOW - 1) * sizeof(t->median[0]));
+		memmove(t->mark, t->mark + 1, (DETECT_WINDOW - 1) * sizeof(t->mark[0]));
+		memmove(t->tolerance, t->tolerance + 1,
+			(DETECT_WINDOW - 1) * sizeof(t->tolerance[0]));
+		t->n--;
+	}
+	t->median[t->n] = m;
+	t->mark[t->n] = (signed char)mark;
+	t->tolerance[t->n] = mark ? tolerance : 0;
+	for (k = t->n; k > 0 && t->sorted[k - 1] > m; k--)
+		t->sorted[k] = t->sorted[k - 1];
+	t->sorted[k] = m;
+	t->n++;
+}
+
+/* The nearest-rank median of |w - center| over the sorted window, center being its element
+ * at index r: the deviations grow outward from r on both sides, so the k-th smallest is found
+ * by merging the two directions (no sort). */
+static double window_mad(const double *sorted, size_t n, size_t r)
+{
+	double c = sorted[r], d = 0;
+	size_t k = (n + 1) / 2;
+	ptrdiff_t i = (ptrdiff_t)r, j = (ptrdiff_t)r + 1;
+	while (k--) {
+		double left = i >= 0 ? c - sorted[i] : INFINITY;
+		double right = (size_t)j < n ? sorted[j] - c : INFINITY;
+		if (left <= right) {
+			d = left;
+			i--;
+		} else {
+			d = right;
+			j++;
+		}
+	}
+	return d;
+}
+
+void detect_step(struct detect_verdict *out, struct detect_tail *t, double m)
+{
+	double floor_tol;
+	size_t n = t->n, r;
+
+	memset(out, 0, sizeof(*out));
+	out->center = out->deviation = out->tolerance = out->shift = NAN;
+	if (n < DETECT_MIN_WINDOW) {
+		tail_push(t, m, 0, 0);
+		return;
+	}
+	out->judged = 1;
+	r = (n + 1) / 2 - 1; /* rank ceil(n / 2), 0-based */
+	out->center = t->sorted[r];
+	out->deviation = window_mad(t->sorted, n, r);
+	out->tolerance = DETECT_MAD_FACTOR * out->deviation;
+	floor_tol = DETECT_FLOOR * fabs(out->center);
+	if (floor_tol > out->tolerance)
+		out->tolerance = floor_tol;
+	out->above = m > out->center ? 1 : m < out->center ? -1 : 0;
+	out->shift = out->center != 0 ? (m - out->center) / out->center : NAN;
+	out->outside = fabs(m - out->center) > out->tolerance;
+	if (out->outside) {
+		out->continues = continues_step(t, m, out->above);
+		out->marked = !out->continues;
+	}
+	tail_push(t, m, out->marked ? out->above : 0, out->tolerance);
+}
+
+void detect_line(struct detect_verdict *out, const double *medians, size_t n)
+{
+	struct detect_tail t;
+	detect_tail_init(&t);
+	for (size_t i = 0; i < n; i++)
+		detect_step(&out[i], &t, medians[i]);
+}
+
+static void put_le64(unsigned char *p, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, 8);
+	for (int b = 0; b < 8; b++)
+		p[b] = (unsigned char)(bits >> (8 * b));
+}
+
+static double get_le64(const unsigned char *p)
+{
+	uint64_t bits = 0;
+	double v;
+	for (int b = 0; b < 8; b++)
+		bits |= (uint64_t)p[b] << (8 * b);
+	memcpy(&v, &bits, 8);
+	return v;
+}
+
+void detect_tail_encode(struct strbuf *out, const struct detect_tail *t)
+{
+	unsigned char b[8];
+	strbuf_addch(out, (char)t->n);
+	for (size_t i = 0; i < t->n; i++) {
+		put_le64(b, t->median[i]);
+		strbuf_add(out, b, 8);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		strbuf_addch(out, (char)(t->mark[i] + 1)); /* 0, 1, 2 */
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->mark[i])
+			continue;
+		put_le64(b, t->tolerance[i]);
+		strbuf_add(out, b, 8);
+	}
+}
+
+int detect_tail_decode(struct detect_tail *out, const void *data, size_t len)
+{
+	const unsigned char *p = data, *marks, *tol;
+	size_t n, marked = 0;
+	detect_tail_init(out);
+	if (!len)
+		return 0;
+	n = p[0];
+	if (n > DETECT_WINDOW || len < 1 + 9 * n)
+		return BL_EINVALID;
+	marks = p + 1 + 8 * n;
+	for (size_t i = 0; i < n; i++) {
+		if (marks[i] > 2)
+			return BL_EINVALID;
+		marked += marks[i] != 1;
+	}
+	if (len != 1 + 9 * n + 8 * marked)
+		return BL_EINVALID;
+	tol = marks + n;
+	for (size_t i = 0; i < n; i++) {
+		double tolerance = 0;
+		if (marks[i] != 1) {
+			tolerance = get_le64(tol);
+			tol += 8;
+		}
+		tail_push(out, get_le64(p + 1 + 8 * i), marks[i] - 1, tolerance);
+	}
+	return 0;
+}
+
+uint64_t detect_fingerprint(uint64_t fp, int64_t run_id, double value, unsigned kind)
+{
+	unsigned char bytes[17];
+	uint64_t id = (uint64_t)run_id, bits;
+	if (isnan(value))
+		value = NAN; /* one bit pattern for every NaN */
+	memcpy(&bits, &value, 8);
+	for (int b = 0; b < 8; b++) {
+		bytes[b] = (unsigned char)(id >> (8 * b));
+		bytes[8 + b] = (unsigned char)(bits >> (8 * b));
+	}
+	bytes[16] = (unsigned char)kind;
+	for (size_t i = 0; i < sizeof(bytes); i++) {
+		fp ^= bytes[i];
+		fp *= 0x100000001b3ULL;
+	}
+	return fp;
+}

@@ -1,0 +1,1066 @@
+/*
+ * `benchline detect`: brings the stored lines and Suspects up to date, in one transaction.
+ *
+ * Three ways to get there, chosen from the store's change log (docs/detection.md):
+ * - full: every Series is read in bulk (store_detect_scan, in passes of bounded memory), cut
+ *   into lines and judged; on the first run, with --all, when the judged metrics changed, or
+ *   when so much changed that reading everything is cheaper;
+ * - append: a record that joined its Series after every record already on it continues its
+ *   line from the line's stored tail (the band's memory of its last 8 judged records), so a
+ *   nightly sweep costs one small read and one line update per new record;
+ * - walk: a group whose records changed anywhere else (a record removed, one inserted in the
+ *   middle, places moved by new commits) is read whole and its lines rebuilt.
+ * Lines are compared with what was stored by their start and a fingerprint of their members,
+ * so `lines_recomputed` counts the lines whose members changed.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../store/store.h"
+#include "detect.h"
+
+#define DEFAULT_PASS_MEMBERS ((size_t)1 << 19)
+#define DEFAULT_PASS_POINTS  ((size_t)1 << 20)
+/* More commits stored since the last detect than this: read everything. */
+#define MAX_LOGGED_COMMITS 512
+
+/* A line as the last detect stored it, to tell whether it changed. */
+struct old_line {
+	int64_t machine_id, benchmark_id, start_run_id, records, fingerprint;
+	char *config, *metric, *reason;
+};
+
+/* A Suspect as stored before this run. */
+struct old_mark {
+	int64_t id, run_id;
+	char *metric;
+	int slower, open, matched;
+	double shift, median, center, tolerance;
+};
+
+struct detect_ctx {
+	struct store *st;
+	struct store_detect *d;
+	const struct detect_options *opts;
+	struct detect_result *res;
+	/* the judged metrics: all timed ones when all_timed */
+	char **judged;
+	size_t njudged;
+	int all_timed;
+	signed char *judged_cache; /* per metric interned in judged_for: -1 unknown, 0, 1 */
+	size_t judged_cache_n;
+	const struct store_members *judged_for; /* NULL: the cache is stale */
+	/* what was stored, for the lines and Suspects being rebuilt */
+	struct old_line *old_lines;
+	size_t nold_lines, old_lines_alloc;
+	int count_all; /* --all: every line counts as recomputed */
+	struct old_mark *old_marks;
+	size_t nold_marks, old_marks_alloc;
+	struct strbuf tail;
+};
+
+/* One Series' current line while a group is processed. */
+struct line_state {
+	int open, grown, is_new;
+	int64_t id; /* the stored line's id, 0 while new */
+	int64_t line;
+	const char *reason;
+	int64_t start_run_id, records;
+	uint64_t fp;
+	int64_t harness_version;
+	const char *content; /* NULL: none (points into the members or the stored lines) */
+	int64_t last_run_id;
+	double last_place, last_at, last_started_at, time_placed_at;
+	int judged;
+	struct detect_tail tail;
+};
+
+/* qsort and bsearch, for arrays that may be empty (and then NULL). */
+static void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static void *find_in(const void *key, const void *base, size_t n, size_t size,
+		     int (*cmp)(const void *, const void *))
+{
+	return n ? bsearch(key, base, n, size, cmp) : NULL;
+}
+
+static int old_line_cmp(const void *a, const void *b)
+{
+	const struct old_line *x = a, *y = b;
+	int c;
+	if (x->machine_id != y->machine_id)
+		return x->machine_id < y->machine_id ? -1 : 1;
+	if (x->benchmark_id != y->benchmark_id)
+		return x->benchmark_id < y->benchmark_id ? -1 : 1;
+	if ((c = strcmp(x->config, y->config)))
+		return c;
+	if ((c = strcmp(x->metric, y->metric)))
+		return c;
+	return x->start_run_id < y->start_run_id ? -1 : x->start_run_id > y->start_run_id;
+}
+
+static int old_mark_cmp(const void *a, const void *b)
+{
+	const struct old_mark *x = a, *y = b;
+	if (x->run_id != y->run_id)
+		return x->run_id < y->run_id ? -1 : 1;
+	return strcmp(x->metric, y->metric);
+}
+
+static void old_lines_clear(struct detect_ctx *c)
+{
+	for (size_t i = 0; i < c->nold_lines; i++) {
+		free(c->old_lines[i].config);
+		free(c->old_lines[i].metric);
+		free(c->old_lines[i].reason);
+	}
+	c->nold_lines = 0;
+}
+
+static void old_marks_clear(struct detect_ctx *c)
+{
+	for (size_t i = 0; i < c->nold_marks; i++)
+		free(c->old_marks[i].metric);
+	c->nold_marks = 0;
+}
+
+static int collect_old_line(const struct store_line *l, void *data)
+{
+	struct detect_ctx *c = data;
+	struct old_line *o;
+	ALLOC_GROW(c->old_lines, c->nold_lines, c->old_lines_alloc);
+	o = &c->old_lines[c->nold_lines++];
+	o->machine_id = l->machine_id;
+	o->benchmark_id = l->benchmark_id;
+	o->start_run_id = l->start_run_id;
+	o->records = l->records;
+	o->fingerprint = l->fingerprint;
+	o->config = xstrdup(l->config);
+	o->metric = xstrdup(l->metric);
+	o->reason = xstrdup(l->reason);
+	return 0;
+}
+
+static int collect_old_mark(const struct store_mark *m, void *data)
+{
+	struct detect_ctx *c = data;
+	struct old_mark *o;
+	ALLOC_GROW(c->old_marks, c->nold_marks, c->old_marks_alloc);
+	o = &c->old_marks[c->nold_marks++];
+	o->id = m->id;
+	o->run_id = m->run_id;
+	o->metric = xstrdup(m->metric);
+	o->slower = m->slower;
+	o->open = m->open;
+	o->matched = 0;
+	o->shift = m->shift;
+	o->median = m->median;
+	o->center = m->center;
+	o->tolerance = m->tolerance;
+	return 0;
+}
+
+/* Loads the stored lines and Suspects of one group (g), or of all (g NULL). */
+static int load_old(struct detect_ctx *c, const struct store_group *g, struct bl_error *err)
+{
+	int ret;
+	old_lines_clear(c);
+	old_marks_clear(c);
+	if (!c->count_all && (ret = store_detect_lines(c->d, g, collect_old_line, c, err)))
+		return ret;
+	if ((ret = store_detect_suspects(c->d, g, collect_old_mark, c, err)))
+		return ret;
+	sort_array(c->old_lines, c->nold_lines, sizeof(*c->old_lines), old_line_cmp);
+	sort_array(c->old_marks, c->nold_marks, sizeof(*c->old_marks), old_mark_cmp);
+	return 0;
+}
+
+/* Deletes the stored Suspects no recomputed line marks any more, unless someone has already
+ * moved them past 'open' (confirmed, cleared, covered: those decisions are kept). */
+static int drop_unmatched(struct detect_ctx *c, struct bl_error *err)
+{
+	for (size_t i = 0; i < c->nold_marks; i++) {
+		int ret;
+		if (c->old_marks[i].matched || !c->old_marks[i].open)
+			continue;
+		if ((ret = store_detect_suspect_delete(c->d, c->old_marks[i].id, err)))
+			return ret;
+	}
+	return 0;
+}
+
+static int is_judged(struct detect_ctx *c, const struct store_members *m,
+		     const struct store_point *p)
+{
+	if (p->kind != STORE_TIMED || isnan(p->value))
+		return 0;
+	if (c->all_timed)
+		return 1;
+	if (c->judged_for != m) {
+		/* Metric indexes belong to one members list: each walk, append and full read
+		 * clears judged_for when it starts its own. */
+		c->judged_for = m;
+		if (c->judged_cache_n)
+			memset(c->judged_cache, -1, c->judged_cache_n);
+	}
+	if (p->metric >= c->judged_cache_n) {
+		size_t n = m->nmetrics > p->metric ? m->nmetrics : p->metric + 1;
+		c->judged_cache = xrealloc(c->judged_cache, n);
+		memset(c->judged_cache + c->judged_cache_n, -1, n - c->judged_cache_n);
+		c->judged_cache_n = n;
+	}
+	if (c->judged_cache[p->metric] < 0) {
+		c->judged_cache[p->metric] = 0;
+		for (size_t i = 0; i < c->njudged; i++)
+			if (!strcmp(c->judged[i], m->metrics[p->metric]))
+				c->judged_cache[p->metric] = 1;
+	}
+	return c->judged_cache[p->metric];
+}
+
+static int same_double(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* Stores a mark: a Suspect already stored for its (run, metric) keeps its id and state and
+ * takes the new numbers; otherwise it is new. In a rebuild the stored ones are in old_marks;
+ * when a line is only continued (use_old 0) they are looked up. */
+static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_old,
+		    struct bl_error *err)
+{
+	struct store_mark found;
+	int have = 0, ret;
+	if (use_old) {
+		struct old_mark key, *o;
+		key.run_id = mk->run_id;
+		key.metric = (char *)mk->metric;
+		o = find_in(&key, c->old_marks, c->nold_marks, sizeof(*c->old_marks), old_mark_cmp);
+		if (o) {
+			o->matched = 1;
+			have = 1;
+			found.id = o->id;
+			found.slower = o->slower;
+			found.shift = o->shift;
+			found.median = o->median;
+			found.center = o->center;
+			found.tolerance = o->tolerance;
+		}
+	} else if ((ret = store_detect_suspect_find(&have, &found, c->d, mk->run_id, mk->metric,
+						    err))) {
+		return ret;
+	}
+	if (have) {
+		struct store_mark upd = *mk;
+		if (found.slower == mk->slower && same_double(found.shift, mk->shift) &&
+		    found.median == mk->median && found.center == mk->center &&
+		    found.tolerance == mk->tolerance)
+			return 0;
+		upd.id = found.id;
+		return store_detect_suspect_update(c->d, &upd, err);
+	}
+	int64_t id;
+	if ((ret = store_detect_suspect_insert(&id, c->d, mk, err)))
+		return ret;
+	c->res->new_suspects++;
+	return 0;
+}
+
+/* The stored form of a line state. */
+static void line_row(struct store_line *l, struct detect_ctx *c, const struct store_group *g,
+		     const char *metric, const struct line_state *ls)
+{
+	memset(l, 0, sizeof(*l));
+	l->id = ls->id;
+	l->machine_id = g->machine_id;
+	l->benchmark_id = g->benchmark_id;
+	l->config = g->config;
+	l->metric = metric;
+	l->line = ls->line;
+	l->reason = ls->reason;
+	l->start_run_id = ls->start_run_id;
+	l->records = ls->records;
+	l->fingerprint = (int64_t)ls->fp;
+	l->harness_version = ls->harness_version;
+	l->content_hash = ls->content;
+	l->last_run_id = ls->last_run_id;
+	l->last_place = ls->last_place;
+	l->last_at = ls->last_at;
+	l->last_started_at = ls->last_started_at;
+	l->time_placed_at = ls->time_placed_at;
+	l->judged = ls->judged;
+	strbuf_reset(&c->tail);
+	detect_tail_encode(&c->tail, &ls->tail);
+	l->tail = c->tail.buf;
+	l->tail_len = c->tail.len;
+}
+
+/* A rebuilt line: stored, and counted when its members differ from the stored line's. */
+static int flush_rebuilt(struct detect_ctx *c, const struct store_group *g, const char *metric,
+			 struct line_state *ls, struct bl_error *err)
+{
+	struct store_line row;
+	if (!ls->open)
+		return 0;
+	ls->open = 0;
+	line_row(&row, c, g, metric, ls);
+	if (c->count_all) {
+		c->res->lines_recomputed++;
+	} else {
+		struct old_line key, *o;
+		key.machine_id = g->machine_id;
+		key.benchmark_id = g->benchmark_id;
+		key.config = g->config;
+		key.metric = (char *)metric;
+		key.start_run_id = ls->start_run_id;
+		o = find_in(&key, c->old_lines, c->nold_lines, sizeof(*c->old_lines), old_line_cmp);
+		if (!o || o->records != ls->records || o->fingerprint != (int64_t)ls->fp ||
+		    strcmp(o->reason, ls->reason))
+			c->res->lines_recomputed++;
+	}
+	return store_detect_line_put(c->d, &row, err);
+}
+
+/* A continued line: updated (or, when it starts here, inserted) and counted. */
+static int flush_grown(struct detect_ctx *c, const struct store_group *g, const char *metric,
+		       struct line_state *ls, struct bl_error *err)
+{
+	struct store_line row;
+	if (!ls->open || !ls->grown)
+		return 0;
+	ls->grown = 0;
+	line_row(&row, c, g, metric, ls);
+	c->res->lines_recomputed++;
+	if (ls->is_new)
+		return store_detect_line_put(c->d, &row, err);
+	return store_detect_line_grow(c->d, &row, err);
+}
+
+/* The break a member makes on its Series after the line state (NULL: none). */
+static const char *break_reason(const struct line_state *ls, const struct store_members *m,
+				const struct store_member *mb)
+{
+	const char *content = m->contents[mb->content];
+	if (!ls->open)
+		return "first";
+	if (mb->harness_version != ls->harness_version)
+		return "harness";
+	if ((content == NULL) != (ls->content == NULL) || (content && strcmp(content, ls->content)))
+		return "content";
+	if (mb->baseline)
+		return "baseline";
+	return NULL;
+}
+
+static void line_start(struct line_state *ls, const struct store_members *m,
+		       const struct store_member *mb, const char *reason, int64_t index)
+{
+	memset(ls, 0, sizeof(*ls));
+	ls->open = 1;
+	ls->is_new = 1;
+	ls->line = index;
+	ls->reason = reason;
+	ls->start_run_id = mb->run_id;
+	ls->fp = DETECT_FINGERPRINT_INIT;
+	ls->harness_version = mb->harness_version;
+	ls->content = m->contents[mb->content];
+	ls->time_placed_at = NAN;
+	detect_tail_init(&ls->tail);
+}
+
+/* Adds a member's value to its line, judging it when its metric is judged. */
+static int line_add(struct detect_ctx *c, struct line_state *ls, const struct store_members *m,
+		    const struct store_group *g, const struct store_member *mb,
+		    const struct store_point *p, int use_old, struct bl_error *err)
+{
+	ls->records++;
+	ls->grown = 1;
+	ls->fp = detect_fingerprint(ls->fp, mb->run_id, p->value, p->kind | (p->higher << 2));
+	ls->last_run_id = mb->run_id;
+	ls->last_place = mb->place;
+	ls->last_at = mb->at;
+	ls->last_started_at = mb->started_at;
+	if (mb->place != floor(mb->place) && !(ls->time_placed_at >= mb->at))
+		ls->time_placed_at = mb->at;
+	if (is_judged(c, m, p)) {
+		struct detect_verdict v;
+		ls->judged = 1;
+		detect_step(&v, &ls->tail, p->value);
+		if (v.marked) {
+			struct store_mark mk;
+			memset(&mk, 0, sizeof(mk));
+			mk.run_id = mb->run_id;
+			mk.metric = m->metrics[p->metric];
+			mk.machine_id = g->machine_id;
+			mk.benchmark_id = g->benchmark_id;
+			mk.config = g->config;
+			mk.slower = detect_is_slower(v.above, p->higher);
+			mk.shift = v.shift;
+			mk.median = p->value;
+			mk.center = v.center;
+			mk.tolerance = v.tolerance;
+			return put_mark(c, &mk, use_old, err);
+		}
+	}
+	return 0;
+}
+
+/* Per-group state: the line of each metric seen in the group. */
+struct group_lines {
+	struct line_state *ls; /* indexed by interned metric */
+	int64_t *next_line;    /* the index the metric's next line gets */
+	uint32_t *seen;	       /* metrics seen in this group, in order */
+	size_t nseen, alloc;
+};
+
+static void group_lines_fit(struct group_lines *gl, size_t nmetrics)
+{
+	if (nmetrics <= gl->alloc)
+		return;
+	gl->ls = xrealloc(gl->ls, nmetrics * sizeof(*gl->ls));
+	memset(gl->ls + gl->alloc, 0, (nmetrics - gl->alloc) * sizeof(*gl->ls));
+	gl->next_line = xrealloc(gl->next_line, nmetrics * sizeof(*gl->next_line));
+	memset(gl->next_line + gl->alloc, 0, (nmetrics - gl->alloc) * sizeof(*gl->next_line));
+	gl->seen = xrealloc(gl->seen, nmetrics * sizeof(*gl->seen));
+	gl->alloc = nmetrics;
+}
+
+static void group_lines_release(struct group_lines *gl)
+{
+	free(gl->ls);
+	free(gl->next_line);
+	free(gl->seen);
+	memset(gl, 0, sizeof(*gl));
+}
+
+/* Rebuilds the lines of every group in m from its members (a full read or a walk). */
+static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct bl_error *err)
+{
+	struct group_lines gl;
+	size_t i = 0;
+	int ret = 0;
+
+	memset(&gl, 0, sizeof(gl));
+	while (i < m->nmembers) {
+		uint32_t gi = m->members[i].group;
+		const struct store_group *g = &m->groups[gi];
+		group_lines_fit(&gl, m->nmetrics);
+		gl.nseen = 0;
+		for (; i < m->nmembers && m->members[i].group == gi; i++) {
+			const struct store_member *mb = &m->members[i];
+			for (uint32_t k = 0; k < mb->npoints; k++) {
+				const struct store_point *p = &m->points[mb->point + k];
+				struct line_state *ls;
+				const char *reason;
+				group_lines_fit(&gl, m->nmetrics);
+				ls = &gl.ls[p->metric];
+				if (!ls->open) {
+					gl.seen[gl.nseen++] = p->metric;
+					gl.next_line[p->metric] = 0;
+				}
+				if ((reason = break_reason(ls, m, mb))) {
+					if ((ret = flush_rebuilt(c, g, m->metrics[p->metric], ls,
+								 err)))
+						goto done;
+					line_start(ls, m, mb, reason, gl.next_line[p->metric]++);
+				}
+				if ((ret = line_add(c, ls, m, g, mb, p, 1, err)))
+					goto done;
+			}
+		}
+		for (size_t k = 0; k < gl.nseen; k++)
+			if ((ret = flush_rebuilt(c, g, m->metrics[gl.seen[k]], &gl.ls[gl.seen[k]],
+						 err)))
+				goto done;
+		c->res->groups_walked++;
+	}
+done:
+	group_lines_release(&gl);
+	return ret;
+}
+
+static int full_rebuild(struct detect_ctx *c, struct bl_error *err)
+{
+	struct store_members m;
+	struct store_scan scan;
+	int ret;
+
+	store_members_init(&m);
+	c->judged_for = NULL;
+	store_scan_init(&scan, c->opts->pass_members ? c->opts->pass_members : DEFAULT_PASS_MEMBERS,
+			c->opts->pass_points ? c->opts->pass_points : DEFAULT_PASS_POINTS);
+	c->res->full = 1;
+	if ((ret = load_old(c, NULL, err)) || (ret = store_detect_lines_delete(c->d, NULL, err)))
+		goto done;
+	for (;;) {
+		if ((ret = store_detect_scan(&m, &scan, c->d, err)))
+			goto done;
+		if (m.nmembers && (ret = rebuild_groups(c, &m, err)))
+			goto done;
+		if (scan.done)
+			break;
+	}
+	ret = drop_unmatched(c, err);
+done:
+	store_scan_release(&scan);
+	store_members_release(&m);
+	return ret;
+}
+
+/* Reads one group whole and rebuilds its lines. */
+static int walk_group(struct detect_ctx *c, const struct store_group *g, struct bl_error *err)
+{
+	struct store_members m;
+	int ret;
+	store_members_init(&m);
+	c->judged_for = NULL;
+	if ((ret = load_old(c, g, err)) || (ret = store_detect_lines_delete(c->d, g, err)) ||
+	    (ret = store_detect_group(&m, c->d, g, err)))
+		goto done;
+	if (m.nmembers)
+		ret = rebuild_groups(c, &m, err);
+	else
+		c->res->groups_walked++;
+	if (!ret)
+		ret = drop_unmatched(c, err);
+done:
+	store_members_release(&m);
+	return ret;
+}
+
+static int group_cmp(const struct store_group *a, const struct store_group *b)
+{
+	if (a->machine_id != b->machine_id)
+		return a->machine_id < b->machine_id ? -1 : 1;
+	if (a->benchmark_id != b->benchmark_id)
+		return a->benchmark_id < b->benchmark_id ? -1 : 1;
+	return strcmp(a->config, b->config);
+}
+
+static int group_qsort_cmp(const void *a, const void *b)
+{
+	return group_cmp(a, b);
+}
+
+/* A set of groups (sorted, unique once finished). */
+struct group_set {
+	struct store_group *g;
+	size_t n, alloc;
+};
+
+static void group_set_add(struct group_set *s, const struct store_group *g)
+{
+	ALLOC_GROW(s->g, s->n, s->alloc);
+	s->g[s->n].machine_id = g->machine_id;
+	s->g[s->n].benchmark_id = g->benchmark_id;
+	s->g[s->n].config = xstrdup(g->config);
+	s->n++;
+}
+
+static void group_set_finish(struct group_set *s)
+{
+	size_t w = 0;
+	sort_array(s->g, s->n, sizeof(*s->g), group_qsort_cmp);
+	for (size_t i = 0; i < s->n; i++) {
+		if (w && !group_cmp(&s->g[w - 1], &s->g[i])) {
+			free(s->g[i].config);
+			continue;
+		}
+		s->g[w++] = s->g[i];
+	}
+	s->n = w;
+}
+
+static int group_set_has(const struct group_set *s, const struct store_group *g)
+{
+	return find_in(g, s->g, s->n, sizeof(*s->g), group_qsort_cmp) != NULL;
+}
+
+static void group_set_release(struct group_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->g[i].config);
+	free(s->g);
+	memset(s, 0, sizeof(*s));
+}
+
+static void members_add_group(struct store_members *m, const struct store_group *g)
+{
+	ALLOC_GROW(m->groups, m->ngroups, m->groups_alloc);
+	m->groups[m->ngroups].machine_id = g->machine_id;
+	m->groups[m->ngroups].benchmark_id = g->benchmark_id;
+	m->groups[m->ngroups].config = xstrdup(g->config);
+	m->ngroups++;
+}
+
+/* The last stored line of each Series of the groups being continued. */
+struct last_line {
+	struct store_group g;
+	char *metric, *reason, *content;
+	int64_t id, line, start_run_id, records, fingerprint, harness_version, last_run_id;
+	double last_place, last_at, last_started_at, time_placed_at;
+	int judged;
+	struct detect_tail tail;
+	int bad_tail;
+};
+
+struct last_lines {
+	struct last_line *l;
+	size_t n, alloc;
+	const struct group_set *want; /* NULL: every group */
+};
+
+static int collect_last_line(const struct store_line *l, void *data)
+{
+	struct last_lines *ll = data;
+	struct store_group g = {l->machine_id, l->benchmark_id, (char *)l->config};
+	struct last_line *x;
+	if (ll->want && !group_set_has(ll->want, &g))
+		return 0;
+	ALLOC_GROW(ll->l, ll->n, ll->alloc);
+	x = &ll->l[ll->n++];
+	x->g.machine_id = l->machine_id;
+	x->g.benchmark_id = l->benchmark_id;
+	x->g.config = xstrdup(l->config);
+	x->metric = xstrdup(l->metric);
+	x->reason = xstrdup(l->reason);
+	x->content = l->content_hash ? xstrdup(l->content_hash) : NULL;
+	x->id = l->id;
+	x->line = l->line;
+	x->start_run_id = l->start_run_id;
+	x->records = l->records;
+	x->fingerprint = l->fingerprint;
+	x->harness_version = l->harness_version;
+	x->last_run_id = l->last_run_id;
+	x->last_place = l->last_place;
+	x->last_at = l->last_at;
+	x->last_started_at = l->last_started_at;
+	x->time_placed_at = l->time_placed_at;
+	x->judged = l->judged;
+	x->bad_tail = detect_tail_decode(&x->tail, l->tail, l->tail_len) != 0;
+	return 0;
+}
+
+static void last_line_free(struct last_line *x)
+{
+	free(x->g.config);
+	free(x->metric);
+	free(x->reason);
+	free(x->content);
+}
+
+static int last_line_cmp(const void *a, const void *b)
+{
+	const struct last_line *x = a, *y = b;
+	int c = group_cmp(&x->g, &y->g);
+	if (!c)
+		c = strcmp(x->metric, y->metric);
+	if (!c)
+		c = x->line < y->line ? -1 : x->line > y->line;
+	return c;
+}
+
+/* Sorts the lines collected by group and metric and keeps the last line of each Series. */
+static void last_lines_finish(struct last_lines *ll)
+{
+	size_t w = 0;
+	sort_array(ll->l, ll->n, sizeof(*ll->l), last_line_cmp);
+	for (size_t i = 0; i < ll->n; i++) {
+		if (i + 1 < ll->n && !group_cmp(&ll->l[i].g, &ll->l[i + 1].g) &&
+		    !strcmp(ll->l[i].metric, ll->l[i + 1].metric)) {
+			last_line_free(&ll->l[i]);
+			continue;
+		}
+		ll->l[w++] = ll->l[i];
+	}
+	ll->n = w;
+}
+
+static void last_lines_release(struct last_lines *ll)
+{
+	for (size_t i = 0; i < ll->n; i++)
+		last_line_free(&ll->l[i]);
+	free(ll->l);
+	memset(ll, 0, sizeof(*ll));
+}
+
+/* The first last line of group g, or ll->n (ll->l is sorted by last_lines_finish). */
+static size_t last_lines_find(const struct last_lines *ll, const struct store_group *g)
+{
+	size_t lo = 0, hi = ll->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (group_cmp(&ll->l[mid].g, g) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Order of two records on a Series (as sql/series.sql orders them). */
+static int key_cmp(double place, double at, double started, int64_t run, double place2, double at2,
+		   double started2, int64_t run2)
+{
+	if (place != place2)
+		return place < place2 ? -1 : 1;
+	if (at != at2)
+		return at < at2 ? -1 : 1;
+	if (started != started2)
+		return started < started2 ? -1 : 1;
+	return run < run2 ? -1 : run > run2;
+}
+
+static int member_key_cmp(const void *a, const void *b)
+{
+	const struct store_member *x = a, *y = b;
+	return key_cmp(x->place, x->at, x->started_at, x->run_id, y->place, y->at, y->started_at,
+		       y->run_id);
+}
+
+/*
+ * Continues the lines of group g with the records that joined it (changes[from..to), all
+ * members now that were not before). *appended 0 when one of them does not come after every
+ * record already on one of its Series: the group must then be walked, and nothing was
+ * written.
+ */
+static int append_group(int *appended, struct detect_ctx *c, const struct last_lines *ll,
+			const struct store_change *changes, size_t from, size_t to,
+			struct bl_error *err)
+{
+	const struct store_group *g = &changes[from].group;
+	struct store_members m;
+	struct group_lines gl;
+	size_t first = last_lines_find(ll, g), end = first;
+	int ret = 0;
+
+	*appended = 0;
+	store_members_init(&m);
+	c->judged_for = NULL;
+	memset(&gl, 0, sizeof(gl));
+	while (end < ll->n && !group_cmp(&ll->l[end].g, g))
+		end++;
+	members_add_group(&m, g);
+	for (size_t i = from; i < to; i++)
+		if ((ret = store_detect_add_change(&m, 0, &changes[i], c->d, err)))
+			goto done;
+	sort_array(m.members, m.nmembers, sizeof(*m.members), member_key_cmp);
+	group_lines_fit(&gl, m.nmetrics);
+	/* Every new record must come after the last record of each of its Series. */
+	for (size_t i = first; i < end; i++) {
+		const struct last_line *x = &ll->l[i];
+		uint32_t metric = store_members_metric(&m, x->metric);
+		group_lines_fit(&gl, m.nmetrics);
+		for (size_t k = 0; k < m.nmembers; k++) {
+			const struct store_member *mb = &m.members[k];
+			int has = 0;
+			for (uint32_t p = 0; p < mb->npoints; p++)
+				has |= m.points[mb->point + p].metric == metric;
+			if (has &&
+			    key_cmp(mb->place, mb->at, mb->started_at, mb->run_id, x->last_place,
+				    x->last_at, x->last_started_at, x->last_run_id) <= 0)
+				goto done;
+		}
+		if (x->bad_tail)
+			goto done;
+		struct line_state *ls = &gl.ls[metric];
+		ls->open = 1;
+		ls->id = x->id;
+		ls->line = x->line;
+		ls->reason = x->reason;
+		ls->start_run_id = x->start_run_id;
+		ls->records = x->records;
+		ls->fp = (uint64_t)x->fingerprint;
+		ls->harness_version = x->harness_version;
+		ls->content = x->content;
+		ls->last_run_id = x->last_run_id;
+		ls->last_place = x->last_place;
+		ls->last_at = x->last_at;
+		ls->last_started_at = x->last_started_at;
+		ls->time_placed_at = x->time_placed_at;
+		ls->judged = x->judged;
+		ls->tail = x->tail;
+		gl.next_line[metric] = x->line + 1;
+	}
+	*appended = 1;
+	for (size_t k = 0; k < m.nmembers; k++) {
+		const struct store_member *mb = &m.members[k];
+		for (uint32_t q = 0; q < mb->npoints; q++) {
+			const struct store_point *p = &m.points[mb->point + q];
+			struct line_state *ls;
+			const char *reason;
+			group_lines_fit(&gl, m.nmetrics);
+			ls = &gl.ls[p->metric];
+			if ((reason = break_reason(ls, &m, mb))) {
+				if ((ret = flush_grown(c, &m.groups[0], m.metrics[p->metric], ls,
+						       err)))
+					goto done;
+				line_start(ls, &m, mb, reason, gl.next_line[p->metric]++);
+			}
+			if ((ret = line_add(c, ls, &m, &m.groups[0], mb, p, 0, err)))
+				goto done;
+		}
+		c->res->records_appended++;
+	}
+	for (size_t k = 0; k < m.nmetrics && k < gl.alloc; k++)
+		if ((ret = flush_grown(c, &m.groups[0], m.metrics[k], &gl.ls[k], err)))
+			goto done;
+done:
+	/* The stored lines' strings belong to ll, not to the states. */
+	group_lines_release(&gl);
+	store_members_release(&m);
+	return ret;
+}
+
+static int change_run_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Works out from the change log which groups to walk and which records to append, and does
+ * it. *too_much 1 (and nothing written) when reading everything is the cheaper way. */
+static int incremental(int *too_much, struct detect_ctx *c, struct bl_error *err)
+{
+	struct store_change *changes = NULL;
+	struct store_moved *moved = NULL;
+	size_t nchanges = 0, nmoved = 0, nadded = 0;
+	int64_t ncommits = 0, series = 0, judged = 0, *added = NULL;
+	struct group_set walk = {NULL, 0, 0}, grow = {NULL, 0, 0}, late = {NULL, 0, 0};
+	struct last_lines ll;
+	int ret;
+
+	*too_much = 0;
+	memset(&ll, 0, sizeof(ll));
+	if ((ret = store_detect_changes(&changes, &nchanges, c->d, err)) ||
+	    (ret = store_detect_moved(&moved, &nmoved, &ncommits, c->d, err)))
+		goto done;
+	if (ncommits > MAX_LOGGED_COMMITS) {
+		*too_much = 1;
+		goto done;
+	}
+	added = xmalloc((nchanges ? nchanges : 1) * sizeof(*added));
+	for (size_t i = 0; i < nchanges; i++) {
+		const struct store_change *ch = &changes[i];
+		if (ch->was_member == 0 && ch->is_member) {
+			added[nadded++] = ch->run_id;
+			group_set_add(&grow, &ch->group);
+		} else if (ch->was_member != 0) {
+			/* left its Series, or the log cannot say: read the group again */
+			group_set_add(&walk, &ch->group);
+		}
+	}
+	sort_array(added, nadded, sizeof(*added), change_run_cmp);
+	for (size_t i = 0; i < nmoved; i++) {
+		const struct store_moved *mv = &moved[i];
+		/* A record that was on its Series and still is, but whose place may have moved
+		 * (a record just added is placed afresh anyway). */
+		if (!mv->run_id || (!mv->tagged && !find_in(&mv->run_id, added, nadded,
+							    sizeof(*added), change_run_cmp)))
+			group_set_add(&walk, &mv->group);
+	}
+	group_set_finish(&walk);
+	group_set_finish(&grow);
+	if ((ret = store_detect_series_count(&series, &judged, c->d, err)))
+		goto done;
+	/* Walking a group costs a few times what a full read spends on it. */
+	if (walk.n && walk.n * 8 > (size_t)series) {
+		*too_much = 1;
+		goto done;
+	}
+
+	/* The last line of each Series to continue: one read of them all when there are many. */
+	ll.want = &grow;
+	for (size_t i = 0; grow.n > 32 && i < 1; i++)
+		ret = store_detect_lines(c->d, NULL, collect_last_line, &ll, err);
+	for (size_t i = 0; grow.n <= 32 && !ret && i < grow.n; i++)
+		if (!group_set_has(&walk, &grow.g[i]))
+			ret = store_detect_lines(c->d, &grow.g[i], collect_last_line, &ll, err);
+	if (ret)
+		goto done;
+	last_lines_finish(&ll);
+	for (size_t i = 0; i < nchanges;) {
+		size_t from = i, to = i;
+		int appended = 1;
+		while (to < nchanges && !group_cmp(&changes[to].group, &changes[from].group))
+			to++;
+		i = to;
+		if (group_set_has(&walk, &changes[from].group))
+			continue;
+		/* Only the records that joined: move them to the front of the range. */
+		size_t w = from;
+		for (size_t k = from; k < to; k++) {
+			if (changes[k].was_member == 0 && changes[k].is_member) {
+				struct store_change t = changes[w];
+				changes[w] = changes[k];
+				changes[k] = t;
+				w++;
+			}
+		}
+		if (w == from)
+			continue;
+		if ((ret = append_group(&appended, c, &ll, changes, from, w, err)))
+			goto done;
+		if (!appended)
+			group_set_add(&late, &changes[from].group);
+	}
+	/* The groups a record joined before their end: read whole too. */
+	for (size_t i = 0; i < late.n; i++)
+		group_set_add(&walk, &late.g[i]);
+	group_set_finish(&walk);
+	for (size_t i = 0; i < walk.n; i++)
+		if ((ret = walk_group(c, &walk.g[i], err)))
+			goto done;
+done:
+	last_lines_release(&ll);
+	group_set_release(&walk);
+	group_set_release(&grow);
+	group_set_release(&late);
+	free(added);
+	store_changes_release(changes, nchanges);
+	store_moved_release(moved, nmoved);
+	return ret;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sets the judged metrics: every timed one (all), or the names given, sorted and unique. */
+static void judged_set(struct detect_ctx *c, const char *const *names, size_t n, int all)
+{
+	size_t w = 0;
+	c->all_timed = all;
+	c->judged = xcalloc(n ? n : 1, sizeof(*c->judged));
+	for (size_t i = 0; !all && i < n; i++)
+		c->judged[i] = xstrdup(names[i]);
+	c->njudged = all ? 0 : n;
+	sort_array(c->judged, c->njudged, sizeof(*c->judged), str_cmp);
+	for (size_t i = 0; i < c->njudged; i++) {
+		if (w && !strcmp(c->judged[w - 1], c->judged[i])) {
+			free(c->judged[i]);
+			continue;
+		}
+		c->judged[w++] = c->judged[i];
+	}
+	c->njudged = w;
+}
+
+/* The judged metrics as meta keeps them: "*" for every timed metric, else a JSON array. */
+static void judged_encode(struct strbuf *out, const struct detect_ctx *c)
+{
+	json_t *a;
+	char *text;
+	if (c->all_timed) {
+		strbuf_addstr(out, "*");
+		return;
+	}
+	a = json_array();
+	for (size_t i = 0; i < c->njudged; i++)
+		json_array_append_new(a, json_string(c->judged[i]));
+	text = json_dumps(a, JSON_COMPACT);
+	strbuf_addstr(out, text ? text : "[]");
+	free(text);
+	json_decref(a);
+}
+
+static int judged_decode(struct detect_ctx *c, const char *stored, struct bl_error *err)
+{
+	json_t *a;
+	const char **names;
+	size_t n;
+	if (!stored || !strcmp(stored, "*")) {
+		judged_set(c, NULL, 0, 1);
+		return 0;
+	}
+	a = json_loads(stored, 0, NULL);
+	if (!json_is_array(a)) {
+		json_decref(a);
+		return bl_error_set(err, BL_EDB, "the stored judged metrics are not a JSON array");
+	}
+	n = json_array_size(a);
+	names = xcalloc(n ? n : 1, sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = json_string_value(json_array_get(a, i))
+			       ? json_string_value(json_array_get(a, i))
+			       : "";
+	judged_set(c, names, n, 0);
+	free(names);
+	json_decref(a);
+	return 0;
+}
+
+int detect_run(struct detect_result *out, struct store *st, const struct detect_options *opts,
+	       struct bl_error *err)
+{
+	struct detect_ctx c;
+	struct strbuf judged = STRBUF_INIT;
+	char *state = NULL, *stored_judged = NULL, *full_flag = NULL;
+	int ret, began = 0, full, too_much = 0, state_ok, judged_same;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.st = st;
+	c.opts = opts;
+	c.res = out;
+	strbuf_init(&c.tail, 0);
+	if ((ret = store_detect_open(&c.d, st, err)) || (ret = store_begin(st, err)))
+		goto done;
+	began = 1;
+	if ((ret = store_get_meta(&state, st, "detect_state", err)) ||
+	    (ret = store_get_meta(&stored_judged, st, "detect_metrics", err)) ||
+	    (ret = store_get_meta(&full_flag, st, "detect_full", err)))
+		goto done;
+	if (opts->metrics_given)
+		judged_set(&c, opts->metrics, opts->nmetrics, opts->metrics == NULL);
+	else if ((ret = judged_decode(&c, stored_judged, err)))
+		goto done;
+	judged_encode(&judged, &c);
+	state_ok = state && !strcmp(state, DETECT_STATE_FORMAT);
+	judged_same = stored_judged && !strcmp(judged.buf, stored_judged);
+	full = opts->all || !state_ok || full_flag || !judged_same;
+	if ((ret = store_detect_last_suspect_id(&out->first_new_id, c.d, err)))
+		goto done;
+	out->first_new_id++;
+	if (!full && (ret = incremental(&too_much, &c, err)))
+		goto done;
+	if (full || too_much) {
+		c.count_all = opts->all;
+		if ((ret = full_rebuild(&c, err)))
+			goto done;
+	}
+	if ((ret = store_detect_log_clear(c.d, err)) ||
+	    (!state_ok && (ret = store_set_meta(st, "detect_state", DETECT_STATE_FORMAT, err))) ||
+	    (!judged_same && (ret = store_set_meta(st, "detect_metrics", judged.buf, err))) ||
+	    (full_flag && (ret = store_set_meta(st, "detect_full", NULL, err))) ||
+	    (ret = store_detect_series_count(&out->series, &out->judged_series, c.d, err)))
+		goto done;
+	ret = store_commit(st, err);
+	began = 0;
+done:
+	/* The session's statements go first, so nothing holds the transaction open. */
+	store_detect_close(c.d);
+	if (began)
+		store_rollback(st);
+	old_lines_clear(&c);
+	old_marks_clear(&c);
+	free(c.old_lines);
+	free(c.old_marks);
+	for (size_t i = 0; i < c.njudged; i++)
+		free(c.judged[i]);
+	free(c.judged);
+	free(c.judged_cache);
+	strbuf_release(&c.tail);
+	strbuf_release(&judged);
+	free(state);
+	free(stored_judged);
+	free(full_flag);
+	return ret;
+}

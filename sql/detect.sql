@@ -1,0 +1,247 @@
+-- Detection (§6): the statements store/detect.c prepares. A record's place in Series order is
+-- the rule of sql/series.sql: its commit's seq, else the first seq of a main commit with its
+-- source hash, else (placed by time) the seq of the last main commit committed at or before
+-- it plus 0.5 (-0.5 before the history); ties go to committed_at (else started_at),
+-- started_at, run id. The full walk computes the same place in C from the commits it loads
+-- once (detect_commits); the small reads below compute it here. Parameters are always bound.
+
+-- Every commit of main, for the full walk's place lookups.
+-- name: detect_commits
+SELECT sha, seq, source_hash, committed_at FROM commits;
+
+-- The standing records of the groups from ?1/?2/?3 on, in the primary key's order (one range
+-- scan; a full walk stops at a group boundary once it holds enough and resumes there).
+-- name: detect_scan_records
+SELECT machine_id, benchmark_id, config, source_hash, harness_version, run_id
+FROM records
+WHERE (machine_id, benchmark_id, config) >= (?1, ?2, ?3)
+ORDER BY machine_id, benchmark_id, config;
+
+-- The tagged runs between ?1 and ?2, in id order (merged with the members).
+-- name: detect_scan_tags
+SELECT DISTINCT run_id FROM tags WHERE run_id BETWEEN ?1 AND ?2 ORDER BY run_id;
+
+-- What a full walk needs of the runs between ?1 and ?2, read from the runs_detect index in id
+-- order (never the rows and their raw JSON).
+-- name: detect_scan_runs
+SELECT id, commit_sha, content_hash, baseline, committed_at, started_at
+FROM runs INDEXED BY runs_detect
+WHERE id BETWEEN ?1 AND ?2
+ORDER BY id;
+
+-- Every metric of the runs between ?1 and ?2, in the primary key's order.
+-- name: detect_scan_metrics
+SELECT run_id, name, kind, better, median, value
+FROM metrics
+WHERE run_id BETWEEN ?1 AND ?2
+ORDER BY run_id, name;
+
+-- One group's untagged standing records in Series order, each with its metrics by name:
+-- what a detect reads of a group whose records changed other than at the end.
+-- name: detect_group_members
+WITH member AS MATERIALIZED (
+	SELECT r.run_id AS run_id, runs.harness_version AS harness_version,
+	       runs.content_hash AS content_hash, runs.baseline AS baseline,
+	       coalesce(runs.committed_at, runs.started_at) AS at, runs.started_at AS started_at,
+	       coalesce((SELECT c.seq FROM commits c WHERE c.sha = runs.commit_sha),
+			(SELECT min(c.seq) FROM commits c WHERE c.source_hash = runs.source_hash),
+			coalesce((SELECT max(c.seq) FROM commits c
+				  WHERE c.committed_at <= coalesce(runs.committed_at, runs.started_at)),
+				 -1) + 0.5) AS place
+	FROM records r
+	JOIN runs ON runs.id = r.run_id
+	WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3
+	  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
+)
+SELECT p.run_id, p.place, p.at, p.started_at, p.harness_version, p.content_hash, p.baseline,
+       mt.name, mt.kind, mt.better, mt.median, mt.value
+FROM member p
+JOIN metrics mt ON mt.run_id = p.run_id
+ORDER BY p.place, p.at, p.started_at, p.run_id, mt.name;
+
+-- Every run the change log names, with its net changes and what it is now: standing or not,
+-- how many tags it carries, and its place and break attributes (from the log's copy of the
+-- run, not the runs table). Ordered by group.
+-- name: detect_changes
+SELECT l.run_id, x.machine_id, x.benchmark_id, x.config,
+       EXISTS (SELECT 1 FROM records r WHERE r.run_id = l.run_id) AS standing,
+       (SELECT count(*) FROM tags t WHERE t.run_id = l.run_id) AS ntags,
+       total(CASE WHEN l.what = 'standing' THEN l.delta END) AS standing_delta,
+       total(CASE WHEN l.what <> 'standing' THEN l.delta END) AS tags_delta,
+       x.harness_version, x.content_hash, x.baseline,
+       coalesce(x.committed_at, x.started_at), x.started_at,
+       coalesce((SELECT c.seq FROM commits c WHERE c.sha = x.commit_sha),
+		(SELECT min(c.seq) FROM commits c WHERE c.source_hash = x.source_hash),
+		coalesce((SELECT max(c.seq) FROM commits c
+			  WHERE c.committed_at <= coalesce(x.committed_at, x.started_at)),
+			 -1) + 0.5)
+FROM detect_log l
+CROSS JOIN detect_log_runs x ON x.run_id = l.run_id
+GROUP BY l.run_id
+ORDER BY x.machine_id, x.benchmark_id, x.config, l.run_id;
+
+-- The metrics of one run, by name.
+-- name: detect_run_metrics
+SELECT name, kind, better, median, value FROM metrics WHERE run_id = ?1 ORDER BY name;
+
+-- How many commits of main were stored since the last detect, and the earliest commit time.
+-- name: detect_commit_log_stats
+SELECT count(*), min(committed_at) FROM detect_log_commits;
+
+-- Records that were on their Series at the last detect and still are, whose place a commit
+-- stored since may have moved: the standing runs of that commit, and of its source hash when it
+-- is now the first commit of main with that source hash; with whether each carries a tag. A
+-- run the run log names is left out: it joined or left its Series since, and the log says
+-- so. (CROSS JOIN: the log is small and runs huge; the planner has no statistics to know.)
+-- name: detect_commit_runs
+SELECT runs.id, runs.machine_id, runs.benchmark_id, runs.config,
+       EXISTS (SELECT 1 FROM tags t WHERE t.run_id = runs.id)
+FROM detect_log_commits c
+CROSS JOIN runs INDEXED BY runs_commit ON runs.commit_sha = c.sha
+WHERE NOT EXISTS (SELECT 1 FROM detect_log l WHERE l.run_id = runs.id)
+  AND EXISTS (SELECT 1 FROM records r WHERE r.run_id = runs.id)
+UNION ALL
+SELECT runs.id, runs.machine_id, runs.benchmark_id, runs.config,
+       EXISTS (SELECT 1 FROM tags t WHERE t.run_id = runs.id)
+FROM detect_log_commits c
+CROSS JOIN runs INDEXED BY runs_source ON runs.source_hash = c.source_hash
+WHERE NOT EXISTS (SELECT 1 FROM commits o WHERE o.source_hash = c.source_hash AND o.seq < c.seq)
+  AND NOT EXISTS (SELECT 1 FROM detect_log l WHERE l.run_id = runs.id)
+  AND EXISTS (SELECT 1 FROM records r WHERE r.run_id = runs.id);
+
+-- Groups with a record placed by time at or after ?1: a commit committed before it moves it.
+-- name: detect_time_groups
+SELECT DISTINCT l.machine_id, l.benchmark_id, l.config
+FROM line_ends e
+JOIN lines l ON l.id = e.line_id
+WHERE e.time_placed_at >= ?1;
+
+-- name: detect_log_clear
+DELETE FROM detect_log;
+
+-- name: detect_log_commits_clear
+DELETE FROM detect_log_commits;
+
+-- name: detect_log_runs_clear
+DELETE FROM detect_log_runs;
+
+-- Every stored line (in no particular order).
+-- name: detect_lines_all
+SELECT l.id, l.machine_id, l.benchmark_id, l.config, l.metric, l.line, l.reason,
+       l.start_run_id, e.records, e.fingerprint, l.harness_version, l.content_hash,
+       e.last_run_id, e.last_place, e.last_at, e.last_started_at, e.time_placed_at, e.judged,
+       e.tail
+FROM lines l
+JOIN line_ends e ON e.line_id = l.id;
+
+-- One group's stored lines.
+-- name: detect_lines_group
+SELECT l.id, l.machine_id, l.benchmark_id, l.config, l.metric, l.line, l.reason,
+       l.start_run_id, e.records, e.fingerprint, l.harness_version, l.content_hash,
+       e.last_run_id, e.last_place, e.last_at, e.last_started_at, e.time_placed_at, e.judged,
+       e.tail
+FROM lines l
+JOIN line_ends e ON e.line_id = l.id
+WHERE l.machine_id = ?1 AND l.benchmark_id = ?2 AND l.config = ?3
+ORDER BY l.metric, l.line;
+
+-- name: detect_line_put
+INSERT INTO lines (machine_id, benchmark_id, config, metric, line, reason, start_run_id,
+		   start_commit, harness_version, content_hash)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT commit_sha FROM runs WHERE id = ?7), ?8, ?9);
+
+-- name: detect_line_end_put
+INSERT INTO line_ends (line_id, records, fingerprint, last_run_id, last_place, last_at,
+		       last_started_at, time_placed_at, judged, tail)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);
+
+-- name: detect_line_end_grow
+UPDATE line_ends SET records = ?2, fingerprint = ?3, last_run_id = ?4, last_place = ?5,
+		     last_at = ?6, last_started_at = ?7, time_placed_at = ?8, judged = ?9,
+		     tail = ?10
+WHERE line_id = ?1;
+
+-- Deleting a line deletes its end (ON DELETE CASCADE); deleting them all, the ends go first.
+-- name: detect_line_ends_delete_all
+DELETE FROM line_ends;
+
+-- name: detect_lines_delete_all
+DELETE FROM lines;
+
+-- name: detect_lines_delete_group
+DELETE FROM lines WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3;
+
+-- Series (distinct machine, benchmark, config, metric) with stored lines, and how many of
+-- them the band judges.
+-- name: detect_series_count
+SELECT count(*), total(j)
+FROM (SELECT max(e.judged) AS j
+      FROM lines l JOIN line_ends e ON e.line_id = l.id
+      GROUP BY l.machine_id, l.benchmark_id, l.config, l.metric);
+
+-- name: detect_suspects_all
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+FROM suspects;
+
+-- name: detect_suspects_group
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+FROM suspects
+WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3;
+
+-- name: detect_suspect_find
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+FROM suspects
+WHERE run_id = ?1 AND metric = ?2;
+
+-- name: detect_suspect_insert
+INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
+		      center, tolerance, state, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'open',
+	(julianday('now') - 2440587.5) * 86400.0);
+
+-- name: detect_suspect_update
+UPDATE suspects SET side = ?2, shift = ?3, median = ?4, center = ?5, tolerance = ?6
+WHERE id = ?1;
+
+-- name: detect_suspect_delete
+DELETE FROM suspects WHERE id = ?1;
+
+-- The largest Suspect id ever given (ids are never reused), 0 before the first.
+-- name: detect_suspect_last_id
+SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'suspects'), 0);
+
+-- Suspects with an id over ?1, in Series order: machine, benchmark, config and metric by
+-- name, then the record's place (as sql/series.sql places it). seq is the record's place on
+-- main when known (its commit's, else the first main commit with its source hash).
+-- name: suspects_list
+WITH listed AS MATERIALIZED (
+	SELECT s.id AS id, m.name AS machine, b.name AS benchmark, s.config AS config,
+	       s.metric AS metric, runs.commit_sha AS commit_sha,
+	       runs.source_hash AS source_hash, s.side AS side, s.shift AS shift,
+	       s.median AS median, s.center AS center, s.tolerance AS tolerance,
+	       s.state AS state, s.run_id AS run_id,
+	       coalesce(runs.committed_at, runs.started_at) AS at, runs.started_at AS started_at,
+	       coalesce((SELECT c.seq FROM commits c WHERE c.sha = runs.commit_sha),
+			(SELECT min(c.seq) FROM commits c WHERE c.source_hash = runs.source_hash))
+		       AS seq
+	FROM suspects s
+	JOIN runs ON runs.id = s.run_id
+	JOIN machines m ON m.id = s.machine_id
+	JOIN benchmarks b ON b.id = s.benchmark_id
+	WHERE s.id > ?1
+)
+SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, seq, side, shift,
+       median, center, tolerance, state, run_id
+FROM listed
+ORDER BY machine, benchmark, config, metric,
+	 coalesce(seq, coalesce((SELECT max(c.seq) FROM commits c WHERE c.committed_at <= at),
+				-1) + 0.5),
+	 at, started_at, run_id;
+
+-- Open Suspects on one Series, by names.
+-- name: suspects_open_count
+SELECT count(*)
+FROM suspects s
+JOIN machines m ON m.id = s.machine_id
+JOIN benchmarks b ON b.id = s.benchmark_id
+WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4 AND s.state = 'open';

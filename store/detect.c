@@ -1,0 +1,1300 @@
+/*
+ * Detection's reads and writes (§6; the statements are in sql/detect.sql). The full read is
+ * the one that must be fast: a million records in well under a second. Runs and metrics are
+ * stored in the order they were ingested, a sweep at a time, so the records of one Series are
+ * scattered over the whole file; reading them Series by Series would seek once per record.
+ * Instead each table is read once, sequentially, in id order (records by primary key, then
+ * tags, runs through the runs_detect index and metrics), merged in memory by run id, and each
+ * group's records are sorted into Series order here. The small reads (one group, the change
+ * log) use SQL that places records exactly as sql/series.sql does.
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sql_embed.h"
+
+enum dstmt {
+	D_COMMITS,
+	D_SCAN_RECORDS,
+	D_SCAN_TAGS,
+	D_SCAN_RUNS,
+	D_SCAN_METRICS,
+	D_GROUP_MEMBERS,
+	D_CHANGES,
+	D_RUN_METRICS,
+	D_COMMIT_LOG_STATS,
+	D_COMMIT_RUNS,
+	D_TIME_GROUPS,
+	D_LOG_CLEAR,
+	D_LOG_COMMITS_CLEAR,
+	D_LOG_RUNS_CLEAR,
+	D_LINES_ALL,
+	D_LINES_GROUP,
+	D_LINE_PUT,
+	D_LINE_END_PUT,
+	D_LINE_END_GROW,
+	D_LINE_ENDS_DELETE_ALL,
+	D_LINES_DELETE_ALL,
+	D_LINES_DELETE_GROUP,
+	D_SERIES_COUNT,
+	D_SUSPECTS_ALL,
+	D_SUSPECTS_GROUP,
+	D_SUSPECT_FIND,
+	D_SUSPECT_INSERT,
+	D_SUSPECT_UPDATE,
+	D_SUSPECT_DELETE,
+	D_SUSPECT_LAST_ID,
+	D_OPEN_COUNT,
+	D__COUNT
+};
+
+static const char *const dstmt_sql[D__COUNT] = {
+    [D_COMMITS] = SQL_DETECT_COMMITS,
+    [D_SCAN_RECORDS] = SQL_DETECT_SCAN_RECORDS,
+    [D_SCAN_TAGS] = SQL_DETECT_SCAN_TAGS,
+    [D_SCAN_RUNS] = SQL_DETECT_SCAN_RUNS,
+    [D_SCAN_METRICS] = SQL_DETECT_SCAN_METRICS,
+    [D_GROUP_MEMBERS] = SQL_DETECT_GROUP_MEMBERS,
+    [D_CHANGES] = SQL_DETECT_CHANGES,
+    [D_RUN_METRICS] = SQL_DETECT_RUN_METRICS,
+    [D_COMMIT_LOG_STATS] = SQL_DETECT_COMMIT_LOG_STATS,
+    [D_COMMIT_RUNS] = SQL_DETECT_COMMIT_RUNS,
+    [D_TIME_GROUPS] = SQL_DETECT_TIME_GROUPS,
+    [D_LOG_CLEAR] = SQL_DETECT_LOG_CLEAR,
+    [D_LOG_COMMITS_CLEAR] = SQL_DETECT_LOG_COMMITS_CLEAR,
+    [D_LOG_RUNS_CLEAR] = SQL_DETECT_LOG_RUNS_CLEAR,
+    [D_LINES_ALL] = SQL_DETECT_LINES_ALL,
+    [D_LINES_GROUP] = SQL_DETECT_LINES_GROUP,
+    [D_LINE_PUT] = SQL_DETECT_LINE_PUT,
+    [D_LINE_END_PUT] = SQL_DETECT_LINE_END_PUT,
+    [D_LINE_END_GROW] = SQL_DETECT_LINE_END_GROW,
+    [D_LINE_ENDS_DELETE_ALL] = SQL_DETECT_LINE_ENDS_DELETE_ALL,
+    [D_LINES_DELETE_ALL] = SQL_DETECT_LINES_DELETE_ALL,
+    [D_LINES_DELETE_GROUP] = SQL_DETECT_LINES_DELETE_GROUP,
+    [D_SERIES_COUNT] = SQL_DETECT_SERIES_COUNT,
+    [D_SUSPECTS_ALL] = SQL_DETECT_SUSPECTS_ALL,
+    [D_SUSPECTS_GROUP] = SQL_DETECT_SUSPECTS_GROUP,
+    [D_SUSPECT_FIND] = SQL_DETECT_SUSPECT_FIND,
+    [D_SUSPECT_INSERT] = SQL_DETECT_SUSPECT_INSERT,
+    [D_SUSPECT_UPDATE] = SQL_DETECT_SUSPECT_UPDATE,
+    [D_SUSPECT_DELETE] = SQL_DETECT_SUSPECT_DELETE,
+    [D_SUSPECT_LAST_ID] = SQL_DETECT_SUSPECT_LAST_ID,
+    [D_OPEN_COUNT] = SQL_SUSPECTS_OPEN_COUNT,
+};
+
+struct store_detect {
+	struct store *st;
+	sqlite3 *db;
+	sqlite3_stmt *s[D__COUNT];
+};
+
+static int ddb_error(struct bl_error *err, sqlite3 *db, const char *what)
+{
+	return bl_error_set(err, BL_EDB, "%s: %s", what, sqlite3_errmsg(db));
+}
+
+int store_detect_open(struct store_detect **out, struct store *st, struct bl_error *err)
+{
+	struct store_detect *d = xcalloc(1, sizeof(*d));
+	(void)err;
+	d->st = st;
+	d->db = store_sqlite(st);
+	*out = d;
+	return 0;
+}
+
+void store_detect_close(struct store_detect *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < D__COUNT; i++)
+		sqlite3_finalize(d->s[i]);
+	free(d);
+}
+
+/* The statement id, prepared on first use, reset and unbound. */
+static sqlite3_stmt *dstmt(struct store_detect *d, enum dstmt id, struct bl_error *err)
+{
+	sqlite3_stmt *s = d->s[id];
+	if (!s) {
+		if (sqlite3_prepare_v3(d->db, dstmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+				       &d->s[id], NULL) != SQLITE_OK) {
+			ddb_error(err, d->db, "cannot prepare a detection statement");
+			return NULL;
+		}
+		return d->s[id];
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_double(s, i, v);
+}
+
+static double column_real(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static const char *column_str(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+static char *column_dup(sqlite3_stmt *s, int i)
+{
+	const char *t = column_str(s, i);
+	return t ? xstrdup(t) : NULL;
+}
+
+/* Steps a statement that returns no rows, then resets it. */
+static int run_stmt(struct store_detect *d, sqlite3_stmt *s, const char *what, struct bl_error *err)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ddb_error(err, d->db, what);
+	return 0;
+}
+
+static void bind_group(sqlite3_stmt *s, const struct store_group *g)
+{
+	sqlite3_bind_int64(s, 1, g->machine_id);
+	sqlite3_bind_int64(s, 2, g->benchmark_id);
+	bind_text(s, 3, g->config);
+}
+
+/* A string-keyed hash table (open addressing) with int64 values. Keys are not owned; each
+ * slot keeps its key's hash, so a probe compares strings only on a full hash match. */
+struct smap {
+	const char **keys;
+	uint64_t *hashes;
+	int64_t *vals;
+	size_t cap, n;
+};
+
+/* A fast hash of len bytes, eight at a time (the keys are mostly 40-digit hex hashes). */
+static uint64_t str_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
+	while (len >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+		s += 8;
+		len -= 8;
+	}
+	if (len) {
+		uint64_t w = 0;
+		memcpy(&w, s, len);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	}
+	h ^= h >> 29;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 32);
+}
+
+static void smap_release(struct smap *m)
+{
+	free(m->keys);
+	free(m->hashes);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The slot of key: where it is, or the empty slot where it would go. */
+static size_t smap_slot(const struct smap *m, const char *key, uint64_t h)
+{
+	size_t i = (size_t)h & (m->cap - 1);
+	while (m->keys[i] && (m->hashes[i] != h || strcmp(m->keys[i], key)))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int smap_get_len(const struct smap *m, const char *key, size_t len, int64_t *val)
+{
+	size_t i;
+	if (!m->n || !key)
+		return 0;
+	i = smap_slot(m, key, str_hash(key, len));
+	if (!m->keys[i])
+		return 0;
+	*val = m->vals[i];
+	return 1;
+}
+
+static int smap_get(const struct smap *m, const char *key, int64_t *val)
+{
+	return key && smap_get_len(m, key, strlen(key), val);
+}
+
+static void smap_put(struct smap *m, const char *key, int64_t val)
+{
+	uint64_t h = str_hash(key, strlen(key));
+	size_t i;
+	if ((m->n + 1) * 2 > m->cap) {
+		struct smap bigger = {NULL, NULL, NULL, m->cap ? m->cap * 2 : 64, 0};
+		bigger.keys = xcalloc(bigger.cap, sizeof(*bigger.keys));
+		bigger.hashes = xcalloc(bigger.cap, sizeof(*bigger.hashes));
+		bigger.vals = xcalloc(bigger.cap, sizeof(*bigger.vals));
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->keys[j])
+				smap_put(&bigger, m->keys[j], m->vals[j]);
+		smap_release(m);
+		*m = bigger;
+	}
+	i = smap_slot(m, key, h);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->hashes[i] = h;
+		m->n++;
+	}
+	m->vals[i] = val;
+}
+
+struct store_intern {
+	struct smap metrics, contents;
+};
+
+void store_members_init(struct store_members *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->intern = xcalloc(1, sizeof(*m->intern));
+	ALLOC_GROW(m->contents, m->ncontents, m->contents_alloc);
+	m->contents[m->ncontents++] = NULL;
+}
+
+void store_members_reset(struct store_members *m)
+{
+	for (size_t i = 0; i < m->ngroups; i++)
+		free(m->groups[i].config);
+	m->ngroups = m->nmembers = m->npoints = 0;
+}
+
+void store_members_release(struct store_members *m)
+{
+	store_members_reset(m);
+	free(m->groups);
+	free(m->members);
+	free(m->points);
+	for (size_t i = 0; i < m->nmetrics; i++)
+		free(m->metrics[i]);
+	free(m->metrics);
+	for (size_t i = 1; i < m->ncontents; i++)
+		free(m->contents[i]);
+	free(m->contents);
+	if (m->intern) {
+		smap_release(&m->intern->metrics);
+		smap_release(&m->intern->contents);
+		free(m->intern);
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+uint32_t store_members_metric(struct store_members *m, const char *name)
+{
+	int64_t v;
+	if (smap_get(&m->intern->metrics, name, &v))
+		return (uint32_t)v;
+	ALLOC_GROW(m->metrics, m->nmetrics, m->metrics_alloc);
+	m->metrics[m->nmetrics] = xstrdup(name);
+	smap_put(&m->intern->metrics, m->metrics[m->nmetrics], (int64_t)m->nmetrics);
+	return (uint32_t)m->nmetrics++;
+}
+
+static uint32_t intern_content(struct store_members *m, const char *hash)
+{
+	int64_t v;
+	if (!hash)
+		return 0;
+	if (smap_get(&m->intern->contents, hash, &v))
+		return (uint32_t)v;
+	ALLOC_GROW(m->contents, m->ncontents, m->contents_alloc);
+	m->contents[m->ncontents] = xstrdup(hash);
+	smap_put(&m->intern->contents, m->contents[m->ncontents], (int64_t)m->ncontents);
+	return (uint32_t)m->ncontents++;
+}
+
+static uint32_t add_group(struct store_members *m, int64_t machine_id, int64_t benchmark_id,
+			  const char *config)
+{
+	ALLOC_GROW(m->groups, m->ngroups, m->groups_alloc);
+	m->groups[m->ngroups].machine_id = machine_id;
+	m->groups[m->ngroups].benchmark_id = benchmark_id;
+	m->groups[m->ngroups].config = xstrdup(config ? config : "");
+	return (uint32_t)m->ngroups++;
+}
+
+static struct store_member *add_member(struct store_members *m)
+{
+	struct store_member *mb;
+	ALLOC_GROW(m->members, m->nmembers, m->members_alloc);
+	mb = &m->members[m->nmembers++];
+	memset(mb, 0, sizeof(*mb));
+	mb->point = (uint32_t)m->npoints;
+	return mb;
+}
+
+static uint8_t kind_of(const char *kind)
+{
+	if (kind && !strcmp(kind, "counted"))
+		return STORE_COUNTED;
+	if (kind && !strcmp(kind, "quantile"))
+		return STORE_QUANTILE;
+	return STORE_TIMED;
+}
+
+/* Appends a point from a row whose columns from col on are name, kind, better, median, value.
+ */
+static void add_point(struct store_members *m, sqlite3_stmt *s, int col)
+{
+	struct store_point *p;
+	const char *better = column_str(s, col + 2);
+	ALLOC_GROW(m->points, m->npoints, m->points_alloc);
+	p = &m->points[m->npoints++];
+	p->metric = store_members_metric(m, column_str(s, col) ? column_str(s, col) : "");
+	p->kind = kind_of(column_str(s, col + 1));
+	p->higher = better && !strcmp(better, "higher");
+	p->value = column_real(s, p->kind == STORE_TIMED ? col + 3 : col + 4);
+}
+
+/* main's commits, for placing records in C during a full read. */
+struct commit_time {
+	double at;
+	int64_t seq_max; /* the largest seq committed at or before at */
+};
+
+struct store_commit_index {
+	struct smap sha, source;
+	char **strings; /* owned keys */
+	size_t nstrings, strings_alloc;
+	struct commit_time *times;
+	size_t ntimes;
+};
+
+static void commit_index_free(struct store_commit_index *ci)
+{
+	if (!ci)
+		return;
+	smap_release(&ci->sha);
+	smap_release(&ci->source);
+	for (size_t i = 0; i < ci->nstrings; i++)
+		free(ci->strings[i]);
+	free(ci->strings);
+	free(ci->times);
+	free(ci);
+}
+
+static const char *own_string(struct store_commit_index *ci, const char *s)
+{
+	ALLOC_GROW(ci->strings, ci->nstrings, ci->strings_alloc);
+	ci->strings[ci->nstrings] = xstrdup(s ? s : "");
+	return ci->strings[ci->nstrings++];
+}
+
+static int time_cmp(const void *a, const void *b)
+{
+	const struct commit_time *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->seq_max < y->seq_max ? -1 : x->seq_max > y->seq_max;
+}
+
+static int commit_index_load(struct store_commit_index **out, struct store_detect *d,
+			     struct bl_error *err)
+{
+	struct store_commit_index *ci = xcalloc(1, sizeof(*ci));
+	sqlite3_stmt *s = dstmt(d, D_COMMITS, err);
+	size_t alloc = 0;
+	int rc, ret = 0;
+	if (!s) {
+		ret = BL_EDB;
+		goto done;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(s, 1), have;
+		const char *src = column_str(s, 2);
+		smap_put(&ci->sha, own_string(ci, column_str(s, 0)), seq);
+		if (!smap_get(&ci->source, src ? src : "", &have) || seq < have)
+			smap_put(&ci->source, own_string(ci, src), seq);
+		ALLOC_GROW(ci->times, ci->ntimes, alloc);
+		ci->times[ci->ntimes].at = sqlite3_column_double(s, 3);
+		ci->times[ci->ntimes].seq_max = seq;
+		ci->ntimes++;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		ret = ddb_error(err, d->db, "cannot read commits");
+		goto done;
+	}
+	if (ci->ntimes > 1)
+		qsort(ci->times, ci->ntimes, sizeof(*ci->times), time_cmp);
+	for (size_t i = 1; i < ci->ntimes; i++)
+		if (ci->times[i - 1].seq_max > ci->times[i].seq_max)
+			ci->times[i].seq_max = ci->times[i - 1].seq_max;
+done:
+	if (ret) {
+		commit_index_free(ci);
+		ci = NULL;
+	}
+	*out = ci;
+	return ret;
+}
+
+/* The place of a record placed by time at `at`: the largest seq committed at or before it,
+ * plus 0.5 (-0.5 when none). */
+static double time_place(const struct store_commit_index *ci, double at)
+{
+	size_t lo = 0, hi = ci->ntimes; /* times[0..lo) are at or before at */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ci->times[mid].at <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo ? (double)ci->times[lo - 1].seq_max : -1.0) + 0.5;
+}
+
+void store_scan_init(struct store_scan *scan, size_t max_members, size_t max_points)
+{
+	memset(scan, 0, sizeof(*scan));
+	strbuf_init(&scan->config, 0);
+	scan->max_members = max_members;
+	scan->max_points = max_points;
+}
+
+void store_scan_release(struct store_scan *scan)
+{
+	strbuf_release(&scan->config);
+	commit_index_free(scan->commits);
+	scan->commits = NULL;
+}
+
+static int perm_run_cmp(const void *a, const void *b, void *data)
+{
+	const struct store_member *members = data;
+	int64_t x = members[*(const uint32_t *)a].run_id;
+	int64_t y = members[*(const uint32_t *)b].run_id;
+	return x < y ? -1 : x > y;
+}
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct store_member *x = a, *y = b;
+	if (x->place != y->place)
+		return x->place < y->place ? -1 : 1;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	if (x->started_at != y->started_at)
+		return x->started_at < y->started_at ? -1 : 1;
+	return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
+}
+
+/* perm[0..n) = 0..n-1 ordered by members' run ids. Each entry is sorted as one 64-bit word,
+ * the run id's offset from the smallest above the index, by an LSD radix sort of 11 bits a
+ * pass over the offset's bits only: sequential passes, no indirection. */
+static void sort_by_run(uint32_t *perm, const struct store_member *members, size_t n)
+{
+	uint64_t *a = xmalloc((n ? n : 1) * sizeof(*a)), *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	int64_t lo = n ? members[0].run_id : 0, hi = lo;
+	size_t count[2048];
+	for (size_t i = 0; i < n; i++) {
+		if (members[i].run_id < lo)
+			lo = members[i].run_id;
+		if (members[i].run_id > hi)
+			hi = members[i].run_id;
+	}
+	if ((uint64_t)(hi - lo) >> 32) {
+		/* Run ids over 2^32 apart: sort the indexes by comparison instead. */
+		free(a);
+		free(tmp);
+		for (size_t i = 0; i < n; i++)
+			perm[i] = (uint32_t)i;
+		qsort_r(perm, n, sizeof(*perm), perm_run_cmp, (void *)members);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i] = (uint64_t)(members[i].run_id - lo) << 32 | i;
+	for (int shift = 32; shift < 64 && ((uint64_t)(hi - lo) >> (shift - 32)); shift += 11) {
+		size_t sum = 0;
+		uint64_t *t;
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(a[i] >> shift) & 2047]++;
+		for (size_t k = 0; k < 2048; k++) {
+			size_t c = count[k];
+			count[k] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(a[i] >> shift) & 2047]++] = a[i];
+		t = a;
+		a = tmp;
+		tmp = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)a[i];
+	free(a);
+	free(tmp);
+}
+
+enum { KEPT = 0, UNSEEN = 1, TAGGED = 2, DEFERRED = 3 };
+
+/* Defers the groups from `from` on to the next pass: forgets their points (compacting the
+ * points of the members merged so far, perm[0..merged)) and remembers where to resume. */
+static void defer_groups(struct store_members *out, struct store_scan *scan, const uint32_t *perm,
+			 size_t merged, uint32_t from)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < out->nmembers; i++)
+		if (out->members[i].group >= from)
+			out->members[i].dropped = DEFERRED;
+	for (size_t j = 0; j < merged; j++) {
+		struct store_member *mb = &out->members[perm[j]];
+		if (!mb->npoints)
+			continue;
+		if (mb->dropped) {
+			mb->npoints = 0;
+			continue;
+		}
+		memmove(&out->points[w], &out->points[mb->point],
+			mb->npoints * sizeof(*out->points));
+		mb->point = (uint32_t)w;
+		w += mb->npoints;
+	}
+	out->npoints = w;
+	scan->machine_id = out->groups[from].machine_id;
+	scan->benchmark_id = out->groups[from].benchmark_id;
+	strbuf_reset(&scan->config);
+	strbuf_addstr(&scan->config, out->groups[from].config);
+	scan->done = 0;
+	for (size_t g = from; g < out->ngroups; g++)
+		free(out->groups[g].config);
+	out->ngroups = from;
+}
+
+/* Step 1 of a full read: the standing records of whole groups, up to the member limit. */
+static int scan_records(struct store_members *out, struct store_scan *scan, struct store_detect *d,
+			struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_SCAN_RECORDS, err);
+	int rc;
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, scan->started ? scan->machine_id : INT64_MIN);
+	sqlite3_bind_int64(s, 2, scan->started ? scan->benchmark_id : INT64_MIN);
+	sqlite3_bind_text(s, 3, scan->started ? scan->config.buf : "", -1, SQLITE_TRANSIENT);
+	scan->started = 1;
+	scan->done = 1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t mid = sqlite3_column_int64(s, 0), bid = sqlite3_column_int64(s, 1);
+		const char *config = column_str(s, 2) ? column_str(s, 2) : "";
+		const struct store_group *last =
+		    out->ngroups ? &out->groups[out->ngroups - 1] : NULL;
+		struct store_member *mb;
+		int64_t src;
+		if (!last || last->machine_id != mid || last->benchmark_id != bid ||
+		    strcmp(last->config, config)) {
+			if (last && scan->max_members && out->nmembers >= scan->max_members) {
+				scan->machine_id = mid;
+				scan->benchmark_id = bid;
+				strbuf_reset(&scan->config);
+				strbuf_addstr(&scan->config, config);
+				scan->done = 0;
+				break;
+			}
+			add_group(out, mid, bid, config);
+		}
+		mb = add_member(out);
+		mb->run_id = sqlite3_column_int64(s, 5);
+		mb->harness_version = sqlite3_column_int64(s, 4);
+		mb->group = (uint32_t)(out->ngroups - 1);
+		mb->dropped = UNSEEN;
+		/* The source hash's first seq, until the run's commit is known. */
+		mb->place = smap_get_len(&scan->commits->source, column_str(s, 3),
+					 (size_t)sqlite3_column_bytes(s, 3), &src)
+				? (double)src
+				: -1.0;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ddb_error(err, d->db, "cannot read records");
+	return 0;
+}
+
+/* Steps 2 to 4: tags, runs and metrics, each merged with the members in run id order. */
+static int scan_runs(struct store_members *out, struct store_scan *scan, struct store_detect *d,
+		     const uint32_t *perm, struct bl_error *err)
+{
+	size_t n = out->nmembers, i = 0;
+	int64_t lo = out->members[perm[0]].run_id, hi = out->members[perm[n - 1]].run_id;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!(s = dstmt(d, D_SCAN_TAGS, err)))
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, lo);
+	sqlite3_bind_int64(s, 2, hi);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		while (i < n && out->members[perm[i]].run_id < id)
+			i++;
+		if (i < n && out->members[perm[i]].run_id == id)
+			out->members[perm[i]].dropped = TAGGED;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return ddb_error(err, d->db, "cannot read tags");
+
+	if (!(s = dstmt(d, D_SCAN_RUNS, err)))
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, lo);
+	sqlite3_bind_int64(s, 2, hi);
+	i = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0), seq;
+		struct store_member *mb;
+		while (i < n && out->members[perm[i]].run_id < id)
+			i++;
+		if (i >= n)
+			break;
+		mb = &out->members[perm[i]];
+		if (mb->run_id != id || mb->dropped != UNSEEN)
+			continue;
+		mb->dropped = KEPT;
+		mb->content = intern_content(out, column_str(s, 2));
+		mb->baseline = sqlite3_column_int(s, 3) != 0;
+		mb->started_at = sqlite3_column_double(s, 5);
+		mb->at = sqlite3_column_type(s, 4) == SQLITE_NULL ? mb->started_at
+								  : sqlite3_column_double(s, 4);
+		if (smap_get_len(&scan->commits->sha, column_str(s, 1),
+				 (size_t)sqlite3_column_bytes(s, 1), &seq))
+			mb->place = (double)seq;
+		else if (mb->place < 0)
+			mb->place = time_place(scan->commits, mb->at);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ddb_error(err, d->db, "cannot read runs");
+
+	if (!(s = dstmt(d, D_SCAN_METRICS, err)))
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, lo);
+	sqlite3_bind_int64(s, 2, hi);
+	i = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		struct store_member *mb;
+		while (i < n && out->members[perm[i]].run_id < id)
+			i++;
+		if (i >= n)
+			break;
+		mb = &out->members[perm[i]];
+		if (mb->run_id != id || mb->dropped)
+			continue;
+		if (!mb->npoints) {
+			/* Too much for one pass: leave the second half of its groups for the next.
+			 */
+			if (scan->max_points && out->npoints >= scan->max_points &&
+			    out->ngroups > 1 && mb->group > 0) {
+				uint32_t from = (uint32_t)(out->ngroups / 2);
+				if (from > mb->group)
+					from = mb->group;
+				if (from < 1)
+					from = 1;
+				defer_groups(out, scan, perm, i, from);
+				if (mb->dropped)
+					continue;
+			}
+			mb->point = (uint32_t)out->npoints;
+		}
+		add_point(out, s, 1);
+		mb->npoints++;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ddb_error(err, d->db, "cannot read metrics");
+	return 0;
+}
+
+int store_detect_scan(struct store_members *out, struct store_scan *scan, struct store_detect *d,
+		      struct bl_error *err)
+{
+	uint32_t *perm = NULL;
+	size_t w = 0, start;
+	int ret;
+
+	store_members_reset(out);
+	if (scan->started && scan->done)
+		return 0;
+	if (!scan->commits && (ret = commit_index_load(&scan->commits, d, err)))
+		return ret;
+	if ((ret = scan_records(out, scan, d, err)) || !out->nmembers)
+		goto done;
+	perm = xmalloc(out->nmembers * sizeof(*perm));
+	sort_by_run(perm, out->members, out->nmembers);
+	if ((ret = scan_runs(out, scan, d, perm, err)))
+		goto done;
+	/* Keep the members that are on their Series, then put each group in Series order. */
+	for (size_t i = 0; i < out->nmembers; i++)
+		if (!out->members[i].dropped)
+			out->members[w++] = out->members[i];
+	out->nmembers = w;
+	for (size_t i = 0; i < out->nmembers; i = start) {
+		start = i + 1;
+		while (start < out->nmembers && out->members[start].group == out->members[i].group)
+			start++;
+		qsort(&out->members[i], start - i, sizeof(*out->members), member_cmp);
+	}
+done:
+	free(perm);
+	return ret;
+}
+
+int store_detect_group(struct store_members *out, struct store_detect *d,
+		       const struct store_group *g, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_GROUP_MEMBERS, err);
+	struct store_member *mb = NULL;
+	uint32_t gi;
+	int rc;
+	if (!s)
+		return BL_EDB;
+	gi = add_group(out, g->machine_id, g->benchmark_id, g->config);
+	bind_group(s, g);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t run_id = sqlite3_column_int64(s, 0);
+		if (!mb || mb->run_id != run_id) {
+			mb = add_member(out);
+			mb->run_id = run_id;
+			mb->group = gi;
+			mb->place = sqlite3_column_double(s, 1);
+			mb->at = sqlite3_column_double(s, 2);
+			mb->started_at = sqlite3_column_double(s, 3);
+			mb->harness_version = sqlite3_column_int64(s, 4);
+			mb->content = intern_content(out, column_str(s, 5));
+			mb->baseline = sqlite3_column_int(s, 6) != 0;
+		}
+		add_point(out, s, 7);
+		mb->npoints++;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return ddb_error(err, d->db, "cannot read a group's records");
+	return 0;
+}
+
+void store_changes_release(struct store_change *c, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(c[i].group.config);
+		free(c[i].content_hash);
+	}
+	free(c);
+}
+
+int store_detect_changes(struct store_change **out, size_t *nr, struct store_detect *d,
+			 struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_CHANGES, err);
+	struct store_change *list = NULL;
+	size_t n = 0, alloc = 0;
+	int rc, ret = 0;
+	*out = NULL;
+	*nr = 0;
+	if (!s)
+		return BL_EDB;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_change *c;
+		int standing = sqlite3_column_int(s, 4);
+		int64_t ntags = sqlite3_column_int64(s, 5);
+		double was_standing = standing - sqlite3_column_double(s, 6);
+		double was_tags = (double)ntags - sqlite3_column_double(s, 7);
+		ALLOC_GROW(list, n, alloc);
+		c = &list[n++];
+		memset(c, 0, sizeof(*c));
+		c->run_id = sqlite3_column_int64(s, 0);
+		c->group.machine_id = sqlite3_column_int64(s, 1);
+		c->group.benchmark_id = sqlite3_column_int64(s, 2);
+		c->group.config = column_dup(s, 3);
+		if (!c->group.config)
+			c->group.config = xstrdup("");
+		c->is_member = standing && !ntags;
+		/* What the net changes say it was; -1 when they cannot have come from any state. */
+		if ((was_standing != 0 && was_standing != 1) || was_tags < 0)
+			c->was_member = -1;
+		else
+			c->was_member = was_standing == 1 && was_tags == 0;
+		c->harness_version = sqlite3_column_int64(s, 8);
+		c->content_hash = column_dup(s, 9);
+		c->baseline = sqlite3_column_int(s, 10) != 0;
+		c->at = sqlite3_column_double(s, 11);
+		c->started_at = sqlite3_column_double(s, 12);
+		c->place = sqlite3_column_double(s, 13);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		ret = ddb_error(err, d->db, "cannot read the change log");
+		store_changes_release(list, n);
+		return ret;
+	}
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+int store_detect_add_change(struct store_members *out, uint32_t group, const struct store_change *c,
+			    struct store_detect *d, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_RUN_METRICS, err);
+	struct store_member *mb;
+	int rc;
+	if (!s)
+		return BL_EDB;
+	mb = add_member(out);
+	mb->run_id = c->run_id;
+	mb->group = group;
+	mb->place = c->place;
+	mb->at = c->at;
+	mb->started_at = c->started_at;
+	mb->harness_version = c->harness_version;
+	mb->content = intern_content(out, c->content_hash);
+	mb->baseline = (uint8_t)c->baseline;
+	sqlite3_bind_int64(s, 1, c->run_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		add_point(out, s, 0);
+		mb->npoints++;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return ddb_error(err, d->db, "cannot read a run's metrics");
+	return 0;
+}
+
+void store_moved_release(struct store_moved *m, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(m[i].group.config);
+	free(m);
+}
+
+static struct store_moved *add_moved(struct store_moved **list, size_t *n, size_t *alloc,
+				     sqlite3_stmt *s, int64_t run_id)
+{
+	struct store_moved *m;
+	ALLOC_GROW(*list, *n, *alloc);
+	m = &(*list)[(*n)++];
+	m->run_id = run_id;
+	m->group.machine_id = sqlite3_column_int64(s, run_id ? 1 : 0);
+	m->group.benchmark_id = sqlite3_column_int64(s, run_id ? 2 : 1);
+	m->group.config = column_dup(s, run_id ? 3 : 2);
+	if (!m->group.config)
+		m->group.config = xstrdup("");
+	m->tagged = run_id ? sqlite3_column_int(s, 4) != 0 : 0;
+	return m;
+}
+
+int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
+		       struct store_detect *d, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_COMMIT_LOG_STATS, err);
+	struct store_moved *list = NULL;
+	size_t n = 0, alloc = 0;
+	double min_at;
+	int rc, ret = 0;
+
+	*out = NULL;
+	*nr = 0;
+	*ncommits = 0;
+	if (!s)
+		return BL_EDB;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*ncommits = sqlite3_column_int64(s, 0);
+		min_at = column_real(s, 1);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return ddb_error(err, d->db, "cannot read the change log");
+	if (!*ncommits)
+		return 0;
+
+	if (!(s = dstmt(d, D_COMMIT_RUNS, err))) {
+		ret = BL_EDB;
+		goto done;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		add_moved(&list, &n, &alloc, s, sqlite3_column_int64(s, 0));
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		ret = ddb_error(err, d->db, "cannot read the change log");
+		goto done;
+	}
+	if (!(s = dstmt(d, D_TIME_GROUPS, err))) {
+		ret = BL_EDB;
+		goto done;
+	}
+	sqlite3_bind_double(s, 1, min_at);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		add_moved(&list, &n, &alloc, s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		ret = ddb_error(err, d->db, "cannot read lines");
+done:
+	if (ret) {
+		store_moved_release(list, n);
+		return ret;
+	}
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+int store_detect_log_clear(struct store_detect *d, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_LOG_CLEAR, err);
+	if (!s || run_stmt(d, s, "cannot clear the change log", err))
+		return BL_EDB;
+	if (!(s = dstmt(d, D_LOG_COMMITS_CLEAR, err)) ||
+	    run_stmt(d, s, "cannot clear the change log", err))
+		return BL_EDB;
+	if (!(s = dstmt(d, D_LOG_RUNS_CLEAR, err)))
+		return BL_EDB;
+	return run_stmt(d, s, "cannot clear the change log", err);
+}
+
+int store_detect_lines(struct store_detect *d, const struct store_group *g, store_line_fn fn,
+		       void *data, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, g ? D_LINES_GROUP : D_LINES_ALL, err);
+	int rc, ret = 0;
+	if (!s)
+		return BL_EDB;
+	if (g)
+		bind_group(s, g);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_line l;
+		l.id = sqlite3_column_int64(s, 0);
+		l.machine_id = sqlite3_column_int64(s, 1);
+		l.benchmark_id = sqlite3_column_int64(s, 2);
+		l.config = column_str(s, 3) ? column_str(s, 3) : "";
+		l.metric = column_str(s, 4) ? column_str(s, 4) : "";
+		l.line = sqlite3_column_int64(s, 5);
+		l.reason = column_str(s, 6) ? column_str(s, 6) : "";
+		l.start_run_id = sqlite3_column_int64(s, 7);
+		l.records = sqlite3_column_int64(s, 8);
+		l.fingerprint = sqlite3_column_int64(s, 9);
+		l.harness_version = sqlite3_column_int64(s, 10);
+		l.content_hash = column_str(s, 11);
+		l.last_run_id = sqlite3_column_int64(s, 12);
+		l.last_place = sqlite3_column_double(s, 13);
+		l.last_at = sqlite3_column_double(s, 14);
+		l.last_started_at = sqlite3_column_double(s, 15);
+		l.time_placed_at = column_real(s, 16);
+		l.judged = sqlite3_column_int(s, 17);
+		l.tail = sqlite3_column_blob(s, 18);
+		l.tail_len = (size_t)sqlite3_column_bytes(s, 18);
+		if ((ret = fn(&l, data)))
+			break;
+	}
+	sqlite3_reset(s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = ddb_error(err, d->db, "cannot read lines");
+	return ret;
+}
+
+static void bind_tail(sqlite3_stmt *s, int i, const struct store_line *l)
+{
+	if (l->tail_len)
+		sqlite3_bind_blob(s, i, l->tail, (int)l->tail_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Binds a line's end from parameter 1 (its id) on. */
+static void bind_line_end(sqlite3_stmt *s, const struct store_line *l)
+{
+	sqlite3_bind_int64(s, 1, l->id);
+	sqlite3_bind_int64(s, 2, l->records);
+	sqlite3_bind_int64(s, 3, l->fingerprint);
+	sqlite3_bind_int64(s, 4, l->last_run_id);
+	sqlite3_bind_double(s, 5, l->last_place);
+	sqlite3_bind_double(s, 6, l->last_at);
+	sqlite3_bind_double(s, 7, l->last_started_at);
+	bind_real(s, 8, l->time_placed_at);
+	sqlite3_bind_int(s, 9, l->judged);
+	bind_tail(s, 10, l);
+}
+
+int store_detect_line_grow(struct store_detect *d, const struct store_line *l, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_LINE_END_GROW, err);
+	if (!s)
+		return BL_EDB;
+	bind_line_end(s, l);
+	return run_stmt(d, s, "cannot store a line", err);
+}
+
+int store_detect_line_put(struct store_detect *d, struct store_line *l, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_LINE_PUT, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, l->machine_id);
+	sqlite3_bind_int64(s, 2, l->benchmark_id);
+	bind_text(s, 3, l->config);
+	bind_text(s, 4, l->metric);
+	sqlite3_bind_int64(s, 5, l->line);
+	bind_text(s, 6, l->reason);
+	sqlite3_bind_int64(s, 7, l->start_run_id);
+	sqlite3_bind_int64(s, 8, l->harness_version);
+	bind_text(s, 9, l->content_hash);
+	if (run_stmt(d, s, "cannot store a line", err))
+		return BL_EDB;
+	l->id = sqlite3_last_insert_rowid(d->db);
+	if (!(s = dstmt(d, D_LINE_END_PUT, err)))
+		return BL_EDB;
+	bind_line_end(s, l);
+	return run_stmt(d, s, "cannot store a line", err);
+}
+
+int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
+			      struct bl_error *err)
+{
+	sqlite3_stmt *s;
+	if (!g && (!(s = dstmt(d, D_LINE_ENDS_DELETE_ALL, err)) ||
+		   run_stmt(d, s, "cannot delete lines", err)))
+		return BL_EDB;
+	if (!(s = dstmt(d, g ? D_LINES_DELETE_GROUP : D_LINES_DELETE_ALL, err)))
+		return BL_EDB;
+	if (g)
+		bind_group(s, g);
+	return run_stmt(d, s, "cannot delete lines", err);
+}
+
+int store_detect_series_count(int64_t *series, int64_t *judged, struct store_detect *d,
+			      struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_SERIES_COUNT, err);
+	int rc;
+	*series = *judged = 0;
+	if (!s)
+		return BL_EDB;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*series = sqlite3_column_int64(s, 0);
+		*judged = (int64_t)sqlite3_column_double(s, 1);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return ddb_error(err, d->db, "cannot count Series");
+	return 0;
+}
+
+static void read_mark(struct store_mark *m, sqlite3_stmt *s)
+{
+	const char *side = column_str(s, 3);
+	memset(m, 0, sizeof(*m));
+	m->id = sqlite3_column_int64(s, 0);
+	m->run_id = sqlite3_column_int64(s, 1);
+	m->metric = column_str(s, 2) ? column_str(s, 2) : "";
+	m->slower = side && !strcmp(side, "slower");
+	m->shift = column_real(s, 4);
+	m->median = column_real(s, 5);
+	m->center = column_real(s, 6);
+	m->tolerance = column_real(s, 7);
+	m->open = sqlite3_column_int(s, 8) != 0;
+}
+
+int store_detect_suspects(struct store_detect *d, const struct store_group *g, store_mark_fn fn,
+			  void *data, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, g ? D_SUSPECTS_GROUP : D_SUSPECTS_ALL, err);
+	int rc, ret = 0;
+	if (!s)
+		return BL_EDB;
+	if (g)
+		bind_group(s, g);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_mark m;
+		read_mark(&m, s);
+		if ((ret = fn(&m, data)))
+			break;
+	}
+	sqlite3_reset(s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = ddb_error(err, d->db, "cannot read Suspects");
+	return ret;
+}
+
+int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
+			      int64_t run_id, const char *metric, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_SUSPECT_FIND, err);
+	int rc;
+	*found = 0;
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, metric);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		read_mark(out, s);
+		out->metric = metric;
+		*found = 1;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ddb_error(err, d->db, "cannot read Suspects");
+	return 0;
+}
+
+static void bind_numbers(sqlite3_stmt *s, int i, const struct store_mark *m)
+{
+	bind_text(s, i, m->slower ? "slower" : "faster");
+	bind_real(s, i + 1, m->shift);
+	sqlite3_bind_double(s, i + 2, m->median);
+	sqlite3_bind_double(s, i + 3, m->center);
+	sqlite3_bind_double(s, i + 4, m->tolerance);
+}
+
+int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
+				struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_SUSPECT_INSERT, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, m->run_id);
+	bind_text(s, 2, m->metric);
+	sqlite3_bind_int64(s, 3, m->machine_id);
+	sqlite3_bind_int64(s, 4, m->benchmark_id);
+	bind_text(s, 5, m->config);
+	bind_numbers(s, 6, m);
+	if (run_stmt(d, s, "cannot store a Suspect", err))
+		return BL_EDB;
+	*id_out = sqlite3_last_insert_rowid(d->db);
+	return 0;
+}
+
+int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
+				struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_SUSPECT_UPDATE, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, m->id);
+	bind_numbers(s, 2, m);
+	return run_stmt(d, s, "cannot update a Suspect", err);
+}
+
+int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_SUSPECT_DELETE, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	return run_stmt(d, s, "cannot delete a Suspect", err);
+}
+
+int store_detect_last_suspect_id(int64_t *out, struct store_detect *d, struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_SUSPECT_LAST_ID, err);
+	int rc;
+	*out = 0;
+	if (!s)
+		return BL_EDB;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return ddb_error(err, d->db, "cannot read Suspects");
+	return 0;
+}
+
+int store_open_suspects(int64_t *out, struct store_detect *d, const char *machine,
+			const char *benchmark, const char *config, const char *metric,
+			struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_OPEN_COUNT, err);
+	int rc;
+	*out = 0;
+	if (!s)
+		return BL_EDB;
+	bind_text(s, 1, machine);
+	bind_text(s, 2, benchmark);
+	bind_text(s, 3, config);
+	bind_text(s, 4, metric);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return ddb_error(err, d->db, "cannot count Suspects");
+	return 0;
+}
+
+int store_detect_ran(int *out, struct store *st, struct bl_error *err)
+{
+	char *v = NULL;
+	int ret = store_get_meta(&v, st, "detect_state", err);
+	*out = v != NULL;
+	free(v);
+	return ret;
+}
+
+int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
+		       struct bl_error *err)
+{
+	sqlite3 *db = store_sqlite(st);
+	sqlite3_stmt *s = NULL;
+	int rc, ret = 0;
+	if (sqlite3_prepare_v2(db, SQL_SUSPECTS_LIST, -1, &s, NULL) != SQLITE_OK)
+		return ddb_error(err, db, "cannot list Suspects");
+	sqlite3_bind_int64(s, 1, after_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_suspect x;
+		x.id = sqlite3_column_int64(s, 0);
+		x.machine = column_str(s, 1) ? column_str(s, 1) : "";
+		x.benchmark = column_str(s, 2) ? column_str(s, 2) : "";
+		x.config = column_str(s, 3) ? column_str(s, 3) : "";
+		x.metric = column_str(s, 4) ? column_str(s, 4) : "";
+		x.commit = column_str(s, 5) ? column_str(s, 5) : "";
+		x.source_hash = column_str(s, 6) ? column_str(s, 6) : "";
+		x.seq = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
+		x.side = column_str(s, 8) ? column_str(s, 8) : "";
+		x.shift = column_real(s, 9);
+		x.median = column_real(s, 10);
+		x.center = column_real(s, 11);
+		x.tolerance = column_real(s, 12);
+		x.state = column_str(s, 13) ? column_str(s, 13) : "";
+		x.run_id = sqlite3_column_int64(s, 14);
+		if (fn(&x, data)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		ret = ddb_error(err, db, "cannot list Suspects");
+	sqlite3_finalize(s);
+	return ret;
+}
