@@ -132,27 +132,6 @@ static sqlite3_stmt *dstmt(struct store_detect *d, enum dstmt id, struct bl_erro
 	return s;
 }
 
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static void bind_real(sqlite3_stmt *s, int i, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, i);
-	else
-		sqlite3_bind_double(s, i, v);
-}
-
-static double column_real(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
 static const char *column_str(sqlite3_stmt *s, int i)
 {
 	return (const char *)sqlite3_column_text(s, i);
@@ -178,7 +157,7 @@ static void bind_group(sqlite3_stmt *s, const struct store_group *g)
 {
 	sqlite3_bind_int64(s, 1, g->machine_id);
 	sqlite3_bind_int64(s, 2, g->benchmark_id);
-	bind_text(s, 3, g->config);
+	store_bind_text(s, 3, g->config);
 }
 
 /* A string-keyed hash table (open addressing) with int64 values. Keys are not owned; each
@@ -373,7 +352,7 @@ static void add_point(struct store_members *m, sqlite3_stmt *s, int col)
 	p->metric = store_members_metric(m, column_str(s, col) ? column_str(s, col) : "");
 	p->kind = kind_of(column_str(s, col + 1));
 	p->higher = better && !strcmp(better, "higher");
-	p->value = column_real(s, p->kind == STORE_TIMED ? col + 3 : col + 4);
+	p->value = store_column_real(s, p->kind == STORE_TIMED ? col + 3 : col + 4);
 }
 
 /* main's commits, for placing records in C during a full read. */
@@ -930,7 +909,7 @@ int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		*ncommits = sqlite3_column_int64(s, 0);
-		min_at = column_real(s, 1);
+		min_at = store_column_real(s, 1);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW)
@@ -1009,7 +988,7 @@ int store_detect_lines(struct store_detect *d, const struct store_group *g, stor
 		l.last_place = sqlite3_column_double(s, 13);
 		l.last_at = sqlite3_column_double(s, 14);
 		l.last_started_at = sqlite3_column_double(s, 15);
-		l.time_placed_at = column_real(s, 16);
+		l.time_placed_at = store_column_real(s, 16);
 		l.judged = sqlite3_column_int(s, 17);
 		l.tail = sqlite3_column_blob(s, 18);
 		l.tail_len = (size_t)sqlite3_column_bytes(s, 18);
@@ -1040,7 +1019,7 @@ static void bind_line_end(sqlite3_stmt *s, const struct store_line *l)
 	sqlite3_bind_double(s, 5, l->last_place);
 	sqlite3_bind_double(s, 6, l->last_at);
 	sqlite3_bind_double(s, 7, l->last_started_at);
-	bind_real(s, 8, l->time_placed_at);
+	store_bind_real(s, 8, l->time_placed_at);
 	sqlite3_bind_int(s, 9, l->judged);
 	bind_tail(s, 10, l);
 }
@@ -1061,13 +1040,13 @@ int store_detect_line_put(struct store_detect *d, struct store_line *l, struct b
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, l->machine_id);
 	sqlite3_bind_int64(s, 2, l->benchmark_id);
-	bind_text(s, 3, l->config);
-	bind_text(s, 4, l->metric);
+	store_bind_text(s, 3, l->config);
+	store_bind_text(s, 4, l->metric);
 	sqlite3_bind_int64(s, 5, l->line);
-	bind_text(s, 6, l->reason);
+	store_bind_text(s, 6, l->reason);
 	sqlite3_bind_int64(s, 7, l->start_run_id);
 	sqlite3_bind_int64(s, 8, l->harness_version);
-	bind_text(s, 9, l->content_hash);
+	store_bind_text(s, 9, l->content_hash);
 	if (run_stmt(d, s, "cannot store a line", err))
 		return BL_EDB;
 	l->id = sqlite3_last_insert_rowid(d->db);
@@ -1118,10 +1097,10 @@ static void read_mark(struct store_mark *m, sqlite3_stmt *s)
 	m->run_id = sqlite3_column_int64(s, 1);
 	m->metric = column_str(s, 2) ? column_str(s, 2) : "";
 	m->slower = side && !strcmp(side, "slower");
-	m->shift = column_real(s, 4);
-	m->median = column_real(s, 5);
-	m->center = column_real(s, 6);
-	m->tolerance = column_real(s, 7);
+	m->shift = store_column_real(s, 4);
+	m->median = store_column_real(s, 5);
+	m->center = store_column_real(s, 6);
+	m->tolerance = store_column_real(s, 7);
 	m->open = sqlite3_column_int(s, 8) != 0;
 }
 
@@ -1155,7 +1134,7 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
-	bind_text(s, 2, metric);
+	store_bind_text(s, 2, metric);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		read_mark(out, s);
@@ -1170,8 +1149,8 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 
 static void bind_numbers(sqlite3_stmt *s, int i, const struct store_mark *m)
 {
-	bind_text(s, i, m->slower ? "slower" : "faster");
-	bind_real(s, i + 1, m->shift);
+	store_bind_text(s, i, m->slower ? "slower" : "faster");
+	store_bind_real(s, i + 1, m->shift);
 	sqlite3_bind_double(s, i + 2, m->median);
 	sqlite3_bind_double(s, i + 3, m->center);
 	sqlite3_bind_double(s, i + 4, m->tolerance);
@@ -1184,10 +1163,10 @@ int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const s
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, m->run_id);
-	bind_text(s, 2, m->metric);
+	store_bind_text(s, 2, m->metric);
 	sqlite3_bind_int64(s, 3, m->machine_id);
 	sqlite3_bind_int64(s, 4, m->benchmark_id);
-	bind_text(s, 5, m->config);
+	store_bind_text(s, 5, m->config);
 	bind_numbers(s, 6, m);
 	if (run_stmt(d, s, "cannot store a Suspect", err))
 		return BL_EDB;
@@ -1240,10 +1219,10 @@ int store_open_suspects(int64_t *out, struct store_detect *d, const char *machin
 	*out = 0;
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, machine);
-	bind_text(s, 2, benchmark);
-	bind_text(s, 3, config);
-	bind_text(s, 4, metric);
+	store_bind_text(s, 1, machine);
+	store_bind_text(s, 2, benchmark);
+	store_bind_text(s, 3, config);
+	store_bind_text(s, 4, metric);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(s, 0);
@@ -1282,10 +1261,10 @@ int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, 
 		x.source_hash = column_str(s, 6) ? column_str(s, 6) : "";
 		x.seq = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
 		x.side = column_str(s, 8) ? column_str(s, 8) : "";
-		x.shift = column_real(s, 9);
-		x.median = column_real(s, 10);
-		x.center = column_real(s, 11);
-		x.tolerance = column_real(s, 12);
+		x.shift = store_column_real(s, 9);
+		x.median = store_column_real(s, 10);
+		x.center = store_column_real(s, 11);
+		x.tolerance = store_column_real(s, 12);
 		x.state = column_str(s, 13) ? column_str(s, 13) : "";
 		x.run_id = sqlite3_column_int64(s, 14);
 		if (fn(&x, data)) {

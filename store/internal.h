@@ -12,4 +12,10 @@
  * statements: they run while the shared ones are in use). */
 sqlite3 *store_sqlite(struct store *st);
 
+/* Binding and reading the values the store keeps: a NULL string and a NAN double are SQL
+ * NULL both ways. */
+void store_bind_text(sqlite3_stmt *s, int i, const char *v);
+void store_bind_real(sqlite3_stmt *s, int i, double v);
+double store_column_real(sqlite3_stmt *s, int i);
+
 #endif

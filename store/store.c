@@ -120,7 +120,7 @@ static sqlite3_stmt *stmt(struct store *st, enum stmt_id id, struct bl_error *er
 	return s;
 }
 
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
+void store_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
@@ -128,7 +128,7 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
-static void bind_real(sqlite3_stmt *s, int i, double v)
+void store_bind_real(sqlite3_stmt *s, int i, double v)
 {
 	if (isnan(v))
 		sqlite3_bind_null(s, i);
@@ -136,7 +136,7 @@ static void bind_real(sqlite3_stmt *s, int i, double v)
 		sqlite3_bind_double(s, i, v);
 }
 
-static double column_real(sqlite3_stmt *s, int i)
+double store_column_real(sqlite3_stmt *s, int i)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
@@ -309,7 +309,7 @@ static int id_by_name(int64_t *id_out, struct store *st, enum stmt_id get, enum 
 	int rc;
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, name);
+	store_bind_text(s, 1, name);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		*id_out = sqlite3_column_int64(s, 0);
@@ -321,7 +321,7 @@ static int id_by_name(int64_t *id_out, struct store *st, enum stmt_id get, enum 
 		return db_error(err, st, "cannot look up a name");
 	if (!(s = stmt(st, ins, err)))
 		return BL_EDB;
-	bind_text(s, 1, name);
+	store_bind_text(s, 1, name);
 	if (exec_stmt(st, s, "cannot insert a name", err))
 		return BL_EDB;
 	*id_out = sqlite3_last_insert_rowid(st->db);
@@ -335,7 +335,7 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 	int rc;
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, name);
+	store_bind_text(s, 1, name);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		*id_out = sqlite3_column_int64(s, 0);
@@ -346,7 +346,7 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 			if (!(s = stmt(st, Q_MACHINE_SET_INFO, err)))
 				return BL_EDB;
 			sqlite3_bind_int64(s, 1, *id_out);
-			bind_text(s, 2, info_json);
+			store_bind_text(s, 2, info_json);
 			return exec_stmt(st, s, "cannot update a machine", err);
 		}
 		return 0;
@@ -356,8 +356,8 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 		return db_error(err, st, "cannot look up a machine");
 	if (!(s = stmt(st, Q_MACHINE_INSERT, err)))
 		return BL_EDB;
-	bind_text(s, 1, name);
-	bind_text(s, 2, info_json);
+	store_bind_text(s, 1, name);
+	store_bind_text(s, 2, info_json);
 	if (exec_stmt(st, s, "cannot insert a machine", err))
 		return BL_EDB;
 	*id_out = sqlite3_last_insert_rowid(st->db);
@@ -371,8 +371,8 @@ int store_set_machine_keep(struct store *st, const char *name, int keep_first, s
 	sqlite3_stmt *s = stmt(st, Q_MACHINE_SET_KEEP, err);
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, name);
-	bind_text(s, 2, keep_first ? "first" : "quieter");
+	store_bind_text(s, 1, name);
+	store_bind_text(s, 2, keep_first ? "first" : "quieter");
 	return exec_stmt(st, s, "cannot set a machine's keep rule", err);
 }
 
@@ -401,7 +401,7 @@ int store_run_by_digest(int64_t *run_id_out, struct store *st, const char *diges
 	sqlite3_stmt *s = stmt(st, Q_RUN_BY_DIGEST, err);
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, digest);
+	store_bind_text(s, 1, digest);
 	return query_int(run_id_out, 0, st, s, "cannot look up a run", err);
 }
 
@@ -411,23 +411,23 @@ int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_r
 	sqlite3_stmt *s = stmt(st, Q_RUN_INSERT, err);
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, run->digest);
+	store_bind_text(s, 1, run->digest);
 	sqlite3_bind_int64(s, 2, run->machine_id);
 	sqlite3_bind_int64(s, 3, run->benchmark_id);
-	bind_text(s, 4, run->config);
-	bind_text(s, 5, run->source_hash);
+	store_bind_text(s, 4, run->config);
+	store_bind_text(s, 5, run->source_hash);
 	sqlite3_bind_int64(s, 6, run->harness_version);
-	bind_text(s, 7, run->content_hash);
-	bind_text(s, 8, run->commit);
-	bind_text(s, 9, run->branch);
-	bind_real(s, 10, run->committed_at);
-	bind_real(s, 11, run->started_at);
+	store_bind_text(s, 7, run->content_hash);
+	store_bind_text(s, 8, run->commit);
+	store_bind_text(s, 9, run->branch);
+	store_bind_real(s, 10, run->committed_at);
+	store_bind_real(s, 11, run->started_at);
 	sqlite3_bind_int(s, 12, run->dirty);
-	bind_text(s, 13, run->profile);
+	store_bind_text(s, 13, run->profile);
 	sqlite3_bind_int(s, 14, run->baseline);
-	bind_text(s, 15, run->primary_metric);
-	bind_real(s, 16, run->quietness);
-	bind_text(s, 17, run->raw);
+	store_bind_text(s, 15, run->primary_metric);
+	store_bind_real(s, 16, run->quietness);
+	store_bind_text(s, 17, run->raw);
 	if (exec_stmt(st, s, "cannot insert a run", err))
 		return BL_EDB;
 	*run_id_out = sqlite3_last_insert_rowid(st->db);
@@ -468,16 +468,16 @@ int store_insert_metric(struct store *st, int64_t run_id, const struct store_met
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
-	bind_text(s, 2, m->name);
-	bind_text(s, 3, m->kind);
-	bind_text(s, 4, m->unit);
-	bind_text(s, 5, m->better);
-	bind_real(s, 6, m->median);
-	bind_real(s, 7, m->p95);
+	store_bind_text(s, 2, m->name);
+	store_bind_text(s, 3, m->kind);
+	store_bind_text(s, 4, m->unit);
+	store_bind_text(s, 5, m->better);
+	store_bind_real(s, 6, m->median);
+	store_bind_real(s, 7, m->p95);
 	if (m->n >= 0)
 		sqlite3_bind_int64(s, 8, m->n);
-	bind_real(s, 9, m->value);
-	bind_text(s, 10, m->ladder);
+	store_bind_real(s, 9, m->value);
+	store_bind_text(s, 10, m->ladder);
 	if (m->samples && m->nsamples)
 		sqlite3_bind_blob64(s, 11, encode_samples(m->samples, m->nsamples),
 				    (sqlite3_uint64)m->nsamples * 8, free);
@@ -491,7 +491,7 @@ static int tag_stmt(struct store *st, enum stmt_id id, int64_t run_id, const cha
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
-	bind_text(s, 2, tag);
+	store_bind_text(s, 2, tag);
 	return exec_stmt(st, s, "cannot change a tag", err);
 }
 
@@ -513,7 +513,7 @@ int store_has_tag(int *out, struct store *st, int64_t run_id, const char *tag, s
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
-	bind_text(s, 2, tag);
+	store_bind_text(s, 2, tag);
 	ret = query_int(&v, 0, st, s, "cannot read a tag", err);
 	*out = (int)v;
 	return ret;
@@ -523,8 +523,8 @@ static void bind_key(sqlite3_stmt *s, const struct store_key *key)
 {
 	sqlite3_bind_int64(s, 1, key->machine_id);
 	sqlite3_bind_int64(s, 2, key->benchmark_id);
-	bind_text(s, 3, key->config);
-	bind_text(s, 4, key->source_hash);
+	store_bind_text(s, 3, key->config);
+	store_bind_text(s, 4, key->source_hash);
 	sqlite3_bind_int64(s, 5, key->harness_version);
 }
 
@@ -542,7 +542,7 @@ int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, 
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		*run_id_out = sqlite3_column_int64(s, 0);
-		*quietness_out = column_real(s, 1);
+		*quietness_out = store_column_real(s, 1);
 		*flawed_out = sqlite3_column_int(s, 2);
 	}
 	sqlite3_reset(s);
@@ -574,8 +574,8 @@ int store_is_main(int *out, struct store *st, const char *source_hash, const cha
 	if (known) {
 		if (!(s = stmt(st, Q_MAIN_HAS, err)))
 			return BL_EDB;
-		bind_text(s, 1, source_hash);
-		bind_text(s, 2, commit);
+		store_bind_text(s, 1, source_hash);
+		store_bind_text(s, 2, commit);
 		ret = query_int(&has, 0, st, s, "cannot read commits", err);
 		*out = (int)has;
 		return ret;
@@ -610,7 +610,7 @@ int store_get_meta(char **out, struct store *st, const char *key, struct bl_erro
 	*out = NULL;
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, key);
+	store_bind_text(s, 1, key);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*out = column_strdup(s, 0);
@@ -625,8 +625,8 @@ int store_set_meta(struct store *st, const char *key, const char *value, struct 
 	sqlite3_stmt *s = stmt(st, Q_META_SET, err);
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, key);
-	bind_text(s, 2, value);
+	store_bind_text(s, 1, key);
+	store_bind_text(s, 2, value);
 	return exec_stmt(st, s, "cannot write a setting", err);
 }
 
@@ -664,7 +664,7 @@ int store_commit_seq(int64_t *seq_out, struct store *st, const char *sha, struct
 	sqlite3_stmt *s = stmt(st, Q_COMMIT_SEQ, err);
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, sha);
+	store_bind_text(s, 1, sha);
 	return query_int(seq_out, -1, st, s, "cannot read commits", err);
 }
 
@@ -673,12 +673,12 @@ int store_insert_commit(struct store *st, const struct store_commit *c, struct b
 	sqlite3_stmt *s = stmt(st, Q_COMMIT_INSERT, err);
 	if (!s)
 		return BL_EDB;
-	bind_text(s, 1, c->sha);
+	store_bind_text(s, 1, c->sha);
 	sqlite3_bind_int64(s, 2, c->seq);
-	bind_text(s, 3, c->parent[0] ? c->parent : NULL);
-	bind_text(s, 4, c->source_hash);
+	store_bind_text(s, 3, c->parent[0] ? c->parent : NULL);
+	store_bind_text(s, 4, c->source_hash);
 	sqlite3_bind_int64(s, 5, c->committed_at);
-	bind_text(s, 6, c->subject ? c->subject : "");
+	store_bind_text(s, 6, c->subject ? c->subject : "");
 	if (c->pr > 0)
 		sqlite3_bind_int64(s, 7, c->pr);
 	return exec_stmt(st, s, "cannot insert a commit", err);
@@ -775,9 +775,9 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 		m->kind = column_strdup(s, 1);
 		m->unit = column_strdup(s, 2);
 		m->better = column_strdup(s, 3);
-		m->median = column_real(s, 4);
-		m->p95 = column_real(s, 5);
-		m->value = column_real(s, 6);
+		m->median = store_column_real(s, 4);
+		m->p95 = store_column_real(s, 5);
+		m->value = store_column_real(s, 6);
 		m->n = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
 		if (sqlite3_column_type(s, 8) == SQLITE_BLOB)
 			m->samples =
@@ -798,8 +798,8 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 	int rc, ret = 0;
 	if (sqlite3_prepare_v2(st->db, SQL_RECORDS_LIST, -1, &list, NULL) != SQLITE_OK)
 		return db_error(err, st, "cannot list records");
-	bind_text(list, 1, filter->machine);
-	bind_text(list, 2, filter->benchmark);
+	store_bind_text(list, 1, filter->machine);
+	store_bind_text(list, 2, filter->benchmark);
 	sqlite3_bind_int(list, 3, filter->all ? 1 : 0);
 	while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
 		struct store_record_row row;
@@ -812,8 +812,8 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 		row.harness_version = sqlite3_column_int64(list, 5);
 		row.commit = column_strdup(list, 6);
 		row.content_hash = column_strdup(list, 7);
-		row.started_at = column_real(list, 8);
-		row.committed_at = column_real(list, 9);
+		row.started_at = store_column_real(list, 8);
+		row.committed_at = store_column_real(list, 9);
 		row.baseline = sqlite3_column_int(list, 10);
 		row.standing = sqlite3_column_int(list, 11);
 		row.seq = sqlite3_column_type(list, 12) == SQLITE_NULL
