@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../detect/detect.h"
 #include "../store/store.h"
 #include "cli.h"
 
@@ -10,60 +11,6 @@ struct records_out {
 	int json;
 	size_t count;
 };
-
-static json_t *real_or_null(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
-static json_t *time_or_null(double t)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_t *j;
-	if (isnan(t))
-		return json_null();
-	format_rfc3339_utc(&sb, (int64_t)t);
-	j = json_string(sb.buf);
-	strbuf_release(&sb);
-	return j;
-}
-
-static json_t *row_json(const struct store_record_row *row)
-{
-	json_t *o = json_object(), *tags = json_array(), *metrics = json_object();
-	json_object_set_new(o, "id", json_integer(row->id));
-	json_object_set_new(o, "machine", json_string(row->machine));
-	json_object_set_new(o, "benchmark", json_string(row->benchmark));
-	json_object_set_new(o, "config", json_string(row->config));
-	json_object_set_new(o, "source_hash", json_string(row->source_hash));
-	json_object_set_new(o, "harness_version", json_integer(row->harness_version));
-	json_object_set_new(o, "commit", json_string(row->commit));
-	json_object_set_new(o, "seq", row->seq >= 0 ? json_integer(row->seq) : json_null());
-	json_object_set_new(o, "started_at", time_or_null(row->started_at));
-	json_object_set_new(o, "committed_at", time_or_null(row->committed_at));
-	json_object_set_new(o, "content_hash",
-			    row->content_hash ? json_string(row->content_hash) : json_null());
-	json_object_set_new(o, "baseline", json_boolean(row->baseline));
-	json_object_set_new(o, "standing", json_boolean(row->standing));
-	for (size_t i = 0; i < row->ntags; i++)
-		json_array_append_new(tags, json_string(row->tags[i]));
-	json_object_set_new(o, "tags", tags);
-	for (size_t i = 0; i < row->nmetrics; i++) {
-		const struct store_record_metric *m = &row->metrics[i];
-		json_t *mo = json_object();
-		json_object_set_new(mo, "kind", json_string(m->kind));
-		json_object_set_new(mo, "unit", json_string(m->unit));
-		json_object_set_new(mo, "better", json_string(m->better));
-		json_object_set_new(mo, "median", real_or_null(m->median));
-		json_object_set_new(mo, "p95", real_or_null(m->p95));
-		json_object_set_new(mo, "n", m->n >= 0 ? json_integer(m->n) : json_null());
-		json_object_set_new(mo, "value", real_or_null(m->value));
-		json_object_set_new(mo, "samples", json_integer((json_int_t)m->nsamples));
-		json_object_set_new(metrics, m->name, mo);
-	}
-	json_object_set_new(o, "metrics", metrics);
-	return o;
-}
 
 static void print_row_text(const struct store_record_row *row)
 {
@@ -91,7 +38,7 @@ static int each_row(const struct store_record_row *row, void *data)
 {
 	struct records_out *out = data;
 	if (out->json) {
-		json_t *o = row_json(row);
+		json_t *o = detect_record_json(row);
 		fputs(out->count ? ",\n" : "\n", stdout);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
 		json_decref(o);

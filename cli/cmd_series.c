@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../store/store.h"
+#include "../detect/detect.h"
 #include "cli.h"
 
 /* The text table's columns. */
@@ -25,44 +26,6 @@ struct series_out {
 	size_t ncells, alloc;
 	size_t width[NCOL];
 };
-
-static json_t *line_json(const struct store_series_line *l)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "start_commit",
-			    l->start_commit[0] ? json_string(l->start_commit) : json_null());
-	json_object_set_new(o, "start_seq",
-			    l->start_seq >= 0 ? json_integer(l->start_seq) : json_null());
-	json_object_set_new(o, "reason", json_string(l->reason));
-	json_object_set_new(o, "records", json_integer(l->records));
-	return o;
-}
-
-static json_t *series_json(const struct store_series *s, json_t *open_suspects)
-{
-	json_t *o = json_object(), *lines = json_array();
-	json_object_set_new(o, "id", json_string(s->id));
-	json_object_set_new(o, "machine", json_string(s->machine));
-	json_object_set_new(o, "benchmark", json_string(s->benchmark));
-	json_object_set_new(o, "config", json_string(s->config));
-	json_object_set_new(o, "metric", json_string(s->metric));
-	json_object_set_new(o, "kind", json_string(s->kind));
-	json_object_set_new(o, "unit", json_string(s->unit));
-	json_object_set_new(o, "better", json_string(s->better));
-	json_object_set_new(o, "records", json_integer(s->records));
-	for (size_t i = 0; i < s->nlines; i++)
-		json_array_append_new(lines, line_json(&s->lines[i]));
-	json_object_set_new(o, "lines", lines);
-	json_object_set_new(o, "last_value",
-			    isnan(s->last_value) ? json_null() : json_real(s->last_value));
-	json_object_set_new(o, "last_commit",
-			    s->last_commit[0] ? json_string(s->last_commit) : json_null());
-	/* Open Suspects once detect has run (§6); Regressions are bisection's (§9) and stay
-	 * null until it exists. */
-	json_object_set_new(o, "open_suspects", open_suspects);
-	json_object_set_new(o, "regressions", json_null());
-	return o;
-}
 
 /* A value as a person reads it: whole numbers whole, others with a few decimals. */
 static void format_value(struct strbuf *sb, double v, const char *unit)
@@ -102,7 +65,7 @@ static int each_series(const struct store_series *s, void *data)
 			}
 			open = json_integer(n);
 		}
-		o = series_json(s, open);
+		o = detect_series_json(s, open);
 		fputs(out->count ? ",\n" : "\n", stdout);
 		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
 		json_decref(o);

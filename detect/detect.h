@@ -15,6 +15,8 @@
 struct store;
 struct store_suspect;
 struct json_t;
+struct store_series;
+struct store_record_row;
 
 /* The band (§6): a window of up to 8 medians before a record on its line, at least 3. */
 #define DETECT_WINDOW	    8
@@ -107,5 +109,9 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
  * "source_hash", "seq", "side", "shift", "center", "tolerance", "state"}, null where
  * unknown. */
 struct json_t *detect_suspect_json(const struct store_suspect *s);
+/* A Series as `series --json` prints it; open_suspects (a reference taken) or NULL for null. */
+struct json_t *detect_series_json(const struct store_series *s, struct json_t *open_suspects);
+/* A record as `records --json` prints it. */
+struct json_t *detect_record_json(const struct store_record_row *row);
 
 #endif

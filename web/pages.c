@@ -14,98 +14,6 @@
 
 /* JSON (§14) */
 
-static json_t *line_json(const struct store_series_line *l)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "start_commit",
-			    l->start_commit[0] ? json_string(l->start_commit) : json_null());
-	json_object_set_new(o, "start_seq",
-			    l->start_seq >= 0 ? json_integer(l->start_seq) : json_null());
-	json_object_set_new(o, "reason", json_string(l->reason));
-	json_object_set_new(o, "records", json_integer(l->records));
-	return o;
-}
-
-json_t *web_series_json(const struct store_series *s, json_t *open_suspects)
-{
-	json_t *o = json_object(), *lines = json_array();
-	json_object_set_new(o, "id", json_string(s->id));
-	json_object_set_new(o, "machine", json_string(s->machine));
-	json_object_set_new(o, "benchmark", json_string(s->benchmark));
-	json_object_set_new(o, "config", json_string(s->config));
-	json_object_set_new(o, "metric", json_string(s->metric));
-	json_object_set_new(o, "kind", json_string(s->kind));
-	json_object_set_new(o, "unit", json_string(s->unit));
-	json_object_set_new(o, "better", json_string(s->better));
-	json_object_set_new(o, "records", json_integer(s->records));
-	for (size_t i = 0; i < s->nlines; i++)
-		json_array_append_new(lines, line_json(&s->lines[i]));
-	json_object_set_new(o, "lines", lines);
-	json_object_set_new(o, "last_value",
-			    isnan(s->last_value) ? json_null() : json_real(s->last_value));
-	json_object_set_new(o, "last_commit",
-			    s->last_commit[0] ? json_string(s->last_commit) : json_null());
-	/* Detection (§6) gives the open Suspects (null until it has ever run, as
-	 * cli/cmd_series.c prints it); bisection (§9) the Regressions, null until it exists. */
-	json_object_set_new(o, "open_suspects", open_suspects ? open_suspects : json_null());
-	json_object_set_new(o, "regressions", json_null());
-	return o;
-}
-
-static json_t *real_or_null(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
-static json_t *time_or_null(double t)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_t *j;
-	if (isnan(t))
-		return json_null();
-	format_rfc3339_utc(&sb, (int64_t)t);
-	j = json_string(sb.buf);
-	strbuf_release(&sb);
-	return j;
-}
-
-json_t *web_record_json(const struct store_record_row *row)
-{
-	json_t *o = json_object(), *tags = json_array(), *metrics = json_object();
-	json_object_set_new(o, "id", json_integer(row->id));
-	json_object_set_new(o, "machine", json_string(row->machine));
-	json_object_set_new(o, "benchmark", json_string(row->benchmark));
-	json_object_set_new(o, "config", json_string(row->config));
-	json_object_set_new(o, "source_hash", json_string(row->source_hash));
-	json_object_set_new(o, "harness_version", json_integer(row->harness_version));
-	json_object_set_new(o, "commit", json_string(row->commit));
-	json_object_set_new(o, "seq", row->seq >= 0 ? json_integer(row->seq) : json_null());
-	json_object_set_new(o, "started_at", time_or_null(row->started_at));
-	json_object_set_new(o, "committed_at", time_or_null(row->committed_at));
-	json_object_set_new(o, "content_hash",
-			    row->content_hash ? json_string(row->content_hash) : json_null());
-	json_object_set_new(o, "baseline", json_boolean(row->baseline));
-	json_object_set_new(o, "standing", json_boolean(row->standing));
-	for (size_t i = 0; i < row->ntags; i++)
-		json_array_append_new(tags, json_string(row->tags[i]));
-	json_object_set_new(o, "tags", tags);
-	for (size_t i = 0; i < row->nmetrics; i++) {
-		const struct store_record_metric *m = &row->metrics[i];
-		json_t *mo = json_object();
-		json_object_set_new(mo, "kind", json_string(m->kind));
-		json_object_set_new(mo, "unit", json_string(m->unit));
-		json_object_set_new(mo, "better", json_string(m->better));
-		json_object_set_new(mo, "median", real_or_null(m->median));
-		json_object_set_new(mo, "p95", real_or_null(m->p95));
-		json_object_set_new(mo, "n", m->n >= 0 ? json_integer(m->n) : json_null());
-		json_object_set_new(mo, "value", real_or_null(m->value));
-		json_object_set_new(mo, "samples", json_integer((json_int_t)m->nsamples));
-		json_object_set_new(metrics, m->name, mo);
-	}
-	json_object_set_new(o, "metrics", metrics);
-	return o;
-}
-
 /* Appends one element of a JSON array printed as the CLI prints it. */
 static void add_json_element(struct strbuf *sb, json_t *o, size_t index)
 {
@@ -152,7 +60,7 @@ static int api_series_one(const struct store_series *s, void *data)
 		}
 		open = json_integer(n);
 	}
-	add_json_element(a->out, web_series_json(s, open), a->count++);
+	add_json_element(a->out, detect_series_json(s, open), a->count++);
 	return 0;
 }
 
@@ -273,7 +181,7 @@ static int api_records_one(const struct store_record_row *row, void *data)
 			has_metric = 1;
 	if (!has_metric)
 		return 0;
-	add_json_element(a->out, web_record_json(row), a->count++);
+	add_json_element(a->out, detect_record_json(row), a->count++);
 	return 0;
 }
 

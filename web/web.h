@@ -115,8 +115,6 @@ struct web_query {
 /* The JSON documents of `benchline series --json` and `records --json` (§14): the same
  * objects, printed the same way. open_suspects (a reference taken) may be NULL for null. */
 struct json_t;
-struct json_t *web_series_json(const struct store_series *s, struct json_t *open_suspects);
-struct json_t *web_record_json(const struct store_record_row *row);
 
 /* Routes (web/pages.c). names[4] are a Series id's decoded parts. */
 int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
