@@ -147,6 +147,8 @@ int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_run(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_find_command(const char *name);

@@ -10,6 +10,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	struct web_options opts;
 	struct web_server *srv = NULL;
 	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf root = STRBUF_INIT;
 	long port = 8080, threads = 4, timeout = 10;
 	sigset_t stop, old;
 	int sig = 0, ret = 0;
@@ -23,6 +24,8 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_INT, "threads", &threads, "N", "request threads (4)"},
 	    {OPT_INT, "timeout", &timeout, "SECONDS", "drop idle or slow connections after (10)"},
 	    {OPT_STRING, "gnuplot", &opts.gnuplot, "PROGRAM", "the gnuplot to run (gnuplot)"},
+	    {OPT_STRING, "repo", &opts.repo_dir, "DIR",
+	     "the benchmarked repository: serve /gate and /api/gate"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&opts, 0, sizeof(opts));
@@ -34,6 +37,26 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "--threads must be 1 to 256");
 	if (timeout < 1 || timeout > 3600)
 		cli_usage_error(ctx->cmd, options, "--timeout must be 1 to 3600 seconds");
+	if (opts.repo_dir) {
+		/* A repository the gate routes could not read is a startup error, not a 500
+		 * on every request. */
+		struct ingest_config cfg;
+		struct ingest_repo *repo = NULL;
+		ingest_config_init(&cfg);
+		ret = ingest_repo_toplevel(&root, opts.repo_dir, &err);
+		if (!ret) {
+			opts.repo_dir = root.buf;
+			ret = ingest_config_load(&cfg, opts.repo_dir, &err);
+		}
+		if (!ret)
+			ret = ingest_repo_open(&repo, opts.repo_dir, &cfg, &err);
+		ingest_repo_free(repo);
+		ingest_config_release(&cfg);
+		if (ret) {
+			strbuf_release(&root);
+			return cli_fail(&err);
+		}
+	}
 	opts.db_path = ctx->db_path;
 	opts.port = (unsigned)port;
 	opts.threads = (unsigned)threads;
@@ -64,6 +87,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	fprintf(stderr, "benchline: stopped\n");
 done:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	strbuf_release(&root);
 	bl_error_release(&err);
 	return ret;
 }

@@ -32,6 +32,10 @@ const struct cli_command cli_commands[] = {
      "list every Series: machine, benchmark, config, metric"},
     {"detect", cmd_detect, NEED_DB, "benchline detect [--all] [--json] [--repo DIR]",
      "find Suspects: records that step out of their line's band (§6)"},
+    {"gate", cmd_gate, NEED_DB,
+     "benchline gate [--repo DIR] [--head REV] [--base REF] [--json FILE] [--markdown FILE]\n"
+     "   or: benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...",
+     "pass or fail for a pull request: did it make anything slower?"},
     {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
      "list the Suspects detect found, in Series order"},
     {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
@@ -44,10 +48,16 @@ const struct cli_command cli_commands[] = {
      "check that the machine is quiet enough to measure"},
     {"serve", cmd_serve, NEED_DB_CREATE,
      "benchline serve [--bind ADDR] [--port PORT] [--token-file F] [--base-url URL]\n"
-     "                       [--threads N] [--timeout SECONDS] [--gnuplot PROGRAM]",
+     "                       [--threads N] [--timeout SECONDS] [--gnuplot PROGRAM] [--repo DIR]",
      "serve the charts, the Series pages and the JSON API over HTTP"},
     {"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N] [--json]",
      "write a generated demo history into the database"},
+    {"ladder", cmd_ladder, 0,
+     "benchline ladder derive --baseline B --ladders L [--pct P]\n"
+     "   or: benchline ladder check --baseline B --thresholds T --ladders L [--declared D]\n"
+     "   or: benchline ladder compare --baseline B --thresholds T --current C [--report FILE]\n"
+     "   or: benchline ladder floors --baseline B --ladders L [--json]",
+     "bucket-ladder bounds for histogram quantiles: derive, check, compare, floors"},
     {NULL, NULL, 0, NULL, NULL},
 };
 

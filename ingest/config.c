@@ -34,6 +34,12 @@ void ingest_config_release(struct ingest_config *cfg)
 	free(cfg->main_branch);
 	free(cfg->primary_metric);
 	free(cfg->path);
+	ingest_free_strings(cfg->gate_override_globs, cfg->n_gate_overrides);
+	free(cfg->gate_override_pct);
+	ingest_free_strings(cfg->gate_excludes, cfg->n_gate_excludes);
+	ingest_free_strings(cfg->counted_names, cfg->n_counted);
+	free(cfg->counted_pct);
+	json_decref(cfg->ladders);
 	ingest_config_init(cfg);
 }
 
@@ -241,11 +247,79 @@ done:
 	return ret;
 }
 
+/* An object of {NAME: non-negative number} into parallel arrays, in the file's order. */
+static int parse_pct_map(char ***names, double **pcts, size_t *nr, const json_t *v,
+			 const char *name, const char *key, struct bl_error *err)
+{
+	const char *k;
+	json_t *item;
+	size_t n = 0;
+	if (!json_is_object(v))
+		return type_error(err, name, key, "expected an object of percentages");
+	*names = xcalloc(json_object_size(v) + 1, sizeof(**names));
+	*pcts = xcalloc(json_object_size(v) + 1, sizeof(**pcts));
+	json_object_foreach((json_t *)v, k, item)
+	{
+		if (!json_is_number(item) || json_number_value(item) < 0) {
+			struct strbuf at = STRBUF_INIT;
+			int ret;
+			strbuf_addf(&at, "%s.%s", key, k);
+			ret = type_error(err, name, at.buf, "expected a percentage (0 or more)");
+			strbuf_release(&at);
+			*nr = n;
+			return ret;
+		}
+		(*names)[n] = xstrdup(k);
+		(*pcts)[n++] = json_number_value(item);
+	}
+	*nr = n;
+	return 0;
+}
+
+static int parse_gate(struct ingest_config *cfg, const json_t *gate, const char *name,
+		      struct bl_error *err)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(gate))
+		return type_error(err, name, "gate", "expected an object");
+	json_object_foreach((json_t *)gate, key, v)
+	{
+		int ret = 0;
+		if (!strcmp(key, "limit")) {
+			if (!json_is_number(v) || json_number_value(v) < 1)
+				return type_error(err, name, "gate.limit",
+						  "expected a ratio of 1 or more (1.02 is 2%)");
+			cfg->gate_limit = json_number_value(v);
+		} else if (!strcmp(key, "overrides")) {
+			ret = parse_pct_map(&cfg->gate_override_globs, &cfg->gate_override_pct,
+					    &cfg->n_gate_overrides, v, name, "gate.overrides", err);
+		} else if (!strcmp(key, "exclude")) {
+			size_t i;
+			json_t *item;
+			if (!is_string_array(v))
+				return type_error(err, name, "gate.exclude",
+						  "expected an array of strings");
+			cfg->gate_excludes = xcalloc(json_array_size(v) + 1, sizeof(char *));
+			json_array_foreach(v, i, item) cfg->gate_excludes[cfg->n_gate_excludes++] =
+			    xstrdup(json_string_value(item));
+		} else {
+			struct strbuf at = STRBUF_INIT;
+			strbuf_addf(&at, "gate.%s", key);
+			ret = unknown_key(err, name, at.buf);
+			strbuf_release(&at);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Keys later features read: only their type is checked here. */
 static int check_reserved(const char *key, const json_t *v, const char *name, int *known,
 			  struct bl_error *err)
 {
-	static const char *const objects[] = {"bench", "gate", "ladders", "counted_tolerance"};
+	static const char *const objects[] = {"bench"};
 	*known = 1;
 	if (!strcmp(key, "metrics")) {
 		if (!is_string_array(v))
@@ -285,7 +359,18 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 			ret = parse_quiet(cfg, v, name, err);
 		else if (!strcmp(key, "machines"))
 			ret = parse_machines(cfg, v, name, err);
-		else if ((ret = check_reserved(key, v, name, &known, err)) == 0 && !known)
+		else if (!strcmp(key, "gate"))
+			ret = parse_gate(cfg, v, name, err);
+		else if (!strcmp(key, "counted_tolerance"))
+			ret = parse_pct_map(&cfg->counted_names, &cfg->counted_pct, &cfg->n_counted,
+					    v, name, key, err);
+		else if (!strcmp(key, "ladders")) {
+			ret = 0;
+			if (!json_is_object(v))
+				ret = type_error(err, name, key, "expected an object");
+			else
+				cfg->ladders = json_incref(v);
+		} else if ((ret = check_reserved(key, v, name, &known, err)) == 0 && !known)
 			ret = unknown_key(err, name, key);
 		if (ret)
 			return ret;

@@ -140,6 +140,19 @@ struct ingest_config {
 	char **keep_first_machines; /* machines with {"keep": "first"} */
 	size_t n_keep_first;
 	char *path; /* where it was read from, NULL when the repository has none */
+	/* The gate (§7): "gate": {"limit": 1.02, "overrides": {GLOB: PCT}, "exclude": [GLOB]}. */
+	double gate_limit;	    /* 0 when not set */
+	char **gate_override_globs; /* in the file's order: the first match wins */
+	double *gate_override_pct;  /* the limit in percent above 1, per glob */
+	size_t n_gate_overrides;
+	char **gate_excludes;
+	size_t n_gate_excludes;
+	/* "counted_tolerance": {METRIC: PCT}: how far a counted metric may grow. */
+	char **counted_names;
+	double *counted_pct;
+	size_t n_counted;
+	/* "ladders": {NAME: {"unit", "edges"}}, kept as JSON for detect_ladders_from_json. */
+	struct json_t *ladders;
 };
 
 void ingest_config_init(struct ingest_config *cfg);
@@ -218,5 +231,43 @@ struct ingest_demo_summary {
 };
 int ingest_demo(struct ingest_demo_summary *out, struct store *st, unsigned long seed,
 		struct bl_error *err);
+
+/*
+ * The gate's view of a repository (§7), read-only through libgit2: revisions resolved with
+ * their source hashes, merge bases, files at a revision, and first-parent history walked
+ * lazily, one source hash at a time.
+ */
+struct ingest_repo;
+int ingest_repo_open(struct ingest_repo **out, const char *repo_dir,
+		     const struct ingest_config *cfg, struct bl_error *err);
+void ingest_repo_free(struct ingest_repo *r);
+/* Resolves rev (NULL: the main branch, §3) to a commit and its source hash; name_out (may be
+ * NULL) receives rev, or the main branch's name. */
+int ingest_repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out,
+			struct ingest_repo *r, const char *rev, struct bl_error *err);
+/* The merge base of two commits (full ids) and its source hash. */
+int ingest_repo_merge_base(char sha_out[41], char source_out[41], struct ingest_repo *r,
+			   const char *a, const char *b, struct bl_error *err);
+/* The root of the working tree holding dir (dir itself for a bare repository), so settings and
+ * files at "the repository's root" are found from any directory inside it. */
+int ingest_repo_toplevel(struct strbuf *out, const char *dir, struct bl_error *err);
+/* The commit the working directory has checked out: 1, or 0 (sha_out "") when none. */
+int ingest_repo_checkout(char sha_out[41], struct ingest_repo *r);
+/* The working directory (with a trailing slash), NULL for a bare repository. */
+const char *ingest_repo_workdir(struct ingest_repo *r);
+/* Appends the file at path in commit's tree to out; *found 0 when there is none. */
+int ingest_repo_read_file(struct strbuf *out, int *found, struct ingest_repo *r,
+			  const char *commit_sha, const char *path, size_t cap,
+			  struct bl_error *err);
+
+/* A commit's first-parent history as distinct source hashes, newest first. */
+struct ingest_history;
+int ingest_history_open(struct ingest_history **out, struct ingest_repo *r, const char *commit_sha,
+			size_t max_commits, struct bl_error *err);
+/* The i-th distinct source hash back from the start (0: the start's own) and the newest
+ * commit with it: 0, 1 past the root or max_commits, or a negative error. */
+int ingest_history_get(const char **source_out, const char **commit_out, struct ingest_history *h,
+		       size_t i, struct bl_error *err);
+void ingest_history_free(struct ingest_history *h);
 
 #endif

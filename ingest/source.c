@@ -654,3 +654,273 @@ done:
 	git_repository_free(repo);
 	return ret;
 }
+
+/* --- The gate's view of a repository (§7) --- */
+
+struct ingest_repo {
+	git_repository *repo;
+	char *dir;
+	struct source_hasher hasher;
+};
+
+int ingest_repo_open(struct ingest_repo **out, const char *repo_dir,
+		     const struct ingest_config *cfg, struct bl_error *err)
+{
+	struct ingest_repo *r = xcalloc(1, sizeof(*r));
+	int ret;
+	*out = NULL;
+	if ((ret = open_repo(&r->repo, repo_dir, err))) {
+		free(r);
+		return ret;
+	}
+	r->dir = xstrdup(repo_dir);
+	hasher_init(&r->hasher, r->repo, cfg);
+	*out = r;
+	return 0;
+}
+
+void ingest_repo_free(struct ingest_repo *r)
+{
+	if (!r)
+		return;
+	hasher_release(&r->hasher);
+	git_repository_free(r->repo);
+	free(r->dir);
+	free(r);
+}
+
+static int commit_source(char source_out[41], struct ingest_repo *r, const git_commit *c,
+			 struct bl_error *err)
+{
+	git_oid hash;
+	int ret = hasher_tree(&hash, &r->hasher, git_commit_tree_id(c), err);
+	if (!ret)
+		git_oid_tostr(source_out, 41, &hash);
+	return ret;
+}
+
+int ingest_repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out,
+			struct ingest_repo *r, const char *rev, struct bl_error *err)
+{
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	git_oid oid;
+	int ret = 0, rc;
+
+	if (!rev) {
+		struct strbuf name = STRBUF_INIT;
+		ret = resolve_main(&oid, &name, r->repo, r->dir, r->hasher.cfg, err);
+		if (!ret && name_out)
+			strbuf_addstr(name_out, name.buf);
+		strbuf_release(&name);
+		if (ret)
+			return ret;
+	} else {
+		rc = git_revparse_single(&obj, r->repo, rev);
+		if (rc == GIT_EAMBIGUOUS)
+			return bl_error_set(err, BL_EINVALID,
+					    "cannot resolve '%s' in '%s': ambiguous short id", rev,
+					    r->dir);
+		if (rc < 0)
+			return bl_error_set(err, BL_ENOTFOUND, "cannot resolve '%s' in '%s'", rev,
+					    r->dir);
+		rc = git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT);
+		git_object_free(obj);
+		if (rc < 0)
+			return bl_error_set(err, BL_EINVALID, "'%s' in '%s' is not a commit", rev,
+					    r->dir);
+		git_oid_cpy(&oid, git_commit_id(commit));
+		git_commit_free(commit);
+		commit = NULL;
+		if (name_out)
+			strbuf_addstr(name_out, rev);
+	}
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0)
+		return git_fail(err, BL_EGIT, "cannot read a commit");
+	git_oid_tostr(sha_out, 41, &oid);
+	ret = commit_source(source_out, r, commit, err);
+	git_commit_free(commit);
+	return ret;
+}
+
+int ingest_repo_merge_base(char sha_out[41], char source_out[41], struct ingest_repo *r,
+			   const char *a, const char *b, struct bl_error *err)
+{
+	git_oid oa, ob, base;
+	git_commit *commit = NULL;
+	int rc, ret;
+	if (git_oid_fromstr(&oa, a) < 0 || git_oid_fromstr(&ob, b) < 0)
+		return bl_error_set(err, BL_EINVALID, "not a commit id: '%s' or '%s'", a, b);
+	rc = git_merge_base(&base, r->repo, &oa, &ob);
+	if (rc == GIT_ENOTFOUND)
+		return bl_error_set(err, BL_ENOTFOUND, "%.12s and %.12s in '%s' share no history",
+				    a, b, r->dir);
+	if (rc < 0)
+		return git_fail(err, BL_EGIT, "cannot find the merge base");
+	if (git_commit_lookup(&commit, r->repo, &base) < 0)
+		return git_fail(err, BL_EGIT, "cannot read the merge base");
+	git_oid_tostr(sha_out, 41, &base);
+	ret = commit_source(source_out, r, commit, err);
+	git_commit_free(commit);
+	return ret;
+}
+
+int ingest_repo_checkout(char sha_out[41], struct ingest_repo *r)
+{
+	git_oid oid;
+	sha_out[0] = 0;
+	if (git_repository_is_bare(r->repo) || git_reference_name_to_id(&oid, r->repo, "HEAD") < 0)
+		return 0;
+	git_oid_tostr(sha_out, 41, &oid);
+	return 1;
+}
+
+const char *ingest_repo_workdir(struct ingest_repo *r)
+{
+	return git_repository_workdir(r->repo);
+}
+
+int ingest_repo_read_file(struct strbuf *out, int *found, struct ingest_repo *r,
+			  const char *commit_sha, const char *path, size_t cap,
+			  struct bl_error *err)
+{
+	git_oid oid;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	int ret = 0;
+
+	*found = 0;
+	if (git_oid_fromstr(&oid, commit_sha) < 0 ||
+	    git_commit_lookup(&commit, r->repo, &oid) < 0 || git_commit_tree(&tree, commit) < 0) {
+		ret = git_fail(err, BL_EGIT, "cannot read a commit");
+		goto done;
+	}
+	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
+		goto done;
+	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
+		ret = git_fail(err, BL_EGIT, "cannot read a file");
+		goto done;
+	}
+	if ((size_t)git_blob_rawsize(blob) > cap) {
+		ret = bl_error_set(err, BL_ETOOBIG, "'%s' at %.12s is over %zu bytes", path,
+				   commit_sha, cap);
+		goto done;
+	}
+	strbuf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	*found = 1;
+done:
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return ret;
+}
+
+/* One step of a first-parent history: a source hash not seen nearer the start. */
+struct history_step {
+	char source_hash[41];
+	char commit[41]; /* the newest commit with that source hash */
+};
+
+struct ingest_history {
+	struct ingest_repo *repo;
+	git_commit *next; /* the next commit to read, NULL at the root */
+	struct history_step *steps;
+	size_t nr, alloc;
+	size_t walked, max_commits;
+	/* Source hashes already taken, so a revert to an older tree is not counted twice. */
+	char (*seen)[41];
+	size_t nseen, seen_alloc;
+};
+
+int ingest_history_open(struct ingest_history **out, struct ingest_repo *r, const char *commit_sha,
+			size_t max_commits, struct bl_error *err)
+{
+	struct ingest_history *h;
+	git_oid oid;
+	*out = NULL;
+	if (git_oid_fromstr(&oid, commit_sha) < 0)
+		return bl_error_set(err, BL_EINVALID, "not a commit id: '%s'", commit_sha);
+	h = xcalloc(1, sizeof(*h));
+	h->repo = r;
+	h->max_commits = max_commits;
+	if (git_commit_lookup(&h->next, r->repo, &oid) < 0) {
+		free(h);
+		return git_fail(err, BL_EGIT, "cannot read a commit");
+	}
+	*out = h;
+	return 0;
+}
+
+void ingest_history_free(struct ingest_history *h)
+{
+	if (!h)
+		return;
+	git_commit_free(h->next);
+	free(h->steps);
+	free(h->seen);
+	free(h);
+}
+
+static int history_seen(struct ingest_history *h, const char *hash)
+{
+	for (size_t i = 0; i < h->nseen; i++)
+		if (!memcmp(h->seen[i], hash, 40))
+			return 1;
+	return 0;
+}
+
+int ingest_history_get(const char **source_out, const char **commit_out, struct ingest_history *h,
+		       size_t i, struct bl_error *err)
+{
+	while (h->nr <= i) {
+		char hash[41];
+		git_commit *parent = NULL;
+		int ret;
+		if (!h->next || h->walked >= h->max_commits)
+			return 1;
+		if ((ret = commit_source(hash, h->repo, h->next, err)))
+			return ret;
+		h->walked++;
+		if (!history_seen(h, hash)) {
+			ALLOC_GROW(h->steps, h->nr, h->alloc);
+			memcpy(h->steps[h->nr].source_hash, hash, 41);
+			git_oid_tostr(h->steps[h->nr].commit, 41, git_commit_id(h->next));
+			h->nr++;
+			ALLOC_GROW(h->seen, h->nseen, h->seen_alloc);
+			memcpy(h->seen[h->nseen++], hash, 41);
+		}
+		if (git_commit_parentcount(h->next) > 0 &&
+		    git_commit_parent(&parent, h->next, 0) < 0)
+			return git_fail(err, BL_EGIT, "cannot read a parent commit");
+		git_commit_free(h->next);
+		h->next = parent;
+	}
+	*source_out = h->steps[i].source_hash;
+	if (commit_out)
+		*commit_out = h->steps[i].commit;
+	return 0;
+}
+
+int ingest_repo_toplevel(struct strbuf *out, const char *dir, struct bl_error *err)
+{
+	git_repository *repo = NULL;
+	const char *workdir;
+	int ret = open_repo(&repo, dir, err);
+	if (ret)
+		return ret;
+	workdir = git_repository_workdir(repo);
+	if (workdir) {
+		size_t len = strlen(workdir);
+		while (len > 1 && workdir[len - 1] == '/')
+			len--;
+		strbuf_add(out, workdir, len);
+	} else {
+		strbuf_addstr(out, dir);
+	}
+	git_repository_free(repo);
+	return 0;
+}

@@ -17,5 +17,7 @@ sqlite3 *store_sqlite(struct store *st);
 void store_bind_text(sqlite3_stmt *s, int i, const char *v);
 void store_bind_real(sqlite3_stmt *s, int i, double v);
 double store_column_real(sqlite3_stmt *s, int i);
+/* Samples as stored (little-endian doubles, §2) into a new array of *n_out values. */
+double *store_decode_samples(const unsigned char *blob, size_t bytes, size_t *n_out);
 
 #endif

@@ -447,7 +447,7 @@ static void *encode_samples(const double *samples, size_t n)
 	return blob;
 }
 
-static double *decode_samples(const unsigned char *blob, size_t bytes, size_t *n_out)
+double *store_decode_samples(const unsigned char *blob, size_t bytes, size_t *n_out)
 {
 	size_t n = bytes / 8;
 	double *out = xmalloc((n ? n : 1) * sizeof(*out));
@@ -741,6 +741,7 @@ static void row_release(struct store_record_row *row)
 		free(m->unit);
 		free(m->better);
 		free(m->samples);
+		free(m->ladder);
 	}
 	free(row->metrics);
 	memset(row, 0, sizeof(*row));
@@ -781,8 +782,8 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 		m->n = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
 		if (sqlite3_column_type(s, 8) == SQLITE_BLOB)
 			m->samples =
-			    decode_samples(sqlite3_column_blob(s, 8),
-					   (size_t)sqlite3_column_bytes(s, 8), &m->nsamples);
+			    store_decode_samples(sqlite3_column_blob(s, 8),
+						 (size_t)sqlite3_column_bytes(s, 8), &m->nsamples);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)

@@ -131,6 +131,7 @@ struct store_record_metric {
 	int64_t n;		   /* -1 when NULL */
 	double *samples;
 	size_t nsamples;
+	char *ladder; /* quantile metrics: the ladder's name (read by the gate), else NULL */
 };
 
 struct store_record_row {
@@ -443,5 +444,42 @@ int store_detect_ran(int *out, struct store *st, struct bl_error *err);
 int store_open_suspects(int64_t *out, struct store_detect *d, const char *machine,
 			const char *benchmark, const char *config, const char *metric,
 			struct bl_error *err);
+
+/* Gate (§7) */
+
+/* A record as the gate reads it. */
+struct store_gate_record {
+	int64_t run_id, machine_id, benchmark_id;
+	char *machine, *benchmark, *config; /* NULL from store_gate_group_at */
+	char *content_hash;		    /* NULL when the record has none */
+	char commit[41], source_hash[41];
+	int64_t harness_version;
+	int baseline;
+	int tagged;			     /* a tag keeps it off its Series */
+	int64_t step;			     /* store_gate_group_in: the index of its source hash */
+	struct store_record_metric *metrics; /* by name */
+	size_t nmetrics;
+};
+
+struct store_gate;
+int store_gate_open(struct store_gate **out, struct store *st, struct bl_error *err);
+void store_gate_close(struct store_gate *g);
+/* The standing records at a source hash that are clean (not dirty, release profile), on any
+ * branch, by machine, benchmark and config, the newest harness version first; with their
+ * metrics and samples. */
+int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			 const char *source_hash, struct bl_error *err);
+/* One group's Series records (standing, untagged) at a source hash, the newest harness version
+ * first; samples only when with_samples. */
+int store_gate_group_at(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			int64_t machine_id, int64_t benchmark_id, const char *config,
+			const char *source_hash, int with_samples, struct bl_error *err);
+/* The same at several source hashes in one statement, in their order (each record's step is
+ * the index of its source hash), without samples. */
+int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			int64_t machine_id, int64_t benchmark_id, const char *config,
+			const char *const *source_hashes, size_t nhashes, struct bl_error *err);
+void store_gate_record_release(struct store_gate_record *r);
+void store_gate_records_free(struct store_gate_record *r, size_t nr);
 
 #endif

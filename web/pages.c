@@ -8,8 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../detect/detect.h"
+#include "../ingest/ingest.h"
 #include "web.h"
 
 /* JSON (§14) */
@@ -881,4 +883,199 @@ void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx)
 	strbuf_addstr(sb, "/suspects\">Suspects</a>.</p>\n");
 	page_end(sb);
 	html_reply(r, 200);
+}
+
+/* The gate (§7) */
+
+/* Runs the gate for a request: 400 for what the request got wrong (an unknown revision),
+ * 500 for what the server did (err set, BL_EDB and the like). */
+static int run_gate(struct detect_gate_report *report, int *status, const struct web_ctx *ctx,
+		    struct store *st, const struct web_gate_query *q, struct bl_error *err)
+{
+	struct ingest_config cfg;
+	struct detect_gate_options opts;
+	struct timespec now;
+	int ret;
+	*status = 200;
+	ingest_config_init(&cfg);
+	if ((ret = ingest_config_load(&cfg, ctx->repo_dir, err))) {
+		*status = 500;
+		goto done;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	memset(&opts, 0, sizeof(opts));
+	opts.repo_dir = ctx->repo_dir;
+	opts.cfg = &cfg;
+	opts.head = q->head;
+	opts.base = q->base;
+	opts.ratchet = q->ratchet;
+	opts.now = (int64_t)now.tv_sec;
+	ret = detect_gate(report, st, &opts, err);
+	if (ret == BL_ENOTFOUND || ret == BL_EINVALID)
+		*status = 400;
+	else if (ret)
+		*status = 500;
+done:
+	ingest_config_release(&cfg);
+	return ret;
+}
+
+int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		 const struct web_gate_query *q, struct bl_error *err)
+{
+	struct detect_gate_report report;
+	int status, ret = run_gate(&report, &status, ctx, st, q, err);
+	if (!ret) {
+		json_t *o = detect_gate_json(&report);
+		char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		strbuf_addstr(&r->body, text);
+		strbuf_addch(&r->body, '\n');
+		free(text);
+		json_decref(o);
+		r->status = 200;
+		r->type = "application/json";
+	} else if (status == 400) {
+		json_t *o = json_pack("{s:s}", "error", err->msg.buf);
+		char *text = json_dumps(o, JSON_COMPACT);
+		strbuf_reset(&r->body);
+		strbuf_addstr(&r->body, text);
+		strbuf_addch(&r->body, '\n');
+		free(text);
+		json_decref(o);
+		r->status = 400;
+		r->type = "application/json";
+		ret = 0;
+	}
+	detect_gate_report_release(&report);
+	return ret;
+}
+
+static void gate_form(struct strbuf *sb, const struct web_ctx *ctx, const struct web_gate_query *q)
+{
+	strbuf_addstr(sb, "<form class=\"gate\" method=\"get\" action=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/gate\"><label>head <input name=\"head\" value=\"");
+	web_html_escape(sb, q->head ? q->head : "HEAD");
+	strbuf_addstr(sb, "\"></label> <label>base <input name=\"base\" value=\"");
+	web_html_escape(sb, q->base ? q->base : "");
+	strbuf_addstr(sb, "\" placeholder=\"the main branch\"></label> "
+			  "<button type=\"submit\">Compare</button></form>\n");
+}
+
+static void gate_num(struct strbuf *sb, const char *fmt, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, fmt, v);
+	else
+		strbuf_addstr(sb, "–");
+}
+
+static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx,
+		      const struct detect_gate_comparison *c)
+{
+	strbuf_addstr(sb, "<table class=\"gate\"><thead><tr><th>Status</th><th>Benchmark</th>"
+			  "<th>Metric</th><th>Machine</th><th>Ratio</th><th>99% interval</th>"
+			  "<th>Limit</th><th>Noise</th><th>Note</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct detect_gate_row *row = &c->rows[i];
+		struct strbuf id = STRBUF_INIT;
+		const char *status = detect_gate_status_name(row->status);
+		store_series_id(&id, row->machine, row->benchmark, row->config, row->metric);
+		strbuf_addf(sb, "<tr class=\"gate-%s\"><td>%s</td><td><a href=\"", status, status);
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb, "/series/");
+		web_html_escape(sb, id.buf);
+		strbuf_addstr(sb, "\">");
+		web_html_escape(sb, row->benchmark);
+		if (*row->config) {
+			strbuf_addstr(sb, " [");
+			web_html_escape(sb, row->config);
+			strbuf_addstr(sb, "]");
+		}
+		strbuf_addstr(sb, "</a></td><td>");
+		web_html_escape(sb, row->metric);
+		strbuf_addstr(sb, "</td><td>");
+		web_html_escape(sb, row->machine);
+		strbuf_addstr(sb, "</td><td>");
+		gate_num(sb, "%.4f", row->ratio);
+		strbuf_addstr(sb, "</td><td>");
+		if (isfinite(row->lo))
+			strbuf_addf(sb, "[%.4f, %.4f]", row->lo, row->hi);
+		else
+			strbuf_addstr(sb, "–");
+		strbuf_addstr(sb, "</td><td>");
+		gate_num(sb, "%.4g", row->effective_limit);
+		strbuf_addstr(sb, "</td><td>");
+		gate_num(sb, "%.1f%%", isfinite(row->noise) ? 100 * row->noise : NAN);
+		strbuf_addstr(sb, "</td><td>");
+		if (row->override_glob)
+			strbuf_addf(sb, "[override %g%%] ", 100 * (row->limit - 1));
+		web_html_escape(sb, row->note ? row->note : "");
+		strbuf_addstr(sb, "</td></tr>\n");
+		strbuf_release(&id);
+	}
+	strbuf_addstr(sb, "</tbody></table>\n");
+	for (size_t i = 0; i < c->nboards; i++) {
+		const struct detect_gate_board *b = &c->boards[i];
+		strbuf_addstr(sb, "<p class=\"board\">Across the board, ");
+		web_html_escape(sb, b->metric);
+		strbuf_addf(sb, " over %zu benchmarks: %s, median ratio ", b->n,
+			    detect_gate_status_name(b->status));
+		gate_num(sb, "%.4f", b->median);
+		if (b->note) {
+			strbuf_addstr(sb, ". ");
+			web_html_escape(sb, b->note);
+		}
+		strbuf_addstr(sb, "</p>\n");
+	}
+}
+
+int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		  const struct web_gate_query *q, struct bl_error *err)
+{
+	struct strbuf *sb = &r->body;
+	struct detect_gate_report report;
+	int status, ret;
+
+	page_start(sb, ctx, "Gate");
+	strbuf_addstr(sb, "<h1>Gate</h1>\n");
+	gate_form(sb, ctx, q);
+	ret = run_gate(&report, &status, ctx, st, q, err);
+	if (ret && status == 400) {
+		strbuf_addstr(sb, "<p class=\"error\">");
+		web_html_escape(sb, err->msg.buf);
+		strbuf_addstr(sb, "</p>\n");
+		page_end(sb);
+		html_reply(r, 400);
+		detect_gate_report_release(&report);
+		return 0;
+	}
+	if (ret) {
+		detect_gate_report_release(&report);
+		return ret;
+	}
+	strbuf_addf(sb, "<p class=\"verdict verdict-%s\">Verdict: <strong>", report.status);
+	web_html_escape(sb, report.status);
+	strbuf_addf(sb, "</strong> (exit %d, %zu failing). Head <code>%.12s</code> against ",
+		    report.exit_code, report.failures, report.head_commit);
+	web_html_escape(sb, report.main.ref_name ? report.main.ref_name : "");
+	strbuf_addf(sb, ", merge base <code>%.12s</code>, limit %.4f.</p>\n", report.main.commit,
+		    report.limit);
+	if (report.message) {
+		strbuf_addstr(sb, "<p class=\"muted\">");
+		web_html_escape(sb, report.message);
+		strbuf_addstr(sb, "</p>\n");
+	}
+	if (report.main.nrows)
+		gate_rows(sb, ctx, &report.main);
+	if (report.have_ratchet && report.ratchet.nrows) {
+		strbuf_addstr(sb, "<h2>Ratchet against ");
+		web_html_escape(sb, report.ratchet.ref_name);
+		strbuf_addstr(sb, "</h2>\n");
+		gate_rows(sb, ctx, &report.ratchet);
+	}
+	page_end(sb);
+	html_reply(r, 200);
+	detect_gate_report_release(&report);
+	return 0;
 }

@@ -359,7 +359,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	if (strcmp(url, "/") && strcmp(url, "/api/series") && strncmp(url, "/series/", 8) &&
 	    strncmp(url, "/api/series/", 12) && strcmp(url, "/suspects") &&
 	    strcmp(url, "/api/suspects") && strcmp(url, "/regressions") &&
-	    strcmp(url, "/api/regressions")) {
+	    strcmp(url, "/api/regressions") &&
+	    (!srv->ctx.repo_dir || (strcmp(url, "/gate") && strcmp(url, "/api/gate")))) {
 		if (api)
 			reply_json_error(r, 404, "no such route");
 		else
@@ -379,6 +380,37 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	q.to = query_arg(&ta, conn, "to");
 	slot = pool_take(srv, &gen);
 	st = srv->stores[slot];
+	if (!strcmp(url, "/gate") || !strcmp(url, "/api/gate")) {
+		/* Never cached: the repository moves under the server. */
+		struct strbuf ha = STRBUF_INIT, ba = STRBUF_INIT, ra = STRBUF_INIT;
+		struct web_gate_query gq;
+		gq.head = query_arg(&ha, conn, "head");
+		gq.base = query_arg(&ba, conn, "base");
+		gq.ratchet = query_arg(&ra, conn, "ratchet");
+		if (gq.base && !*gq.base)
+			gq.base = NULL;
+		if (gq.ratchet && !*gq.ratchet)
+			gq.ratchet = NULL;
+		if (api && (!gq.head || !*gq.head)) {
+			reply_json_error(r, 400,
+					 "/api/gate needs ?head=REV (and optionally base=REF)");
+		} else {
+			if (!gq.head || !*gq.head)
+				gq.head = "HEAD";
+			ret = api ? web_api_gate(r, &srv->ctx, st, &gq, &err)
+				  : web_page_gate(r, &srv->ctx, st, &gq, &err);
+			if (ret) {
+				if (api)
+					reply_json_error(r, 500, err.msg.buf);
+				else
+					web_page_error(r, &srv->ctx, 500, err.msg.buf);
+			}
+		}
+		strbuf_release(&ha);
+		strbuf_release(&ba);
+		strbuf_release(&ra);
+		goto done;
+	}
 	key = hash_str(hash_str(hash_str(hash_str(WEB_HASH_INIT, url), q.q), q.from), q.to);
 	if (reply_cache_get(srv, r, key, gen))
 		goto done;
@@ -685,6 +717,7 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	srv->ctx.base = srv->base;
 	srv->ctx.gnuplot = opts->gnuplot ? opts->gnuplot : "gnuplot";
 	srv->ctx.cache = web_chart_cache_new(128);
+	srv->ctx.repo_dir = opts->repo_dir;
 	/* One connection per request thread, so a request never waits for a connection. */
 	srv->nstores = srv->opts.threads;
 	srv->stores = xcalloc(srv->nstores, sizeof(*srv->stores));

@@ -29,6 +29,7 @@ struct web_options {
 	const char *gnuplot;	/* the program, "gnuplot" when NULL */
 	unsigned threads;	/* request threads (and store connections); 4 when 0 */
 	unsigned timeout_s;	/* idle or slow connections are dropped after this; 10 when 0 */
+	const char *repo_dir;	/* the benchmarked repository: /gate and /api/gate need it */
 };
 
 struct web_server;
@@ -104,6 +105,7 @@ struct web_ctx {
 	const char *base; /* prefix of links ("" for relative ones) */
 	const char *gnuplot;
 	struct web_chart_cache *cache;
+	const char *repo_dir; /* NULL: the gate routes answer 404 */
 };
 
 /* A request: the path after its prefix, already split, and the decoded query parameters. */
@@ -132,6 +134,15 @@ int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct sto
 /* Regressions (§9): none exist until confirmation and bisection are built. */
 void web_api_regressions(struct web_reply *r);
 void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx);
+/* The gate (§7) for ?head=REV&base=REF[&ratchet=REF]: the JSON of `gate --json`, and a page
+ * with the table and links to each Series chart. A bad revision is a 400. */
+struct web_gate_query {
+	const char *head, *base, *ratchet;
+};
+int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		 const struct web_gate_query *q, struct bl_error *err);
+int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+		  const struct web_gate_query *q, struct bl_error *err);
 /* An HTML error page. */
 void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, const char *msg);
 

@@ -6,6 +6,14 @@
  *
  *   gen_history DB [--groups G] [--commits N] [--seed S]   a fresh history
  *   gen_history DB --append [--groups G] [--seed S]        one more commit, one record per group
+ *   gen_history DB --head COMMIT SOURCE [--shift R]        one record per group at a pull
+ *                                                          request's head (branch "pr")
+ *
+ * --revs FILE takes the commits and source hashes from FILE ("SOURCE_HASH COMMIT" per line,
+ * oldest first, as `benchline hash` prints them) instead of made-up ones, so the history
+ * belongs to a real repository (the gate's budget needs one). --tip-samples K gives the
+ * records of the last commit, and those of --head, K samples each (the gate's
+ * Hodges-Lehmann path); --shift R multiplies the head's values by R.
  *
  * G (machine, benchmark, config) groups (default 1,000: 10 machines x 50 benchmarks x 2
  * configs, taken in that order) each get one record per commit of main, N commits (default
@@ -54,6 +62,60 @@ static void hex40(char out[41], char first, uint64_t seq)
 	snprintf(out, 41, "%c%039llx", first, (unsigned long long)seq);
 }
 
+/* --revs: the real commits and source hashes, by seq. */
+static char (*rev_commit)[41], (*rev_source)[41];
+static size_t nrevs;
+/* --tip-samples and --head */
+static long tip_samples;
+static int64_t tip_seq = -1;
+
+static void commit_of(char out[41], int64_t seq)
+{
+	if ((size_t)seq < nrevs)
+		memcpy(out, rev_commit[seq], 41);
+	else
+		hex40(out, 'c', (uint64_t)seq);
+}
+
+static void source_of(char out[41], int64_t seq)
+{
+	if ((size_t)seq < nrevs)
+		memcpy(out, rev_source[seq], 41);
+	else
+		hex40(out, 'a', (uint64_t)seq);
+}
+
+static int read_revs(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char src[41], commit[41];
+	size_t alloc = 0, alloc2 = 0;
+	if (!f)
+		return -1;
+	while (fscanf(f, "%40s %40s", src, commit) == 2) {
+		ALLOC_GROW(rev_source, nrevs, alloc);
+		ALLOC_GROW(rev_commit, nrevs, alloc2);
+		memcpy(rev_source[nrevs], src, 41);
+		memcpy(rev_commit[nrevs], commit, 41);
+		nrevs++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* K samples around median: deterministic, +-2%. */
+static void add_samples(struct ingest_metric *m, uint64_t seed, size_t g, int64_t seq,
+			double median)
+{
+	m->nsamples = (size_t)tip_samples;
+	m->samples = xcalloc(m->nsamples, sizeof(double));
+	for (size_t k = 0; k < m->nsamples; k++)
+		m->samples[k] =
+		    round(median * (1 + 0.02 * (2 * unit(seed, 9 + k, g, (uint64_t)seq) - 1)) *
+			  10) /
+		    10;
+}
+
 /* The level of group g's Series before any step. */
 static double base_level(uint64_t seed, size_t g)
 {
@@ -98,8 +160,8 @@ static int add_record(struct ingest_batch *batch, uint64_t seed, size_t g, int64
 	content[32] = '\0';
 	rec->content_hash = xstrdup(content);
 	rec->harness_version = harness(g, seq, ncommits);
-	hex40(rec->commit, 'c', (uint64_t)seq);
-	hex40(rec->source_hash, 'a', (uint64_t)seq);
+	commit_of(rec->commit, seq);
+	source_of(rec->source_hash, seq);
 	rec->branch = xstrdup("main");
 	rec->committed_at = T0 + (double)seq * 3600;
 	rec->started_at = rec->committed_at + 600 + (double)g;
@@ -119,6 +181,8 @@ static int add_record(struct ingest_batch *batch, uint64_t seed, size_t g, int64
 	m->p95 = round(median * 1.02 * 10) / 10;
 	m->value = NAN;
 	m->n = 30;
+	if (tip_samples > 0 && seq == tip_seq)
+		add_samples(m, seed, g, seq, median);
 	return ingest_record_finish(rec, NULL, err);
 }
 
@@ -126,11 +190,11 @@ static int add_commit(struct store *st, int64_t seq, struct bl_error *err)
 {
 	struct store_commit c;
 	memset(&c, 0, sizeof(c));
-	hex40(c.sha, 'c', (uint64_t)seq);
+	commit_of(c.sha, seq);
 	c.seq = seq;
 	if (seq)
-		hex40(c.parent, 'c', (uint64_t)(seq - 1));
-	hex40(c.source_hash, 'a', (uint64_t)seq);
+		commit_of(c.parent, seq - 1);
+	source_of(c.source_hash, seq);
 	c.committed_at = (int64_t)(T0 + (double)seq * 3600);
 	c.subject = "bench: a commit";
 	return store_insert_commit(st, &c, err);
@@ -165,7 +229,8 @@ int main(int argc, char **argv)
 	struct bl_error err = BL_ERROR_INIT;
 	long groups = 1000, commits = 1000, seed = 1;
 	int append = 0, ret = 0;
-	const char *db = NULL;
+	const char *db = NULL, *head_commit = NULL, *head_source = NULL;
+	double shift = 1;
 	double *levels = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -177,7 +242,19 @@ int main(int argc, char **argv)
 			commits = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtol(argv[++i], NULL, 10);
-		else if (!db && argv[i][0] != '-')
+		else if (!strcmp(argv[i], "--revs") && i + 1 < argc) {
+			if (read_revs(argv[++i])) {
+				fprintf(stderr, "gen_history: cannot read '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--tip-samples") && i + 1 < argc)
+			tip_samples = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--shift") && i + 1 < argc)
+			shift = strtod(argv[++i], NULL);
+		else if (!strcmp(argv[i], "--head") && i + 2 < argc) {
+			head_commit = argv[++i];
+			head_source = argv[++i];
+		} else if (!db && argv[i][0] != '-')
 			db = argv[i];
 		else {
 			fprintf(stderr,
@@ -197,6 +274,44 @@ int main(int argc, char **argv)
 		levels[g] = base_level((uint64_t)seed, g);
 	if (store_open(&st, db, STORE_CREATE, &err))
 		goto fail;
+	if (head_commit) {
+		/* One record per group at the head, its level the tip's times --shift. */
+		struct ingest_batch batch = {NULL, 0, 0};
+		char *n = NULL;
+		int64_t last;
+		if (store_get_meta(&n, st, "bench_commits", &err))
+			goto fail;
+		commits = n ? strtol(n, NULL, 10) : commits;
+		free(n);
+		last = commits - 1;
+		tip_seq = last;
+		for (size_t g = 0; g < (size_t)groups; g++) {
+			struct ingest_record *rec;
+			for (int64_t s = 0; s <= last; s++)
+				levels[g] = step((uint64_t)seed, g, s, levels[g]);
+			if (add_record(&batch, (uint64_t)seed, g, last, commits, levels[g] * shift,
+				       &err)) {
+				ingest_batch_release(&batch);
+				goto fail;
+			}
+			rec = &batch.records[batch.nr - 1];
+			snprintf(rec->commit, 41, "%s", head_commit);
+			snprintf(rec->source_hash, 41, "%s", head_source);
+			free(rec->branch);
+			rec->branch = xstrdup("pr");
+			free(rec->raw);
+			rec->raw = NULL;
+			if (ingest_record_finish(rec, NULL, &err)) {
+				ingest_batch_release(&batch);
+				goto fail;
+			}
+		}
+		ret = ingest_store(st, &batch, NULL, NULL, NULL, &err) ? 1 : 0;
+		ingest_batch_release(&batch);
+		if (ret)
+			goto fail;
+		goto done;
+	}
 	if (append) {
 		char tip[41];
 		int found;
@@ -224,6 +339,7 @@ int main(int argc, char **argv)
 		snprintf(n, sizeof(n), "%ld", commits);
 		if (store_set_meta(st, "bench_commits", n, &err))
 			goto fail;
+		tip_seq = commits - 1;
 		for (int64_t seq = 0; seq < commits; seq++) {
 			for (size_t g = 0; g < (size_t)groups; g++)
 				levels[g] = step((uint64_t)seed, g, seq, levels[g]);

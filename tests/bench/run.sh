@@ -14,11 +14,17 @@
 #           `benchline detect --all` (the full rebuild): budget under 3 s; then one new record
 #           per Series and `benchline detect` (incremental): budget under 5% of the rebuild;
 #           peak memory of both: budget under 100 MB.
+#   gate    the same history, belonging to a real repository of as many first-parent commits
+#           (each record at its commit's real source hash; the last commit's records carry 30
+#           samples), and a pull request's head one commit past main's tip with one record
+#           per group (30 samples each): `benchline gate --head pr --base main`, 1,000
+#           comparisons (Hodges-Lehmann on the samples, the effective limit from each
+#           reference's window): budget under 200 ms for the whole command.
 #
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
 # change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
 # BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
-# sections (default "ingest sync detect"). BENCH_DETECT_DB=FILE keeps the generated detect
+# sections (default "ingest sync detect gate"). BENCH_DETECT_DB=FILE keeps the generated detect
 # history in FILE and reuses it when it exists (generating it takes a few minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
 set -u
@@ -28,7 +34,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest sync detect}
+SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate}
 GROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -211,27 +217,56 @@ echo
 fi
 
 # --- detect -----------------------------------------------------------------------------------
+# The detect and gate history: a real repository (fast-import, deterministic, so a kept
+# BENCH_DETECT_DB stays valid) whose first-parent commits each change src/, a branch "pr" one
+# commit past its tip, and the records written by gen_history at those commits.
+history_db() {
+	[ -f "$WORK/detect.db" ] && return 0
+	LIBDIR=$ROOT/build/default
+	[ -f "$LIBDIR/libbenchline.a" ] || die "no $LIBDIR/libbenchline.a (run make)"
+	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$LIBDIR/gen" -o "$WORK/gen_history" \
+		"$HERE/gen_history.c" "$LIBDIR/libbenchline.a" \
+		$(pkg-config --libs sqlite3 libgit2 jansson 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) \
+		-lm || die "cannot build gen_history.c"
+	rm -rf "$WORK/repo"
+	git init -q -b main "$WORK/repo" || die "cannot create the history's repository"
+	perl -e '
+		my $n = shift; my $t = 1767225600;
+		my $cfg = "{\"measured_paths\": [\"src\", \"Makefile\"]}\n";
+		print "blob\nmark :1\ndata ", length($cfg), "\n$cfg";
+		for my $i (0 .. $n - 1) {
+			my ($c, $ts) = ("$i\n", $t + 3600 * $i);
+			print "commit refs/heads/main\ncommitter b <b\@example.com> $ts +0000\n",
+			    "data ", length("c$i"), "\nc$i\n";
+			print "M 100644 :1 benchline.json\n" if $i == 0;
+			print "M 100644 inline src/a.c\ndata ", length($c), "\n$c\n";
+		}
+		my $ts = $t + 3600 * $n;
+		print "commit refs/heads/pr\ncommitter b <b\@example.com> $ts +0000\ndata 3\npr\n",
+		    "from refs/heads/main\nM 100644 inline src/a.c\ndata 3\npr\n\n";
+	' "$DETECT_COMMITS" | git -C "$WORK/repo" fast-import --quiet ||
+		die "cannot write the history's repository"
+	"$BL" hash --repo "$WORK/repo" $(git -C "$WORK/repo" rev-list --reverse main) \
+		>"$WORK/revs.txt" || die "cannot hash the history's commits"
+	if [ -n "${BENCH_DETECT_DB:-}" ] && [ -f "$BENCH_DETECT_DB" ]; then
+		echo "  history: $BENCH_DETECT_DB (BENCH_DETECT_DB)"
+		cp "$BENCH_DETECT_DB" "$WORK/detect.db" || die "cannot copy $BENCH_DETECT_DB"
+	else
+		t0=$(now)
+		"$WORK/gen_history" "$WORK/detect.db" --groups "$GROUPS" --commits "$DETECT_COMMITS" \
+			--revs "$WORK/revs.txt" --tip-samples 30 ||
+			die "cannot generate the history"
+		printf '  history written in %.0f s through ingest (%.0f MB)\n' "$(calc "$(now) - $t0")" \
+			"$(calc "$(wc -c <"$WORK/detect.db") / 1e6")"
+		[ -z "${BENCH_DETECT_DB:-}" ] || cp "$WORK/detect.db" "$BENCH_DETECT_DB"
+	fi
+	cp "$WORK/detect.db" "$WORK/gate.db" || die "cannot copy the history"
+}
+
 if want detect; then
 echo "detect: $((GROUPS * DETECT_COMMITS)) records over $GROUPS Series"
-LIBDIR=$ROOT/build/default
-[ -f "$LIBDIR/libbenchline.a" ] || die "no $LIBDIR/libbenchline.a (run make)"
-# shellcheck disable=SC2046
-$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$LIBDIR/gen" -o "$WORK/gen_history" \
-	"$HERE/gen_history.c" "$LIBDIR/libbenchline.a" \
-	$(pkg-config --libs sqlite3 libgit2 jansson 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) \
-	-lm || die "cannot build gen_history.c"
+history_db
 DB=$WORK/detect.db
-if [ -n "${BENCH_DETECT_DB:-}" ] && [ -f "$BENCH_DETECT_DB" ]; then
-	echo "  history: $BENCH_DETECT_DB (BENCH_DETECT_DB)"
-	cp "$BENCH_DETECT_DB" "$DB" || die "cannot copy $BENCH_DETECT_DB"
-else
-	t0=$(now)
-	"$WORK/gen_history" "$DB" --groups "$GROUPS" --commits "$DETECT_COMMITS" ||
-		die "cannot generate the detect history"
-	printf '  history written in %.0f s through ingest (%.0f MB)\n' "$(calc "$(now) - $t0")" \
-		"$(calc "$(wc -c <"$DB") / 1e6")"
-	[ -z "${BENCH_DETECT_DB:-}" ] || cp "$DB" "$BENCH_DETECT_DB"
-fi
 stored=$(sqlite3 "$DB" "select count(*) from records")
 [ "$stored" = $((GROUPS * DETECT_COMMITS)) ] || { echo "  $stored records, not $((GROUPS * DETECT_COMMITS))"; missed=1; }
 
@@ -293,6 +328,37 @@ verdict=ok
 [ "$(calc "($peak < 100) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
 printf '  %-34s %8.0f MB (rebuild %.0f MB, incremental %.0f MB)   (budget < 100 MB)  %s\n' \
 	"peak memory" "$peak" "$(calc "$rss_full / 1024")" "$(calc "$rss_inc / 1024")" "$verdict"
+echo
+fi
+
+if want gate; then
+echo "gate: $GROUPS comparisons on a $((GROUPS * DETECT_COMMITS))-record database"
+history_db
+set -- $("$BL" hash --repo "$WORK/repo" pr)
+"$WORK/gen_history" "$WORK/gate.db" --groups "$GROUPS" --head "$2" "$1" --tip-samples 30 ||
+	die "cannot write the head's records"
+"$BL" --db "$WORK/gate.db" gate --repo "$WORK/repo" --head pr --base main \
+	--json "$WORK/gate.json" >/dev/null 2>"$WORK/err"
+rc=$?
+compared=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+	print scalar grep { defined $_->{ratio} } @{$j->{comparisons}}' "$WORK/gate.json" 2>/dev/null)
+samples=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+	print scalar grep { ($_->{method} // "") eq "hodges-lehmann" } @{$j->{comparisons}}' \
+	"$WORK/gate.json" 2>/dev/null)
+if [ $rc -gt 1 ] || [ "$compared" != "$GROUPS" ]; then
+	echo "  gate FAILED (exit $rc, $compared comparisons):"
+	head -5 "$WORK/err"
+	missed=1
+else
+	t_start=$(best nothing "$BL" --version)
+	t_gate=$(best nothing "$BL" --db "$WORK/gate.db" gate --repo "$WORK/repo" --head pr \
+		--base main)
+	verdict=ok
+	[ "$(calc "($t_gate < 0.2) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.3f s\n' "process start (benchline --version)" "$t_start"
+	printf '  %-34s %8.3f s   %s comparisons, %s on samples   (budget < 200 ms)  %s\n' \
+		"benchline gate" "$t_gate" "$compared" "$samples" "$verdict"
+fi
 echo
 fi
 

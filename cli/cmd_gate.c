@@ -1,0 +1,222 @@
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../detect/detect.h"
+#include "cli.h"
+
+/* "GLOB=PCT" into its parts; 0, or -1 when it is not that shape. */
+static int split_override(char **glob, double *pct, const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+	char *end;
+	if (!eq || eq == arg || !eq[1])
+		return -1;
+	errno = 0;
+	*pct = strtod(eq + 1, &end);
+	if (errno || *end || !(*pct >= 0))
+		return -1;
+	*glob = xstrndup(arg, (size_t)(eq - arg));
+	return 0;
+}
+
+static int write_out(const char *path, const char *text, size_t len, struct bl_error *err)
+{
+	if (!strcmp(path, "-")) {
+		fwrite(text, 1, len, stdout);
+		return 0;
+	}
+	return write_file_atomic(path, text, len, err);
+}
+
+/* .benchline/gate-status.json at the repository's root: {passed, failures, unix}. */
+static int write_status(const char *repo, const struct detect_gate_report *r, struct bl_error *err)
+{
+	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, text = STRBUF_INIT;
+	int ret = 0;
+	strbuf_addf(&dir, "%s/.benchline", repo);
+	if (mkdir(dir.buf, 0777) < 0 && errno != EEXIST) {
+		ret = bl_error_set(err, BL_EIO, "cannot create '%s': %s", dir.buf, strerror(errno));
+		goto done;
+	}
+	strbuf_addf(&path, "%s/gate-status.json", dir.buf);
+	strbuf_addf(&text, "{\"passed\": %s, \"failures\": %zu, \"unix\": %lld}\n",
+		    r->exit_code == 0 ? "true" : "false", r->failures, (long long)r->unix_time);
+	ret = write_file_atomic(path.buf, text.buf, text.len, err);
+done:
+	strbuf_release(&dir);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	return ret;
+}
+
+/*
+ * benchline gate [--repo DIR] [--head REV] [--base REF] ...: the verdict of §7, exit 0 pass or
+ * nothing to compare, 1 regression, 2 error, 4 no verdict possible.
+ * benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...: §7.6, exit 0
+ * when every named metric was recorded, 3 when some were skipped.
+ */
+int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	const char *repo = ".", *head = NULL, *base = NULL, *ratchet = NULL;
+	const char *json_path = NULL, *md_path = NULL, *base_url = NULL, *justification = NULL;
+	double limit = 0, headroom = 0;
+	struct cli_list overrides = {0}, excludes = {0}, only = {0};
+	struct ingest_config cfg;
+	struct detect_gate_options opts;
+	struct detect_gate_report report;
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf out = STRBUF_INIT, root = STRBUF_INIT;
+	char **globs = NULL;
+	double *pcts = NULL;
+	int accept = 0, ret = 0;
+	const struct cli_option options[] = {
+	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
+	    {OPT_STRING, "head", &head, "REV", "the pull request's head (default HEAD)"},
+	    {OPT_STRING, "base", &base, "REF", "what it merges into (default: the main branch)"},
+	    {OPT_DOUBLE, "limit", &limit, "RATIO",
+	     "the ratio a metric may grow by (default gate.limit, else 1.02)"},
+	    {OPT_LIST, "override", &overrides, "GLOB=PCT",
+	     "another limit, in percent, for benchmarks matching GLOB (first match wins)"},
+	    {OPT_LIST, "exclude", &excludes, "GLOB", "measure and show, never fail"},
+	    {OPT_STRING, "ratchet", &ratchet, "REF",
+	     "also compare with the records at REF (a release tag)"},
+	    {OPT_STRING, "json", &json_path, "FILE", "write the report as JSON (- for stdout)"},
+	    {OPT_STRING, "markdown", &md_path, "FILE", "write a pull-request comment"},
+	    {OPT_STRING, "base-url", &base_url, "URL", "link each metric to its chart on URL"},
+	    {OPT_STRING, "justification", &justification, "TEXT", "accept: why the shift is fine"},
+	    {OPT_DOUBLE, "headroom", &headroom, "PCT",
+	     "accept: a passing metric within PCT points of its limit may be accepted"},
+	    {OPT_LIST, "only", &only, "NAME",
+	     "accept: only these (globs on BENCHMARK or BENCHMARK:METRIC)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+
+	ingest_config_init(&cfg);
+	memset(&report, 0, sizeof(report));
+	argc = cli_parse(argc, argv, options, ctx);
+	if (argc > 0 && !strcmp(argv[0], "accept")) {
+		accept = 1;
+		argc--;
+		argv++;
+	}
+	if (argc > 0)
+		cli_usage_error(ctx->cmd, options, "unexpected argument '%s'", argv[0]);
+	if (limit != 0 && !(limit >= 1))
+		cli_usage_error(ctx->cmd, options, "--limit is a ratio of 1 or more (1.02 is 2%%)");
+	if (accept && !justification)
+		cli_usage_error(ctx->cmd, options, "accept needs --justification TEXT");
+	if (!accept && (justification || only.nr))
+		cli_usage_error(ctx->cmd, options,
+				"--justification and --only go with 'gate accept'");
+	if (headroom < 0)
+		cli_usage_error(ctx->cmd, options, "--headroom is 0 or more points");
+	globs = xcalloc(overrides.nr + 1, sizeof(*globs));
+	pcts = xcalloc(overrides.nr + 1, sizeof(*pcts));
+	for (size_t i = 0; i < overrides.nr; i++)
+		if (split_override(&globs[i], &pcts[i], overrides.items[i]))
+			cli_usage_error(ctx->cmd, options,
+					"--override '%s': expected GLOB=PCT, e.g. 'parse_*=5'",
+					overrides.items[i]);
+
+	/* benchline.json, the lock and the status file live at the repository's root. */
+	if (ingest_repo_toplevel(&root, repo, &err) || ingest_config_load(&cfg, root.buf, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	repo = root.buf;
+	memset(&opts, 0, sizeof(opts));
+	opts.repo_dir = repo;
+	opts.cfg = &cfg;
+	opts.head = head;
+	opts.base = base;
+	opts.ratchet = ratchet;
+	opts.limit = limit;
+	opts.override_globs = (const char *const *)globs;
+	opts.override_pct = pcts;
+	opts.n_overrides = overrides.nr;
+	opts.excludes = excludes.items;
+	opts.n_excludes = excludes.nr;
+	opts.no_lock = accept;
+	opts.now = (int64_t)time(NULL);
+	if (detect_gate(&report, ctx->store, &opts, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+
+	if (accept) {
+		struct detect_gate_accept_options ao = {justification, headroom, only.items,
+							only.nr};
+		struct strbuf lock = STRBUF_INIT, log = STRBUF_INIT, path = STRBUF_INIT;
+		size_t skipped = 0;
+		if (!strcmp(report.status, "nothing_to_compare") ||
+		    !strcmp(report.status, "no_verdict")) {
+			fprintf(stderr, "%s\n", report.message);
+			ret = !strcmp(report.status, "no_verdict") ? 4 : 0;
+			goto done;
+		}
+		if (detect_gate_accept(&lock, &log, &skipped, &report, &ao, &err)) {
+			ret = cli_fail(&err);
+		} else {
+			strbuf_addf(&path, "%s/%s", repo, DETECT_GATE_LOCK_FILE);
+			fputs(log.buf, stdout);
+			if (write_file_atomic(path.buf, lock.buf, lock.len, &err))
+				ret = cli_fail(&err);
+			else
+				ret = skipped ? 3 : 0;
+		}
+		strbuf_release(&lock);
+		strbuf_release(&log);
+		strbuf_release(&path);
+		goto done;
+	}
+
+	detect_gate_table(&out, &report);
+	fputs(out.buf, json_path && !strcmp(json_path, "-") ? stderr : stdout);
+	fflush(stdout);
+	if (json_path) {
+		json_t *o = detect_gate_json(&report);
+		char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		struct strbuf t = STRBUF_INIT;
+		strbuf_addstr(&t, text);
+		strbuf_addch(&t, '\n');
+		free(text);
+		json_decref(o);
+		if (write_out(json_path, t.buf, t.len, &err))
+			ret = cli_fail(&err);
+		strbuf_release(&t);
+		if (ret)
+			goto done;
+	}
+	if (md_path) {
+		strbuf_reset(&out);
+		detect_gate_markdown(&out, &report, base_url);
+		if (write_out(md_path, out.buf, out.len, &err)) {
+			ret = cli_fail(&err);
+			goto done;
+		}
+	}
+	if (write_status(repo, &report, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	ret = report.exit_code;
+done:
+	for (size_t i = 0; globs && i < overrides.nr; i++)
+		free(globs[i]);
+	free(globs);
+	free(pcts);
+	detect_gate_report_release(&report);
+	ingest_config_release(&cfg);
+	cli_list_release(&overrides);
+	cli_list_release(&excludes);
+	cli_list_release(&only);
+	strbuf_release(&out);
+	strbuf_release(&root);
+	bl_error_release(&err);
+	return ret;
+}

@@ -1,0 +1,446 @@
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../detect/detect.h"
+#include "cli.h"
+
+/*
+ * benchline ladder derive|check|compare|floors (§8): bucket-ladder bounds for histogram
+ * quantiles. Everything is computed by detect/ladder_files.c; this file reads the flags, prints
+ * and picks the exit status: 0 pass, 1 a regression, a lint violation or a refused derivation,
+ * 2 an error (bad usage, an unreadable or malformed file). docs/ladder.md explains the rules.
+ */
+
+struct ladder_flags {
+	const char *baseline, *ladders, *thresholds, *current, *declared, *report, *pct_arg;
+	double pct; /* NAN without --pct */
+	int json;
+};
+
+/* Which flags each subcommand needs and which it also takes. */
+static const struct ladder_sub {
+	const char *name;
+	const char *required; /* space-separated flag names */
+	const char *optional;
+} ladder_subs[] = {
+    {"derive", "baseline ladders", "pct"},
+    {"check", "baseline thresholds ladders", "declared"},
+    {"compare", "baseline thresholds current", "report"},
+    {"floors", "baseline ladders", "json"},
+};
+
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+static int option_given(const struct cli_option *o)
+{
+	if (o->type == OPT_BOOL)
+		return *(const int *)o->value;
+	return *(const char *const *)o->value != NULL;
+}
+
+/* A table of cells, printed with each column padded to its widest cell (the last cell of a
+ * row is never padded, so rows may have fewer cells). */
+struct table {
+	struct strbuf *cells;
+	size_t *ncells; /* per row */
+	size_t nrows, ncols, alloc;
+};
+
+#define TABLE_COLS 10
+
+static struct strbuf *table_row(struct table *t)
+{
+	ALLOC_GROW(t->ncells, t->nrows, t->alloc);
+	t->cells = xrealloc(t->cells, t->alloc * TABLE_COLS * sizeof(*t->cells));
+	t->ncells[t->nrows] = 0;
+	for (size_t i = 0; i < TABLE_COLS; i++)
+		strbuf_init(&t->cells[t->nrows * TABLE_COLS + i], 0);
+	return &t->cells[t->nrows++ * TABLE_COLS];
+}
+
+static void table_add(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void table_add(struct table *t, const char *fmt, ...)
+{
+	size_t r = t->nrows - 1;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&t->cells[r * TABLE_COLS + t->ncells[r]++], fmt, ap);
+	va_end(ap);
+}
+
+static void table_print(struct table *t, FILE *f)
+{
+	size_t width[TABLE_COLS] = {0};
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c + 1 < t->ncells[r]; c++)
+			if (t->cells[r * TABLE_COLS + c].len > width[c])
+				width[c] = t->cells[r * TABLE_COLS + c].len;
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncells[r]; c++) {
+			const struct strbuf *cell = &t->cells[r * TABLE_COLS + c];
+			if (c + 1 < t->ncells[r])
+				fprintf(f, "%-*s  ", (int)width[c], cell->buf);
+			else
+				fprintf(f, "%s\n", cell->buf);
+		}
+	}
+}
+
+static void table_release(struct table *t)
+{
+	for (size_t i = 0; i < t->nrows * TABLE_COLS; i++)
+		strbuf_release(&t->cells[i]);
+	free(t->cells);
+	free(t->ncells);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Prints each "KEY: message" line of lines as "benchline: PREFIXKEY: message". */
+static void print_lines(const struct strbuf *lines, const char *prefix)
+{
+	const char *p = lines->buf, *nl;
+	while ((nl = strchr(p, '\n'))) {
+		fprintf(stderr, "benchline: %s%.*s\n", prefix, (int)(nl - p), p);
+		p = nl + 1;
+	}
+}
+
+static void print_json(const json_t *doc)
+{
+	struct strbuf out = STRBUF_INIT;
+	detect_ladder_json_dump(&out, doc);
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+}
+
+static int ladder_derive(const struct ladder_flags *f)
+{
+	struct detect_ladder_run b;
+	struct detect_ladder_set set;
+	struct detect_ladder_derivation d;
+	struct bl_error err = BL_ERROR_INIT;
+	int ret = 0;
+
+	detect_ladder_run_init(&b);
+	detect_ladder_set_init(&set);
+	detect_ladder_derivation_init(&d);
+	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
+	    detect_ladder_set_read(&set, f->ladders, &err) ||
+	    detect_ladder_derive(&d, &b, &set, f->pct, f->baseline, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	print_lines(&d.warnings, "warning: ");
+	if (d.nrefused) {
+		print_lines(&d.refusals, "");
+		cli_error("refused: %zu key%s would be gated by --pct rather than by the ladder; "
+			  "lower --pct below each figure above (nothing written)",
+			  d.nrefused, d.nrefused == 1 ? "" : "s");
+		ret = 1;
+		goto done;
+	}
+	print_json(d.doc);
+done:
+	detect_ladder_derivation_release(&d);
+	detect_ladder_set_release(&set);
+	detect_ladder_run_release(&b);
+	bl_error_release(&err);
+	return ret;
+}
+
+static int ladder_check(const struct ladder_flags *f)
+{
+	struct detect_ladder_run b;
+	struct detect_ladder_set set;
+	struct detect_ladder_thresholds t;
+	struct detect_ladder_declared d = {NULL, 0};
+	struct detect_ladder_lint lint;
+	struct bl_error err = BL_ERROR_INIT;
+	int ret = 0;
+
+	detect_ladder_run_init(&b);
+	detect_ladder_set_init(&set);
+	detect_ladder_thresholds_init(&t);
+	detect_ladder_lint_init(&lint);
+	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
+	    detect_ladder_thresholds_read(&t, f->thresholds, &err) ||
+	    detect_ladder_set_read(&set, f->ladders, &err) ||
+	    (f->declared && detect_ladder_declared_read(&d, f->declared, &err)) ||
+	    detect_ladder_check(&lint, &b, &t, &set, f->declared ? &d : NULL, f->baseline,
+				f->declared, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	for (size_t i = 0; i < lint.n; i++)
+		printf("%s: %s: %s\n", lint.v[i].rule, lint.v[i].key, lint.v[i].message);
+	if (lint.n) {
+		cli_error("%zu violation%s in %zu key%s checked", lint.n, lint.n == 1 ? "" : "s",
+			  lint.checked, lint.checked == 1 ? "" : "s");
+		ret = 1;
+	} else {
+		printf("%zu key%s checked, no violations\n", lint.checked,
+		       lint.checked == 1 ? "" : "s");
+	}
+done:
+	detect_ladder_lint_release(&lint);
+	detect_ladder_declared_release(&d);
+	detect_ladder_thresholds_release(&t);
+	detect_ladder_set_release(&set);
+	detect_ladder_run_release(&b);
+	bl_error_release(&err);
+	return ret;
+}
+
+/* A number for the table: shortest form, "-" when it does not apply. */
+static const char *cell_num(char *buf, double v)
+{
+	if (isnan(v)) {
+		buf[0] = '-';
+		buf[1] = '\0';
+		return buf;
+	}
+	return detect_ladder_num(buf, v, 0);
+}
+
+static void print_comparison(const struct detect_ladder_comparison *c)
+{
+	struct table t = {0};
+	char a[DETECT_LADDER_NUM_MAX];
+
+	table_row(&t);
+	const char *head[] = {"key",	"unit",	   "baseline", "current", "delta",
+			      "change", "max abs", "max pct",  "result"};
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		table_add(&t, "%s", head[i]);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct detect_ladder_row *r = &c->rows[i];
+		table_row(&t);
+		table_add(&t, "%s", r->key);
+		table_add(&t, "%s", r->unit ? r->unit : "-");
+		table_add(&t, "%s", cell_num(a, r->baseline));
+		table_add(&t, "%s", cell_num(a, r->current));
+		table_add(&t, "%s%s", r->delta > 0 ? "+" : "", cell_num(a, r->delta));
+		if (isnan(r->pct_change))
+			table_add(&t, "-");
+		else
+			table_add(&t, "%+.1f%%", r->pct_change);
+		table_add(&t, "%s", cell_num(a, r->max_abs));
+		table_add(&t, "%s%s", cell_num(a, r->max_pct), isnan(r->max_pct) ? "" : "%");
+		if (r->regressed)
+			table_add(&t, "REGRESSED%s%s", r->note ? ": " : "", r->note ? r->note : "");
+		else
+			table_add(&t, "%s", r->note ? r->note : "pass");
+	}
+	table_print(&t, stdout);
+	table_release(&t);
+	printf("summary: %zu gated, %zu regressed, %zu missing, %zu not gated\n", c->gated,
+	       c->regressed, c->missing, c->not_gated);
+}
+
+/* A placeholder baseline: print the capture as the baseline it should become, gate nothing. */
+static int print_capture(const struct ladder_flags *f, const struct detect_ladder_run *cur)
+{
+	struct strbuf dropped = STRBUF_INIT;
+	json_t *doc = detect_ladder_capture_json(cur, &dropped);
+	const char *p = dropped.buf, *nl;
+
+	print_json(doc);
+	while ((nl = strchr(p, '\n'))) {
+		cli_error("%.*s: not captured in current run: left out of the printed baseline",
+			  (int)(nl - p), p);
+		p = nl + 1;
+	}
+	cli_error("'%s' is a placeholder baseline: nothing was gated. The captured run above is "
+		  "in the baseline format: review it, paste it into '%s' byte for byte, then "
+		  "derive the bounds (benchline ladder derive)",
+		  f->baseline, f->baseline);
+	json_decref(doc);
+	strbuf_release(&dropped);
+	return 0;
+}
+
+static int ladder_compare(const struct ladder_flags *f)
+{
+	struct detect_ladder_run b, cur;
+	struct detect_ladder_thresholds t;
+	struct detect_ladder_comparison c = {0};
+	struct bl_error err = BL_ERROR_INIT;
+	int ret = 0;
+
+	detect_ladder_run_init(&b);
+	detect_ladder_run_init(&cur);
+	detect_ladder_thresholds_init(&t);
+	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
+	    detect_ladder_thresholds_read(&t, f->thresholds, &err) ||
+	    detect_ladder_run_read(&cur, f->current, 0, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (b.placeholder) {
+		ret = print_capture(f, &cur);
+		goto done;
+	}
+	if (detect_ladder_compare(&c, &b, &t, &cur, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (f->report) {
+		struct strbuf out = STRBUF_INIT;
+		json_t *doc = detect_ladder_comparison_json(&c);
+		detect_ladder_json_dump(&out, doc);
+		json_decref(doc);
+		if (write_file_atomic(f->report, out.buf, out.len, &err))
+			ret = cli_fail(&err);
+		strbuf_release(&out);
+		if (ret)
+			goto done;
+	}
+	print_comparison(&c);
+	ret = c.regressed ? 1 : 0;
+done:
+	detect_ladder_comparison_release(&c);
+	detect_ladder_thresholds_release(&t);
+	detect_ladder_run_release(&cur);
+	detect_ladder_run_release(&b);
+	bl_error_release(&err);
+	return ret;
+}
+
+static void print_floors(const struct detect_ladder_floor_row *rows, size_t n)
+{
+	struct table t = {0};
+	char a[DETECT_LADDER_NUM_MAX], b[DETECT_LADDER_NUM_MAX], c[DETECT_LADDER_NUM_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct detect_ladder_floor_row *r = &rows[i];
+		const char *unit = r->m->unit;
+		table_row(&t);
+		table_add(&t, "%s", r->m->key);
+		table_add(&t, "%s %s", detect_ladder_num(a, r->m->value, 0), unit);
+		if (!r->reason) {
+			table_add(&t, "fires at %s %s", detect_ladder_num(a, r->bucket.hi_next, 0),
+				  unit);
+			table_add(&t, "floor %.2fx", r->floor);
+		} else if (!strcmp(r->reason, "baseline-not-positive")) {
+			table_add(&t, "fires at %s %s", detect_ladder_num(a, r->bucket.hi_next, 0),
+				  unit);
+			table_add(&t, "floor undefined (baseline not positive)");
+		} else if (!strcmp(r->reason, "top-bucket")) {
+			if (isnan(r->bucket.hi))
+				table_add(&t, "cannot be gated: above the last edge %s %s",
+					  detect_ladder_num(a, r->bucket.lo, 0), unit);
+			else
+				table_add(&t,
+					  "cannot be gated: top bucket (%s, %s] has no edge above",
+					  detect_ladder_num(a, r->bucket.lo, 0),
+					  detect_ladder_num(b, r->bucket.hi, 0));
+		} else {
+			table_add(&t,
+				  "cannot be gated: floor signature (%s x the first edge %s %s)",
+				  detect_ladder_num(a, r->m->q, 0),
+				  detect_ladder_num(c, r->ladder->edges[0], 0), unit);
+		}
+	}
+	table_print(&t, stdout);
+	table_release(&t);
+}
+
+static int ladder_floors(const struct ladder_flags *f)
+{
+	struct detect_ladder_run b;
+	struct detect_ladder_set set;
+	struct detect_ladder_floor_row *rows = NULL;
+	struct bl_error err = BL_ERROR_INIT;
+	size_t n = 0;
+	int ret = 0;
+
+	detect_ladder_run_init(&b);
+	detect_ladder_set_init(&set);
+	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
+	    detect_ladder_set_read(&set, f->ladders, &err) ||
+	    detect_ladder_floors(&rows, &n, &b, &set, f->baseline, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (f->json) {
+		json_t *doc = detect_ladder_floors_json(rows, n);
+		print_json(doc);
+		json_decref(doc);
+	} else {
+		print_floors(rows, n);
+	}
+done:
+	free(rows);
+	detect_ladder_set_release(&set);
+	detect_ladder_run_release(&b);
+	bl_error_release(&err);
+	return ret;
+}
+
+int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct ladder_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NAN, 0};
+	const struct ladder_sub *sub = NULL;
+	const struct cli_option opts[] = {
+	    {OPT_STRING, "baseline", &f.baseline, "B", "the baseline file"},
+	    {OPT_STRING, "ladders", &f.ladders, "L", "the ladders file (derive, check, floors)"},
+	    {OPT_STRING, "thresholds", &f.thresholds, "T", "the thresholds file (check, compare)"},
+	    {OPT_STRING, "current", &f.current, "C", "the captured run to judge (compare)"},
+	    {OPT_STRING, "declared", &f.declared, "D",
+	     "the declared keys {\"keys\": [...]} (check)"},
+	    {OPT_STRING, "report", &f.report, "FILE", "also write the JSON report there (compare)"},
+	    {OPT_STRING, "pct", &f.pct_arg, "P",
+	     "write max_pct_increase P with every bound (derive)"},
+	    {OPT_BOOL, "json", &f.json, NULL, "print one JSON document (floors)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+
+	argc = cli_parse(argc, argv, opts, ctx);
+	if (!argc)
+		cli_usage_error(ctx->cmd, opts,
+				"ladder needs a subcommand: derive, check, compare or floors");
+	for (size_t i = 0; i < sizeof(ladder_subs) / sizeof(ladder_subs[0]); i++)
+		if (!strcmp(ladder_subs[i].name, argv[0]))
+			sub = &ladder_subs[i];
+	if (!sub)
+		cli_usage_error(ctx->cmd, opts, "unknown subcommand '%s'", argv[0]);
+	if (argc > 1)
+		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[1]);
+	for (const struct cli_option *o = opts; o->type != OPT_END; o++) {
+		int required = listed(sub->required, o->long_name);
+		if (option_given(o) && !required && !listed(sub->optional, o->long_name))
+			cli_usage_error(ctx->cmd, opts, "ladder %s does not take --%s", sub->name,
+					o->long_name);
+		if (required && !option_given(o))
+			cli_usage_error(ctx->cmd, opts, "ladder %s needs --%s", sub->name,
+					o->long_name);
+	}
+	if (f.pct_arg) {
+		char *end;
+		errno = 0;
+		f.pct = strtod(f.pct_arg, &end);
+		if (errno || end == f.pct_arg || *end || !(f.pct >= 0) || isinf(f.pct))
+			cli_usage_error(ctx->cmd, opts,
+					"--pct wants a number of percent, 0 or more, not '%s'",
+					f.pct_arg);
+	}
+	if (!strcmp(sub->name, "derive"))
+		return ladder_derive(&f);
+	if (!strcmp(sub->name, "check"))
+		return ladder_check(&f);
+	if (!strcmp(sub->name, "compare"))
+		return ladder_compare(&f);
+	return ladder_floors(&f);
+}

@@ -1,0 +1,1005 @@
+/*
+ * The pull-request gate (§7): from the head's records and their references to one verdict.
+ * docs/gate.md explains the rules in plain words; this file follows it step by step:
+ * revisions and source hashes, the reference of each record (walking the merge base's
+ * first-parent history), the reference window that gives the Series' own noise, the verdict of
+ * each metric, accepted shifts, across the board, and the exit status.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../ingest/ingest.h"
+#include "../store/store.h"
+#include "detect.h"
+
+/* How far back the gate looks for a reference, and for the records before it. */
+#define GATE_MAX_COMMITS  10000
+#define GATE_SEARCH_STEPS 256
+#define GATE_WINDOW_STEPS 64
+#define GATE_WINDOW_BATCH (DETECT_WINDOW - 1)
+#define GATE_LEVEL	  0.99
+#define GATE_MIN_SAMPLES  5
+#define GATE_LOCK_CAP	  (4u << 20)
+
+const char *detect_gate_status_name(enum detect_gate_status s)
+{
+	static const char *const names[] = {"PASS", "FAIL",	 "SOFT", "ACPT",
+					    "EXCL", "UNDECIDED", "NEW",	 "MISSING"};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The records a reference search found for one group: the reference, then the records before
+ * it on its line, newest first. */
+struct window {
+	struct store_gate_record *recs;
+	size_t n, alloc;
+	const char *rule;
+};
+
+static void window_release(struct window *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		store_gate_record_release(&w->recs[i]);
+	free(w->recs);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Everything one comparison needs while it runs. */
+struct gate_run {
+	struct store_gate *sg;
+	struct ingest_history *hist;
+	const struct detect_gate_options *opts;
+	const struct ingest_config *cfg;
+	struct detect_ladder_set ladders;
+	double limit;
+	json_t *lock_entries; /* array, or NULL */
+	int ratchet;	      /* the ratchet: lock ceilings apply, their references do not */
+};
+
+static const struct store_record_metric *find_metric(const struct store_gate_record *r,
+						     const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return &r->metrics[i];
+	return NULL;
+}
+
+/* Moves the chosen record of list into the window (the rest is freed). */
+static void window_take(struct window *w, struct store_gate_record *list, size_t n, size_t pick)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i == pick) {
+			ALLOC_GROW(w->recs, w->n, w->alloc);
+			w->recs[w->n++] = list[i];
+		} else {
+			store_gate_record_release(&list[i]);
+		}
+	}
+	free(list);
+}
+
+/*
+ * The reference of a head record (§7.2): the Series record at the newest source hash of the
+ * base's first-parent history that has one (step 0 is S(M) itself), the head's harness version
+ * preferred; then up to 7 records before it on its line.
+ */
+static int find_window(struct window *w, struct gate_run *gr, const struct store_gate_record *head,
+		       struct bl_error *err)
+{
+	size_t step, ref_step = 0;
+	int found = 0, ret = 0;
+
+	for (step = 0; step < GATE_SEARCH_STEPS; step++) {
+		const char *source;
+		struct store_gate_record *list = NULL;
+		size_t n = 0, pick = 0;
+		ret = ingest_history_get(&source, NULL, gr->hist, step, err);
+		if (ret == 1)
+			return 0;
+		if (ret)
+			return ret;
+		if ((ret = store_gate_group_at(&list, &n, gr->sg, head->machine_id,
+					       head->benchmark_id, head->config, source, 1, err)))
+			return ret;
+		if (!n) {
+			free(list);
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (list[i].harness_version == head->harness_version) {
+				pick = i;
+				break;
+			}
+		window_take(w, list, n, pick);
+		w->rule = step == 0 ? "merge-base" : "history";
+		ref_step = step;
+		found = 1;
+		break;
+	}
+	if (!found)
+		return 0;
+
+	/*
+	 * The records before it on its line: same harness and content, stopping at a break.
+	 * The next steps of the history are read a batch at a time, in one statement.
+	 */
+	step = ref_step + 1;
+	while (step <= ref_step + GATE_WINDOW_STEPS && w->n < DETECT_WINDOW &&
+	       !w->recs[w->n - 1].baseline) {
+		const char *hashes[GATE_WINDOW_BATCH];
+		struct store_gate_record *list = NULL;
+		size_t nh = 0, n = 0, at = 0;
+		int broken = 0;
+		while (nh < GATE_WINDOW_BATCH && step + nh <= ref_step + GATE_WINDOW_STEPS) {
+			ret = ingest_history_get(&hashes[nh], NULL, gr->hist, step + nh, err);
+			if (ret < 0)
+				return ret;
+			if (ret == 1)
+				break;
+			nh++;
+		}
+		ret = 0;
+		if (!nh)
+			break;
+		if ((ret = store_gate_group_in(&list, &n, gr->sg, head->machine_id,
+					       head->benchmark_id, head->config, hashes, nh, err)))
+			return ret;
+		/* Step by step: the record on the reference's line, else a break. */
+		while (at < n && !broken && w->n < DETECT_WINDOW && !w->recs[w->n - 1].baseline) {
+			size_t end = at, pick = SIZE_MAX;
+			while (end < n && list[end].step == list[at].step)
+				end++;
+			for (size_t k = at; k < end; k++)
+				if (pick == SIZE_MAX &&
+				    list[k].harness_version == w->recs[0].harness_version &&
+				    same_str(list[k].content_hash, w->recs[0].content_hash))
+					pick = k;
+			if (pick == SIZE_MAX) {
+				broken = 1; /* the line starts after this step */
+			} else {
+				ALLOC_GROW(w->recs, w->n, w->alloc);
+				w->recs[w->n++] = list[pick];
+				memset(&list[pick], 0, sizeof(list[pick]));
+			}
+			at = end;
+		}
+		store_gate_records_free(list, n);
+		if (broken || nh < GATE_WINDOW_BATCH)
+			break;
+		step += nh;
+	}
+	return 0;
+}
+
+/* The value a metric is judged by: the median of a timed one, else its value. */
+static double metric_value(const struct store_record_metric *m)
+{
+	if (!strcmp(m->kind, "timed"))
+		return !isnan(m->median) ? m->median : m->value;
+	return m->value;
+}
+
+static int matches(const char *glob, const struct store_gate_record *h, const char *metric)
+{
+	struct strbuf both = STRBUF_INIT;
+	int hit = glob_match(glob, h->benchmark);
+	if (!hit) {
+		strbuf_addf(&both, "%s:%s", h->benchmark, metric);
+		hit = glob_match(glob, both.buf);
+		strbuf_release(&both);
+	}
+	return hit;
+}
+
+static void set_note(struct detect_gate_row *row, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void set_note(struct detect_gate_row *row, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (row->note) {
+		strbuf_addstr(&sb, row->note);
+		strbuf_addstr(&sb, "; ");
+		free(row->note);
+	}
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	row->note = strbuf_detach(&sb, NULL);
+}
+
+static void side_from(struct detect_gate_side *side, const struct store_gate_record *r,
+		      const struct store_record_metric *m)
+{
+	memcpy(side->commit, r->commit, 41);
+	memcpy(side->source_hash, r->source_hash, 41);
+	side->run_id = r->run_id;
+	side->harness_version = r->harness_version;
+	side->content_hash = r->content_hash ? xstrdup(r->content_hash) : NULL;
+	side->value = m ? metric_value(m) : NAN;
+	side->n = m ? (int64_t)m->nsamples : 0;
+}
+
+static void row_init(struct detect_gate_row *row, const struct store_gate_record *r,
+		     const struct store_record_metric *m)
+{
+	memset(row, 0, sizeof(*row));
+	row->machine = xstrdup(r->machine);
+	row->benchmark = xstrdup(r->benchmark);
+	row->config = xstrdup(r->config);
+	row->metric = xstrdup(m->name);
+	row->kind = xstrdup(m->kind);
+	row->unit = xstrdup(m->unit);
+	row->better_higher = m->better && !strcmp(m->better, "higher");
+	row->ratio = row->lo = row->hi = NAN;
+	row->effective_limit = row->center = row->tolerance = row->noise = NAN;
+	row->accepted_ceiling = NAN;
+}
+
+/* The §6 band of the reference window for one metric: fills center, tolerance, noise. */
+static void window_band(struct detect_gate_row *row, const struct window *w, const char *metric)
+{
+	double values[DETECT_WINDOW], dev[DETECT_WINDOW], center, deviation;
+	size_t n = 0;
+	for (size_t i = 0; i < w->n && n < DETECT_WINDOW; i++) {
+		const struct store_record_metric *m = find_metric(&w->recs[i], metric);
+		if (m && isfinite(metric_value(m)))
+			values[n++] = metric_value(m);
+	}
+	row->window = (int)n;
+	if (n < DETECT_MIN_WINDOW)
+		return;
+	center = detect_nr_median(values, n);
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(values[i] - center);
+	deviation = detect_nr_median(dev, n);
+	row->center = center;
+	row->tolerance = fmax(DETECT_MAD_FACTOR * deviation, DETECT_FLOOR * fabs(center));
+	row->noise = center != 0 ? deviation / fabs(center) : NAN;
+}
+
+/* Logs of positive samples; 0 when one is not positive (no ratio scale then). */
+static int log_samples(double **out, const struct store_record_metric *m)
+{
+	double *v = xmalloc((m->nsamples ? m->nsamples : 1) * sizeof(*v));
+	for (size_t i = 0; i < m->nsamples; i++) {
+		if (!(m->samples[i] > 0) || !isfinite(m->samples[i])) {
+			free(v);
+			return 0;
+		}
+		v[i] = log(m->samples[i]);
+	}
+	*out = v;
+	return 1;
+}
+
+/* A worse-oriented ratio (above 1 is slower), from head / reference. */
+static double worse(double ratio, int better_higher)
+{
+	return better_higher ? 1 / ratio : ratio;
+}
+
+static void judge_interval(struct detect_gate_row *row, double L)
+{
+	double wl = worse(row->better_higher ? row->hi : row->lo, row->better_higher);
+	double wh = worse(row->better_higher ? row->lo : row->hi, row->better_higher);
+	if (wl > L)
+		row->verdict = "slower";
+	else if (wh < 1 / L)
+		row->verdict = "faster";
+	else if (wl >= 1 / L && wh <= L)
+		row->verdict = "same";
+	else
+		row->verdict = "undecided";
+}
+
+static void judge_timed(struct detect_gate_row *row, const struct store_record_metric *hm,
+			const struct store_record_metric *rm)
+{
+	double L = row->limit;
+	double *x = NULL, *y = NULL;
+	if (row->window >= DETECT_MIN_WINDOW && row->center > 0)
+		L = fmax(row->limit, 1 + row->tolerance / row->center);
+	row->effective_limit = L;
+	row->ratio = metric_value(hm) / metric_value(rm);
+
+	if (hm->nsamples >= GATE_MIN_SAMPLES && rm->nsamples >= GATE_MIN_SAMPLES &&
+	    log_samples(&x, rm) && log_samples(&y, hm)) {
+		struct detect_shift shift;
+		struct bl_error err = BL_ERROR_INIT;
+		if (!detect_hl_shift(&shift, x, rm->nsamples, y, hm->nsamples, GATE_LEVEL, &err)) {
+			row->method = "hodges-lehmann";
+			row->ratio = exp(shift.estimate);
+			row->lo = exp(shift.lo);
+			row->hi = exp(shift.hi);
+			judge_interval(row, L);
+		}
+		bl_error_release(&err);
+	}
+	free(x);
+	free(y);
+	if (row->method)
+		return;
+
+	/* Summaries: the head's median against the reference window's band. */
+	row->method = "summary";
+	if (!isfinite(row->ratio) || row->ratio <= 0) {
+		row->verdict = NULL;
+		set_note(row, "no ratio: the reference is not positive");
+		return;
+	}
+	if (row->window >= DETECT_MIN_WINDOW && row->center > 0) {
+		double h = metric_value(hm), to_center = h / row->center;
+		int above = h > row->center + row->tolerance;
+		int below = h < row->center - row->tolerance;
+		double w = worse(to_center, row->better_higher);
+		if ((row->better_higher ? below : above) && w > L)
+			row->verdict = "slower";
+		else if ((row->better_higher ? above : below) && w < 1 / L)
+			row->verdict = "faster";
+		else
+			row->verdict = "same";
+	} else {
+		double w = worse(row->ratio, row->better_higher);
+		row->verdict = w > L ? "slower" : w < 1 / L ? "faster" : "same";
+	}
+}
+
+static double counted_tolerance(const struct ingest_config *cfg,
+				const struct store_record_metric *m)
+{
+	for (size_t i = 0; i < cfg->n_counted; i++)
+		if (!strcmp(cfg->counted_names[i], m->name))
+			return cfg->counted_pct[i] / 100;
+	if (strstr(m->name, "alloc") || strstr(m->unit, "alloc"))
+		return 0;
+	return 0.01;
+}
+
+static void judge_counted(struct detect_gate_row *row, const struct gate_run *gr,
+			  const struct store_record_metric *hm,
+			  const struct store_record_metric *rm)
+{
+	double tol = counted_tolerance(gr->cfg, hm), h = metric_value(hm), r = metric_value(rm);
+	if (row->override_glob)
+		tol = row->limit - 1; /* an override is the benchmark's own tolerance */
+	row->method = "counted";
+	row->ratio = r != 0 ? h / r : NAN;
+	row->effective_limit = 1 + tol;
+	if (row->better_higher ? h < r * (1 - tol) : h > r * (1 + tol))
+		row->verdict = "slower";
+	else if (row->better_higher ? h > r : h < r)
+		row->verdict = "faster";
+	else
+		row->verdict = "same";
+}
+
+/* A plain ratio against the limit: quantiles without a ladder. */
+static void judge_ratio(struct detect_gate_row *row, const struct store_record_metric *hm,
+			const struct store_record_metric *rm)
+{
+	double r = metric_value(rm);
+	row->method = "ratio";
+	row->effective_limit = row->limit;
+	row->ratio = r != 0 ? metric_value(hm) / r : NAN;
+	if (!isfinite(row->ratio) || row->ratio <= 0) {
+		row->verdict = NULL;
+		set_note(row, "no ratio: the reference is not positive");
+		return;
+	}
+	double w = worse(row->ratio, row->better_higher);
+	row->verdict = w > row->limit ? "slower" : w < 1 / row->limit ? "faster" : "same";
+}
+
+/* A histogram quantile with a ladder (§8): it fires only past the bucket above its own. */
+static void judge_quantile(struct detect_gate_row *row, const struct gate_run *gr,
+			   const struct store_record_metric *hm,
+			   const struct store_record_metric *rm)
+{
+	const struct detect_ladder *l = NULL;
+	double b = metric_value(rm), c = metric_value(hm), bound;
+	if (!hm->ladder || row->better_higher) {
+		judge_ratio(row, hm, rm);
+		return;
+	}
+	l = detect_ladder_find(&gr->ladders, hm->ladder);
+	if (!l) {
+		judge_ratio(row, hm, rm);
+		set_note(row, "ladder '%s' is not defined in benchline.json: judged as a ratio",
+			 hm->ladder);
+		return;
+	}
+	row->method = "ladder";
+	row->ratio = b != 0 ? c / b : NAN;
+	if (strcmp(l->unit, hm->unit)) {
+		row->verdict = "slower";
+		set_note(row, "unit mismatch: the ladder '%s' is in %s, the metric in %s", l->name,
+			 l->unit, hm->unit);
+		return;
+	}
+	bound = detect_ladder_bound(l, b);
+	if (isnan(bound)) {
+		row->status = DETECT_GATE_SOFT;
+		row->verdict = NULL;
+		set_note(row,
+			 "the reference %.6g %s is in the top bucket of ladder '%s': cannot "
+			 "be gated",
+			 b, hm->unit, l->name);
+		return;
+	}
+	row->effective_limit = b + bound; /* the trip point, hi_next */
+	if (detect_ladder_regressed(b, c, bound, 100 * (row->limit - 1)))
+		row->verdict = "slower";
+	else if (c < b)
+		row->verdict = "faster";
+	else
+		row->verdict = "same";
+	set_note(row, "fires above %.6g %s (floor %.2fx)", b + bound, hm->unit,
+		 detect_ladder_floor(l, b));
+}
+
+static json_t *lock_entry(const struct gate_run *gr, const struct detect_gate_row *row)
+{
+	size_t i;
+	json_t *e;
+	if (!gr->lock_entries)
+		return NULL;
+	json_array_foreach(gr->lock_entries, i, e)
+	{
+		if (same_str(json_string_value(json_object_get(e, "machine")), row->machine) &&
+		    same_str(json_string_value(json_object_get(e, "benchmark")), row->benchmark) &&
+		    same_str(json_string_value(json_object_get(e, "config")), row->config) &&
+		    same_str(json_string_value(json_object_get(e, "metric")), row->metric))
+			return e;
+	}
+	return NULL;
+}
+
+/* An accepted shift (§7.6): a one-sided ceiling that holds while the reference stays put. */
+static void apply_lock(struct detect_gate_row *row, const struct gate_run *gr)
+{
+	json_t *e = lock_entry(gr, row), *ref;
+	const char *src;
+	double ref_value, ceiling;
+	if (!e)
+		return;
+	ref = json_object_get(e, "reference");
+	src = json_string_value(json_object_get(ref, "source_hash"));
+	ref_value = json_number_value(json_object_get(ref, "value"));
+	ceiling = json_number_value(json_object_get(e, "ceiling"));
+	row->accepted_justification =
+	    xstrdup(json_string_value(json_object_get(e, "justification")));
+	row->accepted_ceiling = ceiling;
+	if (!gr->ratchet &&
+	    (!src || strcmp(src, row->ref.source_hash) || ref_value != row->ref.value)) {
+		row->accept_stale = 1;
+		row->status = DETECT_GATE_FAIL;
+		set_note(row,
+			 "stale accept: it was accepted against %.12s (%.6g), the reference is now "
+			 "%.12s (%.6g); run 'benchline gate accept' again",
+			 src ? src : "?", ref_value, row->ref.source_hash, row->ref.value);
+		return;
+	}
+	if (row->status != DETECT_GATE_FAIL)
+		return;
+	if (row->better_higher ? row->head.value >= ceiling : row->head.value <= ceiling) {
+		row->status = DETECT_GATE_ACPT;
+		set_note(row, "accepted: %s", row->accepted_justification);
+	} else {
+		set_note(row, "over the accepted ceiling %.6g", ceiling);
+	}
+}
+
+/* Judges one metric present on both sides. */
+static void judge_row(struct detect_gate_row *row, struct gate_run *gr,
+		      const struct store_gate_record *h, const struct window *w,
+		      const struct store_record_metric *hm, const struct store_record_metric *rm)
+{
+	const struct detect_gate_options *o = gr->opts;
+	const struct store_gate_record *r = &w->recs[0];
+
+	row->limit = gr->limit;
+	for (size_t i = 0; i < o->n_overrides && !row->override_glob; i++)
+		if (matches(o->override_globs[i], h, hm->name)) {
+			row->override_glob = o->override_globs[i];
+			row->limit = 1 + o->override_pct[i] / 100;
+		}
+	for (size_t i = 0; i < gr->cfg->n_gate_overrides && !row->override_glob; i++)
+		if (matches(gr->cfg->gate_override_globs[i], h, hm->name)) {
+			row->override_glob = gr->cfg->gate_override_globs[i];
+			row->limit = 1 + gr->cfg->gate_override_pct[i] / 100;
+		}
+	for (size_t i = 0; i < o->n_excludes; i++)
+		row->excluded |= matches(o->excludes[i], h, hm->name);
+	for (size_t i = 0; i < gr->cfg->n_gate_excludes; i++)
+		row->excluded |= matches(gr->cfg->gate_excludes[i], h, hm->name);
+
+	row->status = DETECT_GATE_PASS;
+	if (strcmp(hm->kind, rm->kind)) {
+		row->status = DETECT_GATE_SOFT;
+		set_note(row, "the metric's kind changed from %s to %s", rm->kind, hm->kind);
+		return;
+	}
+	if (!strcmp(hm->kind, "timed")) {
+		window_band(row, w, hm->name);
+		judge_timed(row, hm, rm);
+	} else if (!strcmp(hm->kind, "counted")) {
+		judge_counted(row, gr, hm, rm);
+	} else {
+		judge_quantile(row, gr, hm, rm);
+	}
+	if (strcmp(hm->unit, rm->unit) && row->status != DETECT_GATE_SOFT) {
+		row->verdict = "slower";
+		set_note(row, "unit mismatch: the reference is in %s, the head in %s", rm->unit,
+			 hm->unit);
+	}
+	if (row->status == DETECT_GATE_PASS && row->verdict) {
+		if (!strcmp(row->verdict, "slower"))
+			row->status = DETECT_GATE_FAIL;
+		else if (!strcmp(row->verdict, "undecided"))
+			row->status = DETECT_GATE_UNDECIDED;
+	}
+	if (h->harness_version != r->harness_version) {
+		row->status = DETECT_GATE_SOFT;
+		set_note(row, "harness version %lld -> %lld: the ruler changed",
+			 (long long)r->harness_version, (long long)h->harness_version);
+	} else if (!same_str(h->content_hash, r->content_hash)) {
+		row->status = DETECT_GATE_SOFT;
+		set_note(row, "content hash changed: the benchmark's input changed");
+	}
+	if (row->status != DETECT_GATE_SOFT)
+		apply_lock(row, gr);
+	if (row->excluded) {
+		row->status = DETECT_GATE_EXCL;
+		row->accept_stale = 0;
+	}
+}
+
+static struct detect_gate_row *new_row(struct detect_gate_comparison *c, size_t *alloc)
+{
+	ALLOC_GROW(c->rows, c->nrows, *alloc);
+	return &c->rows[c->nrows++];
+}
+
+/* Compares every head record with its reference in the history of ref_commit. */
+static int compare(struct detect_gate_comparison *c, struct gate_run *gr, struct ingest_repo *repo,
+		   struct store_gate_record *heads, size_t nheads, struct bl_error *err)
+{
+	size_t alloc = 0;
+	int ret;
+
+	if ((ret = ingest_history_open(&gr->hist, repo, c->commit, GATE_MAX_COMMITS, err)))
+		return ret;
+	for (size_t i = 0; i < nheads; i++) {
+		const struct store_gate_record *h = &heads[i];
+		struct window w = {0};
+		if (i > 0 && h->machine_id == heads[i - 1].machine_id &&
+		    h->benchmark_id == heads[i - 1].benchmark_id &&
+		    !strcmp(h->config, heads[i - 1].config))
+			continue; /* an older harness version of a group already compared */
+		if ((ret = find_window(&w, gr, h, err))) {
+			window_release(&w);
+			goto done;
+		}
+		for (size_t k = 0; k < h->nmetrics; k++) {
+			const struct store_record_metric *hm = &h->metrics[k];
+			const struct store_record_metric *rm =
+			    w.n ? find_metric(&w.recs[0], hm->name) : NULL;
+			struct detect_gate_row *row = new_row(c, &alloc);
+			row_init(row, h, hm);
+			row->has_head = 1;
+			side_from(&row->head, h, hm);
+			row->limit = gr->limit;
+			if (!rm) {
+				row->status = DETECT_GATE_NEW;
+				set_note(row, w.n ? "the reference did not measure this metric"
+						  : "no reference record");
+				continue;
+			}
+			row->has_ref = 1;
+			row->reference_rule = w.rule;
+			side_from(&row->ref, &w.recs[0], rm);
+			judge_row(row, gr, h, &w, hm, rm);
+			c->references++;
+		}
+		/* Metrics the reference measured and the head did not. */
+		for (size_t k = 0; w.n && k < w.recs[0].nmetrics; k++) {
+			const struct store_record_metric *rm = &w.recs[0].metrics[k];
+			struct detect_gate_row *row;
+			if (find_metric(h, rm->name))
+				continue;
+			row = new_row(c, &alloc);
+			row_init(row, h, rm);
+			row->limit = gr->limit;
+			row->has_ref = 1;
+			row->reference_rule = w.rule;
+			side_from(&row->ref, &w.recs[0], rm);
+			row->status = DETECT_GATE_MISSING;
+			set_note(row, "the head did not measure this metric");
+		}
+		window_release(&w);
+	}
+done:
+	ingest_history_free(gr->hist);
+	gr->hist = NULL;
+	return ret;
+}
+
+/* Benchmarks the reference measured at S(M) on the head's machines that the head did not
+ * run (§7.2): one MISSING row per metric. */
+static int add_missing(struct detect_gate_comparison *c, struct gate_run *gr,
+		       const struct store_gate_record *heads, size_t nheads, struct bl_error *err)
+{
+	struct store_gate_record *refs = NULL;
+	size_t nrefs = 0, alloc = c->nrows;
+	int ret = store_gate_at_source(&refs, &nrefs, gr->sg, c->source_hash, err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < nrefs; i++) {
+		const struct store_gate_record *r = &refs[i];
+		int on_machine = 0, ran = 0;
+		if (r->tagged || (i > 0 && r->machine_id == refs[i - 1].machine_id &&
+				  r->benchmark_id == refs[i - 1].benchmark_id &&
+				  !strcmp(r->config, refs[i - 1].config)))
+			continue;
+		for (size_t k = 0; k < nheads; k++) {
+			on_machine |= heads[k].machine_id == r->machine_id;
+			ran |= heads[k].machine_id == r->machine_id &&
+			       heads[k].benchmark_id == r->benchmark_id &&
+			       !strcmp(heads[k].config, r->config);
+		}
+		if (!on_machine || ran)
+			continue;
+		for (size_t k = 0; k < r->nmetrics; k++) {
+			struct detect_gate_row *row = new_row(c, &alloc);
+			row_init(row, r, &r->metrics[k]);
+			row->limit = gr->limit;
+			row->has_ref = 1;
+			row->reference_rule = "merge-base";
+			side_from(&row->ref, r, &r->metrics[k]);
+			row->status = DETECT_GATE_MISSING;
+			set_note(row, "the head did not run this benchmark");
+		}
+	}
+	store_gate_records_free(refs, nrefs);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* §7.5: per timed metric with 8 or more comparisons, the median of their ratios. */
+static void across_the_board(struct detect_gate_comparison *c, double limit)
+{
+	size_t alloc = 0;
+	double *ratios = xmalloc((c->nrows ? c->nrows : 1) * sizeof(*ratios));
+	char **done = xcalloc(c->nrows + 1, sizeof(*done));
+	size_t ndone = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const char *metric = c->rows[i].metric;
+		size_t n = 0, seen = 0;
+		struct detect_gate_board *b;
+		struct bl_error err = BL_ERROR_INIT;
+		for (size_t k = 0; k < ndone; k++)
+			seen |= !strcmp(done[k], metric);
+		if (seen)
+			continue;
+		done[ndone++] = (char *)metric;
+		for (size_t k = i; k < c->nrows; k++) {
+			const struct detect_gate_row *r = &c->rows[k];
+			if (strcmp(r->metric, metric) || strcmp(r->kind, "timed") ||
+			    !isfinite(r->ratio) || r->ratio <= 0)
+				continue;
+			if (r->status != DETECT_GATE_PASS && r->status != DETECT_GATE_FAIL &&
+			    r->status != DETECT_GATE_UNDECIDED && r->status != DETECT_GATE_ACPT)
+				continue;
+			ratios[n++] = worse(r->ratio, r->better_higher);
+		}
+		if (n < 8)
+			continue;
+		qsort(ratios, n, sizeof(*ratios), cmp_double);
+		ALLOC_GROW(c->boards, c->nboards, alloc);
+		b = &c->boards[c->nboards++];
+		memset(b, 0, sizeof(*b));
+		b->metric = xstrdup(metric);
+		b->n = n;
+		b->threshold = 1 + (limit - 1) / 4;
+		b->status = DETECT_GATE_PASS;
+		if (detect_median_interval(&b->lo, &b->median, &b->hi, ratios, n, GATE_LEVEL,
+					   &err)) {
+			b->lo = b->median = b->hi = NAN;
+			bl_error_release(&err);
+			continue;
+		}
+		if (b->lo > b->threshold) {
+			struct strbuf sb = STRBUF_INIT;
+			b->status = DETECT_GATE_SOFT;
+			strbuf_addf(
+			    &sb,
+			    "slower across the board: the median of %zu ratios is %.4f "
+			    "[%.4f, %.4f], above %.4f; between stored runs a whole-run shift "
+			    "cannot be told from the machine's state: confirm with --live",
+			    n, b->median, b->lo, b->hi, b->threshold);
+			b->note = strbuf_detach(&sb, NULL);
+		}
+	}
+	free(done);
+	free(ratios);
+}
+
+static void comparison_release(struct detect_gate_comparison *c)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct detect_gate_row *r = &c->rows[i];
+		free(r->machine);
+		free(r->benchmark);
+		free(r->config);
+		free(r->metric);
+		free(r->kind);
+		free(r->unit);
+		free(r->head.content_hash);
+		free(r->ref.content_hash);
+		free(r->accepted_justification);
+		free(r->note);
+	}
+	free(c->rows);
+	for (size_t i = 0; i < c->nboards; i++) {
+		free(c->boards[i].metric);
+		free(c->boards[i].note);
+	}
+	free(c->boards);
+	free(c->ref_name);
+	memset(c, 0, sizeof(*c));
+}
+
+void detect_gate_report_release(struct detect_gate_report *r)
+{
+	comparison_release(&r->main);
+	comparison_release(&r->ratchet);
+	free(r->head_name);
+	free(r->base_name);
+	free(r->message);
+	free(r->lock_source);
+	json_decref(r->lock);
+	memset(r, 0, sizeof(*r));
+}
+
+int detect_gate_lock_parse(struct json_t **entries_out, const char *text, size_t len,
+			   const char *name, struct bl_error *err)
+{
+	json_error_t jerr;
+	json_t *root, *entries, *e;
+	size_t i;
+	int ret = 0;
+
+	*entries_out = NULL;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return bl_error_set(err, BL_EINVALID, "%s:%d:%d: %s", name, jerr.line, jerr.column,
+				    jerr.text);
+	entries = json_object_get(root, "entries");
+	if (!json_is_object(root) || !json_is_array(entries) ||
+	    json_integer_value(json_object_get(root, "schema")) != 1) {
+		ret = bl_error_set(err, BL_EINVALID,
+				   "%s: expected {\"schema\": 1, \"entries\": [...]}", name);
+		goto done;
+	}
+	json_array_foreach(entries, i, e)
+	{
+		json_t *ref = json_object_get(e, "reference");
+		if (!json_is_object(e) || !json_is_string(json_object_get(e, "machine")) ||
+		    !json_is_string(json_object_get(e, "benchmark")) ||
+		    !json_is_string(json_object_get(e, "config")) ||
+		    !json_is_string(json_object_get(e, "metric")) ||
+		    !json_is_number(json_object_get(e, "ceiling")) ||
+		    !json_is_string(json_object_get(e, "justification")) || !json_is_object(ref) ||
+		    !json_is_string(json_object_get(ref, "source_hash")) ||
+		    !json_is_number(json_object_get(ref, "value"))) {
+			ret = bl_error_set(err, BL_EINVALID,
+					   "%s: entries[%zu]: expected machine, benchmark, config, "
+					   "metric, ceiling, justification and reference "
+					   "{source_hash, value}",
+					   name, i);
+			goto done;
+		}
+	}
+	*entries_out = json_incref(entries);
+done:
+	json_decref(root);
+	return ret;
+}
+
+/*
+ * benchline-gate.lock (§7.6): the working copy's when the head is what is checked out (what
+ * `gate accept` just wrote, about to be committed), else the one committed at the head.
+ */
+static int read_lock(struct detect_gate_report *out, struct ingest_repo *repo, struct bl_error *err)
+{
+	struct strbuf text = STRBUF_INIT, path = STRBUF_INIT;
+	char checkout[41];
+	const char *workdir = ingest_repo_workdir(repo);
+	json_t *entries = NULL;
+	int found = 0, ret = 0;
+
+	if (workdir && ingest_repo_checkout(checkout, repo) &&
+	    !strcmp(checkout, out->head_commit)) {
+		strbuf_addf(&path, "%s%s", workdir, DETECT_GATE_LOCK_FILE);
+		ret = read_file_capped(&text, path.buf, GATE_LOCK_CAP, err);
+		if (ret == BL_ENOTFOUND || (ret == BL_EIO && access(path.buf, F_OK) != 0)) {
+			bl_error_clear(err);
+			ret = 0;
+		} else if (ret) {
+			goto done;
+		} else {
+			found = 1;
+			strbuf_reset(&path);
+			strbuf_addstr(&path, DETECT_GATE_LOCK_FILE);
+		}
+	}
+	if (!found) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s at %.12s", DETECT_GATE_LOCK_FILE, out->head_commit);
+		if ((ret = ingest_repo_read_file(&text, &found, repo, out->head_commit,
+						 DETECT_GATE_LOCK_FILE, GATE_LOCK_CAP, err)))
+			goto done;
+	}
+	if (!found)
+		goto done;
+	if ((ret = detect_gate_lock_parse(&entries, text.buf, text.len, path.buf, err)))
+		goto done;
+	out->lock = entries;
+	out->lock_source = strbuf_detach(&path, NULL);
+done:
+	strbuf_release(&text);
+	strbuf_release(&path);
+	return ret;
+}
+
+static int run_comparison(struct detect_gate_comparison *c, struct gate_run *gr,
+			  struct ingest_repo *repo, struct store_gate_record *heads, size_t nheads,
+			  struct bl_error *err)
+{
+	int ret = compare(c, gr, repo, heads, nheads, err);
+	if (!ret)
+		ret = add_missing(c, gr, heads, nheads, err);
+	if (ret)
+		return ret;
+	across_the_board(c, gr->limit);
+	for (size_t i = 0; i < c->nrows; i++)
+		c->failures += c->rows[i].status == DETECT_GATE_FAIL;
+	return 0;
+}
+
+int detect_gate(struct detect_gate_report *out, struct store *st,
+		const struct detect_gate_options *opts, struct bl_error *err)
+{
+	struct ingest_repo *repo = NULL;
+	struct gate_run gr;
+	struct store_gate_record *heads = NULL;
+	size_t nheads = 0;
+	struct strbuf name = STRBUF_INIT;
+	const struct ingest_config *cfg = opts->cfg;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&gr, 0, sizeof(gr));
+	detect_ladder_set_init(&gr.ladders);
+	gr.opts = opts;
+	gr.cfg = cfg;
+	gr.limit = opts->limit > 0	 ? opts->limit
+		   : cfg->gate_limit > 0 ? cfg->gate_limit
+					 : DETECT_GATE_LIMIT;
+	out->limit = gr.limit;
+	out->unix_time = opts->now;
+	out->exit_code = 0;
+
+	if (cfg->ladders &&
+	    (ret = detect_ladders_from_json(&gr.ladders, cfg->ladders,
+					    cfg->path ? cfg->path : "benchline.json", err)))
+		goto done;
+	if ((ret = ingest_repo_open(&repo, opts->repo_dir, cfg, err)))
+		goto done;
+	if ((ret = ingest_repo_resolve(out->head_commit, out->head_source, &name, repo,
+				       opts->head ? opts->head : "HEAD", err)))
+		goto done;
+	out->head_name = strbuf_detach(&name, NULL);
+	if ((ret = ingest_repo_resolve(out->base_commit, out->main.source_hash, &name, repo,
+				       opts->base, err)))
+		goto done;
+	out->base_name = strbuf_detach(&name, NULL);
+	out->main.ref_name = xstrdup(out->base_name);
+	if ((ret = ingest_repo_merge_base(out->main.commit, out->main.source_hash, repo,
+					  out->head_commit, out->base_commit, err)))
+		goto done;
+	if (opts->ratchet) {
+		out->have_ratchet = 1;
+		out->ratchet.ref_name = xstrdup(opts->ratchet);
+		if ((ret = ingest_repo_resolve(out->ratchet.commit, out->ratchet.source_hash, NULL,
+					       repo, opts->ratchet, err)))
+			goto done;
+	}
+
+	if (!strcmp(out->head_source, out->main.source_hash)) {
+		struct strbuf msg = STRBUF_INIT;
+		out->status = "nothing_to_compare";
+		out->measured_paths = cfg->measured_paths;
+		out->n_measured = cfg->n_measured;
+		if (cfg->measured_paths) {
+			strbuf_addstr(&msg, "the measured paths (");
+			for (size_t i = 0; i < cfg->n_measured; i++)
+				strbuf_addf(&msg, "%s%s", i ? ", " : "", cfg->measured_paths[i]);
+			strbuf_addstr(&msg, ")");
+		} else {
+			strbuf_addstr(&msg, "every top-level path (benchline.json lists no "
+					    "measured_paths)");
+		}
+		strbuf_addf(&msg,
+			    " are the same at %.12s and at the merge base %.12s: nothing "
+			    "to compare",
+			    out->head_commit, out->main.commit);
+		out->message = strbuf_detach(&msg, NULL);
+		goto done;
+	}
+
+	if ((ret = read_lock(out, repo, err)))
+		goto done;
+	gr.lock_entries = opts->no_lock ? NULL : out->lock;
+	if ((ret = store_gate_open(&gr.sg, st, err)))
+		goto done;
+	if ((ret = store_gate_at_source(&heads, &nheads, gr.sg, out->head_source, err)))
+		goto done;
+	if (!nheads) {
+		struct strbuf msg = STRBUF_INIT;
+		out->status = "no_verdict";
+		out->exit_code = 4;
+		strbuf_addf(&msg,
+			    "no clean record at the head's source hash %.12s (commit %.12s): "
+			    "ingest the head's benchmark results first",
+			    out->head_source, out->head_commit);
+		out->message = strbuf_detach(&msg, NULL);
+		goto done;
+	}
+	if ((ret = run_comparison(&out->main, &gr, repo, heads, nheads, err)))
+		goto done;
+	gr.ratchet = 1;
+	if (out->have_ratchet &&
+	    (ret = run_comparison(&out->ratchet, &gr, repo, heads, nheads, err)))
+		goto done;
+	out->failures = out->main.failures + out->ratchet.failures;
+	if (!out->main.references) {
+		struct strbuf msg = STRBUF_INIT;
+		out->status = "no_verdict";
+		out->exit_code = 4;
+		strbuf_addf(&msg,
+			    "no reference for any of the head's %zu records in the history of the "
+			    "merge base %.12s",
+			    nheads, out->main.commit);
+		out->message = strbuf_detach(&msg, NULL);
+	} else if (out->failures) {
+		out->status = "fail";
+		out->exit_code = 1;
+	} else {
+		out->status = "pass";
+	}
+done:
+	store_gate_records_free(heads, nheads);
+	store_gate_close(gr.sg);
+	detect_ladder_set_release(&gr.ladders);
+	ingest_repo_free(repo);
+	strbuf_release(&name);
+	return ret;
+}

@@ -1,0 +1,539 @@
+/*
+ * The gate's verdict written out (§7.8): the JSON report (docs/gate-json.md names every key),
+ * the terminal table, the pull-request comment, and benchline-gate.lock for `gate accept`.
+ * Nothing here decides anything; it only writes what detect_gate decided.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../store/store.h"
+#include "detect.h"
+
+#define NSTATUS (DETECT_GATE_MISSING + 1)
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *str(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *side_json(const struct detect_gate_side *s, int present)
+{
+	if (!present)
+		return json_null();
+	return json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:I}", "commit", s->commit, "source_hash",
+			 s->source_hash, "run_id", (json_int_t)s->run_id, "harness_version",
+			 (json_int_t)s->harness_version, "content_hash", str(s->content_hash),
+			 "value", num(s->value), "n", (json_int_t)s->n);
+}
+
+static json_t *row_json(const struct detect_gate_row *r)
+{
+	struct strbuf id = STRBUF_INIT;
+	json_t *o, *accepted = json_null();
+	double delta = NAN;
+	if (isfinite(r->ratio))
+		delta = 100 * (r->ratio - 1);
+	if (r->accepted_justification)
+		accepted = json_pack("{s:s, s:o, s:b}", "justification", r->accepted_justification,
+				     "ceiling", num(r->accepted_ceiling), "stale", r->accept_stale);
+	store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
+	o = json_object();
+	json_object_set_new(o, "machine", json_string(r->machine));
+	json_object_set_new(o, "benchmark", json_string(r->benchmark));
+	json_object_set_new(o, "config", json_string(r->config));
+	json_object_set_new(o, "metric", json_string(r->metric));
+	json_object_set_new(o, "series", json_string(id.buf));
+	json_object_set_new(o, "kind", json_string(r->kind));
+	json_object_set_new(o, "unit", json_string(r->unit));
+	json_object_set_new(o, "better", json_string(r->better_higher ? "higher" : "lower"));
+	json_object_set_new(o, "status", json_string(detect_gate_status_name(r->status)));
+	json_object_set_new(o, "verdict", str(r->verdict));
+	json_object_set_new(o, "method", str(r->method));
+	json_object_set_new(o, "ratio", num(r->ratio));
+	json_object_set_new(o, "ci_low", num(r->lo));
+	json_object_set_new(o, "ci_high", num(r->hi));
+	json_object_set_new(o, "delta_pct", num(delta));
+	json_object_set_new(o, "limit", num(r->limit));
+	json_object_set_new(o, "effective_limit", num(r->effective_limit));
+	json_object_set_new(o, "noise", num(r->noise));
+	json_object_set_new(o, "center", num(r->center));
+	json_object_set_new(o, "tolerance", num(r->tolerance));
+	json_object_set_new(o, "window", json_integer(r->window));
+	json_object_set_new(o, "override", str(r->override_glob));
+	json_object_set_new(o, "excluded", json_boolean(r->excluded));
+	json_object_set_new(o, "reference_rule", str(r->reference_rule));
+	json_object_set_new(o, "head", side_json(&r->head, r->has_head));
+	json_object_set_new(o, "reference", side_json(&r->ref, r->has_ref));
+	json_object_set_new(o, "accepted", accepted);
+	json_object_set_new(o, "note", str(r->note));
+	strbuf_release(&id);
+	return o;
+}
+
+static json_t *counts_json(const struct detect_gate_comparison *c)
+{
+	size_t counts[NSTATUS] = {0};
+	json_t *o = json_object();
+	for (size_t i = 0; i < c->nrows; i++)
+		counts[c->rows[i].status]++;
+	for (int s = 0; s < NSTATUS; s++)
+		json_object_set_new(o, detect_gate_status_name((enum detect_gate_status)s),
+				    json_integer((json_int_t)counts[s]));
+	return o;
+}
+
+static json_t *comparison_json(const struct detect_gate_comparison *c)
+{
+	json_t *rows = json_array(), *boards = json_array();
+	for (size_t i = 0; i < c->nrows; i++)
+		json_array_append_new(rows, row_json(&c->rows[i]));
+	for (size_t i = 0; i < c->nboards; i++) {
+		const struct detect_gate_board *b = &c->boards[i];
+		json_array_append_new(
+		    boards,
+		    json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:s, s:o}", "metric", b->metric,
+			      "comparisons", (json_int_t)b->n, "median", num(b->median), "ci_low",
+			      num(b->lo), "ci_high", num(b->hi), "threshold", num(b->threshold),
+			      "status", detect_gate_status_name(b->status), "note", str(b->note)));
+	}
+	return json_pack("{s:o, s:o, s:I, s:o, s:o}", "ref", str(c->ref_name), "counts",
+			 counts_json(c), "failures", (json_int_t)c->failures, "comparisons", rows,
+			 "across_the_board", boards);
+}
+
+json_t *detect_gate_json(const struct detect_gate_report *r)
+{
+	json_t *o = json_object(), *main = comparison_json(&r->main), *paths = json_null();
+	if (r->measured_paths) {
+		paths = json_array();
+		for (size_t i = 0; i < r->n_measured; i++)
+			json_array_append_new(paths, json_string(r->measured_paths[i]));
+	}
+	json_object_set_new(o, "schema", json_integer(1));
+	json_object_set_new(o, "status", json_string(r->status ? r->status : "error"));
+	json_object_set_new(o, "passed", json_boolean(r->exit_code == 0));
+	json_object_set_new(o, "exit_code", json_integer(r->exit_code));
+	json_object_set_new(o, "message", str(r->message));
+	json_object_set_new(o, "head",
+			    json_pack("{s:o, s:s, s:s}", "ref", str(r->head_name), "commit",
+				      r->head_commit, "source_hash", r->head_source));
+	json_object_set_new(
+	    o, "base", json_pack("{s:o, s:s}", "ref", str(r->base_name), "commit", r->base_commit));
+	json_object_set_new(
+	    o, "merge_base",
+	    json_pack("{s:s, s:s}", "commit", r->main.commit, "source_hash", r->main.source_hash));
+	json_object_set_new(o, "limit", num(r->limit));
+	json_object_set_new(o, "measured_paths", paths);
+	json_object_set_new(o, "lock", str(r->lock_source));
+	json_object_set_new(o, "failures", json_integer((json_int_t)r->failures));
+	json_object_set_new(o, "counts", json_incref(json_object_get(main, "counts")));
+	json_object_set_new(o, "comparisons", json_incref(json_object_get(main, "comparisons")));
+	json_object_set_new(o, "across_the_board",
+			    json_incref(json_object_get(main, "across_the_board")));
+	if (r->have_ratchet) {
+		json_t *rt = comparison_json(&r->ratchet);
+		json_object_set_new(rt, "commit", json_string(r->ratchet.commit));
+		json_object_set_new(rt, "source_hash", json_string(r->ratchet.source_hash));
+		json_object_set_new(o, "ratchet", rt);
+	} else {
+		json_object_set_new(o, "ratchet", json_null());
+	}
+	json_object_set_new(o, "unix", json_integer((json_int_t)r->unix_time));
+	json_decref(main);
+	return o;
+}
+
+/* "1.0312", or "-" when there is none. */
+static void add_num(struct strbuf *sb, const char *fmt, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, fmt, v);
+	else
+		strbuf_addstr(sb, "-");
+}
+
+static void pad(struct strbuf *sb, size_t from, size_t width)
+{
+	while (sb->len - from < width)
+		strbuf_addch(sb, ' ');
+	strbuf_addch(sb, ' ');
+}
+
+static void row_name(struct strbuf *sb, const struct detect_gate_row *r)
+{
+	strbuf_addf(sb, "%s/%s", r->machine, r->benchmark);
+	if (*r->config)
+		strbuf_addf(sb, " [%s]", r->config);
+	strbuf_addf(sb, " %s", r->metric);
+}
+
+static void table_rows(struct strbuf *out, const struct detect_gate_comparison *c)
+{
+	strbuf_addstr(out, "STATUS    RATIO   INTERVAL           LIMIT  NOISE  WHAT\n");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct detect_gate_row *r = &c->rows[i];
+		size_t at = out->len;
+		strbuf_addstr(out, detect_gate_status_name(r->status));
+		pad(out, at, 9);
+		at = out->len;
+		add_num(out, "%.4f", r->ratio);
+		pad(out, at, 7);
+		at = out->len;
+		if (isfinite(r->lo))
+			strbuf_addf(out, "[%.4f, %.4f]", r->lo, r->hi);
+		else
+			strbuf_addstr(out, "-");
+		pad(out, at, 18);
+		at = out->len;
+		if (r->method && !strcmp(r->method, "ladder"))
+			add_num(out, "%.4g", r->effective_limit);
+		else
+			add_num(out, "%.4f", r->effective_limit);
+		pad(out, at, 6);
+		at = out->len;
+		if (isfinite(r->noise))
+			strbuf_addf(out, "%.1f%%", 100 * r->noise);
+		else
+			strbuf_addstr(out, "-");
+		pad(out, at, 6);
+		row_name(out, r);
+		if (r->override_glob)
+			strbuf_addf(out, " [override %g%%]", 100 * (r->limit - 1));
+		if (r->excluded)
+			strbuf_addstr(out, " [EXCLUDED]");
+		if (r->note)
+			strbuf_addf(out, "  (%s)", r->note);
+		strbuf_addch(out, '\n');
+	}
+	for (size_t i = 0; i < c->nboards; i++) {
+		const struct detect_gate_board *b = &c->boards[i];
+		strbuf_addf(out, "across the board: %s %s over %zu benchmarks, median ratio ",
+			    detect_gate_status_name(b->status), b->metric, b->n);
+		add_num(out, "%.4f", b->median);
+		strbuf_addstr(out, " [");
+		add_num(out, "%.4f", b->lo);
+		strbuf_addstr(out, ", ");
+		add_num(out, "%.4f", b->hi);
+		strbuf_addf(out, "], threshold %.4f", b->threshold);
+		if (b->note)
+			strbuf_addf(out, "  (%s)", b->note);
+		strbuf_addch(out, '\n');
+	}
+}
+
+void detect_gate_table(struct strbuf *out, const struct detect_gate_report *r)
+{
+	if (r->message && (!r->main.nrows || strcmp(r->status, "no_verdict")))
+		strbuf_addf(out, "%s\n", r->message);
+	if (r->main.nrows) {
+		strbuf_addf(out, "head %.12s against %s (merge base %.12s), limit %.4f\n",
+			    r->head_commit, r->main.ref_name, r->main.commit, r->limit);
+		table_rows(out, &r->main);
+	}
+	if (r->have_ratchet && r->ratchet.nrows) {
+		strbuf_addf(out, "ratchet: head %.12s against %s (%.12s)\n", r->head_commit,
+			    r->ratchet.ref_name, r->ratchet.commit);
+		table_rows(out, &r->ratchet);
+	}
+	if (r->message && r->main.nrows && !strcmp(r->status, "no_verdict"))
+		strbuf_addf(out, "%s\n", r->message);
+	strbuf_addf(out, "gate: %s", r->status);
+	if (r->failures)
+		strbuf_addf(out, " (%zu failing)", r->failures);
+	strbuf_addch(out, '\n');
+}
+
+static int changed(const struct detect_gate_row *r)
+{
+	return r->status != DETECT_GATE_PASS ||
+	       (r->verdict && (!strcmp(r->verdict, "slower") || !strcmp(r->verdict, "faster")));
+}
+
+static void add_pct(struct strbuf *sb, double ratio)
+{
+	if (isfinite(ratio))
+		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
+	else
+		strbuf_addstr(sb, "-");
+}
+
+/* Markdown table cells must not break the table. */
+static void md_cell(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			strbuf_addstr(sb, "\\|");
+		else if (*s == '\n')
+			strbuf_addch(sb, ' ');
+		else if (*s == '<')
+			strbuf_addstr(sb, "&lt;");
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+static void md_rows(struct strbuf *out, const struct detect_gate_comparison *c,
+		    const char *base_url)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < c->nrows; i++)
+		shown += changed(&c->rows[i]);
+	if (!shown) {
+		strbuf_addf(out, "All %zu compared metrics are within their limits.\n", c->nrows);
+		return;
+	}
+	strbuf_addstr(out, "| status | benchmark | metric | machine | delta | interval | limit | "
+			   "note |\n|---|---|---|---|---:|---|---:|---|\n");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct detect_gate_row *r = &c->rows[i];
+		if (!changed(r))
+			continue;
+		strbuf_addf(out, "| %s | ", detect_gate_status_name(r->status));
+		if (base_url) {
+			struct strbuf id = STRBUF_INIT;
+			store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
+			strbuf_addch(out, '[');
+			md_cell(out, r->benchmark);
+			if (*r->config) {
+				strbuf_addstr(out, " ");
+				md_cell(out, r->config);
+			}
+			strbuf_addf(out, "](%s/series/%s)", base_url, id.buf);
+			strbuf_release(&id);
+		} else {
+			md_cell(out, r->benchmark);
+			if (*r->config) {
+				strbuf_addstr(out, " ");
+				md_cell(out, r->config);
+			}
+		}
+		strbuf_addstr(out, " | ");
+		md_cell(out, r->metric);
+		strbuf_addstr(out, " | ");
+		md_cell(out, r->machine);
+		strbuf_addstr(out, " | ");
+		add_pct(out, r->ratio);
+		strbuf_addstr(out, " | ");
+		if (isfinite(r->lo)) {
+			strbuf_addch(out, '[');
+			add_pct(out, r->lo);
+			strbuf_addstr(out, ", ");
+			add_pct(out, r->hi);
+			strbuf_addch(out, ']');
+		}
+		strbuf_addstr(out, " | ");
+		if (r->method && !strcmp(r->method, "ladder"))
+			strbuf_addf(out, "%.4g %s", r->effective_limit, r->unit);
+		else if (isfinite(r->effective_limit))
+			add_pct(out, r->effective_limit);
+		strbuf_addstr(out, " | ");
+		md_cell(out, r->note);
+		strbuf_addstr(out, " |\n");
+	}
+	if (shown < c->nrows)
+		strbuf_addf(out, "\n%zu other metrics unchanged.\n", c->nrows - shown);
+	for (size_t i = 0; i < c->nboards; i++)
+		if (c->boards[i].note)
+			strbuf_addf(out, "\n**Across the board (%s):** %s\n", c->boards[i].metric,
+				    c->boards[i].note);
+}
+
+void detect_gate_markdown(struct strbuf *out, const struct detect_gate_report *r,
+			  const char *base_url)
+{
+	const char *verdict = !strcmp(r->status, "pass")		 ? "PASS"
+			      : !strcmp(r->status, "fail")		 ? "FAIL"
+			      : !strcmp(r->status, "nothing_to_compare") ? "nothing to compare"
+									 : "no verdict";
+	strbuf_addf(out, "### benchline gate: %s\n\n", verdict);
+	if (r->message)
+		strbuf_addf(out, "%s\n\n", r->message);
+	if (!r->main.nrows)
+		return;
+	strbuf_addf(out,
+		    "Head `%.12s` against `%s` (merge base `%.12s`), limit %+.1f%%: %zu failing "
+		    "of %zu compared metrics.\n\n",
+		    r->head_commit, r->main.ref_name, r->main.commit, 100 * (r->limit - 1),
+		    r->main.failures, r->main.nrows);
+	md_rows(out, &r->main, base_url);
+	if (r->have_ratchet) {
+		strbuf_addf(out, "\n#### Ratchet against `%s` (`%.12s`): %zu failing\n\n",
+			    r->ratchet.ref_name, r->ratchet.commit, r->ratchet.failures);
+		md_rows(out, &r->ratchet, base_url);
+	}
+}
+
+/* --- gate accept (§7.6) --- */
+
+static int named(const struct detect_gate_accept_options *o, const struct detect_gate_row *r,
+		 size_t *hits)
+{
+	struct strbuf both = STRBUF_INIT;
+	int hit = 0;
+	strbuf_addf(&both, "%s:%s", r->benchmark, r->metric);
+	for (size_t i = 0; i < o->n_only; i++)
+		if (glob_match(o->only[i], r->benchmark) || glob_match(o->only[i], both.buf)) {
+			hits[i]++;
+			hit = 1;
+		}
+	strbuf_release(&both);
+	return hit;
+}
+
+static int same_key(json_t *e, const struct detect_gate_row *r)
+{
+	const char *m = json_string_value(json_object_get(e, "machine"));
+	const char *b = json_string_value(json_object_get(e, "benchmark"));
+	const char *c = json_string_value(json_object_get(e, "config"));
+	const char *k = json_string_value(json_object_get(e, "metric"));
+	return m && b && c && k && !strcmp(m, r->machine) && !strcmp(b, r->benchmark) &&
+	       !strcmp(c, r->config) && !strcmp(k, r->metric);
+}
+
+static const struct detect_gate_row *row_for(const struct detect_gate_report *r, json_t *e)
+{
+	for (size_t i = 0; i < r->main.nrows; i++)
+		if (same_key(e, &r->main.rows[i]))
+			return &r->main.rows[i];
+	return NULL;
+}
+
+static json_t *new_entry(const struct detect_gate_row *r, const char *justification, int64_t now)
+{
+	struct strbuf at = STRBUF_INIT;
+	json_t *e;
+	format_rfc3339_utc(&at, now);
+	e = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:s, s:{s:s, s:s, s:o}, s:{s:s, s:s}}",
+		      "machine", r->machine, "benchmark", r->benchmark, "config", r->config,
+		      "metric", r->metric, "ceiling", num(r->head.value), "ratio", num(r->ratio),
+		      "justification", justification, "accepted_at", at.buf, "reference", "commit",
+		      r->ref.commit, "source_hash", r->ref.source_hash, "value", num(r->ref.value),
+		      "head", "commit", r->head.commit, "source_hash", r->head.source_hash);
+	strbuf_release(&at);
+	return e;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	static const char *const keys[] = {"machine", "benchmark", "config", "metric"};
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	for (size_t i = 0; i < 4; i++) {
+		int c = strcmp(json_string_value(json_object_get(x, keys[i])),
+			       json_string_value(json_object_get(y, keys[i])));
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+int detect_gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
+		       const struct detect_gate_report *r,
+		       const struct detect_gate_accept_options *o, struct bl_error *err)
+{
+	json_t **entries = NULL, *root, *arr;
+	size_t n = 0, alloc = 0, i;
+	size_t *hits = xcalloc(o->n_only + 1, sizeof(*hits));
+	json_t *e;
+	char *text;
+
+	*skipped = 0;
+	if (!o->justification || !*o->justification) {
+		free(hits);
+		return bl_error_set(err, BL_EINVALID, "accept needs --justification TEXT");
+	}
+	for (i = 0; i < r->main.nrows; i++) {
+		const struct detect_gate_row *row = &r->main.rows[i];
+		int is_named = o->n_only ? named(o, row, hits) : 0;
+		if (row->status == DETECT_GATE_FAIL && (!o->n_only || is_named)) {
+			ALLOC_GROW(entries, n, alloc);
+			entries[n++] = new_entry(row, o->justification, r->unix_time);
+			strbuf_addf(log, "accepted: ");
+			row_name(log, row);
+			strbuf_addf(log, " at %.6g %s (ratio %.4f)\n", row->head.value, row->unit,
+				    row->ratio);
+			continue;
+		}
+		if (!is_named)
+			continue;
+		if (row->status == DETECT_GATE_PASS || row->status == DETECT_GATE_UNDECIDED) {
+			double w = row->better_higher ? 1 / row->ratio : row->ratio;
+			double L =
+			    isfinite(row->effective_limit) ? row->effective_limit : row->limit;
+			if (isfinite(w) && isfinite(row->noise) && w >= L - o->headroom / 100 &&
+			    fabs(w - 1) > 3 * row->noise) {
+				ALLOC_GROW(entries, n, alloc);
+				entries[n++] = new_entry(row, o->justification, r->unix_time);
+				strbuf_addstr(log, "accepted (within headroom): ");
+				row_name(log, row);
+				strbuf_addf(log, " at %.6g %s (ratio %.4f, limit %.4f)\n",
+					    row->head.value, row->unit, row->ratio, L);
+				continue;
+			}
+			(*skipped)++;
+			strbuf_addstr(log, "skipped: ");
+			row_name(log, row);
+			if (!isfinite(row->noise))
+				strbuf_addstr(log, " passes, and its Series is too short to know "
+						   "its noise\n");
+			else
+				strbuf_addf(
+				    log,
+				    " passes (ratio %.4f, limit %.4f, noise %.1f%%): accept "
+				    "only within --headroom %g points of the limit and beyond "
+				    "3x the noise\n",
+				    row->ratio, L, 100 * row->noise, o->headroom);
+			continue;
+		}
+		(*skipped)++;
+		strbuf_addf(log, "skipped: ");
+		row_name(log, row);
+		strbuf_addf(log, " is %s: only a judged metric can be accepted\n",
+			    detect_gate_status_name(row->status));
+	}
+	for (i = 0; i < o->n_only; i++)
+		if (!hits[i]) {
+			(*skipped)++;
+			strbuf_addf(log, "skipped: no compared metric matches '%s'\n", o->only[i]);
+		}
+
+	/* The entries not decided now: kept while their metric still needs them. */
+	json_array_foreach(r->lock, i, e)
+	{
+		const struct detect_gate_row *row = row_for(r, e);
+		int recorded = 0;
+		for (size_t k = 0; k < n && row; k++)
+			recorded |= same_key(entries[k], row);
+		if (recorded)
+			continue;
+		if (!row || row->status != DETECT_GATE_FAIL) {
+			strbuf_addf(log, "dropped: %s/%s %s no longer needs its accepted entry\n",
+				    json_string_value(json_object_get(e, "machine")),
+				    json_string_value(json_object_get(e, "benchmark")),
+				    json_string_value(json_object_get(e, "metric")));
+			continue;
+		}
+		ALLOC_GROW(entries, n, alloc);
+		entries[n++] = json_incref(e);
+	}
+	if (n > 1)
+		qsort(entries, n, sizeof(*entries), entry_cmp);
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, entries[i]);
+	root = json_pack("{s:i, s:o}", "schema", 1, "entries", arr);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	strbuf_addstr(lock_out, text);
+	strbuf_addch(lock_out, '\n');
+	free(text);
+	json_decref(root);
+	free(entries);
+	free(hits);
+	return 0;
+}

@@ -1,0 +1,375 @@
+/*
+ * Bucket ladders (§8), the pure part: where a value lies on a ladder, the bound and detection
+ * floor that follow from it, the floor signature, the AND rule for one reading, and reading
+ * ladder definitions from JSON. No I/O; docs/ladder.md explains the arithmetic with a worked
+ * example. The files and the four `benchline ladder` operations are in ladder_files.c.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect.h"
+
+void detect_bucket_locate(struct detect_bucket *out, const struct detect_ladder *l, double value)
+{
+	size_t lo = 0, hi = l->n;
+
+	/* The first edge at or above value: buckets are (lo, hi], so a value equal to an edge
+	 * belongs to the bucket that edge closes. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->edges[mid] < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	out->index = lo;
+	out->lo = lo > 0 && l->n ? l->edges[lo - 1] : NAN;
+	out->hi = lo < l->n ? l->edges[lo] : NAN;
+	out->hi_next = lo + 1 < l->n ? l->edges[lo + 1] : NAN;
+	out->top = isnan(out->hi_next);
+	if (isnan(value)) {
+		/* NAN compares false with every edge: it lies nowhere. */
+		out->index = l->n;
+		out->lo = out->hi = out->hi_next = NAN;
+		out->top = 1;
+	}
+}
+
+double detect_ladder_bound(const struct detect_ladder *l, double baseline)
+{
+	struct detect_bucket b;
+	detect_bucket_locate(&b, l, baseline);
+	return b.top ? NAN : b.hi_next - baseline;
+}
+
+double detect_ladder_floor(const struct detect_ladder *l, double baseline)
+{
+	struct detect_bucket b;
+	if (!(baseline > 0))
+		return NAN;
+	detect_bucket_locate(&b, l, baseline);
+	return b.top ? NAN : b.hi_next / baseline;
+}
+
+int detect_ladder_floor_signature(const struct detect_ladder *l, double q, double value)
+{
+	if (!l->n || isnan(q) || isnan(value))
+		return 0;
+	/* fma rounds the exact product once, so this is the double nearest q * edge whatever
+	 * FLT_EVAL_METHOD says: the value a histogram's interpolation in its first bucket (from 0
+	 * to the first edge) prints. Equality is exact on purpose: one ulp off is a latency. */
+	return fma(q, l->edges[0], 0.0) == value;
+}
+
+int detect_ladder_regressed(double baseline, double current, double max_abs, double max_pct)
+{
+	double delta = current - baseline;
+	int over_abs, over_pct;
+
+	if (isnan(baseline) || isnan(current))
+		return 0;
+	/* A percentage of a baseline that is not positive means nothing: the absolute bound
+	 * decides alone (without it, 0 -> 500 would pass every AND). */
+	if (!(baseline > 0))
+		return !isnan(max_abs) && delta > max_abs;
+	if (isnan(max_abs) && isnan(max_pct))
+		return 0;
+	over_abs = isnan(max_abs) || delta > max_abs;
+	over_pct = isnan(max_pct) || 100.0 * delta / baseline > max_pct;
+	return over_abs && over_pct;
+}
+
+void detect_ladder_set_init(struct detect_ladder_set *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void detect_ladder_set_release(struct detect_ladder_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		free(set->ladders[i].name);
+		free(set->ladders[i].unit);
+		free(set->ladders[i].edges);
+	}
+	free(set->ladders);
+	for (size_t i = 0; i < set->ncategories; i++) {
+		free(set->categories[i]);
+		free(set->category_ladder[i]);
+	}
+	free(set->categories);
+	free(set->category_ladder);
+	detect_ladder_set_init(set);
+}
+
+static const char *json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		break;
+	}
+	return "null";
+}
+
+/* One ladder {"unit": "ms", "edges": [...]} into l (name already set). */
+static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char *file,
+			    struct bl_error *err)
+{
+	const char *key;
+	json_t *val, *unit, *edges;
+	size_t i, n;
+
+	if (!json_is_object(v))
+		return bl_error_set(err, BL_EINVALID, "%s: %s: a ladder must be an object, not %s",
+				    file, l->name, json_type_name(v));
+	json_object_foreach((json_t *)v, key, val)
+	{
+		if (strcmp(key, "unit") && strcmp(key, "edges"))
+			return bl_error_set(err, BL_EINVALID,
+					    "%s: %s: unknown key '%s' (a ladder has \"unit\" and "
+					    "\"edges\")",
+					    file, l->name, key);
+	}
+	unit = json_object_get(v, "unit");
+	if (!json_is_string(unit) || !json_string_length(unit))
+		return bl_error_set(err, BL_EINVALID,
+				    "%s: %s: \"unit\" must be a non-empty string, not %s", file,
+				    l->name, unit ? json_type_name(unit) : "missing");
+	edges = json_object_get(v, "edges");
+	if (!json_is_array(edges))
+		return bl_error_set(err, BL_EINVALID, "%s: %s: \"edges\" must be an array, not %s",
+				    file, l->name, edges ? json_type_name(edges) : "missing");
+	n = json_array_size(edges);
+	if (n < 2)
+		return bl_error_set(err, BL_EINVALID,
+				    "%s: %s: \"edges\" needs at least 2 edges, has %zu", file,
+				    l->name, n);
+	l->unit = xstrdup(json_string_value(unit));
+	l->edges = xcalloc(n, sizeof(*l->edges));
+	l->n = n;
+	for (i = 0; i < n; i++) {
+		json_t *e = json_array_get(edges, i);
+		char a[DETECT_LADDER_NUM_MAX], b[DETECT_LADDER_NUM_MAX];
+		double x;
+		if (!json_is_number(e))
+			return bl_error_set(err, BL_EINVALID,
+					    "%s: %s: edge %zu must be a number, not %s", file,
+					    l->name, i + 1, json_type_name(e));
+		x = json_number_value(e);
+		if (!(x > 0) || !isfinite(x))
+			return bl_error_set(err, BL_EINVALID,
+					    "%s: %s: edge %zu (%s) must be positive", file, l->name,
+					    i + 1, detect_ladder_num(a, x, 0));
+		if (i && !(x > l->edges[i - 1]))
+			return bl_error_set(err, BL_EINVALID,
+					    "%s: %s: edges must be strictly increasing: edge %zu "
+					    "(%s) is not above edge %zu (%s)",
+					    file, l->name, i + 1, detect_ladder_num(a, x, 0), i,
+					    detect_ladder_num(b, l->edges[i - 1], 0));
+		l->edges[i] = x;
+	}
+	return 0;
+}
+
+int detect_ladders_from_json(struct detect_ladder_set *set, const json_t *ladders, const char *file,
+			     struct bl_error *err)
+{
+	const char *name;
+	json_t *v;
+	size_t alloc = set->n;
+
+	if (!json_is_object(ladders))
+		return bl_error_set(err, BL_EINVALID, "%s: ladders: must be an object, not %s",
+				    file, json_type_name(ladders));
+	json_object_foreach((json_t *)ladders, name, v)
+	{
+		struct detect_ladder *l;
+		int ret;
+		if (detect_ladder_find(set, name))
+			return bl_error_set(err, BL_EINVALID, "%s: %s: ladder defined twice", file,
+					    name);
+		ALLOC_GROW(set->ladders, set->n, alloc);
+		l = &set->ladders[set->n++];
+		memset(l, 0, sizeof(*l));
+		l->name = xstrdup(name);
+		/* Kept in the set even when broken, so release frees what it holds. */
+		if ((ret = ladder_from_json(l, v, file, err)))
+			return ret;
+	}
+	return 0;
+}
+
+const struct detect_ladder *detect_ladder_find(const struct detect_ladder_set *set,
+					       const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->ladders[i].name, name))
+			return &set->ladders[i];
+	return NULL;
+}
+
+const char *detect_ladder_num(char *buf, double v, int json)
+{
+	char e[DETECT_LADDER_NUM_MAX], digits[20] = {0};
+	size_t nd = 0, len = 0;
+	int p, exp;
+	const char *s;
+
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, DETECT_LADDER_NUM_MAX, "%s",
+			 isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+		return buf;
+	}
+	if (v == 0) {
+		snprintf(buf, DETECT_LADDER_NUM_MAX, "%s%s", signbit(v) ? "-0" : "0",
+			 json ? ".0" : "");
+		return buf;
+	}
+	/* The fewest significant digits that read back as the same double (17 always do). */
+	for (p = 1; p < 17; p++) {
+		snprintf(e, sizeof(e), "%.*e", p - 1, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	snprintf(e, sizeof(e), "%.*e", p - 1, v);
+	/* e is [-]D[.DDD]e[+-]XX: collect the digits and the decimal exponent. */
+	s = e;
+	if (*s == '-')
+		buf[len++] = *s++;
+	for (; *s && *s != 'e' && nd < sizeof(digits); s++)
+		if (*s != '.')
+			digits[nd++] = *s;
+	exp = *s ? atoi(s + 1) : 0;
+	if (exp < -4 || exp >= 16) {
+		/* Scientific, as repr() writes it: 1e-05, 1.5e+16. */
+		buf[len++] = digits[0];
+		if (nd > 1) {
+			buf[len++] = '.';
+			memcpy(buf + len, digits + 1, nd - 1);
+			len += nd - 1;
+		}
+		snprintf(buf + len, DETECT_LADDER_NUM_MAX - len, "e%c%02d", exp < 0 ? '-' : '+',
+			 exp < 0 ? -exp : exp);
+		return buf;
+	}
+	if (exp < 0) {
+		buf[len++] = '0';
+		buf[len++] = '.';
+		for (int i = -1; i > exp; i--)
+			buf[len++] = '0';
+		memcpy(buf + len, digits, nd);
+		len += nd;
+	} else {
+		for (int i = 0; i <= exp; i++)
+			buf[len++] = (size_t)i < nd ? digits[i] : '0';
+		if (nd > (size_t)exp + 1) {
+			buf[len++] = '.';
+			memcpy(buf + len, digits + exp + 1, nd - (size_t)exp - 1);
+			len += nd - (size_t)exp - 1;
+		} else if (json) {
+			buf[len++] = '.';
+			buf[len++] = '0';
+		}
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+void detect_ladder_format_real(struct strbuf *sb, double v)
+{
+	char buf[DETECT_LADDER_NUM_MAX];
+	strbuf_addstr(sb, detect_ladder_num(buf, v, 1));
+}
+
+int detect_ladder_quantile(double *q, const char *suffix, struct bl_error *err)
+{
+	char text[24];
+	size_t n = strlen(suffix);
+
+	*q = NAN;
+	if (suffix[0] != 'p' || n < 2 || n > 16 || strspn(suffix + 1, "0123456789") != n - 1)
+		return bl_error_set(err, BL_EINVALID,
+				    "'%s' is not a quantile (p followed by digits: p50, p95, p999)",
+				    suffix);
+	/* The digits are a decimal fraction: p95 is 0.95, p999 0.999; one digit is hundredths
+	 * (p5 is 0.05). A longer spelling ending in 0 would be another name of a shorter one
+	 * (p500 is p50), and p100 would read as 0.100: both are refused. */
+	if (n > 3 && suffix[n - 1] == '0') {
+		size_t short_len = n;
+		while (short_len > 3 && suffix[short_len - 1] == '0')
+			short_len--;
+		return bl_error_set(err, BL_EINVALID,
+				    "'%s' reads as 0.%s: write it p%.*s (there is no p100)", suffix,
+				    suffix + 1, (int)(short_len - 1), suffix + 1);
+	}
+	snprintf(text, sizeof(text), "0.%s%s", n == 2 ? "0" : "", suffix + 1);
+	*q = strtod(text, NULL);
+	if (!(*q > 0))
+		return bl_error_set(err, BL_EINVALID, "'%s' is not a quantile: it is 0", suffix);
+	return 0;
+}
+
+int detect_ladder_key_parse(struct detect_ladder_key *out, const char *key, struct bl_error *err)
+{
+	const char *first = strchr(key, '.'), *last = strrchr(key, '.');
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->q = NAN;
+	if (!first || first == last || first == key || last == first + 1)
+		return bl_error_set(err, BL_EINVALID,
+				    "not a key of the form {category}.{name}.p{quantile}");
+	out->category_len = (size_t)(first - key);
+	out->group_len = (size_t)(last - key);
+	out->suffix = last + 1;
+	if ((ret = detect_ladder_quantile(&out->q, out->suffix, err)))
+		return ret;
+	return 0;
+}
+
+/* Powers of ten of the time units, the only units a bound may be converted between. */
+static int time_unit_exp(const char *unit, int *exp)
+{
+	static const struct {
+		const char *name;
+		int exp;
+	} units[] = {{"s", 0}, {"ms", -3}, {"us", -6}, {"ns", -9}};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(units[i].name, unit)) {
+			*exp = units[i].exp;
+			return 1;
+		}
+	return 0;
+}
+
+int detect_ladder_unit_convert(double *out, double v, const char *from, const char *to)
+{
+	int ef, et, d;
+	double scale = 1;
+
+	*out = v;
+	if (!strcmp(from, to))
+		return 0;
+	if (!time_unit_exp(from, &ef) || !time_unit_exp(to, &et))
+		return BL_EINVALID;
+	d = ef - et;
+	for (int i = 0; i < (d < 0 ? -d : d); i++)
+		scale *= 10;
+	/* Multiplying or dividing by an exact power of ten rounds once. */
+	*out = d >= 0 ? v * scale : v / scale;
+	return 0;
+}

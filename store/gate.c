@@ -1,0 +1,286 @@
+/*
+ * The gate's reads (§7; the statements are in sql/gate.sql). A gate touches a few thousand
+ * records at most, so everything here is an index seek, prepared once per gate.
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sql_embed.h"
+
+enum gstmt { G_AT_SOURCE, G_GROUP_AT, G_GROUP_IN, G_METRICS, G_COUNT };
+
+struct store_gate {
+	struct store *st;
+	sqlite3_stmt *stmts[G_COUNT];
+};
+
+static int gate_db_error(struct bl_error *err, struct store_gate *g, const char *what)
+{
+	return bl_error_set(err, BL_EDB, "%s: %s", what, sqlite3_errmsg(store_sqlite(g->st)));
+}
+
+int store_gate_open(struct store_gate **out, struct store *st, struct bl_error *err)
+{
+	static const char *const sql[G_COUNT] = {SQL_GATE_AT_SOURCE, SQL_GATE_GROUP_AT,
+						 SQL_GATE_GROUP_IN, SQL_GATE_METRICS};
+	struct store_gate *g = xcalloc(1, sizeof(*g));
+	g->st = st;
+	for (int i = 0; i < G_COUNT; i++)
+		if (sqlite3_prepare_v2(store_sqlite(st), sql[i], -1, &g->stmts[i], NULL) !=
+		    SQLITE_OK) {
+			int ret = gate_db_error(err, g, "cannot prepare the gate's statements");
+			store_gate_close(g);
+			*out = NULL;
+			return ret;
+		}
+	*out = g;
+	return 0;
+}
+
+void store_gate_close(struct store_gate *g)
+{
+	if (!g)
+		return;
+	for (int i = 0; i < G_COUNT; i++)
+		sqlite3_finalize(g->stmts[i]);
+	free(g);
+}
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static void set_sha(char out[41], const char *t)
+{
+	size_t n = t ? strlen(t) : 0;
+	if (n > 40)
+		n = 40;
+	memcpy(out, t ? t : "", n);
+	out[n] = 0;
+}
+
+static void col_sha(char out[41], sqlite3_stmt *s, int i)
+{
+	set_sha(out, (const char *)sqlite3_column_text(s, i));
+}
+
+/* A metric from columns at..at+9: name, kind, unit, better, median, p95, value, n, ladder,
+ * samples. */
+static void metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at)
+{
+	memset(m, 0, sizeof(*m));
+	m->name = col_dup(s, at);
+	m->kind = col_dup(s, at + 1);
+	m->unit = col_dup(s, at + 2);
+	m->better = col_dup(s, at + 3);
+	m->median = store_column_real(s, at + 4);
+	m->p95 = store_column_real(s, at + 5);
+	m->value = store_column_real(s, at + 6);
+	m->n = sqlite3_column_type(s, at + 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, at + 7);
+	m->ladder = col_dup(s, at + 8);
+	if (sqlite3_column_type(s, at + 9) == SQLITE_BLOB)
+		m->samples =
+		    store_decode_samples(sqlite3_column_blob(s, at + 9),
+					 (size_t)sqlite3_column_bytes(s, at + 9), &m->nsamples);
+}
+
+static int load_metrics(struct store_gate *g, struct store_gate_record *r, int with_samples,
+			struct bl_error *err)
+{
+	sqlite3_stmt *s = g->stmts[G_METRICS];
+	size_t alloc = 0;
+	int rc;
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, r->run_id);
+	sqlite3_bind_int(s, 2, with_samples);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_record_metric *m;
+		ALLOC_GROW(r->metrics, r->nmetrics, alloc);
+		m = &r->metrics[r->nmetrics++];
+		metric_from_row(m, s, 0);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return gate_db_error(err, g, "cannot read a record's metrics");
+	return 0;
+}
+
+int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			 const char *source_hash, struct bl_error *err)
+{
+	sqlite3_stmt *s = g->stmts[G_AT_SOURCE];
+	struct store_gate_record *list = NULL;
+	size_t n = 0, alloc = 0;
+	int rc, ret = 0;
+
+	sqlite3_reset(s);
+	sqlite3_bind_text(s, 1, source_hash, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_gate_record *r;
+		ALLOC_GROW(list, n, alloc);
+		r = &list[n++];
+		memset(r, 0, sizeof(*r));
+		r->run_id = sqlite3_column_int64(s, 0);
+		r->machine_id = sqlite3_column_int64(s, 1);
+		r->benchmark_id = sqlite3_column_int64(s, 2);
+		r->config = col_dup(s, 3);
+		r->harness_version = sqlite3_column_int64(s, 4);
+		r->machine = col_dup(s, 5);
+		r->benchmark = col_dup(s, 6);
+		col_sha(r->commit, s, 7);
+		r->content_hash = col_dup(s, 8);
+		r->baseline = sqlite3_column_int(s, 9);
+		r->tagged = sqlite3_column_int(s, 10);
+		set_sha(r->source_hash, source_hash);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		ret = gate_db_error(err, g, "cannot read the records at a source hash");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((ret = load_metrics(g, &list[i], 1, err)))
+			goto fail;
+	*out = list;
+	*nr = n;
+	return 0;
+fail:
+	store_gate_records_free(list, n);
+	*out = NULL;
+	*nr = 0;
+	return ret;
+}
+
+int store_gate_group_at(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			int64_t machine_id, int64_t benchmark_id, const char *config,
+			const char *source_hash, int with_samples, struct bl_error *err)
+{
+	sqlite3_stmt *s = g->stmts[G_GROUP_AT];
+	struct store_gate_record *list = NULL, *r = NULL;
+	size_t n = 0, alloc = 0, malloc_ = 0;
+	int rc, ret = 0;
+
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, machine_id);
+	sqlite3_bind_int64(s, 2, benchmark_id);
+	sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, source_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 5, with_samples);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t run_id = sqlite3_column_int64(s, 0);
+		if (!r || r->run_id != run_id) {
+			ALLOC_GROW(list, n, alloc);
+			r = &list[n++];
+			memset(r, 0, sizeof(*r));
+			malloc_ = 0;
+			r->run_id = run_id;
+			r->machine_id = machine_id;
+			r->benchmark_id = benchmark_id;
+			r->harness_version = sqlite3_column_int64(s, 1);
+			col_sha(r->commit, s, 2);
+			r->content_hash = col_dup(s, 3);
+			r->baseline = sqlite3_column_int(s, 4);
+			set_sha(r->source_hash, source_hash);
+		}
+		ALLOC_GROW(r->metrics, r->nmetrics, malloc_);
+		metric_from_row(&r->metrics[r->nmetrics++], s, 5);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		ret = gate_db_error(err, g, "cannot read a group's records");
+		store_gate_records_free(list, n);
+		*out = NULL;
+		*nr = 0;
+		return ret;
+	}
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			int64_t machine_id, int64_t benchmark_id, const char *config,
+			const char *const *source_hashes, size_t nhashes, struct bl_error *err)
+{
+	sqlite3_stmt *s = g->stmts[G_GROUP_IN];
+	struct store_gate_record *list = NULL, *r = NULL;
+	struct strbuf hashes = STRBUF_INIT;
+	size_t n = 0, alloc = 0, malloc_ = 0;
+	int rc, ret = 0;
+
+	strbuf_addch(&hashes, '[');
+	for (size_t i = 0; i < nhashes; i++) {
+		if (i)
+			strbuf_addch(&hashes, ',');
+		strbuf_add_json_string(&hashes, source_hashes[i]);
+	}
+	strbuf_addch(&hashes, ']');
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, machine_id);
+	sqlite3_bind_int64(s, 2, benchmark_id);
+	sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, hashes.buf, (int)hashes.len, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t run_id = sqlite3_column_int64(s, 1);
+		if (!r || r->run_id != run_id) {
+			ALLOC_GROW(list, n, alloc);
+			r = &list[n++];
+			memset(r, 0, sizeof(*r));
+			malloc_ = 0;
+			r->step = sqlite3_column_int64(s, 0);
+			r->run_id = run_id;
+			r->machine_id = machine_id;
+			r->benchmark_id = benchmark_id;
+			r->harness_version = sqlite3_column_int64(s, 2);
+			col_sha(r->commit, s, 3);
+			r->content_hash = col_dup(s, 4);
+			r->baseline = sqlite3_column_int(s, 5);
+			col_sha(r->source_hash, s, 6);
+		}
+		ALLOC_GROW(r->metrics, r->nmetrics, malloc_);
+		metric_from_row(&r->metrics[r->nmetrics++], s, 7);
+	}
+	sqlite3_reset(s);
+	strbuf_release(&hashes);
+	if (rc != SQLITE_DONE) {
+		ret = gate_db_error(err, g, "cannot read a group's records");
+		store_gate_records_free(list, n);
+		*out = NULL;
+		*nr = 0;
+		return ret;
+	}
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+void store_gate_record_release(struct store_gate_record *r)
+{
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		struct store_record_metric *m = &r->metrics[i];
+		free(m->name);
+		free(m->kind);
+		free(m->unit);
+		free(m->better);
+		free(m->samples);
+		free(m->ladder);
+	}
+	free(r->metrics);
+	free(r->machine);
+	free(r->benchmark);
+	free(r->config);
+	free(r->content_hash);
+	memset(r, 0, sizeof(*r));
+}
+
+void store_gate_records_free(struct store_gate_record *r, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		store_gate_record_release(&r[i]);
+	free(r);
+}
