@@ -247,6 +247,10 @@ static void page_start(struct strbuf *sb, const struct web_ctx *ctx, const char 
 	strbuf_addstr(sb, "/suspects\">Suspects</a><a href=\"");
 	web_html_escape(sb, ctx->base);
 	strbuf_addstr(sb, "/regressions\">Regressions</a><a href=\"");
+	if (ctx->repo_dir) {
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb, "/gate\">Gate</a><a href=\"");
+	}
 	web_html_escape(sb, ctx->base);
 	strbuf_addstr(sb, "/api/series\">JSON</a></header>\n<main>\n");
 }

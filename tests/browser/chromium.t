@@ -52,4 +52,38 @@ test_expect 'a screenshot of the Series page is kept in tests/output/series.png'
 test_expect 'the server stops cleanly' '
 	serve_stop web
 '
+
+# The gate page (§7, §11): a repository whose pull request makes bench_01 10% slower.
+export BENCHLINE_DB="$TMP/gate.db"
+git init -q -b main repo
+(
+	cd repo && mkdir src &&
+	printf '{"measured_paths": ["src"], "unmeasured_paths": ["benchline.json", ".benchline"]}\n' >benchline.json &&
+	echo 0 >src/a.c && git add . && git commit -qm init
+) || exit 1
+gate_sweep() {
+	seed=$1
+	shift
+	set -- $(cd repo && "$BENCHLINE" hash) "$@"
+	perl "$TESTS_DIR/gate-gen.pl" --commit "$2" --source "$1" --seed "$seed" --benchmarks 3 \
+		"$@" >sweep.json && bl ingest sweep.json >/dev/null
+}
+for i in 1 2 3 4 5 6; do
+	(cd repo && echo $i >src/a.c && git commit -qam "c$i") && gate_sweep $i || exit 1
+done
+(cd repo && git checkout -qb pr && echo slow >src/a.c && git commit -qam slow) &&
+	gate_sweep 99 --branch pr --shift 1.10 --shift-only bench_01 || exit 1
+serve_start gate --repo "$TMP/repo" || exit 1
+test_expect 'the rendered gate page shows the failing row linked to its chart, and a screenshot' '
+	chrome --dump-dom "$URL/gate?head=pr&base=main" >gate.html 2>chrome.err &&
+	grep -q "verdict-fail" gate.html &&
+	grep -q "<tr class=\"gate-FAIL\"><td>FAIL</td><td><a href=\"/series/ci-1/bench_01/" gate.html &&
+	test "$(grep -c "<tr class=\"gate-PASS\"" gate.html)" = 2 &&
+	chrome --screenshot="$OUTPUT/gate.png" --window-size=1280,700 --hide-scrollbars \
+		"$URL/gate?head=pr&base=main" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/gate.png")" -gt 10000
+'
+test_expect 'the gate server stops cleanly' '
+	serve_stop gate
+'
 test_done
