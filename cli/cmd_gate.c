@@ -153,6 +153,15 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 							only.nr};
 		struct strbuf lock = STRBUF_INIT, log = STRBUF_INIT, path = STRBUF_INIT;
 		size_t skipped = 0;
+		if (!report.head_checked_out) {
+			cli_error("accept writes %s into the working copy, which holds %.12s, not "
+				  "the head %.12s: check the head out first, so the lock is "
+				  "committed with it",
+				  DETECT_GATE_LOCK_FILE, report.checkout_commit,
+				  report.head_commit);
+			ret = 2;
+			goto done;
+		}
 		if (!strcmp(report.status, "nothing_to_compare") ||
 		    !strcmp(report.status, "no_verdict")) {
 			fprintf(stderr, "%s\n", report.message);

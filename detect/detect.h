@@ -497,10 +497,12 @@ struct detect_gate_report {
 	int have_ratchet;
 	size_t failures;
 	char *message;
-	char **measured_paths; /* named by nothing_to_compare; NULL: every top-level path */
+	char **measured_paths; /* benchline.json's (a copy); NULL: every top-level path */
 	size_t n_measured;
-	char *lock_source;   /* where benchline-gate.lock was read, NULL when none */
-	struct json_t *lock; /* its entries, for accept to keep */
+	char *lock_source;	  /* where benchline-gate.lock was read, NULL when none */
+	char checkout_commit[41]; /* what the working copy holds, "" when none */
+	int head_checked_out;	  /* the head is what the working copy holds */
+	struct json_t *lock;	  /* its entries, for accept to keep */
 	int64_t unix_time;
 };
 

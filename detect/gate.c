@@ -775,6 +775,9 @@ void detect_gate_report_release(struct detect_gate_report *r)
 	free(r->message);
 	free(r->lock_source);
 	json_decref(r->lock);
+	for (size_t i = 0; r->measured_paths && i < r->n_measured; i++)
+		free(r->measured_paths[i]);
+	free(r->measured_paths);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -840,8 +843,10 @@ static int read_lock(struct detect_gate_report *out, struct ingest_repo *repo, s
 		strbuf_addf(&path, "%s%s", workdir, DETECT_GATE_LOCK_FILE);
 		ret = read_file_capped(&text, path.buf, GATE_LOCK_CAP, err);
 		if (ret == BL_ENOTFOUND || (ret == BL_EIO && access(path.buf, F_OK) != 0)) {
+			/* Deleted in the working copy: it will be deleted in the commit too. */
 			bl_error_clear(err);
 			ret = 0;
+			goto done;
 		} else if (ret) {
 			goto done;
 		} else {
@@ -905,6 +910,13 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 					 : DETECT_GATE_LIMIT;
 	out->limit = gr.limit;
 	out->unix_time = opts->now;
+	if (cfg->measured_paths) {
+		/* A copy: the report outlives the settings (the server releases them). */
+		out->measured_paths = xcalloc(cfg->n_measured + 1, sizeof(char *));
+		for (size_t i = 0; i < cfg->n_measured; i++)
+			out->measured_paths[i] = xstrdup(cfg->measured_paths[i]);
+		out->n_measured = cfg->n_measured;
+	}
 	out->exit_code = 0;
 
 	if (cfg->ladders &&
@@ -925,6 +937,8 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 	if ((ret = ingest_repo_merge_base(out->main.commit, out->main.source_hash, repo,
 					  out->head_commit, out->base_commit, err)))
 		goto done;
+	if (ingest_repo_checkout(out->checkout_commit, repo))
+		out->head_checked_out = !strcmp(out->checkout_commit, out->head_commit);
 	if (opts->ratchet) {
 		out->have_ratchet = 1;
 		out->ratchet.ref_name = xstrdup(opts->ratchet);
@@ -936,8 +950,6 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 	if (!strcmp(out->head_source, out->main.source_hash)) {
 		struct strbuf msg = STRBUF_INIT;
 		out->status = "nothing_to_compare";
-		out->measured_paths = cfg->measured_paths;
-		out->n_measured = cfg->n_measured;
 		if (cfg->measured_paths) {
 			strbuf_addstr(&msg, "the measured paths (");
 			for (size_t i = 0; i < cfg->n_measured; i++)

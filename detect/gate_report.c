@@ -250,8 +250,12 @@ void detect_gate_table(struct strbuf *out, const struct detect_gate_report *r)
 	strbuf_addch(out, '\n');
 }
 
+/* What the comment lists: everything but a plain pass or an undecided row (whose interval
+ * straddles the limit: nothing is known to have changed, and it does not fail). */
 static int changed(const struct detect_gate_row *r)
 {
+	if (r->status == DETECT_GATE_UNDECIDED)
+		return 0;
 	return r->status != DETECT_GATE_PASS ||
 	       (r->verdict && (!strcmp(r->verdict, "slower") || !strcmp(r->verdict, "faster")));
 }
@@ -282,11 +286,17 @@ static void md_cell(struct strbuf *sb, const char *s)
 static void md_rows(struct strbuf *out, const struct detect_gate_comparison *c,
 		    const char *base_url)
 {
-	size_t shown = 0;
-	for (size_t i = 0; i < c->nrows; i++)
+	size_t shown = 0, undecided = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
 		shown += changed(&c->rows[i]);
+		undecided += c->rows[i].status == DETECT_GATE_UNDECIDED;
+	}
 	if (!shown) {
-		strbuf_addf(out, "All %zu compared metrics are within their limits.\n", c->nrows);
+		strbuf_addf(out, "All %zu compared metrics are within their limits", c->nrows);
+		if (undecided)
+			strbuf_addf(out, " (%zu undecided: the interval straddles the limit)",
+				    undecided);
+		strbuf_addstr(out, ".\n");
 		return;
 	}
 	strbuf_addstr(out, "| status | benchmark | metric | machine | delta | interval | limit | "
@@ -337,8 +347,14 @@ static void md_rows(struct strbuf *out, const struct detect_gate_comparison *c,
 		md_cell(out, r->note);
 		strbuf_addstr(out, " |\n");
 	}
-	if (shown < c->nrows)
-		strbuf_addf(out, "\n%zu other metrics unchanged.\n", c->nrows - shown);
+	if (shown < c->nrows) {
+		strbuf_addf(out, "\n%zu other metrics unchanged", c->nrows - shown);
+		if (undecided)
+			strbuf_addf(out,
+				    " (%zu of them undecided: the interval straddles the limit)",
+				    undecided);
+		strbuf_addstr(out, ".\n");
+	}
 	for (size_t i = 0; i < c->nboards; i++)
 		if (c->boards[i].note)
 			strbuf_addf(out, "\n**Across the board (%s):** %s\n", c->boards[i].metric,

@@ -70,25 +70,6 @@ static double median3(double a, double b, double c)
 	return a > b ? a : b;
 }
 
-/*
- * Three-way partition of a[0..n) around p: afterwards [0, *lt) < p, [*lt, *gt) == p and
- * [*gt, n) > p. Runs of equal values (real timings repeat) end up in the middle, done.
- */
-static void partition3(double *a, size_t n, double p, size_t *lt, size_t *gt)
-{
-	size_t l = 0, i = 0, g = n;
-	while (i < g) {
-		if (a[i] < p)
-			swap_d(a + l++, a + i++);
-		else if (a[i] > p)
-			swap_d(a + i, a + --g);
-		else
-			i++;
-	}
-	*lt = l;
-	*gt = g;
-}
-
 static unsigned depth_budget(size_t n)
 {
 	unsigned d = 8;
@@ -97,57 +78,38 @@ static unsigned depth_budget(size_t n)
 	return d;
 }
 
-/* Introsort: quicksort on a median of three, heapsort when it degenerates. */
-static void sort_doubles(double *a, size_t n)
-{
-	unsigned budget = depth_budget(n);
-	while (n > 16) {
-		size_t lt, gt;
-		if (!budget--) {
-			heap_sort(a, n);
-			return;
-		}
-		partition3(a, n, median3(a[0], a[n / 2], a[n - 1]), &lt, &gt);
-		/* Recurse into the smaller side, loop on the larger: O(log n) stack. */
-		if (lt < n - gt) {
-			sort_doubles(a, lt);
-			a += gt;
-			n -= gt;
-		} else {
-			sort_doubles(a + gt, n - gt);
-			n = lt;
-		}
-	}
-	insertion_sort(a, n);
-}
-
 /*
- * Moves the k-th smallest (0-based) of a[0..n) to a[k], with nothing larger before it and
- * nothing smaller after it (quickselect; heapsort of what is left when it degenerates).
+ * Hoare's partition of a[0..n) (n >= 3) around the median of its first, middle and last
+ * values: afterwards a[0..*j] <= p, a[*i..n) >= p and whatever lies between equals p. Equal
+ * values stop both scans and are spread over both sides, so runs of equal timings (common)
+ * split evenly instead of degrading to quadratic time.
  */
-static void select_kth(double *a, size_t n, size_t k)
+static void partition(double *a, size_t n, size_t *i_out, size_t *j_out)
 {
-	size_t lo = 0, hi = n; /* a[k] belongs in [lo, hi) */
-	unsigned budget = depth_budget(n);
-	while (hi - lo > 16) {
-		size_t lt, gt;
-		if (!budget--) {
-			heap_sort(a + lo, hi - lo);
-			return;
-		}
-		partition3(a + lo, hi - lo, median3(a[lo], a[lo + (hi - lo) / 2], a[hi - 1]), &lt,
-			   &gt);
-		if (k < lo + lt) {
-			hi = lo + lt;
-		} else if (k >= lo + gt) {
-			lo += gt;
-		} else {
-			return;
-		}
+	double p = median3(a[0], a[n / 2], a[n - 1]);
+	size_t i = 0, j = n - 1;
+	for (;;) {
+		while (a[i] < p)
+			i++;
+		while (p < a[j])
+			j--;
+		if (i >= j)
+			break;
+		swap_d(a + i++, a + j--);
 	}
-	insertion_sort(a + lo, hi - lo);
+	/* Here i >= j: if they met on an element, it equals p and is in place. */
+	if (i == j) {
+		*i_out = i + 1;
+		*j_out = j - 1 + (j == 0);
+		if (j == 0) {
+			*j_out = 0;
+			*i_out = 1;
+		}
+		return;
+	}
+	*i_out = i;
+	*j_out = j;
 }
-
 /* Copies values for sorting: BL_EINVALID for NaN or an infinity; -0 becomes +0, so that the
  * differences, and so both ways of selecting among them, never see two zeros. */
 static int copy_finite(double *dst, const double *src, size_t n, const char *what,
