@@ -397,13 +397,18 @@ int detect_median_interval(double *lo, double *estimate, double *hi, const doubl
  * detect_hl_shift with the way the order statistics of the nx * ny differences are found:
  * MATERIALIZE stores every difference and selects in place; IMPLICIT selects in the implicit
  * sorted matrix (sorted y minus sorted x) without storing it; AUTO, what detect_hl_shift does,
- * materializes up to DETECT_MATERIALIZE_MAX differences. Every way gives the same bits: the
- * choice is one of speed and memory (and lets the tests compare the two).
+ * materializes up to DETECT_MATERIALIZE_MAX differences (about where the implicit selection
+ * becomes the faster one, near 120 x 120). Every way gives the same bits: the choice is one
+ * of speed and memory (and lets the tests compare the two).
  */
 enum detect_select { DETECT_SELECT_AUTO, DETECT_SELECT_MATERIALIZE, DETECT_SELECT_IMPLICIT };
-#define DETECT_MATERIALIZE_MAX 250000
+#define DETECT_MATERIALIZE_MAX 16384
 int detect_hl_shift_with(struct detect_shift *out, const double *x, size_t nx, const double *y,
 			 size_t ny, double conf, enum detect_select how, struct bl_error *err);
+/* The k-th smallest (1-based) of the nx * ny differences y_j - x_i, selected as IMPLICIT does
+ * (without storing them); x and y sorted ascending and finite, else NAN, as for k outside
+ * 1..nx*ny. */
+double detect_pairdiff_kth(const double *x, size_t nx, const double *y, size_t ny, uint64_t k);
 
 /* The distribution helpers behind them, each R's function of the same name (docs/stats.md). */
 /* qwilcox(p, m, n) for 0 < p <= 0.5 and 1 <= m, n <= DETECT_EXACT_MAX, -1 outside that:

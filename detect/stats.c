@@ -80,11 +80,12 @@ static unsigned depth_budget(size_t n)
 
 /*
  * Hoare's partition of a[0..n) (n >= 3) around the median of its first, middle and last
- * values: afterwards a[0..*j] <= p, a[*i..n) >= p and whatever lies between equals p. Equal
- * values stop both scans and are spread over both sides, so runs of equal timings (common)
- * split evenly instead of degrading to quadratic time.
+ * values: afterwards a[0..*left_end) <= p, a[*right_start..n) >= p, and an element between
+ * the two (at most one) equals p. Equal values stop both scans, so runs of equal timings
+ * (common) split evenly instead of degrading to quadratic time. p is in the array, so each
+ * scan stops within it, and each part is shorter than n.
  */
-static void partition(double *a, size_t n, size_t *i_out, size_t *j_out)
+static void partition(double *a, size_t n, size_t *left_end, size_t *right_start)
 {
 	double p = median3(a[0], a[n / 2], a[n - 1]);
 	size_t i = 0, j = n - 1;
@@ -97,19 +98,59 @@ static void partition(double *a, size_t n, size_t *i_out, size_t *j_out)
 			break;
 		swap_d(a + i++, a + j--);
 	}
-	/* Here i >= j: if they met on an element, it equals p and is in place. */
-	if (i == j) {
-		*i_out = i + 1;
-		*j_out = j - 1 + (j == 0);
-		if (j == 0) {
-			*j_out = 0;
-			*i_out = 1;
-		}
-		return;
-	}
-	*i_out = i;
-	*j_out = j;
+	*left_end = i;
+	*right_start = i == j ? i + 1 : i;
 }
+
+/* Introsort: quicksort on a median of three, heapsort when it degenerates. */
+static void sort_doubles(double *a, size_t n)
+{
+	unsigned budget = depth_budget(n);
+	while (n > 16) {
+		size_t l, r;
+		if (!budget--) {
+			heap_sort(a, n);
+			return;
+		}
+		partition(a, n, &l, &r);
+		/* Recurse into the smaller side, loop on the larger: O(log n) stack. */
+		if (l < n - r) {
+			sort_doubles(a, l);
+			a += r;
+			n -= r;
+		} else {
+			sort_doubles(a + r, n - r);
+			n = l;
+		}
+	}
+	insertion_sort(a, n);
+}
+
+/*
+ * Moves the k-th smallest (0-based) of a[0..n) to a[k], with nothing larger before it and
+ * nothing smaller after it (quickselect; heapsort of what is left when it degenerates).
+ */
+static void select_kth(double *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n; /* a[k] belongs in [lo, hi) */
+	unsigned budget = depth_budget(n);
+	while (hi - lo > 16) {
+		size_t l, r;
+		if (!budget--) {
+			heap_sort(a + lo, hi - lo);
+			return;
+		}
+		partition(a + lo, hi - lo, &l, &r);
+		if (k < lo + l)
+			hi = lo + l;
+		else if (k >= lo + r)
+			lo += r;
+		else
+			return;
+	}
+	insertion_sort(a + lo, hi - lo);
+}
+
 /* Copies values for sorting: BL_EINVALID for NaN or an infinity; -0 becomes +0, so that the
  * differences, and so both ways of selecting among them, never see two zeros. */
 static int copy_finite(double *dst, const double *src, size_t n, const char *what,
@@ -117,8 +158,8 @@ static int copy_finite(double *dst, const double *src, size_t n, const char *wha
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(src[i]))
-			return bl_error_set(err, BL_EINVALID, "%s: value %zu is not a finite number",
-					    what, i + 1);
+			return bl_error_set(err, BL_EINVALID,
+					    "%s: value %zu is not a finite number", what, i + 1);
 		dst[i] = src[i] + 0.0;
 	}
 	return 0;
@@ -237,14 +278,16 @@ double detect_qnorm(double p, int lower_tail)
  * the coefficient of q^u in the Gaussian binomial [m+n choose m]_q = prod_{i=1..m}
  * (1 - q^(n+i)) / (1 - q^i). Each partial product is itself a polynomial ([n+i choose i]_q),
  * so the factors are applied one at a time: multiply by 1 - q^(n+i), then divide by 1 - q^i
- * (a running sum with stride i). The coefficients are kept as exact 128-bit integers, since
- * C(100, 50) < 2^97 and the intermediate subtraction would lose digits in doubles. Neither step
+ * (a running sum with stride i). The coefficients are kept as exact 128-bit integers: they
+ * reach C(100, 50) < 2^97, and the subtraction would lose digits in doubles. Neither step
  * reads above the degree it writes, so stopping at degree mn/2 (the median, past any lower
  * quantile) is exact. O(m * mn) work, about 0.1 ms at 50 x 50; cached per thread below.
  */
+__extension__ typedef __int128 wide_count; /* GCC and Clang on 64-bit targets */
+
 static int64_t qwilcox_compute(double p, size_t m, size_t n)
 {
-	__int128 *c, total = 1;
+	wide_count *c, total = 1;
 	size_t N, K, u;
 	double ctotal, acc = 0, target;
 	int64_t q;
@@ -266,7 +309,7 @@ static int64_t qwilcox_compute(double p, size_t m, size_t n)
 	}
 	/* choose(m + n, m), exactly: each partial product is a binomial coefficient. */
 	for (size_t j = 1; j <= m; j++)
-		total = total * (__int128)(n + j) / (__int128)j;
+		total = total * (wide_count)(n + j) / (wide_count)j;
 	ctotal = (double)total;
 	/* R's qwilcox: accumulate count / choose(m + n, n) until it reaches p - 10 eps. */
 	target = p - 10 * DBL_EPSILON;
@@ -292,8 +335,7 @@ static _Thread_local struct qwilcox_entry qwilcox_cache[QWILCOX_CACHE];
 int64_t detect_qwilcox(double p, size_t m, size_t n)
 {
 	struct qwilcox_entry *e;
-	if (!(p > 0 && p <= 0.5) || m < 1 || n < 1 || m > DETECT_EXACT_MAX ||
-	    n > DETECT_EXACT_MAX)
+	if (!(p > 0 && p <= 0.5) || m < 1 || n < 1 || m > DETECT_EXACT_MAX || n > DETECT_EXACT_MAX)
 		return -1;
 	e = &qwilcox_cache[(m * 131 + n) % QWILCOX_CACHE];
 	if (e->m == m && e->n == n && e->p == p)
@@ -357,13 +399,40 @@ static uint64_t splitmix64(uint64_t *s)
 struct pairdiff {
 	const double *x, *y;
 	size_t nx, ny;
-	size_t *lo, *hi;	    /* per row: the window */
+	size_t *lo, *hi;	       /* per row: the window */
 	size_t *le1, *lt1, *le2, *lt2; /* per row: counts at the two pivots */
-	uint64_t *pre;		    /* nx + 1 running totals of the window widths */
+	size_t *rows;		       /* the six arrays above, which trade places */
+	uint64_t *pre;		       /* nx + 1 running totals of the window widths */
 	double sample[PAIRDIFF_SAMPLE];
 	double *buf; /* room for the last candidates */
 	size_t bufcap;
 };
+
+static void pairdiff_init(struct pairdiff *pd, const double *x, size_t nx, const double *y,
+			  size_t ny)
+{
+	pd->x = x;
+	pd->y = y;
+	pd->nx = nx;
+	pd->ny = ny;
+	pd->rows = xmalloc(6 * nx * sizeof(*pd->rows));
+	pd->lo = pd->rows;
+	pd->hi = pd->rows + nx;
+	pd->le1 = pd->rows + 2 * nx;
+	pd->lt1 = pd->rows + 3 * nx;
+	pd->le2 = pd->rows + 4 * nx;
+	pd->lt2 = pd->rows + 5 * nx;
+	pd->pre = xmalloc((nx + 1) * sizeof(*pd->pre));
+	pd->bufcap = 2 * (nx + ny) + 256;
+	pd->buf = xmalloc(pd->bufcap * sizeof(*pd->buf));
+}
+
+static void pairdiff_release(struct pairdiff *pd)
+{
+	free(pd->rows);
+	free(pd->pre);
+	free(pd->buf);
+}
 
 static void pairdiff_reset(struct pairdiff *pd)
 {
@@ -419,7 +488,7 @@ static double pairdiff_draw(const struct pairdiff *pd, uint64_t *seed, uint64_t 
 
 /*
  * The k-th smallest (1-based) difference, by Floyd and Rivest's idea on the implicit matrix.
- * Each round draws PAIRDIFF_SAMPLE candidates, takes two of them that bracket the answer's
+ * Each round draws up to PAIRDIFF_SAMPLE candidates, takes two of them that bracket the answer's
  * expected place among them by three standard deviations, counts the elements below and at
  * each, and shrinks every row's window to the bracket: about a fifth of the candidates stay.
  * A bracket that misses still cuts one side; every round removes at least a pivot, so it
@@ -431,12 +500,28 @@ static double pairdiff_kth(struct pairdiff *pd, uint64_t k)
 	size_t m = 0, *t;
 	pairdiff_reset(pd);
 	while (cand > pd->bufcap) {
-		const long S = PAIRDIFF_SAMPLE;
+		/* About one sample per two rows and columns, so drawing and sorting them costs less
+		 * than a count; never more than a sixteenth of the candidates. */
+		long S = (long)((pd->nx + pd->ny) / 2);
 		uint64_t cle1 = 0, clt1 = 0, cle2 = 0, clt2 = 0;
-		double f = (double)(k - below) / (double)cand, pos = f * S - 0.5;
-		double d = 3 * sqrt(S * f * (1 - f)) + 1, p1, p2;
-		long i1 = (long)floor(pos - d), i2 = (long)ceil(pos + d);
-		int have1 = i1 >= 0, have2 = i2 < S;
+		double f, pos, d, p1, p2;
+		long i1, i2;
+		int have1, have2;
+		S = S < 16 ? 16 : S > PAIRDIFF_SAMPLE ? PAIRDIFF_SAMPLE : S;
+		if ((uint64_t)S > cand / 16)
+			S = (long)(cand / 16);
+		f = (double)(k - below) / (double)cand;
+		pos = f * (double)S - 0.5;
+		d = 3 * sqrt((double)S * f * (1 - f)) + 1;
+		i1 = (long)floor(pos - d);
+		i2 = (long)ceil(pos + d);
+		have1 = i1 >= 0;
+		have2 = i2 < S;
+		if (!have1 && !have2) {
+			/* A bracket wider than the sample: one pivot where the answer should be. */
+			i1 = pos < 0 ? 0 : pos >= (double)S ? S - 1 : (long)pos;
+			have1 = 1;
+		}
 		pd->pre[0] = 0;
 		for (size_t i = 0; i < pd->nx; i++)
 			pd->pre[i + 1] = pd->pre[i] + (pd->hi[i] - pd->lo[i]);
@@ -493,6 +578,24 @@ static double pairdiff_next(struct pairdiff *pd, double v, uint64_t k)
 		if (pd->le1[i] < pd->ny && pd->y[pd->le1[i]] - pd->x[i] < next)
 			next = pd->y[pd->le1[i]] - pd->x[i];
 	return next;
+}
+
+double detect_pairdiff_kth(const double *x, size_t nx, const double *y, size_t ny, uint64_t k)
+{
+	struct pairdiff pd;
+	double v;
+	if (!nx || !ny || k < 1 || k > (uint64_t)nx * ny)
+		return NAN;
+	for (size_t i = 0; i < nx; i++)
+		if (!isfinite(x[i]) || (i && x[i - 1] > x[i]))
+			return NAN;
+	for (size_t j = 0; j < ny; j++)
+		if (!isfinite(y[j]) || (j && y[j - 1] > y[j]))
+			return NAN;
+	pairdiff_init(&pd, x, nx, y, ny);
+	v = pairdiff_kth(&pd, k);
+	pairdiff_release(&pd);
+	return v + 0.0;
 }
 
 /* --- The Hodges-Lehmann shift --- */
@@ -561,11 +664,15 @@ int detect_hl_shift_with(struct detect_shift *out, const double *x, size_t nx, c
 	ys = xs + nx;
 	if ((ret = copy_finite(xs, x, nx, "x", err)) || (ret = copy_finite(ys, y, ny, "y", err)))
 		goto out;
+	/* Sorted: the implicit selection needs it, and the stored differences then come in sorted
+	 * runs, which the quickselect's median-of-three pivots split well (twice as fast at
+	 * 50 x 50 as unsorted). */
 	sort_doubles(xs, nx);
 	sort_doubles(ys, ny);
 	/* The extreme differences: if they are finite, all of them are. */
 	if (!isfinite(ys[ny - 1] - xs[0]) || !isfinite(ys[0] - xs[nx - 1])) {
-		ret = bl_error_set(err, BL_EINVALID, "the samples differ by more than a double holds");
+		ret = bl_error_set(err, BL_EINVALID,
+				   "the samples differ by more than a double holds");
 		goto out;
 	}
 
@@ -585,7 +692,7 @@ int detect_hl_shift_with(struct detect_shift *out, const double *x, size_t nx, c
 				d[m++] = ys[j] - xs[i];
 		for (int i = 0; i < 4; i++) {
 			size_t at = (size_t)rank[i] - 1;
-			/* Equal to the rank before: a[at] already holds it. */
+			/* Equal to the rank before: d[at] already holds it. */
 			if (at < len)
 				select_kth(d, len, at);
 			v[i] = d[at];
@@ -593,27 +700,13 @@ int detect_hl_shift_with(struct detect_shift *out, const double *x, size_t nx, c
 		}
 	} else {
 		struct pairdiff pd;
-		size_t *idx = xmalloc(6 * nx * sizeof(*idx));
-		pd.x = xs;
-		pd.y = ys;
-		pd.nx = nx;
-		pd.ny = ny;
-		pd.lo = idx;
-		pd.hi = idx + nx;
-		pd.le1 = idx + 2 * nx;
-		pd.lt1 = idx + 3 * nx;
-		pd.le2 = idx + 4 * nx;
-		pd.lt2 = idx + 5 * nx;
-		pd.pre = xmalloc((nx + 1) * sizeof(*pd.pre));
-		pd.bufcap = 2 * (nx + ny) + 256;
-		pd.buf = d = xmalloc(pd.bufcap * sizeof(*d));
+		pairdiff_init(&pd, xs, nx, ys, ny);
 		/* The two middle ones are neighbours: one selection and one pass. */
 		v[0] = pairdiff_kth(&pd, rank[0]);
 		v[2] = pairdiff_kth(&pd, rank[2]);
 		v[1] = rank[1] == rank[2] ? v[2] : pairdiff_next(&pd, v[2], rank[2]);
 		v[3] = pairdiff_kth(&pd, rank[3]);
-		free(pd.pre);
-		free(idx);
+		pairdiff_release(&pd);
 	}
 	out->hi = v[0];
 	out->estimate = r.mid1 == r.mid2 ? v[2] : midpoint(v[2], v[1]);
@@ -640,8 +733,8 @@ int detect_hl_shift(struct detect_shift *out, const double *x, size_t nx, const 
  * P(B <= k) >= alpha / 2, P(B <= k - 1) < alpha / 2 on each side, so [x(k), x(n + 1 - k)]
  * covers the median with probability at least conf. k = 0 means it cannot.
  */
-int detect_median_interval(double *lo, double *estimate, double *hi, const double *values,
-			   size_t n, double conf, struct bl_error *err)
+int detect_median_interval(double *lo, double *estimate, double *hi, const double *values, size_t n,
+			   double conf, struct bl_error *err)
 {
 	double *s;
 	int64_t k;

@@ -88,16 +88,31 @@ static void test_config_full(void **state)
 	struct ingest_config cfg;
 	(void)state;
 	assert_int_equal(
-	    parse(&cfg, "{\"measured_paths\": [\"src\", \"Cargo.toml\"],\n"
-			" \"unmeasured_paths\": [\"docs\"],\n"
-			" \"main_branch\": \"trunk\", \"primary_metric\": \"wall\",\n"
-			" \"quiet\": {\"max_p95_ratio\": 1.1, \"cpu_load_pct\": 5,\n"
-			"   \"gpu_load_pct\": 2.5, \"processes\": [\"cargo\"]},\n"
-			" \"machines\": {\"ci-1\": {\"keep\": \"first\"},\n"
-			"   \"m4\": {\"keep\": \"quieter\"}, \"ci-2\": {\"keep\": \"first\"}},\n"
-			" \"metrics\": [\"wall\"], \"bench\": {}, \"gate\": {\"x\": 1},\n"
-			" \"ladders\": {}, \"counted_tolerance\": {}}"),
+	    parse(&cfg,
+		  "{\"measured_paths\": [\"src\", \"Cargo.toml\"],\n"
+		  " \"unmeasured_paths\": [\"docs\"],\n"
+		  " \"main_branch\": \"trunk\", \"primary_metric\": \"wall\",\n"
+		  " \"quiet\": {\"max_p95_ratio\": 1.1, \"cpu_load_pct\": 5,\n"
+		  "   \"gpu_load_pct\": 2.5, \"processes\": [\"cargo\"]},\n"
+		  " \"machines\": {\"ci-1\": {\"keep\": \"first\"},\n"
+		  "   \"m4\": {\"keep\": \"quieter\"}, \"ci-2\": {\"keep\": \"first\"}},\n"
+		  " \"metrics\": [\"wall\"], \"bench\": {},\n"
+		  " \"gate\": {\"limit\": 1.05, \"overrides\": {\"parse_*\": 10, \"a*\": 2},\n"
+		  "   \"exclude\": [\"flaky\"]},\n"
+		  " \"ladders\": {\"ms\": {\"unit\": \"ms\", \"edges\": [1, 5]}},\n"
+		  " \"counted_tolerance\": {\"rss\": 2.5}}"),
 	    0);
+	assert_true(cfg.gate_limit == 1.05);
+	assert_int_equal(cfg.n_gate_overrides, 2);
+	assert_string_equal(cfg.gate_override_globs[0], "parse_*"); /* the file's order */
+	assert_true(cfg.gate_override_pct[0] == 10);
+	assert_string_equal(cfg.gate_override_globs[1], "a*");
+	assert_int_equal(cfg.n_gate_excludes, 1);
+	assert_string_equal(cfg.gate_excludes[0], "flaky");
+	assert_int_equal(cfg.n_counted, 1);
+	assert_string_equal(cfg.counted_names[0], "rss");
+	assert_true(cfg.counted_pct[0] == 2.5);
+	assert_non_null(cfg.ladders);
 	assert_int_equal(cfg.n_measured, 2);
 	assert_string_equal(cfg.measured_paths[0], "src");
 	assert_string_equal(cfg.measured_paths[1], "Cargo.toml");
@@ -163,7 +178,17 @@ static void test_config_type_errors(void **state)
 	    {"{\"gate\": 1}", "repo/benchline.json: gate: expected an object"},
 	    {"{\"ladders\": \"x\"}", "repo/benchline.json: ladders: expected an object"},
 	    {"{\"counted_tolerance\": null}",
-	     "repo/benchline.json: counted_tolerance: expected an object"},
+	     "repo/benchline.json: counted_tolerance: expected an object of percentages"},
+	    {"{\"counted_tolerance\": {\"rss\": -1}}",
+	     "repo/benchline.json: counted_tolerance.rss: expected a percentage (0 or more)"},
+	    {"{\"gate\": []}", "repo/benchline.json: gate: expected an object"},
+	    {"{\"gate\": {\"limit\": 0.9}}",
+	     "repo/benchline.json: gate.limit: expected a ratio of 1 or more (1.02 is 2%)"},
+	    {"{\"gate\": {\"exclude\": \"x\"}}",
+	     "repo/benchline.json: gate.exclude: expected an array of strings"},
+	    {"{\"gate\": {\"overrides\": {\"a\": \"5\"}}}",
+	     "repo/benchline.json: gate.overrides.a: expected a percentage (0 or more)"},
+	    {"{\"gate\": {\"x\": 1}}", "repo/benchline.json: gate.x: unknown key"},
 	    /* the lists hold top-level names, once, in one list */
 	    {"{\"measured_paths\": [\"src/lib\"]}",
 	     "repo/benchline.json: measured_paths: 'src/lib' is not a top-level name (one path "
