@@ -168,6 +168,8 @@ int detect_ladders_from_json(struct detect_ladder_set *set, const struct json_t 
 			     const char *file, struct bl_error *err);
 const struct detect_ladder *detect_ladder_find(const struct detect_ladder_set *set,
 					       const char *name);
+/* "an object", "a number", ... for messages about a JSON value; "missing" for NULL. */
+const char *detect_ladder_type_name(const struct json_t *v);
 
 /*
  * Numbers as text in their shortest round-trip form (the fewest digits that read back as the

@@ -104,8 +104,10 @@ void detect_ladder_set_release(struct detect_ladder_set *set)
 	detect_ladder_set_init(set);
 }
 
-static const char *json_type_name(const json_t *v)
+const char *detect_ladder_type_name(const struct json_t *v)
 {
+	if (!v)
+		return "missing";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		return "an object";
@@ -135,7 +137,7 @@ static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char
 
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: a ladder must be an object, not %s",
-				    file, l->name, json_type_name(v));
+				    file, l->name, detect_ladder_type_name(v));
 	json_object_foreach((json_t *)v, key, val)
 	{
 		if (strcmp(key, "unit") && strcmp(key, "edges"))
@@ -148,11 +150,11 @@ static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char
 	if (!json_is_string(unit) || !json_string_length(unit))
 		return bl_error_set(err, BL_EINVALID,
 				    "%s: %s: \"unit\" must be a non-empty string, not %s", file,
-				    l->name, unit ? json_type_name(unit) : "missing");
+				    l->name, detect_ladder_type_name(unit));
 	edges = json_object_get(v, "edges");
 	if (!json_is_array(edges))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: \"edges\" must be an array, not %s",
-				    file, l->name, edges ? json_type_name(edges) : "missing");
+				    file, l->name, detect_ladder_type_name(edges));
 	n = json_array_size(edges);
 	if (n < 2)
 		return bl_error_set(err, BL_EINVALID,
@@ -168,7 +170,7 @@ static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char
 		if (!json_is_number(e))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: edge %zu must be a number, not %s", file,
-					    l->name, i + 1, json_type_name(e));
+					    l->name, i + 1, detect_ladder_type_name(e));
 		x = json_number_value(e);
 		if (!(x > 0) || !isfinite(x))
 			return bl_error_set(err, BL_EINVALID,
@@ -194,7 +196,7 @@ int detect_ladders_from_json(struct detect_ladder_set *set, const json_t *ladder
 
 	if (!json_is_object(ladders))
 		return bl_error_set(err, BL_EINVALID, "%s: ladders: must be an object, not %s",
-				    file, json_type_name(ladders));
+				    file, detect_ladder_type_name(ladders));
 	json_object_foreach((json_t *)ladders, name, v)
 	{
 		struct detect_ladder *l;

@@ -107,29 +107,6 @@ static json_t *real_or_null(double v)
 
 /* --- JSON in ------------------------------------------------------------------------------- */
 
-static const char *type_name(const json_t *v)
-{
-	if (!v)
-		return "missing";
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		break;
-	}
-	return "null";
-}
-
 /* Parses text as one JSON object; jansson's errors as FILE:LINE:COLUMN: message. */
 static int load_object(json_t **out, const char *file, const char *text, size_t len,
 		       struct bl_error *err)
@@ -212,7 +189,7 @@ static int parse_metric(struct detect_ladder_metric *m, const char *key, const j
 			return bl_error_set(
 			    err, BL_EINVALID,
 			    "%s: %s: must be an object {\"value\", \"unit\"}, not %s", file, key,
-			    type_name(v));
+			    detect_ladder_type_name(v));
 		value = json_object_get(v, "value");
 		unit = json_object_get(v, "unit");
 		if (!value)
@@ -221,12 +198,12 @@ static int parse_metric(struct detect_ladder_metric *m, const char *key, const j
 		if (!json_is_number(value) && !json_is_null(value))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: \"value\" must be a number, not %s", file, key,
-					    type_name(value));
+					    detect_ladder_type_name(value));
 		if (unit && !json_is_null(unit) &&
 		    (!json_is_string(unit) || !json_string_length(unit)))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: \"unit\" must be a non-empty string, not %s",
-					    file, key, type_name(unit));
+					    file, key, detect_ladder_type_name(unit));
 		if (json_is_string(unit))
 			m->unit = xstrdup(json_string_value(unit));
 		if (json_is_number(value)) {
@@ -265,13 +242,13 @@ int detect_ladder_run_parse(struct detect_ladder_run *r, const char *file, const
 	v = json_object_get(r->doc, "placeholder");
 	if (v && !json_is_boolean(v)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: placeholder: must be a boolean, not %s",
-				   file, type_name(v));
+				   file, detect_ladder_type_name(v));
 		goto fail;
 	}
 	metrics = json_object_get(r->doc, "metrics");
 	if (metrics && !json_is_object(metrics)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: metrics: must be an object, not %s", file,
-				   type_name(metrics));
+				   detect_ladder_type_name(metrics));
 		goto fail;
 	}
 	/* A placeholder (flagged, or with no metrics) is what a baseline is bootstrapped from. */
@@ -362,7 +339,7 @@ int detect_ladder_set_parse(struct detect_ladder_set *set, const char *file, con
 		goto done;
 	if (!json_is_object(categories)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: categories: must be an object, not %s",
-				   file, type_name(categories));
+				   file, detect_ladder_type_name(categories));
 		goto done;
 	}
 	json_object_foreach(categories, key, v)
@@ -370,7 +347,7 @@ int detect_ladder_set_parse(struct detect_ladder_set *set, const char *file, con
 		if (!json_is_string(v)) {
 			ret = bl_error_set(err, BL_EINVALID,
 					   "%s: categories.%s: must name a ladder, not %s", file,
-					   key, type_name(v));
+					   key, detect_ladder_type_name(v));
 			goto done;
 		}
 		if (!detect_ladder_find(set, json_string_value(v))) {
@@ -470,7 +447,7 @@ static int parse_limit(struct detect_ladder_limit *l, const json_t *v, const cha
 	l->max_abs = l->max_pct = NAN;
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: must be an object, not %s", file,
-				    where, type_name(v));
+				    where, detect_ladder_type_name(v));
 	json_object_foreach((json_t *)v, key, f)
 	{
 		int is_abs =
@@ -483,7 +460,7 @@ static int parse_limit(struct detect_ladder_limit *l, const json_t *v, const cha
 					    file, where, key);
 		if (!json_is_number(f))
 			return bl_error_set(err, BL_EINVALID, "%s: %s.%s: must be a number, not %s",
-					    file, where, key, type_name(f));
+					    file, where, key, detect_ladder_type_name(f));
 		x = json_number_value(f);
 		if (!(x >= 0) || isinf(x))
 			return bl_error_set(err, BL_EINVALID, "%s: %s.%s: must not be negative",
@@ -514,7 +491,7 @@ static int parse_limits(struct detect_ladder_limit **out, size_t *n, const json_
 
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: must be an object, not %s", file,
-				    section, type_name(v));
+				    section, detect_ladder_type_name(v));
 	json_object_foreach((json_t *)v, scope, per)
 	{
 		const char *dot = strchr(scope, '.');
@@ -526,7 +503,7 @@ static int parse_limits(struct detect_ladder_limit **out, size_t *n, const json_
 		if (!json_is_object(per))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s.%s: must be an object of quantiles, not %s",
-					    file, section, scope, type_name(per));
+					    file, section, scope, detect_ladder_type_name(per));
 		json_object_foreach(per, suffix, entry)
 		{
 			struct strbuf where = STRBUF_INIT;
@@ -676,7 +653,7 @@ int detect_ladder_declared_parse(struct detect_ladder_declared *d, const char *f
 	keys = json_object_get(root, "keys");
 	if (!json_is_array(keys)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: keys: must be an array, not %s", file,
-				   type_name(keys));
+				   detect_ladder_type_name(keys));
 		goto done;
 	}
 	d->keys = xcalloc(json_array_size(keys), sizeof(*d->keys));
@@ -686,7 +663,7 @@ int detect_ladder_declared_parse(struct detect_ladder_declared *d, const char *f
 		if (!json_is_string(v)) {
 			ret = bl_error_set(err, BL_EINVALID,
 					   "%s: keys: entry %zu must be a string, not %s", file,
-					   i + 1, type_name(v));
+					   i + 1, detect_ladder_type_name(v));
 			goto done;
 		}
 		if ((ret = detect_ladder_key_parse(&k, json_string_value(v), err))) {

@@ -19,9 +19,9 @@ ORDER BY m.name, b.name, r.config, r.harness_version DESC;
 -- each with its metrics by name (one row per metric; the samples only when ?5 is 1): a single
 -- statement per step of the history walk, which the gate's budget (§12) is made of.
 -- name: gate_group_at
-SELECT r.run_id, r.harness_version, u.commit_sha, u.content_hash, u.baseline,
-       mt.name, mt.kind, mt.unit, mt.better, mt.median, mt.p95, mt.value, mt.n, mt.ladder,
-       CASE WHEN ?5 THEN mt.samples END
+SELECT 0, r.run_id, r.harness_version, u.commit_sha, u.content_hash, u.baseline,
+       r.source_hash, mt.name, mt.kind, mt.unit, mt.better, mt.median, mt.p95, mt.value, mt.n,
+       mt.ladder, CASE WHEN ?5 THEN mt.samples END
 FROM records r
 JOIN runs u ON u.id = r.run_id
 JOIN metrics mt ON mt.run_id = r.run_id
@@ -39,7 +39,8 @@ ORDER BY name;
 
 -- The same for several source hashes at once (?4, a JSON array of them, newest first): the
 -- records before a reference on its line, one statement for the whole window. Rows come in
--- the array's order (the step), then as above.
+-- the array's order (the step, first column), then as above; both statements give the same
+-- columns, so store/gate.c reads them with one function.
 -- name: gate_group_in
 SELECT h.key, r.run_id, r.harness_version, u.commit_sha, u.content_hash, u.baseline,
        r.source_hash, mt.name, mt.kind, mt.unit, mt.better, mt.median, mt.p95, mt.value, mt.n,

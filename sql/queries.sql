@@ -135,7 +135,7 @@ ORDER BY machine, benchmark, config,
 SELECT tag FROM tags WHERE run_id = ?1 ORDER BY tag;
 
 -- name: run_metrics
-SELECT name, kind, unit, better, median, p95, value, n, samples
+SELECT name, kind, unit, better, median, p95, value, n, ladder, samples
 FROM metrics WHERE run_id = ?1 ORDER BY name;
 
 -- name: count_runs

@@ -69,26 +69,6 @@ static void col_sha(char out[41], sqlite3_stmt *s, int i)
 	set_sha(out, (const char *)sqlite3_column_text(s, i));
 }
 
-/* A metric from columns at..at+9: name, kind, unit, better, median, p95, value, n, ladder,
- * samples. */
-static void metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at)
-{
-	memset(m, 0, sizeof(*m));
-	m->name = col_dup(s, at);
-	m->kind = col_dup(s, at + 1);
-	m->unit = col_dup(s, at + 2);
-	m->better = col_dup(s, at + 3);
-	m->median = store_column_real(s, at + 4);
-	m->p95 = store_column_real(s, at + 5);
-	m->value = store_column_real(s, at + 6);
-	m->n = sqlite3_column_type(s, at + 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, at + 7);
-	m->ladder = col_dup(s, at + 8);
-	if (sqlite3_column_type(s, at + 9) == SQLITE_BLOB)
-		m->samples =
-		    store_decode_samples(sqlite3_column_blob(s, at + 9),
-					 (size_t)sqlite3_column_bytes(s, at + 9), &m->nsamples);
-}
-
 static int load_metrics(struct store_gate *g, struct store_gate_record *r, int with_samples,
 			struct bl_error *err)
 {
@@ -102,7 +82,7 @@ static int load_metrics(struct store_gate *g, struct store_gate_record *r, int w
 		struct store_record_metric *m;
 		ALLOC_GROW(r->metrics, r->nmetrics, alloc);
 		m = &r->metrics[r->nmetrics++];
-		metric_from_row(m, s, 0);
+		store_metric_from_row(m, s, 0);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
@@ -156,51 +136,62 @@ fail:
 	return ret;
 }
 
+/*
+ * Reads the rows of gate_group_at or gate_group_in (the same columns: step, run, harness,
+ * commit, content hash, baseline, source hash, then a metric) into records, one per run.
+ */
+static int collect_group(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			 sqlite3_stmt *s, int64_t machine_id, int64_t benchmark_id,
+			 struct bl_error *err)
+{
+	struct store_gate_record *list = NULL, *r = NULL;
+	size_t n = 0, alloc = 0, metrics_alloc = 0;
+	int rc, ret = 0;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t run_id = sqlite3_column_int64(s, 1);
+		if (!r || r->run_id != run_id) {
+			ALLOC_GROW(list, n, alloc);
+			r = &list[n++];
+			memset(r, 0, sizeof(*r));
+			metrics_alloc = 0;
+			r->step = sqlite3_column_int64(s, 0);
+			r->run_id = run_id;
+			r->machine_id = machine_id;
+			r->benchmark_id = benchmark_id;
+			r->harness_version = sqlite3_column_int64(s, 2);
+			col_sha(r->commit, s, 3);
+			r->content_hash = col_dup(s, 4);
+			r->baseline = sqlite3_column_int(s, 5);
+			col_sha(r->source_hash, s, 6);
+		}
+		ALLOC_GROW(r->metrics, r->nmetrics, metrics_alloc);
+		store_metric_from_row(&r->metrics[r->nmetrics++], s, 7);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		ret = gate_db_error(err, g, "cannot read a group's records");
+		store_gate_records_free(list, n);
+		list = NULL;
+		n = 0;
+	}
+	*out = list;
+	*nr = n;
+	return ret;
+}
+
 int store_gate_group_at(struct store_gate_record **out, size_t *nr, struct store_gate *g,
 			int64_t machine_id, int64_t benchmark_id, const char *config,
 			const char *source_hash, int with_samples, struct bl_error *err)
 {
 	sqlite3_stmt *s = g->stmts[G_GROUP_AT];
-	struct store_gate_record *list = NULL, *r = NULL;
-	size_t n = 0, alloc = 0, malloc_ = 0;
-	int rc, ret = 0;
-
 	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, machine_id);
 	sqlite3_bind_int64(s, 2, benchmark_id);
 	sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, source_hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 5, with_samples);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t run_id = sqlite3_column_int64(s, 0);
-		if (!r || r->run_id != run_id) {
-			ALLOC_GROW(list, n, alloc);
-			r = &list[n++];
-			memset(r, 0, sizeof(*r));
-			malloc_ = 0;
-			r->run_id = run_id;
-			r->machine_id = machine_id;
-			r->benchmark_id = benchmark_id;
-			r->harness_version = sqlite3_column_int64(s, 1);
-			col_sha(r->commit, s, 2);
-			r->content_hash = col_dup(s, 3);
-			r->baseline = sqlite3_column_int(s, 4);
-			set_sha(r->source_hash, source_hash);
-		}
-		ALLOC_GROW(r->metrics, r->nmetrics, malloc_);
-		metric_from_row(&r->metrics[r->nmetrics++], s, 5);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		ret = gate_db_error(err, g, "cannot read a group's records");
-		store_gate_records_free(list, n);
-		*out = NULL;
-		*nr = 0;
-		return ret;
-	}
-	*out = list;
-	*nr = n;
-	return 0;
+	return collect_group(out, nr, g, s, machine_id, benchmark_id, err);
 }
 
 int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store_gate *g,
@@ -208,10 +199,8 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 			const char *const *source_hashes, size_t nhashes, struct bl_error *err)
 {
 	sqlite3_stmt *s = g->stmts[G_GROUP_IN];
-	struct store_gate_record *list = NULL, *r = NULL;
 	struct strbuf hashes = STRBUF_INIT;
-	size_t n = 0, alloc = 0, malloc_ = 0;
-	int rc, ret = 0;
+	int ret;
 
 	strbuf_addch(&hashes, '[');
 	for (size_t i = 0; i < nhashes; i++) {
@@ -225,38 +214,9 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 	sqlite3_bind_int64(s, 2, benchmark_id);
 	sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, hashes.buf, (int)hashes.len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t run_id = sqlite3_column_int64(s, 1);
-		if (!r || r->run_id != run_id) {
-			ALLOC_GROW(list, n, alloc);
-			r = &list[n++];
-			memset(r, 0, sizeof(*r));
-			malloc_ = 0;
-			r->step = sqlite3_column_int64(s, 0);
-			r->run_id = run_id;
-			r->machine_id = machine_id;
-			r->benchmark_id = benchmark_id;
-			r->harness_version = sqlite3_column_int64(s, 2);
-			col_sha(r->commit, s, 3);
-			r->content_hash = col_dup(s, 4);
-			r->baseline = sqlite3_column_int(s, 5);
-			col_sha(r->source_hash, s, 6);
-		}
-		ALLOC_GROW(r->metrics, r->nmetrics, malloc_);
-		metric_from_row(&r->metrics[r->nmetrics++], s, 7);
-	}
-	sqlite3_reset(s);
+	ret = collect_group(out, nr, g, s, machine_id, benchmark_id, err);
 	strbuf_release(&hashes);
-	if (rc != SQLITE_DONE) {
-		ret = gate_db_error(err, g, "cannot read a group's records");
-		store_gate_records_free(list, n);
-		*out = NULL;
-		*nr = 0;
-		return ret;
-	}
-	*out = list;
-	*nr = n;
-	return 0;
+	return ret;
 }
 
 void store_gate_record_release(struct store_gate_record *r)

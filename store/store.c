@@ -747,6 +747,24 @@ static void row_release(struct store_record_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
+void store_metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at)
+{
+	memset(m, 0, sizeof(*m));
+	m->name = column_strdup(s, at);
+	m->kind = column_strdup(s, at + 1);
+	m->unit = column_strdup(s, at + 2);
+	m->better = column_strdup(s, at + 3);
+	m->median = store_column_real(s, at + 4);
+	m->p95 = store_column_real(s, at + 5);
+	m->value = store_column_real(s, at + 6);
+	m->n = sqlite3_column_type(s, at + 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, at + 7);
+	m->ladder = column_strdup(s, at + 8);
+	if (sqlite3_column_type(s, at + 9) == SQLITE_BLOB)
+		m->samples =
+		    store_decode_samples(sqlite3_column_blob(s, at + 9),
+					 (size_t)sqlite3_column_bytes(s, at + 9), &m->nsamples);
+}
+
 static int load_row_details(struct store *st, struct store_record_row *row, struct bl_error *err)
 {
 	sqlite3_stmt *s = stmt(st, Q_RUN_TAGS, err);
@@ -771,19 +789,7 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 		struct store_record_metric *m;
 		ALLOC_GROW(row->metrics, row->nmetrics, alloc);
 		m = &row->metrics[row->nmetrics++];
-		memset(m, 0, sizeof(*m));
-		m->name = column_strdup(s, 0);
-		m->kind = column_strdup(s, 1);
-		m->unit = column_strdup(s, 2);
-		m->better = column_strdup(s, 3);
-		m->median = store_column_real(s, 4);
-		m->p95 = store_column_real(s, 5);
-		m->value = store_column_real(s, 6);
-		m->n = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
-		if (sqlite3_column_type(s, 8) == SQLITE_BLOB)
-			m->samples =
-			    store_decode_samples(sqlite3_column_blob(s, 8),
-						 (size_t)sqlite3_column_bytes(s, 8), &m->nsamples);
+		store_metric_from_row(m, s, 0);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
