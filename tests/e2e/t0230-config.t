@@ -32,8 +32,8 @@ test_expect 'a full benchline.json is accepted by every command' '
 	  "machines": {"ci-1": {"keep": "first"}, "m4-pro": {"keep": "quieter"}},
 	  "metrics": ["wall_ms"],
 	  "bench": {"command": "make bench"},
-	  "gate": {"max_slowdown": 1.05},
-	  "ladders": {"ms": [1, 2, 5]},
+	  "gate": {"limit": 1.05, "overrides": {"parse_*": 5}, "exclude": ["flaky_*"]},
+	  "ladders": {"ms": {"unit": "ms", "edges": [1, 2, 5]}},
 	  "counted_tolerance": {"allocations": 0}
 	}
 	EOF
