@@ -65,6 +65,19 @@ test_expect 'the A/A rows were judged by their samples against an effective limi
 '
 
 # Not a gate that passes everything: the same history, a real 10% slowdown of one benchmark.
+test_expect 'an A/A comment lists no undecided row, only counts them' '
+	seed=3001 &&
+	while :; do
+		trial $seed || exit 1
+		test "$(gate_rows trial.out UNDECIDED)" -gt 0 && break
+		seed=$((seed + 1))
+		test $seed -le 3050 || { echo "no undecided row in 50 trials"; exit 1; }
+	done &&
+	gate_run aa --markdown "$TMP/aa.md" >/dev/null &&
+	! grep -q "^| UNDECIDED |" "$TMP/aa.md" &&
+	grep -q "undecided: the interval straddles the limit" "$TMP/aa.md"
+'
+
 test_expect 'the same history fails each of 20 pull requests with a 10% slowdown of one benchmark' '
 	: >trials && : >failures &&
 	seed=2001 &&
