@@ -109,6 +109,8 @@ static int find_window(struct window *w, struct gate_run *gr, const struct store
 			return 0;
 		if (ret)
 			return ret;
+		if (!strcmp(source, head->source_hash))
+			continue; /* main once had the head's sources: that record is the head */
 		if ((ret = store_gate_group_at(&list, &n, gr->sg, head->machine_id,
 					       head->benchmark_id, head->config, source, 1, err)))
 			return ret;
@@ -157,15 +159,21 @@ static int find_window(struct window *w, struct gate_run *gr, const struct store
 			return ret;
 		/* Step by step: the record on the reference's line, else a break. */
 		while (at < n && !broken && w->n < DETECT_WINDOW && !w->recs[w->n - 1].baseline) {
-			size_t end = at, pick = SIZE_MAX;
+			size_t end = at, pick = SIZE_MAX, others = 0;
 			while (end < n && list[end].step == list[at].step)
 				end++;
-			for (size_t k = at; k < end; k++)
+			for (size_t k = at; k < end; k++) {
+				if (list[k].run_id == head->run_id)
+					continue; /* the head itself, at sources main once had */
+				others++;
 				if (pick == SIZE_MAX &&
 				    list[k].harness_version == w->recs[0].harness_version &&
 				    same_str(list[k].content_hash, w->recs[0].content_hash))
 					pick = k;
-			if (pick == SIZE_MAX) {
+			}
+			if (!others) {
+				/* nothing of this step */
+			} else if (pick == SIZE_MAX) {
 				broken = 1; /* the line starts after this step */
 			} else {
 				ALLOC_GROW(w->recs, w->n, w->alloc);

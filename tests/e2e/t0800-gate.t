@@ -629,4 +629,19 @@ test_expect 'an accepted shift that passes against the ratchet does not fail it 
 	! grep -q stale out
 '
 
+# A pull request that puts the sources back as main had them at c3, while main's later
+# commits were never measured: the head's records are c3's own, so the reference is the
+# newest older record that is not the head itself (c2's), never the head compared with itself.
+test_expect 'sources main once had: the reference is never the head record itself' '
+	gate_main back 3 --benchmarks 2 &&
+	for i in 4 5 6 7; do gate_change back "main $i" || exit 1; done &&
+	c2=$(gate_git back rev-parse main~5) && c3=$(gate_git back rev-parse main~4) &&
+	gate_branch back revert && gate_change back "main 3" &&
+	test "$(gbl back hash | cut -d" " -f1)" = "$(gbl back hash "$c3" | cut -d" " -f1)" &&
+	gate_run back --json "$TMP/back.json" >out &&
+	json_get "$TMP/back.json" "for (@{\$j->{comparisons}}) {
+		die \"reference \$_->{reference}{commit}\" unless \$_->{reference}{commit} eq q($c2)
+			&& \$_->{head}{commit} eq q($c3) && \$_->{reference_rule} eq q(history) } 1"
+'
+
 test_done
