@@ -53,8 +53,10 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		ingest_repo_free(repo);
 		ingest_config_release(&cfg);
 		if (ret) {
+			ret = cli_fail(&err);
 			strbuf_release(&root);
-			return cli_fail(&err);
+			bl_error_release(&err);
+			return ret;
 		}
 	}
 	opts.db_path = ctx->db_path;

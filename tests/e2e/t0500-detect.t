@@ -317,7 +317,10 @@ test_expect 'kill -9 mid-detect leaves the previous marks or the new ones, never
 	! cmp -s prev next &&
 	perl -e "srand(5); printf qq(%.3f\n), (\$_ + rand()) / 6 * (\$ARGV[1] - \$ARGV[0]) for 0 .. 5" "$t0" "$t1" >delays &&
 	killed=0 &&
-	for delay in $(cat delays); do
+	# A loaded machine can make the timed run slower than the ones killed, so every kill
+	# may land after the end; short delays then make sure some land mid-run.
+	for delay in $(cat delays) 0.05 0.1 0.15 0.2 0.3; do
+		if [ $killed -ge 1 ] && ! grep -qx "$delay" delays; then continue; fi
 		cp crash0.db k.db &&
 		BENCHLINE_TEST_DETECT_PASS=16 "$BENCHLINE" --db k.db detect --repo proj >/dev/null 2>&1 &
 		pid=$! &&
@@ -332,7 +335,7 @@ test_expect 'kill -9 mid-detect leaves the previous marks or the new ones, never
 		else echo "after ${delay}s: a mixture"; exit 1; fi
 		rm -f k.db k.db-wal k.db-shm
 	done &&
-	echo "$killed of 6 killed mid-run" &&
+	echo "$killed killed mid-run" &&
 	test "$killed" -ge 1
 '
 
