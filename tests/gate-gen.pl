@@ -6,7 +6,8 @@
 #   the sweep     every record of the sweep moves together by exp(N(0, --sweep)), default
 #                 0.5% (a warmer or cooler machine moves every timing of a run together).
 # --shift R multiplies the benchmarks matching --shift-only (a regex; default all) by R, and
-# --run-shift R multiplies the whole sweep (the "warmer machine" case).
+# --run-shift R multiplies the whole sweep (the "warmer machine" case). --better higher makes
+# wall_ns a higher-is-better metric (a throughput, say).
 # Same arguments and --seed, same output. Prints a JSON array on stdout.
 use strict;
 use warnings;
@@ -16,12 +17,12 @@ my %o = (
 	machine => 'ci-1', benchmarks => 3, samples => 20, seed => 1, within => 0.02,
 	between => 0.003, sweep => 0.005, shift => 1, 'run-shift' => 1, 'shift-only' => '',
 	harness => 1, branch => 'main', prefix => 'bench', counted => 0, content => '',
-	'summary-only' => 0, quantile => '',
+	'summary-only' => 0, quantile => '', better => 'lower',
 );
 GetOptions(\%o, 'machine=s', 'benchmarks=i', 'samples=i', 'seed=i', 'within=f', 'between=f',
 	'sweep=f', 'shift=f', 'run-shift=f', 'shift-only=s', 'harness=i', 'branch=s',
 	'prefix=s', 'commit=s', 'source=s', 'counted=i', 'content=s', 'summary-only',
-	'quantile=s', 'time=i')
+	'quantile=s', 'time=i', 'better=s')
     or die "bad options\n";
 die "--commit and --source are needed\n" unless $o{commit} && $o{source};
 
@@ -42,7 +43,7 @@ for my $i (0 .. $o{benchmarks} - 1) {
 	my $shift = ($o{'shift-only'} eq '' || $name =~ /$o{'shift-only'}/) ? $o{shift} : 1;
 	my $median = $true * $sweep * exp($o{between} * gauss()) * $shift;
 	my @s = map { $median * exp($o{within} * gauss()) } 1 .. $o{samples};
-	my %metric = (kind => 'timed', unit => 'ns', better => 'lower');
+	my %metric = (kind => 'timed', unit => 'ns', better => $o{better});
 	if ($o{'summary-only'}) {
 		my @sorted = sort { $a <=> $b } @s;
 		$metric{median} = $sorted[int((@sorted + 1) / 2) - 1];

@@ -644,4 +644,15 @@ test_expect 'sources main once had: the reference is never the head record itsel
 			&& \$_->{head}{commit} eq q($c3) && \$_->{reference_rule} eq q(history) } 1"
 '
 
+test_expect 'better: higher flips every direction: 10% lower fails, 10% higher passes as faster' '
+	gate_main up 8 --benchmarks 2 --better higher &&
+	gate_branch up lower && gate_change up lower && gate_sweep up 201 --shift 0.90 --shift-only bench_01 &&
+	expect_exit 1 gate_run up --json "$TMP/up1.json" >out &&
+	grep -q "^FAIL .* ci-1/bench_01 wall_ns" out &&
+	test "$(json_get "$TMP/up1.json" "my (\$r) = grep { \$_->{benchmark} eq q(bench_01) } @{\$j->{comparisons}}; \"\$_->{better}\" for \$r; \"\$r->{better} \$r->{verdict}\"")" = "higher slower" &&
+	gate_branch up higher && gate_change up higher && gate_sweep up 202 --shift 1.10 --shift-only bench_01 &&
+	expect_exit 0 gate_run up --json "$TMP/up2.json" >out &&
+	test "$(json_get "$TMP/up2.json" "my (\$r) = grep { \$_->{benchmark} eq q(bench_01) } @{\$j->{comparisons}}; \"\$r->{status} \$r->{verdict}\"")" = "PASS faster"
+'
+
 test_done
