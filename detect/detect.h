@@ -539,6 +539,18 @@ struct detect_gate_options {
 int detect_gate_lock_parse(struct json_t **entries_out, const char *text, size_t len,
 			   const char *name, struct bl_error *err);
 
+/*
+ * The pure steps of a timed verdict (§7.3). The band of a reference window (the reference and
+ * up to 7 records before it, values in any order; sorted in place): its center and tolerance
+ * as §6 computes them and the noise deviation / |center|; all NAN with fewer than 3 values.
+ */
+void detect_gate_band(double *center, double *tolerance, double *noise, double *values, size_t n);
+/* L = max(limit, 1 + tolerance / center); the bare limit without a band (NAN tolerance). */
+double detect_gate_effective_limit(double limit, double center, double tolerance);
+/* An interval [lo, hi] of head / reference ratios against L: "slower" when it lies above L,
+ * "faster" below 1/L, "same" inside [1/L, L], else "undecided"; better_higher flips it. */
+const char *detect_gate_interval_verdict(double lo, double hi, double L, int better_higher);
+
 /* Reaches the verdict of §7 from stored records; err only for real errors (exit 2). */
 int detect_gate(struct detect_gate_report *out, struct store *st,
 		const struct detect_gate_options *opts, struct bl_error *err);

@@ -258,7 +258,7 @@ static void row_init(struct detect_gate_row *row, const struct store_gate_record
 /* The §6 band of the reference window for one metric: fills center, tolerance, noise. */
 static void window_band(struct detect_gate_row *row, const struct window *w, const char *metric)
 {
-	double values[DETECT_WINDOW], dev[DETECT_WINDOW], center, deviation;
+	double values[DETECT_WINDOW];
 	size_t n = 0;
 	for (size_t i = 0; i < w->n && n < DETECT_WINDOW; i++) {
 		const struct store_record_metric *m = find_metric(&w->recs[i], metric);
@@ -266,15 +266,29 @@ static void window_band(struct detect_gate_row *row, const struct window *w, con
 			values[n++] = metric_value(m);
 	}
 	row->window = (int)n;
-	if (n < DETECT_MIN_WINDOW)
+	detect_gate_band(&row->center, &row->tolerance, &row->noise, values, n);
+}
+
+void detect_gate_band(double *center, double *tolerance, double *noise, double *values, size_t n)
+{
+	double dev[DETECT_WINDOW], c, deviation;
+	*center = *tolerance = *noise = NAN;
+	if (n < DETECT_MIN_WINDOW || n > DETECT_WINDOW)
 		return;
-	center = detect_nr_median(values, n);
+	c = detect_nr_median(values, n);
 	for (size_t i = 0; i < n; i++)
-		dev[i] = fabs(values[i] - center);
+		dev[i] = fabs(values[i] - c);
 	deviation = detect_nr_median(dev, n);
-	row->center = center;
-	row->tolerance = fmax(DETECT_MAD_FACTOR * deviation, DETECT_FLOOR * fabs(center));
-	row->noise = center != 0 ? deviation / fabs(center) : NAN;
+	*center = c;
+	*tolerance = fmax(DETECT_MAD_FACTOR * deviation, DETECT_FLOOR * fabs(c));
+	*noise = c != 0 ? deviation / fabs(c) : NAN;
+}
+
+double detect_gate_effective_limit(double limit, double center, double tolerance)
+{
+	if (!(center > 0) || isnan(tolerance))
+		return limit;
+	return fmax(limit, 1 + tolerance / center);
 }
 
 /* Logs of positive samples; 0 when one is not positive (no ratio scale then). */
@@ -298,27 +312,24 @@ static double worse(double ratio, int better_higher)
 	return better_higher ? 1 / ratio : ratio;
 }
 
-static void judge_interval(struct detect_gate_row *row, double L)
+const char *detect_gate_interval_verdict(double lo, double hi, double L, int better_higher)
 {
-	double wl = worse(row->better_higher ? row->hi : row->lo, row->better_higher);
-	double wh = worse(row->better_higher ? row->lo : row->hi, row->better_higher);
+	double wl = worse(better_higher ? hi : lo, better_higher);
+	double wh = worse(better_higher ? lo : hi, better_higher);
 	if (wl > L)
-		row->verdict = "slower";
-	else if (wh < 1 / L)
-		row->verdict = "faster";
-	else if (wl >= 1 / L && wh <= L)
-		row->verdict = "same";
-	else
-		row->verdict = "undecided";
+		return "slower";
+	if (wh < 1 / L)
+		return "faster";
+	if (wl >= 1 / L && wh <= L)
+		return "same";
+	return "undecided";
 }
 
 static void judge_timed(struct detect_gate_row *row, const struct store_record_metric *hm,
 			const struct store_record_metric *rm)
 {
-	double L = row->limit;
+	double L = detect_gate_effective_limit(row->limit, row->center, row->tolerance);
 	double *x = NULL, *y = NULL;
-	if (row->window >= DETECT_MIN_WINDOW && row->center > 0)
-		L = fmax(row->limit, 1 + row->tolerance / row->center);
 	row->effective_limit = L;
 	row->ratio = metric_value(hm) / metric_value(rm);
 
@@ -331,7 +342,8 @@ static void judge_timed(struct detect_gate_row *row, const struct store_record_m
 			row->ratio = exp(shift.estimate);
 			row->lo = exp(shift.lo);
 			row->hi = exp(shift.hi);
-			judge_interval(row, L);
+			row->verdict =
+			    detect_gate_interval_verdict(row->lo, row->hi, L, row->better_higher);
 		}
 		bl_error_release(&err);
 	}
