@@ -321,7 +321,10 @@ test_expect 'kill -9 mid-detect leaves the previous marks or the new ones, never
 	# may land after the end; short delays then make sure some land mid-run.
 	for delay in $(cat delays) 0.05 0.1 0.15 0.2 0.3; do
 		if [ $killed -ge 1 ] && ! grep -qx "$delay" delays; then continue; fi
-		cp crash0.db k.db &&
+		# The copy is its own command: "cp && benchline &" would put both in one background
+		# subshell, and a kill landing during the copy would leave cp writing k.db while it
+		# is checked.
+		cp crash0.db k.db || exit 1
 		BENCHLINE_TEST_DETECT_PASS=16 "$BENCHLINE" --db k.db detect --repo proj >/dev/null 2>&1 &
 		pid=$! &&
 		sleep "$delay" &&
