@@ -11,7 +11,8 @@
 
 /* benchline.json's `metrics` (the judged metrics), read after ingest_config_load has checked
  * the file. *given 1 when --repo was given: names NULL then means every timed metric. */
-static int read_judged(char ***names, size_t *n, const char *repo, struct bl_error *err)
+static int read_judged(char ***names, size_t *n, json_t **ladders, const char *repo,
+		       struct bl_error *err)
 {
 	struct ingest_config cfg;
 	struct strbuf text = STRBUF_INIT;
@@ -24,6 +25,7 @@ static int read_judged(char ***names, size_t *n, const char *repo, struct bl_err
 		goto done;
 	if (!cfg.path)
 		goto done;
+	*ladders = json_incref(cfg.ladders); /* for the quantile metrics `metrics` names (§8) */
 	if ((ret = read_file_capped(&text, cfg.path, (size_t)1 << 20, err)))
 		goto done;
 	root = json_loadb(text.buf, text.len, 0, NULL);
@@ -96,6 +98,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	const char *repo = NULL;
 	char **names = NULL;
 	size_t nnames = 0;
+	json_t *ladders = NULL;
 	int all = 0, json = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_BOOL, "all", &all, NULL, "read and judge every Series again"},
@@ -110,13 +113,14 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	if (cli_parse(argc, argv, options, ctx))
 		cli_usage_error(ctx->cmd, options, "detect takes no arguments");
 	if (repo) {
-		if ((ret = read_judged(&names, &nnames, repo, &err))) {
+		if ((ret = read_judged(&names, &nnames, &ladders, repo, &err))) {
 			ret = cli_fail(&err);
 			goto done;
 		}
 		opts.metrics_given = 1;
 		opts.metrics = (const char *const *)names;
 		opts.nmetrics = nnames;
+		opts.ladders = ladders;
 	}
 	opts.all = all;
 	test_pass_limits(&opts);
@@ -156,6 +160,7 @@ done:
 	for (size_t i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);
+	json_decref(ladders);
 	bl_error_release(&err);
 	return ret;
 }

@@ -54,6 +54,15 @@ struct detect_verdict {
 void detect_tail_init(struct detect_tail *t);
 /* Judges median m, the record after those t holds, then adds it to t. */
 void detect_step(struct detect_verdict *out, struct detect_tail *t, double m);
+struct detect_ladder;
+/*
+ * The same for a histogram quantile with a ladder (§8): the center is the window's median as
+ * above, but a value is outside only past the bucket above the center's own (tolerance
+ * hi_next - center) or under the edge below the bucket under it; a center in the top
+ * bucket cannot be outside above, one in the first two buckets cannot be outside below.
+ */
+void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m,
+			const struct detect_ladder *l);
 /* Judges a whole line from its first record: out[i] for medians[i]. */
 void detect_line(struct detect_verdict *out, const double *medians, size_t n);
 /* The nearest-rank median: the element at 1-based rank ceil(n / 2) of the sorted values (the
@@ -81,6 +90,9 @@ struct detect_options {
 	const char *const *metrics;
 	size_t nmetrics;
 	int metrics_given;
+	/* With metrics_given: benchline.json's "ladders", so the quantile metrics `metrics`
+	 * names are judged by their ladder (§8); NULL: none. Kept with the judged metrics. */
+	const struct json_t *ladders;
 	/* A full walk holds at most this many records (and metric values) in memory at once;
 	 * 0 for the defaults. */
 	size_t pass_members, pass_points;

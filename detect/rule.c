@@ -123,6 +123,39 @@ void detect_step(struct detect_verdict *out, struct detect_tail *t, double m)
 	tail_push(t, m, out->marked ? out->above : 0, out->tolerance);
 }
 
+void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m,
+			const struct detect_ladder *l)
+{
+	struct detect_bucket b;
+	double up, down;
+	size_t n = t->n, r;
+
+	memset(out, 0, sizeof(*out));
+	out->center = out->deviation = out->tolerance = out->shift = NAN;
+	if (n < DETECT_MIN_WINDOW) {
+		tail_push(t, m, 0, 0);
+		return;
+	}
+	out->judged = 1;
+	r = (n + 1) / 2 - 1;
+	out->center = t->sorted[r];
+	out->deviation = window_mad(t->sorted, n, r);
+	/* Only a reading past the bucket above the center's own is known to be higher (§8), and
+	 * only one at or under the edge below the bucket under it is known to be lower. */
+	detect_bucket_locate(&b, l, out->center);
+	up = b.top ? INFINITY : b.hi_next - out->center;
+	down = b.index >= 2 ? out->center - l->edges[b.index - 2] : INFINITY;
+	out->above = m > out->center ? 1 : m < out->center ? -1 : 0;
+	out->tolerance = out->above < 0 ? down : up;
+	out->shift = out->center != 0 ? (m - out->center) / out->center : NAN;
+	out->outside = out->above > 0 ? m - out->center > up : out->center - m > down;
+	if (out->outside) {
+		out->continues = continues_step(t, m, out->above);
+		out->marked = !out->continues;
+	}
+	tail_push(t, m, out->marked ? out->above : 0, out->marked ? out->tolerance : 0);
+}
+
 void detect_line(struct detect_verdict *out, const double *medians, size_t n)
 {
 	struct detect_tail t;

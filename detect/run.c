@@ -52,6 +52,15 @@ struct detect_ctx {
 	signed char *judged_cache; /* per metric interned in judged_for: -1 unknown, 0, 1 */
 	size_t judged_cache_n;
 	const struct store_members *judged_for; /* NULL: the cache is stale */
+	/* Quantile metrics named in `metrics` are judged by their ladder (§8): the ladders of
+	 * benchline.json (kept with the judged metrics), and per interned metric the ladder its
+	 * records name, found once per name. */
+	json_t *ladders_json;
+	struct detect_ladder_set ladders;
+	char **ladder_names;			   /* metric names looked up, in order */
+	const struct detect_ladder **ladder_found; /* their ladders, NULL when none */
+	size_t nladder_names, ladder_names_alloc;
+	const struct detect_ladder **ladder_cache; /* per metric interned in judged_for */
 	/* what was stored, for the lines and Suspects being rebuilt */
 	struct old_line *old_lines;
 	size_t nold_lines, old_lines_alloc;
@@ -195,33 +204,68 @@ static int drop_unmatched(struct detect_ctx *c, struct bl_error *err)
 	return 0;
 }
 
+/* The ladder a quantile metric's records name, looked up once per detect. */
+static const struct detect_ladder *metric_ladder(struct detect_ctx *c, const char *metric)
+{
+	char *name = NULL;
+	const struct detect_ladder *l = NULL;
+	struct bl_error err = BL_ERROR_INIT;
+	for (size_t i = 0; i < c->nladder_names; i++)
+		if (!strcmp(c->ladder_names[i], metric))
+			return c->ladder_found[i];
+	/* A failed lookup judges nothing, as a metric without a ladder would not be. */
+	if (!store_detect_metric_ladder(&name, c->d, metric, &err) && name)
+		l = detect_ladder_find(&c->ladders, name);
+	free(name);
+	bl_error_release(&err);
+	ALLOC_GROW(c->ladder_names, c->nladder_names, c->ladder_names_alloc);
+	c->ladder_found =
+	    xrealloc(c->ladder_found, c->ladder_names_alloc * sizeof(*c->ladder_found));
+	c->ladder_names[c->nladder_names] = xstrdup(metric);
+	c->ladder_found[c->nladder_names++] = l;
+	return l;
+}
+
+/* Whether a point is judged: a timed metric of the judged set (all of them by default), or
+ * a quantile metric the set names whose records name a ladder benchline.json defines. */
 static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		     const struct store_point *p)
 {
-	if (p->kind != STORE_TIMED || isnan(p->value))
+	if (isnan(p->value) || (p->kind != STORE_TIMED && p->kind != STORE_QUANTILE))
 		return 0;
 	if (c->all_timed)
-		return 1;
+		return p->kind == STORE_TIMED;
 	if (c->judged_for != m) {
 		/* Metric indexes belong to one members list: each walk, append and full read
 		 * clears judged_for when it starts its own. */
 		c->judged_for = m;
-		if (c->judged_cache_n)
+		if (c->judged_cache_n) {
 			memset(c->judged_cache, -1, c->judged_cache_n);
+			memset(c->ladder_cache, 0, c->judged_cache_n * sizeof(*c->ladder_cache));
+		}
 	}
 	if (p->metric >= c->judged_cache_n) {
 		size_t n = m->nmetrics > p->metric ? m->nmetrics : p->metric + 1;
 		c->judged_cache = xrealloc(c->judged_cache, n);
 		memset(c->judged_cache + c->judged_cache_n, -1, n - c->judged_cache_n);
+		c->ladder_cache = xrealloc(c->ladder_cache, n * sizeof(*c->ladder_cache));
+		memset(c->ladder_cache + c->judged_cache_n, 0,
+		       (n - c->judged_cache_n) * sizeof(*c->ladder_cache));
 		c->judged_cache_n = n;
 	}
 	if (c->judged_cache[p->metric] < 0) {
+		const char *name = m->metrics[p->metric];
 		c->judged_cache[p->metric] = 0;
 		for (size_t i = 0; i < c->njudged; i++)
-			if (!strcmp(c->judged[i], m->metrics[p->metric]))
+			if (!strcmp(c->judged[i], name))
 				c->judged_cache[p->metric] = 1;
+		if (c->judged_cache[p->metric] && p->kind == STORE_QUANTILE) {
+			c->ladder_cache[p->metric] = metric_ladder(c, name);
+			c->judged_cache[p->metric] = c->ladder_cache[p->metric] != NULL;
+		}
 	}
-	return c->judged_cache[p->metric];
+	return c->judged_cache[p->metric] &&
+	       (p->kind == STORE_TIMED || c->ladder_cache[p->metric] != NULL);
 }
 
 static int same_double(double a, double b)
@@ -391,7 +435,10 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 	if (is_judged(c, m, p)) {
 		struct detect_verdict v;
 		ls->judged = 1;
-		detect_step(&v, &ls->tail, p->value);
+		if (p->kind == STORE_QUANTILE)
+			detect_step_ladder(&v, &ls->tail, p->value, c->ladder_cache[p->metric]);
+		else
+			detect_step(&v, &ls->tail, p->value);
 		if (v.marked) {
 			struct store_mark mk;
 			memset(&mk, 0, sizeof(mk));
@@ -965,7 +1012,9 @@ static void judged_encode(struct strbuf *out, const struct detect_ctx *c)
 	a = json_array();
 	for (size_t i = 0; i < c->njudged; i++)
 		json_array_append_new(a, json_string(c->judged[i]));
-	text = json_dumps(a, JSON_COMPACT);
+	if (c->ladders_json) /* with ladders: {"metrics": [...], "ladders": {...}} */
+		a = json_pack("{s:o, s:O}", "metrics", a, "ladders", c->ladders_json);
+	text = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
 	strbuf_addstr(out, text ? text : "[]");
 	free(text);
 	json_decref(a);
@@ -981,6 +1030,12 @@ static int judged_decode(struct detect_ctx *c, const char *stored, struct bl_err
 		return 0;
 	}
 	a = json_loads(stored, 0, NULL);
+	if (json_is_object(a)) {
+		json_t *list = json_incref(json_object_get(a, "metrics"));
+		c->ladders_json = json_incref(json_object_get(a, "ladders"));
+		json_decref(a);
+		a = list;
+	}
 	if (!json_is_array(a)) {
 		json_decref(a);
 		return bl_error_set(err, BL_EDB, "the stored judged metrics are not a JSON array");
@@ -1018,9 +1073,16 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	    (ret = store_get_meta(&stored_judged, st, "detect_metrics", err)) ||
 	    (ret = store_get_meta(&full_flag, st, "detect_full", err)))
 		goto done;
-	if (opts->metrics_given)
+	detect_ladder_set_init(&c.ladders);
+	if (opts->metrics_given) {
 		judged_set(&c, opts->metrics, opts->nmetrics, opts->metrics == NULL);
-	else if ((ret = judged_decode(&c, stored_judged, err)))
+		if (opts->metrics && opts->ladders)
+			c.ladders_json = json_incref((json_t *)opts->ladders);
+	} else if ((ret = judged_decode(&c, stored_judged, err))) {
+		goto done;
+	}
+	if (c.ladders_json &&
+	    (ret = detect_ladders_from_json(&c.ladders, c.ladders_json, "benchline.json", err)))
 		goto done;
 	judged_encode(&judged, &c);
 	state_ok = state && !strcmp(state, DETECT_STATE_FORMAT);
@@ -1057,6 +1119,13 @@ done:
 		free(c.judged[i]);
 	free(c.judged);
 	free(c.judged_cache);
+	free(c.ladder_cache);
+	for (size_t i = 0; i < c.nladder_names; i++)
+		free(c.ladder_names[i]);
+	free(c.ladder_names);
+	free(c.ladder_found);
+	detect_ladder_set_release(&c.ladders);
+	json_decref(c.ladders_json);
 	strbuf_release(&c.tail);
 	strbuf_release(&judged);
 	free(state);

@@ -245,3 +245,11 @@ FROM suspects s
 JOIN machines m ON m.id = s.machine_id
 JOIN benchmarks b ON b.id = s.benchmark_id
 WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4 AND s.state = 'open';
+
+-- The ladder a quantile metric names (§8), from any record that names one: detection judges a
+-- quantile metric only when benchline.json's `metrics` lists it, so this runs once per such
+-- name and detect, not per record.
+-- name: detect_metric_ladder
+SELECT ladder FROM metrics
+WHERE name = ?1 AND kind = 'quantile' AND ladder IS NOT NULL
+LIMIT 1;

@@ -48,6 +48,7 @@ enum dstmt {
 	D_SUSPECT_DELETE,
 	D_SUSPECT_LAST_ID,
 	D_OPEN_COUNT,
+	D_METRIC_LADDER,
 	D__COUNT
 };
 
@@ -78,6 +79,7 @@ static const char *const dstmt_sql[D__COUNT] = {
     [D_SUSPECTS_ALL] = SQL_DETECT_SUSPECTS_ALL,
     [D_SUSPECTS_GROUP] = SQL_DETECT_SUSPECTS_GROUP,
     [D_SUSPECT_FIND] = SQL_DETECT_SUSPECT_FIND,
+    [D_METRIC_LADDER] = SQL_DETECT_METRIC_LADDER,
     [D_SUSPECT_INSERT] = SQL_DETECT_SUSPECT_INSERT,
     [D_SUSPECT_UPDATE] = SQL_DETECT_SUSPECT_UPDATE,
     [D_SUSPECT_DELETE] = SQL_DETECT_SUSPECT_DELETE,
@@ -1192,6 +1194,24 @@ int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_er
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, id);
 	return run_stmt(d, s, "cannot delete a Suspect", err);
+}
+
+int store_detect_metric_ladder(char **out, struct store_detect *d, const char *metric,
+			       struct bl_error *err)
+{
+	sqlite3_stmt *s = dstmt(d, D_METRIC_LADDER, err);
+	int rc;
+	*out = NULL;
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_text(s, 1, metric, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_text(s, 0))
+		*out = xstrdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ddb_error(err, d->db, "cannot read a metric's ladder");
+	return 0;
 }
 
 int store_detect_last_suspect_id(int64_t *out, struct store_detect *d, struct bl_error *err)

@@ -422,6 +422,9 @@ int store_detect_suspect_update(struct store_detect *d, const struct store_mark 
 				struct bl_error *err);
 int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_error *err);
 /* The largest Suspect id ever given, 0 before the first (ids are never reused). */
+/* The ladder a quantile metric's records name (the first found), *out NULL when none. */
+int store_detect_metric_ladder(char **out, struct store_detect *d, const char *metric,
+			       struct bl_error *err);
 int store_detect_last_suspect_id(int64_t *out, struct store_detect *d, struct bl_error *err);
 
 /* A Suspect as `benchline suspects` lists it (§14). Strings live until the callback returns. */

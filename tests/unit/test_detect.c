@@ -440,9 +440,59 @@ static void incremental_equals_a_rebuild(void **state)
 	db_close(&db);
 }
 
+/* A histogram quantile with a ladder (§8): a step is only a reading past the bucket above its
+ * center's own, or under the edge below the bucket beneath it. */
+static void a_quantile_steps_by_its_ladder(void **state)
+{
+	double edges[] = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50};
+	struct detect_ladder l = {"ms", "ms", edges, 8};
+	/* the center stays 0.70 to 0.72, in (0.5, 1]: 4.9 (up to hi_next 5) is not a step,
+	 * 5.01 against center 0.71 is (5.01 - 0.71 > 5 - 0.71), 5.5 continues it; 0.2 (one
+	 * bucket down) is not a step, 0.09 (under 0.1) is */
+	double m[] = {0.70, 0.72, 0.69, 0.71, 4.9, 5.01, 5.5, 0.70, 0.2, 0.70, 0.09};
+	const char *want = "...--S c - - - F";
+	struct detect_tail t;
+	struct detect_verdict v;
+	char got[32];
+	size_t k = 0;
+	(void)state;
+	detect_tail_init(&t);
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		detect_step_ladder(&v, &t, m[i], &l);
+		got[k++] = !v.judged	 ? '.'
+			   : v.marked	 ? (v.above > 0 ? 'S' : 'F')
+			   : v.continues ? 'c'
+					 : '-';
+		if (i == 5) {
+			/* the mark's tolerance is hi_next - center */
+			assert_true(fabs(v.center - 0.71) < 1e-12);
+			assert_true(fabs(v.tolerance - 4.29) < 1e-12);
+		}
+		if (i >= 5 && i + 1 < sizeof(m) / sizeof(m[0]))
+			got[k++] = ' ';
+	}
+	got[k] = 0;
+	assert_string_equal(got, want);
+
+	/* a center in the top bucket cannot step up; in the first bucket it cannot step down */
+	detect_tail_init(&t);
+	for (int i = 0; i < 4; i++)
+		detect_step_ladder(&v, &t, 60, &l);
+	detect_step_ladder(&v, &t, 6000, &l);
+	assert_true(v.judged && !v.outside);
+	detect_tail_init(&t);
+	for (int i = 0; i < 4; i++)
+		detect_step_ladder(&v, &t, 0.008, &l);
+	detect_step_ladder(&v, &t, 0.0001, &l);
+	assert_true(v.judged && !v.outside);
+	detect_step_ladder(&v, &t, 0.06, &l); /* past 0.05, the top of (0.01, 0.05] */
+	assert_true(v.marked && v.above > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(a_quantile_steps_by_its_ladder),
 	    cmocka_unit_test(the_rule_table),
 	    cmocka_unit_test(the_numbers_of_a_mark),
 	    cmocka_unit_test(slower_and_faster),
