@@ -29,13 +29,6 @@ WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3 AND r.source_h
   AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
 ORDER BY r.harness_version DESC, r.run_id, mt.name;
 
--- A run's metrics by name; the samples only when ?2 is 1 (the window needs medians alone).
--- name: gate_metrics
-SELECT name, kind, unit, better, median, p95, value, n, ladder,
-       CASE WHEN ?2 THEN samples END
-FROM metrics
-WHERE run_id = ?1
-ORDER BY name;
 
 -- The same for several source hashes at once (?4, a JSON array of them, newest first): the
 -- records before a reference on its line, one statement for the whole window. Rows come in

@@ -139,12 +139,6 @@ static const char *column_str(sqlite3_stmt *s, int i)
 	return (const char *)sqlite3_column_text(s, i);
 }
 
-static char *column_dup(sqlite3_stmt *s, int i)
-{
-	const char *t = column_str(s, i);
-	return t ? xstrdup(t) : NULL;
-}
-
 /* Steps a statement that returns no rows, then resets it. */
 static int run_stmt(struct store_detect *d, sqlite3_stmt *s, const char *what, struct bl_error *err)
 {
@@ -816,7 +810,7 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 		c->run_id = sqlite3_column_int64(s, 0);
 		c->group.machine_id = sqlite3_column_int64(s, 1);
 		c->group.benchmark_id = sqlite3_column_int64(s, 2);
-		c->group.config = column_dup(s, 3);
+		c->group.config = store_column_strdup(s, 3);
 		if (!c->group.config)
 			c->group.config = xstrdup("");
 		c->is_member = standing && !ntags;
@@ -826,7 +820,7 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 		else
 			c->was_member = was_standing == 1 && was_tags == 0;
 		c->harness_version = sqlite3_column_int64(s, 8);
-		c->content_hash = column_dup(s, 9);
+		c->content_hash = store_column_strdup(s, 9);
 		c->baseline = sqlite3_column_int(s, 10) != 0;
 		c->at = sqlite3_column_double(s, 11);
 		c->started_at = sqlite3_column_double(s, 12);
@@ -887,7 +881,7 @@ static struct store_moved *add_moved(struct store_moved **list, size_t *n, size_
 	m->run_id = run_id;
 	m->group.machine_id = sqlite3_column_int64(s, run_id ? 1 : 0);
 	m->group.benchmark_id = sqlite3_column_int64(s, run_id ? 2 : 1);
-	m->group.config = column_dup(s, run_id ? 3 : 2);
+	m->group.config = store_column_strdup(s, run_id ? 3 : 2);
 	if (!m->group.config)
 		m->group.config = xstrdup("");
 	m->tagged = run_id ? sqlite3_column_int(s, 4) != 0 : 0;

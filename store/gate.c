@@ -10,7 +10,7 @@
 #include "internal.h"
 #include "sql_embed.h"
 
-enum gstmt { G_AT_SOURCE, G_GROUP_AT, G_GROUP_IN, G_METRICS, G_COUNT };
+enum gstmt { G_AT_SOURCE, G_GROUP_AT, G_GROUP_IN, G_COUNT };
 
 struct store_gate {
 	struct store *st;
@@ -25,7 +25,7 @@ static int gate_db_error(struct bl_error *err, struct store_gate *g, const char 
 int store_gate_open(struct store_gate **out, struct store *st, struct bl_error *err)
 {
 	static const char *const sql[G_COUNT] = {SQL_GATE_AT_SOURCE, SQL_GATE_GROUP_AT,
-						 SQL_GATE_GROUP_IN, SQL_GATE_METRICS};
+						 SQL_GATE_GROUP_IN};
 	struct store_gate *g = xcalloc(1, sizeof(*g));
 	g->st = st;
 	for (int i = 0; i < G_COUNT; i++)
@@ -49,12 +49,6 @@ void store_gate_close(struct store_gate *g)
 	free(g);
 }
 
-static char *col_dup(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
 static void set_sha(char out[41], const char *t)
 {
 	size_t n = t ? strlen(t) : 0;
@@ -67,27 +61,6 @@ static void set_sha(char out[41], const char *t)
 static void col_sha(char out[41], sqlite3_stmt *s, int i)
 {
 	set_sha(out, (const char *)sqlite3_column_text(s, i));
-}
-
-static int load_metrics(struct store_gate *g, struct store_gate_record *r, int with_samples,
-			struct bl_error *err)
-{
-	sqlite3_stmt *s = g->stmts[G_METRICS];
-	size_t alloc = 0;
-	int rc;
-	sqlite3_reset(s);
-	sqlite3_bind_int64(s, 1, r->run_id);
-	sqlite3_bind_int(s, 2, with_samples);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct store_record_metric *m;
-		ALLOC_GROW(r->metrics, r->nmetrics, alloc);
-		m = &r->metrics[r->nmetrics++];
-		store_metric_from_row(m, s, 0);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return gate_db_error(err, g, "cannot read a record's metrics");
-	return 0;
 }
 
 int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct store_gate *g,
@@ -108,12 +81,12 @@ int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct stor
 		r->run_id = sqlite3_column_int64(s, 0);
 		r->machine_id = sqlite3_column_int64(s, 1);
 		r->benchmark_id = sqlite3_column_int64(s, 2);
-		r->config = col_dup(s, 3);
+		r->config = store_column_strdup(s, 3);
 		r->harness_version = sqlite3_column_int64(s, 4);
-		r->machine = col_dup(s, 5);
-		r->benchmark = col_dup(s, 6);
+		r->machine = store_column_strdup(s, 5);
+		r->benchmark = store_column_strdup(s, 6);
 		col_sha(r->commit, s, 7);
-		r->content_hash = col_dup(s, 8);
+		r->content_hash = store_column_strdup(s, 8);
 		r->baseline = sqlite3_column_int(s, 9);
 		r->tagged = sqlite3_column_int(s, 10);
 		set_sha(r->source_hash, source_hash);
@@ -124,7 +97,8 @@ int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct stor
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++)
-		if ((ret = load_metrics(g, &list[i], 1, err)))
+		if ((ret = store_read_metrics(&list[i].metrics, &list[i].nmetrics, g->st,
+					      list[i].run_id, err)))
 			goto fail;
 	*out = list;
 	*nr = n;
@@ -161,7 +135,7 @@ static int collect_group(struct store_gate_record **out, size_t *nr, struct stor
 			r->benchmark_id = benchmark_id;
 			r->harness_version = sqlite3_column_int64(s, 2);
 			col_sha(r->commit, s, 3);
-			r->content_hash = col_dup(s, 4);
+			r->content_hash = store_column_strdup(s, 4);
 			r->baseline = sqlite3_column_int(s, 5);
 			col_sha(r->source_hash, s, 6);
 		}
@@ -221,16 +195,7 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 
 void store_gate_record_release(struct store_gate_record *r)
 {
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		struct store_record_metric *m = &r->metrics[i];
-		free(m->name);
-		free(m->kind);
-		free(m->unit);
-		free(m->better);
-		free(m->samples);
-		free(m->ladder);
-	}
-	free(r->metrics);
+	store_metrics_free(r->metrics, r->nmetrics);
 	free(r->machine);
 	free(r->benchmark);
 	free(r->config);

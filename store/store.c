@@ -141,7 +141,7 @@ double store_column_real(sqlite3_stmt *s, int i)
 	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
-static char *column_strdup(sqlite3_stmt *s, int i)
+char *store_column_strdup(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
 	return t ? xstrdup((const char *)t) : NULL;
@@ -613,7 +613,7 @@ int store_get_meta(char **out, struct store *st, const char *key, struct bl_erro
 	store_bind_text(s, 1, key);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		*out = column_strdup(s, 0);
+		*out = store_column_strdup(s, 0);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_error(err, st, "cannot read a setting");
@@ -734,31 +734,22 @@ static void row_release(struct store_record_row *row)
 	for (size_t i = 0; i < row->ntags; i++)
 		free(row->tags[i]);
 	free(row->tags);
-	for (size_t i = 0; i < row->nmetrics; i++) {
-		struct store_record_metric *m = &row->metrics[i];
-		free(m->name);
-		free(m->kind);
-		free(m->unit);
-		free(m->better);
-		free(m->samples);
-		free(m->ladder);
-	}
-	free(row->metrics);
+	store_metrics_free(row->metrics, row->nmetrics);
 	memset(row, 0, sizeof(*row));
 }
 
 void store_metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at)
 {
 	memset(m, 0, sizeof(*m));
-	m->name = column_strdup(s, at);
-	m->kind = column_strdup(s, at + 1);
-	m->unit = column_strdup(s, at + 2);
-	m->better = column_strdup(s, at + 3);
+	m->name = store_column_strdup(s, at);
+	m->kind = store_column_strdup(s, at + 1);
+	m->unit = store_column_strdup(s, at + 2);
+	m->better = store_column_strdup(s, at + 3);
 	m->median = store_column_real(s, at + 4);
 	m->p95 = store_column_real(s, at + 5);
 	m->value = store_column_real(s, at + 6);
 	m->n = sqlite3_column_type(s, at + 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, at + 7);
-	m->ladder = column_strdup(s, at + 8);
+	m->ladder = store_column_strdup(s, at + 8);
 	if (sqlite3_column_type(s, at + 9) == SQLITE_BLOB)
 		m->samples =
 		    store_decode_samples(sqlite3_column_blob(s, at + 9),
@@ -775,26 +766,48 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 	sqlite3_bind_int64(s, 1, row->id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ALLOC_GROW(row->tags, row->ntags, alloc);
-		row->tags[row->ntags++] = column_strdup(s, 0);
+		row->tags[row->ntags++] = store_column_strdup(s, 0);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
 		return db_error(err, st, "cannot read tags");
 
-	if (!(s = stmt(st, Q_RUN_METRICS, err)))
+	return store_read_metrics(&row->metrics, &row->nmetrics, st, row->id, err);
+}
+
+int store_read_metrics(struct store_record_metric **out, size_t *nr, struct store *st,
+		       int64_t run_id, struct bl_error *err)
+{
+	sqlite3_stmt *s = stmt(st, Q_RUN_METRICS, err);
+	size_t alloc = 0;
+	int rc;
+	*out = NULL;
+	*nr = 0;
+	if (!s)
 		return BL_EDB;
-	alloc = 0;
-	sqlite3_bind_int64(s, 1, row->id);
+	sqlite3_bind_int64(s, 1, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct store_record_metric *m;
-		ALLOC_GROW(row->metrics, row->nmetrics, alloc);
-		m = &row->metrics[row->nmetrics++];
-		store_metric_from_row(m, s, 0);
+		ALLOC_GROW(*out, *nr, alloc);
+		store_metric_from_row(&(*out)[(*nr)++], s, 0);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
 		return db_error(err, st, "cannot read metrics");
 	return 0;
+}
+
+void store_metrics_free(struct store_record_metric *metrics, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct store_record_metric *m = &metrics[i];
+		free(m->name);
+		free(m->kind);
+		free(m->unit);
+		free(m->better);
+		free(m->samples);
+		free(m->ladder);
+	}
+	free(metrics);
 }
 
 int store_each_record(struct store *st, const struct store_record_filter *filter,
@@ -812,13 +825,13 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 		struct store_record_row row;
 		memset(&row, 0, sizeof(row));
 		row.id = sqlite3_column_int64(list, 0);
-		row.machine = column_strdup(list, 1);
-		row.benchmark = column_strdup(list, 2);
-		row.config = column_strdup(list, 3);
-		row.source_hash = column_strdup(list, 4);
+		row.machine = store_column_strdup(list, 1);
+		row.benchmark = store_column_strdup(list, 2);
+		row.config = store_column_strdup(list, 3);
+		row.source_hash = store_column_strdup(list, 4);
 		row.harness_version = sqlite3_column_int64(list, 5);
-		row.commit = column_strdup(list, 6);
-		row.content_hash = column_strdup(list, 7);
+		row.commit = store_column_strdup(list, 6);
+		row.content_hash = store_column_strdup(list, 7);
 		row.started_at = store_column_real(list, 8);
 		row.committed_at = store_column_real(list, 9);
 		row.baseline = sqlite3_column_int(list, 10);
