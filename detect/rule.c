@@ -94,33 +94,49 @@ static double window_mad(const double *sorted, size_t n, size_t r)
 	return d;
 }
 
-void detect_step(struct detect_verdict *out, struct detect_tail *t, double m)
+/* What every rule starts with: too few records before m (0, and m joins the tail), or the
+ * window's center and deviation, and which side of the center m is on (1). */
+static int step_begin(struct detect_verdict *out, struct detect_tail *t, double m)
 {
-	double floor_tol;
 	size_t n = t->n, r;
-
 	memset(out, 0, sizeof(*out));
 	out->center = out->deviation = out->tolerance = out->shift = NAN;
 	if (n < DETECT_MIN_WINDOW) {
 		tail_push(t, m, 0, 0);
-		return;
+		return 0;
 	}
 	out->judged = 1;
 	r = (n + 1) / 2 - 1; /* rank ceil(n / 2), 0-based */
 	out->center = t->sorted[r];
 	out->deviation = window_mad(t->sorted, n, r);
-	out->tolerance = DETECT_MAD_FACTOR * out->deviation;
-	floor_tol = DETECT_FLOOR * fabs(out->center);
-	if (floor_tol > out->tolerance)
-		out->tolerance = floor_tol;
 	out->above = m > out->center ? 1 : m < out->center ? -1 : 0;
 	out->shift = out->center != 0 ? (m - out->center) / out->center : NAN;
-	out->outside = fabs(m - out->center) > out->tolerance;
+	return 1;
+}
+
+/* What every rule ends with: an outside m is marked unless it continues a step, and joins the
+ * tail with its mark. */
+static void step_end(struct detect_verdict *out, struct detect_tail *t, double m)
+{
 	if (out->outside) {
 		out->continues = continues_step(t, m, out->above);
 		out->marked = !out->continues;
 	}
-	tail_push(t, m, out->marked ? out->above : 0, out->tolerance);
+	tail_push(t, m, out->marked ? out->above : 0, out->marked ? out->tolerance : 0);
+}
+
+void detect_step(struct detect_verdict *out, struct detect_tail *t, double m)
+{
+	double floor_tol;
+
+	if (!step_begin(out, t, m))
+		return;
+	out->tolerance = DETECT_MAD_FACTOR * out->deviation;
+	floor_tol = DETECT_FLOOR * fabs(out->center);
+	if (floor_tol > out->tolerance)
+		out->tolerance = floor_tol;
+	out->outside = fabs(m - out->center) > out->tolerance;
+	step_end(out, t, m);
 }
 
 void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m,
@@ -128,32 +144,17 @@ void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, doubl
 {
 	struct detect_bucket b;
 	double up, down;
-	size_t n = t->n, r;
 
-	memset(out, 0, sizeof(*out));
-	out->center = out->deviation = out->tolerance = out->shift = NAN;
-	if (n < DETECT_MIN_WINDOW) {
-		tail_push(t, m, 0, 0);
+	if (!step_begin(out, t, m))
 		return;
-	}
-	out->judged = 1;
-	r = (n + 1) / 2 - 1;
-	out->center = t->sorted[r];
-	out->deviation = window_mad(t->sorted, n, r);
 	/* Only a reading past the bucket above the center's own is known to be higher (§8), and
-	 * only one at or under the edge below the bucket under it is known to be lower. */
+	 * only one under the edge below the bucket under it is known to be lower. */
 	detect_bucket_locate(&b, l, out->center);
 	up = b.top ? INFINITY : b.hi_next - out->center;
 	down = b.index >= 2 ? out->center - l->edges[b.index - 2] : INFINITY;
-	out->above = m > out->center ? 1 : m < out->center ? -1 : 0;
 	out->tolerance = out->above < 0 ? down : up;
-	out->shift = out->center != 0 ? (m - out->center) / out->center : NAN;
 	out->outside = out->above > 0 ? m - out->center > up : out->center - m > down;
-	if (out->outside) {
-		out->continues = continues_step(t, m, out->above);
-		out->marked = !out->continues;
-	}
-	tail_push(t, m, out->marked ? out->above : 0, out->marked ? out->tolerance : 0);
+	step_end(out, t, m);
 }
 
 void detect_line(struct detect_verdict *out, const double *medians, size_t n)
