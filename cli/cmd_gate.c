@@ -37,6 +37,8 @@ static int write_out(const char *path, const char *text, size_t len, struct bl_e
 static int write_status(const char *repo, const struct detect_gate_report *r, struct bl_error *err)
 {
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, text = STRBUF_INIT;
+	json_t *status;
+	char *json_text;
 	int ret = 0;
 	strbuf_addf(&dir, "%s/.benchline", repo);
 	if (mkdir(dir.buf, 0777) < 0 && errno != EEXIST) {
@@ -44,8 +46,13 @@ static int write_status(const char *repo, const struct detect_gate_report *r, st
 		goto done;
 	}
 	strbuf_addf(&path, "%s/gate-status.json", dir.buf);
-	strbuf_addf(&text, "{\"passed\": %s, \"failures\": %zu, \"unix\": %lld}\n",
-		    r->exit_code == 0 ? "true" : "false", r->failures, (long long)r->unix_time);
+	status = json_pack("{s:b, s:I, s:I}", "passed", r->exit_code == 0, "failures",
+			   (json_int_t)r->failures, "unix", (json_int_t)r->unix_time);
+	json_text = json_dumps(status, 0);
+	strbuf_addstr(&text, json_text);
+	strbuf_addch(&text, '\n');
+	free(json_text);
+	json_decref(status);
 	ret = write_file_atomic(path.buf, text.buf, text.len, err);
 done:
 	strbuf_release(&dir);
@@ -188,13 +195,8 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	fputs(out.buf, json_path && !strcmp(json_path, "-") ? stderr : stdout);
 	fflush(stdout);
 	if (json_path) {
-		json_t *o = detect_gate_json(&report);
-		char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
 		struct strbuf t = STRBUF_INIT;
-		strbuf_addstr(&t, text);
-		strbuf_addch(&t, '\n');
-		free(text);
-		json_decref(o);
+		detect_gate_json_text(&t, &report);
 		if (write_out(json_path, t.buf, t.len, &err))
 			ret = cli_fail(&err);
 		strbuf_release(&t);

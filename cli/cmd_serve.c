@@ -41,16 +41,12 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		/* A repository the gate routes could not read is a startup error, not a 500
 		 * on every request. */
 		struct ingest_config cfg;
-		struct ingest_repo *repo = NULL;
 		ingest_config_init(&cfg);
 		ret = ingest_repo_toplevel(&root, opts.repo_dir, &err);
 		if (!ret) {
 			opts.repo_dir = root.buf;
 			ret = ingest_config_load(&cfg, opts.repo_dir, &err);
 		}
-		if (!ret)
-			ret = ingest_repo_open(&repo, opts.repo_dir, &cfg, &err);
-		ingest_repo_free(repo);
 		ingest_config_release(&cfg);
 		if (ret) {
 			ret = cli_fail(&err);

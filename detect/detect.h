@@ -93,6 +93,7 @@ struct detect_options {
 	/* With metrics_given: benchline.json's "ladders", so the quantile metrics `metrics`
 	 * names are judged by their ladder (§8); NULL: none. Kept with the judged metrics. */
 	const struct json_t *ladders;
+	const char *ladders_file; /* where they were read, for messages */
 	/* A full walk holds at most this many records (and metric values) in memory at once;
 	 * 0 for the defaults. */
 	size_t pass_members, pass_points;
@@ -570,6 +571,9 @@ void detect_gate_report_release(struct detect_gate_report *r);
 
 /* The report as `gate --json` writes it (docs/gate-json.md). */
 struct json_t *detect_gate_json(const struct detect_gate_report *r);
+/* That report as text, as `gate --json` writes it and GET /api/gate answers it: 2-space
+ * indent, every real to 17 digits, a trailing newline. */
+void detect_gate_json_text(struct strbuf *out, const struct detect_gate_report *r);
 /* The terminal table. */
 void detect_gate_table(struct strbuf *out, const struct detect_gate_report *r);
 /* A pull-request comment; chart links when base_url is not NULL. */

@@ -853,13 +853,11 @@ done:
 static int read_lock(struct detect_gate_report *out, struct ingest_repo *repo, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT, path = STRBUF_INIT;
-	char checkout[41];
 	const char *workdir = ingest_repo_workdir(repo);
 	json_t *entries = NULL;
 	int found = 0, ret = 0;
 
-	if (workdir && ingest_repo_checkout(checkout, repo) &&
-	    !strcmp(checkout, out->head_commit)) {
+	if (workdir && out->head_checked_out) {
 		strbuf_addf(&path, "%s%s", workdir, DETECT_GATE_LOCK_FILE);
 		ret = read_file_capped(&text, path.buf, GATE_LOCK_CAP, err);
 		if (ret == BL_ENOTFOUND || (ret == BL_EIO && access(path.buf, F_OK) != 0)) {
@@ -909,6 +907,21 @@ static int run_comparison(struct detect_gate_comparison *c, struct gate_run *gr,
 	return 0;
 }
 
+/* §7.9's exit 4: no verdict is possible, and the message says why. */
+static void no_verdict(struct detect_gate_report *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void no_verdict(struct detect_gate_report *out, const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	out->status = "no_verdict";
+	out->exit_code = 4;
+	out->message = strbuf_detach(&msg, NULL);
+}
+
 int detect_gate(struct detect_gate_report *out, struct store *st,
 		const struct detect_gate_options *opts, struct bl_error *err)
 {
@@ -917,6 +930,7 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 	struct store_gate_record *heads = NULL;
 	size_t nheads = 0;
 	struct strbuf name = STRBUF_INIT;
+	char base_source[41]; /* unused: the merge base's source hash is what is compared */
 	const struct ingest_config *cfg = opts->cfg;
 	int ret;
 
@@ -949,8 +963,8 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 				       opts->head ? opts->head : "HEAD", err)))
 		goto done;
 	out->head_name = strbuf_detach(&name, NULL);
-	if ((ret = ingest_repo_resolve(out->base_commit, out->main.source_hash, &name, repo,
-				       opts->base, err)))
+	if ((ret =
+		 ingest_repo_resolve(out->base_commit, base_source, &name, repo, opts->base, err)))
 		goto done;
 	out->base_name = strbuf_detach(&name, NULL);
 	out->main.ref_name = xstrdup(out->base_name);
@@ -995,14 +1009,10 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 	if ((ret = store_gate_at_source(&heads, &nheads, gr.sg, out->head_source, err)))
 		goto done;
 	if (!nheads) {
-		struct strbuf msg = STRBUF_INIT;
-		out->status = "no_verdict";
-		out->exit_code = 4;
-		strbuf_addf(&msg,
-			    "no clean record at the head's source hash %.12s (commit %.12s): "
-			    "ingest the head's benchmark results first",
-			    out->head_source, out->head_commit);
-		out->message = strbuf_detach(&msg, NULL);
+		no_verdict(out,
+			   "no clean record at the head's source hash %.12s (commit %.12s): "
+			   "ingest the head's benchmark results first",
+			   out->head_source, out->head_commit);
 		goto done;
 	}
 	if ((ret = run_comparison(&out->main, &gr, repo, heads, nheads, err)))
@@ -1013,14 +1023,10 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 		goto done;
 	out->failures = out->main.failures + out->ratchet.failures;
 	if (!out->main.references) {
-		struct strbuf msg = STRBUF_INIT;
-		out->status = "no_verdict";
-		out->exit_code = 4;
-		strbuf_addf(&msg,
-			    "no reference for any of the head's %zu records in the history of the "
-			    "merge base %.12s",
-			    nheads, out->main.commit);
-		out->message = strbuf_detach(&msg, NULL);
+		no_verdict(out,
+			   "no reference for any of the head's %zu records in the history of the "
+			   "merge base %.12s",
+			   nheads, out->main.commit);
 	} else if (out->failures) {
 		out->status = "fail";
 		out->exit_code = 1;

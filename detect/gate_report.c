@@ -150,6 +150,16 @@ json_t *detect_gate_json(const struct detect_gate_report *r)
 	return o;
 }
 
+void detect_gate_json_text(struct strbuf *out, const struct detect_gate_report *r)
+{
+	json_t *o = detect_gate_json(r);
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
+	json_decref(o);
+}
+
 /* "1.0312", or "-" when there is none. */
 static void add_num(struct strbuf *sb, const char *fmt, double v)
 {

@@ -930,12 +930,7 @@ int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *s
 	struct detect_gate_report report;
 	int status, ret = run_gate(&report, &status, ctx, st, q, err);
 	if (!ret) {
-		json_t *o = detect_gate_json(&report);
-		char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-		strbuf_addstr(&r->body, text);
-		strbuf_addch(&r->body, '\n');
-		free(text);
-		json_decref(o);
+		detect_gate_json_text(&r->body, &report);
 		r->status = 200;
 		r->type = "application/json";
 	} else if (status == 400) {
