@@ -11,7 +11,7 @@
 
 /* benchline.json's `metrics` (the judged metrics), read after ingest_config_load has checked
  * the file. *given 1 when --repo was given: names NULL then means every timed metric. */
-static int read_judged(char ***names, size_t *n, json_t **ladders, const char *repo,
+static int read_judged(char ***names, size_t *n, json_t **ladders, char **file, const char *repo,
 		       struct bl_error *err)
 {
 	struct ingest_config cfg;
@@ -26,6 +26,7 @@ static int read_judged(char ***names, size_t *n, json_t **ladders, const char *r
 	if (!cfg.path)
 		goto done;
 	*ladders = json_incref(cfg.ladders); /* for the quantile metrics `metrics` names (§8) */
+	*file = xstrdup(cfg.path);
 	if ((ret = read_file_capped(&text, cfg.path, (size_t)1 << 20, err)))
 		goto done;
 	root = json_loadb(text.buf, text.len, 0, NULL);
@@ -99,6 +100,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	char **names = NULL;
 	size_t nnames = 0;
 	json_t *ladders = NULL;
+	char *config_file = NULL;
 	int all = 0, json = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_BOOL, "all", &all, NULL, "read and judge every Series again"},
@@ -113,7 +115,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	if (cli_parse(argc, argv, options, ctx))
 		cli_usage_error(ctx->cmd, options, "detect takes no arguments");
 	if (repo) {
-		if ((ret = read_judged(&names, &nnames, &ladders, repo, &err))) {
+		if ((ret = read_judged(&names, &nnames, &ladders, &config_file, repo, &err))) {
 			ret = cli_fail(&err);
 			goto done;
 		}
@@ -121,6 +123,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 		opts.metrics = (const char *const *)names;
 		opts.nmetrics = nnames;
 		opts.ladders = ladders;
+		opts.ladders_file = config_file;
 	}
 	opts.all = all;
 	test_pass_limits(&opts);
@@ -161,6 +164,7 @@ done:
 		free(names[i]);
 	free(names);
 	json_decref(ladders);
+	free(config_file);
 	bl_error_release(&err);
 	return ret;
 }

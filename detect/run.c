@@ -1082,7 +1082,11 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 		goto done;
 	}
 	if (c.ladders_json &&
-	    (ret = detect_ladders_from_json(&c.ladders, c.ladders_json, "benchline.json", err)))
+	    (ret = detect_ladders_from_json(&c.ladders, c.ladders_json,
+					    opts->metrics_given && opts->ladders_file
+						? opts->ladders_file
+						: "the ladders kept from benchline.json",
+					    err)))
 		goto done;
 	judged_encode(&judged, &c);
 	state_ok = state && !strcmp(state, DETECT_STATE_FORMAT);
