@@ -19,7 +19,7 @@ DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev
 PKGS = sqlite3 libgit2 jansson
 WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(WARN) $(CFLAGS)
 LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) -lm
 
 # The sanitizer variant builds into its own directory so both can coexist.
@@ -31,8 +31,10 @@ else
 BUILD = build/default
 endif
 
-MODULES = common store ingest detect web cli
-LIB_SRC = $(wildcard common/*.c store/*.c ingest/*.c detect/*.c web/*.c)
+# Every room's sources: a folder's own files and those of its rooms one level down.
+ROOMS = common store ingest ingest/adapters ingest/repo ingest/preflight detect detect/stats \
+	detect/ladder detect/gate web fixtures/demo
+LIB_SRC = $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
 CLI_SRC = $(wildcard cli/*.c)
 GEN = $(BUILD)/gen
 LIB_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN)/sql_embed.o
@@ -111,14 +113,21 @@ run: deps benchline
 bench: benchline
 	sh tests/bench/run.sh; a=$$?; sh tests/bench/web.sh; b=$$?; [ $$a -eq 0 ] && [ $$b -eq 0 ]
 
+# Every C file of the tree, for clang-format.
+FMT_SRC = $(foreach r,$(ROOMS) cli tests/unit tests/fuzz tests/bench,$(wildcard $(r)/*.c $(r)/*.h))
+
 fuzz:
 	sh tests/fuzz/run.sh
 
+.PHONY: print-lib-src
+print-lib-src:
+	@echo $(LIB_SRC)
+
 fmt:
-	clang-format -i $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h)
+	clang-format -i $(FMT_SRC)
 
 fmt-check:
-	@out=$$(for f in $(wildcard */*.c */*.h tests/*/*.c tests/*/*.h); do \
+	@out=$$(for f in $(FMT_SRC); do \
 		clang-format --dry-run -Werror $$f 2>&1 >/dev/null | head -1; done); \
 	if [ -n "$$out" ]; then echo "$$out"; echo "run 'make fmt'"; exit 1; fi
 

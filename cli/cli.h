@@ -8,8 +8,9 @@
 
 #include <stdio.h>
 
-#include "../common/common.h"
-#include "../ingest/ingest.h"
+#include "common/common.h"
+#include "ingest/ingest.h"
+#include "ingest/repo/repo.h"
 
 struct store;
 
@@ -85,7 +86,7 @@ struct cli_intake {
 	long harness_version; /* -1: not given */
 	int verbose, json;
 	struct ingest_config cfg; /* the repository's benchline.json, defaults without --repo */
-	struct ingest_head head;  /* HEAD of --repo */
+	struct repo_head head;	  /* HEAD of --repo */
 	int have_head;
 	struct json_t *json_out; /* with --json: the array printed at the end */
 };

@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../ingest/demo.h"
-#include "../ingest/ingest.h"
-#include "cli.h"
+#include "fixtures/demo/demo.h"
+#include "ingest/ingest.h"
+#include "cli/cli.h"
 
-static json_t *step_json(const struct ingest_demo_step *s)
+static json_t *step_json(const struct demo_step *s)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "machine", json_string(s->machine));
@@ -20,8 +20,8 @@ static json_t *step_json(const struct ingest_demo_step *s)
 	return o;
 }
 
-static void print_json(const struct ingest_demo_summary *sum, unsigned long seed,
-		       const struct ingest_demo_step *steps, size_t nsteps)
+static void print_json(const struct demo_summary *sum, unsigned long seed,
+		       const struct demo_step *steps, size_t nsteps)
 {
 	json_t *o = json_object(), *planted = json_array();
 	json_object_set_new(o, "seed", json_integer((json_int_t)seed));
@@ -37,15 +37,15 @@ static void print_json(const struct ingest_demo_summary *sum, unsigned long seed
 	json_decref(o);
 }
 
-static void print_text(const struct ingest_demo_summary *sum, unsigned long seed,
-		       const struct ingest_demo_step *steps, size_t nsteps)
+static void print_text(const struct demo_summary *sum, unsigned long seed,
+		       const struct demo_step *steps, size_t nsteps)
 {
 	printf("demo history (seed %lu): %zu commits of main, %zu runs, %zu machines, "
 	       "%zu benchmarks\n",
 	       seed, sum->commits, sum->runs, sum->machines, sum->benchmarks);
 	printf("planted steps (what 'benchline detect' should find):\n");
 	for (size_t i = 0; i < nsteps; i++) {
-		const struct ingest_demo_step *s = &steps[i];
+		const struct demo_step *s = &steps[i];
 		printf("  seq %3lld  %.10s  %-14s %-7s %-16s %-13s %-6s %+.0f%%\n",
 		       (long long)s->seq, s->commit, s->machine, s->benchmark, s->config, s->metric,
 		       s->slower ? "slower" : "faster", s->shift * 100);
@@ -54,10 +54,10 @@ static void print_text(const struct ingest_demo_summary *sum, unsigned long seed
 
 int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	struct ingest_demo_summary sum;
-	struct ingest_demo_step *steps = NULL;
+	struct demo_summary sum;
+	struct demo_step *steps = NULL;
 	struct bl_error err = BL_ERROR_INIT;
-	long seed = INGEST_DEMO_DEFAULT_SEED;
+	long seed = DEMO_DEFAULT_SEED;
 	size_t nsteps;
 	int json = 0, ret = 0;
 	const struct cli_option opts[] = {
@@ -69,13 +69,13 @@ int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "demo takes no arguments");
 	if (seed < 0)
 		cli_usage_error(ctx->cmd, opts, "--seed wants a number >= 0, not %ld", seed);
-	if (ingest_demo(&sum, ctx->store, (unsigned long)seed, &err)) {
+	if (demo_generate(&sum, ctx->store, (unsigned long)seed, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
-	nsteps = ingest_demo_planted(NULL, 0, (unsigned long)seed);
+	nsteps = demo_planted(NULL, 0, (unsigned long)seed);
 	steps = xcalloc(nsteps, sizeof(*steps));
-	ingest_demo_planted(steps, nsteps, (unsigned long)seed);
+	demo_planted(steps, nsteps, (unsigned long)seed);
 	if (json)
 		print_json(&sum, (unsigned long)seed, steps, nsteps);
 	else

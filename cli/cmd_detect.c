@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../detect/detect.h"
-#include "../ingest/ingest.h"
-#include "../store/store.h"
-#include "cli.h"
+#include "detect/detect.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
+#include "cli/cli.h"
 
 /* benchline.json's `metrics` (the judged metrics), read after ingest_config_load has checked
  * the file. *given 1 when --repo was given: names NULL then means every timed metric. */

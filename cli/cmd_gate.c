@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../detect/detect.h"
-#include "cli.h"
+#include "detect/detect.h"
+#include "cli/cli.h"
+#include "detect/gate/gate.h"
+#include "ingest/repo/repo.h"
 
 /* "GLOB=PCT" into its parts; 0, or -1 when it is not that shape. */
 static int split_override(char **glob, double *pct, const char *arg)
@@ -34,7 +36,7 @@ static int write_out(const char *path, const char *text, size_t len, struct bl_e
 }
 
 /* .benchline/gate-status.json at the repository's root: {passed, failures, unix}. */
-static int write_status(const char *repo, const struct detect_gate_report *r, struct bl_error *err)
+static int write_status(const char *repo, const struct gate_report *r, struct bl_error *err)
 {
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, text = STRBUF_INIT;
 	json_t *status;
@@ -74,8 +76,8 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	double limit = 0, headroom = 0;
 	struct cli_list overrides = {0}, excludes = {0}, only = {0};
 	struct ingest_config cfg;
-	struct detect_gate_options opts;
-	struct detect_gate_report report;
+	struct gate_options opts;
+	struct gate_report report;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf out = STRBUF_INIT, root = STRBUF_INIT;
 	char **globs = NULL;
@@ -131,7 +133,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 					overrides.items[i]);
 
 	/* benchline.json, the lock and the status file live at the repository's root. */
-	if (ingest_repo_toplevel(&root, repo, &err) || ingest_config_load(&cfg, root.buf, &err)) {
+	if (repo_toplevel(&root, repo, &err) || ingest_config_load(&cfg, root.buf, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -150,22 +152,20 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	opts.n_excludes = excludes.nr;
 	opts.no_lock = accept;
 	opts.now = (int64_t)time(NULL);
-	if (detect_gate(&report, ctx->store, &opts, &err)) {
+	if (gate_run(&report, ctx->store, &opts, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
 
 	if (accept) {
-		struct detect_gate_accept_options ao = {justification, headroom, only.items,
-							only.nr};
+		struct gate_accept_options ao = {justification, headroom, only.items, only.nr};
 		struct strbuf lock = STRBUF_INIT, log = STRBUF_INIT, path = STRBUF_INIT;
 		size_t skipped = 0;
 		if (!report.head_checked_out) {
 			cli_error("accept writes %s into the working copy, which holds %.12s, not "
 				  "the head %.12s: check the head out first, so the lock is "
 				  "committed with it",
-				  DETECT_GATE_LOCK_FILE, report.checkout_commit,
-				  report.head_commit);
+				  GATE_LOCK_FILE, report.checkout_commit, report.head_commit);
 			ret = 2;
 			goto done;
 		}
@@ -175,10 +175,10 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 			ret = !strcmp(report.status, "no_verdict") ? 4 : 0;
 			goto done;
 		}
-		if (detect_gate_accept(&lock, &log, &skipped, &report, &ao, &err)) {
+		if (gate_accept(&lock, &log, &skipped, &report, &ao, &err)) {
 			ret = cli_fail(&err);
 		} else {
-			strbuf_addf(&path, "%s/%s", repo, DETECT_GATE_LOCK_FILE);
+			strbuf_addf(&path, "%s/%s", repo, GATE_LOCK_FILE);
 			fputs(log.buf, stdout);
 			if (write_file_atomic(path.buf, lock.buf, lock.len, &err))
 				ret = cli_fail(&err);
@@ -191,12 +191,12 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 
-	detect_gate_table(&out, &report);
+	gate_table(&out, &report);
 	fputs(out.buf, json_path && !strcmp(json_path, "-") ? stderr : stdout);
 	fflush(stdout);
 	if (json_path) {
 		struct strbuf t = STRBUF_INIT;
-		detect_gate_json_text(&t, &report);
+		gate_json_text(&t, &report);
 		if (write_out(json_path, t.buf, t.len, &err))
 			ret = cli_fail(&err);
 		strbuf_release(&t);
@@ -205,7 +205,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	if (md_path) {
 		strbuf_reset(&out);
-		detect_gate_markdown(&out, &report, base_url);
+		gate_markdown(&out, &report, base_url);
 		if (write_out(md_path, out.buf, out.len, &err)) {
 			ret = cli_fail(&err);
 			goto done;
@@ -221,7 +221,7 @@ done:
 		free(globs[i]);
 	free(globs);
 	free(pcts);
-	detect_gate_report_release(&report);
+	gate_report_release(&report);
 	ingest_config_release(&cfg);
 	cli_list_release(&overrides);
 	cli_list_release(&excludes);

@@ -1,8 +1,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../ingest/ingest.h"
-#include "cli.h"
+#include "ingest/ingest.h"
+#include "cli/cli.h"
+#include "ingest/repo/repo.h"
 
 /* benchline hash [--repo DIR] [REV...]: "SOURCE_HASH COMMIT" per revision (§3, §14). */
 int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx)
@@ -32,7 +33,7 @@ int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	hashes = xcalloc(nrevs, sizeof(*hashes));
 	commits = xcalloc(nrevs, sizeof(*commits));
-	if (ingest_source_hash_revs(hashes, commits, repo, &cfg, revs, nrevs, &err)) {
+	if (repo_source_hash_revs(hashes, commits, repo, &cfg, revs, nrevs, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}

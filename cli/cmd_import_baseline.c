@@ -1,7 +1,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* Marks every record of the batch an imported Baseline: it starts a line (§1, §10). */
 static int mark_baselines(struct ingest_batch *batch, const char *file, struct bl_error *err)

@@ -1,6 +1,6 @@
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 int cmd_ingest(int argc, const char **argv, struct cli_ctx *ctx)
 {

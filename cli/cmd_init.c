@@ -1,7 +1,7 @@
 #include <stdio.h>
 
-#include "../store/store.h"
-#include "cli.h"
+#include "store/store.h"
+#include "cli/cli.h"
 
 int cmd_init(int argc, const char **argv, struct cli_ctx *ctx)
 {

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../detect/detect.h"
-#include "cli.h"
+#include "detect/detect.h"
+#include "cli/cli.h"
+#include "detect/ladder/ladder.h"
 
 /*
  * benchline ladder derive|check|compare|floors (§8): bucket-ladder bounds for histogram
@@ -120,25 +121,24 @@ static void print_lines(const struct strbuf *lines, const char *prefix)
 static void print_json(const json_t *doc)
 {
 	struct strbuf out = STRBUF_INIT;
-	detect_ladder_json_dump(&out, doc);
+	ladder_json_dump(&out, doc);
 	fwrite(out.buf, 1, out.len, stdout);
 	strbuf_release(&out);
 }
 
-static int ladder_derive(const struct ladder_flags *f)
+static int op_derive(const struct ladder_flags *f)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_derivation d;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_derivation d;
 	struct bl_error err = BL_ERROR_INIT;
 	int ret = 0;
 
-	detect_ladder_run_init(&b);
-	detect_ladder_set_init(&set);
-	detect_ladder_derivation_init(&d);
-	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
-	    detect_ladder_set_read(&set, f->ladders, &err) ||
-	    detect_ladder_derive(&d, &b, &set, f->pct, f->baseline, &err)) {
+	ladder_run_init(&b);
+	ladder_set_init(&set);
+	ladder_derivation_init(&d);
+	if (ladder_run_read(&b, f->baseline, 1, &err) || ladder_set_read(&set, f->ladders, &err) ||
+	    ladder_derive(&d, &b, &set, f->pct, f->baseline, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -153,33 +153,33 @@ static int ladder_derive(const struct ladder_flags *f)
 	}
 	print_json(d.doc);
 done:
-	detect_ladder_derivation_release(&d);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_derivation_release(&d);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 	bl_error_release(&err);
 	return ret;
 }
 
-static int ladder_check(const struct ladder_flags *f)
+static int op_check(const struct ladder_flags *f)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_thresholds t;
-	struct detect_ladder_declared d = {NULL, 0};
-	struct detect_ladder_lint lint;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_thresholds t;
+	struct ladder_declared d = {NULL, 0};
+	struct ladder_lint lint;
 	struct bl_error err = BL_ERROR_INIT;
 	int ret = 0;
 
-	detect_ladder_run_init(&b);
-	detect_ladder_set_init(&set);
-	detect_ladder_thresholds_init(&t);
-	detect_ladder_lint_init(&lint);
-	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
-	    detect_ladder_thresholds_read(&t, f->thresholds, &err) ||
-	    detect_ladder_set_read(&set, f->ladders, &err) ||
-	    (f->declared && detect_ladder_declared_read(&d, f->declared, &err)) ||
-	    detect_ladder_check(&lint, &b, &t, &set, f->declared ? &d : NULL, f->baseline,
-				f->declared, &err)) {
+	ladder_run_init(&b);
+	ladder_set_init(&set);
+	ladder_thresholds_init(&t);
+	ladder_lint_init(&lint);
+	if (ladder_run_read(&b, f->baseline, 1, &err) ||
+	    ladder_thresholds_read(&t, f->thresholds, &err) ||
+	    ladder_set_read(&set, f->ladders, &err) ||
+	    (f->declared && ladder_declared_read(&d, f->declared, &err)) ||
+	    ladder_check(&lint, &b, &t, &set, f->declared ? &d : NULL, f->baseline, f->declared,
+			 &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -194,11 +194,11 @@ static int ladder_check(const struct ladder_flags *f)
 		       lint.checked == 1 ? "" : "s");
 	}
 done:
-	detect_ladder_lint_release(&lint);
-	detect_ladder_declared_release(&d);
-	detect_ladder_thresholds_release(&t);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_lint_release(&lint);
+	ladder_declared_release(&d);
+	ladder_thresholds_release(&t);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 	bl_error_release(&err);
 	return ret;
 }
@@ -211,13 +211,13 @@ static const char *cell_num(char *buf, double v)
 		buf[1] = '\0';
 		return buf;
 	}
-	return detect_ladder_num(buf, v, 0);
+	return ladder_num(buf, v, 0);
 }
 
-static void print_comparison(const struct detect_ladder_comparison *c)
+static void print_comparison(const struct ladder_comparison *c)
 {
 	struct table t = {0};
-	char a[DETECT_LADDER_NUM_MAX];
+	char a[LADDER_NUM_MAX];
 
 	table_row(&t);
 	const char *head[] = {"key",	"unit",	   "baseline", "current", "delta",
@@ -225,7 +225,7 @@ static void print_comparison(const struct detect_ladder_comparison *c)
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		table_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < c->n; i++) {
-		const struct detect_ladder_row *r = &c->rows[i];
+		const struct ladder_row *r = &c->rows[i];
 		table_row(&t);
 		table_add(&t, "%s", r->key);
 		table_add(&t, "%s", r->unit ? r->unit : "-");
@@ -250,10 +250,10 @@ static void print_comparison(const struct detect_ladder_comparison *c)
 }
 
 /* A placeholder baseline: print the capture as the baseline it should become, gate nothing. */
-static int print_capture(const struct ladder_flags *f, const struct detect_ladder_run *cur)
+static int print_capture(const struct ladder_flags *f, const struct ladder_run *cur)
 {
 	struct strbuf dropped = STRBUF_INIT;
-	json_t *doc = detect_ladder_capture_json(cur, &dropped);
+	json_t *doc = ladder_capture_json(cur, &dropped);
 	const char *p = dropped.buf, *nl;
 
 	print_json(doc);
@@ -271,20 +271,20 @@ static int print_capture(const struct ladder_flags *f, const struct detect_ladde
 	return 0;
 }
 
-static int ladder_compare(const struct ladder_flags *f)
+static int op_compare(const struct ladder_flags *f)
 {
-	struct detect_ladder_run b, cur;
-	struct detect_ladder_thresholds t;
-	struct detect_ladder_comparison c = {0};
+	struct ladder_run b, cur;
+	struct ladder_thresholds t;
+	struct ladder_comparison c = {0};
 	struct bl_error err = BL_ERROR_INIT;
 	int ret = 0;
 
-	detect_ladder_run_init(&b);
-	detect_ladder_run_init(&cur);
-	detect_ladder_thresholds_init(&t);
-	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
-	    detect_ladder_thresholds_read(&t, f->thresholds, &err) ||
-	    detect_ladder_run_read(&cur, f->current, 0, &err)) {
+	ladder_run_init(&b);
+	ladder_run_init(&cur);
+	ladder_thresholds_init(&t);
+	if (ladder_run_read(&b, f->baseline, 1, &err) ||
+	    ladder_thresholds_read(&t, f->thresholds, &err) ||
+	    ladder_run_read(&cur, f->current, 0, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -292,14 +292,14 @@ static int ladder_compare(const struct ladder_flags *f)
 		ret = print_capture(f, &cur);
 		goto done;
 	}
-	if (detect_ladder_compare(&c, &b, &t, &cur, &err)) {
+	if (ladder_compare(&c, &b, &t, &cur, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
 	if (f->report) {
 		struct strbuf out = STRBUF_INIT;
-		json_t *doc = detect_ladder_comparison_json(&c);
-		detect_ladder_json_dump(&out, doc);
+		json_t *doc = ladder_comparison_json(&c);
+		ladder_json_dump(&out, doc);
 		json_decref(doc);
 		if (write_file_atomic(f->report, out.buf, out.len, &err))
 			ret = cli_fail(&err);
@@ -310,72 +310,67 @@ static int ladder_compare(const struct ladder_flags *f)
 	print_comparison(&c);
 	ret = c.regressed ? 1 : 0;
 done:
-	detect_ladder_comparison_release(&c);
-	detect_ladder_thresholds_release(&t);
-	detect_ladder_run_release(&cur);
-	detect_ladder_run_release(&b);
+	ladder_comparison_release(&c);
+	ladder_thresholds_release(&t);
+	ladder_run_release(&cur);
+	ladder_run_release(&b);
 	bl_error_release(&err);
 	return ret;
 }
 
-static void print_floors(const struct detect_ladder_floor_row *rows, size_t n)
+static void print_floors(const struct ladder_floor_row *rows, size_t n)
 {
 	struct table t = {0};
-	char a[DETECT_LADDER_NUM_MAX], b[DETECT_LADDER_NUM_MAX], c[DETECT_LADDER_NUM_MAX];
+	char a[LADDER_NUM_MAX], b[LADDER_NUM_MAX], c[LADDER_NUM_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		const struct detect_ladder_floor_row *r = &rows[i];
+		const struct ladder_floor_row *r = &rows[i];
 		const char *unit = r->m->unit;
 		table_row(&t);
 		table_add(&t, "%s", r->m->key);
-		table_add(&t, "%s %s", detect_ladder_num(a, r->m->value, 0), unit);
+		table_add(&t, "%s %s", ladder_num(a, r->m->value, 0), unit);
 		if (!r->reason) {
-			table_add(&t, "fires at %s %s", detect_ladder_num(a, r->bucket.hi_next, 0),
-				  unit);
+			table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0), unit);
 			table_add(&t, "floor %.2fx", r->floor);
 		} else if (!strcmp(r->reason, "baseline-not-positive")) {
-			table_add(&t, "fires at %s %s", detect_ladder_num(a, r->bucket.hi_next, 0),
-				  unit);
+			table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0), unit);
 			table_add(&t, "floor undefined (baseline not positive)");
 		} else if (!strcmp(r->reason, "top-bucket")) {
 			if (isnan(r->bucket.hi))
 				table_add(&t, "cannot be gated: above the last edge %s %s",
-					  detect_ladder_num(a, r->bucket.lo, 0), unit);
+					  ladder_num(a, r->bucket.lo, 0), unit);
 			else
-				table_add(&t,
-					  "cannot be gated: top bucket (%s, %s] has no edge above",
-					  detect_ladder_num(a, r->bucket.lo, 0),
-					  detect_ladder_num(b, r->bucket.hi, 0));
+				table_add(
+				    &t, "cannot be gated: top bucket (%s, %s] has no edge above",
+				    ladder_num(a, r->bucket.lo, 0), ladder_num(b, r->bucket.hi, 0));
 		} else {
-			table_add(&t,
-				  "cannot be gated: floor signature (%s x the first edge %s %s)",
-				  detect_ladder_num(a, r->m->q, 0),
-				  detect_ladder_num(c, r->ladder->edges[0], 0), unit);
+			table_add(
+			    &t, "cannot be gated: floor signature (%s x the first edge %s %s)",
+			    ladder_num(a, r->m->q, 0), ladder_num(c, r->ladder->edges[0], 0), unit);
 		}
 	}
 	table_print(&t, stdout);
 	table_release(&t);
 }
 
-static int ladder_floors(const struct ladder_flags *f)
+static int op_floors(const struct ladder_flags *f)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_floor_row *rows = NULL;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_floor_row *rows = NULL;
 	struct bl_error err = BL_ERROR_INIT;
 	size_t n = 0;
 	int ret = 0;
 
-	detect_ladder_run_init(&b);
-	detect_ladder_set_init(&set);
-	if (detect_ladder_run_read(&b, f->baseline, 1, &err) ||
-	    detect_ladder_set_read(&set, f->ladders, &err) ||
-	    detect_ladder_floors(&rows, &n, &b, &set, f->baseline, &err)) {
+	ladder_run_init(&b);
+	ladder_set_init(&set);
+	if (ladder_run_read(&b, f->baseline, 1, &err) || ladder_set_read(&set, f->ladders, &err) ||
+	    ladder_floors(&rows, &n, &b, &set, f->baseline, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
 	if (f->json) {
-		json_t *doc = detect_ladder_floors_json(rows, n);
+		json_t *doc = ladder_floors_json(rows, n);
 		print_json(doc);
 		json_decref(doc);
 	} else {
@@ -383,8 +378,8 @@ static int ladder_floors(const struct ladder_flags *f)
 	}
 done:
 	free(rows);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 	bl_error_release(&err);
 	return ret;
 }
@@ -437,10 +432,10 @@ int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx)
 					f.pct_arg);
 	}
 	if (!strcmp(sub->name, "derive"))
-		return ladder_derive(&f);
+		return op_derive(&f);
 	if (!strcmp(sub->name, "check"))
-		return ladder_check(&f);
+		return op_check(&f);
 	if (!strcmp(sub->name, "compare"))
-		return ladder_compare(&f);
-	return ladder_floors(&f);
+		return op_compare(&f);
+	return op_floors(&f);
 }

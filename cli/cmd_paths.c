@@ -1,8 +1,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ingest/ingest.h"
-#include "cli.h"
+#include "ingest/ingest.h"
+#include "cli/cli.h"
+#include "ingest/repo/repo.h"
 
 /* benchline paths check [--repo DIR]: exits 1 naming each unclassified top-level path (§3). */
 int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
@@ -28,7 +29,7 @@ int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 
 	ingest_config_init(&cfg);
 	if (ingest_config_load(&cfg, repo, &err) ||
-	    ingest_paths_unclassified(&paths, &n, repo, &cfg, &err)) {
+	    repo_paths_unclassified(&paths, &n, repo, &cfg, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -42,7 +43,7 @@ int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 	else
 		printf("every top-level path is classified\n");
 done:
-	ingest_free_strings(paths, n);
+	strings_free(paths, n);
 	ingest_config_release(&cfg);
 	bl_error_release(&err);
 	return ret;

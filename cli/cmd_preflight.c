@@ -3,20 +3,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../ingest/ingest.h"
-#include "../ingest/preflight.h"
-#include "cli.h"
+#include "ingest/ingest.h"
+#include "ingest/preflight/preflight.h"
+#include "cli/cli.h"
 
-static const char *level_name(enum ingest_preflight_level level)
+static const char *level_name(enum preflight_level level)
 {
 	switch (level) {
-	case INGEST_PREFLIGHT_OK:
+	case PREFLIGHT_OK:
 		return "ok";
-	case INGEST_PREFLIGHT_SKIP:
+	case PREFLIGHT_SKIP:
 		return "skip";
-	case INGEST_PREFLIGHT_WARN:
+	case PREFLIGHT_WARN:
 		return "warn";
-	case INGEST_PREFLIGHT_FAIL:
+	case PREFLIGHT_FAIL:
 		return "FAIL";
 	}
 	return "?";
@@ -31,8 +31,8 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 	const char *repo = ".";
 	int json = 0, ret = 0;
 	struct ingest_config cfg;
-	struct ingest_preflight_limits limits;
-	struct ingest_preflight pf;
+	struct preflight_limits limits;
+	struct preflight pf;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf out = STRBUF_INIT;
 	char **processes = NULL;
@@ -48,7 +48,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "preflight takes no arguments");
 	ingest_config_init(&cfg);
-	ingest_preflight_init(&pf);
+	preflight_init(&pf);
 	/* A mistyped --repo must not silently fall back to the default limits. */
 	if (stat(repo, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		const char *why = "not a directory";
@@ -59,21 +59,21 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	if (ingest_config_load(&cfg, repo, &err) ||
-	    ingest_preflight_config_processes(&processes, &nprocesses, &cfg, &err)) {
+	    preflight_config_processes(&processes, &nprocesses, &cfg, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
-	ingest_preflight_limits_init(&limits);
+	preflight_limits_init(&limits);
 	limits.cpu_load_pct = cfg.cpu_load_pct;
 	limits.gpu_load_pct = cfg.gpu_load_pct;
 	limits.processes = processes;
 	limits.nprocesses = nprocesses;
-	if (ingest_preflight_run(&pf, &limits, &err)) {
+	if (preflight_run(&pf, &limits, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
 	if (json) {
-		if (ingest_preflight_json(&out, &pf)) {
+		if (preflight_json(&out, &pf)) {
 			cli_error("cannot encode the preflight as json");
 			ret = 2;
 			goto done;
@@ -85,8 +85,8 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	ret = pf.quiet ? 0 : 1;
 done:
-	ingest_preflight_release(&pf);
-	ingest_free_strings(processes, nprocesses);
+	preflight_release(&pf);
+	strings_free(processes, nprocesses);
 	ingest_config_release(&cfg);
 	strbuf_release(&out);
 	bl_error_release(&err);

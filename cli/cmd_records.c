@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../detect/detect.h"
-#include "../store/store.h"
-#include "cli.h"
+#include "detect/detect.h"
+#include "store/store.h"
+#include "cli/cli.h"
 
 struct records_out {
 	int json;

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../ingest/preflight.h"
-#include "cli.h"
+#include "ingest/preflight/preflight.h"
+#include "cli/cli.h"
 
 /* The most a benchmark command may print on standard output. */
 #define RUN_MAX_OUTPUT ((size_t)256 << 20)
@@ -25,16 +25,15 @@ static json_t *process_json(const char *const *argv, const struct ingest_run *ru
 	return o;
 }
 
-static int annotate(struct ingest_batch *batch, const struct ingest_preflight *pf,
-		    const char *const *argv, const struct ingest_run *run, struct bl_error *err)
+static int annotate(struct ingest_batch *batch, const struct preflight *pf, const char *const *argv,
+		    const struct ingest_run *run, struct bl_error *err)
 {
 	for (size_t i = 0; i < batch->nr; i++) {
 		struct ingest_record *rec = &batch->records[i];
 		if (pf) {
 			rec->has_preflight = 1;
 			rec->preflight_quiet = pf->quiet;
-			if (ingest_record_annotate(rec, "preflight", ingest_preflight_to_json(pf),
-						   err))
+			if (ingest_record_annotate(rec, "preflight", preflight_to_json(pf), err))
 				return BL_EINVALID;
 		}
 		if (ingest_record_annotate(rec, "process", process_json(argv, run), err))
@@ -43,23 +42,23 @@ static int annotate(struct ingest_batch *batch, const struct ingest_preflight *p
 	return 0;
 }
 
-static int check_machine(struct ingest_preflight *pf, const struct ingest_config *cfg,
+static int check_machine(struct preflight *pf, const struct ingest_config *cfg,
 			 struct bl_error *err)
 {
-	struct ingest_preflight_limits limits;
+	struct preflight_limits limits;
 	char **processes = NULL;
 	size_t nprocesses = 0;
 	int ret;
 
-	ingest_preflight_limits_init(&limits);
+	preflight_limits_init(&limits);
 	limits.cpu_load_pct = cfg->cpu_load_pct;
 	limits.gpu_load_pct = cfg->gpu_load_pct;
-	if ((ret = ingest_preflight_config_processes(&processes, &nprocesses, cfg, err)))
+	if ((ret = preflight_config_processes(&processes, &nprocesses, cfg, err)))
 		return ret;
 	limits.processes = processes;
 	limits.nprocesses = nprocesses;
-	ret = ingest_preflight_run(pf, &limits, err);
-	ingest_free_strings(processes, nprocesses);
+	ret = preflight_run(pf, &limits, err);
+	strings_free(processes, nprocesses);
 	if (ret)
 		return ret;
 	if (pf->quiet) {
@@ -76,7 +75,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct cli_intake in;
 	struct bl_error err = BL_ERROR_INIT;
-	struct ingest_preflight pf;
+	struct preflight pf;
 	struct ingest_run run;
 	struct ingest_batch batch = {NULL, 0, 0};
 	struct strbuf name = STRBUF_INIT;
@@ -86,7 +85,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	double started;
 
 	cli_intake_init(&in);
-	ingest_preflight_init(&pf);
+	preflight_init(&pf);
 	memset(&run, 0, sizeof(run));
 	const struct cli_option opts[] = {
 	    CLI_INTAKE_OPTIONS(&in),
@@ -146,7 +145,7 @@ fail:
 done:
 	ingest_batch_release(&batch);
 	ingest_run_release(&run);
-	ingest_preflight_release(&pf);
+	preflight_release(&pf);
 	cli_intake_release(&in);
 	strbuf_release(&name);
 	bl_error_release(&err);

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
-#include "../detect/detect.h"
-#include "cli.h"
+#include "store/store.h"
+#include "detect/detect.h"
+#include "cli/cli.h"
 
 /* The text table's columns. */
 enum { COL_MACHINE, COL_BENCHMARK, COL_CONFIG, COL_METRIC, COL_RECORDS, COL_LINES, COL_LAST, NCOL };

@@ -2,8 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../web/web.h"
-#include "cli.h"
+#include "web/web.h"
+#include "cli/cli.h"
+#include "ingest/repo/repo.h"
 
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 {
@@ -42,7 +43,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		 * on every request. */
 		struct ingest_config cfg;
 		ingest_config_init(&cfg);
-		ret = ingest_repo_toplevel(&root, opts.repo_dir, &err);
+		ret = repo_toplevel(&root, opts.repo_dir, &err);
 		if (!ret) {
 			opts.repo_dir = root.buf;
 			ret = ingest_config_load(&cfg, opts.repo_dir, &err);

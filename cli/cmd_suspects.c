@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../detect/detect.h"
-#include "../store/store.h"
-#include "cli.h"
+#include "detect/detect.h"
+#include "store/store.h"
+#include "cli/cli.h"
 
 /* The text table's columns. */
 enum {

@@ -1,9 +1,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "../ingest/ingest.h"
-#include "../store/store.h"
-#include "cli.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
+#include "cli/cli.h"
+#include "ingest/repo/repo.h"
 
 /* benchline sync --repo DIR [--json]: stores main's new first-parent commits (§3). */
 int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
@@ -11,7 +12,7 @@ int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
 	const char *repo = NULL;
 	int json = 0, ret = 0;
 	struct ingest_config cfg;
-	struct ingest_sync_result res;
+	struct repo_sync_result res;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_command parse_only = *ctx->cmd;
 	struct cli_ctx pctx = *ctx;
@@ -39,7 +40,7 @@ int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(&err);
 		goto done;
 	}
-	if (ingest_sync(&res, ctx->store, repo, &cfg, &err)) {
+	if (repo_sync(&res, ctx->store, repo, &cfg, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
-#include "cli.h"
+#include "store/store.h"
+#include "cli/cli.h"
 
 /* The one command table: name, function, the setup it needs, usage, summary. */
 const struct cli_command cli_commands[] = {

@@ -106,6 +106,26 @@ double nearest_rank_sorted(const double *sorted, size_t n, double pct);
 /* Matches name against a shell glob (*, ?, [...]); 1 when it matches. */
 int glob_match(const char *pattern, const char *name);
 
+/* Frees an array of nr strings and the array. */
+void strings_free(char **strings, size_t nr);
+
+/* A benchmark command's run (`benchline run`). */
+#define INGEST_RUN_ERR_TAIL 4096 /* bytes of standard error kept */
+struct ingest_run {
+	struct strbuf out;	/* standard output, at most max_output bytes */
+	struct strbuf err_tail; /* the last INGEST_RUN_ERR_TAIL bytes of standard error */
+	int exit_code;		/* when it exited */
+	int signal;		/* the signal that ended it, else 0 */
+	double wall_s, cpu_s;	/* elapsed and user + system CPU seconds */
+	int64_t peak_rss_kib;	/* peak resident set size (wait4's ru_maxrss) */
+};
+
+/* Runs argv (looked up in PATH) to its end. Returns 0 when it could be run, whatever its exit
+ * status; BL_ETOOBIG when its output is over max_output. */
+int ingest_run_command(struct ingest_run *out, const char *const *argv, size_t max_output,
+		       struct bl_error *err);
+void ingest_run_release(struct ingest_run *run);
+
 #include "banned.h"
 
 #endif

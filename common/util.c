@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "common/common.h"
 
 static void out_of_memory(void)
 {
@@ -309,4 +309,13 @@ double nearest_rank(const double *values, size_t n, double pct)
 int glob_match(const char *pattern, const char *name)
 {
 	return fnmatch(pattern, name, 0) == 0;
+}
+
+void strings_free(char **strings, size_t nr)
+{
+	if (!strings)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		free(strings[i]);
+	free(strings);
 }

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../store/store.h"
-#include "detect.h"
+#include "store/store.h"
+#include "detect/detect.h"
 
 static json_t *real_or_null(double v)
 {

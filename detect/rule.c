@@ -8,14 +8,16 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "detect.h"
+#include "detect/detect.h"
+#include "detect/ladder/ladder.h"
+#include "detect/stats/stats.h"
 
 void detect_tail_init(struct detect_tail *t)
 {
 	memset(t, 0, sizeof(*t));
 }
 
-double detect_nr_median(double *values, size_t n)
+double stats_nr_median(double *values, size_t n)
 {
 	size_t rank;
 	if (!n)
@@ -140,16 +142,16 @@ void detect_step(struct detect_verdict *out, struct detect_tail *t, double m)
 }
 
 void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m,
-			const struct detect_ladder *l)
+			const struct ladder *l)
 {
-	struct detect_bucket b;
+	struct ladder_bucket b;
 	double up, down;
 
 	if (!step_begin(out, t, m))
 		return;
 	/* Only a reading past the bucket above the center's own is known to be higher (§8), and
 	 * only one under the edge below the bucket under it is known to be lower. */
-	detect_bucket_locate(&b, l, out->center);
+	ladder_bucket_locate(&b, l, out->center);
 	up = b.top ? INFINITY : b.hi_next - out->center;
 	down = b.index >= 2 ? out->center - l->edges[b.index - 2] : INFINITY;
 	out->tolerance = out->above < 0 ? down : up;

@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
-#include "detect.h"
+#include "store/store.h"
+#include "detect/detect.h"
+#include "detect/ladder/ladder.h"
 
 #define DEFAULT_PASS_MEMBERS ((size_t)1 << 19)
 #define DEFAULT_PASS_POINTS  ((size_t)1 << 20)
@@ -56,11 +57,11 @@ struct detect_ctx {
 	 * benchline.json (kept with the judged metrics), and per interned metric the ladder its
 	 * records name, found once per name. */
 	json_t *ladders_json;
-	struct detect_ladder_set ladders;
-	char **ladder_names;			   /* metric names looked up, in order */
-	const struct detect_ladder **ladder_found; /* their ladders, NULL when none */
+	struct ladder_set ladders;
+	char **ladder_names;		    /* metric names looked up, in order */
+	const struct ladder **ladder_found; /* their ladders, NULL when none */
 	size_t nladder_names, ladder_names_alloc;
-	const struct detect_ladder **ladder_cache; /* per metric interned in judged_for */
+	const struct ladder **ladder_cache; /* per metric interned in judged_for */
 	/* what was stored, for the lines and Suspects being rebuilt */
 	struct old_line *old_lines;
 	size_t nold_lines, old_lines_alloc;
@@ -205,17 +206,17 @@ static int drop_unmatched(struct detect_ctx *c, struct bl_error *err)
 }
 
 /* The ladder a quantile metric's records name, looked up once per detect. */
-static const struct detect_ladder *metric_ladder(struct detect_ctx *c, const char *metric)
+static const struct ladder *metric_ladder(struct detect_ctx *c, const char *metric)
 {
 	char *name = NULL;
-	const struct detect_ladder *l = NULL;
+	const struct ladder *l = NULL;
 	struct bl_error err = BL_ERROR_INIT;
 	for (size_t i = 0; i < c->nladder_names; i++)
 		if (!strcmp(c->ladder_names[i], metric))
 			return c->ladder_found[i];
 	/* A failed lookup judges nothing, as a metric without a ladder would not be. */
 	if (!store_detect_metric_ladder(&name, c->d, metric, &err) && name)
-		l = detect_ladder_find(&c->ladders, name);
+		l = ladder_find(&c->ladders, name);
 	free(name);
 	bl_error_release(&err);
 	ALLOC_GROW(c->ladder_names, c->nladder_names, c->ladder_names_alloc);
@@ -1073,7 +1074,7 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	    (ret = store_get_meta(&stored_judged, st, "detect_metrics", err)) ||
 	    (ret = store_get_meta(&full_flag, st, "detect_full", err)))
 		goto done;
-	detect_ladder_set_init(&c.ladders);
+	ladder_set_init(&c.ladders);
 	if (opts->metrics_given) {
 		judged_set(&c, opts->metrics, opts->nmetrics, opts->metrics == NULL);
 		if (opts->metrics && opts->ladders)
@@ -1082,11 +1083,11 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 		goto done;
 	}
 	if (c.ladders_json &&
-	    (ret = detect_ladders_from_json(&c.ladders, c.ladders_json,
-					    opts->metrics_given && opts->ladders_file
-						? opts->ladders_file
-						: "the ladders kept from benchline.json",
-					    err)))
+	    (ret = ladder_set_from_json(&c.ladders, c.ladders_json,
+					opts->metrics_given && opts->ladders_file
+					    ? opts->ladders_file
+					    : "the ladders kept from benchline.json",
+					err)))
 		goto done;
 	judged_encode(&judged, &c);
 	state_ok = state && !strcmp(state, DETECT_STATE_FORMAT);
@@ -1128,7 +1129,7 @@ done:
 		free(c.ladder_names[i]);
 	free(c.ladder_names);
 	free(c.ladder_found);
-	detect_ladder_set_release(&c.ladders);
+	ladder_set_release(&c.ladders);
 	json_decref(c.ladders_json);
 	strbuf_release(&c.tail);
 	strbuf_release(&judged);

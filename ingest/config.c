@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ingest.h"
+#include "ingest/ingest.h"
+#include "detect/gate/gate.h"
+#include "ingest/repo/repo.h"
 
 /* Largest benchline.json read. */
 #define CONFIG_MAX_FILE ((size_t)1 << 20)
@@ -27,17 +29,17 @@ void ingest_config_init(struct ingest_config *cfg)
 
 void ingest_config_release(struct ingest_config *cfg)
 {
-	ingest_free_strings(cfg->measured_paths, cfg->n_measured);
-	ingest_free_strings(cfg->unmeasured_paths, cfg->n_unmeasured);
-	ingest_free_strings(cfg->keep_first_machines, cfg->n_keep_first);
-	ingest_free_strings(cfg->quiet_processes, cfg->n_quiet_processes);
+	strings_free(cfg->measured_paths, cfg->n_measured);
+	strings_free(cfg->unmeasured_paths, cfg->n_unmeasured);
+	strings_free(cfg->keep_first_machines, cfg->n_keep_first);
+	strings_free(cfg->quiet_processes, cfg->n_quiet_processes);
 	free(cfg->main_branch);
 	free(cfg->primary_metric);
 	free(cfg->path);
-	ingest_free_strings(cfg->gate_override_globs, cfg->n_gate_overrides);
+	strings_free(cfg->gate_override_globs, cfg->n_gate_overrides);
 	free(cfg->gate_override_pct);
-	ingest_free_strings(cfg->gate_excludes, cfg->n_gate_excludes);
-	ingest_free_strings(cfg->counted_names, cfg->n_counted);
+	strings_free(cfg->gate_excludes, cfg->n_gate_excludes);
+	strings_free(cfg->counted_names, cfg->n_counted);
 	free(cfg->counted_pct);
 	json_decref(cfg->ladders);
 	ingest_config_init(cfg);
@@ -99,14 +101,14 @@ static int parse_paths(char ***out, size_t *nr, const json_t *v, const char *nam
 	{
 		const char *s = json_string_value(item);
 		if (!is_top_level_name(s, json_string_length(item))) {
-			ingest_free_strings(list, n);
+			strings_free(list, n);
 			return bl_error_set(err, BL_ECONFIG,
 					    "%s: %s: '%s' is not a top-level name (one path "
 					    "component, no slash)",
 					    name, key, s);
 		}
 		if (listed(list, n, s)) {
-			ingest_free_strings(list, n);
+			strings_free(list, n);
 			return bl_error_set(err, BL_ECONFIG, "%s: %s: '%s' is listed twice", name,
 					    key, s);
 		}
@@ -161,7 +163,7 @@ static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const cha
 			if (!is_string_array(v))
 				return type_error(err, name, "quiet.processes",
 						  "expected an array of strings");
-			ingest_free_strings(cfg->quiet_processes, cfg->n_quiet_processes);
+			strings_free(cfg->quiet_processes, cfg->n_quiet_processes);
 			cfg->quiet_processes = xcalloc(json_array_size(v) + 1, sizeof(char *));
 			cfg->n_quiet_processes = 0;
 			json_array_foreach(v, i, item)

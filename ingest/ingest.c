@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
-#include "ingest.h"
+#include "store/store.h"
+#include "ingest/ingest.h"
+#include "ingest/preflight/preflight.h"
 
 static void metric_release(struct ingest_metric *m)
 {

@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/common.h"
+#include "common/common.h"
+#include "detect/gate/gate.h"
+#include "ingest/preflight/preflight.h"
+#include "ingest/repo/repo.h"
 
 struct store;
 
@@ -151,7 +154,7 @@ struct ingest_config {
 	char **counted_names;
 	double *counted_pct;
 	size_t n_counted;
-	/* "ladders": {NAME: {"unit", "edges"}}, kept as JSON for detect_ladders_from_json. */
+	/* "ladders": {NAME: {"unit", "edges"}}, kept as JSON for ladder_set_from_json. */
 	struct json_t *ladders;
 };
 
@@ -164,110 +167,48 @@ int ingest_config_parse(struct ingest_config *cfg, const char *name, const char 
 			struct bl_error *err);
 
 /*
- * Source hash (§3) of each revision: out_hashes[i] and out_commits[i] receive 40 hex digits
- * each. Opens the repository read-only; never writes to it.
+ * Positions in JSON text, for messages (jsonpos.c). jansson does not keep the position of
+ * values, so these re-scan text that jansson has already accepted (or, for a syntax error,
+ * text up to the point where it stopped). Only error paths and the per-record line counter
+ * use them.
  */
-int ingest_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			    const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
-			    struct bl_error *err);
+/* What ingest_json_locate returns when the path leads nowhere. */
+#define INGEST_JSON_NOT_FOUND ((size_t)-1)
 
-/* Top-level paths of HEAD that are in neither list (§3). *out is a NULL-terminated array the
- * caller frees with ingest_free_strings. */
-int ingest_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			      const struct ingest_config *cfg, struct bl_error *err);
-void ingest_free_strings(char **strings, size_t nr);
-
-/* A benchmark command's run (`benchline run`). */
-#define INGEST_RUN_ERR_TAIL 4096 /* bytes of standard error kept */
-struct ingest_run {
-	struct strbuf out;	/* standard output, at most max_output bytes */
-	struct strbuf err_tail; /* the last INGEST_RUN_ERR_TAIL bytes of standard error */
-	int exit_code;		/* when it exited */
-	int signal;		/* the signal that ended it, else 0 */
-	double wall_s, cpu_s;	/* elapsed and user + system CPU seconds */
-	int64_t peak_rss_kib;	/* peak resident set size (wait4's ru_maxrss) */
+/* One step of a path into a JSON value: an object's member (key) or an array's element. */
+struct ingest_json_seg {
+	const char *key; /* NULL for an array element */
+	size_t index;
 };
 
-/* Runs argv (looked up in PATH) to its end. Returns 0 when it could be run, whatever its exit
- * status; BL_ETOOBIG when its output is over max_output. */
-int ingest_run_command(struct ingest_run *out, const char *const *argv, size_t max_output,
-		       struct bl_error *err);
-void ingest_run_release(struct ingest_run *run);
-
-/* What HEAD of a repository is, for records whose format does not say (--repo). */
-struct ingest_head {
-	char commit[41];
-	char source_hash[41];
-	char branch[256]; /* "" when HEAD is detached */
-	double committed_at;
-	int dirty; /* the measured paths differ from HEAD in the index or working tree */
-};
-int ingest_repo_head(struct ingest_head *out, const char *repo_dir, const struct ingest_config *cfg,
-		     struct bl_error *err);
-
-struct ingest_sync_result {
-	size_t walked;	  /* commits read from the repository in this run */
-	size_t total;	  /* commits of main now stored */
-	int rewritten;	  /* 1 when main was rewritten and commits past the fork were dropped */
-	char tip[41];	  /* main's tip */
-	char branch[256]; /* the main branch's name */
+/* A position in a text: byte offset, 1-based line and 1-based column in characters. */
+struct ingest_json_cursor {
+	size_t offset;
+	int line, column;
 };
 
-/* Walks main's first-parent history into the store, only commits not already there (§3),
- * then refreshes every run's not-main tag. */
-int ingest_sync(struct ingest_sync_result *out, struct store *st, const char *repo_dir,
-		const struct ingest_config *cfg, struct bl_error *err);
+void ingest_json_cursor_init(struct ingest_json_cursor *cur);
+/* Moves the cursor forward to byte offset to (to >= cur->offset). A newline starts a line;
+ * a UTF-8 continuation byte does not count as a column. */
+void ingest_json_cursor_advance(struct ingest_json_cursor *cur, const char *text, size_t to);
 
-/* The pull request number a subject names ("... (#123)" or "Merge pull request #123"),
- * else 0. */
-long ingest_pr_from_subject(const char *subject);
+/* The first offset at or after i that is not JSON whitespace (len when there is none). */
+size_t ingest_json_skip_ws(const char *text, size_t len, size_t i);
 
 /*
- * The demo history (§2 issue): machines, benchmarks, configs, a few hundred commits, harness
- * bumps, an imported Baseline, planted steps, noisy and dirty runs. Deterministic for a seed.
+ * The byte offset of the value at path inside the valid JSON value starting at or after
+ * start (whitespace skipped). With want_key, the offset of the last step's key (its opening
+ * quote) instead. n = 0 names the value itself. INGEST_JSON_NOT_FOUND when the path does
+ * not exist.
  */
-struct ingest_demo_summary {
-	size_t commits, runs, machines, benchmarks;
-};
-int ingest_demo(struct ingest_demo_summary *out, struct store *st, unsigned long seed,
-		struct bl_error *err);
+size_t ingest_json_locate(const char *text, size_t len, size_t start,
+			  const struct ingest_json_seg *path, size_t n, int want_key);
 
 /*
- * The gate's view of a repository (§7), read-only through libgit2: revisions resolved with
- * their source hashes, merge bases, files at a revision, and first-parent history walked
- * lazily, one source hash at a time.
+ * The start of the token that holds the byte just before pos, scanning the (possibly
+ * invalid) text from start: where a syntax error's offending token begins when the parser
+ * only said where it stopped. start when there is no token before pos.
  */
-struct ingest_repo;
-int ingest_repo_open(struct ingest_repo **out, const char *repo_dir,
-		     const struct ingest_config *cfg, struct bl_error *err);
-void ingest_repo_free(struct ingest_repo *r);
-/* Resolves rev (NULL: the main branch, §3) to a commit and its source hash; name_out (may be
- * NULL) receives rev, or the main branch's name. */
-int ingest_repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out,
-			struct ingest_repo *r, const char *rev, struct bl_error *err);
-/* The merge base of two commits (full ids) and its source hash. */
-int ingest_repo_merge_base(char sha_out[41], char source_out[41], struct ingest_repo *r,
-			   const char *a, const char *b, struct bl_error *err);
-/* The root of the working tree holding dir (dir itself for a bare repository), so settings and
- * files at "the repository's root" are found from any directory inside it. */
-int ingest_repo_toplevel(struct strbuf *out, const char *dir, struct bl_error *err);
-/* The commit the working directory has checked out: 1, or 0 (sha_out "") when none. */
-int ingest_repo_checkout(char sha_out[41], struct ingest_repo *r);
-/* The working directory (with a trailing slash), NULL for a bare repository. */
-const char *ingest_repo_workdir(struct ingest_repo *r);
-/* Appends the file at path in commit's tree to out; *found 0 when there is none. */
-int ingest_repo_read_file(struct strbuf *out, int *found, struct ingest_repo *r,
-			  const char *commit_sha, const char *path, size_t cap,
-			  struct bl_error *err);
-
-/* A commit's first-parent history as distinct source hashes, newest first. */
-struct ingest_history;
-int ingest_history_open(struct ingest_history **out, struct ingest_repo *r, const char *commit_sha,
-			size_t max_commits, struct bl_error *err);
-/* The i-th distinct source hash back from the start (0: the start's own) and the newest
- * commit with it: 0, 1 past the root or max_commits, or a negative error. */
-int ingest_history_get(const char **source_out, const char **commit_out, struct ingest_history *h,
-		       size_t i, struct bl_error *err);
-void ingest_history_free(struct ingest_history *h);
+size_t ingest_json_token_start(const char *text, size_t len, size_t start, size_t pos);
 
 #endif

@@ -1,7 +1,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "jsonpos.h"
+#include "ingest/ingest.h"
 
 void ingest_json_cursor_init(struct ingest_json_cursor *cur)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "store/internal.h"
 #include "sql_embed.h"
 
 enum dstmt {

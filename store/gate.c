@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "store/internal.h"
 #include "sql_embed.h"
+#include "detect/gate/gate.h"
 
 enum gstmt { G_AT_SOURCE, G_GROUP_AT, G_GROUP_IN, G_COUNT };
 

@@ -6,7 +6,7 @@
 
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* The open connection, for the store's other files (series walks prepare their own
  * statements: they run while the shared ones are in use). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "store/internal.h"
 #include "sql_embed.h"
 
 static int series_db_error(struct bl_error *err, sqlite3 *db, const char *what)

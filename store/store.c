@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "store/internal.h"
 #include "sql_embed.h"
 
 /* Every statement the store uses, prepared lazily on first use and kept until store_free. */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/common.h"
+#include "common/common.h"
 
 struct store;
 

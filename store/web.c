@@ -6,7 +6,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "internal.h"
+#include "store/internal.h"
 #include "sql_embed.h"
 
 static const char *text_or(sqlite3_stmt *s, int i, const char *dflt)

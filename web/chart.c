@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "web.h"
+#include "web/web.h"
 
 extern char **environ;
 

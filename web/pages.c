@@ -10,9 +10,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../detect/detect.h"
-#include "../ingest/ingest.h"
-#include "web.h"
+#include "detect/detect.h"
+#include "ingest/ingest.h"
+#include "web/web.h"
+#include "detect/gate/gate.h"
+#include "ingest/repo/repo.h"
 
 /* JSON (§14) */
 
@@ -893,11 +895,11 @@ void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx)
 
 /* Runs the gate for a request: 400 for what the request got wrong (an unknown revision),
  * 500 for what the server did (err set, BL_EDB and the like). */
-static int run_gate(struct detect_gate_report *report, int *status, const struct web_ctx *ctx,
+static int run_gate(struct gate_report *report, int *status, const struct web_ctx *ctx,
 		    struct store *st, const struct web_gate_query *q, struct bl_error *err)
 {
 	struct ingest_config cfg;
-	struct detect_gate_options opts;
+	struct gate_options opts;
 	struct timespec now;
 	int ret;
 	*status = 200;
@@ -914,7 +916,7 @@ static int run_gate(struct detect_gate_report *report, int *status, const struct
 	opts.base = q->base;
 	opts.ratchet = q->ratchet;
 	opts.now = (int64_t)now.tv_sec;
-	ret = detect_gate(report, st, &opts, err);
+	ret = gate_run(report, st, &opts, err);
 	if (ret == BL_ENOTFOUND || ret == BL_EINVALID)
 		*status = 400;
 	else if (ret)
@@ -927,10 +929,10 @@ done:
 int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
 		 const struct web_gate_query *q, struct bl_error *err)
 {
-	struct detect_gate_report report;
+	struct gate_report report;
 	int status, ret = run_gate(&report, &status, ctx, st, q, err);
 	if (!ret) {
-		detect_gate_json_text(&r->body, &report);
+		gate_json_text(&r->body, &report);
 		r->status = 200;
 		r->type = "application/json";
 	} else if (status == 400) {
@@ -945,7 +947,7 @@ int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *s
 		r->type = "application/json";
 		ret = 0;
 	}
-	detect_gate_report_release(&report);
+	gate_report_release(&report);
 	return ret;
 }
 
@@ -969,16 +971,15 @@ static void gate_num(struct strbuf *sb, const char *fmt, double v)
 		strbuf_addstr(sb, "–");
 }
 
-static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx,
-		      const struct detect_gate_comparison *c)
+static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct gate_comparison *c)
 {
 	strbuf_addstr(sb, "<table class=\"gate\"><thead><tr><th>Status</th><th>Benchmark</th>"
 			  "<th>Metric</th><th>Machine</th><th>Ratio</th><th>99% interval</th>"
 			  "<th>Limit</th><th>Noise</th><th>Note</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct detect_gate_row *row = &c->rows[i];
+		const struct gate_row *row = &c->rows[i];
 		struct strbuf id = STRBUF_INIT;
-		const char *status = detect_gate_status_name(row->status);
+		const char *status = gate_status_name(row->status);
 		store_series_id(&id, row->machine, row->benchmark, row->config, row->metric);
 		strbuf_addf(sb, "<tr class=\"gate-%s\"><td>%s</td><td><a href=\"", status, status);
 		web_html_escape(sb, ctx->base);
@@ -1015,11 +1016,11 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx,
 	}
 	strbuf_addstr(sb, "</tbody></table>\n");
 	for (size_t i = 0; i < c->nboards; i++) {
-		const struct detect_gate_board *b = &c->boards[i];
+		const struct gate_board *b = &c->boards[i];
 		strbuf_addstr(sb, "<p class=\"board\">Across the board, ");
 		web_html_escape(sb, b->metric);
 		strbuf_addf(sb, " over %zu benchmarks: %s, median ratio ", b->n,
-			    detect_gate_status_name(b->status));
+			    gate_status_name(b->status));
 		gate_num(sb, "%.4f", b->median);
 		if (b->note) {
 			strbuf_addstr(sb, ". ");
@@ -1033,7 +1034,7 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 		  const struct web_gate_query *q, struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
-	struct detect_gate_report report;
+	struct gate_report report;
 	int status, ret;
 
 	page_start(sb, ctx, "Gate");
@@ -1046,11 +1047,11 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 		strbuf_addstr(sb, "</p>\n");
 		page_end(sb);
 		html_reply(r, 400);
-		detect_gate_report_release(&report);
+		gate_report_release(&report);
 		return 0;
 	}
 	if (ret) {
-		detect_gate_report_release(&report);
+		gate_report_release(&report);
 		return ret;
 	}
 	strbuf_addf(sb, "<p class=\"verdict verdict-%s\">Verdict: <strong>", report.status);
@@ -1075,6 +1076,6 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 	}
 	page_end(sb);
 	html_reply(r, 200);
-	detect_gate_report_release(&report);
+	gate_report_release(&report);
 	return 0;
 }

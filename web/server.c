@@ -15,8 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../ingest/ingest.h"
-#include "web.h"
+#include "ingest/ingest.h"
+#include "web/web.h"
+#include "ingest/repo/repo.h"
 
 struct token {
 	char *token;

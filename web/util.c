@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "web.h"
+#include "web/web.h"
 
 void web_html_escape(struct strbuf *out, const char *s)
 {

@@ -10,8 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/common.h"
-#include "../store/store.h"
+#include "common/common.h"
+#include "store/store.h"
+#include "ingest/repo/repo.h"
 
 /* Largest body POST /api/records takes (413 over it). */
 #define WEB_MAX_BODY ((size_t)16 << 20)

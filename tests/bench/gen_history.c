@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ingest/ingest.h"
-#include "../../store/store.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
 
 #define NMACHINES   10
 #define NBENCHMARKS 50

@@ -17,21 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/common.h"
-#include "../../ingest/adapters.h"
-#include "../../ingest/ingest.h"
+#include "common/common.h"
+#include "ingest/adapters/adapters.h"
+#include "ingest/ingest.h"
 
 #define NAME "fuzz.in"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(const char *text, size_t size, const struct ingest_defaults *d)
+static void check(const char *text, size_t size, const struct adapters_defaults *d)
 {
 	struct ingest_batch batch = {NULL, 0, 0}, back = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
 	const char *chosen = NULL;
 
-	if (ingest_parse_format(&batch, &chosen, FORMAT, NAME, text, size, d, &err)) {
+	if (adapters_parse(&batch, &chosen, FORMAT, NAME, text, size, d, &err)) {
 		/* a failure appends nothing and always names the file */
 		if (batch.nr || strncmp(err.msg.buf, NAME, strlen(NAME)))
 			abort();
@@ -56,7 +56,7 @@ static void check(const char *text, size_t size, const struct ingest_defaults *d
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int initialized;
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	/* a copy without a terminating NUL, so reading past the end is caught */
 	char *text = malloc(size ? size : 1);
 
@@ -68,8 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size)
 		memcpy(text, data, size);
-	(void)ingest_detect_format(NAME, text, size);
-	ingest_defaults_init(&d);
+	(void)adapters_detect_format(NAME, text, size);
+	adapters_defaults_init(&d);
 	d.machine = "fuzz";
 	d.harness_version = 1;
 	d.config = "c";

@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the criterion adapter (§10, §13). A criterion benchmark is three
  * files, so an input is their texts separated by 0x1e bytes: estimates.json, sample.json and
- * (optional) benchmark.json, parsed through ingest_criterion_parse_texts, which the directory
+ * (optional) benchmark.json, parsed through adapters_criterion_parse_texts, which the directory
  * walk also uses. Any input must either parse or fail with a message naming one of the
  * files, never crash, leak or read out of bounds; a parsed record must read back through the
  * native parser as itself. Built and run by tests/fuzz/run.sh.
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/common.h"
-#include "../../ingest/adapters.h"
-#include "../../ingest/ingest.h"
+#include "common/common.h"
+#include "ingest/adapters/adapters.h"
+#include "ingest/ingest.h"
 
 #define SEP 0x1e
 
@@ -36,10 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int initialized;
 	const uint8_t *end = data + size, *sep1, *sep2;
-	struct ingest_criterion_texts t;
+	struct adapters_criterion_texts t;
 	struct ingest_batch batch = {NULL, 0, 0}, back = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	char *est, *smp, *bj = NULL;
 
 	if (!initialized) {
@@ -68,11 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t.benchmark = bj;
 	t.benchmark_len = sep2 ? (size_t)(end - sep2 - 1) : 0;
 	t.fallback_time = 1793592000;
-	ingest_defaults_init(&d);
+	adapters_defaults_init(&d);
 	d.machine = "fuzz";
 	d.harness_version = 1;
 	d.commit = "0123456789abcdef0123456789abcdef01234567";
-	if (ingest_criterion_parse_texts(&batch, &t, &d, &err)) {
+	if (adapters_criterion_parse_texts(&batch, &t, &d, &err)) {
 		if (batch.nr ||
 		    (strncmp(err.msg.buf, "e.json:", 7) && strncmp(err.msg.buf, "s.json:", 7) &&
 		     strncmp(err.msg.buf, "b.json:", 7)))

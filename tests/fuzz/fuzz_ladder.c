@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/common.h"
-#include "../../detect/detect.h"
+#include "common/common.h"
+#include "detect/detect.h"
+#include "detect/ladder/ladder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,7 +38,7 @@ static void reads_back(const json_t *doc)
 {
 	struct strbuf sb = STRBUF_INIT;
 	json_t *again;
-	detect_ladder_json_dump(&sb, doc);
+	ladder_json_dump(&sb, doc);
 	again = json_loadb(sb.buf, sb.len, 0, NULL);
 	if (!again || sb.buf[sb.len - 1] != '\n')
 		__builtin_trap();
@@ -48,94 +49,93 @@ static void reads_back(const json_t *doc)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
-	struct detect_ladder_set fixed, set;
-	struct detect_ladder_run base, run;
-	struct detect_ladder_thresholds t;
-	struct detect_ladder_declared d = {NULL, 0};
+	struct ladder_set fixed, set;
+	struct ladder_run base, run;
+	struct ladder_thresholds t;
+	struct ladder_declared d = {NULL, 0};
 	struct bl_error err = BL_ERROR_INIT;
 
-	if (detect_ladder_set_parse(&fixed, "l.json", fixed_ladders, strlen(fixed_ladders), NULL) ||
-	    detect_ladder_run_parse(&base, "b.json", fixed_baseline, strlen(fixed_baseline), 1,
-				    NULL))
+	if (ladder_set_parse(&fixed, "l.json", fixed_ladders, strlen(fixed_ladders), NULL) ||
+	    ladder_run_parse(&base, "b.json", fixed_baseline, strlen(fixed_baseline), 1, NULL))
 		__builtin_trap();
 
 	/* As a baseline: derive and floors on the fixed ladders. */
-	if (detect_ladder_run_parse(&run, "x.json", text, size, 1, &err) == 0) {
-		struct detect_ladder_derivation der;
-		struct detect_ladder_floor_row *rows = NULL;
+	if (ladder_run_parse(&run, "x.json", text, size, 1, &err) == 0) {
+		struct ladder_derivation der;
+		struct ladder_floor_row *rows = NULL;
 		size_t n = 0;
-		if (detect_ladder_derive(&der, &run, &fixed, 50, "x.json", &err) == 0 && der.doc)
+		if (ladder_derive(&der, &run, &fixed, 50, "x.json", &err) == 0 && der.doc)
 			reads_back(der.doc);
 		else if (!der.doc && !der.nrefused)
 			named(&err, "x.json");
-		detect_ladder_derivation_release(&der);
-		if (detect_ladder_floors(&rows, &n, &run, &fixed, "x.json", &err) == 0) {
-			json_t *doc = detect_ladder_floors_json(rows, n);
+		ladder_derivation_release(&der);
+		if (ladder_floors(&rows, &n, &run, &fixed, "x.json", &err) == 0) {
+			json_t *doc = ladder_floors_json(rows, n);
 			reads_back(doc);
 			json_decref(doc);
 		}
 		free(rows);
-		detect_ladder_run_release(&run);
+		ladder_run_release(&run);
 	} else {
 		named(&err, "x.json");
 	}
 
 	/* As a captured run: the placeholder print, and a compare with no bounds. */
-	if (detect_ladder_run_parse(&run, "x.json", text, size, 0, &err) == 0) {
+	if (ladder_run_parse(&run, "x.json", text, size, 0, &err) == 0) {
 		struct strbuf dropped = STRBUF_INIT;
-		struct detect_ladder_comparison c;
-		json_t *doc = detect_ladder_capture_json(&run, &dropped);
+		struct ladder_comparison c;
+		json_t *doc = ladder_capture_json(&run, &dropped);
 		reads_back(doc);
 		json_decref(doc);
 		strbuf_release(&dropped);
-		detect_ladder_thresholds_init(&t);
+		ladder_thresholds_init(&t);
 		t.file = xstrdup("t.json");
-		if (detect_ladder_compare(&c, &base, &t, &run, &err) == 0) {
-			doc = detect_ladder_comparison_json(&c);
+		if (ladder_compare(&c, &base, &t, &run, &err) == 0) {
+			doc = ladder_comparison_json(&c);
 			reads_back(doc);
 			json_decref(doc);
-			detect_ladder_comparison_release(&c);
+			ladder_comparison_release(&c);
 		}
-		detect_ladder_thresholds_release(&t);
-		detect_ladder_run_release(&run);
+		ladder_thresholds_release(&t);
+		ladder_run_release(&run);
 	} else {
 		named(&err, "x.json");
 	}
 
 	/* As a ladders file. */
-	if (detect_ladder_set_parse(&set, "x.json", text, size, &err) == 0) {
-		struct detect_bucket b;
+	if (ladder_set_parse(&set, "x.json", text, size, &err) == 0) {
+		struct ladder_bucket b;
 		for (size_t i = 0; i < set.n; i++) {
-			const struct detect_ladder *l = &set.ladders[i];
+			const struct ladder *l = &set.ladders[i];
 			for (size_t j = 0; j < l->n; j++) {
-				detect_bucket_locate(&b, l, l->edges[j]);
+				ladder_bucket_locate(&b, l, l->edges[j]);
 				if (b.index != j)
 					__builtin_trap();
 			}
 		}
-		detect_ladder_set_release(&set);
+		ladder_set_release(&set);
 	} else {
 		named(&err, "x.json");
 	}
 
 	/* As thresholds: check the fixed baseline against them. */
-	if (detect_ladder_thresholds_parse(&t, "x.json", text, size, &err) == 0) {
-		struct detect_ladder_lint lint;
-		if (detect_ladder_check(&lint, &base, &t, &fixed, NULL, "b.json", NULL, &err))
+	if (ladder_thresholds_parse(&t, "x.json", text, size, &err) == 0) {
+		struct ladder_lint lint;
+		if (ladder_check(&lint, &base, &t, &fixed, NULL, "b.json", NULL, &err))
 			named(&err, "x.json");
-		detect_ladder_lint_release(&lint);
-		detect_ladder_thresholds_release(&t);
+		ladder_lint_release(&lint);
+		ladder_thresholds_release(&t);
 	} else {
 		named(&err, "x.json");
 	}
 
 	/* As declared keys. */
-	if (detect_ladder_declared_parse(&d, "x.json", text, size, &err))
+	if (ladder_declared_parse(&d, "x.json", text, size, &err))
 		named(&err, "x.json");
-	detect_ladder_declared_release(&d);
+	ladder_declared_release(&d);
 
-	detect_ladder_run_release(&base);
-	detect_ladder_set_release(&fixed);
+	ladder_run_release(&base);
+	ladder_set_release(&fixed);
 	bl_error_release(&err);
 	return 0;
 }

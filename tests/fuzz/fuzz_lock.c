@@ -7,8 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../common/common.h"
-#include "../../detect/detect.h"
+#include "common/common.h"
+#include "detect/detect.h"
+#include "detect/gate/gate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,8 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bl_error err = BL_ERROR_INIT;
 	json_t *entries = NULL;
-	if (!detect_gate_lock_parse(&entries, (const char *)data, size, "benchline-gate.lock",
-				    &err)) {
+	if (!gate_lock_parse(&entries, (const char *)data, size, "benchline-gate.lock", &err)) {
 		size_t i;
 		json_t *e;
 		json_array_foreach(entries, i, e)

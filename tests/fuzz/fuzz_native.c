@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/common.h"
-#include "../../ingest/ingest.h"
+#include "common/common.h"
+#include "ingest/ingest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

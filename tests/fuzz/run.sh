@@ -28,9 +28,10 @@ command -v "$CLANG" >/dev/null || die "clang is needed (make deps)"
 [ -f "$GEN/sql_embed.c" ] || die "no $GEN/sql_embed.c after make"
 mkdir -p "$OUT" || die "cannot create $OUT"
 
-CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$GEN"
+CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -I$GEN"
 LIBS="-lsqlite3 -lgit2 -ljansson -lm"
-LIB_SRC=$(ls common/*.c store/*.c ingest/*.c detect/*.c web/*.c 2>/dev/null)
+# The same sources as the Makefile's library (make prints them).
+LIB_SRC=$(make -s print-lib-src) || die "make print-lib-src failed"
 
 # The library, compiled once (with fuzzer instrumentation but no main) into objects.
 echo "fuzz: building the library with clang"
@@ -38,7 +39,7 @@ mkdir -p "$OUT/lib" || die "cannot create $OUT/lib"
 objs=
 for src in $LIB_SRC "$GEN/sql_embed.c"; do
 	obj=$OUT/lib/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')
-	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find common ingest store detect web \
+	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find common ingest store detect web fixtures \
 		-name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]; then
 		# -fsanitize=fuzzer-no-link: coverage without libFuzzer's main in every object
 		$CLANG $(echo "$CFLAGS" | sed 's/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,/') \

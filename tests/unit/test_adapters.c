@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "../../common/common.h"
-#include "../../ingest/adapters.h"
-#include "../../ingest/ingest.h"
+#include "common/common.h"
+#include "ingest/adapters/adapters.h"
+#include "ingest/ingest.h"
 
 #define assert_double_equal(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 /* Relative closeness, for figures computed from the fixtures' values. */
@@ -34,9 +34,9 @@
 #define CRITERION FIXTURES "criterion"
 
 /* Every flag given. */
-static void full_defaults(struct ingest_defaults *d)
+static void full_defaults(struct adapters_defaults *d)
 {
-	ingest_defaults_init(d);
+	adapters_defaults_init(d);
 	d->machine = "m1";
 	d->harness_version = 3;
 	d->config = "cfg";
@@ -61,11 +61,11 @@ static char *slurp(const char *path, size_t *len)
 
 /* Parses text (NULL: the directory path), which must succeed; returns the chosen format. */
 static const char *parse_ok(struct ingest_batch *b, const char *format, const char *path,
-			    const char *text, size_t len, const struct ingest_defaults *d)
+			    const char *text, size_t len, const struct adapters_defaults *d)
 {
 	struct bl_error err = BL_ERROR_INIT;
 	const char *chosen = NULL;
-	int ret = ingest_parse_format(b, &chosen, format, path, text, len, d, &err);
+	int ret = adapters_parse(b, &chosen, format, path, text, len, d, &err);
 
 	if (ret)
 		fail_msg("unexpected error: %s", err.msg.buf);
@@ -74,7 +74,7 @@ static const char *parse_ok(struct ingest_batch *b, const char *format, const ch
 }
 
 static const char *parse_fixture(struct ingest_batch *b, const char *format, const char *path,
-				 const struct ingest_defaults *d)
+				 const struct adapters_defaults *d)
 {
 	size_t len;
 	char *text = slurp(path, &len);
@@ -87,7 +87,7 @@ static const char *parse_fixture(struct ingest_batch *b, const char *format, con
 /* A record that is already in the batch before a failing parse, to see nothing is added. */
 static void one_record(struct ingest_batch *b)
 {
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	static const char text[] = "{\"b\": {\"latency\": {\"value\": 1}}}";
 
 	full_defaults(&d);
@@ -97,14 +97,13 @@ static void one_record(struct ingest_batch *b)
 
 /* Parsing fails with BL_EINVALID and exactly msg, and appends nothing. */
 static void expect_error_len(const char *format, const char *path, const char *text, size_t len,
-			     const struct ingest_defaults *d, const char *msg)
+			     const struct adapters_defaults *d, const char *msg)
 {
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
 
 	one_record(&b);
-	assert_int_equal(ingest_parse_format(&b, NULL, format, path, text, len, d, &err),
-			 BL_EINVALID);
+	assert_int_equal(adapters_parse(&b, NULL, format, path, text, len, d, &err), BL_EINVALID);
 	assert_int_equal(err.code, BL_EINVALID);
 	assert_string_equal(err.msg.buf, msg);
 	assert_int_equal(b.nr, 1);
@@ -114,7 +113,7 @@ static void expect_error_len(const char *format, const char *path, const char *t
 
 static void expect_error(const char *format, const char *text, const char *msg)
 {
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	full_defaults(&d);
 	expect_error_len(format, "x", text, strlen(text), &d, msg);
@@ -126,13 +125,12 @@ static void expect_error_at(const char *format, const char *path, const char *te
 {
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	struct strbuf want = STRBUF_INIT;
 
 	full_defaults(&d);
 	one_record(&b);
-	assert_int_equal(ingest_parse_format(&b, NULL, format, path, text, len, &d, &err),
-			 BL_EINVALID);
+	assert_int_equal(adapters_parse(&b, NULL, format, path, text, len, &d, &err), BL_EINVALID);
 	strbuf_addf(&want, "%s:%d:%d: ", path, line, column);
 	if (strncmp(err.msg.buf, want.buf, want.len))
 		fail_msg("expected \"%s...\", got \"%s\"", want.buf, err.msg.buf);
@@ -197,7 +195,7 @@ static void assert_from_flags(const struct ingest_record *rec)
 static void bmf_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -266,7 +264,7 @@ static void bmf_errors(void **state)
 static void gbench_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -319,7 +317,7 @@ static void gbench_fixture(void **state)
 static void gbench_context_fills_machine_and_date(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	/* no --machine, no date flag: context.host_name and context.date */
@@ -359,7 +357,7 @@ static void gbench_aggregates_only_and_errors_skipped(void **state)
 	    " \"allocs_per_iter\": 2}\n"
 	    " ]}\n";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -391,7 +389,7 @@ static void gbench_errors(void **state)
 	static const char bad_date[] = "{\"context\": {\"date\": \"yesterday\"}, \"benchmarks\":"
 				       " [{\"name\": \"a\", \"real_time\": 1, \"cpu_time\": 1}]}";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	expect_error("gbench", "{\"context\": {}}", "x:1:1: benchmarks: missing required field");
@@ -433,7 +431,7 @@ static void gbench_errors(void **state)
 static void hyperfine_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -474,7 +472,7 @@ static void hyperfine_command_name_and_no_times(void **state)
 	static const char text[] = "{\"results\": [{\"command\": \"./a --fast\", \"command_name\":"
 				   " \"fast\", \"mean\": 0.5, \"median\": 0.25}]}";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -511,7 +509,7 @@ static void hyperfine_errors(void **state)
 static void pytest_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -544,11 +542,11 @@ static void pytest_fixture(void **state)
 static void pytest_file_fills_machine_commit_and_date(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_record *rec;
 
 	(void)state;
-	ingest_defaults_init(&d);
+	adapters_defaults_init(&d);
 	d.harness_version = 1;
 	parse_fixture(&b, "pytest", FIXTURES "pytest.json", &d);
 	rec = &b.records[0];
@@ -570,7 +568,7 @@ static void pytest_without_data(void **state)
 	    " \"benchmarks\": [{\"name\": \"test_x\", \"stats\": {\"median\": 0.002,"
 	    " \"rounds\": 38523}}]}";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -594,7 +592,7 @@ static void pytest_without_data(void **state)
 
 static void pytest_errors(void **state)
 {
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	expect_error("pytest", "{\"benchmarks\": [{\"name\": \"a\"}]}",
@@ -623,7 +621,7 @@ static void pytest_errors(void **state)
 static void gotest_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -692,7 +690,7 @@ static void gotest_lines(void **state)
 				   "PASS\n"
 				   "ok  \tpkg\t1.2s\n";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -739,7 +737,7 @@ static void gotest_errors(void **state)
 static void criterion_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -797,7 +795,7 @@ static void criterion_directories(void **state)
 {
 	char dir[] = "/tmp/benchline-criterion-XXXXXX";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	struct strbuf msg = STRBUF_INIT;
 	const struct ingest_metric *m;
 
@@ -876,10 +874,10 @@ static void criterion_directories(void **state)
 
 static void criterion_texts(void **state)
 {
-	struct ingest_criterion_texts t;
+	struct adapters_criterion_texts t;
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -893,20 +891,20 @@ static void criterion_texts(void **state)
 	t.sample_len = strlen(t.sample);
 	t.benchmark_name = "b.json";
 	t.fallback_time = NAN;
-	assert_int_equal(ingest_criterion_parse_texts(&b, &t, &d, &err), 0);
+	assert_int_equal(adapters_criterion_parse_texts(&b, &t, &d, &err), 0);
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "grp/fn");
 	assert_double_equal(metric(&b.records[0], "time")->samples[0], 1.5, 0);
 	/* a median the samples cannot have */
 	t.estimates = "{\"median\": {\"point_estimate\": 2.5}}";
 	t.estimates_len = strlen(t.estimates);
-	assert_int_equal(ingest_criterion_parse_texts(&b, &t, &d, &err), BL_EINVALID);
+	assert_int_equal(adapters_criterion_parse_texts(&b, &t, &d, &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "e.json:1:31: median.point_estimate: median 2.5 is above "
 					 "the 95th percentile of sample.json (1.5)");
 	assert_int_equal(b.nr, 1);
 	t.estimates = "{\"median\": {}}";
 	t.estimates_len = strlen(t.estimates);
-	assert_int_equal(ingest_criterion_parse_texts(&b, &t, &d, &err), BL_EINVALID);
+	assert_int_equal(adapters_criterion_parse_texts(&b, &t, &d, &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "e.json:1:12: median.point_estimate: missing required "
 					 "field");
 	assert_int_equal(b.nr, 1);
@@ -986,7 +984,7 @@ static void wrong_format_input(void **state)
 {
 	size_t len;
 	char *text;
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -1027,7 +1025,7 @@ static void auto_picks_every_fixture(void **state)
 	    {"fixtures/native/lines.jsonl", "benchline"},
 	    {"fixtures/native/unknown-keys.json", "benchline"},
 	};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -1035,7 +1033,7 @@ static void auto_picks_every_fixture(void **state)
 		struct ingest_batch b = {NULL, 0, 0};
 		size_t len;
 		char *text = slurp(cases[i][0], &len);
-		const char *detected = ingest_detect_format(cases[i][0], text, len);
+		const char *detected = adapters_detect_format(cases[i][0], text, len);
 		assert_non_null(detected);
 		assert_string_equal(detected, cases[i][1]);
 		assert_string_equal(parse_ok(&b, "auto", cases[i][0], text, len, &d), cases[i][1]);
@@ -1043,12 +1041,13 @@ static void auto_picks_every_fixture(void **state)
 		ingest_batch_release(&b);
 		free(text);
 	}
-	assert_string_equal(ingest_detect_format(CRITERION, NULL, 0), "criterion");
+	assert_string_equal(adapters_detect_format(CRITERION, NULL, 0), "criterion");
 	/* a native record without its schema is still native, for its parser to say so */
 	assert_string_equal(
-	    ingest_detect_format("x", "{\"benchmark\": \"b\", \"metrics\": {}}", 33), "benchline");
+	    adapters_detect_format("x", "{\"benchmark\": \"b\", \"metrics\": {}}", 33),
+	    "benchline");
 	/* a truncated file is still told by what it starts with */
-	assert_string_equal(ingest_detect_format("x", "{\"context\": {}, \"benchmarks\": [{", 32),
+	assert_string_equal(adapters_detect_format("x", "{\"context\": {}, \"benchmarks\": [{", 32),
 			    "gbench");
 }
 
@@ -1064,12 +1063,12 @@ static void auto_refuses_unknown_files(void **state)
 	    "{\"results\": {}}",
 	    "BenchmarkX without numbers\n",
 	};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	full_defaults(&d);
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
-		assert_null(ingest_detect_format("u.txt", unknown[i], strlen(unknown[i])));
+		assert_null(adapters_detect_format("u.txt", unknown[i], strlen(unknown[i])));
 		expect_error_len("auto", "u.txt", unknown[i], strlen(unknown[i]), &d,
 				 "u.txt: cannot tell the format (give --format)");
 	}
@@ -1078,15 +1077,15 @@ static void auto_refuses_unknown_files(void **state)
 	expect_error_len("yaml", "u.txt", "a", 1, &d,
 			 "unknown format \"yaml\" (expected auto, benchline, bmf, gbench, "
 			 "hyperfine, pytest, gotest or criterion)");
-	assert_true(ingest_format_known("auto"));
-	assert_true(ingest_format_known("criterion"));
-	assert_true(ingest_format_known("native"));
-	assert_false(ingest_format_known("yaml"));
+	assert_true(adapters_format_known("auto"));
+	assert_true(adapters_format_known("criterion"));
+	assert_true(adapters_format_known("native"));
+	assert_false(adapters_format_known("yaml"));
 }
 
 static void missing_fields_name_their_flag(void **state)
 {
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	size_t len;
 	char *text = slurp(FIXTURES "hyperfine.json", &len);
 
@@ -1132,10 +1131,10 @@ static void missing_fields_name_their_flag(void **state)
 static void native_is_passed_through(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
-	ingest_defaults_init(&d); /* the native format needs no flag */
+	adapters_defaults_init(&d); /* the native format needs no flag */
 	assert_string_equal(parse_fixture(&b, "benchline", "fixtures/native/array.json", &d),
 			    "benchline");
 	assert_string_equal(parse_fixture(&b, "native", "fixtures/native/one.json", &d),
@@ -1151,7 +1150,7 @@ static void records_are_stable_and_valid_native_json(void **state)
 	static const char *const paths[] = {FIXTURES "bmf.json", FIXTURES "gbench.json",
 					    FIXTURES "hyperfine.json", FIXTURES "pytest.json",
 					    FIXTURES "gotest.txt"};
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -1181,37 +1180,37 @@ static void timestamps(void **state)
 	double t;
 
 	(void)state;
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02T04:00:00Z", &t), 0);
+	assert_int_equal(adapters_parse_time("2026-11-02T04:00:00Z", &t), 0);
 	assert_double_equal(t, STARTED, 0);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02T13:00:00+09:00", &t), 0);
+	assert_int_equal(adapters_parse_time("2026-11-02T13:00:00+09:00", &t), 0);
 	assert_double_equal(t, STARTED, 0);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-01T23:30:00-0430", &t), 0);
+	assert_int_equal(adapters_parse_time("2026-11-01T23:30:00-0430", &t), 0);
 	assert_double_equal(t, STARTED, 0);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02 04:00:00", &t), 0);
+	assert_int_equal(adapters_parse_time("2026-11-02 04:00:00", &t), 0);
 	assert_double_equal(t, STARTED, 0);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02T04:00:00.25", &t), 0);
+	assert_int_equal(adapters_parse_time("2026-11-02T04:00:00.25", &t), 0);
 	assert_double_equal(t, STARTED + 0.25, 1e-6);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02T04:00:00+01", &t), 0);
+	assert_int_equal(adapters_parse_time("2026-11-02T04:00:00+01", &t), 0);
 	assert_double_equal(t, STARTED - 3600, 0);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02", &t), BL_EINVALID);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02T04:00:00+25:00", &t), BL_EINVALID);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02T04:00:00.", &t), BL_EINVALID);
-	assert_int_equal(ingest_adapt_parse_time("2026-13-02T04:00:00", &t), BL_EINVALID);
-	assert_int_equal(ingest_adapt_parse_time("2026-11-02T04:00:00 UTC", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("2026-11-02", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("2026-11-02T04:00:00+25:00", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("2026-11-02T04:00:00.", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("2026-13-02T04:00:00", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("2026-11-02T04:00:00 UTC", &t), BL_EINVALID);
 	/* a record can only say 1970 to 9999 */
-	assert_int_equal(ingest_adapt_parse_time("1969-12-31T23:59:59Z", &t), BL_EINVALID);
-	assert_int_equal(ingest_adapt_parse_time("1970-01-01T01:00:00+02:00", &t), BL_EINVALID);
-	assert_int_equal(ingest_adapt_parse_time("9999-12-31T23:00:00-05:00", &t), BL_EINVALID);
-	assert_int_equal(ingest_adapt_parse_time("1970-01-01T00:00:00Z", &t), 0);
+	assert_int_equal(adapters_parse_time("1969-12-31T23:59:59Z", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("1970-01-01T01:00:00+02:00", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("9999-12-31T23:00:00-05:00", &t), BL_EINVALID);
+	assert_int_equal(adapters_parse_time("1970-01-01T00:00:00Z", &t), 0);
 	assert_double_equal(t, 0, 0);
 }
 
 /* A criterion fuzz input, split as tests/fuzz/fuzz_criterion.c splits it: estimates 0x1e
  * sample [0x1e benchmark]. */
-static void replay_criterion(const char *text, size_t len, const struct ingest_defaults *d)
+static void replay_criterion(const char *text, size_t len, const struct adapters_defaults *d)
 {
 	const char *sep1 = memchr(text, 0x1e, len), *sep2, *end = text + len;
-	struct ingest_criterion_texts t;
+	struct adapters_criterion_texts t;
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
 
@@ -1230,7 +1229,7 @@ static void replay_criterion(const char *text, size_t len, const struct ingest_d
 	t.benchmark = sep2 ? sep2 + 1 : NULL;
 	t.benchmark_len = sep2 ? (size_t)(end - sep2 - 1) : 0;
 	t.fallback_time = STARTED;
-	if (ingest_criterion_parse_texts(&b, &t, d, &err))
+	if (adapters_criterion_parse_texts(&b, &t, d, &err))
 		assert_int_equal(b.nr, 0);
 	else
 		assert_int_equal(b.nr, 1);
@@ -1244,14 +1243,14 @@ static void replay(const char *adapter, const char *path)
 {
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	size_t len;
 	char *text = slurp(path, &len);
 
 	full_defaults(&d);
 	if (!strcmp(adapter, "criterion")) {
 		replay_criterion(text, len, &d);
-	} else if (ingest_parse_format(&b, NULL, adapter, path, text, len, &d, &err)) {
+	} else if (adapters_parse(&b, NULL, adapter, path, text, len, &d, &err)) {
 		assert_int_equal(b.nr, 0);
 		assert_true(!strncmp(err.msg.buf, path, strlen(path)));
 	}

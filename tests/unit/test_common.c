@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../../common/common.h"
+#include "common/common.h"
 
 static void strbuf_starts_empty_and_never_null(void **state)
 {

@@ -15,10 +15,12 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "../../common/common.h"
-#include "../../detect/detect.h"
-#include "../../ingest/ingest.h"
-#include "../../store/store.h"
+#include "common/common.h"
+#include "detect/detect.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
+#include "detect/ladder/ladder.h"
+#include "detect/stats/stats.h"
 
 #define MAXN 32
 
@@ -163,11 +165,11 @@ static void nearest_rank_median(void **state)
 	double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7},
 	       eight[] = {8, 7, 6, 5, 4, 3, 2, 1};
 	(void)state;
-	assert_true(detect_nr_median(odd, 3) == 2);
-	assert_true(detect_nr_median(even, 4) == 2); /* rank ceil(2) = 2: the lower middle */
-	assert_true(detect_nr_median(one, 1) == 7);
-	assert_true(detect_nr_median(eight, 8) == 4);
-	assert_true(isnan(detect_nr_median(odd, 0)));
+	assert_true(stats_nr_median(odd, 3) == 2);
+	assert_true(stats_nr_median(even, 4) == 2); /* rank ceil(2) = 2: the lower middle */
+	assert_true(stats_nr_median(one, 1) == 7);
+	assert_true(stats_nr_median(eight, 8) == 4);
+	assert_true(isnan(stats_nr_median(odd, 0)));
 }
 
 static void zero_center_has_no_shift(void **state)
@@ -238,13 +240,13 @@ static void the_sorted_window_matches_a_sort(void **state)
 			double w[DETECT_WINDOW], c, dev[DETECT_WINDOW], x = floor(next_unit() * 20);
 			size_t n = t.n;
 			memcpy(w, t.median, n * sizeof(double));
-			c = detect_nr_median(w, n);
+			c = stats_nr_median(w, n);
 			for (size_t k = 0; k < n; k++)
 				dev[k] = fabs(t.median[k] - c);
 			detect_step(&v, &t, x);
 			if (n >= DETECT_MIN_WINDOW) {
 				assert_true(v.center == c);
-				assert_true(v.deviation == detect_nr_median(dev, n));
+				assert_true(v.deviation == stats_nr_median(dev, n));
 			}
 		}
 	}
@@ -445,7 +447,7 @@ static void incremental_equals_a_rebuild(void **state)
 static void a_quantile_steps_by_its_ladder(void **state)
 {
 	double edges[] = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50};
-	struct detect_ladder l = {"ms", "ms", edges, 8};
+	struct ladder l = {"ms", "ms", edges, 8};
 	/* the center stays 0.70 to 0.72, in (0.5, 1]: 4.9 (up to hi_next 5) is not a step,
 	 * 5.01 against center 0.71 is (5.01 - 0.71 > 5 - 0.71), 5.5 continues it; 0.2 (one
 	 * bucket down) is not a step, 0.09 (under 0.1) is */

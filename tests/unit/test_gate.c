@@ -12,8 +12,9 @@
 
 #include <cmocka.h>
 
-#include "../../common/common.h"
-#include "../../detect/detect.h"
+#include "common/common.h"
+#include "detect/detect.h"
+#include "detect/gate/gate.h"
 
 static void assert_close(double got, double want)
 {
@@ -27,14 +28,14 @@ static void test_band_odd_window(void **state)
 	 * tolerance max(4 * 1, 3% of 100) = 4; noise 1 / 100 */
 	double v[] = {100, 101, 99, 102, 98}, c, t, n;
 	(void)state;
-	detect_gate_band(&c, &t, &n, v, 5);
+	gate_band(&c, &t, &n, v, 5);
 	assert_close(c, 100);
 	assert_close(t, 4);
 	assert_close(n, 0.01);
 	/* L = max(1.02, 1 + 4 / 100) */
-	assert_close(detect_gate_effective_limit(1.02, c, t), 1.04);
+	assert_close(gate_effective_limit(1.02, c, t), 1.04);
 	/* a limit above what the noise asks stays */
-	assert_close(detect_gate_effective_limit(1.10, c, t), 1.10);
+	assert_close(gate_effective_limit(1.10, c, t), 1.10);
 }
 
 static void test_band_quiet_window_takes_the_floor(void **state)
@@ -42,11 +43,11 @@ static void test_band_quiet_window_takes_the_floor(void **state)
 	/* no spread at all: the tolerance is the 3% floor, so L is 1.03 however quiet */
 	double v[] = {250, 250, 250}, c, t, n;
 	(void)state;
-	detect_gate_band(&c, &t, &n, v, 3);
+	gate_band(&c, &t, &n, v, 3);
 	assert_close(c, 250);
 	assert_close(t, 7.5);
 	assert_close(n, 0);
-	assert_close(detect_gate_effective_limit(1.02, c, t), 1.03);
+	assert_close(gate_effective_limit(1.02, c, t), 1.03);
 }
 
 static void test_band_even_window_takes_the_lower_middle(void **state)
@@ -55,11 +56,11 @@ static void test_band_even_window_takes_the_lower_middle(void **state)
 	 * 0 10 10 20 20 30 30 40: rank 4 is 20; tolerance max(80, 1.2) = 80; L = 1 + 80/40 */
 	double v[] = {80, 10, 70, 20, 60, 30, 50, 40}, c, t, n;
 	(void)state;
-	detect_gate_band(&c, &t, &n, v, 8);
+	gate_band(&c, &t, &n, v, 8);
 	assert_close(c, 40);
 	assert_close(t, 80);
 	assert_close(n, 0.5);
-	assert_close(detect_gate_effective_limit(1.02, c, t), 3);
+	assert_close(gate_effective_limit(1.02, c, t), 3);
 }
 
 static void test_band_too_short(void **state)
@@ -67,29 +68,29 @@ static void test_band_too_short(void **state)
 	/* fewer than 3 records: no band, and the bare limit */
 	double v[] = {100, 130}, c, t, n;
 	(void)state;
-	detect_gate_band(&c, &t, &n, v, 2);
+	gate_band(&c, &t, &n, v, 2);
 	assert_true(isnan(c) && isnan(t) && isnan(n));
-	assert_close(detect_gate_effective_limit(1.02, c, t), 1.02);
+	assert_close(gate_effective_limit(1.02, c, t), 1.02);
 	/* a center that is not positive gives no ratio scale either */
-	assert_close(detect_gate_effective_limit(1.02, 0, 5), 1.02);
+	assert_close(gate_effective_limit(1.02, 0, 5), 1.02);
 }
 
 static void test_interval_verdicts(void **state)
 {
 	const double L = 1.03; /* 1 / L = 0.970873... */
 	(void)state;
-	assert_string_equal(detect_gate_interval_verdict(1.05, 1.10, L, 0), "slower");
-	assert_string_equal(detect_gate_interval_verdict(0.90, 0.95, L, 0), "faster");
-	assert_string_equal(detect_gate_interval_verdict(0.99, 1.02, L, 0), "same");
-	assert_string_equal(detect_gate_interval_verdict(1.00, 1.05, L, 0), "undecided");
-	assert_string_equal(detect_gate_interval_verdict(0.96, 1.01, L, 0), "undecided");
+	assert_string_equal(gate_interval_verdict(1.05, 1.10, L, 0), "slower");
+	assert_string_equal(gate_interval_verdict(0.90, 0.95, L, 0), "faster");
+	assert_string_equal(gate_interval_verdict(0.99, 1.02, L, 0), "same");
+	assert_string_equal(gate_interval_verdict(1.00, 1.05, L, 0), "undecided");
+	assert_string_equal(gate_interval_verdict(0.96, 1.01, L, 0), "undecided");
 	/* the edges: slower needs the whole interval strictly above L; same may touch L */
-	assert_string_equal(detect_gate_interval_verdict(L, 1.05, L, 0), "undecided");
-	assert_string_equal(detect_gate_interval_verdict(nextafter(L, 2), 1.05, L, 0), "slower");
-	assert_string_equal(detect_gate_interval_verdict(0.98, L, L, 0), "same");
-	assert_string_equal(detect_gate_interval_verdict(1 / L, 1.0, L, 0), "same");
+	assert_string_equal(gate_interval_verdict(L, 1.05, L, 0), "undecided");
+	assert_string_equal(gate_interval_verdict(nextafter(L, 2), 1.05, L, 0), "slower");
+	assert_string_equal(gate_interval_verdict(0.98, L, L, 0), "same");
+	assert_string_equal(gate_interval_verdict(1 / L, 1.0, L, 0), "same");
 	/* an interval wider than the whole band on both sides decides nothing */
-	assert_string_equal(detect_gate_interval_verdict(0.5, 2.0, L, 0), "undecided");
+	assert_string_equal(gate_interval_verdict(0.5, 2.0, L, 0), "undecided");
 }
 
 static void test_interval_better_higher_flips(void **state)
@@ -97,10 +98,10 @@ static void test_interval_better_higher_flips(void **state)
 	const double L = 1.03;
 	(void)state;
 	/* a throughput 5-10% lower is slower, 5-10% higher is faster */
-	assert_string_equal(detect_gate_interval_verdict(0.90, 0.95, L, 1), "slower");
-	assert_string_equal(detect_gate_interval_verdict(1.05, 1.10, L, 1), "faster");
-	assert_string_equal(detect_gate_interval_verdict(0.99, 1.02, L, 1), "same");
-	assert_string_equal(detect_gate_interval_verdict(0.95, 1.00, L, 1), "undecided");
+	assert_string_equal(gate_interval_verdict(0.90, 0.95, L, 1), "slower");
+	assert_string_equal(gate_interval_verdict(1.05, 1.10, L, 1), "faster");
+	assert_string_equal(gate_interval_verdict(0.99, 1.02, L, 1), "same");
+	assert_string_equal(gate_interval_verdict(0.95, 1.00, L, 1), "undecided");
 }
 
 int main(void)

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../common/common.h"
-#include "../../ingest/ingest.h"
+#include "common/common.h"
+#include "ingest/ingest.h"
 
 /* Shorthands: clean/flawed runs and their quietness. */
 /* cmocka 1.1 has no assert_double_equal: compare within eps (0 for exact). */

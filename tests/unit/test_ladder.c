@@ -17,13 +17,13 @@
 
 #include <cmocka.h>
 
-#include "../../common/common.h"
-#include "../../detect/detect.h"
+#include "common/common.h"
+#include "detect/detect.h"
+#include "detect/ladder/ladder.h"
 
 /* The millisecond ladder of docs/ladder.md. */
 static double ms_edges[] = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50, 100, 500, 1000};
-static const struct detect_ladder ms = {"ms", "ms", ms_edges,
-					sizeof(ms_edges) / sizeof(ms_edges[0])};
+static const struct ladder ms = {"ms", "ms", ms_edges, sizeof(ms_edges) / sizeof(ms_edges[0])};
 
 static const char ladders_text[] =
     "{\"ladders\": {\"ms\": {\"unit\": \"ms\", \"edges\": [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50, "
@@ -36,7 +36,7 @@ static int same(double a, double b)
 }
 
 /* Checks out against the bucket that edge index i closes (i == n: above the last edge). */
-static void expect_bucket(const struct detect_bucket *b, const struct detect_ladder *l, size_t i)
+static void expect_bucket(const struct ladder_bucket *b, const struct ladder *l, size_t i)
 {
 	assert_int_equal(b->index, i);
 	assert_true(same(b->lo, i == 0 ? NAN : l->edges[i - 1]));
@@ -47,41 +47,41 @@ static void expect_bucket(const struct detect_bucket *b, const struct detect_lad
 
 static void bucket_at_under_and_over_every_edge(void **state)
 {
-	struct detect_bucket b;
+	struct ladder_bucket b;
 	(void)state;
 	for (size_t i = 0; i < ms.n; i++) {
 		double e = ms.edges[i];
 		/* (lo, hi]: the edge itself closes bucket i, one ulp below too, one ulp above
 		 * opens bucket i + 1. */
-		detect_bucket_locate(&b, &ms, e);
+		ladder_bucket_locate(&b, &ms, e);
 		expect_bucket(&b, &ms, i);
-		detect_bucket_locate(&b, &ms, nextafter(e, 0));
+		ladder_bucket_locate(&b, &ms, nextafter(e, 0));
 		expect_bucket(&b, &ms, i);
-		detect_bucket_locate(&b, &ms, nextafter(e, INFINITY));
+		ladder_bucket_locate(&b, &ms, nextafter(e, INFINITY));
 		expect_bucket(&b, &ms, i + 1);
 	}
 }
 
 static void bucket_below_the_first_and_above_the_last(void **state)
 {
-	struct detect_bucket b;
+	struct ladder_bucket b;
 	const double below[] = {0.001, 1e-300, 0, -0.0, -5};
 	(void)state;
 	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); i++) {
-		detect_bucket_locate(&b, &ms, below[i]);
+		ladder_bucket_locate(&b, &ms, below[i]);
 		expect_bucket(&b, &ms, 0);
 		assert_true(isnan(b.lo));
 		assert_true(b.hi == 0.01 && b.hi_next == 0.05 && !b.top);
 	}
-	detect_bucket_locate(&b, &ms, 1000.5);
+	ladder_bucket_locate(&b, &ms, 1000.5);
 	expect_bucket(&b, &ms, ms.n);
 	assert_true(b.lo == 1000 && isnan(b.hi) && isnan(b.hi_next) && b.top);
-	detect_bucket_locate(&b, &ms, INFINITY);
+	ladder_bucket_locate(&b, &ms, INFINITY);
 	expect_bucket(&b, &ms, ms.n);
 	/* The last bucket (500, 1000] has no edge above it: top too. */
-	detect_bucket_locate(&b, &ms, 750);
+	ladder_bucket_locate(&b, &ms, 750);
 	assert_true(b.index == ms.n - 1 && b.lo == 500 && b.hi == 1000 && b.top);
-	detect_bucket_locate(&b, &ms, NAN);
+	ladder_bucket_locate(&b, &ms, NAN);
 	assert_true(b.top && isnan(b.hi_next));
 }
 
@@ -89,25 +89,25 @@ static void bounds_trip_points_and_floors(void **state)
 {
 	(void)state;
 	/* 1.06 in (1, 5]: hi_next 10, bound 8.94, floor 10 / 1.06. */
-	assert_true(detect_ladder_bound(&ms, 1.06) == 10 - 1.06);
-	assert_true(detect_ladder_floor(&ms, 1.06) == 10 / 1.06);
-	assert_true(fabs(detect_ladder_floor(&ms, 1.06) - 9.4339622641509) < 1e-12);
+	assert_true(ladder_bound(&ms, 1.06) == 10 - 1.06);
+	assert_true(ladder_floor(&ms, 1.06) == 10 / 1.06);
+	assert_true(fabs(ladder_floor(&ms, 1.06) - 9.4339622641509) < 1e-12);
 	/* The worked example of docs/ladder.md. */
-	assert_true(detect_ladder_bound(&ms, 0.994514815151108) == 4.005485184848892);
+	assert_true(ladder_bound(&ms, 0.994514815151108) == 4.005485184848892);
 	/* On an edge the value is in the bucket that edge closes: 5 is in (1, 5], hi_next 10. */
-	assert_true(detect_ladder_bound(&ms, 5) == 5);
-	assert_true(detect_ladder_floor(&ms, 5) == 2);
+	assert_true(ladder_bound(&ms, 5) == 5);
+	assert_true(ladder_floor(&ms, 5) == 2);
 	/* Below the first edge: (-inf, 0.01], hi_next 0.05. */
-	assert_true(detect_ladder_bound(&ms, 0.001) == 0.05 - 0.001);
-	assert_true(detect_ladder_bound(&ms, 0) == 0.05);
-	assert_true(isnan(detect_ladder_floor(&ms, 0)));
-	assert_true(isnan(detect_ladder_floor(&ms, -1)));
+	assert_true(ladder_bound(&ms, 0.001) == 0.05 - 0.001);
+	assert_true(ladder_bound(&ms, 0) == 0.05);
+	assert_true(isnan(ladder_floor(&ms, 0)));
+	assert_true(isnan(ladder_floor(&ms, -1)));
 	/* The top bucket and above: no bound, no floor. */
-	assert_true(isnan(detect_ladder_bound(&ms, 750)));
-	assert_true(isnan(detect_ladder_bound(&ms, 5000)));
-	assert_true(isnan(detect_ladder_floor(&ms, 750)));
+	assert_true(isnan(ladder_bound(&ms, 750)));
+	assert_true(isnan(ladder_bound(&ms, 5000)));
+	assert_true(isnan(ladder_floor(&ms, 750)));
 	/* 500 closes (100, 500]: hi_next 1000 exists. */
-	assert_true(detect_ladder_bound(&ms, 500) == 500);
+	assert_true(ladder_bound(&ms, 500) == 500);
 }
 
 /* The exact rounding error of a - b (Knuth's TwoSum), to recognise a tie. */
@@ -129,23 +129,22 @@ static void the_trip_point_is_hi_next(void **state)
 	for (size_t i = 0; i + 1 < ms.n; i++) {
 		double lo = i ? ms.edges[i - 1] : ms.edges[0] / 10, hi = ms.edges[i];
 		for (int k = 1; k <= 256; k++) {
-			double b = lo + (hi - lo) * k / 256.0, bound = detect_ladder_bound(&ms, b);
+			double b = lo + (hi - lo) * k / 256.0, bound = ladder_bound(&ms, b);
 			double trip = ms.edges[i + 1], up = nextafter(trip, INFINITY);
 			if (b > hi)
 				continue;
 			assert_true(bound == trip - b);
-			assert_false(detect_ladder_regressed(b, trip, bound, NAN));
-			assert_false(detect_ladder_regressed(b, nextafter(trip, 0), bound, NAN));
-			assert_true(
-			    detect_ladder_regressed(b, nextafter(up, INFINITY), bound, NAN));
-			if (!detect_ladder_regressed(b, up, bound, NAN)) {
+			assert_false(ladder_regressed(b, trip, bound, NAN));
+			assert_false(ladder_regressed(b, nextafter(trip, 0), bound, NAN));
+			assert_true(ladder_regressed(b, nextafter(up, INFINITY), bound, NAN));
+			if (!ladder_regressed(b, up, bound, NAN)) {
 				double e = sub_error(up, b), s = up - b;
 				assert_true(fabs(e) * 2 == nextafter(s, INFINITY) - s);
 				ties++;
 			}
 			/* A percentage bound below the floor leaves the trip point where it is. */
-			assert_false(detect_ladder_regressed(b, trip, bound, 1));
-			assert_true(detect_ladder_regressed(b, nextafter(up, INFINITY), bound, 1));
+			assert_false(ladder_regressed(b, trip, bound, 1));
+			assert_true(ladder_regressed(b, nextafter(up, INFINITY), bound, 1));
 			checked++;
 		}
 	}
@@ -158,42 +157,42 @@ static void the_floor_signature_to_the_last_bit(void **state)
 {
 	double q95, q50, q99, q999;
 	(void)state;
-	assert_int_equal(detect_ladder_quantile(&q95, "p95", NULL), 0);
-	assert_int_equal(detect_ladder_quantile(&q50, "p50", NULL), 0);
-	assert_int_equal(detect_ladder_quantile(&q99, "p99", NULL), 0);
-	assert_int_equal(detect_ladder_quantile(&q999, "p999", NULL), 0);
+	assert_int_equal(ladder_quantile(&q95, "p95", NULL), 0);
+	assert_int_equal(ladder_quantile(&q50, "p50", NULL), 0);
+	assert_int_equal(ladder_quantile(&q99, "p99", NULL), 0);
+	assert_int_equal(ladder_quantile(&q999, "p999", NULL), 0);
 	/* The literals a histogram prints when every sample fell under 0.01. */
-	assert_true(detect_ladder_floor_signature(&ms, q95, strtod("0.0095", NULL)));
-	assert_true(detect_ladder_floor_signature(&ms, q50, strtod("0.005", NULL)));
-	assert_true(detect_ladder_floor_signature(&ms, q99, strtod("0.0099", NULL)));
-	assert_true(detect_ladder_floor_signature(&ms, q999, 0.999 * 0.01));
+	assert_true(ladder_floor_signature(&ms, q95, strtod("0.0095", NULL)));
+	assert_true(ladder_floor_signature(&ms, q50, strtod("0.005", NULL)));
+	assert_true(ladder_floor_signature(&ms, q99, strtod("0.0099", NULL)));
+	assert_true(ladder_floor_signature(&ms, q999, 0.999 * 0.01));
 	/* One ulp either way is a latency, not the signature. */
-	assert_false(detect_ladder_floor_signature(&ms, q95, nextafter(0.0095, 1)));
-	assert_false(detect_ladder_floor_signature(&ms, q95, nextafter(0.0095, 0)));
-	assert_false(detect_ladder_floor_signature(&ms, q99, 0.0095));
-	assert_false(detect_ladder_floor_signature(&ms, q95, 0.01));
+	assert_false(ladder_floor_signature(&ms, q95, nextafter(0.0095, 1)));
+	assert_false(ladder_floor_signature(&ms, q95, nextafter(0.0095, 0)));
+	assert_false(ladder_floor_signature(&ms, q99, 0.0095));
+	assert_false(ladder_floor_signature(&ms, q95, 0.01));
 }
 
 /* The same through a baseline file: 0.0095 as written is the signature, the next double up
  * (written in its own shortest form) is not. */
 static void the_floor_signature_from_json(void **state)
 {
-	struct detect_ladder_run r;
+	struct ladder_run r;
 	struct strbuf text = STRBUF_INIT;
-	char up[DETECT_LADDER_NUM_MAX];
+	char up[LADDER_NUM_MAX];
 	(void)state;
-	detect_ladder_num(up, nextafter(0.0095, 1), 1);
+	ladder_num(up, nextafter(0.0095, 1), 1);
 	assert_string_equal(up, "0.009500000000000001");
 	strbuf_addf(&text,
 		    "{\"metrics\": {\"span.a.p95\": {\"value\": 0.0095, \"unit\": \"ms\"}, "
 		    "\"span.b.p95\": {\"value\": %s, \"unit\": \"ms\"}}}",
 		    up);
-	assert_int_equal(detect_ladder_run_parse(&r, "b.json", text.buf, text.len, 1, NULL), 0);
+	assert_int_equal(ladder_run_parse(&r, "b.json", text.buf, text.len, 1, NULL), 0);
 	assert_int_equal(r.n, 2);
 	assert_string_equal(r.metrics[0].key, "span.a.p95");
-	assert_true(detect_ladder_floor_signature(&ms, r.metrics[0].q, r.metrics[0].value));
-	assert_false(detect_ladder_floor_signature(&ms, r.metrics[1].q, r.metrics[1].value));
-	detect_ladder_run_release(&r);
+	assert_true(ladder_floor_signature(&ms, r.metrics[0].q, r.metrics[0].value));
+	assert_false(ladder_floor_signature(&ms, r.metrics[1].q, r.metrics[1].value));
+	ladder_run_release(&r);
 	strbuf_release(&text);
 }
 
@@ -201,62 +200,62 @@ static void the_and_rule(void **state)
 {
 	(void)state;
 	/* Over both: fires; over one only: does not. */
-	assert_true(detect_ladder_regressed(10, 20, 5, 50));
-	assert_false(detect_ladder_regressed(10, 14, 5, 10));  /* +4: under abs 5 */
-	assert_false(detect_ladder_regressed(10, 20, 15, 50)); /* +10: under abs 15 */
-	assert_false(detect_ladder_regressed(10, 20, 5, 100)); /* +100%: not over 100% */
-	assert_true(detect_ladder_regressed(10, 20.000001, 5, 100));
+	assert_true(ladder_regressed(10, 20, 5, 50));
+	assert_false(ladder_regressed(10, 14, 5, 10));	/* +4: under abs 5 */
+	assert_false(ladder_regressed(10, 20, 15, 50)); /* +10: under abs 15 */
+	assert_false(ladder_regressed(10, 20, 5, 100)); /* +100%: not over 100% */
+	assert_true(ladder_regressed(10, 20.000001, 5, 100));
 	/* One bound missing: the other decides; both missing: never. */
-	assert_true(detect_ladder_regressed(10, 16, NAN, 50));
-	assert_false(detect_ladder_regressed(10, 15, NAN, 50));
-	assert_true(detect_ladder_regressed(10, 16, 5, NAN));
-	assert_false(detect_ladder_regressed(10, 1e9, NAN, NAN));
+	assert_true(ladder_regressed(10, 16, NAN, 50));
+	assert_false(ladder_regressed(10, 15, NAN, 50));
+	assert_true(ladder_regressed(10, 16, 5, NAN));
+	assert_false(ladder_regressed(10, 1e9, NAN, NAN));
 	/* Faster is never a regression. */
-	assert_false(detect_ladder_regressed(10, 1, 0, 0));
+	assert_false(ladder_regressed(10, 1, 0, 0));
 	/* A baseline that is not positive: the absolute bound alone (0 -> 500 must fire). */
-	assert_true(detect_ladder_regressed(0, 500, 10, 50));
-	assert_false(detect_ladder_regressed(0, 5, 10, 0));
-	assert_true(detect_ladder_regressed(-1, 10, 10, 1e9));
-	assert_false(detect_ladder_regressed(0, 500, NAN, 50));
+	assert_true(ladder_regressed(0, 500, 10, 50));
+	assert_false(ladder_regressed(0, 5, 10, 0));
+	assert_true(ladder_regressed(-1, 10, 10, 1e9));
+	assert_false(ladder_regressed(0, 500, NAN, 50));
 	/* No reading: nothing to judge. */
-	assert_false(detect_ladder_regressed(10, NAN, 0, 0));
+	assert_false(ladder_regressed(10, NAN, 0, 0));
 }
 
 static void quantiles_and_keys(void **state)
 {
-	struct detect_ladder_key k;
+	struct ladder_key k;
 	struct bl_error err = BL_ERROR_INIT;
 	double q;
 	const char *bad[] = {"p", "q95", "p9a", "p-5", "p100", "p500", "p0", "p00", "P95", "p95 "};
 	(void)state;
-	assert_int_equal(detect_ladder_quantile(&q, "p50", NULL), 0);
+	assert_int_equal(ladder_quantile(&q, "p50", NULL), 0);
 	assert_true(q == 0.5);
-	assert_int_equal(detect_ladder_quantile(&q, "p95", NULL), 0);
+	assert_int_equal(ladder_quantile(&q, "p95", NULL), 0);
 	assert_true(q == 0.95);
-	assert_int_equal(detect_ladder_quantile(&q, "p999", NULL), 0);
+	assert_int_equal(ladder_quantile(&q, "p999", NULL), 0);
 	assert_true(q == 0.999);
-	assert_int_equal(detect_ladder_quantile(&q, "p9999", NULL), 0);
+	assert_int_equal(ladder_quantile(&q, "p9999", NULL), 0);
 	assert_true(q == 0.9999);
-	assert_int_equal(detect_ladder_quantile(&q, "p5", NULL), 0);
+	assert_int_equal(ladder_quantile(&q, "p5", NULL), 0);
 	assert_true(q == 0.05);
-	assert_int_equal(detect_ladder_quantile(&q, "p10", NULL), 0);
+	assert_int_equal(ladder_quantile(&q, "p10", NULL), 0);
 	assert_true(q == 0.1);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(detect_ladder_quantile(&q, bad[i], &err), BL_EINVALID);
-	assert_int_equal(detect_ladder_quantile(&q, "p100", &err), BL_EINVALID);
+		assert_int_equal(ladder_quantile(&q, bad[i], &err), BL_EINVALID);
+	assert_int_equal(ladder_quantile(&q, "p100", &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "'p100' reads as 0.100: write it p10 (there is no p100)");
 
-	assert_int_equal(detect_ladder_key_parse(&k, "span.ledger.validate.p99", NULL), 0);
+	assert_int_equal(ladder_key_parse(&k, "span.ledger.validate.p99", NULL), 0);
 	assert_int_equal(k.category_len, 4);
 	assert_int_equal(k.group_len, strlen("span.ledger.validate"));
 	assert_string_equal(k.suffix, "p99");
 	assert_true(k.q == 0.99);
-	assert_int_equal(detect_ladder_key_parse(&k, "job.acceptLedger.running.p95", NULL), 0);
+	assert_int_equal(ladder_key_parse(&k, "job.acceptLedger.running.p95", NULL), 0);
 	assert_int_equal(k.category_len, 3);
 	const char *badkeys[] = {"span.p99", ".a.p99", "span..p99", "span.a.",
 				 "spanp99",  "",       "span.a.99", "span.a.p99x"};
 	for (size_t i = 0; i < sizeof(badkeys) / sizeof(badkeys[0]); i++)
-		assert_int_equal(detect_ladder_key_parse(&k, badkeys[i], &err), BL_EINVALID);
+		assert_int_equal(ladder_key_parse(&k, badkeys[i], &err), BL_EINVALID);
 	bl_error_release(&err);
 }
 
@@ -264,15 +263,15 @@ static void time_units_convert(void **state)
 {
 	double v;
 	(void)state;
-	assert_int_equal(detect_ladder_unit_convert(&v, 4005.485184848892, "us", "ms"), 0);
+	assert_int_equal(ladder_unit_convert(&v, 4005.485184848892, "us", "ms"), 0);
 	assert_true(fabs(v - 4.005485184848892) <= 1e-15 * 4.005485184848892);
-	assert_int_equal(detect_ladder_unit_convert(&v, 2.5, "s", "ns"), 0);
+	assert_int_equal(ladder_unit_convert(&v, 2.5, "s", "ns"), 0);
 	assert_true(v == 2.5e9);
-	assert_int_equal(detect_ladder_unit_convert(&v, 7, "ms", "ms"), 0);
+	assert_int_equal(ladder_unit_convert(&v, 7, "ms", "ms"), 0);
 	assert_true(v == 7);
-	assert_int_equal(detect_ladder_unit_convert(&v, 7, "kb", "kb"), 0);
-	assert_int_equal(detect_ladder_unit_convert(&v, 7, "ms", "kb"), BL_EINVALID);
-	assert_int_equal(detect_ladder_unit_convert(&v, 7, "frames", "ms"), BL_EINVALID);
+	assert_int_equal(ladder_unit_convert(&v, 7, "kb", "kb"), 0);
+	assert_int_equal(ladder_unit_convert(&v, 7, "ms", "kb"), BL_EINVALID);
+	assert_int_equal(ladder_unit_convert(&v, 7, "frames", "ms"), BL_EINVALID);
 }
 
 static void shortest_round_trip_numbers(void **state)
@@ -297,12 +296,12 @@ static void shortest_round_trip_numbers(void **state)
 	    {8.94, "8.94", "8.94"},
 	    {10 - 1.06, "8.94", "8.94"},
 	};
-	char buf[DETECT_LADDER_NUM_MAX], again[DETECT_LADDER_NUM_MAX];
+	char buf[LADDER_NUM_MAX], again[LADDER_NUM_MAX];
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_string_equal(detect_ladder_num(buf, cases[i].v, 1), cases[i].json);
-		assert_string_equal(detect_ladder_num(buf, cases[i].v, 0), cases[i].text);
+		assert_string_equal(ladder_num(buf, cases[i].v, 1), cases[i].json);
+		assert_string_equal(ladder_num(buf, cases[i].v, 0), cases[i].text);
 	}
 	/* Random doubles: each reads back exactly, with as many significant digits as the
 	 * shortest %e form that does. */
@@ -310,12 +309,12 @@ static void shortest_round_trip_numbers(void **state)
 		double v;
 		int p;
 		size_t digits = 0, start, end;
-		char sig[DETECT_LADDER_NUM_MAX];
+		char sig[LADDER_NUM_MAX];
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		memcpy(&v, &x, sizeof(v));
 		if (isnan(v) || isinf(v) || v == 0)
 			continue;
-		detect_ladder_num(buf, v, 1);
+		ladder_num(buf, v, 1);
 		assert_true(strtod(buf, NULL) == v);
 		for (const char *c = buf; *c && *c != 'e'; c++)
 			if (*c >= '0' && *c <= '9')
@@ -340,7 +339,7 @@ static void the_output_format(void **state)
 				"span.b.p95", "value", 12.4, "unit", "ms", "schema_version", 1,
 				"arr", 0.5, "empty", "none", "flag", 1);
 	(void)state;
-	detect_ladder_json_dump(&sb, doc);
+	ladder_json_dump(&sb, doc);
 	assert_string_equal(sb.buf, "{\n"
 				    "  \"arr\": [\n"
 				    "    0.5,\n"
@@ -365,9 +364,9 @@ static void the_output_format(void **state)
 static const char *ladders_error(const char *text)
 {
 	static struct bl_error err = BL_ERROR_INIT;
-	struct detect_ladder_set set;
-	int ret = detect_ladder_set_parse(&set, "l.json", text, strlen(text), &err);
-	detect_ladder_set_release(&set);
+	struct ladder_set set;
+	int ret = ladder_set_parse(&set, "l.json", text, strlen(text), &err);
+	ladder_set_release(&set);
 	return ret ? err.msg.buf : "";
 }
 
@@ -420,23 +419,23 @@ static void ladders_are_refused_by_name(void **state)
 			    "l.json:1:25: duplicate object key near '\"ladders\"'");
 }
 
-static void parse_all(struct detect_ladder_run *b, struct detect_ladder_set *set,
-		      struct detect_ladder_thresholds *t, const char *btext, const char *ttext)
+static void parse_all(struct ladder_run *b, struct ladder_set *set, struct ladder_thresholds *t,
+		      const char *btext, const char *ttext)
 {
 	struct bl_error err = BL_ERROR_INIT;
-	if (detect_ladder_run_parse(b, "b.json", btext, strlen(btext), 1, &err) ||
-	    detect_ladder_set_parse(set, "l.json", ladders_text, strlen(ladders_text), &err) ||
-	    (ttext && detect_ladder_thresholds_parse(t, "t.json", ttext, strlen(ttext), &err)))
+	if (ladder_run_parse(b, "b.json", btext, strlen(btext), 1, &err) ||
+	    ladder_set_parse(set, "l.json", ladders_text, strlen(ladders_text), &err) ||
+	    (ttext && ladder_thresholds_parse(t, "t.json", ttext, strlen(ttext), &err)))
 		fail_msg("%s", err.msg.buf);
 	bl_error_release(&err);
 }
 
 static void limits_merge_field_by_field(void **state)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_thresholds t;
-	struct detect_ladder_limits lim;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_thresholds t;
+	struct ladder_limits lim;
 	struct bl_error err = BL_ERROR_INIT;
 	(void)state;
 	parse_all(
@@ -449,28 +448,28 @@ static void limits_merge_field_by_field(void **state)
 	    "{\"max_abs_increase_ms\": 2}}, \"span.c\": {\"p99\": {\"max_abs_increase_kb\": "
 	    "1}}}, \"_derivation_table\": 7}");
 	/* span.a: the override's abs, the default's pct. */
-	assert_int_equal(detect_ladder_limits_resolve(&lim, &t, &b.metrics[0], &err), 0);
+	assert_int_equal(ladder_limits_resolve(&lim, &t, &b.metrics[0], &err), 0);
 	assert_true(lim.max_abs == 2 && lim.abs_override && lim.max_pct == 50 && !lim.pct_override);
 	/* span.b: both from the default, the abs converted from us. */
-	assert_int_equal(detect_ladder_limits_resolve(&lim, &t, &b.metrics[1], &err), 0);
+	assert_int_equal(ladder_limits_resolve(&lim, &t, &b.metrics[1], &err), 0);
 	assert_true(lim.max_abs == 0.01 && lim.abs_given == 10 && !lim.abs_override);
 	/* span.c: a unit that is not the key's and cannot be converted. */
-	assert_int_equal(detect_ladder_limits_resolve(&lim, &t, &b.metrics[2], &err), BL_EINVALID);
+	assert_int_equal(ladder_limits_resolve(&lim, &t, &b.metrics[2], &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "t.json: span.c.p99: max_abs_increase_kb (override "
 					 "'span.c'): 'kb' is not the key's unit 'ms' and cannot be "
 					 "converted to it");
-	detect_ladder_thresholds_release(&t);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_thresholds_release(&t);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 	bl_error_release(&err);
 }
 
 static const char *thresholds_error(const char *text)
 {
 	static struct bl_error err = BL_ERROR_INIT;
-	struct detect_ladder_thresholds t;
-	int ret = detect_ladder_thresholds_parse(&t, "t.json", text, strlen(text), &err);
-	detect_ladder_thresholds_release(&t);
+	struct ladder_thresholds t;
+	int ret = ladder_thresholds_parse(&t, "t.json", text, strlen(text), &err);
+	ladder_thresholds_release(&t);
 	return ret ? err.msg.buf : "";
 }
 
@@ -513,9 +512,9 @@ static void thresholds_are_refused_by_key(void **state)
 static const char *run_error(const char *text, int baseline)
 {
 	static struct bl_error err = BL_ERROR_INIT;
-	struct detect_ladder_run r;
-	int ret = detect_ladder_run_parse(&r, "b.json", text, strlen(text), baseline, &err);
-	detect_ladder_run_release(&r);
+	struct ladder_run r;
+	int ret = ladder_run_parse(&r, "b.json", text, strlen(text), baseline, &err);
+	ladder_run_release(&r);
 	return ret ? err.msg.buf : "";
 }
 
@@ -556,22 +555,22 @@ static void runs_are_refused_by_key(void **state)
 
 static void placeholders(void **state)
 {
-	struct detect_ladder_run r;
+	struct ladder_run r;
 	const char *texts[] = {"{\"placeholder\": true, \"metrics\": {\"span.a.p95\": "
 			       "{\"value\": 1, \"unit\": \"ms\"}}}",
 			       "{\"schema_version\": 1}", "{\"metrics\": {}}"};
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(
-		    detect_ladder_run_parse(&r, "b.json", texts[i], strlen(texts[i]), 1, NULL), 0);
+		    ladder_run_parse(&r, "b.json", texts[i], strlen(texts[i]), 1, NULL), 0);
 		assert_true(r.placeholder);
-		detect_ladder_run_release(&r);
+		ladder_run_release(&r);
 	}
 	static const char real[] = "{\"placeholder\": false, \"metrics\": {\"span.a.p95\": "
 				   "{\"value\": 1, \"unit\": \"ms\"}}}";
-	assert_int_equal(detect_ladder_run_parse(&r, "b.json", real, strlen(real), 1, NULL), 0);
+	assert_int_equal(ladder_run_parse(&r, "b.json", real, strlen(real), 1, NULL), 0);
 	assert_false(r.placeholder);
-	detect_ladder_run_release(&r);
+	ladder_run_release(&r);
 }
 
 static const char base_text[] =
@@ -582,17 +581,17 @@ static const char base_text[] =
 
 static void derive_then_check(void **state)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_thresholds t;
-	struct detect_ladder_derivation d;
-	struct detect_ladder_lint lint;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_thresholds t;
+	struct ladder_derivation d;
+	struct ladder_lint lint;
 	struct strbuf out = STRBUF_INIT;
 	(void)state;
 	parse_all(&b, &set, NULL, base_text, NULL);
-	assert_int_equal(detect_ladder_derive(&d, &b, &set, NAN, "b.json", NULL), 0);
+	assert_int_equal(ladder_derive(&d, &b, &set, NAN, "b.json", NULL), 0);
 	assert_non_null(d.doc);
-	detect_ladder_json_dump(&out, json_object_get(d.doc, "overrides"));
+	ladder_json_dump(&out, json_object_get(d.doc, "overrides"));
 	assert_string_equal(out.buf, "{\n"
 				     "  \"job.accept\": {\n"
 				     "    \"p95\": {\n"
@@ -616,41 +615,41 @@ static void derive_then_check(void **state)
 	assert_int_equal(json_array_size(json_object_get(d.doc, "_derivation_table")), 4);
 	/* The printed document read back as thresholds: every bound is the derived one. */
 	strbuf_reset(&out);
-	detect_ladder_json_dump(&out, d.doc);
-	assert_int_equal(detect_ladder_thresholds_parse(&t, "t.json", out.buf, out.len, NULL), 0);
-	assert_int_equal(detect_ladder_check(&lint, &b, &t, &set, NULL, "b.json", NULL, NULL), 0);
+	ladder_json_dump(&out, d.doc);
+	assert_int_equal(ladder_thresholds_parse(&t, "t.json", out.buf, out.len, NULL), 0);
+	assert_int_equal(ladder_check(&lint, &b, &t, &set, NULL, "b.json", NULL, NULL), 0);
 	assert_int_equal(lint.checked, 4);
 	assert_int_equal(lint.n, 2);
 	assert_string_equal(lint.v[0].rule, "floor-signature");
 	assert_string_equal(lint.v[0].key, "span.ledger.store.p95");
 	assert_string_equal(lint.v[1].rule, "top-bucket");
-	detect_ladder_lint_release(&lint);
-	detect_ladder_thresholds_release(&t);
-	detect_ladder_derivation_release(&d);
+	ladder_lint_release(&lint);
+	ladder_thresholds_release(&t);
+	ladder_derivation_release(&d);
 
 	/* --pct 400 is under 100 * 4.0054... / 0.9945... = 402.76, and under 473.8 for
 	 * job.accept; 403 is over the first. */
-	assert_int_equal(detect_ladder_derive(&d, &b, &set, 400, "b.json", NULL), 0);
+	assert_int_equal(ladder_derive(&d, &b, &set, 400, "b.json", NULL), 0);
 	assert_int_equal(d.nrefused, 0);
-	detect_ladder_derivation_release(&d);
-	assert_int_equal(detect_ladder_derive(&d, &b, &set, 403, "b.json", NULL), 0);
+	ladder_derivation_release(&d);
+	assert_int_equal(ladder_derive(&d, &b, &set, 403, "b.json", NULL), 0);
 	assert_int_equal(d.nrefused, 1);
 	assert_null(d.doc);
 	assert_true(!strncmp(d.refusals.buf, "span.tx.process.p99: --pct 403 would be", 39));
-	detect_ladder_derivation_release(&d);
+	ladder_derivation_release(&d);
 
 	strbuf_release(&out);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 }
 
 static void check_names_each_rule(void **state)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_thresholds t;
-	struct detect_ladder_declared d;
-	struct detect_ladder_lint lint;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_thresholds t;
+	struct ladder_declared d;
+	struct ladder_lint lint;
 	static const char decl[] = "{\"keys\": [\"span.tx.process.p99\", \"span.a.p50\"]}";
 	(void)state;
 	parse_all(&b, &set, &t,
@@ -659,8 +658,8 @@ static void check_names_each_rule(void **state)
 		  "{\"defaults\": {\"span\": {\"p99\": {\"max_pct_increase\": 402.8}}}, "
 		  "\"overrides\": {\"span.tx.process\": {\"p99\": {\"max_abs_increase_ms\": "
 		  "4.0055}}, \"span.gone\": {\"p50\": {\"max_abs_increase_ms\": 1}}}}");
-	assert_int_equal(detect_ladder_declared_parse(&d, "d.json", decl, strlen(decl), NULL), 0);
-	assert_int_equal(detect_ladder_check(&lint, &b, &t, &set, &d, "b.json", "d.json", NULL), 0);
+	assert_int_equal(ladder_declared_parse(&d, "d.json", decl, strlen(decl), NULL), 0);
+	assert_int_equal(ladder_check(&lint, &b, &t, &set, &d, "b.json", "d.json", NULL), 0);
 	assert_int_equal(lint.n, 6);
 	assert_string_equal(lint.v[0].rule, "declared-not-in-baseline");
 	assert_string_equal(lint.v[0].key, "span.a.p50");
@@ -683,14 +682,14 @@ static void check_names_each_rule(void **state)
 			    "max_pct_increase 402.8 (default 'span') is at or above 100 * bound / "
 			    "baseline = 100 * 4.005485184848892 / 0.994514815151108 = "
 			    "402.75771902304876: the percentage bound would be the operative one");
-	detect_ladder_lint_release(&lint);
+	ladder_lint_release(&lint);
 	/* With the derived bound in the defaults, span.b (2 in (1, 5], derived 8) is not
 	 * derived, and 402.8 is over 100 * 8 / 2 = 400 for it too. */
-	detect_ladder_thresholds_release(&t);
+	ladder_thresholds_release(&t);
 	static const char t2[] = "{\"defaults\": {\"span\": {\"p99\": {\"max_pct_increase\": "
 				 "402.8, \"max_abs_increase_ms\": 4.005485184848892}}}}";
-	assert_int_equal(detect_ladder_thresholds_parse(&t, "t.json", t2, strlen(t2), NULL), 0);
-	assert_int_equal(detect_ladder_check(&lint, &b, &t, &set, NULL, "b.json", NULL, NULL), 0);
+	assert_int_equal(ladder_thresholds_parse(&t, "t.json", t2, strlen(t2), NULL), 0);
+	assert_int_equal(ladder_check(&lint, &b, &t, &set, NULL, "b.json", NULL, NULL), 0);
 	assert_int_equal(lint.n, 3);
 	assert_string_equal(lint.v[0].rule, "bound-not-derived");
 	assert_string_equal(lint.v[0].key, "span.b.p99");
@@ -698,21 +697,21 @@ static void check_names_each_rule(void **state)
 	assert_string_equal(lint.v[1].key, "span.b.p99");
 	assert_string_equal(lint.v[2].rule, "pct-operative");
 	assert_string_equal(lint.v[2].key, "span.tx.process.p99");
-	detect_ladder_lint_release(&lint);
-	detect_ladder_declared_release(&d);
-	detect_ladder_thresholds_release(&t);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_lint_release(&lint);
+	ladder_declared_release(&d);
+	ladder_thresholds_release(&t);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 }
 
 static void compare_at_and_over_the_trip_point(void **state)
 {
-	struct detect_ladder_run b, cur;
-	struct detect_ladder_set set;
-	struct detect_ladder_thresholds t;
-	struct detect_ladder_comparison c;
+	struct ladder_run b, cur;
+	struct ladder_set set;
+	struct ladder_thresholds t;
+	struct ladder_comparison c;
 	struct strbuf text = STRBUF_INIT;
-	char over[DETECT_LADDER_NUM_MAX];
+	char over[LADDER_NUM_MAX];
 	(void)state;
 	parse_all(&b, &set, &t,
 		  "{\"metrics\": {\"span.tx.process.p99\": {\"value\": 0.994514815151108, "
@@ -727,10 +726,9 @@ static void compare_at_and_over_the_trip_point(void **state)
 			    "{\"metrics\": {\"span.tx.process.p99\": {\"value\": %s, \"unit\": "
 			    "\"ms\"}, \"span.free.p95\": {\"value\": 9, \"unit\": \"ms\"}, "
 			    "\"span.new.p95\": {\"value\": 1, \"unit\": \"ms\"}}}",
-			    k ? detect_ladder_num(over, nextafter(5, 6), 1) : "5");
-		assert_int_equal(
-		    detect_ladder_run_parse(&cur, "c.json", text.buf, text.len, 0, NULL), 0);
-		assert_int_equal(detect_ladder_compare(&c, &b, &t, &cur, NULL), 0);
+			    k ? ladder_num(over, nextafter(5, 6), 1) : "5");
+		assert_int_equal(ladder_run_parse(&cur, "c.json", text.buf, text.len, 0, NULL), 0);
+		assert_int_equal(ladder_compare(&c, &b, &t, &cur, NULL), 0);
 		assert_int_equal(c.n, 4);
 		assert_string_equal(c.rows[0].key, "span.free.p95");
 		assert_string_equal(c.rows[0].note, "no threshold configured");
@@ -745,20 +743,20 @@ static void compare_at_and_over_the_trip_point(void **state)
 		assert_int_equal(c.regressed, (size_t)k);
 		assert_int_equal(c.missing, 1);
 		assert_int_equal(c.not_gated, 2);
-		detect_ladder_comparison_release(&c);
-		detect_ladder_run_release(&cur);
+		ladder_comparison_release(&c);
+		ladder_run_release(&cur);
 	}
 	strbuf_release(&text);
-	detect_ladder_thresholds_release(&t);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_thresholds_release(&t);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 }
 
 static void floors_weakest_first(void **state)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_floor_row *rows;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_floor_row *rows;
 	size_t n;
 	(void)state;
 	parse_all(
@@ -769,7 +767,7 @@ static void floors_weakest_first(void **state)
 	    "\"span.e.p99\": {\"value\": 2000, \"unit\": \"ms\"}, \"span.f.p99\": {\"value\": "
 	    "0.7, \"unit\": \"ms\"}}}",
 	    NULL);
-	assert_int_equal(detect_ladder_floors(&rows, &n, &b, &set, "b.json", NULL), 0);
+	assert_int_equal(ladder_floors(&rows, &n, &b, &set, "b.json", NULL), 0);
 	assert_int_equal(n, 6);
 	assert_string_equal(rows[0].m->key, "span.c.p95");
 	assert_string_equal(rows[0].reason, "floor-signature");
@@ -782,32 +780,32 @@ static void floors_weakest_first(void **state)
 	assert_string_equal(rows[5].m->key, "span.b.p99"); /* 10 / 4.9 = 2.04 */
 	assert_true(rows[3].floor == 10 / 1.06);
 	free(rows);
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 }
 
 static void unknown_category_and_unit(void **state)
 {
-	struct detect_ladder_run b;
-	struct detect_ladder_set set;
-	struct detect_ladder_floor_row *rows;
+	struct ladder_run b;
+	struct ladder_set set;
+	struct ladder_floor_row *rows;
 	struct bl_error err = BL_ERROR_INIT;
 	size_t n;
 	(void)state;
 	parse_all(&b, &set, NULL,
 		  "{\"metrics\": {\"rpc.a.p99\": {\"value\": 1, \"unit\": \"ms\"}}}", NULL);
-	assert_int_equal(detect_ladder_floors(&rows, &n, &b, &set, "b.json", &err), BL_EINVALID);
+	assert_int_equal(ladder_floors(&rows, &n, &b, &set, "b.json", &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "b.json: rpc.a.p99: category 'rpc' has no ladder (it is "
 					 "not in the ladders file's \"categories\")");
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 	parse_all(&b, &set, NULL,
 		  "{\"metrics\": {\"job.a.p99\": {\"value\": 1, \"unit\": \"ms\"}}}", NULL);
-	assert_int_equal(detect_ladder_floors(&rows, &n, &b, &set, "b.json", &err), BL_EINVALID);
+	assert_int_equal(ladder_floors(&rows, &n, &b, &set, "b.json", &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "b.json: job.a.p99: unit 'ms', but its ladder 'us' is "
 					 "in 'us'");
-	detect_ladder_set_release(&set);
-	detect_ladder_run_release(&b);
+	ladder_set_release(&set);
+	ladder_run_release(&b);
 	bl_error_release(&err);
 }
 

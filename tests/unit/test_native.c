@@ -16,8 +16,9 @@
 
 #include <cmocka.h>
 
-#include "../../common/common.h"
-#include "../../ingest/ingest.h"
+#include "common/common.h"
+#include "ingest/ingest.h"
+#include "ingest/preflight/preflight.h"
 
 #define assert_double_equal(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 

@@ -12,32 +12,34 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "../../ingest/ingest.h"
+#include "ingest/ingest.h"
+#include "detect/gate/gate.h"
+#include "ingest/repo/repo.h"
 
 static void test_pr_from_subject(void **state)
 {
 	(void)state;
-	assert_int_equal(ingest_pr_from_subject("Fix the thing (#123)"), 123);
-	assert_int_equal(ingest_pr_from_subject("Fix the thing (#123)  "), 123);
-	assert_int_equal(ingest_pr_from_subject("Fix the thing (#123)\t"), 123);
-	assert_int_equal(ingest_pr_from_subject("Revert \"Fix (#12)\" (#13)"), 13);
-	assert_int_equal(ingest_pr_from_subject("(#7)"), 7);
-	assert_int_equal(ingest_pr_from_subject("Merge pull request #123 from user/branch"), 123);
-	assert_int_equal(ingest_pr_from_subject("Merge pull request #9"), 9);
+	assert_int_equal(repo_pr_from_subject("Fix the thing (#123)"), 123);
+	assert_int_equal(repo_pr_from_subject("Fix the thing (#123)  "), 123);
+	assert_int_equal(repo_pr_from_subject("Fix the thing (#123)\t"), 123);
+	assert_int_equal(repo_pr_from_subject("Revert \"Fix (#12)\" (#13)"), 13);
+	assert_int_equal(repo_pr_from_subject("(#7)"), 7);
+	assert_int_equal(repo_pr_from_subject("Merge pull request #123 from user/branch"), 123);
+	assert_int_equal(repo_pr_from_subject("Merge pull request #9"), 9);
 	/* anything else */
-	assert_int_equal(ingest_pr_from_subject("Fix (#12) in the middle"), 0);
-	assert_int_equal(ingest_pr_from_subject("Revert \"Fix (#12)\""), 0);
-	assert_int_equal(ingest_pr_from_subject("Fix #12"), 0);
-	assert_int_equal(ingest_pr_from_subject("Fix (#)"), 0);
-	assert_int_equal(ingest_pr_from_subject("Fix (12)"), 0);
-	assert_int_equal(ingest_pr_from_subject("Fix (#1a)"), 0);
-	assert_int_equal(ingest_pr_from_subject("Fix (#99999999999999999999)"), 0);
-	assert_int_equal(ingest_pr_from_subject("Merge pull request #12x from a/b"), 0);
-	assert_int_equal(ingest_pr_from_subject("Merge pull request # from a/b"), 0);
-	assert_int_equal(ingest_pr_from_subject("merge pull request #12 from a/b"), 0);
-	assert_int_equal(ingest_pr_from_subject("Merge branch 'main' into x"), 0);
-	assert_int_equal(ingest_pr_from_subject(""), 0);
-	assert_int_equal(ingest_pr_from_subject(NULL), 0);
+	assert_int_equal(repo_pr_from_subject("Fix (#12) in the middle"), 0);
+	assert_int_equal(repo_pr_from_subject("Revert \"Fix (#12)\""), 0);
+	assert_int_equal(repo_pr_from_subject("Fix #12"), 0);
+	assert_int_equal(repo_pr_from_subject("Fix (#)"), 0);
+	assert_int_equal(repo_pr_from_subject("Fix (12)"), 0);
+	assert_int_equal(repo_pr_from_subject("Fix (#1a)"), 0);
+	assert_int_equal(repo_pr_from_subject("Fix (#99999999999999999999)"), 0);
+	assert_int_equal(repo_pr_from_subject("Merge pull request #12x from a/b"), 0);
+	assert_int_equal(repo_pr_from_subject("Merge pull request # from a/b"), 0);
+	assert_int_equal(repo_pr_from_subject("merge pull request #12 from a/b"), 0);
+	assert_int_equal(repo_pr_from_subject("Merge branch 'main' into x"), 0);
+	assert_int_equal(repo_pr_from_subject(""), 0);
+	assert_int_equal(repo_pr_from_subject(NULL), 0);
 }
 
 /* Parses text and returns the code; the message is in msg (static storage). */
@@ -354,7 +356,7 @@ static void test_source_hash_tree_order(void **state)
 		cfg.measured_paths = (char **)measured;
 		cfg.n_measured = 5;
 		assert_int_equal(
-		    ingest_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err), 0);
+		    repo_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err), 0);
 		assert_string_equal(hashes[0], git_oid_tostr(hex, sizeof(hex), &want));
 		assert_string_equal(commits[0], git_oid_tostr(hex, sizeof(hex), &commit));
 
@@ -362,20 +364,20 @@ static void test_source_hash_tree_order(void **state)
 		cfg.measured_paths = NULL;
 		cfg.n_measured = 0;
 		assert_int_equal(
-		    ingest_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err), 0);
+		    repo_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err), 0);
 		assert_string_equal(hashes[0], git_oid_tostr(hex, sizeof(hex), &root));
 
 		/* nothing measured present: the empty tree */
 		cfg.measured_paths = (char **)(measured + 5);
 		cfg.n_measured = 0;
 		assert_int_equal(
-		    ingest_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err), 0);
+		    repo_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err), 0);
 		assert_string_equal(hashes[0], "4b825dc642cb6eb9a060e54bf8d69288fbee4904");
 	}
 
 	/* errors name the repository and the revision */
 	revs[0] = "nope";
-	assert_int_equal(ingest_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err),
+	assert_int_equal(repo_source_hash_revs(hashes, commits, tmpdir, &cfg, revs, 1, &err),
 			 BL_ENOTFOUND);
 	assert_non_null(strstr(err.msg.buf, "cannot resolve 'nope' in '"));
 

@@ -27,8 +27,9 @@
 
 #include <cmocka.h>
 
-#include "../../common/common.h"
-#include "../../detect/detect.h"
+#include "common/common.h"
+#include "detect/detect.h"
+#include "detect/stats/stats.h"
 
 static double *fx(size_t n)
 {
@@ -157,33 +158,33 @@ static void distribution_helpers_match_r(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(qwilcox_ref) / sizeof(qwilcox_ref[0]); i++) {
 		assert_int_equal(
-		    detect_qwilcox(qwilcox_ref[i].p, qwilcox_ref[i].m, qwilcox_ref[i].n),
+		    stats_qwilcox(qwilcox_ref[i].p, qwilcox_ref[i].m, qwilcox_ref[i].n),
 		    qwilcox_ref[i].q);
 		/* The distribution is symmetric in m and n. */
 		assert_int_equal(
-		    detect_qwilcox(qwilcox_ref[i].p, qwilcox_ref[i].n, qwilcox_ref[i].m),
+		    stats_qwilcox(qwilcox_ref[i].p, qwilcox_ref[i].n, qwilcox_ref[i].m),
 		    qwilcox_ref[i].q);
 	}
 	for (size_t i = 0; i < sizeof(qbinom_ref) / sizeof(qbinom_ref[0]); i++)
-		assert_int_equal(detect_qbinom_half(qbinom_ref[i].p, qbinom_ref[i].n),
+		assert_int_equal(stats_qbinom_half(qbinom_ref[i].p, qbinom_ref[i].n),
 				 qbinom_ref[i].k);
 	for (size_t i = 0; i < sizeof(qwilcox_edge) / sizeof(qwilcox_edge[0]); i++)
 		assert_int_equal(
-		    detect_qwilcox(qwilcox_edge[i].p, qwilcox_edge[i].m, qwilcox_edge[i].n),
+		    stats_qwilcox(qwilcox_edge[i].p, qwilcox_edge[i].m, qwilcox_edge[i].n),
 		    qwilcox_edge[i].q);
 	for (size_t i = 0; i < sizeof(qbinom_edge) / sizeof(qbinom_edge[0]); i++)
-		assert_int_equal(detect_qbinom_half(qbinom_edge[i].p, qbinom_edge[i].n),
+		assert_int_equal(stats_qbinom_half(qbinom_edge[i].p, qbinom_edge[i].n),
 				 qbinom_edge[i].k);
 	for (size_t i = 0; i < sizeof(qnorm_ref) / sizeof(qnorm_ref[0]); i++) {
-		assert_true(detect_qnorm(qnorm_ref[i].p, 1) == qnorm_ref[i].lower);
-		assert_true(detect_qnorm(qnorm_ref[i].p, 0) == qnorm_ref[i].upper);
+		assert_true(stats_qnorm(qnorm_ref[i].p, 1) == qnorm_ref[i].lower);
+		assert_true(stats_qnorm(qnorm_ref[i].p, 0) == qnorm_ref[i].upper);
 	}
 	/* Outside their domains. */
-	assert_int_equal(detect_qwilcox(0.6, 5, 5), -1);
-	assert_int_equal(detect_qwilcox(0.005, 0, 5), -1);
-	assert_int_equal(detect_qwilcox(0.005, DETECT_EXACT_MAX + 1, 5), -1);
-	assert_int_equal(detect_qbinom_half(0, 10), -1);
-	assert_true(isnan(detect_qnorm(1, 1)));
+	assert_int_equal(stats_qwilcox(0.6, 5, 5), -1);
+	assert_int_equal(stats_qwilcox(0.005, 0, 5), -1);
+	assert_int_equal(stats_qwilcox(0.005, STATS_EXACT_MAX + 1, 5), -1);
+	assert_int_equal(stats_qbinom_half(0, 10), -1);
+	assert_true(isnan(stats_qnorm(1, 1)));
 }
 
 /* --- The shift, against R --- */
@@ -240,14 +241,14 @@ static const struct shift_ref normal_ref[] = {
 
 static void check_ref(const struct shift_ref *r, int exact)
 {
-	static const enum detect_select hows[] = {DETECT_SELECT_AUTO, DETECT_SELECT_MATERIALIZE,
-						  DETECT_SELECT_IMPLICIT};
+	static const enum stats_select hows[] = {STATS_SELECT_AUTO, STATS_SELECT_MATERIALIZE,
+						 STATS_SELECT_IMPLICIT};
 	double *x = fx(r->nx), *y = fy(r->ny);
 	for (size_t h = 0; h < 3; h++) {
-		struct detect_shift s;
+		struct stats_shift s;
 		struct bl_error err = BL_ERROR_INIT;
 		assert_int_equal(
-		    detect_hl_shift_with(&s, x, r->nx, y, r->ny, r->conf, hows[h], &err), 0);
+		    stats_hl_shift_with(&s, x, r->nx, y, r->ny, r->conf, hows[h], &err), 0);
 		assert_int_equal(s.exact, exact);
 		assert_close(s.lo, r->lo, 1e-12);
 		assert_close(s.hi, r->hi, 1e-12);
@@ -290,10 +291,10 @@ static int cmp_double(const void *a, const void *b)
 static uint64_t lower_rank(size_t nx, size_t ny, double conf)
 {
 	double N = (double)nx * (double)ny, k;
-	if (nx <= DETECT_EXACT_MAX && ny <= DETECT_EXACT_MAX)
-		return (uint64_t)detect_qwilcox((1 - conf) / 2, nx, ny);
+	if (nx <= STATS_EXACT_MAX && ny <= STATS_EXACT_MAX)
+		return (uint64_t)stats_qwilcox((1 - conf) / 2, nx, ny);
 	k = ceil(N / 2 - 0.5 -
-		 detect_qnorm((1 - conf) / 2, 0) *
+		 stats_qnorm((1 - conf) / 2, 0) *
 		     sqrt((double)nx * (double)ny * (double)(nx + ny + 1) / 12));
 	return k < 1 ? 0 : (uint64_t)k;
 }
@@ -303,7 +304,7 @@ static void check_brute(const double *x, size_t nx, const double *y, size_t ny, 
 	size_t N = nx * ny, m = 0;
 	double *d = xmalloc(N * sizeof(*d)), mid;
 	uint64_t k = lower_rank(nx, ny, conf);
-	struct detect_shift a, b;
+	struct stats_shift a, b;
 	assert_true(k >= 1);
 	for (size_t i = 0; i < nx; i++)
 		for (size_t j = 0; j < ny; j++)
@@ -311,8 +312,8 @@ static void check_brute(const double *x, size_t nx, const double *y, size_t ny, 
 	qsort(d, N, sizeof(*d), cmp_double);
 	mid = N % 2 ? d[N / 2] : (d[N / 2 - 1] + d[N / 2]) / 2;
 	assert_int_equal(
-	    detect_hl_shift_with(&a, x, nx, y, ny, conf, DETECT_SELECT_MATERIALIZE, NULL), 0);
-	assert_int_equal(detect_hl_shift_with(&b, x, nx, y, ny, conf, DETECT_SELECT_IMPLICIT, NULL),
+	    stats_hl_shift_with(&a, x, nx, y, ny, conf, STATS_SELECT_MATERIALIZE, NULL), 0);
+	assert_int_equal(stats_hl_shift_with(&b, x, nx, y, ny, conf, STATS_SELECT_IMPLICIT, NULL),
 			 0);
 	/* The two ways agree to the bit, and with the sorted differences. */
 	assert_same_bits(a.lo, b.lo);
@@ -359,8 +360,8 @@ static void both_ways_agree_with_sorting(void **state)
 			if (lower_rank(nx, ny, conf) >= 1) {
 				check_brute(x, nx, y, ny, conf);
 			} else {
-				struct detect_shift sh;
-				assert_int_equal(detect_hl_shift(&sh, x, nx, y, ny, conf, NULL),
+				struct stats_shift sh;
+				assert_int_equal(stats_hl_shift(&sh, x, nx, y, ny, conf, NULL),
 						 BL_EINVALID);
 			}
 			free(x);
@@ -391,9 +392,9 @@ static void every_rank_of_the_implicit_selection(void **state)
 					d[m++] = y[j] - x[i];
 			qsort(d, N, sizeof(*d), cmp_double);
 			for (uint64_t k = 1; k <= N; k++)
-				assert_same_bits(detect_pairdiff_kth(x, nx, y, ny, k), d[k - 1]);
-			assert_true(isnan(detect_pairdiff_kth(x, nx, y, ny, 0)));
-			assert_true(isnan(detect_pairdiff_kth(x, nx, y, ny, N + 1)));
+				assert_same_bits(stats_pairdiff_kth(x, nx, y, ny, k), d[k - 1]);
+			assert_true(isnan(stats_pairdiff_kth(x, nx, y, ny, 0)));
+			assert_true(isnan(stats_pairdiff_kth(x, nx, y, ny, N + 1)));
 			free(x);
 			free(y);
 			free(d);
@@ -401,25 +402,25 @@ static void every_rank_of_the_implicit_selection(void **state)
 	}
 	/* Unsorted input is refused rather than answered wrongly. */
 	double u[] = {2, 1}, v[] = {1, 2};
-	assert_true(isnan(detect_pairdiff_kth(u, 2, v, 2, 1)));
-	assert_true(isnan(detect_pairdiff_kth(v, 2, u, 2, 1)));
+	assert_true(isnan(stats_pairdiff_kth(u, 2, v, 2, 1)));
+	assert_true(isnan(stats_pairdiff_kth(v, 2, u, 2, 1)));
 }
 
-/* Past DETECT_MATERIALIZE_MAX differences AUTO selects without storing them; forced to store
+/* Past STATS_MATERIALIZE_MAX differences AUTO selects without storing them; forced to store
  * them, the answer is the same to the bit. */
 static void large_inputs_same_bits_both_ways(void **state)
 {
 	size_t nx = 700, ny = 500;
 	double *x = xmalloc(nx * sizeof(*x)), *y = xmalloc(ny * sizeof(*y));
-	struct detect_shift a, b, c;
+	struct stats_shift a, b, c;
 	(void)state;
-	assert_true(nx * ny > DETECT_MATERIALIZE_MAX);
+	assert_true(nx * ny > STATS_MATERIALIZE_MAX);
 	fill(x, nx, 0, 0.0005);
 	fill(y, ny, 0.003, 0.0005);
-	assert_int_equal(detect_hl_shift(&a, x, nx, y, ny, 0.99, NULL), 0);
+	assert_int_equal(stats_hl_shift(&a, x, nx, y, ny, 0.99, NULL), 0);
 	assert_int_equal(
-	    detect_hl_shift_with(&b, x, nx, y, ny, 0.99, DETECT_SELECT_MATERIALIZE, NULL), 0);
-	assert_int_equal(detect_hl_shift_with(&c, x, nx, y, ny, 0.99, DETECT_SELECT_IMPLICIT, NULL),
+	    stats_hl_shift_with(&b, x, nx, y, ny, 0.99, STATS_SELECT_MATERIALIZE, NULL), 0);
+	assert_int_equal(stats_hl_shift_with(&c, x, nx, y, ny, 0.99, STATS_SELECT_IMPLICIT, NULL),
 			 0);
 	assert_same_bits(a.lo, b.lo);
 	assert_same_bits(a.hi, b.hi);
@@ -439,10 +440,10 @@ static void ties_are_order_statistics_too(void **state)
 {
 	double x[] = {1, 1, 1, 1, 1, 1}, y[] = {1, 1, 1, 1, 1, 1};
 	double a[] = {10, 10, 11, 11, 12, 12, 12, 13}, b[] = {12, 12, 13, 13, 13, 14, 14, 15};
-	struct detect_shift s;
+	struct stats_shift s;
 	(void)state;
 	/* Everything equal: no shift, a point interval. */
-	assert_int_equal(detect_hl_shift(&s, x, 6, y, 6, 0.99, NULL), 0);
+	assert_int_equal(stats_hl_shift(&s, x, 6, y, 6, 0.99, NULL), 0);
 	assert_true(s.lo == 0 && s.estimate == 0 && s.hi == 0);
 	assert_false(signbit(s.lo) || signbit(s.estimate) || signbit(s.hi));
 	/* Heavy ties: the same order statistics, whichever way. 64 differences and
@@ -450,20 +451,20 @@ static void ties_are_order_statistics_too(void **state)
 	 * ones d(32) and d(33) are both 2. R: a <- c(10, 10, 11, 11, 12, 12, 12, 13);
 	 * b <- c(12, 12, 13, 13, 13, 14, 14, 15); sort(outer(b, a, "-"))[c(8, 32, 33, 57)] */
 	check_brute(a, 8, b, 8, 0.99);
-	assert_int_equal(detect_hl_shift(&s, a, 8, b, 8, 0.99, NULL), 0);
+	assert_int_equal(stats_hl_shift(&s, a, 8, b, 8, 0.99, NULL), 0);
 	assert_true(s.lo == 0 && s.estimate == 2 && s.hi == 4);
 	/* -0 and +0 are one value: both signs give +0, so the two ways cannot differ. Every
 	 * difference of -0 against +0 computes as -0, and still comes out +0. */
 	double pz[] = {0.0, 0.0, 0.0, 0.0, 0.0}, nz[] = {-0.0, -0.0, -0.0, -0.0, -0.0};
-	for (int how = DETECT_SELECT_MATERIALIZE; how <= DETECT_SELECT_IMPLICIT; how++) {
+	for (int how = STATS_SELECT_MATERIALIZE; how <= STATS_SELECT_IMPLICIT; how++) {
 		assert_int_equal(
-		    detect_hl_shift_with(&s, pz, 5, nz, 5, 0.99, (enum detect_select)how, NULL), 0);
+		    stats_hl_shift_with(&s, pz, 5, nz, 5, 0.99, (enum stats_select)how, NULL), 0);
 		assert_false(signbit(s.lo) || signbit(s.estimate) || signbit(s.hi));
 	}
-	assert_false(signbit(detect_pairdiff_kth(pz, 5, nz, 5, 3)));
+	assert_false(signbit(stats_pairdiff_kth(pz, 5, nz, 5, 3)));
 	double z1[] = {-0.0, 0.0, -0.0, 0.0, 1}, z2[] = {0.0, -0.0, 0.0, -0.0, 1};
 	check_brute(z1, 5, z2, 5, 0.99);
-	assert_int_equal(detect_hl_shift(&s, z1, 5, z2, 5, 0.99, NULL), 0);
+	assert_int_equal(stats_hl_shift(&s, z1, 5, z2, 5, 0.99, NULL), 0);
 	assert_false(signbit(s.estimate));
 }
 
@@ -474,13 +475,13 @@ static void shift_is_antisymmetric(void **state)
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t nx = sizes[s][0], ny = sizes[s][1];
 		double *x = fx(nx), *y = fy(ny);
-		for (int how = DETECT_SELECT_MATERIALIZE; how <= DETECT_SELECT_IMPLICIT; how++) {
-			struct detect_shift a, b;
-			assert_int_equal(detect_hl_shift_with(&a, x, nx, y, ny, 0.99,
-							      (enum detect_select)how, NULL),
+		for (int how = STATS_SELECT_MATERIALIZE; how <= STATS_SELECT_IMPLICIT; how++) {
+			struct stats_shift a, b;
+			assert_int_equal(stats_hl_shift_with(&a, x, nx, y, ny, 0.99,
+							     (enum stats_select)how, NULL),
 					 0);
-			assert_int_equal(detect_hl_shift_with(&b, y, ny, x, nx, 0.99,
-							      (enum detect_select)how, NULL),
+			assert_int_equal(stats_hl_shift_with(&b, y, ny, x, nx, 0.99,
+							     (enum stats_select)how, NULL),
 					 0);
 			/* y against x is minus x against y, the interval mirrored, exactly. */
 			assert_same_bits(b.estimate, -a.estimate);
@@ -497,12 +498,12 @@ static void inputs_are_not_modified(void **state)
 {
 	double x[] = {3, 1, 2, 5, 4, 9, 7}, y[] = {8, 6, 7, 5, 3, 0, 9, 2};
 	double x0[7], y0[8], lo, est, hi;
-	struct detect_shift s;
+	struct stats_shift s;
 	(void)state;
 	memcpy(x0, x, sizeof(x));
 	memcpy(y0, y, sizeof(y));
-	assert_int_equal(detect_hl_shift(&s, x, 7, y, 8, 0.9, NULL), 0);
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, y, 8, 0.99, NULL), 0);
+	assert_int_equal(stats_hl_shift(&s, x, 7, y, 8, 0.9, NULL), 0);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, y, 8, 0.99, NULL), 0);
 	assert_memory_equal(x, x0, sizeof(x));
 	assert_memory_equal(y, y0, sizeof(y));
 }
@@ -512,32 +513,32 @@ static void bad_inputs_are_refused(void **state)
 	double *x = fx(60), *y = fy(60);
 	double nan_at[] = {1, 2, NAN, 4, 5}, inf_at[] = {1, 2, 3, INFINITY, 5};
 	double huge[] = {-1e308, 1e308, 0, 1, 2}, lo, est, hi;
-	struct detect_shift s;
+	struct stats_shift s;
 	struct bl_error err = BL_ERROR_INIT;
 	(void)state;
 	/* Fewer than 2 a side. */
-	assert_int_equal(detect_hl_shift(&s, x, 1, y, 10, 0.99, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 1, y, 10, 0.99, &err), BL_EINVALID);
 	assert_int_equal(err.code, BL_EINVALID);
-	assert_int_equal(detect_hl_shift(&s, x, 10, y, 0, 0.99, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 10, y, 0, 0.99, &err), BL_EINVALID);
 	/* 4 x 5 at 99%: qwilcox(0.005, 4, 5) = 0, even the whole range covers less. 5 x 5 can. */
-	assert_int_equal(detect_hl_shift(&s, x, 4, y, 5, 0.99, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 4, y, 5, 0.99, &err), BL_EINVALID);
 	assert_non_null(strstr(err.msg.buf, "too few"));
-	assert_int_equal(detect_hl_shift(&s, x, 5, y, 5, 0.99, NULL), 0);
-	assert_int_equal(detect_hl_shift(&s, x, 4, y, 5, 0.9, NULL), 0);
+	assert_int_equal(stats_hl_shift(&s, x, 5, y, 5, 0.99, NULL), 0);
+	assert_int_equal(stats_hl_shift(&s, x, 4, y, 5, 0.9, NULL), 0);
 	/* Normal branch: 2 against 60 cannot reach 99% (k = ceil(59.5 - 2.576 * 25.1) < 1). */
-	assert_int_equal(detect_hl_shift(&s, x, 2, y, 60, 0.99, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 2, y, 60, 0.99, &err), BL_EINVALID);
 	/* Levels outside (0, 1). */
-	assert_int_equal(detect_hl_shift(&s, x, 10, y, 10, 1, &err), BL_EINVALID);
-	assert_int_equal(detect_hl_shift(&s, x, 10, y, 10, 0, &err), BL_EINVALID);
-	assert_int_equal(detect_hl_shift(&s, x, 10, y, 10, NAN, &err), BL_EINVALID);
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, x, 10, 1.5, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 10, y, 10, 1, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 10, y, 10, 0, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 10, y, 10, NAN, &err), BL_EINVALID);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, x, 10, 1.5, &err), BL_EINVALID);
 	/* NaN and infinities, on either side. */
-	assert_int_equal(detect_hl_shift(&s, nan_at, 5, y, 10, 0.9, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, nan_at, 5, y, 10, 0.9, &err), BL_EINVALID);
 	assert_non_null(strstr(err.msg.buf, "not a finite number"));
-	assert_int_equal(detect_hl_shift(&s, x, 10, inf_at, 5, 0.9, &err), BL_EINVALID);
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, nan_at, 5, 0.5, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, x, 10, inf_at, 5, 0.9, &err), BL_EINVALID);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, nan_at, 5, 0.5, &err), BL_EINVALID);
 	/* Differences past the largest double: 1e308 - -1e308. */
-	assert_int_equal(detect_hl_shift(&s, huge, 5, huge, 5, 0.9, &err), BL_EINVALID);
+	assert_int_equal(stats_hl_shift(&s, huge, 5, huge, 5, 0.9, &err), BL_EINVALID);
 	bl_error_release(&err);
 	free(x);
 	free(y);
@@ -569,7 +570,7 @@ static void median_interval_matches_r(void **state)
 	for (size_t i = 0; i < sizeof(median_ref) / sizeof(median_ref[0]); i++) {
 		double *x = fx(median_ref[i].n), lo, est, hi;
 		assert_int_equal(
-		    detect_median_interval(&lo, &est, &hi, x, median_ref[i].n, 0.99, NULL), 0);
+		    stats_median_interval(&lo, &est, &hi, x, median_ref[i].n, 0.99, NULL), 0);
 		assert_close(lo, median_ref[i].lo, 1e-12);
 		assert_close(est, median_ref[i].median, 1e-12);
 		assert_close(hi, median_ref[i].hi, 1e-12);
@@ -584,14 +585,14 @@ static void median_interval_edges(void **state)
 	struct bl_error err = BL_ERROR_INIT;
 	(void)state;
 	/* 7 values: qbinom(0.005, 7, 0.5) = 0, the interval would be unbounded; 8 is enough. */
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, x, 7, 0.99, &err), BL_EINVALID);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, x, 7, 0.99, &err), BL_EINVALID);
 	assert_non_null(strstr(err.msg.buf, "too few"));
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, x, 0, 0.99, &err), BL_EINVALID);
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, x, 8, 0.99, NULL), 0);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, x, 0, 0.99, &err), BL_EINVALID);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, x, 8, 0.99, NULL), 0);
 	/* At 95% 7 do: qbinom(0.025, 7, 0.5) = 1. */
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, x, 7, 0.95, NULL), 0);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, x, 7, 0.95, NULL), 0);
 	/* Ties: order statistics all the same. */
-	assert_int_equal(detect_median_interval(&lo, &est, &hi, ties, 9, 0.99, NULL), 0);
+	assert_int_equal(stats_median_interval(&lo, &est, &hi, ties, 9, 0.99, NULL), 0);
 	assert_true(lo == 5 && est == 5 && hi == 6);
 	bl_error_release(&err);
 	free(x);
@@ -604,27 +605,27 @@ static void cache_keeps_levels_and_sizes_apart(void **state)
 	(void)state;
 	/* The same (m, n) at two levels, and sizes that share a slot. */
 	for (int round = 0; round < 3; round++) {
-		assert_int_equal(detect_qwilcox(0.005, 20, 20), 106);
-		assert_int_equal(detect_qwilcox(0.025, 20, 20), 128);
-		assert_int_equal(detect_qwilcox(0.005, 50, 50), 878);
-		assert_int_equal(detect_qwilcox(0.005, 30, 45), 439);
-		assert_int_equal(detect_qwilcox(0.005, 45, 30), 439);
-		assert_int_equal(detect_qwilcox(0.05, 7, 12), 22);
+		assert_int_equal(stats_qwilcox(0.005, 20, 20), 106);
+		assert_int_equal(stats_qwilcox(0.025, 20, 20), 128);
+		assert_int_equal(stats_qwilcox(0.005, 50, 50), 878);
+		assert_int_equal(stats_qwilcox(0.005, 30, 45), 439);
+		assert_int_equal(stats_qwilcox(0.005, 45, 30), 439);
+		assert_int_equal(stats_qwilcox(0.05, 7, 12), 22);
 	}
 }
 
 struct thread_job {
-	struct detect_shift got[DETECT_EXACT_MAX + 1];
+	struct stats_shift got[STATS_EXACT_MAX + 1];
 	int ret;
 };
 
 static void *thread_main(void *arg)
 {
 	struct thread_job *job = arg;
-	double *x = fx(DETECT_EXACT_MAX), *y = fy(DETECT_EXACT_MAX);
+	double *x = fx(STATS_EXACT_MAX), *y = fy(STATS_EXACT_MAX);
 	job->ret = 0;
-	for (size_t n = 5; n <= DETECT_EXACT_MAX; n++)
-		job->ret |= detect_hl_shift(&job->got[n], x, n, y, n, 0.99, NULL);
+	for (size_t n = 5; n <= STATS_EXACT_MAX; n++)
+		job->ret |= stats_hl_shift(&job->got[n], x, n, y, n, 0.99, NULL);
 	free(x);
 	free(y);
 	return NULL;
@@ -641,7 +642,7 @@ static void threads_agree(void **state)
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 		assert_int_equal(jobs[i].ret, 0);
-		for (size_t n = 5; n <= DETECT_EXACT_MAX; n++) {
+		for (size_t n = 5; n <= STATS_EXACT_MAX; n++) {
 			assert_same_bits(jobs[i].got[n].lo, here.got[n].lo);
 			assert_same_bits(jobs[i].got[n].hi, here.got[n].hi);
 			assert_same_bits(jobs[i].got[n].estimate, here.got[n].estimate);

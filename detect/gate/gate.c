@@ -13,9 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../ingest/ingest.h"
-#include "../store/store.h"
-#include "detect.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
+#include "detect/detect.h"
+#include "detect/gate/gate.h"
+#include "detect/ladder/ladder.h"
+#include "detect/stats/stats.h"
+#include "ingest/repo/repo.h"
 
 /* How far back the gate looks for a reference, and for the records before it. */
 #define GATE_MAX_COMMITS  10000
@@ -26,7 +30,7 @@
 #define GATE_MIN_SAMPLES  5
 #define GATE_LOCK_CAP	  (4u << 20)
 
-const char *detect_gate_status_name(enum detect_gate_status s)
+const char *gate_status_name(enum gate_status s)
 {
 	static const char *const names[] = {"PASS", "FAIL",	 "SOFT", "ACPT",
 					    "EXCL", "UNDECIDED", "NEW",	 "MISSING"};
@@ -55,12 +59,12 @@ static void window_release(struct window *w)
 }
 
 /* Everything one comparison needs while it runs. */
-struct gate_run {
+struct gate_walk {
 	struct store_gate *sg;
-	struct ingest_history *hist;
-	const struct detect_gate_options *opts;
+	struct repo_history *hist;
+	const struct gate_options *opts;
 	const struct ingest_config *cfg;
-	struct detect_ladder_set ladders;
+	struct ladder_set ladders;
 	double limit;
 	json_t *lock_entries; /* array, or NULL */
 	int ratchet;	      /* the ratchet: lock ceilings apply, their references do not */
@@ -94,7 +98,7 @@ static void window_take(struct window *w, struct store_gate_record *list, size_t
  * base's first-parent history that has one (step 0 is S(M) itself), the head's harness version
  * preferred; then up to 7 records before it on its line.
  */
-static int find_window(struct window *w, struct gate_run *gr, const struct store_gate_record *head,
+static int find_window(struct window *w, struct gate_walk *gr, const struct store_gate_record *head,
 		       struct bl_error *err)
 {
 	size_t step, ref_step = 0;
@@ -104,7 +108,7 @@ static int find_window(struct window *w, struct gate_run *gr, const struct store
 		const char *source;
 		struct store_gate_record *list = NULL;
 		size_t n = 0, pick = 0;
-		ret = ingest_history_get(&source, NULL, gr->hist, step, err);
+		ret = repo_history_get(&source, NULL, gr->hist, step, err);
 		if (ret == 1)
 			return 0;
 		if (ret)
@@ -144,7 +148,7 @@ static int find_window(struct window *w, struct gate_run *gr, const struct store
 		size_t nh = 0, n = 0, at = 0;
 		int broken = 0;
 		while (nh < GATE_WINDOW_BATCH && step + nh <= ref_step + GATE_WINDOW_STEPS) {
-			ret = ingest_history_get(&hashes[nh], NULL, gr->hist, step + nh, err);
+			ret = repo_history_get(&hashes[nh], NULL, gr->hist, step + nh, err);
 			if (ret < 0)
 				return ret;
 			if (ret == 1)
@@ -210,9 +214,9 @@ static int matches(const char *glob, const struct store_gate_record *h, const ch
 	return hit;
 }
 
-static void set_note(struct detect_gate_row *row, const char *fmt, ...)
+static void set_note(struct gate_row *row, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void set_note(struct detect_gate_row *row, const char *fmt, ...)
+static void set_note(struct gate_row *row, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -227,7 +231,7 @@ static void set_note(struct detect_gate_row *row, const char *fmt, ...)
 	row->note = strbuf_detach(&sb, NULL);
 }
 
-static void side_from(struct detect_gate_side *side, const struct store_gate_record *r,
+static void side_from(struct gate_side *side, const struct store_gate_record *r,
 		      const struct store_record_metric *m)
 {
 	memcpy(side->commit, r->commit, 41);
@@ -239,7 +243,7 @@ static void side_from(struct detect_gate_side *side, const struct store_gate_rec
 	side->n = m ? (int64_t)m->nsamples : 0;
 }
 
-static void row_init(struct detect_gate_row *row, const struct store_gate_record *r,
+static void row_init(struct gate_row *row, const struct store_gate_record *r,
 		     const struct store_record_metric *m)
 {
 	memset(row, 0, sizeof(*row));
@@ -256,7 +260,7 @@ static void row_init(struct detect_gate_row *row, const struct store_gate_record
 }
 
 /* The §6 band of the reference window for one metric: fills center, tolerance, noise. */
-static void window_band(struct detect_gate_row *row, const struct window *w, const char *metric)
+static void window_band(struct gate_row *row, const struct window *w, const char *metric)
 {
 	double values[DETECT_WINDOW];
 	size_t n = 0;
@@ -266,25 +270,25 @@ static void window_band(struct detect_gate_row *row, const struct window *w, con
 			values[n++] = metric_value(m);
 	}
 	row->window = (int)n;
-	detect_gate_band(&row->center, &row->tolerance, &row->noise, values, n);
+	gate_band(&row->center, &row->tolerance, &row->noise, values, n);
 }
 
-void detect_gate_band(double *center, double *tolerance, double *noise, double *values, size_t n)
+void gate_band(double *center, double *tolerance, double *noise, double *values, size_t n)
 {
 	double dev[DETECT_WINDOW], c, deviation;
 	*center = *tolerance = *noise = NAN;
 	if (n < DETECT_MIN_WINDOW || n > DETECT_WINDOW)
 		return;
-	c = detect_nr_median(values, n);
+	c = stats_nr_median(values, n);
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(values[i] - c);
-	deviation = detect_nr_median(dev, n);
+	deviation = stats_nr_median(dev, n);
 	*center = c;
 	*tolerance = fmax(DETECT_MAD_FACTOR * deviation, DETECT_FLOOR * fabs(c));
 	*noise = c != 0 ? deviation / fabs(c) : NAN;
 }
 
-double detect_gate_effective_limit(double limit, double center, double tolerance)
+double gate_effective_limit(double limit, double center, double tolerance)
 {
 	if (!(center > 0) || isnan(tolerance))
 		return limit;
@@ -312,7 +316,7 @@ static double worse(double ratio, int better_higher)
 	return better_higher ? 1 / ratio : ratio;
 }
 
-const char *detect_gate_interval_verdict(double lo, double hi, double L, int better_higher)
+const char *gate_interval_verdict(double lo, double hi, double L, int better_higher)
 {
 	double wl = worse(better_higher ? hi : lo, better_higher);
 	double wh = worse(better_higher ? lo : hi, better_higher);
@@ -325,25 +329,25 @@ const char *detect_gate_interval_verdict(double lo, double hi, double L, int bet
 	return "undecided";
 }
 
-static void judge_timed(struct detect_gate_row *row, const struct store_record_metric *hm,
+static void judge_timed(struct gate_row *row, const struct store_record_metric *hm,
 			const struct store_record_metric *rm)
 {
-	double L = detect_gate_effective_limit(row->limit, row->center, row->tolerance);
+	double L = gate_effective_limit(row->limit, row->center, row->tolerance);
 	double *x = NULL, *y = NULL;
 	row->effective_limit = L;
 	row->ratio = metric_value(hm) / metric_value(rm);
 
 	if (hm->nsamples >= GATE_MIN_SAMPLES && rm->nsamples >= GATE_MIN_SAMPLES &&
 	    log_samples(&x, rm) && log_samples(&y, hm)) {
-		struct detect_shift shift;
+		struct stats_shift shift;
 		struct bl_error err = BL_ERROR_INIT;
-		if (!detect_hl_shift(&shift, x, rm->nsamples, y, hm->nsamples, GATE_LEVEL, &err)) {
+		if (!stats_hl_shift(&shift, x, rm->nsamples, y, hm->nsamples, GATE_LEVEL, &err)) {
 			row->method = "hodges-lehmann";
 			row->ratio = exp(shift.estimate);
 			row->lo = exp(shift.lo);
 			row->hi = exp(shift.hi);
 			row->verdict =
-			    detect_gate_interval_verdict(row->lo, row->hi, L, row->better_higher);
+			    gate_interval_verdict(row->lo, row->hi, L, row->better_higher);
 		}
 		bl_error_release(&err);
 	}
@@ -387,7 +391,7 @@ static double counted_tolerance(const struct ingest_config *cfg,
 	return 0.01;
 }
 
-static void judge_counted(struct detect_gate_row *row, const struct gate_run *gr,
+static void judge_counted(struct gate_row *row, const struct gate_walk *gr,
 			  const struct store_record_metric *hm,
 			  const struct store_record_metric *rm)
 {
@@ -406,7 +410,7 @@ static void judge_counted(struct detect_gate_row *row, const struct gate_run *gr
 }
 
 /* A plain ratio against the limit: quantiles without a ladder. */
-static void judge_ratio(struct detect_gate_row *row, const struct store_record_metric *hm,
+static void judge_ratio(struct gate_row *row, const struct store_record_metric *hm,
 			const struct store_record_metric *rm)
 {
 	double r = metric_value(rm);
@@ -423,17 +427,17 @@ static void judge_ratio(struct detect_gate_row *row, const struct store_record_m
 }
 
 /* A histogram quantile with a ladder (§8): it fires only past the bucket above its own. */
-static void judge_quantile(struct detect_gate_row *row, const struct gate_run *gr,
+static void judge_quantile(struct gate_row *row, const struct gate_walk *gr,
 			   const struct store_record_metric *hm,
 			   const struct store_record_metric *rm)
 {
-	const struct detect_ladder *l = NULL;
+	const struct ladder *l = NULL;
 	double b = metric_value(rm), c = metric_value(hm), bound;
 	if (!hm->ladder || row->better_higher) {
 		judge_ratio(row, hm, rm);
 		return;
 	}
-	l = detect_ladder_find(&gr->ladders, hm->ladder);
+	l = ladder_find(&gr->ladders, hm->ladder);
 	if (!l) {
 		judge_ratio(row, hm, rm);
 		set_note(row, "ladder '%s' is not defined in benchline.json: judged as a ratio",
@@ -448,9 +452,9 @@ static void judge_quantile(struct detect_gate_row *row, const struct gate_run *g
 			 l->unit, hm->unit);
 		return;
 	}
-	bound = detect_ladder_bound(l, b);
+	bound = ladder_bound(l, b);
 	if (isnan(bound)) {
-		row->status = DETECT_GATE_SOFT;
+		row->status = GATE_SOFT;
 		row->verdict = NULL;
 		set_note(row,
 			 "the reference %.6g %s is in the top bucket of ladder '%s': cannot "
@@ -459,17 +463,16 @@ static void judge_quantile(struct detect_gate_row *row, const struct gate_run *g
 		return;
 	}
 	row->effective_limit = b + bound; /* the trip point, hi_next */
-	if (detect_ladder_regressed(b, c, bound, 100 * (row->limit - 1)))
+	if (ladder_regressed(b, c, bound, 100 * (row->limit - 1)))
 		row->verdict = "slower";
 	else if (c < b)
 		row->verdict = "faster";
 	else
 		row->verdict = "same";
-	set_note(row, "fires above %.6g %s (floor %.2fx)", b + bound, hm->unit,
-		 detect_ladder_floor(l, b));
+	set_note(row, "fires above %.6g %s (floor %.2fx)", b + bound, hm->unit, ladder_floor(l, b));
 }
 
-static json_t *lock_entry(const struct gate_run *gr, const struct detect_gate_row *row)
+static json_t *lock_entry(const struct gate_walk *gr, const struct gate_row *row)
 {
 	size_t i;
 	json_t *e;
@@ -487,7 +490,7 @@ static json_t *lock_entry(const struct gate_run *gr, const struct detect_gate_ro
 }
 
 /* An accepted shift (§7.6): a one-sided ceiling that holds while the reference stays put. */
-static void apply_lock(struct detect_gate_row *row, const struct gate_run *gr)
+static void apply_lock(struct gate_row *row, const struct gate_walk *gr)
 {
 	json_t *e = lock_entry(gr, row), *ref;
 	const char *src;
@@ -504,17 +507,17 @@ static void apply_lock(struct detect_gate_row *row, const struct gate_run *gr)
 	if (!gr->ratchet &&
 	    (!src || strcmp(src, row->ref.source_hash) || ref_value != row->ref.value)) {
 		row->accept_stale = 1;
-		row->status = DETECT_GATE_FAIL;
+		row->status = GATE_FAIL;
 		set_note(row,
 			 "stale accept: it was accepted against %.12s (%.6g), the reference is now "
 			 "%.12s (%.6g); run 'benchline gate accept' again",
 			 src ? src : "?", ref_value, row->ref.source_hash, row->ref.value);
 		return;
 	}
-	if (row->status != DETECT_GATE_FAIL)
+	if (row->status != GATE_FAIL)
 		return;
 	if (row->better_higher ? row->head.value >= ceiling : row->head.value <= ceiling) {
-		row->status = DETECT_GATE_ACPT;
+		row->status = GATE_ACPT;
 		set_note(row, "accepted: %s", row->accepted_justification);
 	} else {
 		set_note(row, "over the accepted ceiling %.6g", ceiling);
@@ -522,11 +525,11 @@ static void apply_lock(struct detect_gate_row *row, const struct gate_run *gr)
 }
 
 /* Judges one metric present on both sides. */
-static void judge_row(struct detect_gate_row *row, struct gate_run *gr,
-		      const struct store_gate_record *h, const struct window *w,
-		      const struct store_record_metric *hm, const struct store_record_metric *rm)
+static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct store_gate_record *h,
+		      const struct window *w, const struct store_record_metric *hm,
+		      const struct store_record_metric *rm)
 {
-	const struct detect_gate_options *o = gr->opts;
+	const struct gate_options *o = gr->opts;
 	const struct store_gate_record *r = &w->recs[0];
 
 	row->limit = gr->limit;
@@ -545,9 +548,9 @@ static void judge_row(struct detect_gate_row *row, struct gate_run *gr,
 	for (size_t i = 0; i < gr->cfg->n_gate_excludes; i++)
 		row->excluded |= matches(gr->cfg->gate_excludes[i], h, hm->name);
 
-	row->status = DETECT_GATE_PASS;
+	row->status = GATE_PASS;
 	if (strcmp(hm->kind, rm->kind)) {
-		row->status = DETECT_GATE_SOFT;
+		row->status = GATE_SOFT;
 		set_note(row, "the metric's kind changed from %s to %s", rm->kind, hm->kind);
 		return;
 	}
@@ -559,47 +562,47 @@ static void judge_row(struct detect_gate_row *row, struct gate_run *gr,
 	} else {
 		judge_quantile(row, gr, hm, rm);
 	}
-	if (strcmp(hm->unit, rm->unit) && row->status != DETECT_GATE_SOFT) {
+	if (strcmp(hm->unit, rm->unit) && row->status != GATE_SOFT) {
 		row->verdict = "slower";
 		set_note(row, "unit mismatch: the reference is in %s, the head in %s", rm->unit,
 			 hm->unit);
 	}
-	if (row->status == DETECT_GATE_PASS && row->verdict) {
+	if (row->status == GATE_PASS && row->verdict) {
 		if (!strcmp(row->verdict, "slower"))
-			row->status = DETECT_GATE_FAIL;
+			row->status = GATE_FAIL;
 		else if (!strcmp(row->verdict, "undecided"))
-			row->status = DETECT_GATE_UNDECIDED;
+			row->status = GATE_UNDECIDED;
 	}
 	if (h->harness_version != r->harness_version) {
-		row->status = DETECT_GATE_SOFT;
+		row->status = GATE_SOFT;
 		set_note(row, "harness version %lld -> %lld: the ruler changed",
 			 (long long)r->harness_version, (long long)h->harness_version);
 	} else if (!same_str(h->content_hash, r->content_hash)) {
-		row->status = DETECT_GATE_SOFT;
+		row->status = GATE_SOFT;
 		set_note(row, "content hash changed: the benchmark's input changed");
 	}
-	if (row->status != DETECT_GATE_SOFT)
+	if (row->status != GATE_SOFT)
 		apply_lock(row, gr);
 	if (row->excluded) {
-		row->status = DETECT_GATE_EXCL;
+		row->status = GATE_EXCL;
 		row->accept_stale = 0;
 	}
 }
 
-static struct detect_gate_row *new_row(struct detect_gate_comparison *c, size_t *alloc)
+static struct gate_row *new_row(struct gate_comparison *c, size_t *alloc)
 {
 	ALLOC_GROW(c->rows, c->nrows, *alloc);
 	return &c->rows[c->nrows++];
 }
 
 /* Compares every head record with its reference in the history of ref_commit. */
-static int compare(struct detect_gate_comparison *c, struct gate_run *gr, struct ingest_repo *repo,
+static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo *repo,
 		   struct store_gate_record *heads, size_t nheads, struct bl_error *err)
 {
 	size_t alloc = 0;
 	int ret;
 
-	if ((ret = ingest_history_open(&gr->hist, repo, c->commit, GATE_MAX_COMMITS, err)))
+	if ((ret = repo_history_open(&gr->hist, repo, c->commit, GATE_MAX_COMMITS, err)))
 		return ret;
 	for (size_t i = 0; i < nheads; i++) {
 		const struct store_gate_record *h = &heads[i];
@@ -616,13 +619,13 @@ static int compare(struct detect_gate_comparison *c, struct gate_run *gr, struct
 			const struct store_record_metric *hm = &h->metrics[k];
 			const struct store_record_metric *rm =
 			    w.n ? find_metric(&w.recs[0], hm->name) : NULL;
-			struct detect_gate_row *row = new_row(c, &alloc);
+			struct gate_row *row = new_row(c, &alloc);
 			row_init(row, h, hm);
 			row->has_head = 1;
 			side_from(&row->head, h, hm);
 			row->limit = gr->limit;
 			if (!rm) {
-				row->status = DETECT_GATE_NEW;
+				row->status = GATE_NEW;
 				set_note(row, w.n ? "the reference did not measure this metric"
 						  : "no reference record");
 				continue;
@@ -636,7 +639,7 @@ static int compare(struct detect_gate_comparison *c, struct gate_run *gr, struct
 		/* Metrics the reference measured and the head did not. */
 		for (size_t k = 0; w.n && k < w.recs[0].nmetrics; k++) {
 			const struct store_record_metric *rm = &w.recs[0].metrics[k];
-			struct detect_gate_row *row;
+			struct gate_row *row;
 			if (find_metric(h, rm->name))
 				continue;
 			row = new_row(c, &alloc);
@@ -645,20 +648,20 @@ static int compare(struct detect_gate_comparison *c, struct gate_run *gr, struct
 			row->has_ref = 1;
 			row->reference_rule = w.rule;
 			side_from(&row->ref, &w.recs[0], rm);
-			row->status = DETECT_GATE_MISSING;
+			row->status = GATE_MISSING;
 			set_note(row, "the head did not measure this metric");
 		}
 		window_release(&w);
 	}
 done:
-	ingest_history_free(gr->hist);
+	repo_history_free(gr->hist);
 	gr->hist = NULL;
 	return ret;
 }
 
 /* Benchmarks the reference measured at S(M) on the head's machines that the head did not
  * run (§7.2): one MISSING row per metric. */
-static int add_missing(struct detect_gate_comparison *c, struct gate_run *gr,
+static int add_missing(struct gate_comparison *c, struct gate_walk *gr,
 		       const struct store_gate_record *heads, size_t nheads, struct bl_error *err)
 {
 	struct store_gate_record *refs = NULL;
@@ -682,13 +685,13 @@ static int add_missing(struct detect_gate_comparison *c, struct gate_run *gr,
 		if (!on_machine || ran)
 			continue;
 		for (size_t k = 0; k < r->nmetrics; k++) {
-			struct detect_gate_row *row = new_row(c, &alloc);
+			struct gate_row *row = new_row(c, &alloc);
 			row_init(row, r, &r->metrics[k]);
 			row->limit = gr->limit;
 			row->has_ref = 1;
 			row->reference_rule = "merge-base";
 			side_from(&row->ref, r, &r->metrics[k]);
-			row->status = DETECT_GATE_MISSING;
+			row->status = GATE_MISSING;
 			set_note(row, "the head did not run this benchmark");
 		}
 	}
@@ -703,7 +706,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* §7.5: per timed metric with 8 or more comparisons, the median of their ratios. */
-static void across_the_board(struct detect_gate_comparison *c, double limit)
+static void across_the_board(struct gate_comparison *c, double limit)
 {
 	size_t alloc = 0;
 	double *ratios = xmalloc((c->nrows ? c->nrows : 1) * sizeof(*ratios));
@@ -712,7 +715,7 @@ static void across_the_board(struct detect_gate_comparison *c, double limit)
 	for (size_t i = 0; i < c->nrows; i++) {
 		const char *metric = c->rows[i].metric;
 		size_t n = 0, seen = 0;
-		struct detect_gate_board *b;
+		struct gate_board *b;
 		struct bl_error err = BL_ERROR_INIT;
 		for (size_t k = 0; k < ndone; k++)
 			seen |= !strcmp(done[k], metric);
@@ -720,12 +723,12 @@ static void across_the_board(struct detect_gate_comparison *c, double limit)
 			continue;
 		done[ndone++] = (char *)metric;
 		for (size_t k = i; k < c->nrows; k++) {
-			const struct detect_gate_row *r = &c->rows[k];
+			const struct gate_row *r = &c->rows[k];
 			if (strcmp(r->metric, metric) || strcmp(r->kind, "timed") ||
 			    !isfinite(r->ratio) || r->ratio <= 0)
 				continue;
-			if (r->status != DETECT_GATE_PASS && r->status != DETECT_GATE_FAIL &&
-			    r->status != DETECT_GATE_UNDECIDED && r->status != DETECT_GATE_ACPT)
+			if (r->status != GATE_PASS && r->status != GATE_FAIL &&
+			    r->status != GATE_UNDECIDED && r->status != GATE_ACPT)
 				continue;
 			ratios[n++] = worse(r->ratio, r->better_higher);
 		}
@@ -738,16 +741,16 @@ static void across_the_board(struct detect_gate_comparison *c, double limit)
 		b->metric = xstrdup(metric);
 		b->n = n;
 		b->threshold = 1 + (limit - 1) / 4;
-		b->status = DETECT_GATE_PASS;
-		if (detect_median_interval(&b->lo, &b->median, &b->hi, ratios, n, GATE_LEVEL,
-					   &err)) {
+		b->status = GATE_PASS;
+		if (stats_median_interval(&b->lo, &b->median, &b->hi, ratios, n, GATE_LEVEL,
+					  &err)) {
 			b->lo = b->median = b->hi = NAN;
 			bl_error_release(&err);
 			continue;
 		}
 		if (b->lo > b->threshold) {
 			struct strbuf sb = STRBUF_INIT;
-			b->status = DETECT_GATE_SOFT;
+			b->status = GATE_SOFT;
 			strbuf_addf(
 			    &sb,
 			    "slower across the board: the median of %zu ratios is %.4f "
@@ -761,10 +764,10 @@ static void across_the_board(struct detect_gate_comparison *c, double limit)
 	free(ratios);
 }
 
-static void comparison_release(struct detect_gate_comparison *c)
+static void comparison_release(struct gate_comparison *c)
 {
 	for (size_t i = 0; i < c->nrows; i++) {
-		struct detect_gate_row *r = &c->rows[i];
+		struct gate_row *r = &c->rows[i];
 		free(r->machine);
 		free(r->benchmark);
 		free(r->config);
@@ -786,7 +789,7 @@ static void comparison_release(struct detect_gate_comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void detect_gate_report_release(struct detect_gate_report *r)
+void gate_report_release(struct gate_report *r)
 {
 	comparison_release(&r->main);
 	comparison_release(&r->ratchet);
@@ -801,8 +804,8 @@ void detect_gate_report_release(struct detect_gate_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int detect_gate_lock_parse(struct json_t **entries_out, const char *text, size_t len,
-			   const char *name, struct bl_error *err)
+int gate_lock_parse(struct json_t **entries_out, const char *text, size_t len, const char *name,
+		    struct bl_error *err)
 {
 	json_error_t jerr;
 	json_t *root, *entries, *e;
@@ -850,15 +853,15 @@ done:
  * benchline-gate.lock (§7.6): the working copy's when the head is what is checked out (what
  * `gate accept` just wrote, about to be committed), else the one committed at the head.
  */
-static int read_lock(struct detect_gate_report *out, struct ingest_repo *repo, struct bl_error *err)
+static int read_lock(struct gate_report *out, struct repo *repo, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT, path = STRBUF_INIT;
-	const char *workdir = ingest_repo_workdir(repo);
+	const char *workdir = repo_workdir(repo);
 	json_t *entries = NULL;
 	int found = 0, ret = 0;
 
 	if (workdir && out->head_checked_out) {
-		strbuf_addf(&path, "%s%s", workdir, DETECT_GATE_LOCK_FILE);
+		strbuf_addf(&path, "%s%s", workdir, GATE_LOCK_FILE);
 		ret = read_file_capped(&text, path.buf, GATE_LOCK_CAP, err);
 		if (ret == BL_ENOTFOUND || (ret == BL_EIO && access(path.buf, F_OK) != 0)) {
 			/* Deleted in the working copy: it will be deleted in the commit too. */
@@ -870,19 +873,19 @@ static int read_lock(struct detect_gate_report *out, struct ingest_repo *repo, s
 		} else {
 			found = 1;
 			strbuf_reset(&path);
-			strbuf_addstr(&path, DETECT_GATE_LOCK_FILE);
+			strbuf_addstr(&path, GATE_LOCK_FILE);
 		}
 	}
 	if (!found) {
 		strbuf_reset(&path);
-		strbuf_addf(&path, "%s at %.12s", DETECT_GATE_LOCK_FILE, out->head_commit);
-		if ((ret = ingest_repo_read_file(&text, &found, repo, out->head_commit,
-						 DETECT_GATE_LOCK_FILE, GATE_LOCK_CAP, err)))
+		strbuf_addf(&path, "%s at %.12s", GATE_LOCK_FILE, out->head_commit);
+		if ((ret = repo_read_file(&text, &found, repo, out->head_commit, GATE_LOCK_FILE,
+					  GATE_LOCK_CAP, err)))
 			goto done;
 	}
 	if (!found)
 		goto done;
-	if ((ret = detect_gate_lock_parse(&entries, text.buf, text.len, path.buf, err)))
+	if ((ret = gate_lock_parse(&entries, text.buf, text.len, path.buf, err)))
 		goto done;
 	out->lock = entries;
 	out->lock_source = strbuf_detach(&path, NULL);
@@ -892,9 +895,8 @@ done:
 	return ret;
 }
 
-static int run_comparison(struct detect_gate_comparison *c, struct gate_run *gr,
-			  struct ingest_repo *repo, struct store_gate_record *heads, size_t nheads,
-			  struct bl_error *err)
+static int run_comparison(struct gate_comparison *c, struct gate_walk *gr, struct repo *repo,
+			  struct store_gate_record *heads, size_t nheads, struct bl_error *err)
 {
 	int ret = compare(c, gr, repo, heads, nheads, err);
 	if (!ret)
@@ -903,14 +905,14 @@ static int run_comparison(struct detect_gate_comparison *c, struct gate_run *gr,
 		return ret;
 	across_the_board(c, gr->limit);
 	for (size_t i = 0; i < c->nrows; i++)
-		c->failures += c->rows[i].status == DETECT_GATE_FAIL;
+		c->failures += c->rows[i].status == GATE_FAIL;
 	return 0;
 }
 
 /* §7.9's exit 4: no verdict is possible, and the message says why. */
-static void no_verdict(struct detect_gate_report *out, const char *fmt, ...)
+static void no_verdict(struct gate_report *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void no_verdict(struct detect_gate_report *out, const char *fmt, ...)
+static void no_verdict(struct gate_report *out, const char *fmt, ...)
 {
 	struct strbuf msg = STRBUF_INIT;
 	va_list ap;
@@ -922,11 +924,11 @@ static void no_verdict(struct detect_gate_report *out, const char *fmt, ...)
 	out->message = strbuf_detach(&msg, NULL);
 }
 
-int detect_gate(struct detect_gate_report *out, struct store *st,
-		const struct detect_gate_options *opts, struct bl_error *err)
+int gate_run(struct gate_report *out, struct store *st, const struct gate_options *opts,
+	     struct bl_error *err)
 {
-	struct ingest_repo *repo = NULL;
-	struct gate_run gr;
+	struct repo *repo = NULL;
+	struct gate_walk gr;
 	struct store_gate_record *heads = NULL;
 	size_t nheads = 0;
 	struct strbuf name = STRBUF_INIT;
@@ -936,12 +938,12 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 
 	memset(out, 0, sizeof(*out));
 	memset(&gr, 0, sizeof(gr));
-	detect_ladder_set_init(&gr.ladders);
+	ladder_set_init(&gr.ladders);
 	gr.opts = opts;
 	gr.cfg = cfg;
 	gr.limit = opts->limit > 0	 ? opts->limit
 		   : cfg->gate_limit > 0 ? cfg->gate_limit
-					 : DETECT_GATE_LIMIT;
+					 : GATE_LIMIT;
 	out->limit = gr.limit;
 	out->unix_time = opts->now;
 	if (cfg->measured_paths) {
@@ -954,30 +956,29 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 	out->exit_code = 0;
 
 	if (cfg->ladders &&
-	    (ret = detect_ladders_from_json(&gr.ladders, cfg->ladders,
-					    cfg->path ? cfg->path : "benchline.json", err)))
+	    (ret = ladder_set_from_json(&gr.ladders, cfg->ladders,
+					cfg->path ? cfg->path : "benchline.json", err)))
 		goto done;
-	if ((ret = ingest_repo_open(&repo, opts->repo_dir, cfg, err)))
+	if ((ret = repo_open(&repo, opts->repo_dir, cfg, err)))
 		goto done;
-	if ((ret = ingest_repo_resolve(out->head_commit, out->head_source, &name, repo,
-				       opts->head ? opts->head : "HEAD", err)))
+	if ((ret = repo_resolve(out->head_commit, out->head_source, &name, repo,
+				opts->head ? opts->head : "HEAD", err)))
 		goto done;
 	out->head_name = strbuf_detach(&name, NULL);
-	if ((ret =
-		 ingest_repo_resolve(out->base_commit, base_source, &name, repo, opts->base, err)))
+	if ((ret = repo_resolve(out->base_commit, base_source, &name, repo, opts->base, err)))
 		goto done;
 	out->base_name = strbuf_detach(&name, NULL);
 	out->main.ref_name = xstrdup(out->base_name);
-	if ((ret = ingest_repo_merge_base(out->main.commit, out->main.source_hash, repo,
-					  out->head_commit, out->base_commit, err)))
+	if ((ret = repo_merge_base(out->main.commit, out->main.source_hash, repo, out->head_commit,
+				   out->base_commit, err)))
 		goto done;
-	if (ingest_repo_checkout(out->checkout_commit, repo))
+	if (repo_checkout(out->checkout_commit, repo))
 		out->head_checked_out = !strcmp(out->checkout_commit, out->head_commit);
 	if (opts->ratchet) {
 		out->have_ratchet = 1;
 		out->ratchet.ref_name = xstrdup(opts->ratchet);
-		if ((ret = ingest_repo_resolve(out->ratchet.commit, out->ratchet.source_hash, NULL,
-					       repo, opts->ratchet, err)))
+		if ((ret = repo_resolve(out->ratchet.commit, out->ratchet.source_hash, NULL, repo,
+					opts->ratchet, err)))
 			goto done;
 	}
 
@@ -1036,8 +1037,8 @@ int detect_gate(struct detect_gate_report *out, struct store *st,
 done:
 	store_gate_records_free(heads, nheads);
 	store_gate_close(gr.sg);
-	detect_ladder_set_release(&gr.ladders);
-	ingest_repo_free(repo);
+	ladder_set_release(&gr.ladders);
+	repo_free(repo);
 	strbuf_release(&name);
 	return ret;
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters.h"
+#include "ingest/adapters/adapters.h"
 
 /* Numeric row fields that are not counters. */
 static const char *const not_counters[] = {
@@ -146,7 +146,7 @@ static char *name_of(const char *name)
 }
 
 /* Reads one row (at path p, benchmarks[i]) into its benchmark. */
-static int read_row(struct benches *all, const struct ingest_adapt *a, struct ingest_adapt_path *p,
+static int read_row(struct benches *all, const struct adapters_input *a, struct adapters_path *p,
 		    json_t *row, size_t index)
 {
 	const char *name = NULL, *run_name = NULL, *run_type = NULL, *aggregate = NULL;
@@ -158,22 +158,22 @@ static int read_row(struct benches *all, const struct ingest_adapt *a, struct in
 	int ret, aggregate_row;
 
 	if (!json_is_object(row))
-		return ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected an object");
-	if ((ret = ingest_adapt_get_string(a, p, row, "name", 1, &name)) ||
-	    (ret = ingest_adapt_get_string(a, p, row, "run_name", 0, &run_name)) ||
-	    (ret = ingest_adapt_get_string(a, p, row, "run_type", 0, &run_type)) ||
-	    (ret = ingest_adapt_get_string(a, p, row, "aggregate_name", 0, &aggregate)) ||
-	    (ret = ingest_adapt_get_string(a, p, row, "time_unit", 0, &unit)))
+		return adapters_json_fail(a, p, INGEST_AT_VALUE, "expected an object");
+	if ((ret = adapters_get_string(a, p, row, "name", 1, &name)) ||
+	    (ret = adapters_get_string(a, p, row, "run_name", 0, &run_name)) ||
+	    (ret = adapters_get_string(a, p, row, "run_type", 0, &run_type)) ||
+	    (ret = adapters_get_string(a, p, row, "aggregate_name", 0, &aggregate)) ||
+	    (ret = adapters_get_string(a, p, row, "time_unit", 0, &unit)))
 		return ret;
 	err_flag = json_object_get(row, "error_occurred");
 	if (json_is_true(err_flag))
 		return 0; /* a benchmark that failed: no figures */
 	if (run_type && strcmp(run_type, "iteration") && strcmp(run_type, "aggregate")) {
-		ingest_adapt_path_key(p, "run_type");
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE,
-					     "unknown run type (expected \"iteration\" or "
-					     "\"aggregate\")");
-		ingest_adapt_path_pop(p);
+		adapters_path_key(p, "run_type");
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE,
+					 "unknown run type (expected \"iteration\" or "
+					 "\"aggregate\")");
+		adapters_path_pop(p);
 		return ret;
 	}
 	aggregate_row = run_type && !strcmp(run_type, "aggregate");
@@ -181,9 +181,9 @@ static int read_row(struct benches *all, const struct ingest_adapt *a, struct in
 	    (!aggregate || (strcmp(aggregate, "median") && strcmp(aggregate, "mean"))))
 		return 0; /* stddev, cv, BigO, RMS: not a time */
 	if (!*unit) {
-		ingest_adapt_path_key(p, "time_unit");
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "empty time unit");
-		ingest_adapt_path_pop(p);
+		adapters_path_key(p, "time_unit");
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE, "empty time unit");
+		adapters_path_pop(p);
 		return ret;
 	}
 
@@ -193,11 +193,11 @@ static int read_row(struct benches *all, const struct ingest_adapt *a, struct in
 	if (!b->time_unit) {
 		b->time_unit = unit;
 	} else if (strcmp(b->time_unit, unit)) {
-		ingest_adapt_path_key(p, "time_unit");
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE,
-					     "time unit \"%s\" differs from the benchmark's \"%s\"",
-					     unit, b->time_unit);
-		ingest_adapt_path_pop(p);
+		adapters_path_key(p, "time_unit");
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE,
+					 "time unit \"%s\" differs from the benchmark's \"%s\"",
+					 unit, b->time_unit);
+		adapters_path_pop(p);
 		return ret;
 	}
 	if (aggregate_row)
@@ -207,10 +207,9 @@ static int read_row(struct benches *all, const struct ingest_adapt *a, struct in
 
 	/* real_time and cpu_time are required; every other number is a counter */
 	if (!json_object_get(row, "real_time") || !json_object_get(row, "cpu_time")) {
-		ingest_adapt_path_key(p,
-				      json_object_get(row, "real_time") ? "cpu_time" : "real_time");
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_PARENT, "missing required field");
-		ingest_adapt_path_pop(p);
+		adapters_path_key(p, json_object_get(row, "real_time") ? "cpu_time" : "real_time");
+		ret = adapters_json_fail(a, p, INGEST_AT_PARENT, "missing required field");
+		adapters_path_pop(p);
 		return ret;
 	}
 	json_object_foreach(row, key, v)
@@ -218,21 +217,21 @@ static int read_row(struct benches *all, const struct ingest_adapt *a, struct in
 		struct series *s;
 		if (strcmp(key, "real_time") && strcmp(key, "cpu_time") && !is_counter(key, v))
 			continue;
-		if ((ret = ingest_adapt_get_number(a, p, row, key, 1, &figure)))
+		if ((ret = adapters_get_number(a, p, row, key, 1, &figure)))
 			return ret;
 		if (strlen(key) > INGEST_MAX_STRING || !*key) {
-			ingest_adapt_path_key(p, key);
-			ret = ingest_adapt_json_fail(a, p, INGEST_AT_KEY, "bad counter name");
-			ingest_adapt_path_pop(p);
+			adapters_path_key(p, key);
+			ret = adapters_json_fail(a, p, INGEST_AT_KEY, "bad counter name");
+			adapters_path_pop(p);
 			return ret;
 		}
 		s = series_get(b, key);
 		if (!aggregate_row) {
 			if (s->nr >= INGEST_MAX_SAMPLES) {
-				ingest_adapt_path_key(p, key);
-				ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE,
-							     "over %d samples", INGEST_MAX_SAMPLES);
-				ingest_adapt_path_pop(p);
+				adapters_path_key(p, key);
+				ret = adapters_json_fail(a, p, INGEST_AT_VALUE, "over %d samples",
+							 INGEST_MAX_SAMPLES);
+				adapters_path_pop(p);
 				return ret;
 			}
 			ALLOC_GROW(s->values, s->nr, s->alloc);
@@ -251,24 +250,24 @@ static struct ingest_metric *add_series_metric(struct ingest_record *rec, const 
 					       const struct series *s)
 {
 	if (!strcmp(s->name, "real_time") || !strcmp(s->name, "cpu_time"))
-		return ingest_adapt_add_metric(rec, s->name, INGEST_TIMED, b->time_unit, 0);
+		return adapters_add_metric(rec, s->name, INGEST_TIMED, b->time_unit, 0);
 	for (size_t i = 0; i < sizeof(known_counters) / sizeof(known_counters[0]); i++)
 		if (!strcmp(known_counters[i].name, s->name))
-			return ingest_adapt_add_metric(rec, s->name, known_counters[i].kind,
-						       known_counters[i].unit,
-						       known_counters[i].better_higher);
+			return adapters_add_metric(rec, s->name, known_counters[i].kind,
+						   known_counters[i].unit,
+						   known_counters[i].better_higher);
 	/* a user counter: its unit is not in the file */
-	return ingest_adapt_add_metric(rec, s->name, INGEST_TIMED, "", 0);
+	return adapters_add_metric(rec, s->name, INGEST_TIMED, "", 0);
 }
 
-static int make_record(struct ingest_batch *out, const struct ingest_adapt *a,
-		       const struct ingest_adapt_common *common, struct bench *b)
+static int make_record(struct ingest_batch *out, const struct adapters_input *a,
+		       const struct adapters_common *common, struct bench *b)
 {
 	struct ingest_record rec;
 	int ret;
 
-	if ((ret = ingest_adapt_record_init(&rec, common, b->name, b->line, b->column, a->name,
-					    a->err)))
+	if ((ret =
+		 adapters_record_init(&rec, common, b->name, b->line, b->column, a->name, a->err)))
 		goto done;
 	for (size_t i = 0; i < b->nseries; i++) {
 		struct series *s = &b->series[i];
@@ -279,9 +278,9 @@ static int make_record(struct ingest_batch *out, const struct ingest_adapt *a,
 			continue;
 		m = add_series_metric(&rec, b, s);
 		if (m->kind == INGEST_COUNTED) {
-			m->value = s->nr ? ingest_adapt_median(s->values, s->nr) : fallback;
+			m->value = s->nr ? adapters_median(s->values, s->nr) : fallback;
 		} else if (s->nr) {
-			ingest_adapt_take_samples(m, s->values, s->nr);
+			adapters_take_samples(m, s->values, s->nr);
 			s->values = NULL;
 			s->nr = s->alloc = 0;
 		} else {
@@ -289,32 +288,31 @@ static int make_record(struct ingest_batch *out, const struct ingest_adapt *a,
 		}
 	}
 	rec.primary = xstrdup("real_time");
-	ret = ingest_adapt_push(out, &rec, a->name, a->err);
+	ret = adapters_push(out, &rec, a->name, a->err);
 done:
 	ingest_record_release(&rec);
 	return ret;
 }
 
 /* context: host_name, date, and the machine's figures as machine_info. */
-static int read_context(struct ingest_adapt_file_info *fi, const struct ingest_adapt *a,
-			struct ingest_adapt_path *p, json_t *doc)
+static int read_context(struct adapters_file_info *fi, const struct adapters_input *a,
+			struct adapters_path *p, json_t *doc)
 {
 	json_t *ctx = NULL, *info;
 	const char *date = NULL;
 	int ret;
 
-	if ((ret = ingest_adapt_get_object(a, p, doc, "context", 0, &ctx)) || !ctx)
+	if ((ret = adapters_get_object(a, p, doc, "context", 0, &ctx)) || !ctx)
 		return ret;
-	ingest_adapt_path_key(p, "context");
-	if ((ret = ingest_adapt_get_string(a, p, ctx, "host_name", 0, &fi->machine)) ||
-	    (ret = ingest_adapt_get_string(a, p, ctx, "date", 0, &date)))
+	adapters_path_key(p, "context");
+	if ((ret = adapters_get_string(a, p, ctx, "host_name", 0, &fi->machine)) ||
+	    (ret = adapters_get_string(a, p, ctx, "date", 0, &date)))
 		goto done;
 	fi->machine_what = "host name";
-	if (date && isnan(a->defaults->started_at) &&
-	    ingest_adapt_parse_time(date, &fi->started_at)) {
-		ingest_adapt_path_key(p, "date");
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "bad date");
-		ingest_adapt_path_pop(p);
+	if (date && isnan(a->defaults->started_at) && adapters_parse_time(date, &fi->started_at)) {
+		adapters_path_key(p, "date");
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE, "bad date");
+		adapters_path_pop(p);
 		goto done;
 	}
 	info = json_object();
@@ -329,39 +327,39 @@ static int read_context(struct ingest_adapt_file_info *fi, const struct ingest_a
 	}
 	json_decref(info);
 done:
-	ingest_adapt_path_pop(p);
+	adapters_path_pop(p);
 	return ret;
 }
 
-int ingest_adapt_gbench(struct ingest_batch *out, const struct ingest_adapt *a)
+int adapters_gbench(struct ingest_batch *out, const struct adapters_input *a)
 {
-	struct ingest_adapt_file_info fi;
-	struct ingest_adapt_common common;
-	struct ingest_adapt_path p = {.n = 0};
-	struct ingest_adapt_walk walk;
+	struct adapters_file_info fi;
+	struct adapters_common common;
+	struct adapters_path p = {.n = 0};
+	struct adapters_walk walk;
 	struct benches all = {NULL, 0, 0, json_object()};
 	json_t *doc = NULL, *rows = NULL, *row;
 	size_t i, b;
 	int ret, line, column;
 
-	ingest_adapt_file_info_init(&fi);
-	if ((ret = ingest_adapt_load_json(&doc, a->name, a->text, a->len, a->err)) ||
+	adapters_file_info_init(&fi);
+	if ((ret = adapters_load_json(&doc, a->name, a->text, a->len, a->err)) ||
 	    (ret = read_context(&fi, a, &p, doc)) ||
-	    (ret = ingest_adapt_get_array(a, &p, doc, "benchmarks", 1, &rows)))
+	    (ret = adapters_get_array(a, &p, doc, "benchmarks", 1, &rows)))
 		goto done;
-	ingest_adapt_path_key(&p, "benchmarks");
+	adapters_path_key(&p, "benchmarks");
 	json_array_foreach(rows, i, row)
 	{
-		ingest_adapt_path_index(&p, i);
+		adapters_path_index(&p, i);
 		ret = read_row(&all, a, &p, row, i);
-		ingest_adapt_path_pop(&p);
+		adapters_path_pop(&p);
 		if (ret)
 			goto done;
 	}
 	/* each benchmark starts at its first row */
-	ingest_adapt_walk_start(&walk, a, &p);
+	adapters_walk_start(&walk, a, &p);
 	for (i = 0, b = 0; i < json_array_size(rows) && b < all.nr; i++) {
-		ingest_adapt_walk_next(&walk, a, &line, &column);
+		adapters_walk_next(&walk, a, &line, &column);
 		if (all.list[b].first_row == i) {
 			all.list[b].line = line;
 			all.list[b].column = column;
@@ -369,10 +367,10 @@ int ingest_adapt_gbench(struct ingest_batch *out, const struct ingest_adapt *a)
 		}
 	}
 	if (!all.nr) {
-		ret = ingest_adapt_json_fail(a, &p, INGEST_AT_VALUE, "no benchmark results");
+		ret = adapters_json_fail(a, &p, INGEST_AT_VALUE, "no benchmark results");
 		goto done;
 	}
-	if ((ret = ingest_adapt_resolve(&common, a, &fi)))
+	if ((ret = adapters_resolve(&common, a, &fi)))
 		goto done;
 	for (b = 0; b < all.nr; b++)
 		if ((ret = make_record(out, a, &common, &all.list[b])))
@@ -380,6 +378,6 @@ int ingest_adapt_gbench(struct ingest_batch *out, const struct ingest_adapt *a)
 done:
 	benches_release(&all);
 	json_decref(doc);
-	ingest_adapt_file_info_release(&fi);
+	adapters_file_info_release(&fi);
 	return ret;
 }

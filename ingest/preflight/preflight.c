@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ingest.h"
-#include "preflight.h"
+#include "ingest/ingest.h"
+#include "ingest/preflight/preflight.h"
 
 /* Largest /proc or /sys file read (more is cut off: the lines preflight wants come first). */
 #define SMALL_FILE_CAP ((size_t)1 << 20)
@@ -34,14 +34,14 @@
 
 /* ------------------------------------------------------------------ lifecycle */
 
-void ingest_preflight_limits_init(struct ingest_preflight_limits *limits)
+void preflight_limits_init(struct preflight_limits *limits)
 {
 	const char *root = getenv("BENCHLINE_SYSROOT");
 	const char *smi = getenv("BENCHLINE_NVIDIA_SMI");
 	memset(limits, 0, sizeof(*limits));
-	limits->cpu_load_pct = INGEST_PREFLIGHT_CPU_LIMIT;
-	limits->gpu_load_pct = INGEST_PREFLIGHT_GPU_LIMIT;
-	limits->gpu_timeout_ms = INGEST_PREFLIGHT_GPU_TIMEOUT_MS;
+	limits->cpu_load_pct = PREFLIGHT_CPU_LIMIT;
+	limits->gpu_load_pct = PREFLIGHT_GPU_LIMIT;
+	limits->gpu_timeout_ms = PREFLIGHT_GPU_TIMEOUT_MS;
 	if (root && *root && strcmp(root, "/"))
 		limits->sysroot = root;
 	if (smi && *smi)
@@ -50,7 +50,7 @@ void ingest_preflight_limits_init(struct ingest_preflight_limits *limits)
 	limits->search_path = !limits->sysroot;
 }
 
-void ingest_preflight_init(struct ingest_preflight *p)
+void preflight_init(struct preflight *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->gpu_load_pct = NAN;
@@ -58,20 +58,20 @@ void ingest_preflight_init(struct ingest_preflight *p)
 	p->swap_used_kb = -1;
 }
 
-static void release_procs(struct ingest_preflight_proc *procs, size_t n)
+static void release_procs(struct preflight_proc *procs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(procs[i].what);
 	free(procs);
 }
 
-static void release_verdict(struct ingest_preflight *p)
+static void release_verdict(struct preflight *p)
 {
 	for (size_t i = 0; i < p->nfindings; i++)
 		free(p->findings[i].text);
 	free(p->findings);
-	ingest_free_strings(p->warnings, p->nwarnings);
-	ingest_free_strings(p->failures, p->nfailures);
+	strings_free(p->warnings, p->nwarnings);
+	strings_free(p->failures, p->nfailures);
 	p->findings = NULL;
 	p->warnings = p->failures = NULL;
 	p->nfindings = p->alloc_findings = 0;
@@ -79,7 +79,7 @@ static void release_verdict(struct ingest_preflight *p)
 	p->nfailures = p->alloc_failures = 0;
 }
 
-void ingest_preflight_release(struct ingest_preflight *p)
+void preflight_release(struct preflight *p)
 {
 	release_verdict(p);
 	free(p->gpu_skip);
@@ -89,7 +89,7 @@ void ingest_preflight_release(struct ingest_preflight *p)
 	free(p->battery);
 	free(p->governor);
 	free(p->turbo_source);
-	ingest_preflight_init(p);
+	preflight_init(p);
 }
 
 /* ------------------------------------------------------------------ pure pieces */
@@ -101,7 +101,7 @@ static const char *skip_spaces(const char *s)
 	return s;
 }
 
-int ingest_preflight_parse_cpu(struct ingest_cpu_times *out, const char *text)
+int preflight_parse_cpu(struct preflight_cpu_times *out, const char *text)
 {
 	const char *line = text;
 	uint64_t v[8] = {0};
@@ -139,7 +139,7 @@ int ingest_preflight_parse_cpu(struct ingest_cpu_times *out, const char *text)
 	return 0;
 }
 
-int ingest_preflight_parse_proc_stat(struct ingest_proc_stat *out, const char *text)
+int preflight_parse_proc_stat(struct preflight_proc_stat *out, const char *text)
 {
 	const char *close = strrchr(text, ')'), *s;
 	long long v[12];
@@ -180,8 +180,8 @@ static double round_pct(double pct)
 	return round(pct * 100.0) / 100.0;
 }
 
-double ingest_preflight_cpu_load(const struct ingest_cpu_times *b, const struct ingest_cpu_times *a,
-				 uint64_t self_ticks)
+double preflight_cpu_load(const struct preflight_cpu_times *b, const struct preflight_cpu_times *a,
+			  uint64_t self_ticks)
 {
 	uint64_t idle = delta(b->idle, a->idle) + delta(b->iowait, a->iowait);
 	uint64_t busy = delta(b->user, a->user) + delta(b->nice, a->nice) +
@@ -199,12 +199,12 @@ double ingest_preflight_cpu_load(const struct ingest_cpu_times *b, const struct 
 	return round_pct(pct);
 }
 
-int ingest_preflight_over(double value, double limit)
+int preflight_over(double value, double limit)
 {
 	return value > limit;
 }
 
-int ingest_preflight_parse_gpu(double *max_pct, const char *text)
+int preflight_parse_gpu(double *max_pct, const char *text)
 {
 	const char *line = text;
 	int found = 0;
@@ -242,7 +242,7 @@ int ingest_preflight_parse_gpu(double *max_pct, const char *text)
 	return 0;
 }
 
-int ingest_preflight_is_benchline_run(const char *cmdline, size_t len)
+int preflight_is_benchline_run(const char *cmdline, size_t len)
 {
 	const char *end = cmdline + len, *arg = cmdline, *base, *slash;
 	size_t n0 = strnlen(cmdline, len);
@@ -270,7 +270,7 @@ int ingest_preflight_is_benchline_run(const char *cmdline, size_t len)
 	return 0;
 }
 
-int ingest_preflight_comm_matches(const char *comm, const char *name)
+int preflight_comm_matches(const char *comm, const char *name)
 {
 	size_t n = strlen(comm);
 	while (n && (comm[n - 1] == '\n' || comm[n - 1] == ' '))
@@ -281,7 +281,7 @@ int ingest_preflight_comm_matches(const char *comm, const char *name)
 	return n == 15 && strlen(name) > 15 && !strncmp(comm, name, 15);
 }
 
-int ingest_preflight_on_battery(const struct ingest_power_supply *s, size_t n, const char **which)
+int preflight_on_battery(const struct preflight_power_supply *s, size_t n, const char **which)
 {
 	const char *battery = NULL;
 	int external = 0, online = 0;
@@ -329,7 +329,7 @@ static int meminfo_kb(int64_t *out, const char *text, const char *key)
 	return BL_ENOTFOUND;
 }
 
-int ingest_preflight_parse_swap(int64_t *used_kb, const char *text)
+int preflight_parse_swap(int64_t *used_kb, const char *text)
 {
 	int64_t total, free_kb;
 	int ret;
@@ -352,7 +352,7 @@ static int flag_value(const char *text)
 	return s[0] - '0';
 }
 
-int ingest_preflight_turbo(const char *no_turbo, const char *boost)
+int preflight_turbo(const char *no_turbo, const char *boost)
 {
 	int v;
 	if (no_turbo && (v = flag_value(no_turbo)) >= 0)
@@ -362,7 +362,7 @@ int ingest_preflight_turbo(const char *no_turbo, const char *boost)
 	return -1;
 }
 
-const char *ingest_preflight_governor(char *const *governors, size_t n, size_t *slow)
+const char *preflight_governor(char *const *governors, size_t n, size_t *slow)
 {
 	const char *first_slow = NULL;
 	*slow = 0;
@@ -377,7 +377,7 @@ const char *ingest_preflight_governor(char *const *governors, size_t n, size_t *
 	return first_slow ? first_slow : governors[0];
 }
 
-void ingest_preflight_format_pct(struct strbuf *sb, double pct)
+void preflight_format_pct(struct strbuf *sb, double pct)
 {
 	size_t start = sb->len;
 	strbuf_addf(sb, "%.2f", pct);
@@ -460,11 +460,11 @@ static int read_required(struct strbuf *sb, const char *root, const char *rel, s
 	return ret;
 }
 
-static int read_proc_stat(struct ingest_proc_stat *out, struct strbuf *sb, const char *root,
+static int read_proc_stat(struct preflight_proc_stat *out, struct strbuf *sb, const char *root,
 			  const char *rel, struct bl_error *err)
 {
 	int ret = read_required(sb, root, rel, err);
-	if (!ret && ingest_preflight_parse_proc_stat(out, sb->buf)) {
+	if (!ret && preflight_parse_proc_stat(out, sb->buf)) {
 		struct strbuf path = STRBUF_INIT;
 		root_path(&path, root, rel);
 		ret = bl_error_set(err, BL_EINVALID, "cannot parse '%s'", path.buf);
@@ -473,16 +473,16 @@ static int read_proc_stat(struct ingest_proc_stat *out, struct strbuf *sb, const
 	return ret;
 }
 
-static int read_cpu(struct ingest_cpu_times *cpu, uint64_t *self, const char *root,
+static int read_cpu(struct preflight_cpu_times *cpu, uint64_t *self, const char *root,
 		    const char *suffix, struct bl_error *err)
 {
 	struct strbuf sb = STRBUF_INIT, rel = STRBUF_INIT;
-	struct ingest_proc_stat ps;
+	struct preflight_proc_stat ps;
 	int ret;
 	strbuf_addf(&rel, "proc/stat%s", suffix);
 	if ((ret = read_required(&sb, root, rel.buf, err)))
 		goto done;
-	if (ingest_preflight_parse_cpu(cpu, sb.buf)) {
+	if (preflight_parse_cpu(cpu, sb.buf)) {
 		root_path(&sb, root, rel.buf);
 		ret = bl_error_set(err, BL_EINVALID, "cannot parse '%s': no aggregate cpu line",
 				   sb.buf);
@@ -507,9 +507,9 @@ static void sleep_ms(long ms)
 }
 
 /* CPU load over 1 s on the real machine; proc/stat then proc/stat.after in a fixture. */
-static int sample_cpu(struct ingest_preflight *p, const char *root, struct bl_error *err)
+static int sample_cpu(struct preflight *p, const char *root, struct bl_error *err)
 {
-	struct ingest_cpu_times before, after;
+	struct preflight_cpu_times before, after;
 	uint64_t self_before, self_after;
 	int ret;
 	if ((ret = read_cpu(&before, &self_before, root, "", err)))
@@ -520,8 +520,7 @@ static int sample_cpu(struct ingest_preflight *p, const char *root, struct bl_er
 		return ret;
 	/* /proc/stat and /proc/self/stat both count USER_HZ ticks (sysconf(_SC_CLK_TCK)),
 	 * so this process's own time is subtracted as is. */
-	p->cpu_load_pct =
-	    ingest_preflight_cpu_load(&before, &after, delta(self_before, self_after));
+	p->cpu_load_pct = preflight_cpu_load(&before, &after, delta(self_before, self_after));
 	return 0;
 }
 
@@ -653,7 +652,7 @@ static char *xstrdup_printf(const char *fmt, ...)
 }
 
 /* Asks nvidia-smi: fills gpu_load_pct, or gpu_skip (absent) or gpu_error (it failed). */
-static void query_gpu(struct ingest_preflight *p, const struct ingest_preflight_limits *limits)
+static void query_gpu(struct preflight *p, const struct preflight_limits *limits)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
@@ -662,7 +661,7 @@ static void query_gpu(struct ingest_preflight *p, const struct ingest_preflight_
 	int status, timed_out, timeout = limits->gpu_timeout_ms;
 	struct stat st;
 	if (timeout <= 0)
-		timeout = INGEST_PREFLIGHT_GPU_TIMEOUT_MS;
+		timeout = PREFLIGHT_GPU_TIMEOUT_MS;
 	if (!smi && limits->search_path)
 		smi = found = find_in_path("nvidia-smi");
 	if (!smi) {
@@ -691,7 +690,7 @@ static void query_gpu(struct ingest_preflight *p, const struct ingest_preflight_
 	else if (WEXITSTATUS(status))
 		p->gpu_error =
 		    xstrdup_printf("'%s' exited with status %d", smi, WEXITSTATUS(status));
-	else if (ingest_preflight_parse_gpu(&p->gpu_load_pct, out.buf))
+	else if (preflight_parse_gpu(&p->gpu_load_pct, out.buf))
 		p->gpu_error = xstrdup_printf("cannot parse the output of '%s'", smi);
 done:
 	free(found);
@@ -701,7 +700,7 @@ done:
 
 /* --- processes */
 
-static void add_proc(struct ingest_preflight_proc **procs, size_t *n, long pid, char *what)
+static void add_proc(struct preflight_proc **procs, size_t *n, long pid, char *what)
 {
 	*procs = xrealloc(*procs, (*n + 1) * sizeof(**procs));
 	(*procs)[*n].pid = pid;
@@ -759,7 +758,7 @@ static int list_pids(long **out, size_t *nr, const char *root, struct bl_error *
 static int self_and_ancestors(long **out, size_t *nr, const char *root, struct bl_error *err)
 {
 	struct strbuf sb = STRBUF_INIT, rel = STRBUF_INIT;
-	struct ingest_proc_stat ps;
+	struct preflight_proc_stat ps;
 	size_t n = 0, alloc = 0;
 	long *pids = NULL;
 	int ret;
@@ -773,8 +772,7 @@ static int self_and_ancestors(long **out, size_t *nr, const char *root, struct b
 		pids[n++] = parent;
 		strbuf_reset(&rel);
 		strbuf_addf(&rel, "proc/%ld/stat", parent);
-		if (!read_optional(&sb, root, rel.buf) ||
-		    ingest_preflight_parse_proc_stat(&ps, sb.buf))
+		if (!read_optional(&sb, root, rel.buf) || preflight_parse_proc_stat(&ps, sb.buf))
 			break;
 	}
 done:
@@ -804,7 +802,7 @@ static char *show_cmdline(const char *cmdline, size_t len)
 	return strbuf_detach(&sb, NULL);
 }
 
-static int scan_processes(struct ingest_preflight *p, const struct ingest_preflight_limits *limits,
+static int scan_processes(struct preflight *p, const struct preflight_limits *limits,
 			  struct bl_error *err)
 {
 	const char *root = limits->sysroot;
@@ -824,8 +822,7 @@ static int scan_processes(struct ingest_preflight *p, const struct ingest_prefli
 		strbuf_addf(&rel, "proc/%ld/cmdline", pids[i]);
 		root_path(&path, root, rel.buf);
 		/* Gone, hidden or a kernel thread (empty): not a benchline run. */
-		if (!read_text(&sb, path.buf, 65536) &&
-		    ingest_preflight_is_benchline_run(sb.buf, sb.len))
+		if (!read_text(&sb, path.buf, 65536) && preflight_is_benchline_run(sb.buf, sb.len))
 			add_proc(&p->others, &p->nothers, pids[i], show_cmdline(sb.buf, sb.len));
 		if (!limits->nprocesses)
 			continue;
@@ -834,8 +831,7 @@ static int scan_processes(struct ingest_preflight *p, const struct ingest_prefli
 		if (!read_optional(&sb, root, rel.buf))
 			continue; /* gone, or hidden from us */
 		for (size_t k = 0; k < limits->nprocesses; k++)
-			if (!found[k] &&
-			    ingest_preflight_comm_matches(sb.buf, limits->processes[k])) {
+			if (!found[k] && preflight_comm_matches(sb.buf, limits->processes[k])) {
 				found[k] = 1;
 				add_proc(&p->busy, &p->nbusy, pids[i],
 					 xstrdup(limits->processes[k]));
@@ -887,9 +883,9 @@ static void list_dir(char ***out, size_t *nr, const char *root, const char *dir,
 	*nr = n;
 }
 
-static void read_battery(struct ingest_preflight *p, const char *root)
+static void read_battery(struct preflight *p, const char *root)
 {
-	struct ingest_power_supply *s;
+	struct preflight_power_supply *s;
 	struct strbuf sb = STRBUF_INIT, rel = STRBUF_INIT;
 	char **names, **texts;
 	size_t n;
@@ -913,11 +909,11 @@ static void read_battery(struct ingest_preflight *p, const char *root)
 		strbuf_addf(&rel, "sys/class/power_supply/%s/online", names[i]);
 		s[i].online = read_optional(&sb, root, rel.buf) ? flag_value(sb.buf) : -1;
 	}
-	p->on_battery = ingest_preflight_on_battery(s, n, &which);
+	p->on_battery = preflight_on_battery(s, n, &which);
 	if (p->on_battery)
 		p->battery = xstrdup(which);
-	ingest_free_strings(texts, 3 * n);
-	ingest_free_strings(names, n);
+	strings_free(texts, 3 * n);
+	strings_free(names, n);
 	free(s);
 	strbuf_release(&sb);
 	strbuf_release(&rel);
@@ -933,7 +929,7 @@ static int is_cpu_dir(const char *name)
 	return 1;
 }
 
-static void read_governor(struct ingest_preflight *p, const char *root)
+static void read_governor(struct preflight *p, const char *root)
 {
 	struct strbuf sb = STRBUF_INIT, rel = STRBUF_INIT;
 	char **cpus, **govs;
@@ -947,21 +943,21 @@ static void read_governor(struct ingest_preflight *p, const char *root)
 		if (read_optional(&sb, root, rel.buf) && sb.len)
 			govs[ngovs++] = xstrdup(sb.buf);
 	}
-	g = ingest_preflight_governor(govs, ngovs, &p->governor_slow);
+	g = preflight_governor(govs, ngovs, &p->governor_slow);
 	p->governor = g ? xstrdup(g) : NULL;
 	p->governor_cpus = ngovs;
-	ingest_free_strings(govs, ngovs);
-	ingest_free_strings(cpus, ncpus);
+	strings_free(govs, ngovs);
+	strings_free(cpus, ncpus);
 	strbuf_release(&sb);
 	strbuf_release(&rel);
 }
 
-static void read_turbo(struct ingest_preflight *p, const char *root)
+static void read_turbo(struct preflight *p, const char *root)
 {
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	int has_a = read_optional(&a, root, "sys/devices/system/cpu/intel_pstate/no_turbo");
 	int has_b = read_optional(&b, root, "sys/devices/system/cpu/cpufreq/boost");
-	p->turbo = ingest_preflight_turbo(has_a ? a.buf : NULL, has_b ? b.buf : NULL);
+	p->turbo = preflight_turbo(has_a ? a.buf : NULL, has_b ? b.buf : NULL);
 	if (p->turbo >= 0 && has_a && flag_value(a.buf) >= 0)
 		p->turbo_source = xstrdup_printf("intel_pstate/no_turbo is %s", a.buf);
 	else if (p->turbo >= 0)
@@ -970,20 +966,20 @@ static void read_turbo(struct ingest_preflight *p, const char *root)
 	strbuf_release(&b);
 }
 
-static void read_swap(struct ingest_preflight *p, const char *root)
+static void read_swap(struct preflight *p, const char *root)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (!read_optional(&sb, root, "proc/meminfo") ||
-	    ingest_preflight_parse_swap(&p->swap_used_kb, sb.buf))
+	    preflight_parse_swap(&p->swap_used_kb, sb.buf))
 		p->swap_used_kb = -1;
 	strbuf_release(&sb);
 }
 
-int ingest_preflight_run(struct ingest_preflight *out, const struct ingest_preflight_limits *limits,
-			 struct bl_error *err)
+int preflight_run(struct preflight *out, const struct preflight_limits *limits,
+		  struct bl_error *err)
 {
 	int ret;
-	ingest_preflight_init(out);
+	preflight_init(out);
 	/* The CPU first, so nothing preflight starts (nvidia-smi) is in its sample. */
 	if ((ret = sample_cpu(out, limits->sysroot, err)) ||
 	    (ret = scan_processes(out, limits, err)))
@@ -993,31 +989,30 @@ int ingest_preflight_run(struct ingest_preflight *out, const struct ingest_prefl
 	read_turbo(out, limits->sysroot);
 	read_swap(out, limits->sysroot);
 	query_gpu(out, limits);
-	ingest_preflight_judge(out, limits);
+	preflight_judge(out, limits);
 done:
 	if (ret)
-		ingest_preflight_release(out);
+		preflight_release(out);
 	return ret;
 }
 
 /* ------------------------------------------------------------------ verdict */
 
-static void add_finding(struct ingest_preflight *p, enum ingest_preflight_level level,
-			const char *check, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add_finding(struct ingest_preflight *p, enum ingest_preflight_level level,
-			const char *check, const char *fmt, ...)
+static void add_finding(struct preflight *p, enum preflight_level level, const char *check,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void add_finding(struct preflight *p, enum preflight_level level, const char *check,
+			const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	if (level == INGEST_PREFLIGHT_WARN) {
+	if (level == PREFLIGHT_WARN) {
 		ALLOC_GROW(p->warnings, p->nwarnings + 1, p->alloc_warnings);
 		p->warnings[p->nwarnings++] = xstrdup(sb.buf);
 		p->warnings[p->nwarnings] = NULL;
-	} else if (level == INGEST_PREFLIGHT_FAIL) {
+	} else if (level == PREFLIGHT_FAIL) {
 		ALLOC_GROW(p->failures, p->nfailures + 1, p->alloc_failures);
 		p->failures[p->nfailures++] = xstrdup(sb.buf);
 		p->failures[p->nfailures] = NULL;
@@ -1029,23 +1024,22 @@ static void add_finding(struct ingest_preflight *p, enum ingest_preflight_level 
 	p->nfindings++;
 }
 
-static void judge_load(struct ingest_preflight *p, const char *check, double load, double limit)
+static void judge_load(struct preflight *p, const char *check, double load, double limit)
 {
 	struct strbuf l = STRBUF_INIT, m = STRBUF_INIT;
-	ingest_preflight_format_pct(&l, load);
-	ingest_preflight_format_pct(&m, limit);
-	if (ingest_preflight_over(load, limit))
-		add_finding(p, INGEST_PREFLIGHT_FAIL, check,
-			    "%s load %s%% is over the limit of %s%%", check, l.buf, m.buf);
+	preflight_format_pct(&l, load);
+	preflight_format_pct(&m, limit);
+	if (preflight_over(load, limit))
+		add_finding(p, PREFLIGHT_FAIL, check, "%s load %s%% is over the limit of %s%%",
+			    check, l.buf, m.buf);
 	else
-		add_finding(p, INGEST_PREFLIGHT_OK, check, "%s load %s%% (limit %s%%)", check,
-			    l.buf, m.buf);
+		add_finding(p, PREFLIGHT_OK, check, "%s load %s%% (limit %s%%)", check, l.buf,
+			    m.buf);
 	strbuf_release(&l);
 	strbuf_release(&m);
 }
 
-void ingest_preflight_judge(struct ingest_preflight *p,
-			    const struct ingest_preflight_limits *limits)
+void preflight_judge(struct preflight *p, const struct preflight_limits *limits)
 {
 	release_verdict(p);
 	judge_load(p, "cpu", p->cpu_load_pct, limits->cpu_load_pct);
@@ -1053,61 +1047,59 @@ void ingest_preflight_judge(struct ingest_preflight *p,
 	if (!isnan(p->gpu_load_pct))
 		judge_load(p, "gpu", p->gpu_load_pct, limits->gpu_load_pct);
 	else if (p->gpu_error)
-		add_finding(p, INGEST_PREFLIGHT_WARN, "gpu", "gpu load unknown: %s", p->gpu_error);
+		add_finding(p, PREFLIGHT_WARN, "gpu", "gpu load unknown: %s", p->gpu_error);
 	else
-		add_finding(p, INGEST_PREFLIGHT_SKIP, "gpu", "gpu load: %s",
+		add_finding(p, PREFLIGHT_SKIP, "gpu", "gpu load: %s",
 			    p->gpu_skip ? p->gpu_skip : "not measured");
 
 	for (size_t i = 0; i < p->nothers; i++)
-		add_finding(p, INGEST_PREFLIGHT_FAIL, "processes",
+		add_finding(p, PREFLIGHT_FAIL, "processes",
 			    "another benchline run is running (pid %ld: '%s')", p->others[i].pid,
 			    p->others[i].what);
 	if (!p->nothers)
-		add_finding(p, INGEST_PREFLIGHT_OK, "processes", "no other benchline run");
+		add_finding(p, PREFLIGHT_OK, "processes", "no other benchline run");
 	for (size_t i = 0; i < p->nbusy; i++)
-		add_finding(p, INGEST_PREFLIGHT_FAIL, "processes",
+		add_finding(p, PREFLIGHT_FAIL, "processes",
 			    "configured benchmark process '%s' is running (pid %ld)",
 			    p->busy[i].what, p->busy[i].pid);
 	if (!p->nbusy && limits->nprocesses)
-		add_finding(p, INGEST_PREFLIGHT_OK, "processes",
+		add_finding(p, PREFLIGHT_OK, "processes",
 			    "no configured benchmark process is running");
 
 	if (p->on_battery)
-		add_finding(p, INGEST_PREFLIGHT_FAIL, "battery", "on battery power ('%s')",
+		add_finding(p, PREFLIGHT_FAIL, "battery", "on battery power ('%s')",
 			    p->battery ? p->battery : "?");
 	else
-		add_finding(p, INGEST_PREFLIGHT_OK, "battery", "not on battery power");
+		add_finding(p, PREFLIGHT_OK, "battery", "not on battery power");
 
 	if (!p->governor)
-		add_finding(p, INGEST_PREFLIGHT_SKIP, "governor", "cpu governor: no cpufreq");
+		add_finding(p, PREFLIGHT_SKIP, "governor", "cpu governor: no cpufreq");
 	else if (!p->governor_slow)
-		add_finding(p, INGEST_PREFLIGHT_OK, "governor", "cpu governor is '%s'",
-			    p->governor);
+		add_finding(p, PREFLIGHT_OK, "governor", "cpu governor is '%s'", p->governor);
 	else if (p->governor_slow == p->governor_cpus)
-		add_finding(p, INGEST_PREFLIGHT_WARN, "governor",
+		add_finding(p, PREFLIGHT_WARN, "governor",
 			    "cpu governor is '%s', not 'performance'", p->governor);
 	else
-		add_finding(p, INGEST_PREFLIGHT_WARN, "governor",
+		add_finding(p, PREFLIGHT_WARN, "governor",
 			    "cpu governor is '%s' on %zu of %zu cpus, not 'performance'",
 			    p->governor, p->governor_slow, p->governor_cpus);
 
 	if (p->turbo > 0)
-		add_finding(p, INGEST_PREFLIGHT_WARN, "turbo", "turbo boost is on (%s)",
+		add_finding(p, PREFLIGHT_WARN, "turbo", "turbo boost is on (%s)",
 			    p->turbo_source ? p->turbo_source : "?");
 	else if (!p->turbo)
-		add_finding(p, INGEST_PREFLIGHT_OK, "turbo", "turbo boost is off");
+		add_finding(p, PREFLIGHT_OK, "turbo", "turbo boost is off");
 	else
-		add_finding(p, INGEST_PREFLIGHT_SKIP, "turbo",
+		add_finding(p, PREFLIGHT_SKIP, "turbo",
 			    "turbo boost: no intel_pstate/no_turbo or cpufreq/boost");
 
 	if (p->swap_used_kb > 0)
-		add_finding(p, INGEST_PREFLIGHT_WARN, "swap", "swap in use: %lld kB",
+		add_finding(p, PREFLIGHT_WARN, "swap", "swap in use: %lld kB",
 			    (long long)p->swap_used_kb);
 	else if (!p->swap_used_kb)
-		add_finding(p, INGEST_PREFLIGHT_OK, "swap", "no swap in use");
+		add_finding(p, PREFLIGHT_OK, "swap", "no swap in use");
 	else
-		add_finding(p, INGEST_PREFLIGHT_SKIP, "swap",
-			    "swap: no SwapTotal in /proc/meminfo");
+		add_finding(p, PREFLIGHT_SKIP, "swap", "swap: no SwapTotal in /proc/meminfo");
 
 	p->other_benchline = p->nothers > 0;
 	p->quiet = p->nfailures == 0;
@@ -1121,7 +1113,7 @@ static json_t *strings_json(char *const *s, size_t n)
 	return a;
 }
 
-json_t *ingest_preflight_to_json(const struct ingest_preflight *p)
+json_t *preflight_to_json(const struct preflight *p)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "quiet", json_boolean(p->quiet));
@@ -1139,9 +1131,9 @@ json_t *ingest_preflight_to_json(const struct ingest_preflight *p)
 	return o;
 }
 
-int ingest_preflight_json(struct strbuf *out, const struct ingest_preflight *p)
+int preflight_json(struct strbuf *out, const struct preflight *p)
 {
-	json_t *o = ingest_preflight_to_json(p);
+	json_t *o = preflight_to_json(p);
 	/* Loads carry two decimals: 10 significant digits print them without noise. */
 	char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	json_decref(o);
@@ -1154,8 +1146,8 @@ int ingest_preflight_json(struct strbuf *out, const struct ingest_preflight *p)
 
 /* ------------------------------------------------------------------ benchline.json */
 
-int ingest_preflight_config_processes(char ***out, size_t *nr, const struct ingest_config *cfg,
-				      struct bl_error *err)
+int preflight_config_processes(char ***out, size_t *nr, const struct ingest_config *cfg,
+			       struct bl_error *err)
 {
 	(void)err;
 	*out = NULL;

@@ -10,10 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../ingest/adapters.h"
-#include "../ingest/ingest.h"
-#include "../store/store.h"
-#include "cli.h"
+#include "ingest/adapters/adapters.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
+#include "cli/cli.h"
+#include "ingest/repo/repo.h"
 
 void cli_intake_init(struct cli_intake *in)
 {
@@ -33,7 +34,7 @@ void cli_intake_release(struct cli_intake *in)
 int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error *err)
 {
 	int ret;
-	if (!ingest_format_known(in->format))
+	if (!adapters_format_known(in->format))
 		return bl_error_set(err, BL_EINVALID,
 				    "unknown format '%s' (auto, benchline, bmf, gbench, hyperfine, "
 				    "pytest, gotest, criterion)",
@@ -45,7 +46,7 @@ int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error
 	if (!in->repo)
 		return 0;
 	if ((ret = ingest_config_load(&in->cfg, in->repo, err)) ||
-	    (ret = ingest_repo_head(&in->head, in->repo, &in->cfg, err)))
+	    (ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
 		return ret;
 	in->have_head = 1;
 	for (size_t i = 0; i < in->cfg.n_keep_first; i++)
@@ -84,12 +85,12 @@ static int fill_source_hashes(struct cli_intake *in, struct ingest_batch *batch,
 		goto done;
 	hashes = xcalloc(nr, sizeof(*hashes));
 	commits = xcalloc(nr, sizeof(*commits));
-	if ((ret = ingest_source_hash_revs(hashes, commits, in->repo, &in->cfg, revs, nr, err))) {
+	if ((ret = repo_source_hash_revs(hashes, commits, in->repo, &in->cfg, revs, nr, err))) {
 		/* Name the first record whose commit cannot be hashed (a slow path, errors only).
 		 */
 		for (size_t k = 0; k < nr; k++) {
-			if (ingest_source_hash_revs(hashes, commits, in->repo, &in->cfg, revs + k,
-						    1, err)) {
+			if (repo_source_hash_revs(hashes, commits, in->repo, &in->cfg, revs + k, 1,
+						  err)) {
 				bl_error_prefix(err, "%s: record %zu: source.commit", file,
 						index[k] + 1);
 				goto done;
@@ -111,11 +112,11 @@ done:
 int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
 		     const char *text, size_t len, double started_at, struct bl_error *err)
 {
-	struct ingest_defaults d;
+	struct adapters_defaults d;
 	const char *chosen = NULL;
 	int ret;
 
-	ingest_defaults_init(&d);
+	adapters_defaults_init(&d);
 	d.machine = in->machine;
 	d.harness_version = in->harness_version;
 	d.config = in->config;
@@ -127,7 +128,7 @@ int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char
 		d.branch = in->head.branch[0] ? in->head.branch : NULL;
 		d.committed_at = in->head.committed_at;
 	}
-	if ((ret = ingest_parse_format(out, &chosen, in->format, name, text, len, &d, err)))
+	if ((ret = adapters_parse(out, &chosen, in->format, name, text, len, &d, err)))
 		return ret;
 	if (in->verbose)
 		fprintf(stderr, "benchline: %s: format %s%s\n", name, chosen ? chosen : "?",

@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "adapters.h"
-#include "jsonpos.h"
+#include "ingest/adapters/adapters.h"
+#include "ingest/ingest.h"
 
 /* How much of a key a message quotes. */
 #define KEY_QUOTE_MAX 60
 
-void ingest_defaults_init(struct ingest_defaults *d)
+void adapters_defaults_init(struct adapters_defaults *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->harness_version = -1;
@@ -28,8 +28,8 @@ void ingest_defaults_init(struct ingest_defaults *d)
 
 /* --- positions and messages --- */
 
-int ingest_adapt_fail_at(struct bl_error *err, const char *name, const char *text, size_t off,
-			 const char *fmt, ...)
+int adapters_fail_at(struct bl_error *err, const char *name, const char *text, size_t off,
+		     const char *fmt, ...)
 {
 	struct ingest_json_cursor cur;
 	struct strbuf sb = STRBUF_INIT;
@@ -48,8 +48,8 @@ int ingest_adapt_fail_at(struct bl_error *err, const char *name, const char *tex
 	return ret;
 }
 
-int ingest_adapt_load_json(json_t **out, const char *name, const char *text, size_t len,
-			   struct bl_error *err)
+int adapters_load_json(json_t **out, const char *name, const char *text, size_t len,
+		       struct bl_error *err)
 {
 	const char *nul = memchr(text, '\0', len);
 	json_error_t je;
@@ -58,10 +58,9 @@ int ingest_adapt_load_json(json_t **out, const char *name, const char *text, siz
 
 	*out = NULL;
 	if (nul)
-		return ingest_adapt_fail_at(err, name, text, (size_t)(nul - text),
-					    "nul byte in file");
+		return adapters_fail_at(err, name, text, (size_t)(nul - text), "nul byte in file");
 	if (start == len)
-		return ingest_adapt_fail_at(err, name, text, start, "empty file");
+		return adapters_fail_at(err, name, text, start, "empty file");
 	doc = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
 	if (!doc) {
 		size_t stop = je.position > 0 ? (size_t)je.position : 0, off = stop;
@@ -83,17 +82,17 @@ int ingest_adapt_load_json(json_t **out, const char *name, const char *text, siz
 			/* a token too long for jansson to quote */
 			off = ingest_json_token_start(text, len, 0, stop);
 		}
-		return ingest_adapt_fail_at(err, name, text, off, "%s", je.text);
+		return adapters_fail_at(err, name, text, off, "%s", je.text);
 	}
 	if (!json_is_object(doc)) {
 		json_decref(doc);
-		return ingest_adapt_fail_at(err, name, text, start, "expected an object");
+		return adapters_fail_at(err, name, text, start, "expected an object");
 	}
 	*out = doc;
 	return 0;
 }
 
-void ingest_adapt_path_key(struct ingest_adapt_path *p, const char *key)
+void adapters_path_key(struct adapters_path *p, const char *key)
 {
 	if (p->n < INGEST_ADAPT_MAX_DEPTH) {
 		p->seg[p->n].key = key;
@@ -102,7 +101,7 @@ void ingest_adapt_path_key(struct ingest_adapt_path *p, const char *key)
 	p->n++;
 }
 
-void ingest_adapt_path_index(struct ingest_adapt_path *p, size_t index)
+void adapters_path_index(struct adapters_path *p, size_t index)
 {
 	if (p->n < INGEST_ADAPT_MAX_DEPTH) {
 		p->seg[p->n].key = NULL;
@@ -111,7 +110,7 @@ void ingest_adapt_path_index(struct ingest_adapt_path *p, size_t index)
 	p->n++;
 }
 
-void ingest_adapt_path_pop(struct ingest_adapt_path *p)
+void adapters_path_pop(struct adapters_path *p)
 {
 	if (p->n)
 		p->n--;
@@ -133,7 +132,7 @@ static void add_key(struct strbuf *sb, const char *key)
 }
 
 /* The dotted name of the first n steps: benchmarks[3].real_time. */
-static void add_path(struct strbuf *sb, const struct ingest_adapt_path *p, size_t n)
+static void add_path(struct strbuf *sb, const struct adapters_path *p, size_t n)
 {
 	if (n > INGEST_ADAPT_MAX_DEPTH)
 		n = INGEST_ADAPT_MAX_DEPTH;
@@ -148,7 +147,7 @@ static void add_path(struct strbuf *sb, const struct ingest_adapt_path *p, size_
 	}
 }
 
-static size_t locate(const struct ingest_adapt *a, const struct ingest_adapt_path *p, size_t n,
+static size_t locate(const struct adapters_input *a, const struct adapters_path *p, size_t n,
 		     int want_key)
 {
 	size_t off;
@@ -161,8 +160,8 @@ static size_t locate(const struct ingest_adapt *a, const struct ingest_adapt_pat
 	return off;
 }
 
-void ingest_adapt_json_where(const struct ingest_adapt *a, const struct ingest_adapt_path *p,
-			     int want_key, int *line, int *column)
+void adapters_json_where(const struct adapters_input *a, const struct adapters_path *p,
+			 int want_key, int *line, int *column)
 {
 	struct ingest_json_cursor cur;
 
@@ -214,8 +213,8 @@ static size_t skip_value(const char *text, size_t len, size_t i)
 	return len;
 }
 
-void ingest_adapt_walk_start(struct ingest_adapt_walk *w, const struct ingest_adapt *a,
-			     const struct ingest_adapt_path *p)
+void adapters_walk_start(struct adapters_walk *w, const struct adapters_input *a,
+			 const struct adapters_path *p)
 {
 	size_t off =
 	    ingest_json_locate(a->text, a->len, 0, p->seg,
@@ -230,8 +229,8 @@ void ingest_adapt_walk_start(struct ingest_adapt_walk *w, const struct ingest_ad
 		w->next = off;
 }
 
-void ingest_adapt_walk_next(struct ingest_adapt_walk *w, const struct ingest_adapt *a, int *line,
-			    int *column)
+void adapters_walk_next(struct adapters_walk *w, const struct adapters_input *a, int *line,
+			int *column)
 {
 	size_t i = w->next;
 
@@ -257,8 +256,8 @@ void ingest_adapt_walk_next(struct ingest_adapt_walk *w, const struct ingest_ada
 		w->next = INGEST_JSON_NOT_FOUND;
 }
 
-int ingest_adapt_json_fail(const struct ingest_adapt *a, const struct ingest_adapt_path *p,
-			   enum ingest_adapt_at at, const char *fmt, ...)
+int adapters_json_fail(const struct adapters_input *a, const struct adapters_path *p,
+		       enum adapters_at at, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = p->n, off;
@@ -275,7 +274,7 @@ int ingest_adapt_json_fail(const struct ingest_adapt *a, const struct ingest_ada
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	ret = ingest_adapt_fail_at(a->err, a->name, a->text, off, "%s", sb.buf);
+	ret = adapters_fail_at(a->err, a->name, a->text, off, "%s", sb.buf);
 	strbuf_release(&sb);
 	return ret;
 }
@@ -293,19 +292,19 @@ static void add_real(struct strbuf *sb, double v)
 	strbuf_addstr(sb, buf);
 }
 
-static int fail_member(const struct ingest_adapt *a, struct ingest_adapt_path *p, const char *key,
-		       enum ingest_adapt_at at, const char *what)
+static int fail_member(const struct adapters_input *a, struct adapters_path *p, const char *key,
+		       enum adapters_at at, const char *what)
 {
 	int ret;
 
-	ingest_adapt_path_key(p, key);
-	ret = ingest_adapt_json_fail(a, p, at, "%s", what);
-	ingest_adapt_path_pop(p);
+	adapters_path_key(p, key);
+	ret = adapters_json_fail(a, p, at, "%s", what);
+	adapters_path_pop(p);
 	return ret;
 }
 
-int ingest_adapt_get_string(const struct ingest_adapt *a, struct ingest_adapt_path *p, json_t *obj,
-			    const char *key, int required, const char **out)
+int adapters_get_string(const struct adapters_input *a, struct adapters_path *p, json_t *obj,
+			const char *key, int required, const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -321,7 +320,7 @@ int ingest_adapt_get_string(const struct ingest_adapt *a, struct ingest_adapt_pa
 }
 
 /* v (at p) as a finite number that is not negative. */
-static int number_value(const struct ingest_adapt *a, struct ingest_adapt_path *p, json_t *v,
+static int number_value(const struct adapters_input *a, struct adapters_path *p, json_t *v,
 			double *out)
 {
 	double d;
@@ -329,13 +328,13 @@ static int number_value(const struct ingest_adapt *a, struct ingest_adapt_path *
 	int ret;
 
 	if (!json_is_number(v))
-		return ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected a number");
+		return adapters_json_fail(a, p, INGEST_AT_VALUE, "expected a number");
 	d = json_number_value(v);
 	if (!isfinite(d))
-		return ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected a finite number");
+		return adapters_json_fail(a, p, INGEST_AT_VALUE, "expected a finite number");
 	if (d < 0) {
 		add_real(&sb, d);
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "negative value %s", sb.buf);
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE, "negative value %s", sb.buf);
 		strbuf_release(&sb);
 		return ret;
 	}
@@ -343,8 +342,8 @@ static int number_value(const struct ingest_adapt *a, struct ingest_adapt_path *
 	return 0;
 }
 
-int ingest_adapt_get_number(const struct ingest_adapt *a, struct ingest_adapt_path *p, json_t *obj,
-			    const char *key, int required, double *out)
+int adapters_get_number(const struct adapters_input *a, struct adapters_path *p, json_t *obj,
+			const char *key, int required, double *out)
 {
 	json_t *v = json_object_get(obj, key);
 	int ret;
@@ -352,14 +351,14 @@ int ingest_adapt_get_number(const struct ingest_adapt *a, struct ingest_adapt_pa
 	if (!v)
 		return required ? fail_member(a, p, key, INGEST_AT_PARENT, "missing required field")
 				: 0;
-	ingest_adapt_path_key(p, key);
+	adapters_path_key(p, key);
 	ret = number_value(a, p, v, out);
-	ingest_adapt_path_pop(p);
+	adapters_path_pop(p);
 	return ret;
 }
 
-int ingest_adapt_get_object(const struct ingest_adapt *a, struct ingest_adapt_path *p, json_t *obj,
-			    const char *key, int required, json_t **out)
+int adapters_get_object(const struct adapters_input *a, struct adapters_path *p, json_t *obj,
+			const char *key, int required, json_t **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -372,8 +371,8 @@ int ingest_adapt_get_object(const struct ingest_adapt *a, struct ingest_adapt_pa
 	return 0;
 }
 
-int ingest_adapt_get_array(const struct ingest_adapt *a, struct ingest_adapt_path *p, json_t *obj,
-			   const char *key, int required, json_t **out)
+int adapters_get_array(const struct adapters_input *a, struct adapters_path *p, json_t *obj,
+		       const char *key, int required, json_t **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -386,8 +385,8 @@ int ingest_adapt_get_array(const struct ingest_adapt *a, struct ingest_adapt_pat
 	return 0;
 }
 
-int ingest_adapt_get_samples(const struct ingest_adapt *a, struct ingest_adapt_path *p, json_t *arr,
-			     double **out, size_t *n)
+int adapters_get_samples(const struct adapters_input *a, struct adapters_path *p, json_t *arr,
+			 double **out, size_t *n)
 {
 	size_t count = json_array_size(arr);
 	double *values;
@@ -396,16 +395,16 @@ int ingest_adapt_get_samples(const struct ingest_adapt *a, struct ingest_adapt_p
 	*out = NULL;
 	*n = 0;
 	if (count > INGEST_MAX_SAMPLES)
-		return ingest_adapt_json_fail(a, p, INGEST_AT_VALUE,
-					      "%zu samples, over the limit of %d", count,
-					      INGEST_MAX_SAMPLES);
+		return adapters_json_fail(a, p, INGEST_AT_VALUE,
+					  "%zu samples, over the limit of %d", count,
+					  INGEST_MAX_SAMPLES);
 	if (!count)
 		return 0;
 	values = xmalloc(count * sizeof(*values));
 	for (size_t i = 0; i < count; i++) {
-		ingest_adapt_path_index(p, i);
+		adapters_path_index(p, i);
 		ret = number_value(a, p, json_array_get(arr, i), &values[i]);
-		ingest_adapt_path_pop(p);
+		adapters_path_pop(p);
 		if (ret) {
 			free(values);
 			return ret;
@@ -426,7 +425,7 @@ static int two_digits(const char *s, int *out)
 	return 0;
 }
 
-int ingest_adapt_parse_time(const char *s, double *out)
+int adapters_parse_time(const char *s, double *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = strlen(s), i;
@@ -478,7 +477,7 @@ done:
 	return ret;
 }
 
-int ingest_adapt_valid_machine(const char *s)
+int adapters_valid_machine(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -495,17 +494,17 @@ int ingest_adapt_valid_machine(const char *s)
 
 /* --- records --- */
 
-void ingest_adapt_file_info_init(struct ingest_adapt_file_info *fi)
+void adapters_file_info_init(struct adapters_file_info *fi)
 {
 	memset(fi, 0, sizeof(*fi));
 	fi->started_at = NAN;
 	fi->committed_at = NAN;
 }
 
-void ingest_adapt_file_info_release(struct ingest_adapt_file_info *fi)
+void adapters_file_info_release(struct adapters_file_info *fi)
 {
 	free(fi->machine_info);
-	ingest_adapt_file_info_init(fi);
+	adapters_file_info_init(fi);
 }
 
 static void lower_hex40(char *dst, const char *src)
@@ -515,22 +514,22 @@ static void lower_hex40(char *dst, const char *src)
 	dst[40] = '\0';
 }
 
-int ingest_adapt_resolve(struct ingest_adapt_common *common, const struct ingest_adapt *a,
-			 const struct ingest_adapt_file_info *fi)
+int adapters_resolve(struct adapters_common *common, const struct adapters_input *a,
+		     const struct adapters_file_info *fi)
 {
-	const struct ingest_defaults *d = a->defaults;
+	const struct adapters_defaults *d = a->defaults;
 
 	memset(common, 0, sizeof(*common));
 	common->committed_at = NAN;
 	if (d->machine) {
-		if (!ingest_adapt_valid_machine(d->machine))
+		if (!adapters_valid_machine(d->machine))
 			return bl_error_set(a->err, BL_EINVALID,
 					    "%s: --machine: invalid machine name (expected "
 					    "[A-Za-z0-9._-]{1,64})",
 					    a->name);
 		snprintf(common->machine, sizeof(common->machine), "%s", d->machine);
 	} else if (fi->machine) {
-		if (!ingest_adapt_valid_machine(fi->machine)) {
+		if (!adapters_valid_machine(fi->machine)) {
 			struct strbuf q = STRBUF_INIT;
 			int ret;
 			add_key(&q, fi->machine);
@@ -591,9 +590,9 @@ int ingest_adapt_resolve(struct ingest_adapt_common *common, const struct ingest
 	return 0;
 }
 
-int ingest_adapt_record_init(struct ingest_record *rec, const struct ingest_adapt_common *common,
-			     const char *benchmark, int line, int column, const char *name,
-			     struct bl_error *err)
+int adapters_record_init(struct ingest_record *rec, const struct adapters_common *common,
+			 const char *benchmark, int line, int column, const char *name,
+			 struct bl_error *err)
 {
 	size_t n = strlen(benchmark);
 
@@ -625,9 +624,9 @@ int ingest_adapt_record_init(struct ingest_record *rec, const struct ingest_adap
 	return 0;
 }
 
-struct ingest_metric *ingest_adapt_add_metric(struct ingest_record *rec, const char *name,
-					      enum ingest_kind kind, const char *unit,
-					      int better_higher)
+struct ingest_metric *adapters_add_metric(struct ingest_record *rec, const char *name,
+					  enum ingest_kind kind, const char *unit,
+					  int better_higher)
 {
 	struct ingest_metric *m;
 
@@ -649,7 +648,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void ingest_adapt_take_samples(struct ingest_metric *m, double *samples, size_t n)
+void adapters_take_samples(struct ingest_metric *m, double *samples, size_t n)
 {
 	double *sorted;
 
@@ -670,13 +669,13 @@ void ingest_adapt_take_samples(struct ingest_metric *m, double *samples, size_t 
 	free(sorted);
 }
 
-double ingest_adapt_median(const double *values, size_t n)
+double adapters_median(const double *values, size_t n)
 {
 	return nearest_rank(values, n, 50);
 }
 
-int ingest_adapt_push(struct ingest_batch *batch, struct ingest_record *rec, const char *name,
-		      struct bl_error *err)
+int adapters_push(struct ingest_batch *batch, struct ingest_record *rec, const char *name,
+		  struct bl_error *err)
 {
 	int ret;
 
@@ -697,7 +696,7 @@ int ingest_adapt_push(struct ingest_batch *batch, struct ingest_record *rec, con
 	return 0;
 }
 
-void ingest_adapt_append(struct ingest_batch *to, struct ingest_batch *from)
+void adapters_append(struct ingest_batch *to, struct ingest_batch *from)
 {
 	if (!to->nr) {
 		free(to->records);
@@ -854,7 +853,7 @@ static const char *detect_text(const char *text, size_t len)
 	return header && bench ? "gotest" : NULL;
 }
 
-const char *ingest_detect_format(const char *path, const char *text, size_t len)
+const char *adapters_detect_format(const char *path, const char *text, size_t len)
 {
 	struct stat st;
 	size_t i;
@@ -873,21 +872,17 @@ const char *ingest_detect_format(const char *path, const char *text, size_t len)
 
 /* --- dispatch --- */
 
-typedef int (*adapter_fn)(struct ingest_batch *, const struct ingest_adapt *);
+typedef int (*adapter_fn)(struct ingest_batch *, const struct adapters_input *);
 
 static const struct {
 	const char *name;
 	adapter_fn fn;
 } adapters[] = {
-    {"bmf", ingest_adapt_bmf},
-    {"gbench", ingest_adapt_gbench},
-    {"hyperfine", ingest_adapt_hyperfine},
-    {"pytest", ingest_adapt_pytest},
-    {"gotest", ingest_adapt_gotest},
-    {"criterion", ingest_adapt_criterion},
+    {"bmf", adapters_bmf},	 {"gbench", adapters_gbench}, {"hyperfine", adapters_hyperfine},
+    {"pytest", adapters_pytest}, {"gotest", adapters_gotest}, {"criterion", adapters_criterion},
 };
 
-int ingest_format_known(const char *name)
+int adapters_format_known(const char *name)
 {
 	if (!strcmp(name, "auto") || !strcmp(name, "benchline") || !strcmp(name, "native"))
 		return 1;
@@ -907,13 +902,13 @@ static double file_time(const char *path)
 	return (double)time(NULL);
 }
 
-int ingest_parse_format(struct ingest_batch *out, const char **chosen, const char *format,
-			const char *path, const char *text, size_t len,
-			const struct ingest_defaults *defaults, struct bl_error *err)
+int adapters_parse(struct ingest_batch *out, const char **chosen, const char *format,
+		   const char *path, const char *text, size_t len,
+		   const struct adapters_defaults *defaults, struct bl_error *err)
 {
 	struct ingest_batch local = {NULL, 0, 0};
-	struct ingest_defaults none;
-	struct ingest_adapt a;
+	struct adapters_defaults none;
+	struct adapters_input a;
 	adapter_fn fn = NULL;
 	const char *name = NULL;
 	int ret;
@@ -921,11 +916,11 @@ int ingest_parse_format(struct ingest_batch *out, const char **chosen, const cha
 	if (chosen)
 		*chosen = NULL;
 	if (!defaults) {
-		ingest_defaults_init(&none);
+		adapters_defaults_init(&none);
 		defaults = &none;
 	}
 	if (!format || !strcmp(format, "auto")) {
-		format = ingest_detect_format(path, text, len);
+		format = adapters_detect_format(path, text, len);
 		if (!format)
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: cannot tell the format (give --format)", path);
@@ -951,11 +946,11 @@ int ingest_parse_format(struct ingest_batch *out, const char **chosen, const cha
 				    format);
 	if (chosen)
 		*chosen = name;
-	if (fn == ingest_adapt_criterion && text)
+	if (fn == adapters_criterion && text)
 		return bl_error_set(err, BL_EINVALID,
 				    "%s: criterion reads a target/criterion directory, not a file",
 				    path);
-	if (fn != ingest_adapt_criterion && !text)
+	if (fn != adapters_criterion && !text)
 		return bl_error_set(err, BL_EINVALID,
 				    "%s: is a directory (only criterion reads one)", path);
 	if (text && len > INGEST_MAX_FILE)
@@ -969,7 +964,7 @@ int ingest_parse_format(struct ingest_batch *out, const char **chosen, const cha
 	a.err = err;
 	if ((ret = fn(&local, &a)))
 		goto done;
-	ingest_adapt_append(out, &local);
+	adapters_append(out, &local);
 done:
 	ingest_batch_release(&local);
 	return ret;

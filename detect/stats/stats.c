@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
+#include "detect/detect.h"
+#include "detect/stats/stats.h"
 
 /* --- Sorting and selection of doubles (never NaN here), with the comparison inlined --- */
 
@@ -174,7 +175,7 @@ static double midpoint(double a, double b)
 
 /* --- The normal quantile: Wichura's AS 241, as R's qnorm computes it --- */
 
-double detect_qnorm(double p, int lower_tail)
+double stats_qnorm(double p, int lower_tail)
 {
 	double p_, q, r, val;
 	if (!(p > 0 && p < 1))
@@ -332,10 +333,10 @@ struct qwilcox_entry {
 };
 static _Thread_local struct qwilcox_entry qwilcox_cache[QWILCOX_CACHE];
 
-int64_t detect_qwilcox(double p, size_t m, size_t n)
+int64_t stats_qwilcox(double p, size_t m, size_t n)
 {
 	struct qwilcox_entry *e;
-	if (!(p > 0 && p <= 0.5) || m < 1 || n < 1 || m > DETECT_EXACT_MAX || n > DETECT_EXACT_MAX)
+	if (!(p > 0 && p <= 0.5) || m < 1 || n < 1 || m > STATS_EXACT_MAX || n > STATS_EXACT_MAX)
 		return -1;
 	e = &qwilcox_cache[(m * 131 + n) % QWILCOX_CACHE];
 	if (e->m == m && e->n == n && e->p == p)
@@ -355,7 +356,7 @@ int64_t detect_qwilcox(double p, size_t m, size_t n)
  * e growing in steps of 600 so neither overflows; dividing by 2^n is then one exact ldexp.
  * Relative error about k DBL_EPSILON, far inside the gap between two attainable values.
  */
-int64_t detect_qbinom_half(double p, size_t n)
+int64_t stats_qbinom_half(double p, size_t n)
 {
 	double term = 1, sum = 1, target;
 	long e = 0;
@@ -580,7 +581,7 @@ static double pairdiff_next(struct pairdiff *pd, double v, uint64_t k)
 	return next;
 }
 
-double detect_pairdiff_kth(const double *x, size_t nx, const double *y, size_t ny, uint64_t k)
+double stats_pairdiff_kth(const double *x, size_t nx, const double *y, size_t ny, uint64_t k)
 {
 	struct pairdiff pd;
 	double v;
@@ -619,8 +620,8 @@ static int64_t lower_rank(size_t nx, size_t ny, double conf, int exact)
 {
 	double alpha = 1 - conf, N = (double)nx * (double)ny, z, sigma, k;
 	if (exact)
-		return detect_qwilcox(alpha / 2, ny, nx);
-	z = detect_qnorm(alpha / 2, 0);
+		return stats_qwilcox(alpha / 2, ny, nx);
+	z = stats_qnorm(alpha / 2, 0);
 	sigma = sqrt(((double)nx * (double)ny / 12) * ((double)nx + (double)ny + 1));
 	k = ceil(N / 2 - 0.5 - z * sigma);
 	if (k < 1)
@@ -633,8 +634,8 @@ static int64_t lower_rank(size_t nx, size_t ny, double conf, int exact)
 	return (int64_t)k;
 }
 
-int detect_hl_shift_with(struct detect_shift *out, const double *x, size_t nx, const double *y,
-			 size_t ny, double conf, enum detect_select how, struct bl_error *err)
+int stats_hl_shift_with(struct stats_shift *out, const double *x, size_t nx, const double *y,
+			size_t ny, double conf, enum stats_select how, struct bl_error *err)
 {
 	double *xs = NULL, *ys = NULL, *d = NULL, v[4];
 	uint64_t N, rank[4];
@@ -648,7 +649,7 @@ int detect_hl_shift_with(struct detect_shift *out, const double *x, size_t nx, c
 		return bl_error_set(err, BL_EINVALID,
 				    "a shift needs at least 2 samples a side, not %zu and %zu", nx,
 				    ny);
-	exact = nx <= DETECT_EXACT_MAX && ny <= DETECT_EXACT_MAX;
+	exact = nx <= STATS_EXACT_MAX && ny <= STATS_EXACT_MAX;
 	k = lower_rank(nx, ny, conf, exact);
 	if (k < 1)
 		return bl_error_set(err, BL_EINVALID,
@@ -681,10 +682,9 @@ int detect_hl_shift_with(struct detect_shift *out, const double *x, size_t nx, c
 	rank[1] = r.mid2;
 	rank[2] = r.mid1;
 	rank[3] = r.lo;
-	if (how == DETECT_SELECT_AUTO)
-		how = N <= DETECT_MATERIALIZE_MAX ? DETECT_SELECT_MATERIALIZE
-						  : DETECT_SELECT_IMPLICIT;
-	if (how == DETECT_SELECT_MATERIALIZE) {
+	if (how == STATS_SELECT_AUTO)
+		how = N <= STATS_MATERIALIZE_MAX ? STATS_SELECT_MATERIALIZE : STATS_SELECT_IMPLICIT;
+	if (how == STATS_SELECT_MATERIALIZE) {
 		size_t len = N, m = 0;
 		d = xmalloc(N * sizeof(*d));
 		for (size_t i = 0; i < nx; i++)
@@ -719,10 +719,10 @@ out:
 	return ret;
 }
 
-int detect_hl_shift(struct detect_shift *out, const double *x, size_t nx, const double *y,
-		    size_t ny, double conf, struct bl_error *err)
+int stats_hl_shift(struct stats_shift *out, const double *x, size_t nx, const double *y, size_t ny,
+		   double conf, struct bl_error *err)
 {
-	return detect_hl_shift_with(out, x, nx, y, ny, conf, DETECT_SELECT_AUTO, err);
+	return stats_hl_shift_with(out, x, nx, y, ny, conf, STATS_SELECT_AUTO, err);
 }
 
 /* --- The median's interval --- */
@@ -733,8 +733,8 @@ int detect_hl_shift(struct detect_shift *out, const double *x, size_t nx, const 
  * P(B <= k) >= alpha / 2, P(B <= k - 1) < alpha / 2 on each side, so [x(k), x(n + 1 - k)]
  * covers the median with probability at least conf. k = 0 means it cannot.
  */
-int detect_median_interval(double *lo, double *estimate, double *hi, const double *values, size_t n,
-			   double conf, struct bl_error *err)
+int stats_median_interval(double *lo, double *estimate, double *hi, const double *values, size_t n,
+			  double conf, struct bl_error *err)
 {
 	double *s;
 	int64_t k;
@@ -742,7 +742,7 @@ int detect_median_interval(double *lo, double *estimate, double *hi, const doubl
 	if (!(conf > 0 && conf < 1))
 		return bl_error_set(err, BL_EINVALID, "confidence level %g is not between 0 and 1",
 				    conf);
-	k = detect_qbinom_half((1 - conf) / 2, n);
+	k = stats_qbinom_half((1 - conf) / 2, n);
 	if (k < 1)
 		return bl_error_set(err, BL_EINVALID, "%zu values are too few for a %g%% interval",
 				    n, conf * 100);

@@ -1,17 +1,18 @@
 /*
  * The gate's verdict written out (§7.8): the JSON report (docs/gate-json.md names every key),
  * the terminal table, the pull-request comment, and benchline-gate.lock for `gate accept`.
- * Nothing here decides anything; it only writes what detect_gate decided.
+ * Nothing here decides anything; it only writes what gate_run decided.
  */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
-#include "detect.h"
+#include "store/store.h"
+#include "detect/detect.h"
+#include "detect/gate/gate.h"
 
-#define NSTATUS (DETECT_GATE_MISSING + 1)
+#define NSTATUS (GATE_MISSING + 1)
 
 static json_t *num(double v)
 {
@@ -23,7 +24,7 @@ static json_t *str(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static json_t *side_json(const struct detect_gate_side *s, int present)
+static json_t *side_json(const struct gate_side *s, int present)
 {
 	if (!present)
 		return json_null();
@@ -33,7 +34,7 @@ static json_t *side_json(const struct detect_gate_side *s, int present)
 			 "value", num(s->value), "n", (json_int_t)s->n);
 }
 
-static json_t *row_json(const struct detect_gate_row *r)
+static json_t *row_json(const struct gate_row *r)
 {
 	struct strbuf id = STRBUF_INIT;
 	json_t *o, *accepted = json_null();
@@ -53,7 +54,7 @@ static json_t *row_json(const struct detect_gate_row *r)
 	json_object_set_new(o, "kind", json_string(r->kind));
 	json_object_set_new(o, "unit", json_string(r->unit));
 	json_object_set_new(o, "better", json_string(r->better_higher ? "higher" : "lower"));
-	json_object_set_new(o, "status", json_string(detect_gate_status_name(r->status)));
+	json_object_set_new(o, "status", json_string(gate_status_name(r->status)));
 	json_object_set_new(o, "verdict", str(r->verdict));
 	json_object_set_new(o, "method", str(r->method));
 	json_object_set_new(o, "ratio", num(r->ratio));
@@ -77,38 +78,38 @@ static json_t *row_json(const struct detect_gate_row *r)
 	return o;
 }
 
-static json_t *counts_json(const struct detect_gate_comparison *c)
+static json_t *counts_json(const struct gate_comparison *c)
 {
 	size_t counts[NSTATUS] = {0};
 	json_t *o = json_object();
 	for (size_t i = 0; i < c->nrows; i++)
 		counts[c->rows[i].status]++;
 	for (int s = 0; s < NSTATUS; s++)
-		json_object_set_new(o, detect_gate_status_name((enum detect_gate_status)s),
+		json_object_set_new(o, gate_status_name((enum gate_status)s),
 				    json_integer((json_int_t)counts[s]));
 	return o;
 }
 
-static json_t *comparison_json(const struct detect_gate_comparison *c)
+static json_t *comparison_json(const struct gate_comparison *c)
 {
 	json_t *rows = json_array(), *boards = json_array();
 	for (size_t i = 0; i < c->nrows; i++)
 		json_array_append_new(rows, row_json(&c->rows[i]));
 	for (size_t i = 0; i < c->nboards; i++) {
-		const struct detect_gate_board *b = &c->boards[i];
+		const struct gate_board *b = &c->boards[i];
 		json_array_append_new(
 		    boards,
 		    json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:s, s:o}", "metric", b->metric,
 			      "comparisons", (json_int_t)b->n, "median", num(b->median), "ci_low",
 			      num(b->lo), "ci_high", num(b->hi), "threshold", num(b->threshold),
-			      "status", detect_gate_status_name(b->status), "note", str(b->note)));
+			      "status", gate_status_name(b->status), "note", str(b->note)));
 	}
 	return json_pack("{s:o, s:o, s:I, s:o, s:o}", "ref", str(c->ref_name), "counts",
 			 counts_json(c), "failures", (json_int_t)c->failures, "comparisons", rows,
 			 "across_the_board", boards);
 }
 
-json_t *detect_gate_json(const struct detect_gate_report *r)
+json_t *gate_json(const struct gate_report *r)
 {
 	json_t *o = json_object(), *main = comparison_json(&r->main), *paths = json_null();
 	if (r->measured_paths) {
@@ -150,9 +151,9 @@ json_t *detect_gate_json(const struct detect_gate_report *r)
 	return o;
 }
 
-void detect_gate_json_text(struct strbuf *out, const struct detect_gate_report *r)
+void gate_json_text(struct strbuf *out, const struct gate_report *r)
 {
-	json_t *o = detect_gate_json(r);
+	json_t *o = gate_json(r);
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
 	strbuf_addstr(out, text);
 	strbuf_addch(out, '\n');
@@ -176,7 +177,7 @@ static void pad(struct strbuf *sb, size_t from, size_t width)
 	strbuf_addch(sb, ' ');
 }
 
-static void row_name(struct strbuf *sb, const struct detect_gate_row *r)
+static void row_name(struct strbuf *sb, const struct gate_row *r)
 {
 	strbuf_addf(sb, "%s/%s", r->machine, r->benchmark);
 	if (*r->config)
@@ -184,13 +185,13 @@ static void row_name(struct strbuf *sb, const struct detect_gate_row *r)
 	strbuf_addf(sb, " %s", r->metric);
 }
 
-static void table_rows(struct strbuf *out, const struct detect_gate_comparison *c)
+static void table_rows(struct strbuf *out, const struct gate_comparison *c)
 {
 	strbuf_addstr(out, "STATUS    RATIO   INTERVAL           LIMIT  NOISE  WHAT\n");
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct detect_gate_row *r = &c->rows[i];
+		const struct gate_row *r = &c->rows[i];
 		size_t at = out->len;
-		strbuf_addstr(out, detect_gate_status_name(r->status));
+		strbuf_addstr(out, gate_status_name(r->status));
 		pad(out, at, 9);
 		at = out->len;
 		add_num(out, "%.4f", r->ratio);
@@ -223,9 +224,9 @@ static void table_rows(struct strbuf *out, const struct detect_gate_comparison *
 		strbuf_addch(out, '\n');
 	}
 	for (size_t i = 0; i < c->nboards; i++) {
-		const struct detect_gate_board *b = &c->boards[i];
+		const struct gate_board *b = &c->boards[i];
 		strbuf_addf(out, "across the board: %s %s over %zu benchmarks, median ratio ",
-			    detect_gate_status_name(b->status), b->metric, b->n);
+			    gate_status_name(b->status), b->metric, b->n);
 		add_num(out, "%.4f", b->median);
 		strbuf_addstr(out, " [");
 		add_num(out, "%.4f", b->lo);
@@ -238,7 +239,7 @@ static void table_rows(struct strbuf *out, const struct detect_gate_comparison *
 	}
 }
 
-void detect_gate_table(struct strbuf *out, const struct detect_gate_report *r)
+void gate_table(struct strbuf *out, const struct gate_report *r)
 {
 	if (r->message && (!r->main.nrows || strcmp(r->status, "no_verdict")))
 		strbuf_addf(out, "%s\n", r->message);
@@ -262,11 +263,11 @@ void detect_gate_table(struct strbuf *out, const struct detect_gate_report *r)
 
 /* What the comment lists: everything but a plain pass or an undecided row (whose interval
  * straddles the limit: nothing is known to have changed, and it does not fail). */
-static int changed(const struct detect_gate_row *r)
+static int changed(const struct gate_row *r)
 {
-	if (r->status == DETECT_GATE_UNDECIDED)
+	if (r->status == GATE_UNDECIDED)
 		return 0;
-	return r->status != DETECT_GATE_PASS ||
+	return r->status != GATE_PASS ||
 	       (r->verdict && (!strcmp(r->verdict, "slower") || !strcmp(r->verdict, "faster")));
 }
 
@@ -293,13 +294,12 @@ static void md_cell(struct strbuf *sb, const char *s)
 	}
 }
 
-static void md_rows(struct strbuf *out, const struct detect_gate_comparison *c,
-		    const char *base_url)
+static void md_rows(struct strbuf *out, const struct gate_comparison *c, const char *base_url)
 {
 	size_t shown = 0, undecided = 0;
 	for (size_t i = 0; i < c->nrows; i++) {
 		shown += changed(&c->rows[i]);
-		undecided += c->rows[i].status == DETECT_GATE_UNDECIDED;
+		undecided += c->rows[i].status == GATE_UNDECIDED;
 	}
 	if (!shown) {
 		strbuf_addf(out, "All %zu compared metrics are within their limits", c->nrows);
@@ -312,10 +312,10 @@ static void md_rows(struct strbuf *out, const struct detect_gate_comparison *c,
 	strbuf_addstr(out, "| status | benchmark | metric | machine | delta | interval | limit | "
 			   "note |\n|---|---|---|---|---:|---|---:|---|\n");
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct detect_gate_row *r = &c->rows[i];
+		const struct gate_row *r = &c->rows[i];
 		if (!changed(r))
 			continue;
-		strbuf_addf(out, "| %s | ", detect_gate_status_name(r->status));
+		strbuf_addf(out, "| %s | ", gate_status_name(r->status));
 		if (base_url) {
 			struct strbuf id = STRBUF_INIT;
 			store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
@@ -371,8 +371,7 @@ static void md_rows(struct strbuf *out, const struct detect_gate_comparison *c,
 				    c->boards[i].note);
 }
 
-void detect_gate_markdown(struct strbuf *out, const struct detect_gate_report *r,
-			  const char *base_url)
+void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *base_url)
 {
 	const char *verdict = !strcmp(r->status, "pass")		 ? "PASS"
 			      : !strcmp(r->status, "fail")		 ? "FAIL"
@@ -398,8 +397,7 @@ void detect_gate_markdown(struct strbuf *out, const struct detect_gate_report *r
 
 /* --- gate accept (§7.6) --- */
 
-static int named(const struct detect_gate_accept_options *o, const struct detect_gate_row *r,
-		 size_t *hits)
+static int named(const struct gate_accept_options *o, const struct gate_row *r, size_t *hits)
 {
 	struct strbuf both = STRBUF_INIT;
 	int hit = 0;
@@ -413,7 +411,7 @@ static int named(const struct detect_gate_accept_options *o, const struct detect
 	return hit;
 }
 
-static int same_key(json_t *e, const struct detect_gate_row *r)
+static int same_key(json_t *e, const struct gate_row *r)
 {
 	const char *m = json_string_value(json_object_get(e, "machine"));
 	const char *b = json_string_value(json_object_get(e, "benchmark"));
@@ -423,7 +421,7 @@ static int same_key(json_t *e, const struct detect_gate_row *r)
 	       !strcmp(c, r->config) && !strcmp(k, r->metric);
 }
 
-static const struct detect_gate_row *row_for(const struct detect_gate_report *r, json_t *e)
+static const struct gate_row *row_for(const struct gate_report *r, json_t *e)
 {
 	for (size_t i = 0; i < r->main.nrows; i++)
 		if (same_key(e, &r->main.rows[i]))
@@ -431,7 +429,7 @@ static const struct detect_gate_row *row_for(const struct detect_gate_report *r,
 	return NULL;
 }
 
-static json_t *new_entry(const struct detect_gate_row *r, const char *justification, int64_t now)
+static json_t *new_entry(const struct gate_row *r, const char *justification, int64_t now)
 {
 	struct strbuf at = STRBUF_INIT;
 	json_t *e;
@@ -459,9 +457,9 @@ static int entry_cmp(const void *a, const void *b)
 	return 0;
 }
 
-int detect_gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
-		       const struct detect_gate_report *r,
-		       const struct detect_gate_accept_options *o, struct bl_error *err)
+int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
+		const struct gate_report *r, const struct gate_accept_options *o,
+		struct bl_error *err)
 {
 	json_t **entries = NULL, *root, *arr;
 	size_t n = 0, alloc = 0, i;
@@ -475,9 +473,9 @@ int detect_gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skip
 		return bl_error_set(err, BL_EINVALID, "accept needs --justification TEXT");
 	}
 	for (i = 0; i < r->main.nrows; i++) {
-		const struct detect_gate_row *row = &r->main.rows[i];
+		const struct gate_row *row = &r->main.rows[i];
 		int is_named = o->n_only ? named(o, row, hits) : 0;
-		if (row->status == DETECT_GATE_FAIL && (!o->n_only || is_named)) {
+		if (row->status == GATE_FAIL && (!o->n_only || is_named)) {
 			ALLOC_GROW(entries, n, alloc);
 			entries[n++] = new_entry(row, o->justification, r->unix_time);
 			strbuf_addf(log, "accepted: ");
@@ -488,7 +486,7 @@ int detect_gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skip
 		}
 		if (!is_named)
 			continue;
-		if (row->status == DETECT_GATE_PASS || row->status == DETECT_GATE_UNDECIDED) {
+		if (row->status == GATE_PASS || row->status == GATE_UNDECIDED) {
 			double w = row->better_higher ? 1 / row->ratio : row->ratio;
 			double L =
 			    isfinite(row->effective_limit) ? row->effective_limit : row->limit;
@@ -521,7 +519,7 @@ int detect_gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skip
 		strbuf_addf(log, "skipped: ");
 		row_name(log, row);
 		strbuf_addf(log, " is %s: only a judged metric can be accepted\n",
-			    detect_gate_status_name(row->status));
+			    gate_status_name(row->status));
 	}
 	for (i = 0; i < o->n_only; i++)
 		if (!hits[i]) {
@@ -532,13 +530,13 @@ int detect_gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skip
 	/* The entries not decided now: kept while their metric still needs them. */
 	json_array_foreach(r->lock, i, e)
 	{
-		const struct detect_gate_row *row = row_for(r, e);
+		const struct gate_row *row = row_for(r, e);
 		int recorded = 0;
 		for (size_t k = 0; k < n && row; k++)
 			recorded |= same_key(entries[k], row);
 		if (recorded)
 			continue;
-		if (!row || row->status != DETECT_GATE_FAIL) {
+		if (!row || row->status != GATE_FAIL) {
 			strbuf_addf(log, "dropped: %s/%s %s no longer needs its accepted entry\n",
 				    json_string_value(json_object_get(e, "machine")),
 				    json_string_value(json_object_get(e, "benchmark")),

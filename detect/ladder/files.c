@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
+#include "detect/detect.h"
+#include "detect/ladder/ladder.h"
 
 /* --- JSON out ------------------------------------------------------------------------------ */
 
@@ -80,7 +81,7 @@ static void dump_value(struct strbuf *sb, const json_t *v, int depth)
 		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		break;
 	case JSON_REAL:
-		detect_ladder_format_real(sb, json_real_value(v));
+		ladder_format_real(sb, json_real_value(v));
 		break;
 	case JSON_TRUE:
 		strbuf_addstr(sb, "true");
@@ -94,7 +95,7 @@ static void dump_value(struct strbuf *sb, const json_t *v, int depth)
 	}
 }
 
-void detect_ladder_json_dump(struct strbuf *sb, const json_t *doc)
+void ladder_json_dump(struct strbuf *sb, const json_t *doc)
 {
 	dump_value(sb, doc, 0);
 	strbuf_addch(sb, '\n');
@@ -130,7 +131,7 @@ static int load_object(json_t **out, const char *file, const char *text, size_t 
 
 static int read_text(struct strbuf *text, const char *path, struct bl_error *err)
 {
-	return read_file_capped(text, path, DETECT_LADDER_FILE_MAX, err);
+	return read_file_capped(text, path, LADDER_FILE_MAX, err);
 }
 
 /* Keys starting with "_" at the top level of every file are notes for people (the derivation
@@ -142,12 +143,12 @@ static int is_note(const char *key)
 
 /* --- baselines and captured runs ---------------------------------------------------------- */
 
-void detect_ladder_run_init(struct detect_ladder_run *r)
+void ladder_run_init(struct ladder_run *r)
 {
 	memset(r, 0, sizeof(*r));
 }
 
-void detect_ladder_run_release(struct detect_ladder_run *r)
+void ladder_run_release(struct ladder_run *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->metrics[i].key);
@@ -157,26 +158,26 @@ void detect_ladder_run_release(struct detect_ladder_run *r)
 	}
 	free(r->metrics);
 	json_decref(r->doc);
-	detect_ladder_run_init(r);
+	ladder_run_init(r);
 }
 
 static int cmp_metric(const void *a, const void *b)
 {
-	return strcmp(((const struct detect_ladder_metric *)a)->key,
-		      ((const struct detect_ladder_metric *)b)->key);
+	return strcmp(((const struct ladder_metric *)a)->key,
+		      ((const struct ladder_metric *)b)->key);
 }
 
 /* One entry of "metrics": {"value": 12.4, "unit": "ms"}, or null (not captured). */
-static int parse_metric(struct detect_ladder_metric *m, const char *key, const json_t *v,
-			int nulls_ok, const char *file, struct bl_error *err)
+static int parse_metric(struct ladder_metric *m, const char *key, const json_t *v, int nulls_ok,
+			const char *file, struct bl_error *err)
 {
-	struct detect_ladder_key k;
+	struct ladder_key k;
 	const json_t *value = NULL, *unit = NULL;
 	int ret;
 
 	m->key = xstrdup(key);
 	m->value = NAN;
-	if ((ret = detect_ladder_key_parse(&k, key, err))) {
+	if ((ret = ladder_key_parse(&k, key, err))) {
 		bl_error_prefix(err, "%s: %s", file, key);
 		return ret;
 	}
@@ -189,7 +190,7 @@ static int parse_metric(struct detect_ladder_metric *m, const char *key, const j
 			return bl_error_set(
 			    err, BL_EINVALID,
 			    "%s: %s: must be an object {\"value\", \"unit\"}, not %s", file, key,
-			    detect_ladder_type_name(v));
+			    ladder_type_name(v));
 		value = json_object_get(v, "value");
 		unit = json_object_get(v, "unit");
 		if (!value)
@@ -198,12 +199,12 @@ static int parse_metric(struct detect_ladder_metric *m, const char *key, const j
 		if (!json_is_number(value) && !json_is_null(value))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: \"value\" must be a number, not %s", file, key,
-					    detect_ladder_type_name(value));
+					    ladder_type_name(value));
 		if (unit && !json_is_null(unit) &&
 		    (!json_is_string(unit) || !json_string_length(unit)))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: \"unit\" must be a non-empty string, not %s",
-					    file, key, detect_ladder_type_name(unit));
+					    file, key, ladder_type_name(unit));
 		if (json_is_string(unit))
 			m->unit = xstrdup(json_string_value(unit));
 		if (json_is_number(value)) {
@@ -221,15 +222,15 @@ static int parse_metric(struct detect_ladder_metric *m, const char *key, const j
 	return 0;
 }
 
-int detect_ladder_run_parse(struct detect_ladder_run *r, const char *file, const char *text,
-			    size_t len, int baseline, struct bl_error *err)
+int ladder_run_parse(struct ladder_run *r, const char *file, const char *text, size_t len,
+		     int baseline, struct bl_error *err)
 {
 	const json_t *metrics, *v;
 	const char *key;
 	size_t alloc = 0;
 	int ret;
 
-	detect_ladder_run_init(r);
+	ladder_run_init(r);
 	if ((ret = load_object(&r->doc, file, text, len, err)))
 		return ret;
 	v = json_object_get(r->doc, "schema_version");
@@ -242,13 +243,13 @@ int detect_ladder_run_parse(struct detect_ladder_run *r, const char *file, const
 	v = json_object_get(r->doc, "placeholder");
 	if (v && !json_is_boolean(v)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: placeholder: must be a boolean, not %s",
-				   file, detect_ladder_type_name(v));
+				   file, ladder_type_name(v));
 		goto fail;
 	}
 	metrics = json_object_get(r->doc, "metrics");
 	if (metrics && !json_is_object(metrics)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: metrics: must be an object, not %s", file,
-				   detect_ladder_type_name(metrics));
+				   ladder_type_name(metrics));
 		goto fail;
 	}
 	/* A placeholder (flagged, or with no metrics) is what a baseline is bootstrapped from. */
@@ -266,33 +267,31 @@ int detect_ladder_run_parse(struct detect_ladder_run *r, const char *file, const
 		qsort(r->metrics, r->n, sizeof(*r->metrics), cmp_metric);
 	return 0;
 fail:
-	detect_ladder_run_release(r);
+	ladder_run_release(r);
 	return ret;
 }
 
-int detect_ladder_run_read(struct detect_ladder_run *r, const char *path, int baseline,
-			   struct bl_error *err)
+int ladder_run_read(struct ladder_run *r, const char *path, int baseline, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	int ret;
-	detect_ladder_run_init(r);
+	ladder_run_init(r);
 	if ((ret = read_text(&text, path, err)) == 0)
-		ret = detect_ladder_run_parse(r, path, text.buf, text.len, baseline, err);
+		ret = ladder_run_parse(r, path, text.buf, text.len, baseline, err);
 	strbuf_release(&text);
 	return ret;
 }
 
-const struct detect_ladder_metric *detect_ladder_run_find(const struct detect_ladder_run *r,
-							  const char *key)
+const struct ladder_metric *ladder_run_find(const struct ladder_run *r, const char *key)
 {
-	struct detect_ladder_metric probe;
+	struct ladder_metric probe;
 	probe.key = (char *)key;
 	if (!r->n)
 		return NULL;
 	return bsearch(&probe, r->metrics, r->n, sizeof(*r->metrics), cmp_metric);
 }
 
-json_t *detect_ladder_capture_json(const struct detect_ladder_run *cur, struct strbuf *dropped)
+json_t *ladder_capture_json(const struct ladder_run *cur, struct strbuf *dropped)
 {
 	json_t *doc = json_deep_copy(cur->doc), *metrics = json_object_get(doc, "metrics");
 	json_object_del(doc, "placeholder");
@@ -307,15 +306,15 @@ json_t *detect_ladder_capture_json(const struct detect_ladder_run *cur, struct s
 
 /* --- ladders files ------------------------------------------------------------------------ */
 
-int detect_ladder_set_parse(struct detect_ladder_set *set, const char *file, const char *text,
-			    size_t len, struct bl_error *err)
+int ladder_set_parse(struct ladder_set *set, const char *file, const char *text, size_t len,
+		     struct bl_error *err)
 {
 	json_t *root = NULL, *ladders, *categories, *v;
 	const char *key;
 	size_t alloc = 0;
 	int ret;
 
-	detect_ladder_set_init(set);
+	ladder_set_init(set);
 	if ((ret = load_object(&root, file, text, len, err)))
 		return ret;
 	json_object_foreach(root, key, v)
@@ -335,11 +334,11 @@ int detect_ladder_set_parse(struct detect_ladder_set *set, const char *file, con
 		ret = bl_error_set(err, BL_EINVALID, "%s: ladders: missing", file);
 		goto done;
 	}
-	if ((ret = detect_ladders_from_json(set, ladders, file, err)))
+	if ((ret = ladder_set_from_json(set, ladders, file, err)))
 		goto done;
 	if (!json_is_object(categories)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: categories: must be an object, not %s",
-				   file, detect_ladder_type_name(categories));
+				   file, ladder_type_name(categories));
 		goto done;
 	}
 	json_object_foreach(categories, key, v)
@@ -347,10 +346,10 @@ int detect_ladder_set_parse(struct detect_ladder_set *set, const char *file, con
 		if (!json_is_string(v)) {
 			ret = bl_error_set(err, BL_EINVALID,
 					   "%s: categories.%s: must name a ladder, not %s", file,
-					   key, detect_ladder_type_name(v));
+					   key, ladder_type_name(v));
 			goto done;
 		}
-		if (!detect_ladder_find(set, json_string_value(v))) {
+		if (!ladder_find(set, json_string_value(v))) {
 			ret =
 			    bl_error_set(err, BL_EINVALID, "%s: categories.%s: unknown ladder '%s'",
 					 file, key, json_string_value(v));
@@ -368,35 +367,34 @@ int detect_ladder_set_parse(struct detect_ladder_set *set, const char *file, con
 done:
 	json_decref(root);
 	if (ret)
-		detect_ladder_set_release(set);
+		ladder_set_release(set);
 	return ret;
 }
 
-int detect_ladder_set_read(struct detect_ladder_set *set, const char *path, struct bl_error *err)
+int ladder_set_read(struct ladder_set *set, const char *path, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	int ret;
-	detect_ladder_set_init(set);
+	ladder_set_init(set);
 	if ((ret = read_text(&text, path, err)) == 0)
-		ret = detect_ladder_set_parse(set, path, text.buf, text.len, err);
+		ret = ladder_set_parse(set, path, text.buf, text.len, err);
 	strbuf_release(&text);
 	return ret;
 }
 
-const struct detect_ladder *detect_ladder_for_category(const struct detect_ladder_set *set,
-						       const char *category)
+const struct ladder *ladder_for_category(const struct ladder_set *set, const char *category)
 {
 	for (size_t i = 0; i < set->ncategories; i++)
 		if (!strcmp(set->categories[i], category))
-			return detect_ladder_find(set, set->category_ladder[i]);
+			return ladder_find(set, set->category_ladder[i]);
 	return NULL;
 }
 
 /* The ladder a baseline key is judged on: its category's, in the key's own unit. */
-static int ladder_of(const struct detect_ladder **out, const struct detect_ladder_set *set,
-		     const struct detect_ladder_metric *m, const char *file, struct bl_error *err)
+static int ladder_of(const struct ladder **out, const struct ladder_set *set,
+		     const struct ladder_metric *m, const char *file, struct bl_error *err)
 {
-	*out = detect_ladder_for_category(set, m->category);
+	*out = ladder_for_category(set, m->category);
 	if (!*out)
 		return bl_error_set(err, BL_EINVALID,
 				    "%s: %s: category '%s' has no ladder (it is not in the ladders "
@@ -411,12 +409,12 @@ static int ladder_of(const struct detect_ladder **out, const struct detect_ladde
 
 /* --- thresholds ---------------------------------------------------------------------------- */
 
-void detect_ladder_thresholds_init(struct detect_ladder_thresholds *t)
+void ladder_thresholds_init(struct ladder_thresholds *t)
 {
 	memset(t, 0, sizeof(*t));
 }
 
-static void limits_free(struct detect_ladder_limit *l, size_t n)
+static void limits_free(struct ladder_limit *l, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(l[i].scope);
@@ -426,20 +424,20 @@ static void limits_free(struct detect_ladder_limit *l, size_t n)
 	free(l);
 }
 
-void detect_ladder_thresholds_release(struct detect_ladder_thresholds *t)
+void ladder_thresholds_release(struct ladder_thresholds *t)
 {
 	limits_free(t->defaults, t->ndefaults);
 	limits_free(t->overrides, t->noverrides);
 	free(t->file);
-	detect_ladder_thresholds_init(t);
+	ladder_thresholds_init(t);
 }
 
 #define ABS_PREFIX "max_abs_increase_"
 
 /* One entry {"max_pct_increase": 50.0, "max_abs_increase_ms": 0.01}; where names it in
  * messages ("defaults.span.p95"). */
-static int parse_limit(struct detect_ladder_limit *l, const json_t *v, const char *file,
-		       const char *where, struct bl_error *err)
+static int parse_limit(struct ladder_limit *l, const json_t *v, const char *file, const char *where,
+		       struct bl_error *err)
 {
 	const char *key;
 	json_t *f;
@@ -447,7 +445,7 @@ static int parse_limit(struct detect_ladder_limit *l, const json_t *v, const cha
 	l->max_abs = l->max_pct = NAN;
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: must be an object, not %s", file,
-				    where, detect_ladder_type_name(v));
+				    where, ladder_type_name(v));
 	json_object_foreach((json_t *)v, key, f)
 	{
 		int is_abs =
@@ -460,7 +458,7 @@ static int parse_limit(struct detect_ladder_limit *l, const json_t *v, const cha
 					    file, where, key);
 		if (!json_is_number(f))
 			return bl_error_set(err, BL_EINVALID, "%s: %s.%s: must be a number, not %s",
-					    file, where, key, detect_ladder_type_name(f));
+					    file, where, key, ladder_type_name(f));
 		x = json_number_value(f);
 		if (!(x >= 0) || isinf(x))
 			return bl_error_set(err, BL_EINVALID, "%s: %s.%s: must not be negative",
@@ -481,8 +479,8 @@ static int parse_limit(struct detect_ladder_limit *l, const json_t *v, const cha
 }
 
 /* defaults {CATEGORY: {pNN: entry}} (groups 0) or overrides {"CATEGORY.NAME": {pNN: entry}}. */
-static int parse_limits(struct detect_ladder_limit **out, size_t *n, const json_t *v,
-			const char *section, int groups, const char *file, struct bl_error *err)
+static int parse_limits(struct ladder_limit **out, size_t *n, const json_t *v, const char *section,
+			int groups, const char *file, struct bl_error *err)
 {
 	const char *scope, *suffix;
 	json_t *per, *entry;
@@ -491,7 +489,7 @@ static int parse_limits(struct detect_ladder_limit **out, size_t *n, const json_
 
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: must be an object, not %s", file,
-				    section, detect_ladder_type_name(v));
+				    section, ladder_type_name(v));
 	json_object_foreach((json_t *)v, scope, per)
 	{
 		const char *dot = strchr(scope, '.');
@@ -503,18 +501,18 @@ static int parse_limits(struct detect_ladder_limit **out, size_t *n, const json_
 		if (!json_is_object(per))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s.%s: must be an object of quantiles, not %s",
-					    file, section, scope, detect_ladder_type_name(per));
+					    file, section, scope, ladder_type_name(per));
 		json_object_foreach(per, suffix, entry)
 		{
 			struct strbuf where = STRBUF_INIT;
-			struct detect_ladder_limit *l;
+			struct ladder_limit *l;
 			strbuf_addf(&where, "%s.%s.%s", section, scope, suffix);
 			ALLOC_GROW(*out, *n, alloc);
 			l = &(*out)[(*n)++];
 			memset(l, 0, sizeof(*l));
 			l->scope = xstrdup(scope);
 			l->suffix = xstrdup(suffix);
-			if ((ret = detect_ladder_quantile(&l->q, suffix, err)))
+			if ((ret = ladder_quantile(&l->q, suffix, err)))
 				bl_error_prefix(err, "%s: %s", file, where.buf);
 			else
 				ret = parse_limit(l, entry, file, where.buf, err);
@@ -526,14 +524,14 @@ static int parse_limits(struct detect_ladder_limit **out, size_t *n, const json_
 	return 0;
 }
 
-int detect_ladder_thresholds_parse(struct detect_ladder_thresholds *t, const char *file,
-				   const char *text, size_t len, struct bl_error *err)
+int ladder_thresholds_parse(struct ladder_thresholds *t, const char *file, const char *text,
+			    size_t len, struct bl_error *err)
 {
 	json_t *root = NULL, *v;
 	const char *key;
 	int ret;
 
-	detect_ladder_thresholds_init(t);
+	ladder_thresholds_init(t);
 	t->file = xstrdup(file);
 	if ((ret = load_object(&root, file, text, len, err)))
 		goto done;
@@ -557,24 +555,23 @@ int detect_ladder_thresholds_parse(struct detect_ladder_thresholds *t, const cha
 done:
 	json_decref(root);
 	if (ret)
-		detect_ladder_thresholds_release(t);
+		ladder_thresholds_release(t);
 	return ret;
 }
 
-int detect_ladder_thresholds_read(struct detect_ladder_thresholds *t, const char *path,
-				  struct bl_error *err)
+int ladder_thresholds_read(struct ladder_thresholds *t, const char *path, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	int ret;
-	detect_ladder_thresholds_init(t);
+	ladder_thresholds_init(t);
 	if ((ret = read_text(&text, path, err)) == 0)
-		ret = detect_ladder_thresholds_parse(t, path, text.buf, text.len, err);
+		ret = ladder_thresholds_parse(t, path, text.buf, text.len, err);
 	strbuf_release(&text);
 	return ret;
 }
 
-static const struct detect_ladder_limit *find_limit(const struct detect_ladder_limit *l, size_t n,
-						    const char *scope, double q)
+static const struct ladder_limit *find_limit(const struct ladder_limit *l, size_t n,
+					     const char *scope, double q)
 {
 	for (size_t i = 0; i < n; i++)
 		if (l[i].q == q && !strcmp(l[i].scope, scope))
@@ -582,11 +579,10 @@ static const struct detect_ladder_limit *find_limit(const struct detect_ladder_l
 	return NULL;
 }
 
-int detect_ladder_limits_resolve(struct detect_ladder_limits *out,
-				 const struct detect_ladder_thresholds *t,
-				 const struct detect_ladder_metric *m, struct bl_error *err)
+int ladder_limits_resolve(struct ladder_limits *out, const struct ladder_thresholds *t,
+			  const struct ladder_metric *m, struct bl_error *err)
 {
-	const struct detect_ladder_limit *def, *ovr;
+	const struct ladder_limit *def, *ovr;
 
 	memset(out, 0, sizeof(*out));
 	out->max_abs = out->max_pct = out->abs_given = NAN;
@@ -605,8 +601,8 @@ int detect_ladder_limits_resolve(struct detect_ladder_limits *out,
 		out->max_pct = out->pct_from->max_pct;
 	if (out->abs_from) {
 		out->abs_given = out->abs_from->max_abs;
-		if (!m->unit || detect_ladder_unit_convert(&out->max_abs, out->abs_given,
-							   out->abs_from->abs_unit, m->unit))
+		if (!m->unit || ladder_unit_convert(&out->max_abs, out->abs_given,
+						    out->abs_from->abs_unit, m->unit))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: " ABS_PREFIX "%s (%s '%s'): '%s' is not the "
 					    "key's unit '%s' and cannot be converted to it",
@@ -620,7 +616,7 @@ int detect_ladder_limits_resolve(struct detect_ladder_limits *out,
 
 /* --- declared keys ------------------------------------------------------------------------- */
 
-void detect_ladder_declared_release(struct detect_ladder_declared *d)
+void ladder_declared_release(struct ladder_declared *d)
 {
 	for (size_t i = 0; i < d->n; i++)
 		free(d->keys[i]);
@@ -629,8 +625,8 @@ void detect_ladder_declared_release(struct detect_ladder_declared *d)
 	d->n = 0;
 }
 
-int detect_ladder_declared_parse(struct detect_ladder_declared *d, const char *file,
-				 const char *text, size_t len, struct bl_error *err)
+int ladder_declared_parse(struct ladder_declared *d, const char *file, const char *text, size_t len,
+			  struct bl_error *err)
 {
 	json_t *root = NULL, *keys, *v;
 	const char *key;
@@ -653,20 +649,20 @@ int detect_ladder_declared_parse(struct detect_ladder_declared *d, const char *f
 	keys = json_object_get(root, "keys");
 	if (!json_is_array(keys)) {
 		ret = bl_error_set(err, BL_EINVALID, "%s: keys: must be an array, not %s", file,
-				   detect_ladder_type_name(keys));
+				   ladder_type_name(keys));
 		goto done;
 	}
 	d->keys = xcalloc(json_array_size(keys), sizeof(*d->keys));
 	json_array_foreach(keys, i, v)
 	{
-		struct detect_ladder_key k;
+		struct ladder_key k;
 		if (!json_is_string(v)) {
 			ret = bl_error_set(err, BL_EINVALID,
 					   "%s: keys: entry %zu must be a string, not %s", file,
-					   i + 1, detect_ladder_type_name(v));
+					   i + 1, ladder_type_name(v));
 			goto done;
 		}
-		if ((ret = detect_ladder_key_parse(&k, json_string_value(v), err))) {
+		if ((ret = ladder_key_parse(&k, json_string_value(v), err))) {
 			bl_error_prefix(err, "%s: %s", file, json_string_value(v));
 			goto done;
 		}
@@ -682,24 +678,23 @@ int detect_ladder_declared_parse(struct detect_ladder_declared *d, const char *f
 done:
 	json_decref(root);
 	if (ret)
-		detect_ladder_declared_release(d);
+		ladder_declared_release(d);
 	return ret;
 }
 
-int detect_ladder_declared_read(struct detect_ladder_declared *d, const char *path,
-				struct bl_error *err)
+int ladder_declared_read(struct ladder_declared *d, const char *path, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	int ret;
 	d->keys = NULL;
 	d->n = 0;
 	if ((ret = read_text(&text, path, err)) == 0)
-		ret = detect_ladder_declared_parse(d, path, text.buf, text.len, err);
+		ret = ladder_declared_parse(d, path, text.buf, text.len, err);
 	strbuf_release(&text);
 	return ret;
 }
 
-static int declared_has(const struct detect_ladder_declared *d, const char *key)
+static int declared_has(const struct ladder_declared *d, const char *key)
 {
 	return d->n && bsearch(&key, d->keys, d->n, sizeof(*d->keys), cmp_str) != NULL;
 }
@@ -716,7 +711,7 @@ static int placeholder_error(const char *file, struct bl_error *err)
 
 /* --- derive -------------------------------------------------------------------------------- */
 
-void detect_ladder_derivation_init(struct detect_ladder_derivation *d)
+void ladder_derivation_init(struct ladder_derivation *d)
 {
 	d->doc = NULL;
 	strbuf_init(&d->warnings, 0);
@@ -724,26 +719,26 @@ void detect_ladder_derivation_init(struct detect_ladder_derivation *d)
 	d->nrefused = 0;
 }
 
-void detect_ladder_derivation_release(struct detect_ladder_derivation *d)
+void ladder_derivation_release(struct ladder_derivation *d)
 {
 	json_decref(d->doc);
 	strbuf_release(&d->warnings);
 	strbuf_release(&d->refusals);
-	detect_ladder_derivation_init(d);
+	ladder_derivation_init(d);
 }
 
 /* "(0.5, 1]", "(-inf, 0.01]" or "(1000, +inf)": the bucket a value lies in, for messages. */
-static void add_bucket(struct strbuf *sb, const struct detect_bucket *b)
+static void add_bucket(struct strbuf *sb, const struct ladder_bucket *b)
 {
-	char lo[DETECT_LADDER_NUM_MAX], hi[DETECT_LADDER_NUM_MAX];
+	char lo[LADDER_NUM_MAX], hi[LADDER_NUM_MAX];
 	if (isnan(b->hi))
-		strbuf_addf(sb, "(%s, +inf)", detect_ladder_num(lo, b->lo, 0));
+		strbuf_addf(sb, "(%s, +inf)", ladder_num(lo, b->lo, 0));
 	else
-		strbuf_addf(sb, "(%s, %s]", isnan(b->lo) ? "-inf" : detect_ladder_num(lo, b->lo, 0),
-			    detect_ladder_num(hi, b->hi, 0));
+		strbuf_addf(sb, "(%s, %s]", isnan(b->lo) ? "-inf" : ladder_num(lo, b->lo, 0),
+			    ladder_num(hi, b->hi, 0));
 }
 
-static json_t *bucket_json(const struct detect_bucket *b)
+static json_t *bucket_json(const struct ladder_bucket *b)
 {
 	json_t *a = json_array();
 	json_array_append_new(a, real_or_null(b->lo));
@@ -752,56 +747,53 @@ static json_t *bucket_json(const struct detect_bucket *b)
 }
 
 /* Why a key cannot be gated (top bucket, floor signature), or NULL; message gets the details. */
-static const char *cannot_gate(struct strbuf *message, const struct detect_ladder *l,
-			       const struct detect_ladder_metric *m, const struct detect_bucket *b)
+static const char *cannot_gate(struct strbuf *message, const struct ladder *l,
+			       const struct ladder_metric *m, const struct ladder_bucket *b)
 {
-	char v[DETECT_LADDER_NUM_MAX], e[DETECT_LADDER_NUM_MAX], q[DETECT_LADDER_NUM_MAX];
+	char v[LADDER_NUM_MAX], e[LADDER_NUM_MAX], q[LADDER_NUM_MAX];
 	if (b->top) {
 		strbuf_addf(message, "baseline %s %s is in the top bucket ",
-			    detect_ladder_num(v, m->value, 0), m->unit);
+			    ladder_num(v, m->value, 0), m->unit);
 		add_bucket(message, b);
 		strbuf_addf(message, " of ladder '%s': no edge above it, so it cannot be gated",
 			    l->name);
 		return "top-bucket";
 	}
-	if (detect_ladder_floor_signature(l, m->q, m->value)) {
+	if (ladder_floor_signature(l, m->q, m->value)) {
 		strbuf_addf(message,
 			    "baseline %s %s is %s x the first edge %s %s: every sample fell in the "
 			    "first bucket, so it cannot move and must not be gated",
-			    detect_ladder_num(v, m->value, 0), m->unit,
-			    detect_ladder_num(q, m->q, 0), detect_ladder_num(e, l->edges[0], 0),
-			    m->unit);
+			    ladder_num(v, m->value, 0), m->unit, ladder_num(q, m->q, 0),
+			    ladder_num(e, l->edges[0], 0), m->unit);
 		return "floor-signature";
 	}
 	return NULL;
 }
 
-int detect_ladder_derive(struct detect_ladder_derivation *out, const struct detect_ladder_run *b,
-			 const struct detect_ladder_set *set, double pct, const char *file,
-			 struct bl_error *err)
+int ladder_derive(struct ladder_derivation *out, const struct ladder_run *b,
+		  const struct ladder_set *set, double pct, const char *file, struct bl_error *err)
 {
 	json_t *table = json_array(), *overrides = json_object();
 	struct strbuf msg = STRBUF_INIT;
 	int ret = 0;
 
-	detect_ladder_derivation_init(out);
+	ladder_derivation_init(out);
 	if (b->placeholder) {
 		ret = placeholder_error(file, err);
 		goto done;
 	}
 	for (size_t i = 0; i < b->n; i++) {
-		const struct detect_ladder_metric *m = &b->metrics[i];
-		const struct detect_ladder *l;
+		const struct ladder_metric *m = &b->metrics[i];
+		const struct ladder *l;
 		const char *why;
-		struct detect_bucket bk;
+		struct ladder_bucket bk;
 		json_t *row, *group, *entry;
 		double bound;
-		char w[DETECT_LADDER_NUM_MAX], x[DETECT_LADDER_NUM_MAX], y[DETECT_LADDER_NUM_MAX],
-		    z[DETECT_LADDER_NUM_MAX];
+		char w[LADDER_NUM_MAX], x[LADDER_NUM_MAX], y[LADDER_NUM_MAX], z[LADDER_NUM_MAX];
 
 		if ((ret = ladder_of(&l, set, m, file, err)))
 			goto done;
-		detect_bucket_locate(&bk, l, m->value);
+		ladder_bucket_locate(&bk, l, m->value);
 		bound = bk.top ? NAN : bk.hi_next - m->value;
 		strbuf_reset(&msg);
 		why = cannot_gate(&msg, l, m, &bk);
@@ -812,7 +804,7 @@ int detect_ladder_derive(struct detect_ladder_derivation *out, const struct dete
 		json_object_set_new(row, "bucket", bucket_json(&bk));
 		json_object_set_new(row, "hi_next", real_or_null(bk.hi_next));
 		json_object_set_new(row, "bound", real_or_null(bound));
-		json_object_set_new(row, "floor", real_or_null(detect_ladder_floor(l, m->value)));
+		json_object_set_new(row, "floor", real_or_null(ladder_floor(l, m->value)));
 		json_object_set_new(row, "note", why ? json_string(why) : json_null());
 		json_array_append_new(table, row);
 		if (why) {
@@ -823,10 +815,9 @@ int detect_ladder_derive(struct detect_ladder_derivation *out, const struct dete
 			strbuf_addf(&out->refusals,
 				    "%s: --pct %s would be the operative bound: it is at or above "
 				    "100 * bound / baseline = 100 * %s / %s = %s\n",
-				    m->key, detect_ladder_num(x, pct, 0),
-				    detect_ladder_num(y, bound, 0),
-				    detect_ladder_num(z, m->value, 0),
-				    detect_ladder_num(w, 100.0 * bound / m->value, 0));
+				    m->key, ladder_num(x, pct, 0), ladder_num(y, bound, 0),
+				    ladder_num(z, m->value, 0),
+				    ladder_num(w, 100.0 * bound / m->value, 0));
 			out->nrefused++;
 			continue;
 		}
@@ -856,23 +847,23 @@ done:
 
 /* --- check --------------------------------------------------------------------------------- */
 
-void detect_ladder_lint_init(struct detect_ladder_lint *lint)
+void ladder_lint_init(struct ladder_lint *lint)
 {
 	memset(lint, 0, sizeof(*lint));
 }
 
-void detect_ladder_lint_release(struct detect_ladder_lint *lint)
+void ladder_lint_release(struct ladder_lint *lint)
 {
 	for (size_t i = 0; i < lint->n; i++) {
 		free(lint->v[i].key);
 		free(lint->v[i].message);
 	}
 	free(lint->v);
-	detect_ladder_lint_init(lint);
+	ladder_lint_init(lint);
 }
 
-static void violation(struct detect_ladder_lint *lint, size_t *alloc, const char *rule,
-		      const char *key, const char *message)
+static void violation(struct ladder_lint *lint, size_t *alloc, const char *rule, const char *key,
+		      const char *message)
 {
 	ALLOC_GROW(lint->v, lint->n, *alloc);
 	lint->v[lint->n].rule = rule;
@@ -884,7 +875,7 @@ static void violation(struct detect_ladder_lint *lint, size_t *alloc, const char
 
 static int cmp_violation(const void *a, const void *b)
 {
-	const struct detect_ladder_violation *x = a, *y = b;
+	const struct ladder_violation *x = a, *y = b;
 	int c = strcmp(x->key, y->key);
 	if (c)
 		return c;
@@ -892,19 +883,17 @@ static int cmp_violation(const void *a, const void *b)
 }
 
 /* Where a resolved bound came from, for messages: "override 'span.tx'" or "default 'span'". */
-static void add_origin(struct strbuf *sb, const struct detect_ladder_limit *from, int override)
+static void add_origin(struct strbuf *sb, const struct ladder_limit *from, int override)
 {
 	strbuf_addf(sb, "%s '%s'", override ? "override" : "default", from->scope);
 }
 
 /* The bound rules of one key that can be gated: missing-bound, bound-not-derived,
  * pct-operative. */
-static void check_bounds(struct detect_ladder_lint *lint, size_t *alloc,
-			 const struct detect_ladder_metric *m, const struct detect_bucket *bk,
-			 const struct detect_ladder_limits *lim)
+static void check_bounds(struct ladder_lint *lint, size_t *alloc, const struct ladder_metric *m,
+			 const struct ladder_bucket *bk, const struct ladder_limits *lim)
 {
-	char a[DETECT_LADDER_NUM_MAX], b[DETECT_LADDER_NUM_MAX], c[DETECT_LADDER_NUM_MAX],
-	    d[DETECT_LADDER_NUM_MAX];
+	char a[LADDER_NUM_MAX], b[LADDER_NUM_MAX], c[LADDER_NUM_MAX], d[LADDER_NUM_MAX];
 	struct strbuf msg = STRBUF_INIT;
 	double derived = bk->hi_next - m->value;
 
@@ -912,24 +901,22 @@ static void check_bounds(struct detect_ladder_lint *lint, size_t *alloc,
 		strbuf_addf(&msg,
 			    "no " ABS_PREFIX "%s bound (the derived one is %s = hi_next %s - "
 			    "baseline %s)",
-			    m->unit, detect_ladder_num(a, derived, 0),
-			    detect_ladder_num(b, bk->hi_next, 0),
-			    detect_ladder_num(c, m->value, 0));
+			    m->unit, ladder_num(a, derived, 0), ladder_num(b, bk->hi_next, 0),
+			    ladder_num(c, m->value, 0));
 		violation(lint, alloc, "missing-bound", m->key, msg.buf);
 		goto done;
 	}
 	if (!(fabs(lim->max_abs - derived) <= 1e-12 * fabs(derived))) {
 		strbuf_addf(&msg, ABS_PREFIX "%s %s", lim->abs_from->abs_unit,
-			    detect_ladder_num(a, lim->abs_given, 0));
+			    ladder_num(a, lim->abs_given, 0));
 		if (strcmp(lim->abs_from->abs_unit, m->unit))
-			strbuf_addf(&msg, " (= %s %s)", detect_ladder_num(a, lim->max_abs, 0),
-				    m->unit);
+			strbuf_addf(&msg, " (= %s %s)", ladder_num(a, lim->max_abs, 0), m->unit);
 		strbuf_addstr(&msg, " (");
 		add_origin(&msg, lim->abs_from, lim->abs_override);
 		strbuf_addf(&msg,
 			    ") is not the derived %s = hi_next %s - baseline %s (baseline in ",
-			    detect_ladder_num(b, derived, 0), detect_ladder_num(c, bk->hi_next, 0),
-			    detect_ladder_num(d, m->value, 0));
+			    ladder_num(b, derived, 0), ladder_num(c, bk->hi_next, 0),
+			    ladder_num(d, m->value, 0));
 		add_bucket(&msg, bk);
 		strbuf_addstr(&msg, ")");
 		violation(lint, alloc, "bound-not-derived", m->key, msg.buf);
@@ -937,30 +924,29 @@ static void check_bounds(struct detect_ladder_lint *lint, size_t *alloc,
 	/* With a baseline that is not positive the percentage never counts (§8). */
 	if (lim->pct_from && m->value > 0 && lim->max_pct >= 100.0 * derived / m->value) {
 		strbuf_reset(&msg);
-		strbuf_addf(&msg, "max_pct_increase %s (", detect_ladder_num(a, lim->max_pct, 0));
+		strbuf_addf(&msg, "max_pct_increase %s (", ladder_num(a, lim->max_pct, 0));
 		add_origin(&msg, lim->pct_from, lim->pct_override);
 		strbuf_addf(&msg,
 			    ") is at or above 100 * bound / baseline = 100 * %s / %s = %s: the "
 			    "percentage bound would be the operative one",
-			    detect_ladder_num(b, derived, 0), detect_ladder_num(c, m->value, 0),
-			    detect_ladder_num(d, 100.0 * derived / m->value, 0));
+			    ladder_num(b, derived, 0), ladder_num(c, m->value, 0),
+			    ladder_num(d, 100.0 * derived / m->value, 0));
 		violation(lint, alloc, "pct-operative", m->key, msg.buf);
 	}
 done:
 	strbuf_release(&msg);
 }
 
-int detect_ladder_check(struct detect_ladder_lint *lint, const struct detect_ladder_run *b,
-			const struct detect_ladder_thresholds *t,
-			const struct detect_ladder_set *set,
-			const struct detect_ladder_declared *declared, const char *baseline_file,
-			const char *declared_file, struct bl_error *err)
+int ladder_check(struct ladder_lint *lint, const struct ladder_run *b,
+		 const struct ladder_thresholds *t, const struct ladder_set *set,
+		 const struct ladder_declared *declared, const char *baseline_file,
+		 const char *declared_file, struct bl_error *err)
 {
 	struct strbuf msg = STRBUF_INIT, key = STRBUF_INIT;
 	size_t alloc = 0;
 	int ret = 0;
 
-	detect_ladder_lint_init(lint);
+	ladder_lint_init(lint);
 	if (b->placeholder) {
 		strbuf_addf(&msg,
 			    "the baseline is a placeholder, so no key is gated: capture one "
@@ -969,14 +955,14 @@ int detect_ladder_check(struct detect_ladder_lint *lint, const struct detect_lad
 		violation(lint, &alloc, "placeholder", baseline_file, msg.buf);
 	}
 	for (size_t i = 0; i < b->n && !b->placeholder; i++) {
-		const struct detect_ladder_metric *m = &b->metrics[i];
-		const struct detect_ladder *l;
-		struct detect_ladder_limits lim;
-		struct detect_bucket bk;
+		const struct ladder_metric *m = &b->metrics[i];
+		const struct ladder *l;
+		struct ladder_limits lim;
+		struct ladder_bucket bk;
 		const char *why;
 
 		if ((ret = ladder_of(&l, set, m, baseline_file, err)) ||
-		    (ret = detect_ladder_limits_resolve(&lim, t, m, err)))
+		    (ret = ladder_limits_resolve(&lim, t, m, err)))
 			goto done;
 		lint->checked++;
 		if (declared && !declared_has(declared, m->key)) {
@@ -985,7 +971,7 @@ int detect_ladder_check(struct detect_ladder_lint *lint, const struct detect_lad
 				    declared_file);
 			violation(lint, &alloc, "undeclared-key", m->key, msg.buf);
 		}
-		detect_bucket_locate(&bk, l, m->value);
+		ladder_bucket_locate(&bk, l, m->value);
 		strbuf_reset(&msg);
 		if ((why = cannot_gate(&msg, l, m, &bk)))
 			violation(lint, &alloc, why, m->key, msg.buf);
@@ -993,7 +979,7 @@ int detect_ladder_check(struct detect_ladder_lint *lint, const struct detect_lad
 			check_bounds(lint, &alloc, m, &bk, &lim);
 	}
 	for (size_t i = 0; declared && i < declared->n; i++) {
-		if (detect_ladder_run_find(b, declared->keys[i]))
+		if (ladder_run_find(b, declared->keys[i]))
 			continue;
 		strbuf_reset(&msg);
 		strbuf_addf(&msg, "declared in '%s' but the baseline has no value for it",
@@ -1001,7 +987,7 @@ int detect_ladder_check(struct detect_ladder_lint *lint, const struct detect_lad
 		violation(lint, &alloc, "declared-not-in-baseline", declared->keys[i], msg.buf);
 	}
 	for (size_t i = 0; i < t->noverrides; i++) {
-		const struct detect_ladder_limit *o = &t->overrides[i];
+		const struct ladder_limit *o = &t->overrides[i];
 		int found = 0;
 		for (size_t j = 0; j < b->n && !found; j++)
 			found = b->metrics[j].q == o->q && !strcmp(b->metrics[j].group, o->scope);
@@ -1023,7 +1009,7 @@ done:
 
 /* --- compare ------------------------------------------------------------------------------- */
 
-void detect_ladder_comparison_release(struct detect_ladder_comparison *c)
+void ladder_comparison_release(struct ladder_comparison *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->rows[i].key);
@@ -1034,10 +1020,10 @@ void detect_ladder_comparison_release(struct detect_ladder_comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static struct detect_ladder_row *new_row(struct detect_ladder_comparison *c, size_t *alloc,
-					 const char *key, const char *unit)
+static struct ladder_row *new_row(struct ladder_comparison *c, size_t *alloc, const char *key,
+				  const char *unit)
 {
-	struct detect_ladder_row *r;
+	struct ladder_row *r;
 	ALLOC_GROW(c->rows, c->n, *alloc);
 	r = &c->rows[c->n++];
 	memset(r, 0, sizeof(*r));
@@ -1049,16 +1035,16 @@ static struct detect_ladder_row *new_row(struct detect_ladder_comparison *c, siz
 }
 
 /* One baseline key against its reading (NULL when the current run lacks the key). */
-static int compare_one(struct detect_ladder_comparison *c, size_t *alloc,
-		       const struct detect_ladder_metric *m, const struct detect_ladder_metric *cur,
-		       const struct detect_ladder_thresholds *t, struct bl_error *err)
+static int compare_one(struct ladder_comparison *c, size_t *alloc, const struct ladder_metric *m,
+		       const struct ladder_metric *cur, const struct ladder_thresholds *t,
+		       struct bl_error *err)
 {
-	struct detect_ladder_limits lim;
-	struct detect_ladder_row *r;
+	struct ladder_limits lim;
+	struct ladder_row *r;
 	struct strbuf note = STRBUF_INIT;
 	int ret;
 
-	if ((ret = detect_ladder_limits_resolve(&lim, t, m, err)))
+	if ((ret = ladder_limits_resolve(&lim, t, m, err)))
 		return ret;
 	r = new_row(c, alloc, m->key, m->unit);
 	r->baseline = m->value;
@@ -1094,14 +1080,14 @@ static int compare_one(struct detect_ladder_comparison *c, size_t *alloc,
 		return 0;
 	}
 	c->gated++;
-	r->regressed = detect_ladder_regressed(m->value, cur->value, lim.max_abs, lim.max_pct);
+	r->regressed = ladder_regressed(m->value, cur->value, lim.max_abs, lim.max_pct);
 	c->regressed += (size_t)r->regressed;
 	return 0;
 }
 
-int detect_ladder_compare(struct detect_ladder_comparison *out, const struct detect_ladder_run *b,
-			  const struct detect_ladder_thresholds *t,
-			  const struct detect_ladder_run *cur, struct bl_error *err)
+int ladder_compare(struct ladder_comparison *out, const struct ladder_run *b,
+		   const struct ladder_thresholds *t, const struct ladder_run *cur,
+		   struct bl_error *err)
 {
 	size_t i = 0, j = 0, alloc = 0;
 	int ret = 0;
@@ -1118,21 +1104,21 @@ int detect_ladder_compare(struct detect_ladder_comparison *out, const struct det
 			ret =
 			    compare_one(out, &alloc, &b->metrics[i++], &cur->metrics[j++], t, err);
 		} else {
-			const struct detect_ladder_metric *m = &cur->metrics[j++];
-			struct detect_ladder_row *r = new_row(out, &alloc, m->key, m->unit);
+			const struct ladder_metric *m = &cur->metrics[j++];
+			struct ladder_row *r = new_row(out, &alloc, m->key, m->unit);
 			r->current = m->value;
 			r->note = xstrdup("not in baseline");
 			out->not_gated++;
 		}
 		if (ret) {
-			detect_ladder_comparison_release(out);
+			ladder_comparison_release(out);
 			return ret;
 		}
 	}
 	return 0;
 }
 
-json_t *detect_ladder_comparison_json(const struct detect_ladder_comparison *c)
+json_t *ladder_comparison_json(const struct ladder_comparison *c)
 {
 	json_t *o = json_object(), *summary = json_object(), *metrics = json_array();
 	json_object_set_new(summary, "gated", json_integer((json_int_t)c->gated));
@@ -1140,7 +1126,7 @@ json_t *detect_ladder_comparison_json(const struct detect_ladder_comparison *c)
 	json_object_set_new(summary, "missing", json_integer((json_int_t)c->missing));
 	json_object_set_new(summary, "not_gated", json_integer((json_int_t)c->not_gated));
 	for (size_t i = 0; i < c->n; i++) {
-		const struct detect_ladder_row *r = &c->rows[i];
+		const struct ladder_row *r = &c->rows[i];
 		json_t *m = json_object();
 		json_object_set_new(m, "key", json_string(r->key));
 		json_object_set_new(m, "unit", r->unit ? json_string(r->unit) : json_null());
@@ -1162,7 +1148,7 @@ json_t *detect_ladder_comparison_json(const struct detect_ladder_comparison *c)
 /* --- floors -------------------------------------------------------------------------------- */
 
 /* 0: cannot be gated, 1: gated but with no floor (a baseline that is not positive), 2: a floor. */
-static int floor_rank(const struct detect_ladder_floor_row *r)
+static int floor_rank(const struct ladder_floor_row *r)
 {
 	if (!r->reason)
 		return 2;
@@ -1171,7 +1157,7 @@ static int floor_rank(const struct detect_ladder_floor_row *r)
 
 static int cmp_floor(const void *a, const void *b)
 {
-	const struct detect_ladder_floor_row *x = a, *y = b;
+	const struct ladder_floor_row *x = a, *y = b;
 	int rx = floor_rank(x), ry = floor_rank(y);
 	/* Keys that cannot be gated first, then the weakest floor (the largest factor). */
 	if (rx != ry)
@@ -1181,9 +1167,8 @@ static int cmp_floor(const void *a, const void *b)
 	return strcmp(x->m->key, y->m->key);
 }
 
-int detect_ladder_floors(struct detect_ladder_floor_row **rows, size_t *n,
-			 const struct detect_ladder_run *b, const struct detect_ladder_set *set,
-			 const char *file, struct bl_error *err)
+int ladder_floors(struct ladder_floor_row **rows, size_t *n, const struct ladder_run *b,
+		  const struct ladder_set *set, const char *file, struct bl_error *err)
 {
 	struct strbuf msg = STRBUF_INIT;
 	int ret = 0;
@@ -1194,8 +1179,8 @@ int detect_ladder_floors(struct detect_ladder_floor_row **rows, size_t *n,
 		return placeholder_error(file, err);
 	*rows = xcalloc(b->n, sizeof(**rows));
 	for (size_t i = 0; i < b->n; i++) {
-		struct detect_ladder_floor_row *r = &(*rows)[i];
-		const struct detect_ladder *l;
+		struct ladder_floor_row *r = &(*rows)[i];
+		const struct ladder *l;
 		if ((ret = ladder_of(&l, set, &b->metrics[i], file, err))) {
 			free(*rows);
 			*rows = NULL;
@@ -1203,8 +1188,8 @@ int detect_ladder_floors(struct detect_ladder_floor_row **rows, size_t *n,
 		}
 		r->m = &b->metrics[i];
 		r->ladder = l;
-		detect_bucket_locate(&r->bucket, l, r->m->value);
-		r->floor = detect_ladder_floor(l, r->m->value);
+		ladder_bucket_locate(&r->bucket, l, r->m->value);
+		r->floor = ladder_floor(l, r->m->value);
 		strbuf_reset(&msg);
 		r->reason = cannot_gate(&msg, l, r->m, &r->bucket);
 		if (!r->reason && isnan(r->floor))
@@ -1218,11 +1203,11 @@ done:
 	return ret;
 }
 
-json_t *detect_ladder_floors_json(const struct detect_ladder_floor_row *rows, size_t n)
+json_t *ladder_floors_json(const struct ladder_floor_row *rows, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++) {
-		const struct detect_ladder_floor_row *r = &rows[i];
+		const struct ladder_floor_row *r = &rows[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "key", json_string(r->m->key));
 		json_object_set_new(o, "unit", json_string(r->m->unit));

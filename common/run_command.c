@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ingest.h"
+#include "ingest/ingest.h"
 
 void ingest_run_release(struct ingest_run *run)
 {

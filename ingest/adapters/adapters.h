@@ -2,7 +2,7 @@
  * adapters: the foreign result formats of §10 (bmf, gbench, hyperfine, pytest, gotest,
  * criterion) mapped to records, and `--format auto`. Each adapter maps every benchmark of a
  * file to one record; repetitions and raw times become samples; what the format lacks
- * (machine, harness version, commit, source hash, config) comes from struct ingest_defaults,
+ * (machine, harness version, commit, source hash, config) comes from struct adapters_defaults,
  * and a required field that neither the file nor a flag gives is an error naming the flag.
  * docs/formats.md says exactly how each format maps. Nothing here prints or exits.
  *
@@ -15,11 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ingest.h"
-#include "jsonpos.h"
+#include "ingest/ingest.h"
 
 /* What the command line supplies for what a format lacks. */
-struct ingest_defaults {
+struct adapters_defaults {
 	const char *machine;	 /* --machine, NULL if not given */
 	int64_t harness_version; /* --harness-version, -1 if not given */
 	const char *config;	 /* --config, NULL: "" */
@@ -32,7 +31,7 @@ struct ingest_defaults {
 };
 
 /* Empty defaults: no flag given (every field unknown). */
-void ingest_defaults_init(struct ingest_defaults *d);
+void adapters_defaults_init(struct adapters_defaults *d);
 
 /*
  * Parses one result file in format ("auto", "benchline" or "native", "bmf", "gbench",
@@ -45,16 +44,16 @@ void ingest_defaults_init(struct ingest_defaults *d);
  * appended to out on error. The native format ignores defaults: its records carry their own
  * fields.
  */
-int ingest_parse_format(struct ingest_batch *out, const char **chosen, const char *format,
-			const char *path, const char *text, size_t len,
-			const struct ingest_defaults *defaults, struct bl_error *err);
+int adapters_parse(struct ingest_batch *out, const char **chosen, const char *format,
+		   const char *path, const char *text, size_t len,
+		   const struct adapters_defaults *defaults, struct bl_error *err);
 
 /* The format of a file from its content ("benchline", "bmf", ...), "criterion" when text is
  * NULL and path is a directory; NULL when it cannot tell. */
-const char *ingest_detect_format(const char *path, const char *text, size_t len);
+const char *adapters_detect_format(const char *path, const char *text, size_t len);
 
-/* 1 when name is a format ingest_parse_format knows ("auto" included). */
-int ingest_format_known(const char *name);
+/* 1 when name is a format adapters_parse knows ("auto" included). */
+int adapters_format_known(const char *name);
 
 /* ------------------------------------------------------------------------------------------
  * Private to the adapters.
@@ -68,17 +67,17 @@ struct json_t;
 #define INGEST_CRITERION_MAX_FILE    ((size_t)64 << 20) /* bytes of one json file */
 
 /* One file being adapted. */
-struct ingest_adapt {
+struct adapters_input {
 	const char *name; /* for messages */
 	const char *text; /* NULL for a directory */
 	size_t len;
-	const struct ingest_defaults *defaults;
+	const struct adapters_defaults *defaults;
 	double fallback_time; /* started_at when neither the flag nor the file gives one */
 	struct bl_error *err;
 };
 
 /* What a file itself says about every record in it; NULL/NAN/-1 when it says nothing. */
-struct ingest_adapt_file_info {
+struct adapters_file_info {
 	const char *machine;	  /* a host name */
 	const char *machine_what; /* where machine came from, for messages ("host name") */
 	char *machine_info;	  /* compact JSON object, owned */
@@ -89,11 +88,11 @@ struct ingest_adapt_file_info {
 	double committed_at;
 };
 
-void ingest_adapt_file_info_init(struct ingest_adapt_file_info *fi);
-void ingest_adapt_file_info_release(struct ingest_adapt_file_info *fi);
+void adapters_file_info_init(struct adapters_file_info *fi);
+void adapters_file_info_release(struct adapters_file_info *fi);
 
 /* The fields every record of a file shares, resolved from the flags and the file. */
-struct ingest_adapt_common {
+struct adapters_common {
 	char machine[65];
 	char *machine_info;
 	int64_t harness_version;
@@ -108,112 +107,112 @@ struct ingest_adapt_common {
 
 /* Resolves flags over the file's own fields (flags win); a missing machine, harness version
  * or commit is an error naming its flag. common->machine_info is borrowed from fi. */
-int ingest_adapt_resolve(struct ingest_adapt_common *common, const struct ingest_adapt *a,
-			 const struct ingest_adapt_file_info *fi);
+int adapters_resolve(struct adapters_common *common, const struct adapters_input *a,
+		     const struct adapters_file_info *fi);
 
 /* Starts a record for benchmark (checked: not empty, at most INGEST_MAX_STRING bytes, valid
  * UTF-8) at line:column; the record's fields come from common. */
-int ingest_adapt_record_init(struct ingest_record *rec, const struct ingest_adapt_common *common,
-			     const char *benchmark, int line, int column, const char *name,
-			     struct bl_error *err);
+int adapters_record_init(struct ingest_record *rec, const struct adapters_common *common,
+			 const char *benchmark, int line, int column, const char *name,
+			 struct bl_error *err);
 
 /* Adds a metric to rec; name and unit are copied. */
-struct ingest_metric *ingest_adapt_add_metric(struct ingest_record *rec, const char *name,
-					      enum ingest_kind kind, const char *unit,
-					      int better_higher);
+struct ingest_metric *adapters_add_metric(struct ingest_record *rec, const char *name,
+					  enum ingest_kind kind, const char *unit,
+					  int better_higher);
 /* Takes samples (owned) into a timed metric and computes median and p95 by nearest rank; n
  * becomes the sample count. */
-void ingest_adapt_take_samples(struct ingest_metric *m, double *samples, size_t n);
+void adapters_take_samples(struct ingest_metric *m, double *samples, size_t n);
 /* The nearest-rank median of n values (NAN when n is 0). */
-double ingest_adapt_median(const double *values, size_t n);
+double adapters_median(const double *values, size_t n);
 
 /* Finishes rec (canonical JSON, digest) and moves it into batch; releases it on error. */
-int ingest_adapt_push(struct ingest_batch *batch, struct ingest_record *rec, const char *name,
-		      struct bl_error *err);
+int adapters_push(struct ingest_batch *batch, struct ingest_record *rec, const char *name,
+		  struct bl_error *err);
 
 /* Moves every record of from to the end of to. */
-void ingest_adapt_append(struct ingest_batch *to, struct ingest_batch *from);
+void adapters_append(struct ingest_batch *to, struct ingest_batch *from);
 
 /* "NAME:LINE:COLUMN: " + message for byte offset off of text. */
-__attribute__((format(printf, 5, 6))) int ingest_adapt_fail_at(struct bl_error *err,
-							       const char *name, const char *text,
-							       size_t off, const char *fmt, ...);
+__attribute__((format(printf, 5, 6))) int adapters_fail_at(struct bl_error *err, const char *name,
+							   const char *text, size_t off,
+							   const char *fmt, ...);
 
 /* Parses the whole text as a JSON object; a syntax error or another top-level value is
  * reported with its position like the native parser. *out is a new reference. */
-int ingest_adapt_load_json(struct json_t **out, const char *name, const char *text, size_t len,
-			   struct bl_error *err);
+int adapters_load_json(struct json_t **out, const char *name, const char *text, size_t len,
+		       struct bl_error *err);
 
 /* A path into a JSON document, for messages: where a value is and its dotted name. */
 #define INGEST_ADAPT_MAX_DEPTH 8
-struct ingest_adapt_path {
+struct adapters_path {
 	struct ingest_json_seg seg[INGEST_ADAPT_MAX_DEPTH];
 	size_t n;
 };
-void ingest_adapt_path_key(struct ingest_adapt_path *p, const char *key);
-void ingest_adapt_path_index(struct ingest_adapt_path *p, size_t index);
-void ingest_adapt_path_pop(struct ingest_adapt_path *p);
+void adapters_path_key(struct adapters_path *p, const char *key);
+void adapters_path_index(struct adapters_path *p, size_t index);
+void adapters_path_pop(struct adapters_path *p);
 
 /* Where the value at path (with want_key, its last key) is in the adapted text: line and
  * column (1-based). */
-void ingest_adapt_json_where(const struct ingest_adapt *a, const struct ingest_adapt_path *p,
-			     int want_key, int *line, int *column);
+void adapters_json_where(const struct adapters_input *a, const struct adapters_path *p,
+			 int want_key, int *line, int *column);
 
 /*
  * Walks the members of the object or the elements of the array at a path in order, giving
  * each one's position (an object member's key, an array element's value) without
  * re-scanning the text from its start: the line and column of each record in one pass.
  */
-struct ingest_adapt_walk {
+struct adapters_walk {
 	struct ingest_json_cursor cur;
 	size_t next; /* offset of the next member or element, INGEST_JSON_NOT_FOUND at the end */
 };
-void ingest_adapt_walk_start(struct ingest_adapt_walk *w, const struct ingest_adapt *a,
-			     const struct ingest_adapt_path *p);
+void adapters_walk_start(struct adapters_walk *w, const struct adapters_input *a,
+			 const struct adapters_path *p);
 /* The position of the next member or element (1:1 past the end), and moves past it. */
-void ingest_adapt_walk_next(struct ingest_adapt_walk *w, const struct ingest_adapt *a, int *line,
-			    int *column);
+void adapters_walk_next(struct adapters_walk *w, const struct adapters_input *a, int *line,
+			int *column);
 
 /*
  * Fails at the value at path (or, with key, at its last key; with parent, at the object that
  * lacks it) with "NAME:LINE:COLUMN: DOTTED.PATH: message".
  */
-enum ingest_adapt_at { INGEST_AT_VALUE, INGEST_AT_KEY, INGEST_AT_PARENT };
-__attribute__((format(printf, 4, 5))) int ingest_adapt_json_fail(const struct ingest_adapt *a,
-								 const struct ingest_adapt_path *p,
-								 enum ingest_adapt_at at,
-								 const char *fmt, ...);
+enum adapters_at { INGEST_AT_VALUE, INGEST_AT_KEY, INGEST_AT_PARENT };
+__attribute__((format(printf, 4, 5))) int adapters_json_fail(const struct adapters_input *a,
+							     const struct adapters_path *p,
+							     enum adapters_at at, const char *fmt,
+							     ...);
 
 /* Typed getters on member key of obj (whose path is p): each fails positioned. A missing
  * optional member leaves *out alone and returns 0. */
-int ingest_adapt_get_string(const struct ingest_adapt *a, struct ingest_adapt_path *p,
-			    struct json_t *obj, const char *key, int required, const char **out);
+int adapters_get_string(const struct adapters_input *a, struct adapters_path *p, struct json_t *obj,
+			const char *key, int required, const char **out);
 /* A finite number that is not negative. */
-int ingest_adapt_get_number(const struct ingest_adapt *a, struct ingest_adapt_path *p,
-			    struct json_t *obj, const char *key, int required, double *out);
-int ingest_adapt_get_object(const struct ingest_adapt *a, struct ingest_adapt_path *p,
-			    struct json_t *obj, const char *key, int required, struct json_t **out);
-int ingest_adapt_get_array(const struct ingest_adapt *a, struct ingest_adapt_path *p,
-			   struct json_t *obj, const char *key, int required, struct json_t **out);
+int adapters_get_number(const struct adapters_input *a, struct adapters_path *p, struct json_t *obj,
+			const char *key, int required, double *out);
+int adapters_get_object(const struct adapters_input *a, struct adapters_path *p, struct json_t *obj,
+			const char *key, int required, struct json_t **out);
+int adapters_get_array(const struct adapters_input *a, struct adapters_path *p, struct json_t *obj,
+		       const char *key, int required, struct json_t **out);
 /* Every element of arr (at path p) as a finite number that is not negative, at most
  * INGEST_MAX_SAMPLES; *out is malloc'd (NULL when empty). */
-int ingest_adapt_get_samples(const struct ingest_adapt *a, struct ingest_adapt_path *p,
-			     struct json_t *arr, double **out, size_t *n);
+int adapters_get_samples(const struct adapters_input *a, struct adapters_path *p,
+			 struct json_t *arr, double **out, size_t *n);
 
 /* A timestamp: RFC 3339 / ISO 8601 ("2026-11-02T04:00:00Z", "...+09:00", "... 17:44:46",
  * "...T00:21:56.209765"); no offset means UTC. 0 or BL_EINVALID. */
-int ingest_adapt_parse_time(const char *s, double *out);
+int adapters_parse_time(const char *s, double *out);
 /* A machine name [A-Za-z0-9._-]{1,64}. */
-int ingest_adapt_valid_machine(const char *s);
+int adapters_valid_machine(const char *s);
 
 /* The adapters: parse a.text (a.name in messages) into out. */
-int ingest_adapt_bmf(struct ingest_batch *out, const struct ingest_adapt *a);
-int ingest_adapt_gbench(struct ingest_batch *out, const struct ingest_adapt *a);
-int ingest_adapt_hyperfine(struct ingest_batch *out, const struct ingest_adapt *a);
-int ingest_adapt_pytest(struct ingest_batch *out, const struct ingest_adapt *a);
-int ingest_adapt_gotest(struct ingest_batch *out, const struct ingest_adapt *a);
+int adapters_bmf(struct ingest_batch *out, const struct adapters_input *a);
+int adapters_gbench(struct ingest_batch *out, const struct adapters_input *a);
+int adapters_hyperfine(struct ingest_batch *out, const struct adapters_input *a);
+int adapters_pytest(struct ingest_batch *out, const struct adapters_input *a);
+int adapters_gotest(struct ingest_batch *out, const struct adapters_input *a);
 /* Walks the directory a.name (a.text is NULL). */
-int ingest_adapt_criterion(struct ingest_batch *out, const struct ingest_adapt *a);
+int adapters_criterion(struct ingest_batch *out, const struct adapters_input *a);
 
 /*
  * One criterion benchmark from the texts of its new/ directory: estimates.json and
@@ -222,7 +221,7 @@ int ingest_adapt_criterion(struct ingest_batch *out, const struct ingest_adapt *
  * the *_name arguments name the files in messages. Appends one record to out. Used by the
  * directory walk and by the fuzz target.
  */
-struct ingest_criterion_texts {
+struct adapters_criterion_texts {
 	const char *dir_name;
 	const char *estimates_name, *estimates;
 	size_t estimates_len;
@@ -232,7 +231,8 @@ struct ingest_criterion_texts {
 	size_t benchmark_len;
 	double fallback_time;
 };
-int ingest_criterion_parse_texts(struct ingest_batch *out, const struct ingest_criterion_texts *t,
-				 const struct ingest_defaults *defaults, struct bl_error *err);
+int adapters_criterion_parse_texts(struct ingest_batch *out,
+				   const struct adapters_criterion_texts *t,
+				   const struct adapters_defaults *defaults, struct bl_error *err);
 
 #endif

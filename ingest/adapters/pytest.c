@@ -12,21 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters.h"
+#include "ingest/adapters/adapters.h"
 
 /* machine_info: node as the machine, the CPU, OS and Python as machine_info. */
-static int read_machine(struct ingest_adapt_file_info *fi, const struct ingest_adapt *a,
-			struct ingest_adapt_path *p, json_t *doc)
+static int read_machine(struct adapters_file_info *fi, const struct adapters_input *a,
+			struct adapters_path *p, json_t *doc)
 {
 	json_t *mi = NULL, *info, *cpu;
 	const char *s;
 	int ret;
 
-	if ((ret = ingest_adapt_get_object(a, p, doc, "machine_info", 0, &mi)) || !mi)
+	if ((ret = adapters_get_object(a, p, doc, "machine_info", 0, &mi)) || !mi)
 		return ret;
-	ingest_adapt_path_key(p, "machine_info");
-	ret = ingest_adapt_get_string(a, p, mi, "node", 0, &fi->machine);
-	ingest_adapt_path_pop(p);
+	adapters_path_key(p, "machine_info");
+	ret = adapters_get_string(a, p, mi, "node", 0, &fi->machine);
+	adapters_path_pop(p);
 	if (ret)
 		return ret;
 	fi->machine_what = "node";
@@ -64,16 +64,16 @@ static int read_machine(struct ingest_adapt_file_info *fi, const struct ingest_a
 }
 
 /* commit_info: used only when it names a commit (40 hex digits, not "unversioned"). */
-static int read_commit(struct ingest_adapt_file_info *fi, const struct ingest_adapt *a,
-		       struct ingest_adapt_path *p, json_t *doc)
+static int read_commit(struct adapters_file_info *fi, const struct adapters_input *a,
+		       struct adapters_path *p, json_t *doc)
 {
 	json_t *ci = NULL, *v;
 	const char *id = NULL, *branch = NULL, *time = NULL;
 	int ret;
 
-	if ((ret = ingest_adapt_get_object(a, p, doc, "commit_info", 0, &ci)) || !ci)
+	if ((ret = adapters_get_object(a, p, doc, "commit_info", 0, &ci)) || !ci)
 		return ret;
-	ingest_adapt_path_key(p, "commit_info");
+	adapters_path_key(p, "commit_info");
 	v = json_object_get(ci, "id");
 	if (json_is_string(v) && is_hex40(json_string_value(v)))
 		id = json_string_value(v);
@@ -87,15 +87,15 @@ static int read_commit(struct ingest_adapt_file_info *fi, const struct ingest_ad
 	fi->dirty = json_is_true(json_object_get(ci, "dirty"));
 	v = json_object_get(ci, "time");
 	if (json_is_string(v) && (time = json_string_value(v)) &&
-	    ingest_adapt_parse_time(time, &fi->committed_at))
+	    adapters_parse_time(time, &fi->committed_at))
 		fi->committed_at = NAN;
 done:
-	ingest_adapt_path_pop(p);
+	adapters_path_pop(p);
 	return ret;
 }
 
-static int parse_benchmark(struct ingest_batch *out, const struct ingest_adapt *a,
-			   const struct ingest_adapt_common *common, struct ingest_adapt_path *p,
+static int parse_benchmark(struct ingest_batch *out, const struct adapters_input *a,
+			   const struct adapters_common *common, struct adapters_path *p,
 			   json_t *bo, int line, int column)
 {
 	struct ingest_record rec;
@@ -108,32 +108,32 @@ static int parse_benchmark(struct ingest_batch *out, const struct ingest_adapt *
 
 	memset(&rec, 0, sizeof(rec));
 	if (!json_is_object(bo))
-		return ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected an object");
-	if ((ret = ingest_adapt_get_string(a, p, bo, "fullname", 0, &fullname)) ||
-	    (ret = ingest_adapt_get_string(a, p, bo, "name", !fullname, &name)) ||
-	    (ret = ingest_adapt_get_object(a, p, bo, "stats", 1, &stats)))
+		return adapters_json_fail(a, p, INGEST_AT_VALUE, "expected an object");
+	if ((ret = adapters_get_string(a, p, bo, "fullname", 0, &fullname)) ||
+	    (ret = adapters_get_string(a, p, bo, "name", !fullname, &name)) ||
+	    (ret = adapters_get_object(a, p, bo, "stats", 1, &stats)))
 		return ret;
-	ingest_adapt_path_key(p, "stats");
-	if ((ret = ingest_adapt_get_array(a, p, stats, "data", 0, &data)) ||
-	    (ret = ingest_adapt_get_number(a, p, stats, "median", !data, &median)))
+	adapters_path_key(p, "stats");
+	if ((ret = adapters_get_array(a, p, stats, "data", 0, &data)) ||
+	    (ret = adapters_get_number(a, p, stats, "median", !data, &median)))
 		goto done;
 	if (data) {
-		ingest_adapt_path_key(p, "data");
-		ret = ingest_adapt_get_samples(a, p, data, &samples, &n);
-		ingest_adapt_path_pop(p);
+		adapters_path_key(p, "data");
+		ret = adapters_get_samples(a, p, data, &samples, &n);
+		adapters_path_pop(p);
 		if (ret)
 			goto done;
 		if (!n && isnan(median)) {
-			ret = ingest_adapt_get_number(a, p, stats, "median", 1, &median);
+			ret = adapters_get_number(a, p, stats, "median", 1, &median);
 			goto done;
 		}
 	}
-	if ((ret = ingest_adapt_record_init(&rec, common, fullname ? fullname : name, line, column,
-					    a->name, a->err)))
+	if ((ret = adapters_record_init(&rec, common, fullname ? fullname : name, line, column,
+					a->name, a->err)))
 		goto done;
-	m = ingest_adapt_add_metric(&rec, "time", INGEST_TIMED, "s", 0);
+	m = adapters_add_metric(&rec, "time", INGEST_TIMED, "s", 0);
 	if (n) {
-		ingest_adapt_take_samples(m, samples, n);
+		adapters_take_samples(m, samples, n);
 		samples = NULL;
 	} else {
 		m->median = median;
@@ -141,56 +141,55 @@ static int parse_benchmark(struct ingest_batch *out, const struct ingest_adapt *
 		if (json_is_integer(rounds) && json_integer_value(rounds) >= 0)
 			m->n = json_integer_value(rounds);
 	}
-	ret = ingest_adapt_push(out, &rec, a->name, a->err);
+	ret = adapters_push(out, &rec, a->name, a->err);
 done:
-	ingest_adapt_path_pop(p);
+	adapters_path_pop(p);
 	free(samples);
 	ingest_record_release(&rec);
 	return ret;
 }
 
-int ingest_adapt_pytest(struct ingest_batch *out, const struct ingest_adapt *a)
+int adapters_pytest(struct ingest_batch *out, const struct adapters_input *a)
 {
-	struct ingest_adapt_file_info fi;
-	struct ingest_adapt_common common;
-	struct ingest_adapt_path p = {.n = 0};
-	struct ingest_adapt_walk walk;
+	struct adapters_file_info fi;
+	struct adapters_common common;
+	struct adapters_path p = {.n = 0};
+	struct adapters_walk walk;
 	json_t *doc = NULL, *list = NULL, *bo;
 	const char *date = NULL;
 	size_t i;
 	int ret, line, column;
 
-	ingest_adapt_file_info_init(&fi);
-	if ((ret = ingest_adapt_load_json(&doc, a->name, a->text, a->len, a->err)) ||
+	adapters_file_info_init(&fi);
+	if ((ret = adapters_load_json(&doc, a->name, a->text, a->len, a->err)) ||
 	    (ret = read_machine(&fi, a, &p, doc)) || (ret = read_commit(&fi, a, &p, doc)) ||
-	    (ret = ingest_adapt_get_string(a, &p, doc, "datetime", 0, &date)) ||
-	    (ret = ingest_adapt_get_array(a, &p, doc, "benchmarks", 1, &list)))
+	    (ret = adapters_get_string(a, &p, doc, "datetime", 0, &date)) ||
+	    (ret = adapters_get_array(a, &p, doc, "benchmarks", 1, &list)))
 		goto done;
-	if (date && isnan(a->defaults->started_at) &&
-	    ingest_adapt_parse_time(date, &fi.started_at)) {
-		ingest_adapt_path_key(&p, "datetime");
-		ret = ingest_adapt_json_fail(a, &p, INGEST_AT_VALUE, "bad date");
+	if (date && isnan(a->defaults->started_at) && adapters_parse_time(date, &fi.started_at)) {
+		adapters_path_key(&p, "datetime");
+		ret = adapters_json_fail(a, &p, INGEST_AT_VALUE, "bad date");
 		goto done;
 	}
-	ingest_adapt_path_key(&p, "benchmarks");
+	adapters_path_key(&p, "benchmarks");
 	if (!json_array_size(list)) {
-		ret = ingest_adapt_json_fail(a, &p, INGEST_AT_VALUE, "no benchmarks");
+		ret = adapters_json_fail(a, &p, INGEST_AT_VALUE, "no benchmarks");
 		goto done;
 	}
-	if ((ret = ingest_adapt_resolve(&common, a, &fi)))
+	if ((ret = adapters_resolve(&common, a, &fi)))
 		goto done;
-	ingest_adapt_walk_start(&walk, a, &p);
+	adapters_walk_start(&walk, a, &p);
 	json_array_foreach(list, i, bo)
 	{
-		ingest_adapt_walk_next(&walk, a, &line, &column);
-		ingest_adapt_path_index(&p, i);
+		adapters_walk_next(&walk, a, &line, &column);
+		adapters_path_index(&p, i);
 		ret = parse_benchmark(out, a, &common, &p, bo, line, column);
-		ingest_adapt_path_pop(&p);
+		adapters_path_pop(&p);
 		if (ret)
 			goto done;
 	}
 done:
 	json_decref(doc);
-	ingest_adapt_file_info_release(&fi);
+	adapters_file_info_release(&fi);
 	return ret;
 }

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
-#include "ingest.h"
+#include "store/store.h"
+#include "ingest/ingest.h"
+#include "ingest/repo/repo.h"
 
 /* Sets err from libgit2's last error: "WHAT: DETAIL". */
 static int git_fail(struct bl_error *err, int code, const char *what)
@@ -133,9 +134,9 @@ static int hasher_tree(git_oid *out, struct source_hasher *h, const git_oid *tre
 	return 0;
 }
 
-int ingest_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			    const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
-			    struct bl_error *err)
+int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
+			  const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
+			  struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	struct source_hasher h;
@@ -189,8 +190,8 @@ static int listed(char *const *list, size_t n, const char *s)
 	return 0;
 }
 
-int ingest_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			      const struct ingest_config *cfg, struct bl_error *err)
+int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
+			    const struct ingest_config *cfg, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	git_object *obj = NULL;
@@ -225,20 +226,11 @@ done:
 		*out = list;
 		*nr = n;
 	} else {
-		ingest_free_strings(list, n);
+		strings_free(list, n);
 	}
 	git_object_free(obj);
 	git_repository_free(repo);
 	return ret;
-}
-
-void ingest_free_strings(char **strings, size_t nr)
-{
-	if (!strings)
-		return;
-	for (size_t i = 0; i < nr; i++)
-		free(strings[i]);
-	free(strings);
 }
 
 /* Finds refs/heads/NAME, else refs/remotes/origin/NAME. */
@@ -335,7 +327,7 @@ done:
 	return ret;
 }
 
-long ingest_pr_from_subject(const char *subject)
+long repo_pr_from_subject(const char *subject)
 {
 	static const char merge[] = "Merge pull request #";
 	const char *p, *end;
@@ -443,7 +435,7 @@ static int load_commit(struct walked_commit *w, git_commit **out, struct source_
 	summary = git_commit_summary(*out);
 	w->subject = xstrdup(summary ? summary : "");
 	w->c.subject = w->subject;
-	w->c.pr = ingest_pr_from_subject(w->subject);
+	w->c.pr = repo_pr_from_subject(w->subject);
 	return 0;
 }
 
@@ -501,8 +493,8 @@ static int chain_holds(const struct walked_commit *list, size_t nr, const char *
 	return !strcmp(list[nr - 1 - (size_t)seq].c.sha, sha);
 }
 
-int ingest_sync(struct ingest_sync_result *out, struct store *st, const char *repo_dir,
-		const struct ingest_config *cfg, struct bl_error *err)
+int repo_sync(struct repo_sync_result *out, struct store *st, const char *repo_dir,
+	      const struct ingest_config *cfg, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	struct source_hasher h;
@@ -617,8 +609,8 @@ static int measured_dirty(int *out, git_repository *repo, const struct ingest_co
 	return 0;
 }
 
-int ingest_repo_head(struct ingest_head *out, const char *repo_dir, const struct ingest_config *cfg,
-		     struct bl_error *err)
+int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
+		   struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	git_reference *head = NULL;
@@ -657,16 +649,16 @@ done:
 
 /* --- The gate's view of a repository (§7) --- */
 
-struct ingest_repo {
+struct repo {
 	git_repository *repo;
 	char *dir;
 	struct source_hasher hasher;
 };
 
-int ingest_repo_open(struct ingest_repo **out, const char *repo_dir,
-		     const struct ingest_config *cfg, struct bl_error *err)
+int repo_open(struct repo **out, const char *repo_dir, const struct ingest_config *cfg,
+	      struct bl_error *err)
 {
-	struct ingest_repo *r = xcalloc(1, sizeof(*r));
+	struct repo *r = xcalloc(1, sizeof(*r));
 	int ret;
 	*out = NULL;
 	if ((ret = open_repo(&r->repo, repo_dir, err))) {
@@ -679,7 +671,7 @@ int ingest_repo_open(struct ingest_repo **out, const char *repo_dir,
 	return 0;
 }
 
-void ingest_repo_free(struct ingest_repo *r)
+void repo_free(struct repo *r)
 {
 	if (!r)
 		return;
@@ -689,7 +681,7 @@ void ingest_repo_free(struct ingest_repo *r)
 	free(r);
 }
 
-static int commit_source(char source_out[41], struct ingest_repo *r, const git_commit *c,
+static int commit_source(char source_out[41], struct repo *r, const git_commit *c,
 			 struct bl_error *err)
 {
 	git_oid hash;
@@ -699,8 +691,8 @@ static int commit_source(char source_out[41], struct ingest_repo *r, const git_c
 	return ret;
 }
 
-int ingest_repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out,
-			struct ingest_repo *r, const char *rev, struct bl_error *err)
+int repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out, struct repo *r,
+		 const char *rev, struct bl_error *err)
 {
 	git_object *obj = NULL;
 	git_commit *commit = NULL;
@@ -743,8 +735,8 @@ int ingest_repo_resolve(char sha_out[41], char source_out[41], struct strbuf *na
 	return ret;
 }
 
-int ingest_repo_merge_base(char sha_out[41], char source_out[41], struct ingest_repo *r,
-			   const char *a, const char *b, struct bl_error *err)
+int repo_merge_base(char sha_out[41], char source_out[41], struct repo *r, const char *a,
+		    const char *b, struct bl_error *err)
 {
 	git_oid oa, ob, base;
 	git_commit *commit = NULL;
@@ -765,7 +757,7 @@ int ingest_repo_merge_base(char sha_out[41], char source_out[41], struct ingest_
 	return ret;
 }
 
-int ingest_repo_checkout(char sha_out[41], struct ingest_repo *r)
+int repo_checkout(char sha_out[41], struct repo *r)
 {
 	git_oid oid;
 	sha_out[0] = 0;
@@ -775,14 +767,13 @@ int ingest_repo_checkout(char sha_out[41], struct ingest_repo *r)
 	return 1;
 }
 
-const char *ingest_repo_workdir(struct ingest_repo *r)
+const char *repo_workdir(struct repo *r)
 {
 	return git_repository_workdir(r->repo);
 }
 
-int ingest_repo_read_file(struct strbuf *out, int *found, struct ingest_repo *r,
-			  const char *commit_sha, const char *path, size_t cap,
-			  struct bl_error *err)
+int repo_read_file(struct strbuf *out, int *found, struct repo *r, const char *commit_sha,
+		   const char *path, size_t cap, struct bl_error *err)
 {
 	git_oid oid;
 	git_commit *commit = NULL;
@@ -825,8 +816,8 @@ struct history_step {
 	char commit[41]; /* the newest commit with that source hash */
 };
 
-struct ingest_history {
-	struct ingest_repo *repo;
+struct repo_history {
+	struct repo *repo;
 	git_commit *next; /* the next commit to read, NULL at the root */
 	struct history_step *steps;
 	size_t nr, alloc;
@@ -836,10 +827,10 @@ struct ingest_history {
 	size_t nseen, seen_alloc;
 };
 
-int ingest_history_open(struct ingest_history **out, struct ingest_repo *r, const char *commit_sha,
-			size_t max_commits, struct bl_error *err)
+int repo_history_open(struct repo_history **out, struct repo *r, const char *commit_sha,
+		      size_t max_commits, struct bl_error *err)
 {
-	struct ingest_history *h;
+	struct repo_history *h;
 	git_oid oid;
 	*out = NULL;
 	if (git_oid_fromstr(&oid, commit_sha) < 0)
@@ -855,7 +846,7 @@ int ingest_history_open(struct ingest_history **out, struct ingest_repo *r, cons
 	return 0;
 }
 
-void ingest_history_free(struct ingest_history *h)
+void repo_history_free(struct repo_history *h)
 {
 	if (!h)
 		return;
@@ -865,7 +856,7 @@ void ingest_history_free(struct ingest_history *h)
 	free(h);
 }
 
-static int history_seen(struct ingest_history *h, const char *hash)
+static int history_seen(struct repo_history *h, const char *hash)
 {
 	for (size_t i = 0; i < h->nseen; i++)
 		if (!memcmp(h->seen[i], hash, 40))
@@ -873,8 +864,8 @@ static int history_seen(struct ingest_history *h, const char *hash)
 	return 0;
 }
 
-int ingest_history_get(const char **source_out, const char **commit_out, struct ingest_history *h,
-		       size_t i, struct bl_error *err)
+int repo_history_get(const char **source_out, const char **commit_out, struct repo_history *h,
+		     size_t i, struct bl_error *err)
 {
 	while (h->nr <= i) {
 		char hash[41];
@@ -905,7 +896,7 @@ int ingest_history_get(const char **source_out, const char **commit_out, struct 
 	return 0;
 }
 
-int ingest_repo_toplevel(struct strbuf *out, const char *dir, struct bl_error *err)
+int repo_toplevel(struct strbuf *out, const char *dir, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	const char *workdir;

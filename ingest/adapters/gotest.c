@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters.h"
+#include "ingest/adapters/adapters.h"
 
 struct go_unit {
 	char *unit;
@@ -32,7 +32,7 @@ struct go_bench {
 };
 
 struct go_parse {
-	const struct ingest_adapt *a;
+	const struct adapters_input *a;
 	struct go_bench *list;
 	size_t nr, alloc;
 	json_t *index; /* name -> position in list */
@@ -97,8 +97,8 @@ __attribute__((format(printf, 3, 4))) static int fail(struct go_parse *g, const 
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	ret = ingest_adapt_fail_at(g->a->err, g->a->name, g->a->text, (size_t)(at - g->a->text),
-				   "%s", sb.buf);
+	ret = adapters_fail_at(g->a->err, g->a->name, g->a->text, (size_t)(at - g->a->text), "%s",
+			       sb.buf);
 	strbuf_release(&sb);
 	return ret;
 }
@@ -291,25 +291,25 @@ static void add_unit_metric(struct ingest_record *rec, struct go_unit *u)
 	char *unit;
 
 	if (!strcmp(u->unit, "B/op") || !strcmp(u->unit, "allocs/op")) {
-		m = ingest_adapt_add_metric(rec, u->unit, INGEST_COUNTED,
-					    !strcmp(u->unit, "B/op") ? "B" : "allocs", 0);
-		m->value = ingest_adapt_median(u->values, u->nr);
+		m = adapters_add_metric(rec, u->unit, INGEST_COUNTED,
+					!strcmp(u->unit, "B/op") ? "B" : "allocs", 0);
+		m->value = adapters_median(u->values, u->nr);
 		return;
 	}
 	if (ends_with(u->unit, "/op") && strlen(u->unit) > 3) {
 		unit = xstrndup(u->unit, strlen(u->unit) - 3);
-		m = ingest_adapt_add_metric(rec, u->unit, INGEST_TIMED, unit, 0);
+		m = adapters_add_metric(rec, u->unit, INGEST_TIMED, unit, 0);
 		free(unit);
 	} else {
-		m = ingest_adapt_add_metric(rec, u->unit, INGEST_TIMED, u->unit,
-					    ends_with(u->unit, "/s"));
+		m = adapters_add_metric(rec, u->unit, INGEST_TIMED, u->unit,
+					ends_with(u->unit, "/s"));
 	}
-	ingest_adapt_take_samples(m, u->values, u->nr);
+	adapters_take_samples(m, u->values, u->nr);
 	u->values = NULL;
 	u->nr = u->alloc = 0;
 }
 
-static void machine_info(struct ingest_adapt_file_info *fi, const struct go_parse *g)
+static void machine_info(struct adapters_file_info *fi, const struct go_parse *g)
 {
 	json_t *info = json_object();
 	char *dump;
@@ -332,21 +332,21 @@ static void machine_info(struct ingest_adapt_file_info *fi, const struct go_pars
 	json_decref(info);
 }
 
-int ingest_adapt_gotest(struct ingest_batch *out, const struct ingest_adapt *a)
+int adapters_gotest(struct ingest_batch *out, const struct adapters_input *a)
 {
 	struct go_parse g;
-	struct ingest_adapt_file_info fi;
-	struct ingest_adapt_common common;
+	struct adapters_file_info fi;
+	struct adapters_common common;
 	const char *p = a->text, *end = a->text + a->len, *nul = memchr(a->text, '\0', a->len);
 	int lineno = 0, ret = 0;
 
 	memset(&g, 0, sizeof(g));
 	g.a = a;
 	g.index = json_object();
-	ingest_adapt_file_info_init(&fi);
+	adapters_file_info_init(&fi);
 	if (nul) {
-		ret = ingest_adapt_fail_at(a->err, a->name, a->text, (size_t)(nul - a->text),
-					   "nul byte in file");
+		ret = adapters_fail_at(a->err, a->name, a->text, (size_t)(nul - a->text),
+				       "nul byte in file");
 		goto done;
 	}
 	while (p < end) {
@@ -371,13 +371,13 @@ int ingest_adapt_gotest(struct ingest_batch *out, const struct ingest_adapt *a)
 		goto done;
 	}
 	machine_info(&fi, &g);
-	if ((ret = ingest_adapt_resolve(&common, a, &fi)))
+	if ((ret = adapters_resolve(&common, a, &fi)))
 		goto done;
 	for (size_t i = 0; i < g.nr; i++) {
 		struct go_bench *b = &g.list[i];
 		struct ingest_record rec;
-		if ((ret = ingest_adapt_record_init(&rec, &common, b->name, b->line, b->column,
-						    a->name, a->err))) {
+		if ((ret = adapters_record_init(&rec, &common, b->name, b->line, b->column, a->name,
+						a->err))) {
 			ingest_record_release(&rec);
 			goto done;
 		}
@@ -386,11 +386,11 @@ int ingest_adapt_gotest(struct ingest_batch *out, const struct ingest_adapt *a)
 		for (size_t k = 0; k < rec.nmetrics; k++)
 			if (!strcmp(rec.metrics[k].name, "ns/op"))
 				rec.primary = xstrdup("ns/op");
-		if ((ret = ingest_adapt_push(out, &rec, a->name, a->err)))
+		if ((ret = adapters_push(out, &rec, a->name, a->err)))
 			goto done;
 	}
 done:
 	go_parse_release(&g);
-	ingest_adapt_file_info_release(&fi);
+	adapters_file_info_release(&fi);
 	return ret;
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "adapters.h"
+#include "ingest/adapters/adapters.h"
 
 /* What benchmark.json says. */
 struct bench_info {
@@ -27,30 +27,30 @@ struct bench_info {
 };
 
 static int read_benchmark_json(struct bench_info *info, json_t **doc,
-			       const struct ingest_criterion_texts *t,
-			       const struct ingest_defaults *defaults, struct bl_error *err)
+			       const struct adapters_criterion_texts *t,
+			       const struct adapters_defaults *defaults, struct bl_error *err)
 {
-	struct ingest_adapt a = {t->benchmark_name, t->benchmark,     t->benchmark_len,
-				 defaults,	    t->fallback_time, err};
-	struct ingest_adapt_path p = {.n = 0};
+	struct adapters_input a = {t->benchmark_name, t->benchmark,	t->benchmark_len,
+				   defaults,	      t->fallback_time, err};
+	struct adapters_path p = {.n = 0};
 	json_t *tp = NULL;
 	const char *key;
 	json_t *v;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
-	if ((ret = ingest_adapt_load_json(doc, a.name, a.text, a.len, err)) ||
-	    (ret = ingest_adapt_get_string(&a, &p, *doc, "full_id", 0, &info->full_id)))
+	if ((ret = adapters_load_json(doc, a.name, a.text, a.len, err)) ||
+	    (ret = adapters_get_string(&a, &p, *doc, "full_id", 0, &info->full_id)))
 		return ret;
 	tp = json_object_get(*doc, "throughput");
 	if (!tp || json_is_null(tp))
 		return 0;
 	if (!json_is_object(tp) || json_object_size(tp) != 1) {
-		ingest_adapt_path_key(&p, "throughput");
-		return ingest_adapt_json_fail(&a, &p, INGEST_AT_VALUE,
-					      "expected {\"Bytes\": N} or {\"Elements\": N}");
+		adapters_path_key(&p, "throughput");
+		return adapters_json_fail(&a, &p, INGEST_AT_VALUE,
+					  "expected {\"Bytes\": N} or {\"Elements\": N}");
 	}
-	ingest_adapt_path_key(&p, "throughput");
+	adapters_path_key(&p, "throughput");
 	json_object_foreach(tp, key, v)
 	{
 		if (!strcmp(key, "Bytes") || !strcmp(key, "BytesDecimal"))
@@ -58,41 +58,41 @@ static int read_benchmark_json(struct bench_info *info, json_t **doc,
 		else if (!strcmp(key, "Elements"))
 			info->throughput_unit = "elements/s";
 		else
-			return ingest_adapt_json_fail(&a, &p, INGEST_AT_VALUE,
-						      "unknown throughput (expected Bytes, "
-						      "BytesDecimal or Elements)");
-		if ((ret = ingest_adapt_get_number(&a, &p, tp, key, 1, &info->throughput_per_iter)))
+			return adapters_json_fail(&a, &p, INGEST_AT_VALUE,
+						  "unknown throughput (expected Bytes, "
+						  "BytesDecimal or Elements)");
+		if ((ret = adapters_get_number(&a, &p, tp, key, 1, &info->throughput_per_iter)))
 			return ret;
 	}
 	return 0;
 }
 
-static int read_estimates(double *median, const struct ingest_criterion_texts *t,
-			  const struct ingest_defaults *defaults, struct bl_error *err)
+static int read_estimates(double *median, const struct adapters_criterion_texts *t,
+			  const struct adapters_defaults *defaults, struct bl_error *err)
 {
-	struct ingest_adapt a = {t->estimates_name, t->estimates,     t->estimates_len,
-				 defaults,	    t->fallback_time, err};
-	struct ingest_adapt_path p = {.n = 0};
+	struct adapters_input a = {t->estimates_name, t->estimates,	t->estimates_len,
+				   defaults,	      t->fallback_time, err};
+	struct adapters_path p = {.n = 0};
 	json_t *doc = NULL, *mo = NULL;
 	int ret;
 
-	if ((ret = ingest_adapt_load_json(&doc, a.name, a.text, a.len, err)) ||
-	    (ret = ingest_adapt_get_object(&a, &p, doc, "median", 1, &mo)))
+	if ((ret = adapters_load_json(&doc, a.name, a.text, a.len, err)) ||
+	    (ret = adapters_get_object(&a, &p, doc, "median", 1, &mo)))
 		goto done;
-	ingest_adapt_path_key(&p, "median");
-	ret = ingest_adapt_get_number(&a, &p, mo, "point_estimate", 1, median);
+	adapters_path_key(&p, "median");
+	ret = adapters_get_number(&a, &p, mo, "point_estimate", 1, median);
 done:
 	json_decref(doc);
 	return ret;
 }
 
 /* sample.json: the time per iteration of each sample, in ns. */
-static int read_samples(double **out, size_t *n, const struct ingest_criterion_texts *t,
-			const struct ingest_defaults *defaults, struct bl_error *err)
+static int read_samples(double **out, size_t *n, const struct adapters_criterion_texts *t,
+			const struct adapters_defaults *defaults, struct bl_error *err)
 {
-	struct ingest_adapt a = {t->sample_name, t->sample,	   t->sample_len,
-				 defaults,	 t->fallback_time, err};
-	struct ingest_adapt_path p = {.n = 0};
+	struct adapters_input a = {t->sample_name, t->sample,	     t->sample_len,
+				   defaults,	   t->fallback_time, err};
+	struct adapters_path p = {.n = 0};
 	json_t *doc = NULL, *iters_arr = NULL, *times_arr = NULL;
 	double *iters = NULL, *times = NULL;
 	size_t ni = 0, nt = 0;
@@ -100,35 +100,35 @@ static int read_samples(double **out, size_t *n, const struct ingest_criterion_t
 
 	*out = NULL;
 	*n = 0;
-	if ((ret = ingest_adapt_load_json(&doc, a.name, a.text, a.len, err)) ||
-	    (ret = ingest_adapt_get_array(&a, &p, doc, "iters", 1, &iters_arr)) ||
-	    (ret = ingest_adapt_get_array(&a, &p, doc, "times", 1, &times_arr)))
+	if ((ret = adapters_load_json(&doc, a.name, a.text, a.len, err)) ||
+	    (ret = adapters_get_array(&a, &p, doc, "iters", 1, &iters_arr)) ||
+	    (ret = adapters_get_array(&a, &p, doc, "times", 1, &times_arr)))
 		goto done;
-	ingest_adapt_path_key(&p, "iters");
-	ret = ingest_adapt_get_samples(&a, &p, iters_arr, &iters, &ni);
-	ingest_adapt_path_pop(&p);
+	adapters_path_key(&p, "iters");
+	ret = adapters_get_samples(&a, &p, iters_arr, &iters, &ni);
+	adapters_path_pop(&p);
 	if (ret)
 		goto done;
-	ingest_adapt_path_key(&p, "times");
-	ret = ingest_adapt_get_samples(&a, &p, times_arr, &times, &nt);
+	adapters_path_key(&p, "times");
+	ret = adapters_get_samples(&a, &p, times_arr, &times, &nt);
 	if (ret)
 		goto done;
 	if (ni != nt) {
-		ret = ingest_adapt_json_fail(&a, &p, INGEST_AT_VALUE,
-					     "%zu times for %zu iteration counts", nt, ni);
+		ret = adapters_json_fail(&a, &p, INGEST_AT_VALUE,
+					 "%zu times for %zu iteration counts", nt, ni);
 		goto done;
 	}
 	if (!nt) {
-		ret = ingest_adapt_json_fail(&a, &p, INGEST_AT_VALUE, "no samples");
+		ret = adapters_json_fail(&a, &p, INGEST_AT_VALUE, "no samples");
 		goto done;
 	}
-	ingest_adapt_path_pop(&p);
-	ingest_adapt_path_key(&p, "iters");
+	adapters_path_pop(&p);
+	adapters_path_key(&p, "iters");
 	for (size_t i = 0; i < ni; i++) {
 		if (iters[i] > 0)
 			continue;
-		ingest_adapt_path_index(&p, i);
-		ret = ingest_adapt_json_fail(&a, &p, INGEST_AT_VALUE, "iteration count is 0");
+		adapters_path_index(&p, i);
+		ret = adapters_json_fail(&a, &p, INGEST_AT_VALUE, "iteration count is 0");
 		goto done;
 	}
 	for (size_t i = 0; i < nt; i++) {
@@ -146,25 +146,25 @@ done:
 	return ret;
 }
 
-static int median_above_p95(const struct ingest_criterion_texts *t,
-			    const struct ingest_defaults *defaults, double median, double p95,
+static int median_above_p95(const struct adapters_criterion_texts *t,
+			    const struct adapters_defaults *defaults, double median, double p95,
 			    struct bl_error *err)
 {
-	struct ingest_adapt a = {t->estimates_name, t->estimates,     t->estimates_len,
-				 defaults,	    t->fallback_time, err};
-	struct ingest_adapt_path p = {.n = 0};
+	struct adapters_input a = {t->estimates_name, t->estimates,	t->estimates_len,
+				   defaults,	      t->fallback_time, err};
+	struct adapters_path p = {.n = 0};
 
-	ingest_adapt_path_key(&p, "median");
-	ingest_adapt_path_key(&p, "point_estimate");
-	return ingest_adapt_json_fail(&a, &p, INGEST_AT_VALUE,
-				      "median %.17g is above the 95th percentile of sample.json "
-				      "(%.17g)",
-				      median, p95);
+	adapters_path_key(&p, "median");
+	adapters_path_key(&p, "point_estimate");
+	return adapters_json_fail(&a, &p, INGEST_AT_VALUE,
+				  "median %.17g is above the 95th percentile of sample.json "
+				  "(%.17g)",
+				  median, p95);
 }
 
-static int parse_texts(struct ingest_batch *out, const struct ingest_criterion_texts *t,
-		       const struct ingest_adapt_common *common,
-		       const struct ingest_defaults *defaults, struct bl_error *err)
+static int parse_texts(struct ingest_batch *out, const struct adapters_criterion_texts *t,
+		       const struct adapters_common *common,
+		       const struct adapters_defaults *defaults, struct bl_error *err)
 {
 	struct ingest_record rec;
 	struct ingest_metric *m;
@@ -180,8 +180,8 @@ static int parse_texts(struct ingest_batch *out, const struct ingest_criterion_t
 	    (ret = read_estimates(&median, t, defaults, err)) ||
 	    (ret = read_samples(&samples, &n, t, defaults, err)))
 		goto done;
-	if ((ret = ingest_adapt_record_init(&rec, common, info.full_id ? info.full_id : t->dir_name,
-					    1, 1, t->estimates_name, err)))
+	if ((ret = adapters_record_init(&rec, common, info.full_id ? info.full_id : t->dir_name, 1,
+					1, t->estimates_name, err)))
 		goto done;
 	if (info.throughput_unit) {
 		rate = xmalloc(n * sizeof(*rate));
@@ -195,8 +195,8 @@ static int parse_texts(struct ingest_batch *out, const struct ingest_criterion_t
 			}
 		}
 	}
-	m = ingest_adapt_add_metric(&rec, "time", INGEST_TIMED, "ns", 0);
-	ingest_adapt_take_samples(m, samples, n);
+	m = adapters_add_metric(&rec, "time", INGEST_TIMED, "ns", 0);
+	adapters_take_samples(m, samples, n);
 	samples = NULL;
 	/* criterion's median of these samples cannot be above their 95th percentile */
 	if (median > m->p95) {
@@ -205,13 +205,12 @@ static int parse_texts(struct ingest_batch *out, const struct ingest_criterion_t
 	}
 	m->median = median;
 	if (rate) {
-		m = ingest_adapt_add_metric(&rec, "throughput", INGEST_TIMED, info.throughput_unit,
-					    1);
-		ingest_adapt_take_samples(m, rate, n);
+		m = adapters_add_metric(&rec, "throughput", INGEST_TIMED, info.throughput_unit, 1);
+		adapters_take_samples(m, rate, n);
 		rate = NULL;
 	}
 	rec.primary = xstrdup("time");
-	ret = ingest_adapt_push(out, &rec, t->estimates_name, err);
+	ret = adapters_push(out, &rec, t->estimates_name, err);
 done:
 	free(samples);
 	free(rate);
@@ -220,21 +219,22 @@ done:
 	return ret;
 }
 
-int ingest_criterion_parse_texts(struct ingest_batch *out, const struct ingest_criterion_texts *t,
-				 const struct ingest_defaults *defaults, struct bl_error *err)
+int adapters_criterion_parse_texts(struct ingest_batch *out,
+				   const struct adapters_criterion_texts *t,
+				   const struct adapters_defaults *defaults, struct bl_error *err)
 {
-	struct ingest_adapt a = {t->estimates_name, t->estimates,     t->estimates_len,
-				 defaults,	    t->fallback_time, err};
-	struct ingest_adapt_file_info fi;
-	struct ingest_adapt_common common;
+	struct adapters_input a = {t->estimates_name, t->estimates,	t->estimates_len,
+				   defaults,	      t->fallback_time, err};
+	struct adapters_file_info fi;
+	struct adapters_common common;
 	struct ingest_batch local = {NULL, 0, 0};
 	int ret;
 
-	ingest_adapt_file_info_init(&fi);
-	if ((ret = ingest_adapt_resolve(&common, &a, &fi)) ||
+	adapters_file_info_init(&fi);
+	if ((ret = adapters_resolve(&common, &a, &fi)) ||
 	    (ret = parse_texts(&local, t, &common, defaults, err)))
 		goto done;
-	ingest_adapt_append(out, &local);
+	adapters_append(out, &local);
 done:
 	ingest_batch_release(&local);
 	return ret;
@@ -331,17 +331,17 @@ static int read_new_file(struct strbuf *path, struct strbuf *sb, const char *roo
 	return read_file_capped(sb, path->buf, INGEST_CRITERION_MAX_FILE, err);
 }
 
-int ingest_adapt_criterion(struct ingest_batch *out, const struct ingest_adapt *a)
+int adapters_criterion(struct ingest_batch *out, const struct adapters_input *a)
 {
 	struct walk w = {a->name, 0, NULL, 0, 0, a->err};
-	struct ingest_adapt_file_info fi;
-	struct ingest_adapt_common common;
+	struct adapters_file_info fi;
+	struct adapters_common common;
 	struct strbuf est = STRBUF_INIT, smp = STRBUF_INIT, bj = STRBUF_INIT;
 	struct strbuf est_path = STRBUF_INIT, smp_path = STRBUF_INIT, bj_path = STRBUF_INIT;
 	int ret;
 
-	ingest_adapt_file_info_init(&fi);
-	if ((ret = ingest_adapt_resolve(&common, a, &fi)) || (ret = walk_dir(&w, "", 0)))
+	adapters_file_info_init(&fi);
+	if ((ret = adapters_resolve(&common, a, &fi)) || (ret = walk_dir(&w, "", 0)))
 		goto done;
 	if (!w.nr) {
 		ret =
@@ -351,7 +351,7 @@ int ingest_adapt_criterion(struct ingest_batch *out, const struct ingest_adapt *
 	}
 	qsort(w.found, w.nr, sizeof(*w.found), cmp_str);
 	for (size_t i = 0; i < w.nr; i++) {
-		struct ingest_criterion_texts t;
+		struct adapters_criterion_texts t;
 		struct stat st;
 		strbuf_reset(&est);
 		strbuf_reset(&smp);
@@ -390,6 +390,6 @@ done:
 	strbuf_release(&est_path);
 	strbuf_release(&smp_path);
 	strbuf_release(&bj_path);
-	ingest_adapt_file_info_release(&fi);
+	adapters_file_info_release(&fi);
 	return ret;
 }

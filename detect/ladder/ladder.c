@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
+#include "detect/detect.h"
+#include "detect/ladder/ladder.h"
 
-void detect_bucket_locate(struct detect_bucket *out, const struct detect_ladder *l, double value)
+void ladder_bucket_locate(struct ladder_bucket *out, const struct ladder *l, double value)
 {
 	size_t lo = 0, hi = l->n;
 
@@ -38,23 +39,23 @@ void detect_bucket_locate(struct detect_bucket *out, const struct detect_ladder 
 	}
 }
 
-double detect_ladder_bound(const struct detect_ladder *l, double baseline)
+double ladder_bound(const struct ladder *l, double baseline)
 {
-	struct detect_bucket b;
-	detect_bucket_locate(&b, l, baseline);
+	struct ladder_bucket b;
+	ladder_bucket_locate(&b, l, baseline);
 	return b.top ? NAN : b.hi_next - baseline;
 }
 
-double detect_ladder_floor(const struct detect_ladder *l, double baseline)
+double ladder_floor(const struct ladder *l, double baseline)
 {
-	struct detect_bucket b;
+	struct ladder_bucket b;
 	if (!(baseline > 0))
 		return NAN;
-	detect_bucket_locate(&b, l, baseline);
+	ladder_bucket_locate(&b, l, baseline);
 	return b.top ? NAN : b.hi_next / baseline;
 }
 
-int detect_ladder_floor_signature(const struct detect_ladder *l, double q, double value)
+int ladder_floor_signature(const struct ladder *l, double q, double value)
 {
 	if (!l->n || isnan(q) || isnan(value))
 		return 0;
@@ -64,7 +65,7 @@ int detect_ladder_floor_signature(const struct detect_ladder *l, double q, doubl
 	return fma(q, l->edges[0], 0.0) == value;
 }
 
-int detect_ladder_regressed(double baseline, double current, double max_abs, double max_pct)
+int ladder_regressed(double baseline, double current, double max_abs, double max_pct)
 {
 	double delta = current - baseline;
 	int over_abs, over_pct;
@@ -82,12 +83,12 @@ int detect_ladder_regressed(double baseline, double current, double max_abs, dou
 	return over_abs && over_pct;
 }
 
-void detect_ladder_set_init(struct detect_ladder_set *set)
+void ladder_set_init(struct ladder_set *set)
 {
 	memset(set, 0, sizeof(*set));
 }
 
-void detect_ladder_set_release(struct detect_ladder_set *set)
+void ladder_set_release(struct ladder_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->ladders[i].name);
@@ -101,10 +102,10 @@ void detect_ladder_set_release(struct detect_ladder_set *set)
 	}
 	free(set->categories);
 	free(set->category_ladder);
-	detect_ladder_set_init(set);
+	ladder_set_init(set);
 }
 
-const char *detect_ladder_type_name(const struct json_t *v)
+const char *ladder_type_name(const struct json_t *v)
 {
 	if (!v)
 		return "missing";
@@ -128,7 +129,7 @@ const char *detect_ladder_type_name(const struct json_t *v)
 }
 
 /* One ladder {"unit": "ms", "edges": [...]} into l (name already set). */
-static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char *file,
+static int ladder_from_json(struct ladder *l, const json_t *v, const char *file,
 			    struct bl_error *err)
 {
 	const char *key;
@@ -137,7 +138,7 @@ static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char
 
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: a ladder must be an object, not %s",
-				    file, l->name, detect_ladder_type_name(v));
+				    file, l->name, ladder_type_name(v));
 	json_object_foreach((json_t *)v, key, val)
 	{
 		if (strcmp(key, "unit") && strcmp(key, "edges"))
@@ -150,11 +151,11 @@ static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char
 	if (!json_is_string(unit) || !json_string_length(unit))
 		return bl_error_set(err, BL_EINVALID,
 				    "%s: %s: \"unit\" must be a non-empty string, not %s", file,
-				    l->name, detect_ladder_type_name(unit));
+				    l->name, ladder_type_name(unit));
 	edges = json_object_get(v, "edges");
 	if (!json_is_array(edges))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: \"edges\" must be an array, not %s",
-				    file, l->name, detect_ladder_type_name(edges));
+				    file, l->name, ladder_type_name(edges));
 	n = json_array_size(edges);
 	if (n < 2)
 		return bl_error_set(err, BL_EINVALID,
@@ -165,30 +166,30 @@ static int ladder_from_json(struct detect_ladder *l, const json_t *v, const char
 	l->n = n;
 	for (i = 0; i < n; i++) {
 		json_t *e = json_array_get(edges, i);
-		char a[DETECT_LADDER_NUM_MAX], b[DETECT_LADDER_NUM_MAX];
+		char a[LADDER_NUM_MAX], b[LADDER_NUM_MAX];
 		double x;
 		if (!json_is_number(e))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: edge %zu must be a number, not %s", file,
-					    l->name, i + 1, detect_ladder_type_name(e));
+					    l->name, i + 1, ladder_type_name(e));
 		x = json_number_value(e);
 		if (!(x > 0) || !isfinite(x))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: edge %zu (%s) must be positive", file, l->name,
-					    i + 1, detect_ladder_num(a, x, 0));
+					    i + 1, ladder_num(a, x, 0));
 		if (i && !(x > l->edges[i - 1]))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: edges must be strictly increasing: edge %zu "
 					    "(%s) is not above edge %zu (%s)",
-					    file, l->name, i + 1, detect_ladder_num(a, x, 0), i,
-					    detect_ladder_num(b, l->edges[i - 1], 0));
+					    file, l->name, i + 1, ladder_num(a, x, 0), i,
+					    ladder_num(b, l->edges[i - 1], 0));
 		l->edges[i] = x;
 	}
 	return 0;
 }
 
-int detect_ladders_from_json(struct detect_ladder_set *set, const json_t *ladders, const char *file,
-			     struct bl_error *err)
+int ladder_set_from_json(struct ladder_set *set, const json_t *ladders, const char *file,
+			 struct bl_error *err)
 {
 	const char *name;
 	json_t *v;
@@ -196,12 +197,12 @@ int detect_ladders_from_json(struct detect_ladder_set *set, const json_t *ladder
 
 	if (!json_is_object(ladders))
 		return bl_error_set(err, BL_EINVALID, "%s: ladders: must be an object, not %s",
-				    file, detect_ladder_type_name(ladders));
+				    file, ladder_type_name(ladders));
 	json_object_foreach((json_t *)ladders, name, v)
 	{
-		struct detect_ladder *l;
+		struct ladder *l;
 		int ret;
-		if (detect_ladder_find(set, name))
+		if (ladder_find(set, name))
 			return bl_error_set(err, BL_EINVALID, "%s: %s: ladder defined twice", file,
 					    name);
 		ALLOC_GROW(set->ladders, set->n, alloc);
@@ -215,8 +216,7 @@ int detect_ladders_from_json(struct detect_ladder_set *set, const json_t *ladder
 	return 0;
 }
 
-const struct detect_ladder *detect_ladder_find(const struct detect_ladder_set *set,
-					       const char *name)
+const struct ladder *ladder_find(const struct ladder_set *set, const char *name)
 {
 	for (size_t i = 0; i < set->n; i++)
 		if (!strcmp(set->ladders[i].name, name))
@@ -224,21 +224,19 @@ const struct detect_ladder *detect_ladder_find(const struct detect_ladder_set *s
 	return NULL;
 }
 
-const char *detect_ladder_num(char *buf, double v, int json)
+const char *ladder_num(char *buf, double v, int json)
 {
-	char e[DETECT_LADDER_NUM_MAX], digits[20] = {0};
+	char e[LADDER_NUM_MAX], digits[20] = {0};
 	size_t nd = 0, len = 0;
 	int p, exp;
 	const char *s;
 
 	if (isnan(v) || isinf(v)) {
-		snprintf(buf, DETECT_LADDER_NUM_MAX, "%s",
-			 isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+		snprintf(buf, LADDER_NUM_MAX, "%s", isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
 		return buf;
 	}
 	if (v == 0) {
-		snprintf(buf, DETECT_LADDER_NUM_MAX, "%s%s", signbit(v) ? "-0" : "0",
-			 json ? ".0" : "");
+		snprintf(buf, LADDER_NUM_MAX, "%s%s", signbit(v) ? "-0" : "0", json ? ".0" : "");
 		return buf;
 	}
 	/* The fewest significant digits that read back as the same double (17 always do). */
@@ -264,7 +262,7 @@ const char *detect_ladder_num(char *buf, double v, int json)
 			memcpy(buf + len, digits + 1, nd - 1);
 			len += nd - 1;
 		}
-		snprintf(buf + len, DETECT_LADDER_NUM_MAX - len, "e%c%02d", exp < 0 ? '-' : '+',
+		snprintf(buf + len, LADDER_NUM_MAX - len, "e%c%02d", exp < 0 ? '-' : '+',
 			 exp < 0 ? -exp : exp);
 		return buf;
 	}
@@ -291,13 +289,13 @@ const char *detect_ladder_num(char *buf, double v, int json)
 	return buf;
 }
 
-void detect_ladder_format_real(struct strbuf *sb, double v)
+void ladder_format_real(struct strbuf *sb, double v)
 {
-	char buf[DETECT_LADDER_NUM_MAX];
-	strbuf_addstr(sb, detect_ladder_num(buf, v, 1));
+	char buf[LADDER_NUM_MAX];
+	strbuf_addstr(sb, ladder_num(buf, v, 1));
 }
 
-int detect_ladder_quantile(double *q, const char *suffix, struct bl_error *err)
+int ladder_quantile(double *q, const char *suffix, struct bl_error *err)
 {
 	char text[24];
 	size_t n = strlen(suffix);
@@ -325,7 +323,7 @@ int detect_ladder_quantile(double *q, const char *suffix, struct bl_error *err)
 	return 0;
 }
 
-int detect_ladder_key_parse(struct detect_ladder_key *out, const char *key, struct bl_error *err)
+int ladder_key_parse(struct ladder_key *out, const char *key, struct bl_error *err)
 {
 	const char *first = strchr(key, '.'), *last = strrchr(key, '.');
 	int ret;
@@ -338,7 +336,7 @@ int detect_ladder_key_parse(struct detect_ladder_key *out, const char *key, stru
 	out->category_len = (size_t)(first - key);
 	out->group_len = (size_t)(last - key);
 	out->suffix = last + 1;
-	if ((ret = detect_ladder_quantile(&out->q, out->suffix, err)))
+	if ((ret = ladder_quantile(&out->q, out->suffix, err)))
 		return ret;
 	return 0;
 }
@@ -358,7 +356,7 @@ static int time_unit_exp(const char *unit, int *exp)
 	return 0;
 }
 
-int detect_ladder_unit_convert(double *out, double v, const char *from, const char *to)
+int ladder_unit_convert(double *out, double v, const char *from, const char *to)
 {
 	int ef, et, d;
 	double scale = 1;

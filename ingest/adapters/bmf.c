@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "adapters.h"
+#include "ingest/adapters/adapters.h"
 
 struct measure_kind {
 	const char *name;
@@ -36,44 +36,44 @@ static const struct measure_kind *kind_of(const char *measure)
 	return &other;
 }
 
-static int parse_measure(struct ingest_record *rec, const struct ingest_adapt *a,
-			 struct ingest_adapt_path *p, const char *measure, json_t *mo)
+static int parse_measure(struct ingest_record *rec, const struct adapters_input *a,
+			 struct adapters_path *p, const char *measure, json_t *mo)
 {
 	const struct measure_kind *k = kind_of(measure);
 	struct ingest_metric *m;
 	double value = NAN, lower = NAN, upper = NAN;
 	int ret;
 
-	ingest_adapt_path_key(p, measure);
+	adapters_path_key(p, measure);
 	if (!*measure) {
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_KEY, "empty measure name");
+		ret = adapters_json_fail(a, p, INGEST_AT_KEY, "empty measure name");
 		goto done;
 	}
 	if (strlen(measure) > INGEST_MAX_STRING) {
-		ret = ingest_adapt_json_fail(
-		    a, p, INGEST_AT_KEY, "measure name longer than %d bytes", INGEST_MAX_STRING);
+		ret = adapters_json_fail(a, p, INGEST_AT_KEY, "measure name longer than %d bytes",
+					 INGEST_MAX_STRING);
 		goto done;
 	}
 	if (!json_is_object(mo)) {
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected an object");
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE, "expected an object");
 		goto done;
 	}
-	if ((ret = ingest_adapt_get_number(a, p, mo, "value", 1, &value)) ||
-	    (ret = ingest_adapt_get_number(a, p, mo, "lower_value", 0, &lower)) ||
-	    (ret = ingest_adapt_get_number(a, p, mo, "upper_value", 0, &upper)))
+	if ((ret = adapters_get_number(a, p, mo, "value", 1, &value)) ||
+	    (ret = adapters_get_number(a, p, mo, "lower_value", 0, &lower)) ||
+	    (ret = adapters_get_number(a, p, mo, "upper_value", 0, &upper)))
 		goto done;
-	m = ingest_adapt_add_metric(rec, measure, k->kind, k->unit, k->better_higher);
+	m = adapters_add_metric(rec, measure, k->kind, k->unit, k->better_higher);
 	if (k->kind == INGEST_COUNTED)
 		m->value = value;
 	else
 		m->median = value;
 done:
-	ingest_adapt_path_pop(p);
+	adapters_path_pop(p);
 	return ret;
 }
 
-static int parse_benchmark(struct ingest_batch *batch, const struct ingest_adapt *a,
-			   const struct ingest_adapt_common *common, struct ingest_adapt_path *p,
+static int parse_benchmark(struct ingest_batch *batch, const struct adapters_input *a,
+			   const struct adapters_common *common, struct adapters_path *p,
 			   const char *bench, json_t *bo, int line, int column)
 {
 	struct ingest_record rec;
@@ -82,18 +82,17 @@ static int parse_benchmark(struct ingest_batch *batch, const struct ingest_adapt
 	int ret;
 
 	memset(&rec, 0, sizeof(rec));
-	ingest_adapt_path_key(p, bench);
+	adapters_path_key(p, bench);
 	if (!json_is_object(bo)) {
-		ret =
-		    ingest_adapt_json_fail(a, p, INGEST_AT_VALUE, "expected an object of measures");
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE, "expected an object of measures");
 		goto done;
 	}
 	if (!json_object_size(bo)) {
-		ret = ingest_adapt_json_fail(a, p, INGEST_AT_VALUE,
-					     "no measures (at least one is required)");
+		ret = adapters_json_fail(a, p, INGEST_AT_VALUE,
+					 "no measures (at least one is required)");
 		goto done;
 	}
-	if ((ret = ingest_adapt_record_init(&rec, common, bench, line, column, a->name, a->err)))
+	if ((ret = adapters_record_init(&rec, common, bench, line, column, a->name, a->err)))
 		goto done;
 	json_object_foreach(bo, measure, mo)
 	{
@@ -102,42 +101,42 @@ static int parse_benchmark(struct ingest_batch *batch, const struct ingest_adapt
 	}
 	if (json_object_get(bo, "latency"))
 		rec.primary = xstrdup("latency");
-	ret = ingest_adapt_push(batch, &rec, a->name, a->err);
+	ret = adapters_push(batch, &rec, a->name, a->err);
 done:
 	ingest_record_release(&rec);
-	ingest_adapt_path_pop(p);
+	adapters_path_pop(p);
 	return ret;
 }
 
-int ingest_adapt_bmf(struct ingest_batch *out, const struct ingest_adapt *a)
+int adapters_bmf(struct ingest_batch *out, const struct adapters_input *a)
 {
-	struct ingest_adapt_file_info fi;
-	struct ingest_adapt_common common;
-	struct ingest_adapt_path p = {.n = 0};
-	struct ingest_adapt_walk walk;
+	struct adapters_file_info fi;
+	struct adapters_common common;
+	struct adapters_path p = {.n = 0};
+	struct adapters_walk walk;
 	json_t *doc = NULL, *bo;
 	const char *bench;
 	int ret, line, column;
 
-	ingest_adapt_file_info_init(&fi);
-	if ((ret = ingest_adapt_load_json(&doc, a->name, a->text, a->len, a->err)))
+	adapters_file_info_init(&fi);
+	if ((ret = adapters_load_json(&doc, a->name, a->text, a->len, a->err)))
 		goto done;
 	if (!json_object_size(doc)) {
-		ret = ingest_adapt_json_fail(a, &p, INGEST_AT_VALUE, "no benchmarks");
+		ret = adapters_json_fail(a, &p, INGEST_AT_VALUE, "no benchmarks");
 		goto done;
 	}
-	if ((ret = ingest_adapt_resolve(&common, a, &fi)))
+	if ((ret = adapters_resolve(&common, a, &fi)))
 		goto done;
 	/* a record starts at its benchmark's key */
-	ingest_adapt_walk_start(&walk, a, &p);
+	adapters_walk_start(&walk, a, &p);
 	json_object_foreach(doc, bench, bo)
 	{
-		ingest_adapt_walk_next(&walk, a, &line, &column);
+		adapters_walk_next(&walk, a, &line, &column);
 		if ((ret = parse_benchmark(out, a, &common, &p, bench, bo, line, column)))
 			goto done;
 	}
 done:
 	json_decref(doc);
-	ingest_adapt_file_info_release(&fi);
+	adapters_file_info_release(&fi);
 	return ret;
 }

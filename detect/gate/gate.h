@@ -1,0 +1,175 @@
+/*
+ * gate: the pull-request verdict (§7). gate.c reaches it from stored records, report.c writes
+ * it out (table, JSON, Markdown) and builds the lock for `gate accept`. docs/gate.md explains
+ * the rules.
+ */
+#ifndef BENCHLINE_DETECT_GATE_H
+#define BENCHLINE_DETECT_GATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+#include "ingest/repo/repo.h"
+
+struct store;
+struct json_t;
+
+struct ingest_config;
+
+enum gate_status {
+	GATE_PASS,
+	GATE_FAIL,
+	GATE_SOFT, /* shown, never fails: the ruler changed, or across the board */
+	GATE_ACPT, /* failing, but at or under an accepted ceiling */
+	GATE_EXCL, /* measured and shown, never fails (--exclude) */
+	GATE_UNDECIDED,
+	GATE_NEW,     /* the head measured it, the reference did not */
+	GATE_MISSING, /* the reference measured it, the head did not */
+};
+/* "PASS", "FAIL", ... as the table prints them. */
+const char *gate_status_name(enum gate_status s);
+
+/* One side of a comparison. */
+struct gate_side {
+	char commit[41], source_hash[41];
+	int64_t run_id, harness_version;
+	char *content_hash;
+	double value; /* the median (timed) or the value */
+	int64_t n;    /* samples, 0 when only summaries */
+};
+
+/* One metric of one (machine, benchmark, config), judged. */
+struct gate_row {
+	char *machine, *benchmark, *config, *metric, *kind, *unit;
+	int better_higher;
+	enum gate_status status;
+	const char *verdict;	/* "slower", "faster", "same", "undecided"; NULL when not judged */
+	const char *method;	/* "hodges-lehmann", "summary", "counted", "ladder", "ratio" */
+	double ratio, lo, hi;	/* head / reference with its 99% interval; NAN when none */
+	double limit;		/* the limit asked for (an override's, else the gate's) */
+	double effective_limit; /* what was applied (§7.3); NAN when the kind has none */
+	double center, tolerance; /* the §6 band of the reference window; NAN with < 3 */
+	double noise; /* the window's run-to-run noise: deviation / center; NAN with < 3 */
+	int window;   /* records in the reference window */
+	int has_head, has_ref;
+	struct gate_side head, ref;
+	const char *reference_rule; /* "merge-base": the record at S(M); "history": an older one */
+	const char *override_glob;  /* the --override that set the limit, else NULL */
+	int excluded;
+	char *accepted_justification; /* a lock entry applies (ACPT, stale or over its ceiling) */
+	double accepted_ceiling;
+	int accept_stale;
+	char *note;
+};
+
+/* Across the board (§7.5): one metric over 8 or more comparisons. */
+struct gate_board {
+	char *metric;
+	size_t n;
+	double median, lo, hi;	 /* of the head / reference ratios, slower-is-above oriented */
+	double threshold;	 /* 1 + (limit - 1) / 4 */
+	enum gate_status status; /* SOFT when slower across the board, else PASS */
+	char *note;
+};
+
+struct gate_comparison {
+	char *ref_name;			  /* the base ref (or main's name), or the ratchet ref */
+	char commit[41], source_hash[41]; /* M, or the ratchet's commit */
+	struct gate_row *rows;
+	size_t nrows;
+	struct gate_board *boards;
+	size_t nboards;
+	size_t failures, references; /* FAIL rows; rows that found a reference */
+};
+
+struct gate_report {
+	const char *status; /* "pass", "fail", "nothing_to_compare", "no_verdict" */
+	int exit_code;	    /* §7.9: 0, 1 or 4 */
+	char *head_name, *base_name;
+	char head_commit[41], head_source[41];
+	char base_commit[41];
+	double limit;
+	struct gate_comparison main;
+	struct gate_comparison ratchet;
+	int have_ratchet;
+	size_t failures;
+	char *message;
+	char **measured_paths; /* benchline.json's (a copy); NULL: every top-level path */
+	size_t n_measured;
+	char *lock_source;	  /* where benchline-gate.lock was read, NULL when none */
+	char checkout_commit[41]; /* what the working copy holds, "" when none */
+	int head_checked_out;	  /* the head is what the working copy holds */
+	struct json_t *lock;	  /* its entries, for accept to keep */
+	int64_t unix_time;
+};
+
+struct gate_options {
+	const char *repo_dir;
+	const struct ingest_config *cfg; /* the repository's benchline.json */
+	const char *head;		 /* default HEAD */
+	const char *base;		 /* default: the main branch */
+	const char *ratchet;		 /* NULL: none */
+	double limit;			 /* 0: gate.limit, else 1.02 */
+	/* --override GLOB=PCT and --exclude GLOB, before benchline.json's; first match wins */
+	const char *const *override_globs;
+	const double *override_pct;
+	size_t n_overrides;
+	const char *const *excludes;
+	size_t n_excludes;
+	int no_lock; /* read benchline-gate.lock but do not apply it (accept does) */
+	int64_t now;
+};
+
+#define GATE_LIMIT     1.02
+#define GATE_LOCK_FILE "benchline-gate.lock"
+
+/* benchline-gate.lock's text (name in messages) into its entries array (a new reference):
+ * {"schema": 1, "entries": [{machine, benchmark, config, metric, ceiling, justification,
+ * reference: {source_hash, value}, ...}]}; BL_EINVALID naming what is wrong. */
+int gate_lock_parse(struct json_t **entries_out, const char *text, size_t len, const char *name,
+		    struct bl_error *err);
+
+/*
+ * The pure steps of a timed verdict (§7.3). The band of a reference window (the reference and
+ * up to 7 records before it, values in any order; sorted in place): its center and tolerance
+ * as §6 computes them and the noise deviation / |center|; all NAN with fewer than 3 values.
+ */
+void gate_band(double *center, double *tolerance, double *noise, double *values, size_t n);
+/* L = max(limit, 1 + tolerance / center); the bare limit without a band (NAN tolerance). */
+double gate_effective_limit(double limit, double center, double tolerance);
+/* An interval [lo, hi] of head / reference ratios against L: "slower" when it lies above L,
+ * "faster" below 1/L, "same" inside [1/L, L], else "undecided"; better_higher flips it. */
+const char *gate_interval_verdict(double lo, double hi, double L, int better_higher);
+
+/* Reaches the verdict of §7 from stored records; err only for real errors (exit 2). */
+int gate_run(struct gate_report *out, struct store *st, const struct gate_options *opts,
+	     struct bl_error *err);
+void gate_report_release(struct gate_report *r);
+
+/* The report as `gate --json` writes it (docs/gate-json.md). */
+struct json_t *gate_json(const struct gate_report *r);
+/* That report as text, as `gate --json` writes it and GET /api/gate answers it: 2-space
+ * indent, every real to 17 digits, a trailing newline. */
+void gate_json_text(struct strbuf *out, const struct gate_report *r);
+/* The terminal table. */
+void gate_table(struct strbuf *out, const struct gate_report *r);
+/* A pull-request comment; chart links when base_url is not NULL. */
+void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *base_url);
+
+struct gate_accept_options {
+	const char *justification;
+	double headroom; /* points of the limit within which a passing metric may be accepted */
+	const char *const *only; /* globs on benchmark or benchmark:metric; none: every FAIL */
+	size_t n_only;
+};
+/*
+ * benchline-gate.lock after accepting (§7.6): the report's failing metrics (or those named)
+ * recorded with their new values, the entries not touched kept, stale entries of metrics that
+ * now pass dropped. One line per decision goes to log; *skipped counts the named ones refused.
+ */
+int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
+		const struct gate_report *r, const struct gate_accept_options *o,
+		struct bl_error *err);
+
+#endif
