@@ -76,31 +76,25 @@ int cli_fail(const struct bl_error *err);
 void cli_list_release(struct cli_list *l);
 
 /*
- * Taking records in (ingest, run, import-baseline): the flags that fill what a format lacks,
- * the repository's settings and HEAD (--repo), parsing in any format, storing with one line per
- * record (or JSON with --json).
+ * Taking records in (ingest, run, import-baseline): the intake use case (ingest.h) with the
+ * flags that set it, and its outcomes printed one line per record (or as JSON with --json).
  */
 struct cli_intake {
-	const char *format; /* "auto" */
-	const char *machine, *config, *repo;
-	long harness_version; /* -1: not given */
+	struct ingest_intake core;
 	int verbose, json;
-	struct ingest_config cfg; /* the repository's benchline.json, defaults without --repo */
-	struct repo_head head;	  /* HEAD of --repo */
-	int have_head;
 	struct json_t *json_out; /* with --json: the array printed at the end */
 };
 
 /* The option entries every intake command takes. */
 #define CLI_INTAKE_OPTIONS(in)                                                                     \
-	{OPT_STRING, "format", &(in)->format, "F",                                                 \
+	{OPT_STRING, "format", &(in)->core.format, "F",                                            \
 	 "auto (default), benchline, bmf, gbench, hyperfine, pytest, gotest, criterion"},          \
-	    {OPT_STRING, "machine", &(in)->machine, "M",                                           \
+	    {OPT_STRING, "machine", &(in)->core.machine, "M",                                      \
 	     "the machine, when the format lacks one"},                                            \
-	    {OPT_INT, "harness-version", &(in)->harness_version, "N",                              \
+	    {OPT_INT, "harness-version", &(in)->core.harness_version, "N",                         \
 	     "the harness version, when the format lacks one"},                                    \
-	    {OPT_STRING, "config", &(in)->config, "C", "the config (default \"\")"},               \
-	    {OPT_STRING, "repo", &(in)->repo, "DIR",                                               \
+	    {OPT_STRING, "config", &(in)->core.config, "C", "the config (default \"\")"},          \
+	    {OPT_STRING, "repo", &(in)->core.repo, "DIR",                                          \
 	     "commit, source hash and dirty state from DIR's HEAD; DIR's benchline.json"},         \
 	    {OPT_BOOL, "verbose", &(in)->verbose, NULL, "say which format was chosen"},            \
 	{                                                                                          \

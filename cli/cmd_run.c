@@ -98,11 +98,11 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	if (!argc)
 		cli_usage_error(ctx->cmd, opts, "no command to run (give it after --)");
 	/* A sweep runs inside its checkout: the current directory's HEAD when it is one. */
-	if (!in.repo && stat(".git", &st) == 0)
-		in.repo = ".";
+	if (!in.core.repo && stat(".git", &st) == 0)
+		in.core.repo = ".";
 	if (cli_intake_setup(&in, ctx, &err))
 		goto fail;
-	if (!no_preflight && check_machine(&pf, &in.cfg, &err))
+	if (!no_preflight && check_machine(&pf, &in.core.cfg, &err))
 		goto fail;
 
 	argv[argc] = NULL;

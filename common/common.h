@@ -22,6 +22,7 @@ enum bl_code {
 	BL_EGIT = -5,	   /* libgit2 failed */
 	BL_ETOOBIG = -6,   /* input over its cap */
 	BL_ECONFIG = -7,   /* benchline.json is malformed */
+	BL_EDENIED = -8,   /* the caller may not do this (a push token's machines) */
 };
 
 struct strbuf {

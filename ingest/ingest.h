@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "ingest/repo/repo.h"
 #include "detect/gate/gate.h"
 #include "ingest/preflight/preflight.h"
 #include "ingest/repo/repo.h"
@@ -165,6 +166,59 @@ int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct b
 /* Parses config text (name is used in messages). */
 int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
 			struct bl_error *err);
+
+/*
+ * The intake use case: how records get in, whoever brings them (`ingest`, `run`,
+ * `import-baseline` and POST /api/records all call it). It parses a file in any format, fills
+ * what the format lacks from flags and the repository's HEAD, computes missing source hashes,
+ * applies benchline.json's machine settings and quiet limits, and stores each file (or pushed
+ * body) in one transaction, saying per record what happened. Nothing here prints.
+ */
+struct ingest_intake {
+	/* Set by the caller between ingest_intake_init and ingest_intake_setup. */
+	const char *format;	      /* "auto" (the default) or an adapter's name */
+	const char *machine, *config; /* what a format lacks; NULL: not given */
+	long harness_version;	      /* -1: not given */
+	const char *repo;	      /* the records come from this repository's HEAD; NULL: none */
+	const char *settings_dir;     /* where benchline.json is read when repo is NULL (the
+					 server's --repo); NULL: defaults */
+	const char *machine_glob; /* the machines records may name (a push token's); NULL: any */
+	const char *no_hash_hint; /* how a record without a source hash could get one */
+
+	/* Filled by ingest_intake_setup and ingest_intake_parse. */
+	struct ingest_config cfg; /* benchline.json, defaults without one */
+	struct repo_head head;	  /* HEAD of repo */
+	int have_head;
+	const char *chosen_format; /* the format the last parse used */
+};
+
+void ingest_intake_init(struct ingest_intake *in);
+void ingest_intake_release(struct ingest_intake *in);
+/* Checks the settings, reads benchline.json and HEAD, and records benchline.json's machine
+ * settings in the store. */
+int ingest_intake_setup(struct ingest_intake *in, struct store *st, struct bl_error *err);
+/* Parses a file, a criterion directory or "-" (standard input) into out. */
+int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const char *path,
+		       struct bl_error *err);
+/* Parses text already in memory (name is used in messages); started_at NAN when unknown. */
+int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, const char *name,
+			const char *text, size_t len, double started_at, struct bl_error *err);
+/* Stores a batch in one transaction with benchline.json's noisy limit: outcomes[i] and
+ * run_ids[i] say what became of each record. BL_EDENIED (nothing stored) when a record names a
+ * machine outside machine_glob; every error is prefixed by name. */
+int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *name,
+			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
+			struct bl_error *err);
+
+/* An outcome's name in JSON ("stands", "superseded", "duplicate") and in the one-line report
+ * a terminal shows ("stands", "superseded", "already stored"). */
+const char *ingest_outcome_name(enum ingest_outcome o);
+const char *ingest_outcome_phrase(enum ingest_outcome o);
+/* One stored record as `ingest --json` and POST /api/records report it: {file (when file is
+ * not NULL), record (1-based index), id, machine, benchmark, config, source_hash,
+ * harness_version, baseline, outcome}. */
+struct json_t *ingest_outcome_json(const char *file, size_t index, const struct ingest_record *rec,
+				   int64_t run_id, enum ingest_outcome o);
 
 /*
  * Positions in JSON text, for messages (jsonpos.c). jansson does not keep the position of

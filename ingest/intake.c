@@ -1,39 +1,39 @@
 /*
- * What ingest, run and import-baseline share: the flags that fill what a format lacks, the
- * repository's settings and HEAD, parsing a file in any format, and storing a batch with one
- * line (or JSON object) per record.
+ * The intake use case (ingest.h): one way in for records, whether a command reads them from
+ * files or a sweep machine pushes them to the server, so the same run is parsed, completed,
+ * tagged and stored the same way however it arrived.
  */
 #include <jansson.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ingest/adapters/adapters.h"
 #include "ingest/ingest.h"
-#include "store/store.h"
-#include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 #include "ingest/repo/repo.h"
+#include "store/store.h"
 
-void cli_intake_init(struct cli_intake *in)
+void ingest_intake_init(struct ingest_intake *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->format = "auto";
 	in->harness_version = -1;
+	in->no_hash_hint = "give --repo to compute it";
 	ingest_config_init(&in->cfg);
 }
 
-void cli_intake_release(struct cli_intake *in)
+void ingest_intake_release(struct ingest_intake *in)
 {
 	ingest_config_release(&in->cfg);
-	json_decref(in->json_out);
-	in->json_out = NULL;
+	ingest_config_init(&in->cfg);
 }
 
-int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error *err)
+int ingest_intake_setup(struct ingest_intake *in, struct store *st, struct bl_error *err)
 {
+	const char *settings = in->repo ? in->repo : in->settings_dir;
 	int ret;
+
 	if (!adapters_format_known(in->format))
 		return bl_error_set(err, BL_EINVALID,
 				    "unknown format '%s' (auto, benchline, bmf, gbench, hyperfine, "
@@ -41,25 +41,23 @@ int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error
 				    in->format);
 	if (in->harness_version < -1)
 		return bl_error_set(err, BL_EINVALID, "--harness-version must be 0 or more");
-	if (in->json)
-		in->json_out = json_array();
-	if (!in->repo)
-		return 0;
-	if ((ret = ingest_config_load(&in->cfg, in->repo, err)) ||
-	    (ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
+	if (settings && (ret = ingest_config_load(&in->cfg, settings, err)))
 		return ret;
-	in->have_head = 1;
+	if (in->repo) {
+		if ((ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
+			return ret;
+		in->have_head = 1;
+	}
 	for (size_t i = 0; i < in->cfg.n_keep_first; i++)
-		if ((ret = store_set_machine_keep(ctx->store, in->cfg.keep_first_machines[i], 1,
-						  err)))
+		if ((ret = store_set_machine_keep(st, in->cfg.keep_first_machines[i], 1, err)))
 			return ret;
 	return 0;
 }
 
 /* Fills the source hash of every record that lacks one from the repository, opening it
  * once. */
-static int fill_source_hashes(struct cli_intake *in, struct ingest_batch *batch, const char *file,
-			      struct bl_error *err)
+static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *batch,
+			      const char *file, struct bl_error *err)
 {
 	const char **revs = NULL;
 	size_t *index = NULL, nr = 0, alloc = 0, index_alloc = 0;
@@ -71,9 +69,8 @@ static int fill_source_hashes(struct cli_intake *in, struct ingest_batch *batch,
 			continue;
 		if (!in->repo) {
 			ret = bl_error_set(err, BL_EINVALID,
-					   "%s: record %zu: source.source_hash: missing (give "
-					   "--repo to compute it)",
-					   file, i + 1);
+					   "%s: record %zu: source.source_hash: missing (%s)", file,
+					   i + 1, in->no_hash_hint);
 			goto done;
 		}
 		ALLOC_GROW(revs, nr, alloc);
@@ -109,11 +106,10 @@ done:
 	return ret;
 }
 
-int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
-		     const char *text, size_t len, double started_at, struct bl_error *err)
+int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, const char *name,
+			const char *text, size_t len, double started_at, struct bl_error *err)
 {
 	struct adapters_defaults d;
-	const char *chosen = NULL;
 	int ret;
 
 	adapters_defaults_init(&d);
@@ -128,16 +124,13 @@ int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char
 		d.branch = in->head.branch[0] ? in->head.branch : NULL;
 		d.committed_at = in->head.committed_at;
 	}
-	if ((ret = adapters_parse(out, &chosen, in->format, name, text, len, &d, err)))
+	if ((ret = adapters_parse(out, &in->chosen_format, in->format, name, text, len, &d, err)))
 		return ret;
-	if (in->verbose)
-		fprintf(stderr, "benchline: %s: format %s%s\n", name, chosen ? chosen : "?",
-			strcmp(in->format, "auto") ? "" : " (decided from its content)");
 	return fill_source_hashes(in, out, name, err);
 }
 
-int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
-		    struct bl_error *err)
+int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const char *path,
+		       struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct stat st;
@@ -145,31 +138,55 @@ int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char 
 
 	/* A criterion target directory is read by its adapter. */
 	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return cli_intake_parse(in, out, path, NULL, 0, NAN, err);
+		return ingest_intake_parse(in, out, path, NULL, 0, NAN, err);
 	if ((ret = read_file_capped(&text, path, INGEST_MAX_FILE, err)) == 0)
-		ret = cli_intake_parse(in, out, path, text.buf, text.len, NAN, err);
+		ret = ingest_intake_parse(in, out, path, text.buf, text.len, NAN, err);
 	strbuf_release(&text);
 	return ret;
 }
 
-static const char *outcome_name(enum ingest_outcome o)
+int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *name,
+			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
+			struct bl_error *err)
 {
-	switch (o) {
-	case INGEST_STANDS:
-		return "stands";
-	case INGEST_SUPERSEDED:
-		return "superseded";
-	case INGEST_DUPLICATE:
-		break;
-	}
-	return "already stored";
+	struct ingest_options opts = {in->cfg.noisy_limit};
+	int ret;
+
+	for (size_t i = 0; in->machine_glob && i < batch->nr; i++)
+		if (!glob_match(in->machine_glob, batch->records[i].machine))
+			return bl_error_set(err, BL_EDENIED,
+					    "%s: record %zu: this token may not push machine %s",
+					    name, i + 1, batch->records[i].machine);
+	if ((ret = ingest_store(st, batch, &opts, outcomes, run_ids, err)))
+		bl_error_prefix(err, "%s", name);
+	return ret;
 }
 
-static void outcome_json(json_t *out, const char *file, size_t index,
-			 const struct ingest_record *rec, int64_t run_id, enum ingest_outcome o)
+/* Each outcome's names: in JSON, and in the line a terminal shows. */
+static const struct {
+	const char *name, *phrase;
+} outcome_names[] = {
+    [INGEST_STANDS] = {"stands", "stands"},
+    [INGEST_SUPERSEDED] = {"superseded", "superseded"},
+    [INGEST_DUPLICATE] = {"duplicate", "already stored"},
+};
+
+const char *ingest_outcome_name(enum ingest_outcome o)
+{
+	return outcome_names[o].name;
+}
+
+const char *ingest_outcome_phrase(enum ingest_outcome o)
+{
+	return outcome_names[o].phrase;
+}
+
+json_t *ingest_outcome_json(const char *file, size_t index, const struct ingest_record *rec,
+			    int64_t run_id, enum ingest_outcome o)
 {
 	json_t *row = json_object();
-	json_object_set_new(row, "file", json_string(file));
+	if (file)
+		json_object_set_new(row, "file", json_string(file));
 	json_object_set_new(row, "record", json_integer((json_int_t)index + 1));
 	json_object_set_new(row, "id", json_integer(run_id));
 	json_object_set_new(row, "machine", json_string(rec->machine));
@@ -178,69 +195,6 @@ static void outcome_json(json_t *out, const char *file, size_t index,
 	json_object_set_new(row, "source_hash", json_string(rec->source_hash));
 	json_object_set_new(row, "harness_version", json_integer(rec->harness_version));
 	json_object_set_new(row, "baseline", json_boolean(rec->baseline));
-	json_object_set_new(row, "outcome",
-			    json_string(o == INGEST_DUPLICATE ? "duplicate" : outcome_name(o)));
-	json_array_append_new(out, row);
-}
-
-int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,
-		     struct ingest_batch *batch, struct bl_error *err)
-{
-	struct ingest_options opts = {in->cfg.noisy_limit};
-	enum ingest_outcome *outcomes = xcalloc(batch->nr, sizeof(*outcomes));
-	int64_t *ids = xcalloc(batch->nr, sizeof(*ids));
-	int ret = ingest_store(ctx->store, batch, &opts, outcomes, ids, err);
-
-	if (ret) {
-		bl_error_prefix(err, "%s", name);
-		goto done;
-	}
-	for (size_t i = 0; i < batch->nr; i++) {
-		const struct ingest_record *rec = &batch->records[i];
-		if (in->json_out) {
-			outcome_json(in->json_out, name, i, rec, ids[i], outcomes[i]);
-			continue;
-		}
-		printf("%s: %s/%s%s%s %.12s harness %lld: %s\n", name, rec->machine, rec->benchmark,
-		       rec->config[0] ? " " : "", rec->config, rec->source_hash,
-		       (long long)rec->harness_version, outcome_name(outcomes[i]));
-	}
-done:
-	free(outcomes);
-	free(ids);
-	return ret;
-}
-
-void cli_intake_finish(struct cli_intake *in)
-{
-	if (!in->json_out)
-		return;
-	json_dumpf(in->json_out, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-}
-
-int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,
-		     cli_intake_mark_fn mark)
-{
-	struct bl_error err = BL_ERROR_INIT;
-	int failed = 0;
-
-	if (cli_intake_setup(in, ctx, &err)) {
-		cli_fail(&err);
-		bl_error_release(&err);
-		return 2;
-	}
-	for (int i = 0; i < nfiles; i++) {
-		struct ingest_batch batch = {NULL, 0, 0};
-		if (cli_intake_read(in, &batch, files[i], &err) ||
-		    (mark && mark(&batch, files[i], &err)) ||
-		    cli_intake_store(in, ctx, files[i], &batch, &err)) {
-			cli_fail(&err);
-			failed = 1;
-		}
-		ingest_batch_release(&batch);
-	}
-	cli_intake_finish(in);
-	bl_error_release(&err);
-	return failed ? 2 : 0;
+	json_object_set_new(row, "outcome", json_string(ingest_outcome_name(o)));
+	return row;
 }

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -464,24 +465,22 @@ done:
 	bl_error_release(&err);
 }
 
-static const char *outcome_name(enum ingest_outcome o)
+/* An error of the intake as an HTTP status: the client's fault, its token's, or ours. */
+static unsigned intake_status(int code)
 {
-	switch (o) {
-	case INGEST_STANDS:
-		return "stands";
-	case INGEST_SUPERSEDED:
-		return "superseded";
-	case INGEST_DUPLICATE:
-		break;
-	}
-	return "duplicate";
+	if (code == BL_EINVALID)
+		return 400;
+	if (code == BL_EDENIED)
+		return 403;
+	return 500;
 }
 
-/* POST /api/records with the whole body read: parse, check, store in one transaction. */
+/* POST /api/records with the whole body read: the intake use case on native records, one
+ * transaction for the body, with the served repository's benchline.json. */
 static void push_records(struct web_server *srv, struct web_reply *r, struct request *req)
 {
+	struct ingest_intake in;
 	struct ingest_batch batch = {NULL, 0, 0};
-	struct ingest_options opts = {0};
 	struct bl_error err = BL_ERROR_INIT;
 	enum ingest_outcome *outcomes = NULL;
 	int64_t *ids = NULL;
@@ -491,56 +490,32 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	char *text;
 	int stored = 0;
 
+	ingest_intake_init(&in);
+	in.format = "benchline";
+	in.settings_dir = srv->ctx.repo_dir;
+	in.machine_glob = req->token->glob;
+	in.no_hash_hint = "the server cannot compute it";
 	if (req->body.len == 0) {
 		reply_json_error(r, 400, "request: empty body");
 		goto done;
 	}
-	if (ingest_parse_native(&batch, "request", req->body.buf, req->body.len, &err)) {
+	if (ingest_intake_parse(&in, &batch, "request", req->body.buf, req->body.len, NAN, &err)) {
 		reply_json_error(r, 400, err.msg.buf);
 		goto done;
-	}
-	for (size_t i = 0; i < batch.nr; i++) {
-		const struct ingest_record *rec = &batch.records[i];
-		struct strbuf msg = STRBUF_INIT;
-		if (!rec->source_hash[0]) {
-			strbuf_addf(&msg,
-				    "request: record %zu: source.source_hash: missing (the server "
-				    "cannot compute it)",
-				    i + 1);
-			reply_json_error(r, 400, msg.buf);
-		} else if (req->token->glob && !glob_match(req->token->glob, rec->machine)) {
-			strbuf_addf(&msg, "request: record %zu: this token may not push machine ",
-				    i + 1);
-			strbuf_addstr(&msg, rec->machine);
-			reply_json_error(r, 403, msg.buf);
-		}
-		strbuf_release(&msg);
-		if (r->status)
-			goto done;
 	}
 	outcomes = xcalloc(batch.nr ? batch.nr : 1, sizeof(*outcomes));
 	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
 	slot = pool_take(srv, NULL);
 	st = srv->stores[slot];
-	if (ingest_store(st, &batch, &opts, outcomes, ids, &err)) {
-		bl_error_prefix(&err, "request");
-		reply_json_error(r, err.code == BL_EINVALID ? 400 : 500, err.msg.buf);
+	if (ingest_intake_setup(&in, st, &err) ||
+	    ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
+		reply_json_error(r, intake_status(err.code), err.msg.buf);
 		goto done;
 	}
 	out = json_array();
 	for (size_t i = 0; i < batch.nr; i++) {
-		const struct ingest_record *rec = &batch.records[i];
-		json_t *row = json_object();
-		json_object_set_new(row, "record", json_integer((json_int_t)i + 1));
-		json_object_set_new(row, "id", json_integer(ids[i]));
-		json_object_set_new(row, "machine", json_string(rec->machine));
-		json_object_set_new(row, "benchmark", json_string(rec->benchmark));
-		json_object_set_new(row, "config", json_string(rec->config));
-		json_object_set_new(row, "source_hash", json_string(rec->source_hash));
-		json_object_set_new(row, "harness_version", json_integer(rec->harness_version));
-		json_object_set_new(row, "baseline", json_boolean(rec->baseline));
-		json_object_set_new(row, "outcome", json_string(outcome_name(outcomes[i])));
-		json_array_append_new(out, row);
+		json_array_append_new(
+		    out, ingest_outcome_json(NULL, i, &batch.records[i], ids[i], outcomes[i]));
 		if (outcomes[i] != INGEST_DUPLICATE)
 			stored = 1;
 	}
@@ -558,6 +533,7 @@ done:
 	free(outcomes);
 	free(ids);
 	ingest_batch_release(&batch);
+	ingest_intake_release(&in);
 	bl_error_release(&err);
 }
 

@@ -76,6 +76,11 @@ json_get() {
 	' "$1" "$2"
 }
 
+# test_cmp EXPECT ACTUAL: fails with a unified diff unless the two files are the same.
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
 # db_dump: the database's content as SQL text, for before/after comparisons.
 db_dump() {
 	sqlite3 "${1:-$BENCHLINE_DB}" .dump
