@@ -9,42 +9,6 @@
 #include "store/store.h"
 #include "cli/cli.h"
 
-/* benchline.json's `metrics` (the judged metrics), read after ingest_config_load has checked
- * the file. *given 1 when --repo was given: names NULL then means every timed metric. */
-static int read_judged(char ***names, size_t *n, json_t **ladders, char **file, const char *repo,
-		       struct bl_error *err)
-{
-	struct ingest_config cfg;
-	struct strbuf text = STRBUF_INIT;
-	json_t *root = NULL, *list;
-	int ret;
-
-	*names = NULL;
-	*n = 0;
-	if ((ret = ingest_config_load(&cfg, repo, err)))
-		goto done;
-	if (!cfg.path)
-		goto done;
-	*ladders = json_incref(cfg.ladders); /* for the quantile metrics `metrics` names (§8) */
-	*file = xstrdup(cfg.path);
-	if ((ret = read_file_capped(&text, cfg.path, (size_t)1 << 20, err)))
-		goto done;
-	root = json_loadb(text.buf, text.len, 0, NULL);
-	list = json_object_get(root, "metrics");
-	if (!json_is_array(list))
-		goto done;
-	*names = xcalloc(json_array_size(list) + 1, sizeof(**names));
-	for (size_t i = 0; i < json_array_size(list); i++) {
-		const char *s = json_string_value(json_array_get(list, i));
-		(*names)[(*n)++] = xstrdup(s ? s : "");
-	}
-done:
-	json_decref(root);
-	strbuf_release(&text);
-	ingest_config_release(&cfg);
-	return ret;
-}
-
 struct new_out {
 	int json;
 	json_t *array;
@@ -97,10 +61,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	struct new_out out;
 	struct bl_error err = BL_ERROR_INIT;
 	const char *repo = NULL;
-	char **names = NULL;
-	size_t nnames = 0;
-	json_t *ladders = NULL;
-	char *config_file = NULL;
+	struct ingest_config cfg;
 	int all = 0, json = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_BOOL, "all", &all, NULL, "read and judge every Series again"},
@@ -112,18 +73,20 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	};
 	memset(&opts, 0, sizeof(opts));
 	memset(&out, 0, sizeof(out));
+	ingest_config_init(&cfg);
 	if (cli_parse(argc, argv, options, ctx))
 		cli_usage_error(ctx->cmd, options, "detect takes no arguments");
 	if (repo) {
-		if ((ret = read_judged(&names, &nnames, &ladders, &config_file, repo, &err))) {
+		if ((ret = ingest_config_load(&cfg, repo, &err))) {
 			ret = cli_fail(&err);
 			goto done;
 		}
 		opts.metrics_given = 1;
-		opts.metrics = (const char *const *)names;
-		opts.nmetrics = nnames;
-		opts.ladders = ladders;
-		opts.ladders_file = config_file;
+		opts.metrics = (const char *const *)cfg.judged_metrics;
+		opts.nmetrics = cfg.n_judged_metrics;
+		/* the ladders of the quantile metrics `metrics` names (§8) */
+		opts.ladders = cfg.path ? cfg.ladders : NULL;
+		opts.ladders_file = cfg.path;
 	}
 	opts.all = all;
 	test_pass_limits(&opts);
@@ -160,11 +123,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	       res.lines_recomputed == 1 ? "" : "s", res.full ? " (every Series read)" : "",
 	       out.count, out.count == 1 ? "" : "s");
 done:
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
-	json_decref(ladders);
-	free(config_file);
+	ingest_config_release(&cfg);
 	bl_error_release(&err);
 	return ret;
 }

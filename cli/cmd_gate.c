@@ -11,21 +11,6 @@
 #include "detect/gate/gate.h"
 #include "ingest/repo/repo.h"
 
-/* "GLOB=PCT" into its parts; 0, or -1 when it is not that shape. */
-static int split_override(char **glob, double *pct, const char *arg)
-{
-	const char *eq = strrchr(arg, '=');
-	char *end;
-	if (!eq || eq == arg || !eq[1])
-		return -1;
-	errno = 0;
-	*pct = strtod(eq + 1, &end);
-	if (errno || *end || !(*pct >= 0))
-		return -1;
-	*glob = xstrndup(arg, (size_t)(eq - arg));
-	return 0;
-}
-
 static int write_out(const char *path, const char *text, size_t len, struct bl_error *err)
 {
 	if (!strcmp(path, "-")) {
@@ -75,13 +60,11 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	const char *json_path = NULL, *md_path = NULL, *base_url = NULL, *justification = NULL;
 	double limit = 0, headroom = 0;
 	struct cli_list overrides = {0}, excludes = {0}, only = {0};
-	struct ingest_config cfg;
+	struct gate_request req;
 	struct gate_options opts;
 	struct gate_report report;
 	struct bl_error err = BL_ERROR_INIT;
-	struct strbuf out = STRBUF_INIT, root = STRBUF_INIT;
-	char **globs = NULL;
-	double *pcts = NULL;
+	struct strbuf out = STRBUF_INIT;
 	int accept = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
@@ -105,8 +88,9 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 
-	ingest_config_init(&cfg);
 	memset(&report, 0, sizeof(report));
+	memset(&opts, 0, sizeof(opts));
+	strbuf_init(&opts.root, 0);
 	argc = cli_parse(argc, argv, options, ctx);
 	if (argc > 0 && !strcmp(argv[0], "accept")) {
 		accept = 1;
@@ -115,8 +99,6 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	if (argc > 0)
 		cli_usage_error(ctx->cmd, options, "unexpected argument '%s'", argv[0]);
-	if (limit != 0 && !(limit >= 1))
-		cli_usage_error(ctx->cmd, options, "--limit is a ratio of 1 or more (1.02 is 2%%)");
 	if (accept && !justification)
 		cli_usage_error(ctx->cmd, options, "accept needs --justification TEXT");
 	if (!accept && (justification || only.nr))
@@ -124,34 +106,27 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 				"--justification and --only go with 'gate accept'");
 	if (headroom < 0)
 		cli_usage_error(ctx->cmd, options, "--headroom is 0 or more points");
-	globs = xcalloc(overrides.nr + 1, sizeof(*globs));
-	pcts = xcalloc(overrides.nr + 1, sizeof(*pcts));
-	for (size_t i = 0; i < overrides.nr; i++)
-		if (split_override(&globs[i], &pcts[i], overrides.items[i]))
-			cli_usage_error(ctx->cmd, options,
-					"--override '%s': expected GLOB=PCT, e.g. 'parse_*=5'",
-					overrides.items[i]);
 
-	/* benchline.json, the lock and the status file live at the repository's root. */
-	if (repo_toplevel(&root, repo, &err) || ingest_config_load(&cfg, root.buf, &err)) {
+	memset(&req, 0, sizeof(req));
+	req.repo = repo;
+	req.head = head;
+	req.base = base;
+	req.ratchet = ratchet;
+	req.limit = limit;
+	req.overrides = overrides.items;
+	req.n_overrides = overrides.nr;
+	req.excludes = excludes.items;
+	req.n_excludes = excludes.nr;
+	req.for_accept = accept;
+	req.now = (int64_t)time(NULL);
+	if ((ret = gate_options_build(&opts, &req, &err))) {
+		/* A bad --limit or --override is a usage error, as a bad flag is. */
+		if (ret == BL_EINVALID)
+			cli_usage_error(ctx->cmd, options, "%s", err.msg.buf);
 		ret = cli_fail(&err);
 		goto done;
 	}
-	repo = root.buf;
-	memset(&opts, 0, sizeof(opts));
-	opts.repo_dir = repo;
-	opts.cfg = &cfg;
-	opts.head = head;
-	opts.base = base;
-	opts.ratchet = ratchet;
-	opts.limit = limit;
-	opts.override_globs = (const char *const *)globs;
-	opts.override_pct = pcts;
-	opts.n_overrides = overrides.nr;
-	opts.excludes = excludes.items;
-	opts.n_excludes = excludes.nr;
-	opts.no_lock = accept;
-	opts.now = (int64_t)time(NULL);
+	repo = opts.repo_dir;
 	if (gate_run(&report, ctx->store, &opts, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -169,10 +144,10 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 			ret = 2;
 			goto done;
 		}
-		if (!strcmp(report.status, "nothing_to_compare") ||
-		    !strcmp(report.status, "no_verdict")) {
+		if (report.outcome == GATE_NOTHING_TO_COMPARE ||
+		    report.outcome == GATE_NO_VERDICT) {
 			fprintf(stderr, "%s\n", report.message);
-			ret = !strcmp(report.status, "no_verdict") ? 4 : 0;
+			ret = report.exit_code;
 			goto done;
 		}
 		if (gate_accept(&lock, &log, &skipped, &report, &ao, &err)) {
@@ -217,17 +192,12 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	ret = report.exit_code;
 done:
-	for (size_t i = 0; globs && i < overrides.nr; i++)
-		free(globs[i]);
-	free(globs);
-	free(pcts);
 	gate_report_release(&report);
-	ingest_config_release(&cfg);
+	gate_options_release(&opts);
 	cli_list_release(&overrides);
 	cli_list_release(&excludes);
 	cli_list_release(&only);
 	strbuf_release(&out);
-	strbuf_release(&root);
 	bl_error_release(&err);
 	return ret;
 }

@@ -33,6 +33,7 @@ void ingest_config_release(struct ingest_config *cfg)
 	strings_free(cfg->unmeasured_paths, cfg->n_unmeasured);
 	strings_free(cfg->keep_first_machines, cfg->n_keep_first);
 	strings_free(cfg->quiet_processes, cfg->n_quiet_processes);
+	strings_free(cfg->judged_metrics, cfg->n_judged_metrics);
 	free(cfg->main_branch);
 	free(cfg->primary_metric);
 	free(cfg->path);
@@ -116,6 +117,24 @@ static int parse_paths(char ***out, size_t *nr, const json_t *v, const char *nam
 	}
 	*out = list;
 	*nr = n;
+	return 0;
+}
+
+/* Reads an array of strings into a NULL-terminated list (never NULL itself). */
+static int parse_strings(char ***out, size_t *nr, const json_t *v, const char *name,
+			 const char *key, struct bl_error *err)
+{
+	size_t i;
+	json_t *item;
+	if (!is_string_array(v))
+		return type_error(err, name, key, "expected an array of strings");
+	strings_free(*out, *nr);
+	*out = xcalloc(json_array_size(v) + 1, sizeof(**out));
+	*nr = 0;
+	json_array_foreach(v, i, item)
+	{
+		(*out)[(*nr)++] = xstrdup(json_string_value(item));
+	}
 	return 0;
 }
 
@@ -323,11 +342,6 @@ static int check_reserved(const char *key, const json_t *v, const char *name, in
 {
 	static const char *const objects[] = {"bench"};
 	*known = 1;
-	if (!strcmp(key, "metrics")) {
-		if (!is_string_array(v))
-			return type_error(err, name, key, "expected an array of strings");
-		return 0;
-	}
 	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
 		if (!strcmp(key, objects[i])) {
 			if (!json_is_object(v))
@@ -355,6 +369,9 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 					  err);
 		else if (!strcmp(key, "main_branch"))
 			ret = parse_string(&cfg->main_branch, v, name, key, err);
+		else if (!strcmp(key, "metrics"))
+			ret = parse_strings(&cfg->judged_metrics, &cfg->n_judged_metrics, v, name,
+					    key, err);
 		else if (!strcmp(key, "primary_metric"))
 			ret = parse_string(&cfg->primary_metric, v, name, key, err);
 		else if (!strcmp(key, "quiet"))

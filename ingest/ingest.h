@@ -134,8 +134,10 @@ struct ingest_config {
 	size_t n_measured;
 	char **unmeasured_paths;
 	size_t n_unmeasured;
-	char *main_branch;	/* NULL: origin/HEAD's branch, then main, then master */
-	char *primary_metric;	/* NULL when not set */
+	char *main_branch;     /* NULL: origin/HEAD's branch, then main, then master */
+	char *primary_metric;  /* NULL when not set */
+	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
+	size_t n_judged_metrics;
 	double noisy_limit;	/* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
 	double cpu_load_pct;	/* quiet.cpu_load_pct, default 10 */
 	double gpu_load_pct;	/* quiet.gpu_load_pct, default 10 */

@@ -898,31 +898,28 @@ void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx)
 static int run_gate(struct gate_report *report, int *status, const struct web_ctx *ctx,
 		    struct store *st, const struct web_gate_query *q, struct bl_error *err)
 {
-	struct ingest_config cfg;
+	struct gate_request req;
 	struct gate_options opts;
 	struct timespec now;
 	int ret;
 	*status = 200;
-	ingest_config_init(&cfg);
-	if ((ret = ingest_config_load(&cfg, ctx->repo_dir, err))) {
-		*status = 500;
-		goto done;
-	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	memset(&opts, 0, sizeof(opts));
-	opts.repo_dir = ctx->repo_dir;
-	opts.cfg = &cfg;
-	opts.head = q->head;
-	opts.base = q->base;
-	opts.ratchet = q->ratchet;
-	opts.now = (int64_t)now.tv_sec;
+	memset(&req, 0, sizeof(req));
+	req.repo = ctx->repo_dir;
+	req.head = q->head;
+	req.base = q->base;
+	req.ratchet = q->ratchet;
+	req.now = (int64_t)now.tv_sec;
+	if ((ret = gate_options_build(&opts, &req, err))) {
+		*status = 500;
+		return ret;
+	}
 	ret = gate_run(report, st, &opts, err);
 	if (ret == BL_ENOTFOUND || ret == BL_EINVALID)
 		*status = 400;
 	else if (ret)
 		*status = 500;
-done:
-	ingest_config_release(&cfg);
+	gate_options_release(&opts);
 	return ret;
 }
 
@@ -1054,8 +1051,9 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 		gate_report_release(&report);
 		return ret;
 	}
-	strbuf_addf(sb, "<p class=\"verdict verdict-%s\">Verdict: <strong>", report.status);
-	web_html_escape(sb, report.status);
+	strbuf_addf(sb, "<p class=\"verdict verdict-%s\">Verdict: <strong>",
+		    gate_outcome_name(report.outcome));
+	web_html_escape(sb, gate_outcome_name(report.outcome));
 	strbuf_addf(sb, "</strong> (exit %d, %zu failing). Head <code>%.12s</code> against ",
 		    report.exit_code, report.failures, report.head_commit);
 	web_html_escape(sb, report.main.ref_name ? report.main.ref_name : "");

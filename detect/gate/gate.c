@@ -5,6 +5,7 @@
  * first-parent history), the reference window that gives the Series' own noise, the verdict of
  * each metric, accepted shifts, across the board, and the exit status.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +36,38 @@ const char *gate_status_name(enum gate_status s)
 	static const char *const names[] = {"PASS", "FAIL",	 "SOFT", "ACPT",
 					    "EXCL", "UNDECIDED", "NEW",	 "MISSING"};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+const char *gate_verdict_name(enum gate_verdict v)
+{
+	static const char *const names[] = {
+	    [GATE_VERDICT_NONE] = NULL,
+	    [GATE_VERDICT_SAME] = "same",
+	    [GATE_VERDICT_SLOWER] = "slower",
+	    [GATE_VERDICT_FASTER] = "faster",
+	    [GATE_VERDICT_UNDECIDED] = "undecided",
+	};
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : NULL;
+}
+
+const char *gate_method_name(enum gate_method m)
+{
+	static const char *const names[] = {
+	    [GATE_METHOD_NONE] = NULL,	       [GATE_METHOD_HL] = "hodges-lehmann",
+	    [GATE_METHOD_SUMMARY] = "summary", [GATE_METHOD_COUNTED] = "counted",
+	    [GATE_METHOD_LADDER] = "ladder",   [GATE_METHOD_RATIO] = "ratio",
+	};
+	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : NULL;
+}
+
+const char *gate_outcome_name(enum gate_outcome o)
+{
+	static const char *const names[] = {
+	    [GATE_OUTCOME_ERROR] = "error",   [GATE_OUTCOME_PASS] = "pass",
+	    [GATE_OUTCOME_FAIL] = "fail",     [GATE_NOTHING_TO_COMPARE] = "nothing_to_compare",
+	    [GATE_NO_VERDICT] = "no_verdict",
+	};
+	return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "error";
 }
 
 static int same_str(const char *a, const char *b)
@@ -316,17 +349,17 @@ static double worse(double ratio, int better_higher)
 	return better_higher ? 1 / ratio : ratio;
 }
 
-const char *gate_interval_verdict(double lo, double hi, double L, int better_higher)
+enum gate_verdict gate_interval_verdict(double lo, double hi, double L, int better_higher)
 {
 	double wl = worse(better_higher ? hi : lo, better_higher);
 	double wh = worse(better_higher ? lo : hi, better_higher);
 	if (wl > L)
-		return "slower";
+		return GATE_VERDICT_SLOWER;
 	if (wh < 1 / L)
-		return "faster";
+		return GATE_VERDICT_FASTER;
 	if (wl >= 1 / L && wh <= L)
-		return "same";
-	return "undecided";
+		return GATE_VERDICT_SAME;
+	return GATE_VERDICT_UNDECIDED;
 }
 
 static void judge_timed(struct gate_row *row, const struct store_record_metric *hm,
@@ -342,7 +375,7 @@ static void judge_timed(struct gate_row *row, const struct store_record_metric *
 		struct stats_shift shift;
 		struct bl_error err = BL_ERROR_INIT;
 		if (!stats_hl_shift(&shift, x, rm->nsamples, y, hm->nsamples, GATE_LEVEL, &err)) {
-			row->method = "hodges-lehmann";
+			row->method = GATE_METHOD_HL;
 			row->ratio = exp(shift.estimate);
 			row->lo = exp(shift.lo);
 			row->hi = exp(shift.hi);
@@ -357,9 +390,9 @@ static void judge_timed(struct gate_row *row, const struct store_record_metric *
 		return;
 
 	/* Summaries: the head's median against the reference window's band. */
-	row->method = "summary";
+	row->method = GATE_METHOD_SUMMARY;
 	if (!isfinite(row->ratio) || row->ratio <= 0) {
-		row->verdict = NULL;
+		row->verdict = GATE_VERDICT_NONE;
 		set_note(row, "no ratio: the reference is not positive");
 		return;
 	}
@@ -369,14 +402,16 @@ static void judge_timed(struct gate_row *row, const struct store_record_metric *
 		int below = h < row->center - row->tolerance;
 		double w = worse(to_center, row->better_higher);
 		if ((row->better_higher ? below : above) && w > L)
-			row->verdict = "slower";
+			row->verdict = GATE_VERDICT_SLOWER;
 		else if ((row->better_higher ? above : below) && w < 1 / L)
-			row->verdict = "faster";
+			row->verdict = GATE_VERDICT_FASTER;
 		else
-			row->verdict = "same";
+			row->verdict = GATE_VERDICT_SAME;
 	} else {
 		double w = worse(row->ratio, row->better_higher);
-		row->verdict = w > L ? "slower" : w < 1 / L ? "faster" : "same";
+		row->verdict = w > L	   ? GATE_VERDICT_SLOWER
+			       : w < 1 / L ? GATE_VERDICT_FASTER
+					   : GATE_VERDICT_SAME;
 	}
 }
 
@@ -398,15 +433,15 @@ static void judge_counted(struct gate_row *row, const struct gate_walk *gr,
 	double tol = counted_tolerance(gr->cfg, hm), h = metric_value(hm), r = metric_value(rm);
 	if (row->override_glob)
 		tol = row->limit - 1; /* an override is the benchmark's own tolerance */
-	row->method = "counted";
+	row->method = GATE_METHOD_COUNTED;
 	row->ratio = r != 0 ? h / r : NAN;
 	row->effective_limit = 1 + tol;
 	if (row->better_higher ? h < r * (1 - tol) : h > r * (1 + tol))
-		row->verdict = "slower";
+		row->verdict = GATE_VERDICT_SLOWER;
 	else if (row->better_higher ? h > r : h < r)
-		row->verdict = "faster";
+		row->verdict = GATE_VERDICT_FASTER;
 	else
-		row->verdict = "same";
+		row->verdict = GATE_VERDICT_SAME;
 }
 
 /* A plain ratio against the limit: quantiles without a ladder. */
@@ -414,16 +449,18 @@ static void judge_ratio(struct gate_row *row, const struct store_record_metric *
 			const struct store_record_metric *rm)
 {
 	double r = metric_value(rm);
-	row->method = "ratio";
+	row->method = GATE_METHOD_RATIO;
 	row->effective_limit = row->limit;
 	row->ratio = r != 0 ? metric_value(hm) / r : NAN;
 	if (!isfinite(row->ratio) || row->ratio <= 0) {
-		row->verdict = NULL;
+		row->verdict = GATE_VERDICT_NONE;
 		set_note(row, "no ratio: the reference is not positive");
 		return;
 	}
 	double w = worse(row->ratio, row->better_higher);
-	row->verdict = w > row->limit ? "slower" : w < 1 / row->limit ? "faster" : "same";
+	row->verdict = w > row->limit	    ? GATE_VERDICT_SLOWER
+		       : w < 1 / row->limit ? GATE_VERDICT_FASTER
+					    : GATE_VERDICT_SAME;
 }
 
 /* A histogram quantile with a ladder (§8): it fires only past the bucket above its own. */
@@ -444,10 +481,10 @@ static void judge_quantile(struct gate_row *row, const struct gate_walk *gr,
 			 hm->ladder);
 		return;
 	}
-	row->method = "ladder";
+	row->method = GATE_METHOD_LADDER;
 	row->ratio = b != 0 ? c / b : NAN;
 	if (strcmp(l->unit, hm->unit)) {
-		row->verdict = "slower";
+		row->verdict = GATE_VERDICT_SLOWER;
 		set_note(row, "unit mismatch: the ladder '%s' is in %s, the metric in %s", l->name,
 			 l->unit, hm->unit);
 		return;
@@ -455,7 +492,7 @@ static void judge_quantile(struct gate_row *row, const struct gate_walk *gr,
 	bound = ladder_bound(l, b);
 	if (isnan(bound)) {
 		row->status = GATE_SOFT;
-		row->verdict = NULL;
+		row->verdict = GATE_VERDICT_NONE;
 		set_note(row,
 			 "the reference %.6g %s is in the top bucket of ladder '%s': cannot "
 			 "be gated",
@@ -464,11 +501,11 @@ static void judge_quantile(struct gate_row *row, const struct gate_walk *gr,
 	}
 	row->effective_limit = b + bound; /* the trip point, hi_next */
 	if (ladder_regressed(b, c, bound, 100 * (row->limit - 1)))
-		row->verdict = "slower";
+		row->verdict = GATE_VERDICT_SLOWER;
 	else if (c < b)
-		row->verdict = "faster";
+		row->verdict = GATE_VERDICT_FASTER;
 	else
-		row->verdict = "same";
+		row->verdict = GATE_VERDICT_SAME;
 	set_note(row, "fires above %.6g %s (floor %.2fx)", b + bound, hm->unit, ladder_floor(l, b));
 }
 
@@ -563,14 +600,14 @@ static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct s
 		judge_quantile(row, gr, hm, rm);
 	}
 	if (strcmp(hm->unit, rm->unit) && row->status != GATE_SOFT) {
-		row->verdict = "slower";
+		row->verdict = GATE_VERDICT_SLOWER;
 		set_note(row, "unit mismatch: the reference is in %s, the head in %s", rm->unit,
 			 hm->unit);
 	}
 	if (row->status == GATE_PASS && row->verdict) {
-		if (!strcmp(row->verdict, "slower"))
+		if (row->verdict == GATE_VERDICT_SLOWER)
 			row->status = GATE_FAIL;
-		else if (!strcmp(row->verdict, "undecided"))
+		else if (row->verdict == GATE_VERDICT_UNDECIDED)
 			row->status = GATE_UNDECIDED;
 	}
 	if (h->harness_version != r->harness_version) {
@@ -919,7 +956,7 @@ static void no_verdict(struct gate_report *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	out->status = "no_verdict";
+	out->outcome = GATE_NO_VERDICT;
 	out->exit_code = 4;
 	out->message = strbuf_detach(&msg, NULL);
 }
@@ -984,7 +1021,7 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 
 	if (!strcmp(out->head_source, out->main.source_hash)) {
 		struct strbuf msg = STRBUF_INIT;
-		out->status = "nothing_to_compare";
+		out->outcome = GATE_NOTHING_TO_COMPARE;
 		if (cfg->measured_paths) {
 			strbuf_addstr(&msg, "the measured paths (");
 			for (size_t i = 0; i < cfg->n_measured; i++)
@@ -1029,10 +1066,10 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 			   "merge base %.12s",
 			   nheads, out->main.commit);
 	} else if (out->failures) {
-		out->status = "fail";
+		out->outcome = GATE_OUTCOME_FAIL;
 		out->exit_code = 1;
 	} else {
-		out->status = "pass";
+		out->outcome = GATE_OUTCOME_PASS;
 	}
 done:
 	store_gate_records_free(heads, nheads);
@@ -1041,4 +1078,77 @@ done:
 	repo_free(repo);
 	strbuf_release(&name);
 	return ret;
+}
+
+/* "GLOB=PCT" into its parts; 0, or -1 when it is not that shape. */
+static int split_override(char **glob, double *pct, const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+	char *end;
+	if (!eq || eq == arg || !eq[1])
+		return -1;
+	errno = 0;
+	*pct = strtod(eq + 1, &end);
+	if (errno || *end || !(*pct >= 0))
+		return -1;
+	*glob = xstrndup(arg, (size_t)(eq - arg));
+	return 0;
+}
+
+int gate_options_build(struct gate_options *out, const struct gate_request *req,
+		       struct bl_error *err)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	strbuf_init(&out->root, 0);
+	if (req->limit != 0 && !(req->limit >= 1))
+		return bl_error_set(err, BL_EINVALID,
+				    "--limit is a ratio of 1 or more (1.02 is 2%%)");
+	out->own_globs = xcalloc(req->n_overrides + 1, sizeof(*out->own_globs));
+	out->own_pct = xcalloc(req->n_overrides + 1, sizeof(*out->own_pct));
+	out->n_overrides = req->n_overrides;
+	for (size_t i = 0; i < req->n_overrides; i++)
+		if (split_override(&out->own_globs[i], &out->own_pct[i], req->overrides[i])) {
+			ret = bl_error_set(err, BL_EINVALID,
+					   "--override '%s': expected GLOB=PCT, e.g. 'parse_*=5'",
+					   req->overrides[i]);
+			goto fail;
+		}
+	/* benchline.json, the lock and the status file live at the repository's root. */
+	out->own_cfg = xmalloc(sizeof(*out->own_cfg));
+	ingest_config_init(out->own_cfg);
+	if ((ret = repo_toplevel(&out->root, req->repo ? req->repo : ".", err)) ||
+	    (ret = ingest_config_load(out->own_cfg, out->root.buf, err)))
+		goto fail;
+	out->repo_dir = out->root.buf;
+	out->cfg = out->own_cfg;
+	out->head = req->head;
+	out->base = req->base;
+	out->ratchet = req->ratchet;
+	out->limit = req->limit;
+	out->override_globs = (const char *const *)out->own_globs;
+	out->override_pct = out->own_pct;
+	out->excludes = req->excludes;
+	out->n_excludes = req->n_excludes;
+	out->no_lock = req->for_accept;
+	out->now = req->now;
+	return 0;
+fail:
+	gate_options_release(out);
+	return ret;
+}
+
+void gate_options_release(struct gate_options *o)
+{
+	for (size_t i = 0; o->own_globs && i < o->n_overrides; i++)
+		free(o->own_globs[i]);
+	free(o->own_globs);
+	free(o->own_pct);
+	if (o->own_cfg)
+		ingest_config_release(o->own_cfg);
+	free(o->own_cfg);
+	strbuf_release(&o->root);
+	memset(o, 0, sizeof(*o));
+	strbuf_init(&o->root, 0);
 }

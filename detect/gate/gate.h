@@ -30,6 +30,40 @@ enum gate_status {
 /* "PASS", "FAIL", ... as the table prints them. */
 const char *gate_status_name(enum gate_status s);
 
+/* What the judging said of a row, before the lock and the board applied. */
+enum gate_verdict {
+	GATE_VERDICT_NONE, /* not judged (no reference, no ratio, the top bucket) */
+	GATE_VERDICT_SAME,
+	GATE_VERDICT_SLOWER,
+	GATE_VERDICT_FASTER,
+	GATE_VERDICT_UNDECIDED, /* the interval straddles the limit */
+};
+/* "same", "slower", "faster", "undecided"; NULL for NONE (JSON null). */
+const char *gate_verdict_name(enum gate_verdict v);
+
+/* How a row was judged. */
+enum gate_method {
+	GATE_METHOD_NONE,
+	GATE_METHOD_HL,	     /* Hodges-Lehmann on the samples */
+	GATE_METHOD_SUMMARY, /* the head's median against the reference window's band */
+	GATE_METHOD_COUNTED, /* a count against its tolerance */
+	GATE_METHOD_LADDER,  /* a quantile against its bucket ladder (§8) */
+	GATE_METHOD_RATIO,   /* a plain ratio against the limit */
+};
+/* "hodges-lehmann", "summary", "counted", "ladder", "ratio"; NULL for NONE. */
+const char *gate_method_name(enum gate_method m);
+
+/* The whole gate's outcome (§7.9). */
+enum gate_outcome {
+	GATE_OUTCOME_ERROR, /* no report was made */
+	GATE_OUTCOME_PASS,
+	GATE_OUTCOME_FAIL,
+	GATE_NOTHING_TO_COMPARE, /* the head measures what the base measures */
+	GATE_NO_VERDICT,	 /* no reference could be found (exit 4) */
+};
+/* "error", "pass", "fail", "nothing_to_compare", "no_verdict", as the JSON report says. */
+const char *gate_outcome_name(enum gate_outcome o);
+
 /* One side of a comparison. */
 struct gate_side {
 	char commit[41], source_hash[41];
@@ -44,11 +78,11 @@ struct gate_row {
 	char *machine, *benchmark, *config, *metric, *kind, *unit;
 	int better_higher;
 	enum gate_status status;
-	const char *verdict;	/* "slower", "faster", "same", "undecided"; NULL when not judged */
-	const char *method;	/* "hodges-lehmann", "summary", "counted", "ladder", "ratio" */
-	double ratio, lo, hi;	/* head / reference with its 99% interval; NAN when none */
-	double limit;		/* the limit asked for (an override's, else the gate's) */
-	double effective_limit; /* what was applied (§7.3); NAN when the kind has none */
+	enum gate_verdict verdict;
+	enum gate_method method;
+	double ratio, lo, hi;	  /* head / reference with its 99% interval; NAN when none */
+	double limit;		  /* the limit asked for (an override's, else the gate's) */
+	double effective_limit;	  /* what was applied (§7.3); NAN when the kind has none */
 	double center, tolerance; /* the §6 band of the reference window; NAN with < 3 */
 	double noise; /* the window's run-to-run noise: deviation / center; NAN with < 3 */
 	int window;   /* records in the reference window */
@@ -84,8 +118,8 @@ struct gate_comparison {
 };
 
 struct gate_report {
-	const char *status; /* "pass", "fail", "nothing_to_compare", "no_verdict" */
-	int exit_code;	    /* §7.9: 0, 1 or 4 */
+	enum gate_outcome outcome;
+	int exit_code; /* §7.9: 0, 1 or 4 */
 	char *head_name, *base_name;
 	char head_commit[41], head_source[41];
 	char base_commit[41];
@@ -104,22 +138,49 @@ struct gate_report {
 	int64_t unix_time;
 };
 
+/* What a caller asks of the gate: the flags of `benchline gate` or the query of /api/gate. */
+struct gate_request {
+	const char *repo;	      /* a directory inside the working tree; NULL: "." */
+	const char *head;	      /* default HEAD */
+	const char *base;	      /* default: the main branch */
+	const char *ratchet;	      /* NULL: none */
+	double limit;		      /* 0: benchline.json's gate.limit, else GATE_LIMIT */
+	const char *const *overrides; /* "GLOB=PCT", before benchline.json's; first wins */
+	size_t n_overrides;
+	const char *const *excludes; /* globs: measured and shown, never failing */
+	size_t n_excludes;
+	int for_accept; /* read benchline-gate.lock but do not apply it (accept does) */
+	int64_t now;	/* the report's time */
+};
+
+/* What the gate runs with: a request resolved against the working tree's root and its
+ * benchline.json. Made by gate_options_build, which owns what it points at. */
 struct gate_options {
-	const char *repo_dir;
+	const char *repo_dir;		 /* the working tree's root */
 	const struct ingest_config *cfg; /* the repository's benchline.json */
-	const char *head;		 /* default HEAD */
-	const char *base;		 /* default: the main branch */
-	const char *ratchet;		 /* NULL: none */
-	double limit;			 /* 0: gate.limit, else 1.02 */
+	const char *head, *base, *ratchet;
+	double limit;
 	/* --override GLOB=PCT and --exclude GLOB, before benchline.json's; first match wins */
 	const char *const *override_globs;
 	const double *override_pct;
 	size_t n_overrides;
 	const char *const *excludes;
 	size_t n_excludes;
-	int no_lock; /* read benchline-gate.lock but do not apply it (accept does) */
+	int no_lock;
 	int64_t now;
+	/* Owned by the options. */
+	struct strbuf root;
+	struct ingest_config *own_cfg;
+	char **own_globs;
+	double *own_pct;
 };
+
+/* Checks a request (BL_EINVALID for a bad --limit or --override, naming it), finds the root of
+ * the working tree holding req->repo and reads its benchline.json. The request's strings must
+ * outlive the options. */
+int gate_options_build(struct gate_options *out, const struct gate_request *req,
+		       struct bl_error *err);
+void gate_options_release(struct gate_options *o);
 
 #define GATE_LIMIT     1.02
 #define GATE_LOCK_FILE "benchline-gate.lock"
@@ -138,9 +199,9 @@ int gate_lock_parse(struct json_t **entries_out, const char *text, size_t len, c
 void gate_band(double *center, double *tolerance, double *noise, double *values, size_t n);
 /* L = max(limit, 1 + tolerance / center); the bare limit without a band (NAN tolerance). */
 double gate_effective_limit(double limit, double center, double tolerance);
-/* An interval [lo, hi] of head / reference ratios against L: "slower" when it lies above L,
- * "faster" below 1/L, "same" inside [1/L, L], else "undecided"; better_higher flips it. */
-const char *gate_interval_verdict(double lo, double hi, double L, int better_higher);
+/* An interval [lo, hi] of head / reference ratios against L: SLOWER when it lies above L,
+ * FASTER below 1/L, SAME inside [1/L, L], else UNDECIDED; better_higher flips it. */
+enum gate_verdict gate_interval_verdict(double lo, double hi, double L, int better_higher);
 
 /* Reaches the verdict of §7 from stored records; err only for real errors (exit 2). */
 int gate_run(struct gate_report *out, struct store *st, const struct gate_options *opts,

@@ -55,8 +55,8 @@ static json_t *row_json(const struct gate_row *r)
 	json_object_set_new(o, "unit", json_string(r->unit));
 	json_object_set_new(o, "better", json_string(r->better_higher ? "higher" : "lower"));
 	json_object_set_new(o, "status", json_string(gate_status_name(r->status)));
-	json_object_set_new(o, "verdict", str(r->verdict));
-	json_object_set_new(o, "method", str(r->method));
+	json_object_set_new(o, "verdict", str(gate_verdict_name(r->verdict)));
+	json_object_set_new(o, "method", str(gate_method_name(r->method)));
 	json_object_set_new(o, "ratio", num(r->ratio));
 	json_object_set_new(o, "ci_low", num(r->lo));
 	json_object_set_new(o, "ci_high", num(r->hi));
@@ -118,7 +118,7 @@ json_t *gate_json(const struct gate_report *r)
 			json_array_append_new(paths, json_string(r->measured_paths[i]));
 	}
 	json_object_set_new(o, "schema", json_integer(1));
-	json_object_set_new(o, "status", json_string(r->status ? r->status : "error"));
+	json_object_set_new(o, "status", json_string(gate_outcome_name(r->outcome)));
 	json_object_set_new(o, "passed", json_boolean(r->exit_code == 0));
 	json_object_set_new(o, "exit_code", json_integer(r->exit_code));
 	json_object_set_new(o, "message", str(r->message));
@@ -203,7 +203,7 @@ static void table_rows(struct strbuf *out, const struct gate_comparison *c)
 			strbuf_addstr(out, "-");
 		pad(out, at, 18);
 		at = out->len;
-		if (r->method && !strcmp(r->method, "ladder"))
+		if (r->method == GATE_METHOD_LADDER)
 			add_num(out, "%.4g", r->effective_limit);
 		else
 			add_num(out, "%.4f", r->effective_limit);
@@ -241,7 +241,7 @@ static void table_rows(struct strbuf *out, const struct gate_comparison *c)
 
 void gate_table(struct strbuf *out, const struct gate_report *r)
 {
-	if (r->message && (!r->main.nrows || strcmp(r->status, "no_verdict")))
+	if (r->message && (!r->main.nrows || r->outcome != GATE_NO_VERDICT))
 		strbuf_addf(out, "%s\n", r->message);
 	if (r->main.nrows) {
 		strbuf_addf(out, "head %.12s against %s (merge base %.12s), limit %.4f\n",
@@ -253,9 +253,9 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 			    r->ratchet.ref_name, r->ratchet.commit);
 		table_rows(out, &r->ratchet);
 	}
-	if (r->message && r->main.nrows && !strcmp(r->status, "no_verdict"))
+	if (r->message && r->main.nrows && r->outcome == GATE_NO_VERDICT)
 		strbuf_addf(out, "%s\n", r->message);
-	strbuf_addf(out, "gate: %s", r->status);
+	strbuf_addf(out, "gate: %s", gate_outcome_name(r->outcome));
 	if (r->failures)
 		strbuf_addf(out, " (%zu failing)", r->failures);
 	strbuf_addch(out, '\n');
@@ -268,7 +268,7 @@ static int changed(const struct gate_row *r)
 	if (r->status == GATE_UNDECIDED)
 		return 0;
 	return r->status != GATE_PASS ||
-	       (r->verdict && (!strcmp(r->verdict, "slower") || !strcmp(r->verdict, "faster")));
+	       (r->verdict == GATE_VERDICT_SLOWER || r->verdict == GATE_VERDICT_FASTER);
 }
 
 static void add_pct(struct strbuf *sb, double ratio)
@@ -349,7 +349,7 @@ static void md_rows(struct strbuf *out, const struct gate_comparison *c, const c
 			strbuf_addch(out, ']');
 		}
 		strbuf_addstr(out, " | ");
-		if (r->method && !strcmp(r->method, "ladder"))
+		if (r->method == GATE_METHOD_LADDER)
 			strbuf_addf(out, "%.4g %s", r->effective_limit, r->unit);
 		else if (isfinite(r->effective_limit))
 			add_pct(out, r->effective_limit);
@@ -373,10 +373,10 @@ static void md_rows(struct strbuf *out, const struct gate_comparison *c, const c
 
 void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *base_url)
 {
-	const char *verdict = !strcmp(r->status, "pass")		 ? "PASS"
-			      : !strcmp(r->status, "fail")		 ? "FAIL"
-			      : !strcmp(r->status, "nothing_to_compare") ? "nothing to compare"
-									 : "no verdict";
+	const char *verdict = r->outcome == GATE_OUTCOME_PASS	      ? "PASS"
+			      : r->outcome == GATE_OUTCOME_FAIL	      ? "FAIL"
+			      : r->outcome == GATE_NOTHING_TO_COMPARE ? "nothing to compare"
+								      : "no verdict";
 	strbuf_addf(out, "### benchline gate: %s\n\n", verdict);
 	if (r->message)
 		strbuf_addf(out, "%s\n\n", r->message);

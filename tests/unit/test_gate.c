@@ -79,18 +79,18 @@ static void test_interval_verdicts(void **state)
 {
 	const double L = 1.03; /* 1 / L = 0.970873... */
 	(void)state;
-	assert_string_equal(gate_interval_verdict(1.05, 1.10, L, 0), "slower");
-	assert_string_equal(gate_interval_verdict(0.90, 0.95, L, 0), "faster");
-	assert_string_equal(gate_interval_verdict(0.99, 1.02, L, 0), "same");
-	assert_string_equal(gate_interval_verdict(1.00, 1.05, L, 0), "undecided");
-	assert_string_equal(gate_interval_verdict(0.96, 1.01, L, 0), "undecided");
+	assert_int_equal(gate_interval_verdict(1.05, 1.10, L, 0), GATE_VERDICT_SLOWER);
+	assert_int_equal(gate_interval_verdict(0.90, 0.95, L, 0), GATE_VERDICT_FASTER);
+	assert_int_equal(gate_interval_verdict(0.99, 1.02, L, 0), GATE_VERDICT_SAME);
+	assert_int_equal(gate_interval_verdict(1.00, 1.05, L, 0), GATE_VERDICT_UNDECIDED);
+	assert_int_equal(gate_interval_verdict(0.96, 1.01, L, 0), GATE_VERDICT_UNDECIDED);
 	/* the edges: slower needs the whole interval strictly above L; same may touch L */
-	assert_string_equal(gate_interval_verdict(L, 1.05, L, 0), "undecided");
-	assert_string_equal(gate_interval_verdict(nextafter(L, 2), 1.05, L, 0), "slower");
-	assert_string_equal(gate_interval_verdict(0.98, L, L, 0), "same");
-	assert_string_equal(gate_interval_verdict(1 / L, 1.0, L, 0), "same");
+	assert_int_equal(gate_interval_verdict(L, 1.05, L, 0), GATE_VERDICT_UNDECIDED);
+	assert_int_equal(gate_interval_verdict(nextafter(L, 2), 1.05, L, 0), GATE_VERDICT_SLOWER);
+	assert_int_equal(gate_interval_verdict(0.98, L, L, 0), GATE_VERDICT_SAME);
+	assert_int_equal(gate_interval_verdict(1 / L, 1.0, L, 0), GATE_VERDICT_SAME);
 	/* an interval wider than the whole band on both sides decides nothing */
-	assert_string_equal(gate_interval_verdict(0.5, 2.0, L, 0), "undecided");
+	assert_int_equal(gate_interval_verdict(0.5, 2.0, L, 0), GATE_VERDICT_UNDECIDED);
 }
 
 static void test_interval_better_higher_flips(void **state)
@@ -98,10 +98,10 @@ static void test_interval_better_higher_flips(void **state)
 	const double L = 1.03;
 	(void)state;
 	/* a throughput 5-10% lower is slower, 5-10% higher is faster */
-	assert_string_equal(gate_interval_verdict(0.90, 0.95, L, 1), "slower");
-	assert_string_equal(gate_interval_verdict(1.05, 1.10, L, 1), "faster");
-	assert_string_equal(gate_interval_verdict(0.99, 1.02, L, 1), "same");
-	assert_string_equal(gate_interval_verdict(0.95, 1.00, L, 1), "undecided");
+	assert_int_equal(gate_interval_verdict(0.90, 0.95, L, 1), GATE_VERDICT_SLOWER);
+	assert_int_equal(gate_interval_verdict(1.05, 1.10, L, 1), GATE_VERDICT_FASTER);
+	assert_int_equal(gate_interval_verdict(0.99, 1.02, L, 1), GATE_VERDICT_SAME);
+	assert_int_equal(gate_interval_verdict(0.95, 1.00, L, 1), GATE_VERDICT_UNDECIDED);
 }
 
 int main(void)
