@@ -202,6 +202,18 @@ test_expect '--override: the first match wins; a small override still fails' '
 	grep -q "^FAIL .* ci-1/bench_01 wall_ns \[override 5%\]$" out
 '
 
+test_expect 'a malformed --override or --limit is a usage error (exit 2, the usage follows)' '
+	expect_exit 2 gate_run r --head slow --override "bench_01" 2>err &&
+	head -1 err >actual &&
+	echo "benchline: --override '"'"'bench_01'"'"': expected GLOB=PCT, e.g. '"'"'parse_*=5'"'"'" >expect &&
+	test_cmp expect actual &&
+	grep -q "^usage: benchline gate" err &&
+	expect_exit 2 gate_run r --head slow --limit 0.5 2>err &&
+	head -1 err >actual &&
+	echo "benchline: --limit is a ratio of 1 or more (1.02 is 2%)" >expect &&
+	test_cmp expect actual
+'
+
 test_expect '--limit 1.15 passes the 10% slowdown; the limit shows in the rows' '
 	gate_run r --head slow --limit 1.15 >out &&
 	grep -q "^PASS .* 1\.1500 .* ci-1/bench_01 wall_ns$" out &&
