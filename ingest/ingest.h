@@ -249,6 +249,9 @@ void ingest_json_cursor_init(struct ingest_json_cursor *cur);
 void ingest_json_cursor_advance(struct ingest_json_cursor *cur, const char *text, size_t to);
 
 /* The first offset at or after i that is not JSON whitespace (len when there is none). */
+/* Past the string whose opening quote is at i, and past the valid value starting at i. */
+size_t ingest_json_skip_string(const char *text, size_t len, size_t i);
+size_t ingest_json_skip_value(const char *text, size_t len, size_t i);
 size_t ingest_json_skip_ws(const char *text, size_t len, size_t i);
 
 /*

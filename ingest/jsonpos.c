@@ -47,7 +47,7 @@ size_t ingest_json_skip_ws(const char *text, size_t len, size_t i)
 }
 
 /* Past the string whose opening quote is at i. */
-static size_t skip_string(const char *text, size_t len, size_t i)
+size_t ingest_json_skip_string(const char *text, size_t len, size_t i)
 {
 	for (i++; i < len; i++) {
 		if (text[i] == '\\')
@@ -59,14 +59,14 @@ static size_t skip_string(const char *text, size_t len, size_t i)
 }
 
 /* Past the valid value starting at i. */
-static size_t skip_value(const char *text, size_t len, size_t i)
+size_t ingest_json_skip_value(const char *text, size_t len, size_t i)
 {
 	size_t depth = 0;
 
 	if (i >= len)
 		return len;
 	if (text[i] == '"')
-		return skip_string(text, len, i);
+		return ingest_json_skip_string(text, len, i);
 	if (text[i] != '{' && text[i] != '[') {
 		while (i < len && !is_ws(text[i]) && !is_punct(text[i]) && text[i] != '"')
 			i++;
@@ -75,7 +75,7 @@ static size_t skip_value(const char *text, size_t len, size_t i)
 	while (i < len) {
 		char c = text[i];
 		if (c == '"') {
-			i = skip_string(text, len, i);
+			i = ingest_json_skip_string(text, len, i);
 			continue;
 		}
 		if (c == '{' || c == '[') {
@@ -131,7 +131,8 @@ size_t ingest_json_locate(const char *text, size_t len, size_t start,
 				return INGEST_JSON_NOT_FOUND;
 			i = ingest_json_skip_ws(text, len, i + 1);
 			while (i < len && text[i] == '"') {
-				size_t key_start = i, key_end = skip_string(text, len, i);
+				size_t key_start = i,
+				       key_end = ingest_json_skip_string(text, len, i);
 				int match = key_equals(text, key_start, key_end, path[k].key);
 				i = ingest_json_skip_ws(text, len, key_end);
 				if (i < len && text[i] == ':')
@@ -142,7 +143,7 @@ size_t ingest_json_locate(const char *text, size_t len, size_t start,
 					found = 1;
 					break;
 				}
-				i = next_member(text, len, skip_value(text, len, i));
+				i = next_member(text, len, ingest_json_skip_value(text, len, i));
 			}
 			if (!found)
 				return INGEST_JSON_NOT_FOUND;
@@ -151,7 +152,7 @@ size_t ingest_json_locate(const char *text, size_t len, size_t start,
 				return INGEST_JSON_NOT_FOUND;
 			i = ingest_json_skip_ws(text, len, i + 1);
 			for (size_t e = 0; e < path[k].index && i < len && text[i] != ']'; e++)
-				i = next_member(text, len, skip_value(text, len, i));
+				i = next_member(text, len, ingest_json_skip_value(text, len, i));
 			if (i >= len || text[i] == ']')
 				return INGEST_JSON_NOT_FOUND;
 		}
@@ -173,11 +174,11 @@ size_t ingest_json_token_start(const char *text, size_t len, size_t start, size_
 		}
 		last = i;
 		if (c == '"')
-			i = skip_string(text, len, i);
+			i = ingest_json_skip_string(text, len, i);
 		else if (is_punct(c))
 			i++;
 		else
-			i = skip_value(text, len, i);
+			i = ingest_json_skip_value(text, len, i);
 	}
 	return last;
 }

@@ -189,21 +189,6 @@ static int api_records_one(const struct store_record_row *row, void *data)
 	return 0;
 }
 
-static void json_error(struct web_reply *r, int status, const char *msg)
-{
-	json_t *o = json_object();
-	char *text;
-	json_object_set_new(o, "error", json_string(msg));
-	text = json_dumps(o, JSON_COMPACT);
-	strbuf_reset(&r->body);
-	strbuf_addstr(&r->body, text ? text : "{}");
-	strbuf_addch(&r->body, '\n');
-	free(text);
-	json_decref(o);
-	r->status = status;
-	r->type = "application/json";
-}
-
 int web_api_series_records(struct web_reply *r, struct store *st, const char *const names[4],
 			   struct bl_error *err)
 {
@@ -214,7 +199,7 @@ int web_api_series_records(struct web_reply *r, struct store *st, const char *co
 	if (ret)
 		goto done;
 	if (!c.found) {
-		json_error(r, 404, "no such series");
+		web_reply_json_error(r, 404, "no such series");
 		goto done;
 	}
 	strbuf_addch(&r->body, '[');
@@ -933,15 +918,7 @@ int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *s
 		r->status = 200;
 		r->type = "application/json";
 	} else if (status == 400) {
-		json_t *o = json_pack("{s:s}", "error", err->msg.buf);
-		char *text = json_dumps(o, JSON_COMPACT);
-		strbuf_reset(&r->body);
-		strbuf_addstr(&r->body, text);
-		strbuf_addch(&r->body, '\n');
-		free(text);
-		json_decref(o);
-		r->status = 400;
-		r->type = "application/json";
+		web_reply_json_error(r, 400, err->msg.buf);
 		ret = 0;
 	}
 	gate_report_release(&report);

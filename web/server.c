@@ -267,22 +267,6 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply 
 	return ret;
 }
 
-static void reply_json_error(struct web_reply *r, int status, const char *msg)
-{
-	json_t *o = json_object();
-	char *text;
-	json_object_set_new(o, "error", json_string(msg));
-	text = json_dumps(o, JSON_COMPACT);
-	strbuf_reset(&r->body);
-	strbuf_addstr(&r->body, text ? text : "{}");
-	strbuf_addch(&r->body, '\n');
-	free(text);
-	json_decref(o);
-	r->status = status;
-	r->type = "application/json";
-	r->has_etag = 0;
-}
-
 static void reply_text(struct web_reply *r, int status, const char *msg)
 {
 	strbuf_reset(&r->body);
@@ -364,7 +348,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	    strcmp(url, "/api/regressions") &&
 	    (!srv->ctx.repo_dir || (strcmp(url, "/gate") && strcmp(url, "/api/gate")))) {
 		if (api)
-			reply_json_error(r, 404, "no such route");
+			web_reply_json_error(r, 404, "no such route");
 		else
 			web_page_error(r, &srv->ctx, 404, "Not found");
 		goto done;
@@ -372,7 +356,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	if (!is_get(method)) {
 		r->allow = "GET, HEAD";
 		if (api)
-			reply_json_error(r, 405, "method not allowed");
+			web_reply_json_error(r, 405, "method not allowed");
 		else
 			reply_text(r, 405, "method not allowed");
 		goto done;
@@ -394,8 +378,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		if (gq.ratchet && !*gq.ratchet)
 			gq.ratchet = NULL;
 		if (api && (!gq.head || !*gq.head)) {
-			reply_json_error(r, 400,
-					 "/api/gate needs ?head=REV (and optionally base=REF)");
+			web_reply_json_error(r, 400,
+					     "/api/gate needs ?head=REV (and optionally base=REF)");
 		} else {
 			if (!gq.head || !*gq.head)
 				gq.head = "HEAD";
@@ -403,7 +387,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 				  : web_page_gate(r, &srv->ctx, st, &gq, &err);
 			if (ret) {
 				if (api)
-					reply_json_error(r, 500, err.msg.buf);
+					web_reply_json_error(r, 500, err.msg.buf);
 				else
 					web_page_error(r, &srv->ctx, 500, err.msg.buf);
 			}
@@ -439,7 +423,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		ret = web_page_series(r, &srv->ctx, st, names, &q, *rest != '\0', &err);
 	} else {
 		if (split_series_id(parts, &rest, url + 12) || strcmp(rest, "/records")) {
-			reply_json_error(r, 404, "no such route");
+			web_reply_json_error(r, 404, "no such route");
 			goto done;
 		}
 		for (int i = 0; i < 4; i++)
@@ -448,7 +432,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	}
 	if (ret) {
 		if (api)
-			reply_json_error(r, 500, err.msg.buf);
+			web_reply_json_error(r, 500, err.msg.buf);
 		else
 			web_page_error(r, &srv->ctx, 500, err.msg.buf);
 	} else {
@@ -496,11 +480,11 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	in.machine_glob = req->token->glob;
 	in.no_hash_hint = "the server cannot compute it";
 	if (req->body.len == 0) {
-		reply_json_error(r, 400, "request: empty body");
+		web_reply_json_error(r, 400, "request: empty body");
 		goto done;
 	}
 	if (ingest_intake_parse(&in, &batch, "request", req->body.buf, req->body.len, NAN, &err)) {
-		reply_json_error(r, 400, err.msg.buf);
+		web_reply_json_error(r, 400, err.msg.buf);
 		goto done;
 	}
 	outcomes = xcalloc(batch.nr ? batch.nr : 1, sizeof(*outcomes));
@@ -509,7 +493,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	st = srv->stores[slot];
 	if (ingest_intake_setup(&in, st, &err) ||
 	    ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
-		reply_json_error(r, intake_status(err.code), err.msg.buf);
+		web_reply_json_error(r, intake_status(err.code), err.msg.buf);
 		goto done;
 	}
 	out = json_array();
@@ -562,24 +546,25 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		}
 		if (strcmp(method, MHD_HTTP_METHOD_POST)) {
 			r.allow = "POST";
-			reply_json_error(&r, 405, "method not allowed");
+			web_reply_json_error(&r, 405, "method not allowed");
 			goto send;
 		}
 		req->is_push = 1;
 		if (!srv->have_token_file) {
-			reply_json_error(&r, 401, "pushing is off: the server has no --token-file");
+			web_reply_json_error(&r, 401,
+					     "pushing is off: the server has no --token-file");
 			goto send;
 		}
 		req->token = find_token(
 		    srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"));
 		if (!req->token) {
-			reply_json_error(&r, 401, "a valid bearer token is required");
+			web_reply_json_error(&r, 401, "a valid bearer token is required");
 			goto send;
 		}
 		len_header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (len_header && strtoull(len_header, NULL, 10) > WEB_MAX_BODY) {
-			reply_json_error(&r, 413, "the body is over 16 MiB");
+			web_reply_json_error(&r, 413, "the body is over 16 MiB");
 			goto send;
 		}
 		strbuf_release(&r.body);
@@ -603,7 +588,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (!req->is_push)
 		route_get(srv, &r, conn, url, method);
 	else if (req->too_big)
-		reply_json_error(&r, 413, "the body is over 16 MiB");
+		web_reply_json_error(&r, 413, "the body is over 16 MiB");
 	else
 		push_records(srv, &r, req);
 send:

@@ -1,6 +1,9 @@
 /*
- * Small helpers of the web module: HTML escaping, percent-decoding, a hash for ETags.
+ * Small helpers of the web module: HTML escaping, percent-decoding, a hash for ETags, JSON
+ * error replies.
  */
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "web/web.h"
@@ -73,4 +76,20 @@ uint64_t web_hash(uint64_t h, const void *data, size_t len)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+void web_reply_json_error(struct web_reply *r, int status, const char *msg)
+{
+	json_t *o = json_object();
+	char *text;
+	json_object_set_new(o, "error", json_string(msg));
+	text = json_dumps(o, JSON_COMPACT);
+	strbuf_reset(&r->body);
+	strbuf_addstr(&r->body, text ? text : "{}");
+	strbuf_addch(&r->body, '\n');
+	free(text);
+	json_decref(o);
+	r->status = status;
+	r->type = "application/json";
+	r->has_etag = 0;
 }

@@ -101,6 +101,9 @@ struct web_reply {
 	const char *allow; /* the Allow header of a 405 */
 };
 
+/* Makes r the JSON error {"error": msg} with status (no ETag: errors are not cached). */
+void web_reply_json_error(struct web_reply *r, int status, const char *msg);
+
 /* What the pages need from the server. */
 struct web_ctx {
 	const char *base; /* prefix of links ("" for relative ones) */

@@ -171,48 +171,6 @@ void adapters_json_where(const struct adapters_input *a, const struct adapters_p
 	*column = cur.column;
 }
 
-/* Past the string whose opening quote is at i. */
-static size_t skip_string(const char *text, size_t len, size_t i)
-{
-	for (i++; i < len; i++) {
-		if (text[i] == '\\')
-			i++;
-		else if (text[i] == '"')
-			return i + 1;
-	}
-	return len;
-}
-
-/* Past the (valid) value starting at i. */
-static size_t skip_value(const char *text, size_t len, size_t i)
-{
-	size_t depth = 0;
-
-	if (i >= len)
-		return len;
-	if (text[i] == '"')
-		return skip_string(text, len, i);
-	if (text[i] != '{' && text[i] != '[') {
-		while (i < len && !strchr(" \t\r\n,:]}\"", text[i]))
-			i++;
-		return i;
-	}
-	while (i < len) {
-		char c = text[i];
-		if (c == '"') {
-			i = skip_string(text, len, i);
-			continue;
-		}
-		if (c == '{' || c == '[') {
-			depth++;
-		} else if ((c == '}' || c == ']') && --depth == 0) {
-			return i + 1;
-		}
-		i++;
-	}
-	return len;
-}
-
 void adapters_walk_start(struct adapters_walk *w, const struct adapters_input *a,
 			 const struct adapters_path *p)
 {
@@ -242,12 +200,13 @@ void adapters_walk_next(struct adapters_walk *w, const struct adapters_input *a,
 	*column = w->cur.column;
 	if (a->text[i] == '"') {
 		/* an object member's key, or an array element that is a string */
-		i = ingest_json_skip_ws(a->text, a->len, skip_string(a->text, a->len, i));
+		i = ingest_json_skip_ws(a->text, a->len,
+					ingest_json_skip_string(a->text, a->len, i));
 		if (i < a->len && a->text[i] == ':')
-			i = skip_value(a->text, a->len,
-				       ingest_json_skip_ws(a->text, a->len, i + 1));
+			i = ingest_json_skip_value(a->text, a->len,
+						   ingest_json_skip_ws(a->text, a->len, i + 1));
 	} else {
-		i = skip_value(a->text, a->len, i);
+		i = ingest_json_skip_value(a->text, a->len, i);
 	}
 	i = ingest_json_skip_ws(a->text, a->len, i);
 	if (i < a->len && a->text[i] == ',')
