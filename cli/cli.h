@@ -126,6 +126,28 @@ typedef int (*cli_intake_mark_fn)(struct ingest_batch *batch, const char *file,
 int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,
 		     cli_intake_mark_fn mark);
 
+/*
+ * A text table: each column as wide as its widest cell, two spaces between columns. align
+ * has one letter per column, 'r' for a column aligned right (numbers), anything else for
+ * left; a row's last cell is not padded unless its column aligns right. Rows may have fewer
+ * cells than columns.
+ */
+struct cli_table {
+	size_t ncols;
+	const char *align;
+	struct strbuf *cells; /* ncols per row */
+	size_t *ncells;	      /* the cells each row has */
+	size_t nrows, alloc;
+};
+/* Starts a table, with header as its first row when it is not NULL. */
+void cli_table_init(struct cli_table *t, const char *const *header, size_t ncols,
+		    const char *align);
+/* Starts a row; cli_table_add appends a cell to it. */
+void cli_table_row(struct cli_table *t);
+void cli_table_add(struct cli_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_table_print(const struct cli_table *t, FILE *f);
+void cli_table_release(struct cli_table *t);
+
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_init(int argc, const char **argv, struct cli_ctx *ctx);

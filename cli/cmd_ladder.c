@@ -51,63 +51,6 @@ static int option_given(const struct cli_option *o)
 	return *(const char *const *)o->value != NULL;
 }
 
-/* A table of cells, printed with each column padded to its widest cell (the last cell of a
- * row is never padded, so rows may have fewer cells). */
-struct table {
-	struct strbuf *cells;
-	size_t *ncells; /* per row */
-	size_t nrows, ncols, alloc;
-};
-
-#define TABLE_COLS 10
-
-static struct strbuf *table_row(struct table *t)
-{
-	ALLOC_GROW(t->ncells, t->nrows, t->alloc);
-	t->cells = xrealloc(t->cells, t->alloc * TABLE_COLS * sizeof(*t->cells));
-	t->ncells[t->nrows] = 0;
-	for (size_t i = 0; i < TABLE_COLS; i++)
-		strbuf_init(&t->cells[t->nrows * TABLE_COLS + i], 0);
-	return &t->cells[t->nrows++ * TABLE_COLS];
-}
-
-static void table_add(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void table_add(struct table *t, const char *fmt, ...)
-{
-	size_t r = t->nrows - 1;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&t->cells[r * TABLE_COLS + t->ncells[r]++], fmt, ap);
-	va_end(ap);
-}
-
-static void table_print(struct table *t, FILE *f)
-{
-	size_t width[TABLE_COLS] = {0};
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t c = 0; c + 1 < t->ncells[r]; c++)
-			if (t->cells[r * TABLE_COLS + c].len > width[c])
-				width[c] = t->cells[r * TABLE_COLS + c].len;
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t c = 0; c < t->ncells[r]; c++) {
-			const struct strbuf *cell = &t->cells[r * TABLE_COLS + c];
-			if (c + 1 < t->ncells[r])
-				fprintf(f, "%-*s  ", (int)width[c], cell->buf);
-			else
-				fprintf(f, "%s\n", cell->buf);
-		}
-	}
-}
-
-static void table_release(struct table *t)
-{
-	for (size_t i = 0; i < t->nrows * TABLE_COLS; i++)
-		strbuf_release(&t->cells[i]);
-	free(t->cells);
-	free(t->ncells);
-	memset(t, 0, sizeof(*t));
-}
-
 /* Prints each "KEY: message" line of lines as "benchline: PREFIXKEY: message". */
 static void print_lines(const struct strbuf *lines, const char *prefix)
 {
@@ -216,35 +159,37 @@ static const char *cell_num(char *buf, double v)
 
 static void print_comparison(const struct ladder_comparison *c)
 {
-	struct table t = {0};
+	struct cli_table t;
+	cli_table_init(&t, NULL, 10, NULL);
 	char a[LADDER_NUM_MAX];
 
-	table_row(&t);
+	cli_table_row(&t);
 	const char *head[] = {"key",	"unit",	   "baseline", "current", "delta",
 			      "change", "max abs", "max pct",  "result"};
 	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
-		table_add(&t, "%s", head[i]);
+		cli_table_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct ladder_row *r = &c->rows[i];
-		table_row(&t);
-		table_add(&t, "%s", r->key);
-		table_add(&t, "%s", r->unit ? r->unit : "-");
-		table_add(&t, "%s", cell_num(a, r->baseline));
-		table_add(&t, "%s", cell_num(a, r->current));
-		table_add(&t, "%s%s", r->delta > 0 ? "+" : "", cell_num(a, r->delta));
+		cli_table_row(&t);
+		cli_table_add(&t, "%s", r->key);
+		cli_table_add(&t, "%s", r->unit ? r->unit : "-");
+		cli_table_add(&t, "%s", cell_num(a, r->baseline));
+		cli_table_add(&t, "%s", cell_num(a, r->current));
+		cli_table_add(&t, "%s%s", r->delta > 0 ? "+" : "", cell_num(a, r->delta));
 		if (isnan(r->pct_change))
-			table_add(&t, "-");
+			cli_table_add(&t, "-");
 		else
-			table_add(&t, "%+.1f%%", r->pct_change);
-		table_add(&t, "%s", cell_num(a, r->max_abs));
-		table_add(&t, "%s%s", cell_num(a, r->max_pct), isnan(r->max_pct) ? "" : "%");
+			cli_table_add(&t, "%+.1f%%", r->pct_change);
+		cli_table_add(&t, "%s", cell_num(a, r->max_abs));
+		cli_table_add(&t, "%s%s", cell_num(a, r->max_pct), isnan(r->max_pct) ? "" : "%");
 		if (r->regressed)
-			table_add(&t, "REGRESSED%s%s", r->note ? ": " : "", r->note ? r->note : "");
+			cli_table_add(&t, "REGRESSED%s%s", r->note ? ": " : "",
+				      r->note ? r->note : "");
 		else
-			table_add(&t, "%s", r->note ? r->note : "pass");
+			cli_table_add(&t, "%s", r->note ? r->note : "pass");
 	}
-	table_print(&t, stdout);
-	table_release(&t);
+	cli_table_print(&t, stdout);
+	cli_table_release(&t);
 	printf("summary: %zu gated, %zu regressed, %zu missing, %zu not gated\n", c->gated,
 	       c->regressed, c->missing, c->not_gated);
 }
@@ -320,37 +265,40 @@ done:
 
 static void print_floors(const struct ladder_floor_row *rows, size_t n)
 {
-	struct table t = {0};
+	struct cli_table t;
+	cli_table_init(&t, NULL, 10, NULL);
 	char a[LADDER_NUM_MAX], b[LADDER_NUM_MAX], c[LADDER_NUM_MAX];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct ladder_floor_row *r = &rows[i];
 		const char *unit = r->m->unit;
-		table_row(&t);
-		table_add(&t, "%s", r->m->key);
-		table_add(&t, "%s %s", ladder_num(a, r->m->value, 0), unit);
+		cli_table_row(&t);
+		cli_table_add(&t, "%s", r->m->key);
+		cli_table_add(&t, "%s %s", ladder_num(a, r->m->value, 0), unit);
 		if (!r->reason) {
-			table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0), unit);
-			table_add(&t, "floor %.2fx", r->floor);
+			cli_table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0),
+				      unit);
+			cli_table_add(&t, "floor %.2fx", r->floor);
 		} else if (!strcmp(r->reason, "baseline-not-positive")) {
-			table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0), unit);
-			table_add(&t, "floor undefined (baseline not positive)");
+			cli_table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0),
+				      unit);
+			cli_table_add(&t, "floor undefined (baseline not positive)");
 		} else if (!strcmp(r->reason, "top-bucket")) {
 			if (isnan(r->bucket.hi))
-				table_add(&t, "cannot be gated: above the last edge %s %s",
-					  ladder_num(a, r->bucket.lo, 0), unit);
+				cli_table_add(&t, "cannot be gated: above the last edge %s %s",
+					      ladder_num(a, r->bucket.lo, 0), unit);
 			else
-				table_add(
+				cli_table_add(
 				    &t, "cannot be gated: top bucket (%s, %s] has no edge above",
 				    ladder_num(a, r->bucket.lo, 0), ladder_num(b, r->bucket.hi, 0));
 		} else {
-			table_add(
+			cli_table_add(
 			    &t, "cannot be gated: floor signature (%s x the first edge %s %s)",
 			    ladder_num(a, r->m->q, 0), ladder_num(c, r->ladder->edges[0], 0), unit);
 		}
 	}
-	table_print(&t, stdout);
-	table_release(&t);
+	cli_table_print(&t, stdout);
+	cli_table_release(&t);
 }
 
 static int op_floors(const struct ladder_flags *f)

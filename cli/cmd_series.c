@@ -21,10 +21,7 @@ struct series_out {
 	struct store_detect *detect;
 	struct bl_error *err;
 	int failed;
-	/* Text mode keeps the cells (not the records) to align the columns. */
-	char **cells;
-	size_t ncells, alloc;
-	size_t width[NCOL];
+	struct cli_table table; /* text mode */
 };
 
 /* A value as a person reads it: whole numbers whole, others with a few decimals. */
@@ -42,12 +39,11 @@ static void format_value(struct strbuf *sb, double v, const char *unit)
 		strbuf_addf(sb, " %s", unit);
 }
 
-static void add_cell(struct series_out *out, int col, struct strbuf *sb)
+/* Appends sb as the row's next cell and empties it. */
+static void add_cell(struct series_out *out, struct strbuf *sb)
 {
-	ALLOC_GROW(out->cells, out->ncells, out->alloc);
-	if (sb->len > out->width[col])
-		out->width[col] = sb->len;
-	out->cells[out->ncells++] = strbuf_detach(sb, NULL);
+	cli_table_add(&out->table, "%s", sb->buf);
+	strbuf_reset(sb);
 }
 
 static int each_series(const struct store_series *s, void *data)
@@ -72,44 +68,24 @@ static int each_series(const struct store_series *s, void *data)
 		out->count++;
 		return 0;
 	}
+	cli_table_row(&out->table);
 	strbuf_addstr(&sb, s->machine);
-	add_cell(out, COL_MACHINE, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->benchmark);
-	add_cell(out, COL_BENCHMARK, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->config[0] ? s->config : "-");
-	add_cell(out, COL_CONFIG, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->metric);
-	add_cell(out, COL_METRIC, &sb);
+	add_cell(out, &sb);
 	strbuf_addf(&sb, "%lld", (long long)s->records);
-	add_cell(out, COL_RECORDS, &sb);
+	add_cell(out, &sb);
 	strbuf_addf(&sb, "%zu", s->nlines);
-	add_cell(out, COL_LINES, &sb);
+	add_cell(out, &sb);
 	format_value(&sb, s->last_value, s->unit);
-	add_cell(out, COL_LAST, &sb);
+	add_cell(out, &sb);
+	strbuf_release(&sb);
 	out->count++;
 	return 0;
-}
-
-static void print_table(struct series_out *out)
-{
-	for (int c = 0; c < NCOL; c++)
-		if (strlen(col_names[c]) > out->width[c])
-			out->width[c] = strlen(col_names[c]);
-	/* Row 0 is the header. */
-	for (size_t i = 0; i <= out->ncells / NCOL; i++) {
-		for (int c = 0; c < NCOL; c++) {
-			const char *cell =
-			    i ? out->cells[(i - 1) * NCOL + (size_t)c] : col_names[c];
-			int w = (int)out->width[c];
-			/* Counts align right, text left; the last column is not padded. */
-			if (c == COL_RECORDS || c == COL_LINES)
-				printf("%*s  ", w, cell);
-			else if (c == NCOL - 1)
-				printf("%s\n", cell);
-			else
-				printf("%-*s  ", w, cell);
-		}
-	}
 }
 
 int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
@@ -125,6 +101,8 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));
+	/* Counts and ids align right, text left. */
+	cli_table_init(&out.table, col_names, NCOL, "....rr.");
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "series takes no arguments");
 	out.err = &err;
@@ -144,14 +122,12 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 	if (out.json)
 		fputs(out.count ? "\n]\n" : "]\n", stdout);
 	else if (!ret && out.count)
-		print_table(&out);
+		cli_table_print(&out.table, stdout);
 	else if (!ret)
 		fputs("no series yet (ingest records, or try 'benchline demo')\n", stderr);
 	if (ret)
 		ret = cli_fail(&err);
-	for (size_t i = 0; i < out.ncells; i++)
-		free(out.cells[i]);
-	free(out.cells);
+	cli_table_release(&out.table);
 	store_detect_close(out.detect);
 	bl_error_release(&err);
 	return ret;

@@ -29,17 +29,14 @@ static const char *const col_names[NCOL] = {"id",	 "state",  "side",   "shift", 
 struct suspects_out {
 	int json;
 	size_t count;
-	char **cells; /* text mode: the cells, to align the columns */
-	size_t ncells, alloc;
-	size_t width[NCOL];
+	struct cli_table table; /* text mode */
 };
 
-static void add_cell(struct suspects_out *out, int col, struct strbuf *sb)
+/* Appends sb as the row's next cell and empties it. */
+static void add_cell(struct suspects_out *out, struct strbuf *sb)
 {
-	ALLOC_GROW(out->cells, out->ncells, out->alloc);
-	if (sb->len > out->width[col])
-		out->width[col] = sb->len;
-	out->cells[out->ncells++] = strbuf_detach(sb, NULL);
+	cli_table_add(&out->table, "%s", sb->buf);
+	strbuf_reset(sb);
 }
 
 static int each_suspect(const struct store_suspect *s, void *data)
@@ -54,56 +51,36 @@ static int each_suspect(const struct store_suspect *s, void *data)
 		out->count++;
 		return 0;
 	}
+	cli_table_row(&out->table);
 	strbuf_addf(&sb, "%lld", (long long)s->id);
-	add_cell(out, COL_ID, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->state);
-	add_cell(out, COL_STATE, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->side);
-	add_cell(out, COL_SIDE, &sb);
+	add_cell(out, &sb);
 	if (isnan(s->shift))
 		strbuf_addch(&sb, '-');
 	else
 		strbuf_addf(&sb, "%+.1f%%", s->shift * 100);
-	add_cell(out, COL_SHIFT, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->machine);
-	add_cell(out, COL_MACHINE, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->benchmark);
-	add_cell(out, COL_BENCHMARK, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->config[0] ? s->config : "-");
-	add_cell(out, COL_CONFIG, &sb);
+	add_cell(out, &sb);
 	strbuf_addstr(&sb, s->metric);
-	add_cell(out, COL_METRIC, &sb);
+	add_cell(out, &sb);
 	strbuf_addf(&sb, "%.12s", s->commit);
-	add_cell(out, COL_COMMIT, &sb);
+	add_cell(out, &sb);
 	if (s->seq >= 0)
 		strbuf_addf(&sb, "%lld", (long long)s->seq);
 	else
 		strbuf_addch(&sb, '-');
-	add_cell(out, COL_SEQ, &sb);
+	add_cell(out, &sb);
+	strbuf_release(&sb);
 	out->count++;
 	return 0;
-}
-
-static void print_table(struct suspects_out *out)
-{
-	for (int c = 0; c < NCOL; c++)
-		if (strlen(col_names[c]) > out->width[c])
-			out->width[c] = strlen(col_names[c]);
-	/* Row 0 is the header. */
-	for (size_t i = 0; i <= out->ncells / NCOL; i++) {
-		for (int c = 0; c < NCOL; c++) {
-			const char *cell =
-			    i ? out->cells[(i - 1) * NCOL + (size_t)c] : col_names[c];
-			int w = (int)out->width[c];
-			/* Numbers align right, text left; the last column is not padded. */
-			if (c == NCOL - 1)
-				printf("%*s\n", w, cell);
-			else if (c == COL_ID || c == COL_SHIFT)
-				printf("%*s  ", w, cell);
-			else
-				printf("%-*s  ", w, cell);
-		}
-	}
 }
 
 int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
@@ -116,6 +93,8 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));
+	/* Counts and ids align right, text left. */
+	cli_table_init(&out.table, col_names, NCOL, "r..r.....r");
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "suspects takes no arguments");
 	if (out.json)
@@ -124,14 +103,12 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	if (out.json)
 		fputs(out.count ? "\n]\n" : "]\n", stdout);
 	else if (!ret && out.count)
-		print_table(&out);
+		cli_table_print(&out.table, stdout);
 	else if (!ret)
 		fputs("no suspects (run 'benchline detect' after ingesting records)\n", stderr);
 	if (ret)
 		ret = cli_fail(&err);
-	for (size_t i = 0; i < out.ncells; i++)
-		free(out.cells[i]);
-	free(out.cells);
+	cli_table_release(&out.table);
 	bl_error_release(&err);
 	return ret;
 }

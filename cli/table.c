@@ -1,0 +1,81 @@
+/*
+ * The text tables the commands print (series, suspects, ladder): cells kept until the end so
+ * each column can be as wide as its widest cell.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+void cli_table_init(struct cli_table *t, const char *const *header, size_t ncols, const char *align)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->align = align ? align : "";
+	if (!header)
+		return;
+	cli_table_row(t);
+	for (size_t c = 0; c < ncols; c++)
+		cli_table_add(t, "%s", header[c]);
+}
+
+void cli_table_row(struct cli_table *t)
+{
+	ALLOC_GROW(t->ncells, t->nrows, t->alloc);
+	t->cells = xrealloc(t->cells, t->alloc * t->ncols * sizeof(*t->cells));
+	t->ncells[t->nrows] = 0;
+	for (size_t c = 0; c < t->ncols; c++)
+		strbuf_init(&t->cells[t->nrows * t->ncols + c], 0);
+	t->nrows++;
+}
+
+void cli_table_add(struct cli_table *t, const char *fmt, ...)
+{
+	size_t r = t->nrows - 1;
+	va_list ap;
+	if (t->ncells[r] >= t->ncols)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&t->cells[r * t->ncols + t->ncells[r]++], fmt, ap);
+	va_end(ap);
+}
+
+static int right_aligned(const struct cli_table *t, size_t c)
+{
+	return c < strlen(t->align) && t->align[c] == 'r';
+}
+
+void cli_table_print(const struct cli_table *t, FILE *f)
+{
+	size_t *width = xcalloc(t->ncols ? t->ncols : 1, sizeof(*width));
+	/* A row's last cell is padded only when its column aligns right. */
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncells[r]; c++)
+			if ((c + 1 < t->ncells[r] || right_aligned(t, c)) &&
+			    t->cells[r * t->ncols + c].len > width[c])
+				width[c] = t->cells[r * t->ncols + c].len;
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncells[r]; c++) {
+			const char *cell = t->cells[r * t->ncols + c].buf;
+			int w = (int)width[c], last = c + 1 == t->ncells[r];
+			if (right_aligned(t, c))
+				fprintf(f, "%*s%s", w, cell, last ? "\n" : "  ");
+			else if (last)
+				fprintf(f, "%s\n", cell);
+			else
+				fprintf(f, "%-*s  ", w, cell);
+		}
+	}
+	free(width);
+}
+
+void cli_table_release(struct cli_table *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		strbuf_release(&t->cells[i]);
+	free(t->cells);
+	free(t->ncells);
+	memset(t, 0, sizeof(*t));
+}
