@@ -10,7 +10,6 @@
 
 #include "common/common.h"
 #include "ingest/ingest.h"
-#include "ingest/repo/repo.h"
 
 struct store;
 

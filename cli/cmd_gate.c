@@ -6,10 +6,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "detect/detect.h"
 #include "cli/cli.h"
 #include "detect/gate/gate.h"
-#include "ingest/repo/repo.h"
 
 static int write_out(const char *path, const char *text, size_t len, struct bl_error *err)
 {

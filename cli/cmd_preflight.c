@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 
 #include "ingest/ingest.h"
-#include "ingest/preflight/preflight.h"
 #include "cli/cli.h"
+#include "ingest/preflight/preflight.h"
 
 static const char *level_name(enum preflight_level level)
 {

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "ingest/preflight/preflight.h"
 #include "cli/cli.h"
+#include "ingest/preflight/preflight.h"
 
 /* The most a benchmark command may print on standard output. */
 #define RUN_MAX_OUTPUT ((size_t)256 << 20)

@@ -11,8 +11,6 @@
 #include <stdint.h>
 
 #include "common/common.h"
-#include "detect/ladder/ladder.h"
-#include "detect/stats/stats.h"
 
 struct store;
 struct store_suspect;

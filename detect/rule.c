@@ -10,7 +10,6 @@
 
 #include "detect/detect.h"
 #include "detect/ladder/ladder.h"
-#include "detect/stats/stats.h"
 
 void detect_tail_init(struct detect_tail *t)
 {

@@ -12,8 +12,6 @@
 #include <sys/stat.h>
 
 #include "ingest/ingest.h"
-#include "detect/gate/gate.h"
-#include "ingest/repo/repo.h"
 
 /* Largest benchline.json read. */
 #define CONFIG_MAX_FILE ((size_t)1 << 20)

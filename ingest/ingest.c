@@ -6,7 +6,6 @@
 
 #include "store/store.h"
 #include "ingest/ingest.h"
-#include "ingest/preflight/preflight.h"
 
 static void metric_release(struct ingest_metric *m)
 {

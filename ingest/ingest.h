@@ -10,9 +10,6 @@
 
 #include "common/common.h"
 #include "ingest/repo/repo.h"
-#include "detect/gate/gate.h"
-#include "ingest/preflight/preflight.h"
-#include "ingest/repo/repo.h"
 
 struct store;
 

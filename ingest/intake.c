@@ -11,8 +11,8 @@
 
 #include "ingest/ingest.h"
 #include "ingest/adapters/adapters.h"
-#include "ingest/repo/repo.h"
 #include "store/store.h"
+#include "ingest/repo/repo.h"
 
 void ingest_intake_init(struct ingest_intake *in)
 {

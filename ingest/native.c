@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
-#include "ingest/preflight/preflight.h"
 
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES)
 /* How much of a bad string value a message quotes. */

@@ -9,7 +9,6 @@
 
 #include "store/internal.h"
 #include "sql_embed.h"
-#include "detect/gate/gate.h"
 
 enum gstmt { G_AT_SOURCE, G_GROUP_AT, G_GROUP_IN, G_COUNT };
 

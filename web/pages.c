@@ -14,7 +14,6 @@
 #include "ingest/ingest.h"
 #include "web/web.h"
 #include "detect/gate/gate.h"
-#include "ingest/repo/repo.h"
 
 /* JSON (§14) */
 

@@ -18,7 +18,6 @@
 
 #include "ingest/ingest.h"
 #include "web/web.h"
-#include "ingest/repo/repo.h"
 
 struct token {
 	char *token;

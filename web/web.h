@@ -12,7 +12,6 @@
 
 #include "common/common.h"
 #include "store/store.h"
-#include "ingest/repo/repo.h"
 
 /* Largest body POST /api/records takes (413 over it). */
 #define WEB_MAX_BODY ((size_t)16 << 20)

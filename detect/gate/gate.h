@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "common/common.h"
-#include "ingest/repo/repo.h"
 
 struct store;
 struct json_t;

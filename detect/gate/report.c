@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "store/store.h"
-#include "detect/detect.h"
 #include "detect/gate/gate.h"
 
 #define NSTATUS (GATE_MISSING + 1)

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect/detect.h"
 #include "detect/ladder/ladder.h"
 
 /* --- JSON out ------------------------------------------------------------------------------ */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect/detect.h"
 #include "detect/ladder/ladder.h"
 
 void ladder_bucket_locate(struct ladder_bucket *out, const struct ladder *l, double value)

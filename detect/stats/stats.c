@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect/detect.h"
 #include "detect/stats/stats.h"
 
 /* --- Sorting and selection of doubles (never NaN here), with the comparison inlined --- */
