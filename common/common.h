@@ -1,7 +1,8 @@
 /*
  * common: the small pieces every module uses. A strbuf whose buffer is never NULL, the error
- * struct that carries details out of a failing call, capped file reading, and checked
- * allocation. Named for what they are (strbuf_*, bl_error_*, x*), as git names its helpers.
+ * struct that carries details out of a failing call, capped file reading, checked allocation,
+ * and running a child process. Named for what they are (strbuf_*, bl_error_*, x*,
+ * child_process_*), as git names its helpers.
  */
 #ifndef BENCHLINE_COMMON_H
 #define BENCHLINE_COMMON_H
@@ -121,26 +122,28 @@ void strings_free(char **strings, size_t nr);
 struct child_process {
 	/* What to run; child_process_run only reads these. */
 	const char *const *argv; /* argv[0] is looked up in PATH unless it has a '/' */
-	const char *const *env;	 /* NULL-terminated changes to our environment: "NAME=value"
-				    sets NAME, "NAME" alone unsets it; NULL for none */
-	const char *dir;	 /* the child's working directory; NULL for ours */
-	const char *in;		 /* fed to its stdin, which is then closed; NULL: see no_stdin */
-	size_t in_len;
-	int no_stdin;		 /* without in: 1 for /dev/null, 0 to share our stdin */
-	size_t out_max;		 /* stdout over this many bytes is BL_ETOOBIG; 0: no cap */
-	size_t err_tail_max;	 /* > 0: stderr is captured and its last so many bytes kept */
-	int no_stderr;		 /* without err_tail_max: 1 for /dev/null, 0 to share ours */
-	int timeout_ms;		 /* killed when still running after this long; 0: no limit */
-	int keep_pgroup;	 /* 0: the child gets its own process group, and a kill is sent
-				    to the whole group (its own children too); 1: it stays in ours,
-				    so a Ctrl-C at the terminal reaches it, and only it is killed */
+	/* NULL-terminated changes to our environment ("NAME=value" sets NAME, "NAME" alone
+	 * unsets it), or NULL for ours as it is. */
+	const char *const *env;
+	const char *dir;     /* the child's working directory; NULL for ours */
+	const char *in;	     /* fed to its stdin, which is then closed; NULL: see no_stdin */
+	size_t in_len;	     /* the bytes of in */
+	int no_stdin;	     /* without in: 1 for /dev/null, 0 to share our stdin */
+	size_t out_max;	     /* stdout over this many bytes is BL_ETOOBIG; 0: no cap */
+	size_t err_tail_max; /* > 0: stderr is captured and its last so many bytes kept */
+	int no_stderr;	     /* without err_tail_max: 1 for /dev/null, 0 to share ours */
+	int timeout_ms;	     /* killed when still running after this long; 0: no limit */
+	/* 0: the child gets its own process group, and a kill goes to the whole group (what it
+	 * started too); 1: it stays in ours, so a Ctrl-C at the terminal reaches it, and a kill
+	 * reaches only it. */
+	int keep_pgroup;
 
 	/* What happened; set by child_process_run. */
 	struct strbuf out;	/* standard output (at most out_max bytes) */
 	struct strbuf err_tail; /* the last err_tail_max bytes of standard error */
 	int exit_code;		/* the exit status when it exited, else -1 */
 	int signal;		/* the signal that ended it, else 0 */
-	int timed_out;		/* 1 when it was killed at the deadline (signal is SIGKILL) */
+	int timed_out;		/* 1 when the deadline passed and it was killed */
 	double wall_s, cpu_s;	/* elapsed and user + system CPU seconds (wait4's rusage) */
 	int64_t peak_rss_kib;	/* peak resident set size (ru_maxrss) */
 };

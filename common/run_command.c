@@ -135,8 +135,7 @@ static char **child_environ(const char *const *changes)
 		if (!env_changed(changes, m, environ[i]))
 			envp[nr++] = environ[i];
 	for (size_t j = 0; j < m; j++)
-		if (strchr(changes[j], '=') &&
-		    !env_changed(changes + j + 1, m - j - 1, changes[j]))
+		if (strchr(changes[j], '=') && !env_changed(changes + j + 1, m - j - 1, changes[j]))
 			envp[nr++] = (char *)changes[j];
 	return envp;
 }
