@@ -10,9 +10,11 @@
 
 /* The most a benchmark command may print on standard output. */
 #define RUN_MAX_OUTPUT ((size_t)256 << 20)
+/* Bytes of its standard error kept, shown when it fails. */
+#define RUN_ERR_TAIL 4096
 
 /* The process figures every record of the run carries under "process". */
-static json_t *process_json(const char *const *argv, const struct ingest_run *run)
+static json_t *process_json(const char *const *argv, const struct child_process *run)
 {
 	json_t *o = json_object(), *args = json_array();
 	for (size_t i = 0; argv[i]; i++)
@@ -26,7 +28,7 @@ static json_t *process_json(const char *const *argv, const struct ingest_run *ru
 }
 
 static int annotate(struct ingest_batch *batch, const struct preflight *pf, const char *const *argv,
-		    const struct ingest_run *run, struct bl_error *err)
+		    const struct child_process *run, struct bl_error *err)
 {
 	for (size_t i = 0; i < batch->nr; i++) {
 		struct ingest_record *rec = &batch->records[i];
@@ -76,7 +78,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	struct cli_intake in;
 	struct bl_error err = BL_ERROR_INIT;
 	struct preflight pf;
-	struct ingest_run run;
+	struct child_process run;
 	struct ingest_batch batch = {NULL, 0, 0};
 	struct strbuf name = STRBUF_INIT;
 	const char *results = NULL;
@@ -86,7 +88,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 
 	cli_intake_init(&in);
 	preflight_init(&pf);
-	memset(&run, 0, sizeof(run));
+	child_process_init(&run);
 	const struct cli_option opts[] = {
 	    CLI_INTAKE_OPTIONS(&in),
 	    {OPT_STRING, "results", &results, "PATH",
@@ -107,7 +109,13 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 
 	argv[argc] = NULL;
 	started = (double)time(NULL);
-	if (ingest_run_command(&run, argv, RUN_MAX_OUTPUT, &err))
+	run.argv = argv;
+	run.out_max = RUN_MAX_OUTPUT;
+	run.err_tail_max = RUN_ERR_TAIL;
+	/* The benchmark shares our stdin and stays in our process group, so a Ctrl-C at the
+	 * terminal stops it with us; it has no time limit. */
+	run.keep_pgroup = 1;
+	if (child_process_run(&run, &err))
 		goto fail;
 	if (run.exit_code || run.signal) {
 		if (run.signal)
@@ -144,7 +152,7 @@ fail:
 	cli_fail(&err);
 done:
 	ingest_batch_release(&batch);
-	ingest_run_release(&run);
+	child_process_release(&run);
 	preflight_release(&pf);
 	cli_intake_release(&in);
 	strbuf_release(&name);

@@ -1,7 +1,8 @@
 /*
  * common: the small pieces every module uses. A strbuf whose buffer is never NULL, the error
- * struct that carries details out of a failing call, capped file reading, and checked
- * allocation. Named for what they are (strbuf_*, bl_error_*, x*), as git names its helpers.
+ * struct that carries details out of a failing call, capped file reading, checked allocation,
+ * and running a child process. Named for what they are (strbuf_*, bl_error_*, x*,
+ * child_process_*), as git names its helpers.
  */
 #ifndef BENCHLINE_COMMON_H
 #define BENCHLINE_COMMON_H
@@ -110,22 +111,52 @@ int glob_match(const char *pattern, const char *name);
 /* Frees an array of nr strings and the array. */
 void strings_free(char **strings, size_t nr);
 
-/* A benchmark command's run (`benchline run`). */
-#define INGEST_RUN_ERR_TAIL 4096 /* bytes of standard error kept */
-struct ingest_run {
-	struct strbuf out;	/* standard output, at most max_output bytes */
-	struct strbuf err_tail; /* the last INGEST_RUN_ERR_TAIL bytes of standard error */
-	int exit_code;		/* when it exited */
+/*
+ * Child processes (common/run_command.c), in the spirit of git's run-command.h: fill in what to
+ * run in a child_process_init'ed struct, call child_process_run, read what happened, then
+ * child_process_release. One poll loop serves the child's streams: stdin fed from memory,
+ * stdout captured up to a cap, the tail of stderr kept, and the deadline watched.
+ *
+ * The program ignores SIGPIPE (cli/main.c), so a child that stops reading its stdin is an EPIPE
+ * here, not a signal; the child itself starts with SIGPIPE at its default and no signal blocked.
+ */
+struct child_process {
+	/* What to run; child_process_run only reads these. */
+	const char *const *argv; /* argv[0] is looked up in PATH unless it has a '/' */
+	/* NULL-terminated changes to our environment ("NAME=value" sets NAME, "NAME" alone
+	 * unsets it), or NULL for ours as it is. */
+	const char *const *env;
+	const char *dir;     /* the child's working directory; NULL for ours */
+	const char *in;	     /* fed to its stdin, which is then closed; NULL: see no_stdin */
+	size_t in_len;	     /* the bytes of in */
+	int no_stdin;	     /* without in: 1 for /dev/null, 0 to share our stdin */
+	size_t out_max;	     /* stdout over this many bytes is BL_ETOOBIG; 0: no cap */
+	size_t err_tail_max; /* > 0: stderr is captured and its last so many bytes kept */
+	int no_stderr;	     /* without err_tail_max: 1 for /dev/null, 0 to share ours */
+	int timeout_ms;	     /* killed when still running after this long; 0: no limit */
+	/* 0: the child gets its own process group, and a kill goes to the whole group (what it
+	 * started too); 1: it stays in ours, so a Ctrl-C at the terminal reaches it, and a kill
+	 * reaches only it. */
+	int keep_pgroup;
+
+	/* What happened; set by child_process_run. */
+	struct strbuf out;	/* standard output (at most out_max bytes) */
+	struct strbuf err_tail; /* the last err_tail_max bytes of standard error */
+	int exit_code;		/* the exit status when it exited, else -1 */
 	int signal;		/* the signal that ended it, else 0 */
-	double wall_s, cpu_s;	/* elapsed and user + system CPU seconds */
-	int64_t peak_rss_kib;	/* peak resident set size (wait4's ru_maxrss) */
+	int timed_out;		/* 1 when the deadline passed and it was killed */
+	double wall_s, cpu_s;	/* elapsed and user + system CPU seconds (wait4's rusage) */
+	int64_t peak_rss_kib;	/* peak resident set size (ru_maxrss) */
 };
 
-/* Runs argv (looked up in PATH) to its end. Returns 0 when it could be run, whatever its exit
- * status; BL_ETOOBIG when its output is over max_output. */
-int ingest_run_command(struct ingest_run *out, const char *const *argv, size_t max_output,
-		       struct bl_error *err);
-void ingest_run_release(struct ingest_run *run);
+void child_process_init(struct child_process *cp);
+/* Runs cp->argv to its end, or until the deadline. Returns 0 when it ran, whatever its exit
+ * status (see exit_code, signal, timed_out); BL_ENOTFOUND when the program or the directory
+ * does not exist; BL_EIO when it cannot be started; BL_ETOOBIG when it printed more than
+ * out_max (it is killed and waited for, and the other results are set). */
+int child_process_run(struct child_process *cp, struct bl_error *err);
+/* Frees the results and leaves cp as child_process_init does. */
+void child_process_release(struct child_process *cp);
 
 #include "banned.h"
 

@@ -6,24 +6,14 @@
  * (red: slower, green: faster). The overlay is part of the cache key, so a detect that adds,
  * drops or moves a Suspect changes the chart's ETag. The plot area is pinned with screen
  * margins and explicit ranges, so a point's pixel position is known here. gnuplot runs as a
- * child: script on stdin, SVG on stdout, killed after 5 s.
+ * child (child_process_run): script on stdin, SVG on stdout, killed after 5 s.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "web/web.h"
-
-extern char **environ;
 
 #define CHART_W	      960
 #define CHART_H	      420
@@ -289,139 +279,45 @@ static void build_overlay(struct strbuf *sb, const struct frame *f, const struct
 	strbuf_release(&t);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/* Bytes of gnuplot's standard error kept for the message when it fails. */
+#define GNUPLOT_ERR_TAIL 4096
 
-/* Runs gnuplot with script on stdin; *out receives its standard output. */
+/* Runs gnuplot with script on stdin; *out receives its standard output. Every failure is
+ * BL_EIO, as web_chart_svg promises. */
 static int run_gnuplot(struct strbuf *out, const char *program, const struct strbuf *script,
 		       struct bl_error *err)
 {
-	int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, dflt;
-	pid_t pid = -1;
-	size_t written = 0;
-	struct strbuf errtext = STRBUF_INIT;
-	int64_t deadline;
-	int status = 0, ret = 0, timed_out = 0, too_big = 0;
 	/* The script still comes on stdin, but named as a file gnuplot reads it buffered: given
 	 * a pipe as its terminal input it reads one byte per system call. */
-	char *argv[] = {(char *)program, (char *)"/dev/stdin", NULL};
+	const char *argv[] = {program, "/dev/stdin", NULL};
+	struct child_process cp;
+	int ret;
 
-	if (pipe2(in, O_CLOEXEC) || pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		ret = bl_error_set(err, BL_EIO, "cannot make a pipe: %s", strerror(errno));
-		goto done;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGPIPE);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGINT);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dflt);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	errno = posix_spawnp(&pid, program, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (errno) {
-		pid = -1;
-		ret = bl_error_set(err, BL_EIO, "cannot run %s: %s", program, strerror(errno));
-		goto done;
-	}
-	close(in[0]);
-	close(outp[1]);
-	close(errp[1]);
-	in[0] = outp[1] = errp[1] = -1;
-	fcntl(in[1], F_SETFL, O_NONBLOCK);
-	deadline = now_ms() + WEB_GNUPLOT_TIMEOUT_MS;
-	while (outp[0] >= 0 || errp[0] >= 0) {
-		struct pollfd pfd[3];
-		int nfd = 0, left = (int)(deadline - now_ms());
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (in[1] >= 0)
-			pfd[nfd++] = (struct pollfd){in[1], POLLOUT, 0};
-		if (outp[0] >= 0)
-			pfd[nfd++] = (struct pollfd){outp[0], POLLIN, 0};
-		if (errp[0] >= 0)
-			pfd[nfd++] = (struct pollfd){errp[0], POLLIN, 0};
-		if (poll(pfd, (nfds_t)nfd, left) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int k = 0; k < nfd; k++) {
-			char buf[65536];
-			ssize_t r;
-			if (!pfd[k].revents)
-				continue;
-			if (pfd[k].fd == in[1]) {
-				r = write(in[1], script->buf + written, script->len - written);
-				if (r > 0)
-					written += (size_t)r;
-				if ((r < 0 && errno != EAGAIN) || written == script->len) {
-					close(in[1]);
-					in[1] = -1;
-				}
-				continue;
-			}
-			r = read(pfd[k].fd, buf, sizeof(buf));
-			if (r <= 0) {
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (pfd[k].fd == outp[0])
-					close(outp[0]), outp[0] = -1;
-				else
-					close(errp[0]), errp[0] = -1;
-				continue;
-			}
-			if (pfd[k].fd == outp[0]) {
-				if (out->len + (size_t)r > MAX_SVG_BYTES) {
-					too_big = 1;
-					break;
-				}
-				strbuf_add(out, buf, (size_t)r);
-			} else if (errtext.len < 4096) {
-				strbuf_add(&errtext, buf, (size_t)r);
-			}
-		}
-		if (too_big)
-			break;
-	}
-	if (timed_out || too_big)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out)
+	child_process_init(&cp);
+	cp.argv = argv;
+	cp.in = script->buf;
+	cp.in_len = script->len;
+	cp.out_max = MAX_SVG_BYTES;
+	cp.err_tail_max = GNUPLOT_ERR_TAIL;
+	cp.timeout_ms = WEB_GNUPLOT_TIMEOUT_MS;
+	ret = child_process_run(&cp, err);
+	if (ret == BL_ETOOBIG) {
+		ret = bl_error_set(err, BL_EIO, "gnuplot wrote more than %zu bytes", MAX_SVG_BYTES);
+	} else if (ret) {
+		/* It could not be started: the message says why. */
+		if (err)
+			err->code = BL_EIO;
+		ret = BL_EIO;
+	} else if (cp.timed_out) {
 		ret = bl_error_set(err, BL_EIO, "gnuplot did not finish within %d s and was killed",
 				   WEB_GNUPLOT_TIMEOUT_MS / 1000);
-	else if (too_big)
-		ret = bl_error_set(err, BL_EIO, "gnuplot wrote more than %zu bytes", MAX_SVG_BYTES);
-	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+	} else if (cp.exit_code) {
 		ret = bl_error_set(err, BL_EIO, "gnuplot failed: %.200s",
-				   errtext.len ? errtext.buf : "no message");
-done:
-	for (int k = 0; k < 2; k++) {
-		if (in[k] >= 0)
-			close(in[k]);
-		if (outp[k] >= 0)
-			close(outp[k]);
-		if (errp[k] >= 0)
-			close(errp[k]);
+				   cp.err_tail.len ? cp.err_tail.buf : "no message");
+	} else {
+		strbuf_add(out, cp.out.buf, cp.out.len);
 	}
-	strbuf_release(&errtext);
+	child_process_release(&cp);
 	return ret;
 }
 

@@ -9,12 +9,9 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +20,7 @@
 
 /* Largest /proc or /sys file read (more is cut off: the lines preflight wants come first). */
 #define SMALL_FILE_CAP ((size_t)1 << 20)
-/* Largest nvidia-smi output kept. */
+/* Largest nvidia-smi output read (more is a warning: it is not what nvidia-smi prints). */
 #define GPU_OUTPUT_CAP ((size_t)64 << 10)
 /* Longest command line shown in a finding. */
 #define CMDLINE_SHOWN 200
@@ -526,93 +523,6 @@ static int sample_cpu(struct preflight *p, const char *root, struct bl_error *er
 
 /* --- nvidia-smi */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * Runs argv[0] with its stdout in out, killed (with its process group) after timeout_ms.
- * *status is the wait status; *timed_out is 1 when it was killed. An error only when the
- * child cannot be started.
- */
-static int run_child(struct strbuf *out, int *status, int *timed_out, const char *const *argv,
-		     int timeout_ms, struct bl_error *err)
-{
-	int64_t deadline = now_ms() + timeout_ms;
-	int pfd[2];
-	pid_t pid;
-	*timed_out = 0;
-	*status = 0;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return bl_error_set(err, BL_EIO, "cannot create a pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return bl_error_set(err, BL_EIO, "cannot fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-		setpgid(0, 0);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 2);
-		}
-		dup2(pfd[1], 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* also in the parent, so the kill below cannot race the child */
-	close(pfd[1]);
-	for (;;) {
-		struct pollfd pf = {pfd[0], POLLIN, 0};
-		int64_t left = deadline - now_ms();
-		char buf[4096];
-		ssize_t n;
-		int r;
-		if (left <= 0) {
-			*timed_out = 1;
-			break;
-		}
-		r = poll(&pf, 1, (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0) {
-			*timed_out = 1;
-			break;
-		}
-		n = read(pfd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (out->len < GPU_OUTPUT_CAP)
-			strbuf_add(out, buf, (size_t)n);
-	}
-	close(pfd[0]);
-	/* Output closed: give it until the deadline to exit. */
-	while (!*timed_out) {
-		pid_t w = waitpid(pid, status, WNOHANG);
-		if (w == pid)
-			return 0;
-		if (w < 0 && errno != EINTR)
-			return bl_error_set(err, BL_EIO, "cannot wait for '%s': %s", argv[0],
-					    strerror(errno));
-		if (now_ms() >= deadline)
-			*timed_out = 1;
-		else
-			sleep_ms(10);
-	}
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	return 0;
-}
-
 /* The first executable nvidia-smi on PATH, or NULL. */
 static char *find_in_path(const char *name)
 {
@@ -654,12 +564,14 @@ static char *xstrdup_printf(const char *fmt, ...)
 /* Asks nvidia-smi: fills gpu_load_pct, or gpu_skip (absent) or gpu_error (it failed). */
 static void query_gpu(struct preflight *p, const struct preflight_limits *limits)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct child_process cp;
+	struct strbuf program = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	char *found = NULL;
 	const char *smi = limits->nvidia_smi;
-	int status, timed_out, timeout = limits->gpu_timeout_ms;
+	int timeout = limits->gpu_timeout_ms;
 	struct stat st;
+	child_process_init(&cp);
 	if (timeout <= 0)
 		timeout = PREFLIGHT_GPU_TIMEOUT_MS;
 	if (!smi && limits->search_path)
@@ -672,29 +584,39 @@ static void query_gpu(struct preflight *p, const struct preflight_limits *limits
 		p->gpu_skip = xstrdup_printf("no nvidia-smi at '%s'", smi);
 		goto done;
 	}
+	/* The path is run as given, as the stat above looked at it: a name without a '/' is in
+	 * the current directory, not looked up in PATH. */
+	if (!strchr(smi, '/'))
+		strbuf_addstr(&program, "./");
+	strbuf_addstr(&program, smi);
 	{
-		const char *argv[] = {smi, "--query-gpu=utilization.gpu",
+		const char *argv[] = {program.buf, "--query-gpu=utilization.gpu",
 				      "--format=csv,noheader,nounits", NULL};
-		if (run_child(&out, &status, &timed_out, argv, timeout, &err)) {
+		cp.argv = argv;
+		cp.no_stdin = 1;
+		cp.no_stderr = 1;
+		cp.out_max = GPU_OUTPUT_CAP;
+		cp.timeout_ms = timeout;
+		if (child_process_run(&cp, &err)) {
 			p->gpu_error = xstrdup(err.msg.buf);
 			goto done;
 		}
 	}
-	if (timed_out)
+	if (cp.timed_out)
 		p->gpu_error = xstrdup_printf("'%s' did not answer within %g s and was killed", smi,
 					      timeout / 1000.0);
-	else if (WIFSIGNALED(status))
-		p->gpu_error = xstrdup_printf("'%s' died of signal %d", smi, WTERMSIG(status));
-	else if (WEXITSTATUS(status) == 127)
+	else if (cp.signal)
+		p->gpu_error = xstrdup_printf("'%s' died of signal %d", smi, cp.signal);
+	else if (cp.exit_code == 127)
 		p->gpu_error = xstrdup_printf("cannot run '%s'", smi);
-	else if (WEXITSTATUS(status))
-		p->gpu_error =
-		    xstrdup_printf("'%s' exited with status %d", smi, WEXITSTATUS(status));
-	else if (preflight_parse_gpu(&p->gpu_load_pct, out.buf))
+	else if (cp.exit_code)
+		p->gpu_error = xstrdup_printf("'%s' exited with status %d", smi, cp.exit_code);
+	else if (preflight_parse_gpu(&p->gpu_load_pct, cp.out.buf))
 		p->gpu_error = xstrdup_printf("cannot parse the output of '%s'", smi);
 done:
 	free(found);
-	strbuf_release(&out);
+	child_process_release(&cp);
+	strbuf_release(&program);
 	bl_error_release(&err);
 }
 

@@ -1,12 +1,16 @@
-/* Unit tests for common/: strbuf, errors, timestamps, UTF-8, hex, globs. */
+/* Unit tests for common/: strbuf, errors, timestamps, UTF-8, hex, globs, child processes. */
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -166,6 +170,331 @@ static void file_reading_is_capped(void **state)
 	bl_error_release(&err);
 }
 
+/* ------------------------------------------------------------------ child processes */
+
+/* Runs script with /bin/sh -c in cp (already set up by the caller); returns its result. */
+static int run_sh(struct child_process *cp, const char *script, struct bl_error *err)
+{
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+	int ret;
+	cp->argv = argv;
+	ret = child_process_run(cp, err);
+	cp->argv = NULL;
+	return ret;
+}
+
+/* The whole of a file (small ones), for checking what a child wrote. */
+static void slurp(struct strbuf *sb, const char *path)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	strbuf_reset(sb);
+	assert_int_equal(read_file_capped(sb, path, 1 << 20, &err), 0);
+	bl_error_release(&err);
+}
+
+static void child_captures_stdout_and_exit_code(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	child_process_init(&cp);
+	assert_int_equal(run_sh(&cp, "printf 'hello\\nworld'; exit 7", &err), 0);
+	assert_int_equal(cp.out.len, 11);
+	assert_memory_equal(cp.out.buf, "hello\nworld", 11);
+	assert_int_equal(cp.exit_code, 7);
+	assert_int_equal(cp.signal, 0);
+	assert_int_equal(cp.timed_out, 0);
+	assert_true(cp.peak_rss_kib > 0);
+	assert_true(cp.wall_s >= 0 && cp.cpu_s >= 0);
+	/* A second run on the same struct starts from nothing. */
+	assert_int_equal(run_sh(&cp, "true", &err), 0);
+	assert_int_equal(cp.out.len, 0);
+	assert_int_equal(cp.exit_code, 0);
+	child_process_release(&cp);
+	assert_int_equal(cp.out.len, 0);
+	assert_int_equal(cp.exit_code, -1);
+	assert_null(cp.argv);
+	bl_error_release(&err);
+}
+
+static void child_reports_the_signal_that_ended_it(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	child_process_init(&cp);
+	assert_int_equal(run_sh(&cp, "kill -TERM $$", &err), 0);
+	assert_int_equal(cp.signal, SIGTERM);
+	assert_int_equal(cp.exit_code, -1);
+	/* We ignore SIGPIPE (main, as cli/main.c); the child must not inherit that. */
+	assert_int_equal(run_sh(&cp, "kill -PIPE $$; exit 3", &err), 0);
+	assert_int_equal(cp.signal, SIGPIPE);
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+static void child_output_over_the_cap_is_too_big_and_killed(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	child_process_init(&cp);
+	cp.out_max = 4096;
+	/* Never ends by itself: only the kill stops it. */
+	assert_int_equal(run_sh(&cp, "while :; do echo 0123456789; done", &err), BL_ETOOBIG);
+	assert_int_equal(err.code, BL_ETOOBIG);
+	assert_string_equal(err.msg.buf, "'/bin/sh' printed more than 4096 bytes");
+	assert_true(cp.out.len <= 4096);
+	assert_int_equal(cp.signal, SIGKILL);
+	/* Exactly the cap is not too much. */
+	cp.out_max = 5;
+	assert_int_equal(run_sh(&cp, "printf 12345", &err), 0);
+	assert_string_equal(cp.out.buf, "12345");
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+static void child_stderr_tail_keeps_the_last_bytes(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	const char *end = "line 999\nEND\n";
+	child_process_init(&cp);
+	cp.err_tail_max = 32;
+	/* Far more than the tail, in many writes, so it is trimmed on the way. */
+	assert_int_equal(run_sh(&cp,
+				"i=0; while [ $i -lt 1000 ]; do echo \"line $i\" >&2; "
+				"i=$((i + 1)); done; echo END >&2; echo out",
+				&err),
+			 0);
+	assert_int_equal(cp.err_tail.len, 32);
+	assert_memory_equal(cp.err_tail.buf + 32 - strlen(end), end, strlen(end));
+	assert_string_equal(cp.out.buf, "out\n");
+	/* Less than the tail is kept whole. */
+	cp.err_tail_max = 4096;
+	assert_int_equal(run_sh(&cp, "echo short >&2; exit 1", &err), 0);
+	assert_string_equal(cp.err_tail.buf, "short\n");
+	assert_int_equal(cp.exit_code, 1);
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+static void child_stderr_passed_through_or_dropped(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf got = STRBUF_INIT;
+	char path[] = "/tmp/benchline-unit-stderr-XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	assert_true(fd >= 0 && saved >= 0);
+	child_process_init(&cp);
+	/* Our stderr is the file while the children run. */
+	fflush(stderr);
+	assert_int_equal(dup2(fd, 2), 2);
+	assert_int_equal(run_sh(&cp, "echo passed through >&2", &err), 0);
+	cp.no_stderr = 1;
+	assert_int_equal(run_sh(&cp, "echo dropped >&2", &err), 0);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	close(fd);
+	slurp(&got, path);
+	assert_string_equal(got.buf, "passed through\n");
+	assert_int_equal(cp.err_tail.len, 0);
+	unlink(path);
+	strbuf_release(&got);
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+static void child_stdin_is_fed(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	const char *cat[] = {"cat", NULL};
+	/* Far more than a pipe holds, so writing and reading must take turns. */
+	size_t len = (size_t)1 << 20;
+	char *data = xmalloc(len);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (char)('a' + i % 26);
+	child_process_init(&cp);
+	cp.argv = cat;
+	cp.in = data;
+	cp.in_len = len;
+	assert_int_equal(child_process_run(&cp, &err), 0);
+	assert_int_equal(cp.exit_code, 0);
+	assert_int_equal(cp.out.len, len);
+	assert_memory_equal(cp.out.buf, data, len);
+	/* Empty input: stdin is closed at once. */
+	cp.in_len = 0;
+	assert_int_equal(child_process_run(&cp, &err), 0);
+	assert_int_equal(cp.out.len, 0);
+	/* A child that reads none of it: an EPIPE here, not a failure. */
+	cp.in_len = len;
+	assert_int_equal(run_sh(&cp, "exit 0", &err), 0);
+	assert_int_equal(cp.exit_code, 0);
+	/* No input and no_stdin: /dev/null. */
+	cp.argv = cat;
+	cp.in = NULL;
+	cp.in_len = 0;
+	cp.no_stdin = 1;
+	assert_int_equal(child_process_run(&cp, &err), 0);
+	assert_int_equal(cp.out.len, 0);
+	assert_int_equal(cp.exit_code, 0);
+	free(data);
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+/* A pipe whose write end the child and everything it starts inherit: its read end sees end
+ * of file only when all of them have exited. */
+static void inherited_pipe(int fds[2])
+{
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(fcntl(fds[0], F_SETFD, FD_CLOEXEC), 0);
+}
+
+/* 1 when every holder of the pipe's write end is gone. The bound only keeps a survivor from
+ * hanging the test; the kill is immediate. */
+static int holders_gone(int fds[2])
+{
+	struct pollfd pfd = {fds[0], POLLIN, 0};
+	char c;
+	int r;
+	close(fds[1]);
+	r = poll(&pfd, 1, 10000);
+	r = r == 1 && read(fds[0], &c, 1) == 0;
+	close(fds[0]);
+	return r;
+}
+
+static void child_deadline_kills_its_process_group(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	int fds[2];
+	child_process_init(&cp);
+	cp.timeout_ms = 200;
+	/* sh waits for sleep, its own child: both are in the group that is killed. */
+	inherited_pipe(fds);
+	assert_int_equal(run_sh(&cp, "sleep 30; echo not reached", &err), 0);
+	assert_int_equal(cp.timed_out, 1);
+	assert_int_equal(cp.signal, SIGKILL);
+	assert_int_equal(cp.out.len, 0);
+	assert_true(holders_gone(fds));
+	/* Its output closed but still running: killed at the deadline too. */
+	inherited_pipe(fds);
+	assert_int_equal(run_sh(&cp, "exec >/dev/null; sleep 30", &err), 0);
+	assert_int_equal(cp.timed_out, 1);
+	assert_int_equal(cp.signal, SIGKILL);
+	assert_true(holders_gone(fds));
+	/* Within the deadline: not timed out. */
+	cp.timeout_ms = 60000;
+	assert_int_equal(run_sh(&cp, "echo quick", &err), 0);
+	assert_int_equal(cp.timed_out, 0);
+	assert_int_equal(cp.exit_code, 0);
+	assert_string_equal(cp.out.buf, "quick\n");
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+static void child_runs_in_its_directory(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf want = STRBUF_INIT;
+	char dir[] = "/tmp/benchline-unit-dir-XXXXXX";
+	char *real;
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(real = realpath(dir, NULL));
+	child_process_init(&cp);
+	cp.dir = dir;
+	assert_int_equal(run_sh(&cp, "pwd -P", &err), 0);
+	strbuf_addf(&want, "%s\n", real);
+	assert_string_equal(cp.out.buf, want.buf);
+	cp.dir = "/nonexistent-benchline-dir";
+	assert_int_equal(run_sh(&cp, "pwd", &err), BL_ENOTFOUND);
+	assert_non_null(
+	    strstr(err.msg.buf, "cannot run '/bin/sh' in '/nonexistent-benchline-dir'"));
+	assert_int_equal(rmdir(dir), 0);
+	free(real);
+	strbuf_release(&want);
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+static void child_environment_changes(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	const char *env[] = {"BL_UNIT_SET=first", "BL_UNIT_GONE", "BL_UNIT_ADDED=added",
+			     "BL_UNIT_SET=new", NULL};
+	setenv("BL_UNIT_KEPT", "kept", 1);
+	setenv("BL_UNIT_GONE", "x", 1);
+	setenv("BL_UNIT_SET", "old", 1);
+	child_process_init(&cp);
+	cp.env = env;
+	assert_int_equal(run_sh(&cp,
+				"printf '%s|%s|%s|%s' \"$BL_UNIT_KEPT\" \"${BL_UNIT_GONE-unset}\" "
+				"\"$BL_UNIT_SET\" \"$BL_UNIT_ADDED\"",
+				&err),
+			 0);
+	assert_string_equal(cp.out.buf, "kept|unset|new|added");
+	/* Ours is as it was. */
+	assert_string_equal(getenv("BL_UNIT_SET"), "old");
+	assert_string_equal(getenv("BL_UNIT_GONE"), "x");
+	assert_null(getenv("BL_UNIT_ADDED"));
+	unsetenv("BL_UNIT_KEPT");
+	unsetenv("BL_UNIT_GONE");
+	unsetenv("BL_UNIT_SET");
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
+static void child_program_that_cannot_run(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf script = STRBUF_INIT;
+	char dir[] = "/tmp/benchline-unit-prog-XXXXXX";
+	const char *missing[] = {"benchline-no-such-program", NULL};
+	const char *a_dir[] = {dir, NULL};
+	const char *plain[] = {script.buf, "arg", NULL};
+	FILE *f;
+	assert_non_null(mkdtemp(dir));
+	child_process_init(&cp);
+	assert_int_equal(child_process_run(&cp, &err), BL_EINVALID);
+	cp.argv = missing;
+	assert_int_equal(child_process_run(&cp, &err), BL_ENOTFOUND);
+	assert_string_equal(err.msg.buf,
+			    "cannot run 'benchline-no-such-program': No such file or directory");
+	/* Found, but exec refuses it: reported by the spawn, not as an exit status. */
+	cp.argv = a_dir;
+	assert_int_equal(child_process_run(&cp, &err), BL_EIO);
+	assert_non_null(strstr(err.msg.buf, "Permission denied"));
+	/* No #! line: /bin/sh runs it, as execvp does. */
+	strbuf_addf(&script, "%s/plain", dir);
+	plain[0] = script.buf;
+	assert_non_null(f = fopen(script.buf, "w"));
+	fputs("echo from sh \"$1\"\n", f);
+	fclose(f);
+	assert_int_equal(chmod(script.buf, 0755), 0);
+	cp.argv = plain;
+	assert_int_equal(child_process_run(&cp, &err), 0);
+	assert_string_equal(cp.out.buf, "from sh arg\n");
+	assert_int_equal(unlink(script.buf), 0);
+	assert_int_equal(rmdir(dir), 0);
+	strbuf_release(&script);
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +509,18 @@ int main(void)
 	    cmocka_unit_test(hex40),
 	    cmocka_unit_test(globs),
 	    cmocka_unit_test(file_reading_is_capped),
+	    cmocka_unit_test(child_captures_stdout_and_exit_code),
+	    cmocka_unit_test(child_reports_the_signal_that_ended_it),
+	    cmocka_unit_test(child_output_over_the_cap_is_too_big_and_killed),
+	    cmocka_unit_test(child_stderr_tail_keeps_the_last_bytes),
+	    cmocka_unit_test(child_stderr_passed_through_or_dropped),
+	    cmocka_unit_test(child_stdin_is_fed),
+	    cmocka_unit_test(child_deadline_kills_its_process_group),
+	    cmocka_unit_test(child_runs_in_its_directory),
+	    cmocka_unit_test(child_environment_changes),
+	    cmocka_unit_test(child_program_that_cannot_run),
 	};
+	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
+	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
