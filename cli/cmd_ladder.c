@@ -154,14 +154,14 @@ static const char *cell_num(char *buf, double v)
 		buf[1] = '\0';
 		return buf;
 	}
-	return ladder_num(buf, v, 0);
+	return format_double(buf, v, 0);
 }
 
 static void print_comparison(const struct ladder_comparison *c)
 {
 	struct cli_table t;
 	cli_table_init(&t, NULL, 10, NULL);
-	char a[LADDER_NUM_MAX];
+	char a[DOUBLE_TEXT_MAX];
 
 	cli_table_row(&t);
 	const char *head[] = {"key",	"unit",	   "baseline", "current", "delta",
@@ -267,34 +267,36 @@ static void print_floors(const struct ladder_floor_row *rows, size_t n)
 {
 	struct cli_table t;
 	cli_table_init(&t, NULL, 10, NULL);
-	char a[LADDER_NUM_MAX], b[LADDER_NUM_MAX], c[LADDER_NUM_MAX];
+	char a[DOUBLE_TEXT_MAX], b[DOUBLE_TEXT_MAX], c[DOUBLE_TEXT_MAX];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct ladder_floor_row *r = &rows[i];
 		const char *unit = r->m->unit;
 		cli_table_row(&t);
 		cli_table_add(&t, "%s", r->m->key);
-		cli_table_add(&t, "%s %s", ladder_num(a, r->m->value, 0), unit);
+		cli_table_add(&t, "%s %s", format_double(a, r->m->value, 0), unit);
 		if (!r->reason) {
-			cli_table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0),
+			cli_table_add(&t, "fires at %s %s", format_double(a, r->bucket.hi_next, 0),
 				      unit);
 			cli_table_add(&t, "floor %.2fx", r->floor);
 		} else if (!strcmp(r->reason, "baseline-not-positive")) {
-			cli_table_add(&t, "fires at %s %s", ladder_num(a, r->bucket.hi_next, 0),
+			cli_table_add(&t, "fires at %s %s", format_double(a, r->bucket.hi_next, 0),
 				      unit);
 			cli_table_add(&t, "floor undefined (baseline not positive)");
 		} else if (!strcmp(r->reason, "top-bucket")) {
 			if (isnan(r->bucket.hi))
 				cli_table_add(&t, "cannot be gated: above the last edge %s %s",
-					      ladder_num(a, r->bucket.lo, 0), unit);
+					      format_double(a, r->bucket.lo, 0), unit);
 			else
 				cli_table_add(
 				    &t, "cannot be gated: top bucket (%s, %s] has no edge above",
-				    ladder_num(a, r->bucket.lo, 0), ladder_num(b, r->bucket.hi, 0));
+				    format_double(a, r->bucket.lo, 0),
+				    format_double(b, r->bucket.hi, 0));
 		} else {
 			cli_table_add(
 			    &t, "cannot be gated: floor signature (%s x the first edge %s %s)",
-			    ladder_num(a, r->m->q, 0), ladder_num(c, r->ladder->edges[0], 0), unit);
+			    format_double(a, r->m->q, 0), format_double(c, r->ladder->edges[0], 0),
+			    unit);
 		}
 	}
 	cli_table_print(&t, stdout);

@@ -1,7 +1,8 @@
 /*
  * common: the small pieces every module uses. A strbuf whose buffer is never NULL, the error
  * struct that carries details out of a failing call, capped file reading, checked allocation,
- * and running a child process. Named for what they are (strbuf_*, bl_error_*, x*,
+ * running a child process, and numbers (the shortest round-trip writer of doubles, their
+ * comparison, the nearest-rank percentile). Named for what they are (strbuf_*, bl_error_*, x*,
  * child_process_*), as git names its helpers.
  */
 #ifndef BENCHLINE_COMMON_H
@@ -98,6 +99,23 @@ void format_rfc3339_utc(struct strbuf *sb, int64_t unix_seconds);
 int is_hex40(const char *s);
 /* 1 when the bytes are valid UTF-8. */
 int utf8_valid(const char *s, size_t len);
+
+/*
+ * A double as text in its shortest round-trip form: the fewest significant digits (17 at
+ * most) that read back as the same double. Laid out as Python's repr() does (12.4,
+ * 4.005485184848892, 100, 1e-05, 1e+16) unless flags say otherwise; nan, inf and -inf as
+ * such. buf holds DOUBLE_TEXT_MAX bytes; returns buf.
+ */
+#define DOUBLE_TEXT_MAX 40
+enum double_text_flags {
+	DOUBLE_POINT_ZERO = 1 << 0, /* a whole number without an exponent ends in ".0" (100.0) */
+	DOUBLE_LAYOUT_G = 1 << 1,   /* printf's %g layout: an exponent once it is as large as the
+				       digit count (1e+02, 1.2e+03), not only from 1e16 */
+};
+const char *format_double(char *buf, double v, unsigned flags);
+void strbuf_add_double(struct strbuf *sb, double v, unsigned flags);
+/* qsort's comparison of two doubles, ascending (NaN compares equal to everything). */
+int cmp_double(const void *a, const void *b);
 
 /* Nearest-rank percentile: the value at 1-based rank ceil(p/100 * n) of the sorted values
  * (rank 1 when that is 0). values need not be sorted; it is not modified. */

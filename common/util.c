@@ -276,12 +276,6 @@ int utf8_valid(const char *str, size_t len)
 	return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 double nearest_rank_sorted(const double *sorted, size_t n, double pct)
 {
 	if (!n)

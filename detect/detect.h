@@ -65,9 +65,6 @@ void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, doubl
 			const struct ladder *l);
 /* Judges a whole line from its first record: out[i] for medians[i]. */
 void detect_line(struct detect_verdict *out, const double *medians, size_t n);
-/* The nearest-rank median: the element at 1-based rank ceil(n / 2) of the sorted values (the
- * lower middle for an even n). Sorts values in place; NAN when n is 0. */
-double stats_nr_median(double *values, size_t n);
 /* 1 when a record on the given side of its center is slower (worse in the metric's
  * direction): above for lower-is-better metrics, below for higher-is-better ones. */
 int detect_is_slower(int above, int better_higher);

@@ -16,25 +16,6 @@ void detect_tail_init(struct detect_tail *t)
 	memset(t, 0, sizeof(*t));
 }
 
-double stats_nr_median(double *values, size_t n)
-{
-	size_t rank;
-	if (!n)
-		return NAN;
-	/* Insertion sort: windows hold at most 8 values. */
-	for (size_t i = 1; i < n; i++) {
-		double v = values[i];
-		size_t j = i;
-		while (j > 0 && values[j - 1] > v) {
-			values[j] = values[j - 1];
-			j--;
-		}
-		values[j] = v;
-	}
-	rank = (n + 1) / 2; /* ceil(0.5 * n), 1-based */
-	return values[rank - 1];
-}
-
 int detect_is_slower(int above, int better_higher)
 {
 	return better_higher ? above < 0 : above > 0;

@@ -165,21 +165,6 @@ static int fail_missing(struct native_parser *p, const char *key)
 	return ret;
 }
 
-/* The shortest text that reads back as v, with ".0" on integral values. */
-static void add_real(struct strbuf *sb, double v)
-{
-	char buf[40];
-
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	strbuf_addstr(sb, buf);
-	if (isfinite(v) && !strpbrk(buf, ".e"))
-		strbuf_addstr(sb, ".0");
-}
-
 /* A short rendering of a value for messages: numbers as written, strings quoted. */
 static void describe(struct strbuf *sb, const json_t *v)
 {
@@ -204,7 +189,9 @@ static void describe(struct strbuf *sb, const json_t *v)
 		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		break;
 	case JSON_REAL:
-		add_real(sb, json_real_value(v));
+		/* The shortest text that reads back as the value, as %g lays it out, with ".0" on
+		 * whole numbers. */
+		strbuf_add_double(sb, json_real_value(v), DOUBLE_LAYOUT_G | DOUBLE_POINT_ZERO);
 		break;
 	case JSON_TRUE:
 		strbuf_addstr(sb, "true");
@@ -408,12 +395,6 @@ static int valid_machine(const char *s)
 			return 0;
 	}
 	return 1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* A timed metric's figures: median, p95, samples, n. */

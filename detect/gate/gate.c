@@ -736,12 +736,6 @@ static int add_missing(struct gate_comparison *c, struct gate_walk *gr,
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* §7.5: per timed metric with 8 or more comparisons, the median of their ratios. */
 static void across_the_board(struct gate_comparison *c, double limit)
 {

@@ -80,7 +80,7 @@ static void dump_value(struct strbuf *sb, const json_t *v, int depth)
 		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		break;
 	case JSON_REAL:
-		ladder_format_real(sb, json_real_value(v));
+		strbuf_add_double(sb, json_real_value(v), DOUBLE_POINT_ZERO);
 		break;
 	case JSON_TRUE:
 		strbuf_addstr(sb, "true");
@@ -729,12 +729,12 @@ void ladder_derivation_release(struct ladder_derivation *d)
 /* "(0.5, 1]", "(-inf, 0.01]" or "(1000, +inf)": the bucket a value lies in, for messages. */
 static void add_bucket(struct strbuf *sb, const struct ladder_bucket *b)
 {
-	char lo[LADDER_NUM_MAX], hi[LADDER_NUM_MAX];
+	char lo[DOUBLE_TEXT_MAX], hi[DOUBLE_TEXT_MAX];
 	if (isnan(b->hi))
-		strbuf_addf(sb, "(%s, +inf)", ladder_num(lo, b->lo, 0));
+		strbuf_addf(sb, "(%s, +inf)", format_double(lo, b->lo, 0));
 	else
-		strbuf_addf(sb, "(%s, %s]", isnan(b->lo) ? "-inf" : ladder_num(lo, b->lo, 0),
-			    ladder_num(hi, b->hi, 0));
+		strbuf_addf(sb, "(%s, %s]", isnan(b->lo) ? "-inf" : format_double(lo, b->lo, 0),
+			    format_double(hi, b->hi, 0));
 }
 
 static json_t *bucket_json(const struct ladder_bucket *b)
@@ -749,10 +749,10 @@ static json_t *bucket_json(const struct ladder_bucket *b)
 static const char *cannot_gate(struct strbuf *message, const struct ladder *l,
 			       const struct ladder_metric *m, const struct ladder_bucket *b)
 {
-	char v[LADDER_NUM_MAX], e[LADDER_NUM_MAX], q[LADDER_NUM_MAX];
+	char v[DOUBLE_TEXT_MAX], e[DOUBLE_TEXT_MAX], q[DOUBLE_TEXT_MAX];
 	if (b->top) {
 		strbuf_addf(message, "baseline %s %s is in the top bucket ",
-			    ladder_num(v, m->value, 0), m->unit);
+			    format_double(v, m->value, 0), m->unit);
 		add_bucket(message, b);
 		strbuf_addf(message, " of ladder '%s': no edge above it, so it cannot be gated",
 			    l->name);
@@ -762,8 +762,8 @@ static const char *cannot_gate(struct strbuf *message, const struct ladder *l,
 		strbuf_addf(message,
 			    "baseline %s %s is %s x the first edge %s %s: every sample fell in the "
 			    "first bucket, so it cannot move and must not be gated",
-			    ladder_num(v, m->value, 0), m->unit, ladder_num(q, m->q, 0),
-			    ladder_num(e, l->edges[0], 0), m->unit);
+			    format_double(v, m->value, 0), m->unit, format_double(q, m->q, 0),
+			    format_double(e, l->edges[0], 0), m->unit);
 		return "floor-signature";
 	}
 	return NULL;
@@ -788,7 +788,7 @@ int ladder_derive(struct ladder_derivation *out, const struct ladder_run *b,
 		struct ladder_bucket bk;
 		json_t *row, *group, *entry;
 		double bound;
-		char w[LADDER_NUM_MAX], x[LADDER_NUM_MAX], y[LADDER_NUM_MAX], z[LADDER_NUM_MAX];
+		char w[DOUBLE_TEXT_MAX], x[DOUBLE_TEXT_MAX], y[DOUBLE_TEXT_MAX], z[DOUBLE_TEXT_MAX];
 
 		if ((ret = ladder_of(&l, set, m, file, err)))
 			goto done;
@@ -814,9 +814,9 @@ int ladder_derive(struct ladder_derivation *out, const struct ladder_run *b,
 			strbuf_addf(&out->refusals,
 				    "%s: --pct %s would be the operative bound: it is at or above "
 				    "100 * bound / baseline = 100 * %s / %s = %s\n",
-				    m->key, ladder_num(x, pct, 0), ladder_num(y, bound, 0),
-				    ladder_num(z, m->value, 0),
-				    ladder_num(w, 100.0 * bound / m->value, 0));
+				    m->key, format_double(x, pct, 0), format_double(y, bound, 0),
+				    format_double(z, m->value, 0),
+				    format_double(w, 100.0 * bound / m->value, 0));
 			out->nrefused++;
 			continue;
 		}
@@ -892,7 +892,7 @@ static void add_origin(struct strbuf *sb, const struct ladder_limit *from, int o
 static void check_bounds(struct ladder_lint *lint, size_t *alloc, const struct ladder_metric *m,
 			 const struct ladder_bucket *bk, const struct ladder_limits *lim)
 {
-	char a[LADDER_NUM_MAX], b[LADDER_NUM_MAX], c[LADDER_NUM_MAX], d[LADDER_NUM_MAX];
+	char a[DOUBLE_TEXT_MAX], b[DOUBLE_TEXT_MAX], c[DOUBLE_TEXT_MAX], d[DOUBLE_TEXT_MAX];
 	struct strbuf msg = STRBUF_INIT;
 	double derived = bk->hi_next - m->value;
 
@@ -900,22 +900,22 @@ static void check_bounds(struct ladder_lint *lint, size_t *alloc, const struct l
 		strbuf_addf(&msg,
 			    "no " ABS_PREFIX "%s bound (the derived one is %s = hi_next %s - "
 			    "baseline %s)",
-			    m->unit, ladder_num(a, derived, 0), ladder_num(b, bk->hi_next, 0),
-			    ladder_num(c, m->value, 0));
+			    m->unit, format_double(a, derived, 0), format_double(b, bk->hi_next, 0),
+			    format_double(c, m->value, 0));
 		violation(lint, alloc, "missing-bound", m->key, msg.buf);
 		goto done;
 	}
 	if (!(fabs(lim->max_abs - derived) <= 1e-12 * fabs(derived))) {
 		strbuf_addf(&msg, ABS_PREFIX "%s %s", lim->abs_from->abs_unit,
-			    ladder_num(a, lim->abs_given, 0));
+			    format_double(a, lim->abs_given, 0));
 		if (strcmp(lim->abs_from->abs_unit, m->unit))
-			strbuf_addf(&msg, " (= %s %s)", ladder_num(a, lim->max_abs, 0), m->unit);
+			strbuf_addf(&msg, " (= %s %s)", format_double(a, lim->max_abs, 0), m->unit);
 		strbuf_addstr(&msg, " (");
 		add_origin(&msg, lim->abs_from, lim->abs_override);
 		strbuf_addf(&msg,
 			    ") is not the derived %s = hi_next %s - baseline %s (baseline in ",
-			    ladder_num(b, derived, 0), ladder_num(c, bk->hi_next, 0),
-			    ladder_num(d, m->value, 0));
+			    format_double(b, derived, 0), format_double(c, bk->hi_next, 0),
+			    format_double(d, m->value, 0));
 		add_bucket(&msg, bk);
 		strbuf_addstr(&msg, ")");
 		violation(lint, alloc, "bound-not-derived", m->key, msg.buf);
@@ -923,13 +923,13 @@ static void check_bounds(struct ladder_lint *lint, size_t *alloc, const struct l
 	/* With a baseline that is not positive the percentage never counts (§8). */
 	if (lim->pct_from && m->value > 0 && lim->max_pct >= 100.0 * derived / m->value) {
 		strbuf_reset(&msg);
-		strbuf_addf(&msg, "max_pct_increase %s (", ladder_num(a, lim->max_pct, 0));
+		strbuf_addf(&msg, "max_pct_increase %s (", format_double(a, lim->max_pct, 0));
 		add_origin(&msg, lim->pct_from, lim->pct_override);
 		strbuf_addf(&msg,
 			    ") is at or above 100 * bound / baseline = 100 * %s / %s = %s: the "
 			    "percentage bound would be the operative one",
-			    ladder_num(b, derived, 0), ladder_num(c, m->value, 0),
-			    ladder_num(d, 100.0 * derived / m->value, 0));
+			    format_double(b, derived, 0), format_double(c, m->value, 0),
+			    format_double(d, 100.0 * derived / m->value, 0));
 		violation(lint, alloc, "pct-operative", m->key, msg.buf);
 	}
 done:

@@ -165,7 +165,7 @@ static int ladder_from_json(struct ladder *l, const json_t *v, const char *file,
 	l->n = n;
 	for (i = 0; i < n; i++) {
 		json_t *e = json_array_get(edges, i);
-		char a[LADDER_NUM_MAX], b[LADDER_NUM_MAX];
+		char a[DOUBLE_TEXT_MAX], b[DOUBLE_TEXT_MAX];
 		double x;
 		if (!json_is_number(e))
 			return bl_error_set(err, BL_EINVALID,
@@ -175,13 +175,13 @@ static int ladder_from_json(struct ladder *l, const json_t *v, const char *file,
 		if (!(x > 0) || !isfinite(x))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: edge %zu (%s) must be positive", file, l->name,
-					    i + 1, ladder_num(a, x, 0));
+					    i + 1, format_double(a, x, 0));
 		if (i && !(x > l->edges[i - 1]))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: edges must be strictly increasing: edge %zu "
 					    "(%s) is not above edge %zu (%s)",
-					    file, l->name, i + 1, ladder_num(a, x, 0), i,
-					    ladder_num(b, l->edges[i - 1], 0));
+					    file, l->name, i + 1, format_double(a, x, 0), i,
+					    format_double(b, l->edges[i - 1], 0));
 		l->edges[i] = x;
 	}
 	return 0;
@@ -221,77 +221,6 @@ const struct ladder *ladder_find(const struct ladder_set *set, const char *name)
 		if (!strcmp(set->ladders[i].name, name))
 			return &set->ladders[i];
 	return NULL;
-}
-
-const char *ladder_num(char *buf, double v, int json)
-{
-	char e[LADDER_NUM_MAX], digits[20] = {0};
-	size_t nd = 0, len = 0;
-	int p, exp;
-	const char *s;
-
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, LADDER_NUM_MAX, "%s", isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
-		return buf;
-	}
-	if (v == 0) {
-		snprintf(buf, LADDER_NUM_MAX, "%s%s", signbit(v) ? "-0" : "0", json ? ".0" : "");
-		return buf;
-	}
-	/* The fewest significant digits that read back as the same double (17 always do). */
-	for (p = 1; p < 17; p++) {
-		snprintf(e, sizeof(e), "%.*e", p - 1, v);
-		if (strtod(e, NULL) == v)
-			break;
-	}
-	snprintf(e, sizeof(e), "%.*e", p - 1, v);
-	/* e is [-]D[.DDD]e[+-]XX: collect the digits and the decimal exponent. */
-	s = e;
-	if (*s == '-')
-		buf[len++] = *s++;
-	for (; *s && *s != 'e' && nd < sizeof(digits); s++)
-		if (*s != '.')
-			digits[nd++] = *s;
-	exp = *s ? atoi(s + 1) : 0;
-	if (exp < -4 || exp >= 16) {
-		/* Scientific, as repr() writes it: 1e-05, 1.5e+16. */
-		buf[len++] = digits[0];
-		if (nd > 1) {
-			buf[len++] = '.';
-			memcpy(buf + len, digits + 1, nd - 1);
-			len += nd - 1;
-		}
-		snprintf(buf + len, LADDER_NUM_MAX - len, "e%c%02d", exp < 0 ? '-' : '+',
-			 exp < 0 ? -exp : exp);
-		return buf;
-	}
-	if (exp < 0) {
-		buf[len++] = '0';
-		buf[len++] = '.';
-		for (int i = -1; i > exp; i--)
-			buf[len++] = '0';
-		memcpy(buf + len, digits, nd);
-		len += nd;
-	} else {
-		for (int i = 0; i <= exp; i++)
-			buf[len++] = (size_t)i < nd ? digits[i] : '0';
-		if (nd > (size_t)exp + 1) {
-			buf[len++] = '.';
-			memcpy(buf + len, digits + exp + 1, nd - (size_t)exp - 1);
-			len += nd - (size_t)exp - 1;
-		} else if (json) {
-			buf[len++] = '.';
-			buf[len++] = '0';
-		}
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
-void ladder_format_real(struct strbuf *sb, double v)
-{
-	char buf[LADDER_NUM_MAX];
-	strbuf_addstr(sb, ladder_num(buf, v, 1));
 }
 
 int ladder_quantile(double *q, const char *suffix, struct bl_error *err)

@@ -67,15 +67,6 @@ const struct ladder *ladder_find(const struct ladder_set *set, const char *name)
 /* "an object", "a number", ... for messages about a JSON value; "missing" for NULL. */
 const char *ladder_type_name(const struct json_t *v);
 
-/*
- * Numbers as text in their shortest round-trip form (the fewest digits that read back as the
- * same double), laid out as Python's repr does: 12.4, 4.005485184848892, 100.0, 1e-05. With
- * json 0 a whole number drops its ".0" (10 rather than 10.0, for messages and tables). buf
- * holds LADDER_NUM_MAX bytes; returns buf.
- */
-#define LADDER_NUM_MAX 40
-const char *ladder_num(char *buf, double v, int json);
-void ladder_format_real(struct strbuf *sb, double v);
 /* A quantile suffix as a fraction: p50 0.5, p95 0.95, p999 0.999 (0.DIGITS), p5 0.05 (one
  * digit is hundredths). BL_EINVALID for anything else, 0, or a spelling of more than two digits
  * ending in 0 (p500 is p50; p100 does not exist). */

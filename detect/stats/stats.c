@@ -1,7 +1,8 @@
 /*
- * Statistics for the gate (§7) and the paired re-bench, as pure functions: no I/O, no state
- * but a per-thread cache. The Hodges-Lehmann shift of two samples with its Mann-Whitney
- * order-statistic interval, and the order-statistic interval for a median, each matching R
+ * Statistics for the band (§6), the gate (§7) and the paired re-bench, as pure functions: no
+ * I/O, no state but a per-thread cache. The nearest-rank median of a window, the
+ * Hodges-Lehmann shift of two samples with its Mann-Whitney order-statistic interval, and the
+ * order-statistic interval for a median, the last two matching R
  * (wilcox.test, qbinom) to the last bit on tie-free data. docs/stats.md explains the methods,
  * the conventions chosen and the R commands the tests' reference values came from.
  */
@@ -34,6 +35,14 @@ static void insertion_sort(double *a, size_t n)
 		}
 		a[j] = v;
 	}
+}
+
+double stats_nr_median(double *values, size_t n)
+{
+	if (!n)
+		return NAN;
+	insertion_sort(values, n);	/* §6's windows hold at most 8 values */
+	return values[(n + 1) / 2 - 1]; /* 1-based rank ceil(0.5 * n) */
 }
 
 static void sift_down(double *a, size_t root, size_t n)

@@ -1,7 +1,8 @@
 /*
- * stats: the distribution-free statistics the gate and the paired re-bench use (§7.3):
- * Hodges-Lehmann shifts with Mann-Whitney intervals, the median's order-statistic interval and
- * the median itself. Pure functions; docs/stats.md gives the formulas and R's reference values.
+ * stats: the distribution-free statistics the band (§6), the gate and the paired re-bench use
+ * (§7.3): the nearest-rank median, Hodges-Lehmann shifts with Mann-Whitney intervals, the
+ * median's order-statistic interval and the median itself. Pure functions; docs/stats.md
+ * gives the formulas and R's reference values.
  */
 #ifndef BENCHLINE_DETECT_STATS_H
 #define BENCHLINE_DETECT_STATS_H
@@ -52,6 +53,10 @@ int stats_hl_shift_with(struct stats_shift *out, const double *x, size_t nx, con
  * (without storing them); x and y sorted ascending and finite, else NAN, as for k outside
  * 1..nx*ny. */
 double stats_pairdiff_kth(const double *x, size_t nx, const double *y, size_t ny, uint64_t k);
+
+/* The nearest-rank median (§6): the element at 1-based rank ceil(n / 2) of the sorted values
+ * (the lower middle for an even n). Sorts values in place; NAN when n is 0. */
+double stats_nr_median(double *values, size_t n);
 
 /* The distribution helpers behind them, each R's function of the same name (docs/stats.md). */
 /* qwilcox(p, m, n) for 0 < p <= 0.5 and 1 <= m, n <= STATS_EXACT_MAX, -1 outside that:

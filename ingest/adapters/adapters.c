@@ -238,19 +238,6 @@ int adapters_json_fail(const struct adapters_input *a, const struct adapters_pat
 	return ret;
 }
 
-/* The shortest text that reads back as v. */
-static void add_real(struct strbuf *sb, double v)
-{
-	char buf[40];
-
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	strbuf_addstr(sb, buf);
-}
-
 static int fail_member(const struct adapters_input *a, struct adapters_path *p, const char *key,
 		       enum adapters_at at, const char *what)
 {
@@ -292,7 +279,7 @@ static int number_value(const struct adapters_input *a, struct adapters_path *p,
 	if (!isfinite(d))
 		return adapters_json_fail(a, p, INGEST_AT_VALUE, "expected a finite number");
 	if (d < 0) {
-		add_real(&sb, d);
+		strbuf_add_double(&sb, d, DOUBLE_LAYOUT_G);
 		ret = adapters_json_fail(a, p, INGEST_AT_VALUE, "negative value %s", sb.buf);
 		strbuf_release(&sb);
 		return ret;
@@ -599,12 +586,6 @@ struct ingest_metric *adapters_add_metric(struct ingest_record *rec, const char 
 	m->median = m->p95 = m->value = NAN;
 	m->n = -1;
 	return m;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 void adapters_take_samples(struct ingest_metric *m, double *samples, size_t n)

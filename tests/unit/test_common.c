@@ -1,4 +1,5 @@
-/* Unit tests for common/: strbuf, errors, timestamps, UTF-8, hex, globs, child processes. */
+/* Unit tests for common/: strbuf, errors, timestamps, UTF-8, hex, globs, child processes,
+ * numbers as text. */
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
@@ -495,6 +496,152 @@ static void child_program_that_cannot_run(void **state)
 	bl_error_release(&err);
 }
 
+/* The next pseudo-random double of every bit pattern but NaN, the infinities and zero. */
+static double next_double(uint64_t *x)
+{
+	double v;
+	do {
+		*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+		memcpy(&v, x, sizeof(v));
+	} while (isnan(v) || isinf(v) || v == 0);
+	return v;
+}
+
+/* repr()'s layout, as the ladder files print reals (DOUBLE_POINT_ZERO) and as their messages
+ * and tables print numbers (0). */
+static void doubles_in_shortest_round_trip_form(void **state)
+{
+	static const struct {
+		double v;
+		const char *json, *text;
+	} cases[] = {
+	    {4.005485184848892, "4.005485184848892", "4.005485184848892"},
+	    {12.4, "12.4", "12.4"},
+	    {100.0, "100.0", "100"},
+	    {0.1 + 0.2, "0.30000000000000004", "0.30000000000000004"},
+	    {1e-5, "1e-05", "1e-05"},
+	    {0.0001, "0.0001", "0.0001"},
+	    {1e22, "1e+22", "1e+22"},
+	    {1e16, "1e+16", "1e+16"},
+	    {1234567890123456.0, "1234567890123456.0", "1234567890123456"},
+	    {5e-324, "5e-324", "5e-324"},
+	    {1.7976931348623157e308, "1.7976931348623157e+308", "1.7976931348623157e+308"},
+	    {-2.5, "-2.5", "-2.5"},
+	    {0.0, "0.0", "0"},
+	    {-0.0, "-0.0", "-0"},
+	    {8.94, "8.94", "8.94"},
+	    {10 - 1.06, "8.94", "8.94"},
+	    {NAN, "nan", "nan"},
+	    {INFINITY, "inf", "inf"},
+	    {-INFINITY, "-inf", "-inf"},
+	};
+	char buf[DOUBLE_TEXT_MAX], again[DOUBLE_TEXT_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(format_double(buf, cases[i].v, DOUBLE_POINT_ZERO),
+				    cases[i].json);
+		assert_string_equal(format_double(buf, cases[i].v, 0), cases[i].text);
+		strbuf_reset(&sb);
+		strbuf_addch(&sb, '[');
+		strbuf_add_double(&sb, cases[i].v, DOUBLE_POINT_ZERO);
+		strbuf_addch(&sb, ']');
+		snprintf(again, sizeof(again), "[%s]", cases[i].json);
+		assert_string_equal(sb.buf, again);
+	}
+	/* Random doubles: each reads back exactly, with as many significant digits as the
+	 * shortest %e form that does. */
+	for (int i = 0; i < 20000; i++) {
+		double v = next_double(&x);
+		int p;
+		size_t digits = 0, start, end;
+		char sig[DOUBLE_TEXT_MAX];
+		format_double(buf, v, DOUBLE_POINT_ZERO);
+		assert_true(strtod(buf, NULL) == v);
+		for (const char *c = buf; *c && *c != 'e'; c++)
+			if (*c >= '0' && *c <= '9')
+				sig[digits++] = *c;
+		for (start = 0; start < digits && sig[start] == '0'; start++)
+			;
+		for (end = digits; end > start && sig[end - 1] == '0'; end--)
+			;
+		for (p = 1; p < 17; p++) {
+			snprintf(again, sizeof(again), "%.*e", p - 1, v);
+			if (strtod(again, NULL) == v)
+				break;
+		}
+		assert_int_equal(end - start, (size_t)p);
+	}
+	strbuf_release(&sb);
+}
+
+/* printf's %g layout, as ingest's messages print numbers: the first %.Ng that reads back,
+ * byte for byte, with ".0" after a whole number when asked (a JSON real). */
+static void doubles_in_the_g_layout(void **state)
+{
+	static const struct {
+		double v;
+		const char *g, *real;
+	} cases[] = {
+	    {-100.0, "-1e+02", "-1e+02"},
+	    {-5.0, "-5", "-5.0"},
+	    {-1200.0, "-1.2e+03", "-1.2e+03"},
+	    {-12.5, "-12.5", "-12.5"},
+	    {0.0, "0", "0.0"},
+	    {-0.0, "-0", "-0.0"},
+	    {1e-5, "1e-05", "1e-05"},
+	    {0.0001, "0.0001", "0.0001"},
+	    {123456.0, "123456", "123456.0"},
+	    {0.1 + 0.2, "0.30000000000000004", "0.30000000000000004"},
+	};
+	char buf[DOUBLE_TEXT_MAX], want[DOUBLE_TEXT_MAX];
+	struct strbuf real = STRBUF_INIT;
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(format_double(buf, cases[i].v, DOUBLE_LAYOUT_G), cases[i].g);
+		assert_string_equal(
+		    format_double(buf, cases[i].v, DOUBLE_LAYOUT_G | DOUBLE_POINT_ZERO),
+		    cases[i].real);
+	}
+	for (int i = 0; i < 20000; i++) {
+		/* Whole numbers too: where %g and repr() part ways. */
+		double v =
+		    i % 2 ? next_double(&x) : (double)(int64_t)(x % 100000000) * (i % 3 ? 1 : -10);
+		if (v == 0)
+			continue;
+		for (int p = 1; p <= 17; p++) {
+			snprintf(want, sizeof(want), "%.*g", p, v);
+			if (strtod(want, NULL) == v)
+				break;
+		}
+		assert_string_equal(format_double(buf, v, DOUBLE_LAYOUT_G), want);
+		/* As a JSON real: ".0" after what has neither a point nor an exponent. */
+		strbuf_reset(&real);
+		strbuf_addstr(&real, want);
+		if (!strpbrk(want, ".e"))
+			strbuf_addstr(&real, ".0");
+		assert_string_equal(format_double(buf, v, DOUBLE_LAYOUT_G | DOUBLE_POINT_ZERO),
+				    real.buf);
+	}
+	strbuf_release(&real);
+}
+
+static void doubles_compare_in_order(void **state)
+{
+	double v[] = {3, -1, 2.5, -0.0, 1e300, -INFINITY, 2.5, 7};
+	const double sorted[] = {-INFINITY, -1, -0.0, 2.5, 2.5, 3, 7, 1e300};
+	double a = 1, b = 2;
+	(void)state;
+	assert_int_equal(cmp_double(&a, &b), -1);
+	assert_int_equal(cmp_double(&b, &a), 1);
+	assert_int_equal(cmp_double(&a, &a), 0);
+	qsort(v, sizeof(v) / sizeof(v[0]), sizeof(v[0]), cmp_double);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_true(v[i] == sorted[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +666,9 @@ int main(void)
 	    cmocka_unit_test(child_runs_in_its_directory),
 	    cmocka_unit_test(child_environment_changes),
 	    cmocka_unit_test(child_program_that_cannot_run),
+	    cmocka_unit_test(doubles_in_shortest_round_trip_form),
+	    cmocka_unit_test(doubles_in_the_g_layout),
+	    cmocka_unit_test(doubles_compare_in_order),
 	};
 	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);

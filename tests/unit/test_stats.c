@@ -280,12 +280,6 @@ static void normal_shift_matches_r(void **state)
 
 /* --- Against sorting every difference --- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The lower end's rank as docs/stats.md states it, from the helpers tested above; 0 when
  * the level cannot be reached. */
 static uint64_t lower_rank(size_t nx, size_t ny, double conf)
