@@ -235,7 +235,7 @@ test_expect 'a failed sync stores nothing (shallow clone)' '
 	test "$(sqlite3 s.db "select count(*) from meta")" = 0
 '
 
-# The not-main tag (§5), once the native parser is there to ingest records.
+# The not-main tag (§5): records on main lose it once main is known, branch records keep it.
 rec() {
 	printf '{"schema":1,"machine":"m1","benchmark":"%s","harness_version":1,' "$1"
 	printf '"source":{"commit":"%s","source_hash":"%s","branch":"%s"},' "$2" "$3" "$4"
@@ -250,34 +250,24 @@ not_main() {
 		tr "\n" " "
 }
 
-ingest_ready() {
-	rec probe "$(printf 'c%039d' 1)" "$(printf 'a%039d' 1)" main >probe.json &&
-	! bl --db probe.db ingest probe.json 2>&1 | grep -q "not built yet"
-}
-
-if ! ingest_ready; then
-	test_count=$((test_count + 1))
-	echo "ok $test_count # SKIP the native parser is not built yet (not-main after sync)"
-else
-	test_expect 'not-main: records on main lose it after sync, branch records keep it' '
-		git -C repo checkout -q -b wip &&
-		echo wip >>repo/src/main.c && commit repo "wip" &&
-		git -C repo checkout -q main &&
-		git -C repo checkout -q -b pr40 &&
-		echo pr40 >>repo/src/main.c && commit repo "pr 40" &&
-		git -C repo checkout -q main &&
-		git -C repo merge -q --squash pr40 && git -C repo commit -q -m "Pr forty (#40)" &&
-		h() { bl hash --repo repo "$1"; } &&
-		set -- $(h main~1) && rec a-main $2 $1 main >r.json &&
-		set -- $(h wip) && rec b-wip $2 $1 wip >>r.json &&
-		set -- $(h pr40) && rec c-prhead $2 $1 pr40 >>r.json &&
-		set -- $(h wip) && rec d-claims-main $2 $1 main >>r.json &&
-		bl --db tags.db ingest r.json >/dev/null &&
-		test "$(not_main)" = "a-main=0 b-wip=1 c-prhead=1 d-claims-main=0 " &&
-		bl --db tags.db sync --repo repo >/dev/null &&
-		test "$(not_main)" = "a-main=0 b-wip=1 c-prhead=0 d-claims-main=1 " &&
-		set -- $(h main) &&
-		test "$(sqlite3 tags.db "select pr from commits where sha = \"$2\"")" = 40
-	'
-fi
+test_expect 'not-main: records on main lose it after sync, branch records keep it' '
+	git -C repo checkout -q -b wip &&
+	echo wip >>repo/src/main.c && commit repo "wip" &&
+	git -C repo checkout -q main &&
+	git -C repo checkout -q -b pr40 &&
+	echo pr40 >>repo/src/main.c && commit repo "pr 40" &&
+	git -C repo checkout -q main &&
+	git -C repo merge -q --squash pr40 && git -C repo commit -q -m "Pr forty (#40)" &&
+	h() { bl hash --repo repo "$1"; } &&
+	set -- $(h main~1) && rec a-main $2 $1 main >r.json &&
+	set -- $(h wip) && rec b-wip $2 $1 wip >>r.json &&
+	set -- $(h pr40) && rec c-prhead $2 $1 pr40 >>r.json &&
+	set -- $(h wip) && rec d-claims-main $2 $1 main >>r.json &&
+	bl --db tags.db ingest r.json >/dev/null &&
+	test "$(not_main)" = "a-main=0 b-wip=1 c-prhead=1 d-claims-main=0 " &&
+	bl --db tags.db sync --repo repo >/dev/null &&
+	test "$(not_main)" = "a-main=0 b-wip=1 c-prhead=0 d-claims-main=1 " &&
+	set -- $(h main) &&
+	test "$(sqlite3 tags.db "select pr from commits where sha = \"$2\"")" = 40
+'
 test_done

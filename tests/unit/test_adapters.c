@@ -1259,30 +1259,51 @@ static void replay(const char *adapter, const char *path)
 	free(text);
 }
 
-/* Every saved fuzz input (tests/fuzz/regressions/ADAPTER-*) runs cleanly through its adapter
- * (the sanitizers catch what went wrong under `make check SANITIZE=...`). */
+/* Replays every file of dir whose name starts with prefix through adapter; how many there
+ * were. A directory that cannot be read fails the test. */
+static size_t replay_dir(const char *adapter, const char *dir_name, const char *prefix)
+{
+	DIR *dir = opendir(dir_name);
+	struct dirent *de;
+	size_t n = 0, np = strlen(prefix);
+
+	if (!dir)
+		fail_msg("cannot open %s (run the unit tests from the repository's root)",
+			 dir_name);
+	while ((de = readdir(dir))) {
+		struct strbuf path = STRBUF_INIT;
+		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, np))
+			continue;
+		strbuf_addf(&path, "%s/%s", dir_name, de->d_name);
+		replay(adapter, path.buf);
+		strbuf_release(&path);
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Every saved fuzz input runs cleanly through its adapter (the sanitizers catch what went
+ * wrong under `make check SANITIZE=...`): the crash inputs saved once fixed
+ * (tests/fuzz/regressions/ADAPTER-*) and the seed corpus the fuzzer starts from
+ * (tests/fuzz/corpus/ADAPTER/). The corpus is never empty, so a missing or misnamed directory
+ * fails rather than passing with nothing replayed. */
 static void fuzz_regressions_replay(void **state)
 {
 	static const char *const adapters[] = {"bmf",	 "gbench", "hyperfine",
 					       "pytest", "gotest", "criterion"};
-	DIR *dir = opendir("tests/fuzz/regressions");
-	struct dirent *de;
 
 	(void)state;
-	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
-		for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
-			struct strbuf path = STRBUF_INIT;
-			size_t n = strlen(adapters[i]);
-			if (strncmp(de->d_name, adapters[i], n) || de->d_name[n] != '-')
-				continue;
-			strbuf_addf(&path, "tests/fuzz/regressions/%s", de->d_name);
-			replay(adapters[i], path.buf);
-			strbuf_release(&path);
-		}
+	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
+		struct strbuf prefix = STRBUF_INIT, corpus = STRBUF_INIT;
+		strbuf_addf(&prefix, "%s-", adapters[i]);
+		strbuf_addf(&corpus, "tests/fuzz/corpus/%s", adapters[i]);
+		replay_dir(adapters[i], "tests/fuzz/regressions", prefix.buf);
+		if (!replay_dir(adapters[i], corpus.buf, ""))
+			fail_msg("%s holds no input", corpus.buf);
+		strbuf_release(&prefix);
+		strbuf_release(&corpus);
 	}
-	closedir(dir);
 }
 
 int main(void)
