@@ -272,7 +272,10 @@ int main(int argc, char **argv_in)
 			printf("benchline %s\n", BENCHLINE_VERSION);
 			return 0;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			return cmd_help(1, argv, &ctx);
+			/* 'benchline help': the global usage and the commands */
+			ctx.db_path = db_path;
+			ctx.cmd = cli_find_command("help");
+			return cmd_help(1, argv + i, &ctx);
 		} else if (!strcmp(argv[i], "--db")) {
 			if (i + 1 >= argc) {
 				cli_error("--db needs a file");

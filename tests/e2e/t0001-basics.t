@@ -8,6 +8,19 @@ test_expect 'help lists every command' '
 		grep -q "^    $c " out || { echo "missing $c"; exit 1; }
 	done
 '
+test_expect '--help and -h print the global usage and the commands, as help does' '
+	bl help >expect &&
+	bl --help >actual &&
+	test_cmp expect actual &&
+	bl -h >actual &&
+	test_cmp expect actual &&
+	bl --db nowhere/x.db --help >actual &&
+	test_cmp expect actual &&
+	test ! -e nowhere &&
+	head -1 actual >first &&
+	echo "usage: benchline [--db FILE] [--version] COMMAND [ARGS]" >want &&
+	test_cmp want first
+'
 test_expect '--version names the version' '
 	bl --version | grep -q "^benchline [0-9]"
 '
