@@ -47,7 +47,7 @@ SQL = $(MIGRATIONS) $(filter-out $(MIGRATIONS),$(sort $(wildcard sql/*.sql)))
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps check unit e2e run bench fmt fmt-check install clean fuzz
+.PHONY: all deps check unit e2e run bench fmt fmt-check hdr-check install clean fuzz
 
 all: benchline
 
@@ -98,6 +98,7 @@ e2e: benchline $(BIN)
 check: deps
 	$(MAKE) benchline
 	$(MAKE) fmt-check
+	$(MAKE) hdr-check
 	$(MAKE) unit
 	$(MAKE) e2e
 
@@ -118,6 +119,16 @@ FMT_SRC = $(foreach r,$(ROOMS) cli tests/unit tests/fuzz tests/bench,$(wildcard 
 
 fuzz:
 	sh tests/fuzz/run.sh
+
+# Every header of the source rooms and cli/ compiles on its own, as git's hdr-check: it includes
+# what it uses. Nothing is written, so every run checks them all again.
+HDR_SRC = $(foreach r,$(ROOMS) cli,$(wildcard $(r)/*.h))
+HDR_CHECK = $(patsubst %.h,$(BUILD)/hdr-check/%.hco,$(HDR_SRC))
+hdr-check: $(HDR_CHECK)
+$(HDR_CHECK): $(BUILD)/hdr-check/%.hco: %.h $(GEN)/sql_embed.h FORCE
+	@echo "  HDR     $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(GEN) -fsyntax-only -x c $<
+FORCE:
 
 .PHONY: print-lib-src
 print-lib-src:
