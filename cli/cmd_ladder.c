@@ -12,7 +12,7 @@
 
 /*
  * benchline ladder derive|check|compare|floors (§8): bucket-ladder bounds for histogram
- * quantiles. Everything is computed by detect/ladder_files.c; this file reads the flags, prints
+ * quantiles. Everything is computed by detect/ladder/files.c; this file reads the flags, prints
  * and picks the exit status: 0 pass, 1 a regression, a lint violation or a refused derivation,
  * 2 an error (bad usage, an unreadable or malformed file). docs/ladder.md explains the rules.
  */

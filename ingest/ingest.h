@@ -1,6 +1,8 @@
 /*
- * ingest: the record model (§2), the native parser, the key rule and tags (§1, §5), the
- * source hash and commit sync (§3), and benchline.json. Nothing here prints or exits.
+ * ingest: the record model (§2), the native parser, the key rule and tags (§1, §5),
+ * benchline.json (§3) and the intake use case; its rooms are adapters/ (the other formats,
+ * §10), repo/ (the source hash and commit sync, §3) and preflight/ (§4). Nothing here prints
+ * or exits.
  */
 #ifndef BENCHLINE_INGEST_H
 #define BENCHLINE_INGEST_H

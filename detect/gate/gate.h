@@ -1,7 +1,7 @@
 /*
  * gate: the pull-request verdict (§7). gate.c reaches it from stored records, report.c writes
- * it out (table, JSON, Markdown) and builds the lock for `gate accept`. docs/gate.md explains
- * the rules.
+ * it out (table, JSON, Markdown) and decides what `gate accept` records in the lock.
+ * docs/gate.md explains the rules.
  */
 #ifndef BENCHLINE_DETECT_GATE_H
 #define BENCHLINE_DETECT_GATE_H

@@ -1,7 +1,9 @@
 /*
  * The gate's verdict written out (§7.8): the JSON report (docs/gate-json.md names every key),
- * the terminal table, the pull-request comment, and benchline-gate.lock for `gate accept`.
- * Nothing here decides anything; it only writes what gate_run decided.
+ * the terminal table and the pull-request comment, which only write what gate_run decided.
+ * And `gate accept` (§7.6), which does decide: which metrics of the report go into
+ * benchline-gate.lock (every failing one or those named; a passing one only within the
+ * headroom and beyond 3x its noise), and which of the lock's old entries stay.
  */
 #include <jansson.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * Bucket ladders (§8), the pure part: where a value lies on a ladder, the bound and detection
  * floor that follow from it, the floor signature, the AND rule for one reading, and reading
  * ladder definitions from JSON. No I/O; docs/ladder.md explains the arithmetic with a worked
- * example. The files and the four `benchline ladder` operations are in ladder_files.c.
+ * example. The files and the four `benchline ladder` operations are in files.c.
  */
 #include <jansson.h>
 #include <math.h>

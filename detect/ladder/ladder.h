@@ -84,7 +84,7 @@ int ladder_key_parse(struct ladder_key *out, const char *key, struct bl_error *e
  * power of ten, so one rounding). BL_EINVALID for any other pair. */
 int ladder_unit_convert(double *out, double v, const char *from, const char *to);
 
-/* --- The ladder files and the four `benchline ladder` operations (ladder_files.c) --- */
+/* --- The ladder files and the four `benchline ladder` operations (files.c) --- */
 
 /* Every file is read with this cap. */
 #define LADDER_FILE_MAX ((size_t)16 << 20)

@@ -6,8 +6,8 @@
  * and a required field that neither the file nor a flag gives is an error naming the flag.
  * docs/formats.md says exactly how each format maps. Nothing here prints or exits.
  *
- * The first part is the public API (to be folded into ingest.h); the second is shared by the
- * adapt*.c files only.
+ * The first part is the room's API; the second is shared by the files of ingest/adapters/
+ * only.
  */
 #ifndef BENCHLINE_INGEST_ADAPTERS_H
 #define BENCHLINE_INGEST_ADAPTERS_H

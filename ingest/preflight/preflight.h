@@ -1,7 +1,7 @@
 /*
- * Preflight (§4): is the machine quiet enough to measure? A private header of the ingest
- * module for now: `benchline preflight` and `benchline run` call preflight_run and put
- * preflight_to_json's object under a record's "preflight" key.
+ * Preflight (§4): is the machine quiet enough to measure? The preflight room's one header:
+ * `benchline preflight` and `benchline run` call preflight_run and put preflight_to_json's
+ * object under a record's "preflight" key.
  *
  * The readers take every path under a root (BENCHLINE_SYSROOT, default "/"), so tests can
  * simulate a machine with a fixture tree; the decisions are pure functions of what was read,

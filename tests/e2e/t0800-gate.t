@@ -622,7 +622,7 @@ test_expect 'setup: bench_01 10% slower up to v1, then fixed on main' '
 
 # Found as a bug (an accepted entry read as "stale accept ... run 'benchline gate accept'
 # again" in the ratchet comparison, failing the gate although the metric passed there, and
-# accepting again could not help); detect/gate.c now keeps the staleness check out of the
+# accepting again could not help); detect/gate/gate.c now keeps the staleness check out of the
 # ratchet.
 test_expect 'an accepted shift that passes against the ratchet does not fail it as stale' '
 	gate_branch rel pr &&

@@ -160,18 +160,6 @@ static void slower_and_faster(void **state)
 	assert_true(detect_is_slower(-1, 1));
 }
 
-static void nearest_rank_median(void **state)
-{
-	double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7},
-	       eight[] = {8, 7, 6, 5, 4, 3, 2, 1};
-	(void)state;
-	assert_true(stats_nr_median(odd, 3) == 2);
-	assert_true(stats_nr_median(even, 4) == 2); /* rank ceil(2) = 2: the lower middle */
-	assert_true(stats_nr_median(one, 1) == 7);
-	assert_true(stats_nr_median(eight, 8) == 4);
-	assert_true(isnan(stats_nr_median(odd, 0)));
-}
-
 static void zero_center_has_no_shift(void **state)
 {
 	double m[] = {0, 0, 0, 5};
@@ -498,7 +486,6 @@ int main(void)
 	    cmocka_unit_test(the_rule_table),
 	    cmocka_unit_test(the_numbers_of_a_mark),
 	    cmocka_unit_test(slower_and_faster),
-	    cmocka_unit_test(nearest_rank_median),
 	    cmocka_unit_test(zero_center_has_no_shift),
 	    cmocka_unit_test(a_line_continues_from_its_tail),
 	    cmocka_unit_test(the_sorted_window_matches_a_sort),

@@ -1,9 +1,9 @@
 /*
- * Unit tests for the bucket ladders of §8 (detect/ladder.c, detect/ladder_files.c): where a
- * value lies at, just under and just over every edge; bounds, trip points and floors; the floor
- * signature to the last bit; the AND rule; keys and quantiles; the shortest round-trip number
- * form and the one JSON output format; the files' refusals; the four operations on small
- * in-memory files.
+ * Unit tests for the bucket ladders of §8 (detect/ladder/ladder.c, detect/ladder/files.c): where
+ * a value lies at, just under and just over every edge; bounds, trip points and floors; the
+ * floor signature to the last bit; the AND rule; keys and quantiles; the one JSON output format
+ * (its shortest round-trip numbers are common's, tested in test_common.c); the files' refusals; the
+ * four operations on small in-memory files.
  */
 #include <jansson.h>
 #include <math.h>

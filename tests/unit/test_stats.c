@@ -1,9 +1,9 @@
 /*
- * Unit tests for detect/stats.c: the Hodges-Lehmann shift with its Mann-Whitney interval and
- * the median's order-statistic interval, against reference values R 4.2.2 computed (the
- * command that produced each table is next to it; the test does not need R to run), then
- * the two ways of selecting differences against each other and against sorting them all,
- * ties, the symmetry of the shift, refusals and the per-thread cache.
+ * Unit tests for detect/stats/stats.c: the §6 band's nearest-rank median; the Hodges-Lehmann shift
+ * with its Mann-Whitney interval and the median's order-statistic interval, against reference
+ * values R 4.2.2 computed (the command that produced each table is next to it; the test does not
+ * need R to run), then the two ways of selecting differences against each other and against sorting
+ * them all, ties, the symmetry of the shift, refusals and the per-thread cache.
  *
  * The tie-free data of the R tables comes from two formulas that C and R evaluate to the
  * same doubles (integer arithmetic, then one division and one addition, each rounded once):
@@ -64,6 +64,24 @@ static void assert_same_bits(double a, double b)
 		print_error("%.17g and %.17g differ in their bits\n", a, b);
 		fail();
 	}
+}
+
+/* --- The §6 band's nearest-rank median --- */
+
+static void nearest_rank_median(void **state)
+{
+	double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7},
+	       eight[] = {8, 7, 6, 5, 4, 3, 2, 1};
+	(void)state;
+	assert_true(stats_nr_median(odd, 3) == 2);
+	assert_true(stats_nr_median(even, 4) == 2); /* rank ceil(2) = 2: the lower middle */
+	assert_true(stats_nr_median(one, 1) == 7);
+	assert_true(stats_nr_median(eight, 8) == 4);
+	assert_true(isnan(stats_nr_median(odd, 0)));
+	/* sorted in place */
+	for (size_t i = 0; i < 8; i++)
+		assert_true(eight[i] == (double)(i + 1));
+	assert_true(even[0] == 1 && even[1] == 2 && even[2] == 3 && even[3] == 4);
 }
 
 /* --- The distribution helpers, against R --- */
@@ -650,6 +668,7 @@ static void threads_agree(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(nearest_rank_median),
 	    cmocka_unit_test(distribution_helpers_match_r),
 	    cmocka_unit_test(exact_shift_matches_r),
 	    cmocka_unit_test(normal_shift_matches_r),
