@@ -216,7 +216,7 @@ test_expect 'imported baselines start every Series, before the history' '
 	grep -q "^baselines 63$" facts &&
 	grep -q "^bad-baselines 0$" facts &&
 	bl --db j.db series --json >s.json &&
-	json_get s.json "for (@\$j) { die \$_->{id} unless \$_->{lines}[0]{reason} eq q(first)
+	json_get s.json "die qq(no Series\n) unless @\$j; for (@\$j) { die \$_->{id} unless \$_->{lines}[0]{reason} eq q(first)
 		&& !defined \$_->{lines}[0]{start_seq}
 		&& \$_->{lines}[1]{reason} eq q(baseline) && \$_->{lines}[2]{reason} eq q(baseline) } 1"
 '

@@ -46,7 +46,8 @@ test_expect 'detect finds the planted steps of the demo and nothing else' '
 test_expect 'detect --json prints exactly series, lines_recomputed and new_suspects' '
 	json_get d1.json "join q( ), sort keys %\$j" >keys &&
 	test "$(cat keys)" = "lines_recomputed new_suspects series" &&
-	json_get d1.json "for my \$s (@{\$j->{new_suspects}}) { die join(q( ), sort keys %\$s) unless
+	json_get d1.json "die qq(no new Suspect\n) unless @{\$j->{new_suspects}};
+		for my \$s (@{\$j->{new_suspects}}) { die join(q( ), sort keys %\$s) unless
 		join(q( ), sort keys %\$s) eq q(benchmark center commit config id machine metric seq shift side source_hash state tolerance);
 		die unless \$s->{state} eq q(open) && \$s->{commit} =~ /^[0-9a-f]{40}\$/
 		&& \$s->{source_hash} =~ /^[0-9a-f]{40}\$/ && \$s->{seq} =~ /^\\d+\$/

@@ -80,7 +80,8 @@ test_expect 'the JSON report has every key, in every comparison' '
 '
 
 test_expect 'the counted metric passes when it is unchanged; it has no interval' '
-	json_get slow.json "for (grep { \$_->{metric} eq q(allocs) } @{\$j->{comparisons}}) {
+	json_get slow.json "my @c = grep { \$_->{metric} eq q(allocs) } @{\$j->{comparisons}};
+		die qq(no allocs row\n) unless @c; for (@c) {
 		die unless \$_->{status} eq q(PASS) && \$_->{method} eq q(counted) && \$_->{ratio} == 1
 			&& !defined \$_->{ci_low} && \$_->{kind} eq q(counted) } 1"
 '
@@ -650,7 +651,7 @@ test_expect 'sources main once had: the reference is never the head record itsel
 	gate_branch back revert && gate_change back "main 3" &&
 	test "$(gbl back hash | cut -d" " -f1)" = "$(gbl back hash "$c3" | cut -d" " -f1)" &&
 	gate_run back --json "$TMP/back.json" >out &&
-	json_get "$TMP/back.json" "for (@{\$j->{comparisons}}) {
+	json_get "$TMP/back.json" "die qq(no row\n) unless @{\$j->{comparisons}}; for (@{\$j->{comparisons}}) {
 		die \"reference \$_->{reference}{commit}\" unless \$_->{reference}{commit} eq q($c2)
 			&& \$_->{head}{commit} eq q($c3) && \$_->{reference_rule} eq q(history) } 1"
 '

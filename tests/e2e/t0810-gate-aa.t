@@ -59,7 +59,7 @@ echo "# A/A: $(awk '$2 == 1' trials | wc -l) failing gates of $TRIALS," \
 sed 's/^/# /' failures
 
 test_expect 'the A/A rows were judged by their samples against an effective limit of 1.03 or more' '
-	json_get trial.json "for (@{\$j->{comparisons}}) {
+	json_get trial.json "die qq(no row\n) unless @{\$j->{comparisons}}; for (@{\$j->{comparisons}}) {
 		die unless \$_->{method} eq q(hodges-lehmann) && \$_->{effective_limit} >= 1.03 - 1e-12
 			&& \$_->{window} == 8 && \$_->{reference_rule} eq q(merge-base) } 1"
 '
