@@ -1,5 +1,5 @@
-/* Unit tests: pull request numbers from subjects, benchline.json, and the source hash's tree
- * order against a tree libgit2 writes itself. */
+/* Unit tests of ingest/repo and benchline.json: pull request numbers from subjects, the
+ * config, and the source hash's tree order against a tree libgit2 writes itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
