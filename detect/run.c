@@ -246,7 +246,7 @@ static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		}
 	}
 	if (p->metric >= c->judged_cache_n) {
-		size_t n = m->nmetrics > p->metric ? m->nmetrics : p->metric + 1;
+		size_t n = m->metrics.nr > p->metric ? m->metrics.nr : p->metric + 1;
 		c->judged_cache = xrealloc(c->judged_cache, n);
 		memset(c->judged_cache + c->judged_cache_n, -1, n - c->judged_cache_n);
 		c->ladder_cache = xrealloc(c->ladder_cache, n * sizeof(*c->ladder_cache));
@@ -255,7 +255,7 @@ static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		c->judged_cache_n = n;
 	}
 	if (c->judged_cache[p->metric] < 0) {
-		const char *name = m->metrics[p->metric];
+		const char *name = m->metrics.strings[p->metric];
 		c->judged_cache[p->metric] = 0;
 		for (size_t i = 0; i < c->njudged; i++)
 			if (!strcmp(c->judged[i], name))
@@ -391,7 +391,7 @@ static int flush_grown(struct detect_ctx *c, const struct store_group *g, const 
 static const char *break_reason(const struct line_state *ls, const struct store_members *m,
 				const struct store_member *mb)
 {
-	const char *content = m->contents[mb->content];
+	const char *content = m->contents.strings[mb->content];
 	if (!ls->open)
 		return "first";
 	if (mb->harness_version != ls->harness_version)
@@ -414,7 +414,7 @@ static void line_start(struct line_state *ls, const struct store_members *m,
 	ls->start_run_id = mb->run_id;
 	ls->fp = DETECT_FINGERPRINT_INIT;
 	ls->harness_version = mb->harness_version;
-	ls->content = m->contents[mb->content];
+	ls->content = m->contents.strings[mb->content];
 	ls->time_placed_at = NAN;
 	detect_tail_init(&ls->tail);
 }
@@ -444,7 +444,7 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 			struct store_mark mk;
 			memset(&mk, 0, sizeof(mk));
 			mk.run_id = mb->run_id;
-			mk.metric = m->metrics[p->metric];
+			mk.metric = m->metrics.strings[p->metric];
 			mk.machine_id = g->machine_id;
 			mk.benchmark_id = g->benchmark_id;
 			mk.config = g->config;
@@ -498,7 +498,7 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 	while (i < m->nmembers) {
 		uint32_t gi = m->members[i].group;
 		const struct store_group *g = &m->groups[gi];
-		group_lines_fit(&gl, m->nmetrics);
+		group_lines_fit(&gl, m->metrics.nr);
 		gl.nseen = 0;
 		for (; i < m->nmembers && m->members[i].group == gi; i++) {
 			const struct store_member *mb = &m->members[i];
@@ -506,15 +506,15 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 				const struct store_point *p = &m->points[mb->point + k];
 				struct line_state *ls;
 				const char *reason;
-				group_lines_fit(&gl, m->nmetrics);
+				group_lines_fit(&gl, m->metrics.nr);
 				ls = &gl.ls[p->metric];
 				if (!ls->open) {
 					gl.seen[gl.nseen++] = p->metric;
 					gl.next_line[p->metric] = 0;
 				}
 				if ((reason = break_reason(ls, m, mb))) {
-					if ((ret = flush_rebuilt(c, g, m->metrics[p->metric], ls,
-								 err)))
+					if ((ret = flush_rebuilt(
+						 c, g, m->metrics.strings[p->metric], ls, err)))
 						goto done;
 					line_start(ls, m, mb, reason, gl.next_line[p->metric]++);
 				}
@@ -523,8 +523,8 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 			}
 		}
 		for (size_t k = 0; k < gl.nseen; k++)
-			if ((ret = flush_rebuilt(c, g, m->metrics[gl.seen[k]], &gl.ls[gl.seen[k]],
-						 err)))
+			if ((ret = flush_rebuilt(c, g, m->metrics.strings[gl.seen[k]],
+						 &gl.ls[gl.seen[k]], err)))
 				goto done;
 		c->res->groups_walked++;
 	}
@@ -799,12 +799,12 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 		if ((ret = store_detect_add_change(&m, 0, &changes[i], c->d, err)))
 			goto done;
 	sort_array(m.members, m.nmembers, sizeof(*m.members), member_key_cmp);
-	group_lines_fit(&gl, m.nmetrics);
+	group_lines_fit(&gl, m.metrics.nr);
 	/* Every new record must come after the last record of each of its Series. */
 	for (size_t i = first; i < end; i++) {
 		const struct last_line *x = &ll->l[i];
 		uint32_t metric = store_members_metric(&m, x->metric);
-		group_lines_fit(&gl, m.nmetrics);
+		group_lines_fit(&gl, m.metrics.nr);
 		for (size_t k = 0; k < m.nmembers; k++) {
 			const struct store_member *mb = &m.members[k];
 			int has = 0;
@@ -843,11 +843,11 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 			const struct store_point *p = &m.points[mb->point + q];
 			struct line_state *ls;
 			const char *reason;
-			group_lines_fit(&gl, m.nmetrics);
+			group_lines_fit(&gl, m.metrics.nr);
 			ls = &gl.ls[p->metric];
 			if ((reason = break_reason(ls, &m, mb))) {
-				if ((ret = flush_grown(c, &m.groups[0], m.metrics[p->metric], ls,
-						       err)))
+				if ((ret = flush_grown(c, &m.groups[0],
+						       m.metrics.strings[p->metric], ls, err)))
 					goto done;
 				line_start(ls, &m, mb, reason, gl.next_line[p->metric]++);
 			}
@@ -856,8 +856,8 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 		}
 		c->res->records_appended++;
 	}
-	for (size_t k = 0; k < m.nmetrics && k < gl.alloc; k++)
-		if ((ret = flush_grown(c, &m.groups[0], m.metrics[k], &gl.ls[k], err)))
+	for (size_t k = 0; k < m.metrics.nr && k < gl.alloc; k++)
+		if ((ret = flush_grown(c, &m.groups[0], m.metrics.strings[k], &gl.ls[k], err)))
 			goto done;
 done:
 	/* The stored lines' strings belong to ll, not to the states. */

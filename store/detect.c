@@ -156,105 +156,12 @@ static void bind_group(sqlite3_stmt *s, const struct store_group *g)
 	store_bind_text(s, 3, g->config);
 }
 
-/* A string-keyed hash table (open addressing) with int64 values. Keys are not owned; each
- * slot keeps its key's hash, so a probe compares strings only on a full hash match. */
-struct smap {
-	const char **keys;
-	uint64_t *hashes;
-	int64_t *vals;
-	size_t cap, n;
-};
-
-/* A fast hash of len bytes, eight at a time (the keys are mostly 40-digit hex hashes). */
-static uint64_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
-	while (len >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-		s += 8;
-		len -= 8;
-	}
-	if (len) {
-		uint64_t w = 0;
-		memcpy(&w, s, len);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-	}
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 32);
-}
-
-static void smap_release(struct smap *m)
-{
-	free(m->keys);
-	free(m->hashes);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* The slot of key: where it is, or the empty slot where it would go. */
-static size_t smap_slot(const struct smap *m, const char *key, uint64_t h)
-{
-	size_t i = (size_t)h & (m->cap - 1);
-	while (m->keys[i] && (m->hashes[i] != h || strcmp(m->keys[i], key)))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static int smap_get_len(const struct smap *m, const char *key, size_t len, int64_t *val)
-{
-	size_t i;
-	if (!m->n || !key)
-		return 0;
-	i = smap_slot(m, key, str_hash(key, len));
-	if (!m->keys[i])
-		return 0;
-	*val = m->vals[i];
-	return 1;
-}
-
-static int smap_get(const struct smap *m, const char *key, int64_t *val)
-{
-	return key && smap_get_len(m, key, strlen(key), val);
-}
-
-static void smap_put(struct smap *m, const char *key, int64_t val)
-{
-	uint64_t h = str_hash(key, strlen(key));
-	size_t i;
-	if ((m->n + 1) * 2 > m->cap) {
-		struct smap bigger = {NULL, NULL, NULL, m->cap ? m->cap * 2 : 64, 0};
-		bigger.keys = xcalloc(bigger.cap, sizeof(*bigger.keys));
-		bigger.hashes = xcalloc(bigger.cap, sizeof(*bigger.hashes));
-		bigger.vals = xcalloc(bigger.cap, sizeof(*bigger.vals));
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->keys[j])
-				smap_put(&bigger, m->keys[j], m->vals[j]);
-		smap_release(m);
-		*m = bigger;
-	}
-	i = smap_slot(m, key, h);
-	if (!m->keys[i]) {
-		m->keys[i] = key;
-		m->hashes[i] = h;
-		m->n++;
-	}
-	m->vals[i] = val;
-}
-
-struct store_intern {
-	struct smap metrics, contents;
-};
-
 void store_members_init(struct store_members *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->intern = xcalloc(1, sizeof(*m->intern));
-	ALLOC_GROW(m->contents, m->ncontents, m->contents_alloc);
-	m->contents[m->ncontents++] = NULL;
+	intern_init(&m->metrics);
+	intern_init(&m->contents);
+	intern_add(&m->contents, NULL);
 }
 
 void store_members_reset(struct store_members *m)
@@ -270,42 +177,14 @@ void store_members_release(struct store_members *m)
 	free(m->groups);
 	free(m->members);
 	free(m->points);
-	for (size_t i = 0; i < m->nmetrics; i++)
-		free(m->metrics[i]);
-	free(m->metrics);
-	for (size_t i = 1; i < m->ncontents; i++)
-		free(m->contents[i]);
-	free(m->contents);
-	if (m->intern) {
-		smap_release(&m->intern->metrics);
-		smap_release(&m->intern->contents);
-		free(m->intern);
-	}
+	intern_release(&m->metrics);
+	intern_release(&m->contents);
 	memset(m, 0, sizeof(*m));
 }
 
 uint32_t store_members_metric(struct store_members *m, const char *name)
 {
-	int64_t v;
-	if (smap_get(&m->intern->metrics, name, &v))
-		return (uint32_t)v;
-	ALLOC_GROW(m->metrics, m->nmetrics, m->metrics_alloc);
-	m->metrics[m->nmetrics] = xstrdup(name);
-	smap_put(&m->intern->metrics, m->metrics[m->nmetrics], (int64_t)m->nmetrics);
-	return (uint32_t)m->nmetrics++;
-}
-
-static uint32_t intern_content(struct store_members *m, const char *hash)
-{
-	int64_t v;
-	if (!hash)
-		return 0;
-	if (smap_get(&m->intern->contents, hash, &v))
-		return (uint32_t)v;
-	ALLOC_GROW(m->contents, m->ncontents, m->contents_alloc);
-	m->contents[m->ncontents] = xstrdup(hash);
-	smap_put(&m->intern->contents, m->contents[m->ncontents], (int64_t)m->ncontents);
-	return (uint32_t)m->ncontents++;
+	return intern_add(&m->metrics, name);
 }
 
 static uint32_t add_group(struct store_members *m, int64_t machine_id, int64_t benchmark_id,
@@ -358,7 +237,7 @@ struct commit_time {
 };
 
 struct store_commit_index {
-	struct smap sha, source;
+	struct hashmap sha, source;
 	char **strings; /* owned keys */
 	size_t nstrings, strings_alloc;
 	struct commit_time *times;
@@ -369,8 +248,8 @@ static void commit_index_free(struct store_commit_index *ci)
 {
 	if (!ci)
 		return;
-	smap_release(&ci->sha);
-	smap_release(&ci->source);
+	hashmap_release(&ci->sha);
+	hashmap_release(&ci->source);
 	for (size_t i = 0; i < ci->nstrings; i++)
 		free(ci->strings[i]);
 	free(ci->strings);
@@ -407,9 +286,9 @@ static int commit_index_load(struct store_commit_index **out, struct store_detec
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(s, 1), have;
 		const char *src = column_str(s, 2);
-		smap_put(&ci->sha, own_string(ci, column_str(s, 0)), seq);
-		if (!smap_get(&ci->source, src ? src : "", &have) || seq < have)
-			smap_put(&ci->source, own_string(ci, src), seq);
+		hashmap_put(&ci->sha, own_string(ci, column_str(s, 0)), seq);
+		if (!hashmap_get(&ci->source, src ? src : "", &have) || seq < have)
+			hashmap_put(&ci->source, own_string(ci, src), seq);
 		ALLOC_GROW(ci->times, ci->ntimes, alloc);
 		ci->times[ci->ntimes].at = sqlite3_column_double(s, 3);
 		ci->times[ci->ntimes].seq_max = seq;
@@ -464,14 +343,6 @@ void store_scan_release(struct store_scan *scan)
 	scan->commits = NULL;
 }
 
-static int perm_run_cmp(const void *a, const void *b, void *data)
-{
-	const struct store_member *members = data;
-	int64_t x = members[*(const uint32_t *)a].run_id;
-	int64_t y = members[*(const uint32_t *)b].run_id;
-	return x < y ? -1 : x > y;
-}
-
 static int member_cmp(const void *a, const void *b)
 {
 	const struct store_member *x = a, *y = b;
@@ -482,54 +353,6 @@ static int member_cmp(const void *a, const void *b)
 	if (x->started_at != y->started_at)
 		return x->started_at < y->started_at ? -1 : 1;
 	return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
-}
-
-/* perm[0..n) = 0..n-1 ordered by members' run ids. Each entry is sorted as one 64-bit word,
- * the run id's offset from the smallest above the index, by an LSD radix sort of 11 bits a
- * pass over the offset's bits only: sequential passes, no indirection. */
-static void sort_by_run(uint32_t *perm, const struct store_member *members, size_t n)
-{
-	uint64_t *a = xmalloc((n ? n : 1) * sizeof(*a)), *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
-	int64_t lo = n ? members[0].run_id : 0, hi = lo;
-	size_t count[2048];
-	for (size_t i = 0; i < n; i++) {
-		if (members[i].run_id < lo)
-			lo = members[i].run_id;
-		if (members[i].run_id > hi)
-			hi = members[i].run_id;
-	}
-	if ((uint64_t)(hi - lo) >> 32) {
-		/* Run ids over 2^32 apart: sort the indexes by comparison instead. */
-		free(a);
-		free(tmp);
-		for (size_t i = 0; i < n; i++)
-			perm[i] = (uint32_t)i;
-		qsort_r(perm, n, sizeof(*perm), perm_run_cmp, (void *)members);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		a[i] = (uint64_t)(members[i].run_id - lo) << 32 | i;
-	for (int shift = 32; shift < 64 && ((uint64_t)(hi - lo) >> (shift - 32)); shift += 11) {
-		size_t sum = 0;
-		uint64_t *t;
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(a[i] >> shift) & 2047]++;
-		for (size_t k = 0; k < 2048; k++) {
-			size_t c = count[k];
-			count[k] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[count[(a[i] >> shift) & 2047]++] = a[i];
-		t = a;
-		a = tmp;
-		tmp = t;
-	}
-	for (size_t i = 0; i < n; i++)
-		perm[i] = (uint32_t)a[i];
-	free(a);
-	free(tmp);
 }
 
 enum { KEPT = 0, UNSEEN = 1, TAGGED = 2, DEFERRED = 3 };
@@ -605,8 +428,8 @@ static int scan_records(struct store_members *out, struct store_scan *scan, stru
 		mb->group = (uint32_t)(out->ngroups - 1);
 		mb->dropped = UNSEEN;
 		/* The source hash's first seq, until the run's commit is known. */
-		mb->place = smap_get_len(&scan->commits->source, column_str(s, 3),
-					 (size_t)sqlite3_column_bytes(s, 3), &src)
+		mb->place = hashmap_get_len(&scan->commits->source, column_str(s, 3),
+					    (size_t)sqlite3_column_bytes(s, 3), &src)
 				? (double)src
 				: -1.0;
 	}
@@ -656,13 +479,13 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 		if (mb->run_id != id || mb->dropped != UNSEEN)
 			continue;
 		mb->dropped = KEPT;
-		mb->content = intern_content(out, column_str(s, 2));
+		mb->content = intern_add(&out->contents, column_str(s, 2));
 		mb->baseline = sqlite3_column_int(s, 3) != 0;
 		mb->started_at = sqlite3_column_double(s, 5);
 		mb->at = sqlite3_column_type(s, 4) == SQLITE_NULL ? mb->started_at
 								  : sqlite3_column_double(s, 4);
-		if (smap_get_len(&scan->commits->sha, column_str(s, 1),
-				 (size_t)sqlite3_column_bytes(s, 1), &seq))
+		if (hashmap_get_len(&scan->commits->sha, column_str(s, 1),
+				    (size_t)sqlite3_column_bytes(s, 1), &seq))
 			mb->place = (double)seq;
 		else if (mb->place < 0)
 			mb->place = time_place(scan->commits, mb->at);
@@ -726,7 +549,7 @@ int store_detect_scan(struct store_members *out, struct store_scan *scan, struct
 	if ((ret = scan_records(out, scan, d, err)) || !out->nmembers)
 		goto done;
 	perm = xmalloc(out->nmembers * sizeof(*perm));
-	sort_by_run(perm, out->members, out->nmembers);
+	sort_index_by_int64(perm, &out->members[0].run_id, sizeof(*out->members), out->nmembers);
 	if ((ret = scan_runs(out, scan, d, perm, err)))
 		goto done;
 	/* Keep the members that are on their Series, then put each group in Series order. */
@@ -766,7 +589,7 @@ int store_detect_group(struct store_members *out, struct store_detect *d,
 			mb->at = sqlite3_column_double(s, 2);
 			mb->started_at = sqlite3_column_double(s, 3);
 			mb->harness_version = sqlite3_column_int64(s, 4);
-			mb->content = intern_content(out, column_str(s, 5));
+			mb->content = intern_add(&out->contents, column_str(s, 5));
 			mb->baseline = sqlite3_column_int(s, 6) != 0;
 		}
 		add_point(out, s, 7);
@@ -852,7 +675,7 @@ int store_detect_add_change(struct store_members *out, uint32_t group, const str
 	mb->at = c->at;
 	mb->started_at = c->started_at;
 	mb->harness_version = c->harness_version;
-	mb->content = intern_content(out, c->content_hash);
+	mb->content = intern_add(&out->contents, c->content_hash);
 	mb->baseline = (uint8_t)c->baseline;
 	sqlite3_bind_int64(s, 1, c->run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

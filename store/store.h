@@ -289,11 +289,8 @@ struct store_members {
 	size_t nmembers, members_alloc;
 	struct store_point *points;
 	size_t npoints, points_alloc;
-	char **metrics;
-	size_t nmetrics, metrics_alloc;
-	char **contents; /* contents[0] is NULL: no content hash */
-	size_t ncontents, contents_alloc;
-	struct store_intern *intern; /* private */
+	struct intern metrics;	/* metric names: metrics.strings[point.metric] */
+	struct intern contents; /* content hashes: number 0 is NULL, no content hash */
 };
 void store_members_init(struct store_members *m);
 /* Forgets the groups, members and points (not the interned names). */
