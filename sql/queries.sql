@@ -1,6 +1,10 @@
 -- Every statement the store prepares. Each starts with a "-- name: NAME" line; the embed
 -- step turns NAME into the C constant SQL_NAME. Parameters are always bound, never pasted.
 
+-- The schema version in force (the migrations applied).
+-- name: schema_version
+PRAGMA user_version;
+
 -- name: machine_get
 SELECT id, keep = 'first' FROM machines WHERE name = ?1;
 

@@ -1,6 +1,11 @@
 /*
- * store: the only code that talks to SQLite. Every statement is prepared once per store,
- * bound, stepped and reset; the SQL text lives in sql/ and is embedded at build time.
+ * store: the only code that talks to SQLite. The SQL text lives in sql/ and is embedded at
+ * build time. Every statement of sql/ is prepared once per store, on its first use, then
+ * bound, stepped and reset each time, and finalized by store_free. Only the migrations, the
+ * connection's pragmas at open and transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL
+ * text instead (sqlite3_exec). A callback of a walk (store_each_*, store_web_*,
+ * store_detect_lines, store_detect_suspects) may call any store function but the walk it is
+ * called from: that one's statement is still stepping, and the inner call fails (BL_EDB).
  */
 #ifndef BENCHLINE_STORE_H
 #define BENCHLINE_STORE_H
@@ -244,7 +249,7 @@ int store_web_suspects(struct store *st, const char *machine, const char *benchm
  * on. Nothing here judges a record; docs/detection.md describes the whole design.
  */
 
-/* A detection session: the statements detection prepares (once each), on an open store. */
+/* A detection session on an open store (its statements are the store's, prepared once). */
 struct store_detect;
 int store_detect_open(struct store_detect **out, struct store *st, struct bl_error *err);
 void store_detect_close(struct store_detect *d);
