@@ -5,8 +5,9 @@
  * scattered over the whole file; reading them Series by Series would seek once per record.
  * Instead each table is read once, sequentially, in id order (records by primary key, then
  * tags, runs through the runs_detect index and metrics), merged in memory by run id, and each
- * group's records are sorted into Series order here. The small reads (one group, the change
- * log) use SQL that places records exactly as sql/series.sql does.
+ * group's records are sorted into Series order here, each placed by time_place() and the
+ * commit index: the C twin of the view placed_runs (sql/003-places.sql), which the small reads
+ * (one group, the change log) use. tests/unit/test_places.c checks that the two agree.
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -966,7 +967,7 @@ int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, 
 		x.metric = store_column_text(s, 4, "");
 		x.commit = store_column_text(s, 5, "");
 		x.source_hash = store_column_text(s, 6, "");
-		x.seq = store_column_int64(s, 7, -1);
+		x.seq = store_place_seq(sqlite3_column_double(s, 7));
 		x.side = store_column_text(s, 8, "");
 		x.shift = store_column_real(s, 9);
 		x.median = store_column_real(s, 10);

@@ -58,6 +58,10 @@ char *store_column_strdup(sqlite3_stmt *s, int i);
 /* A column's commit or source hash into out: at most 40 characters, "" for SQL NULL. */
 void store_column_sha(char out[41], sqlite3_stmt *s, int i);
 
+/* The seq on main of a place (placed_runs, sql/003-places.sql): an integer place is a known
+ * seq; one ending in .5, placed by time between two commits, is none (-1). */
+int64_t store_place_seq(double place);
+
 /* A metric from the columns at..at+9 of a row: name, kind, unit, better, median, p95, value,
  * n, ladder, samples (the order every metrics query selects them in). */
 void store_metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at);

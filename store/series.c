@@ -167,9 +167,7 @@ static void state_add(struct series_state *w, sqlite3_stmt *s)
 	int64_t harness = sqlite3_column_int64(s, 9);
 	const unsigned char *content = sqlite3_column_text(s, 10);
 	int baseline = sqlite3_column_int(s, 11);
-	/* An integer place is the seq of a main commit; x.5 places a record between two. */
-	double place = sqlite3_column_double(s, 8);
-	int64_t seq = place >= 0 && place == floor(place) ? (int64_t)place : -1;
+	int64_t seq = store_place_seq(sqlite3_column_double(s, 8));
 	const char *reason = NULL;
 	double median = store_column_real(s, 4), value = store_column_real(s, 5);
 

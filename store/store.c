@@ -80,6 +80,11 @@ void store_column_sha(char out[41], sqlite3_stmt *s, int i)
 	out[n] = '\0';
 }
 
+int64_t store_place_seq(double place)
+{
+	return place >= 0 && place == floor(place) ? (int64_t)place : -1;
+}
+
 int store_exec(struct store *st, sqlite3_stmt *s, const char *what, struct bl_error *err)
 {
 	int rc = sqlite3_step(s);
@@ -745,7 +750,7 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 		row.committed_at = store_column_real(list, 9);
 		row.baseline = sqlite3_column_int(list, 10);
 		row.standing = sqlite3_column_int(list, 11);
-		row.seq = store_column_int64(list, 12, -1);
+		row.seq = store_place_seq(sqlite3_column_double(list, 12));
 		ret = load_row_details(st, &row, err);
 		if (!ret && fn(&row, data))
 			ret = 1;

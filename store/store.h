@@ -261,8 +261,8 @@ struct store_group {
 };
 
 /* An untagged standing record, in Series order: its place on main (a commit's seq; x.5 when
- * placed by time, as sql/series.sql explains), then at (committed_at, else started_at),
- * started_at and run id. */
+ * placed by time, as the view placed_runs of sql/003-places.sql defines it), then at
+ * (committed_at, else started_at), started_at and run id. */
 struct store_member {
 	int64_t run_id;
 	double place, at, started_at;

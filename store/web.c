@@ -36,7 +36,7 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		p.commit = store_column_text(s, 1, "");
 		p.source_hash = store_column_text(s, 2, "");
 		p.place = sqlite3_column_double(s, 3);
-		p.seq = p.place >= 0 && p.place == floor(p.place) ? (int64_t)p.place : -1;
+		p.seq = store_place_seq(p.place);
 		p.harness_version = sqlite3_column_int64(s, 4);
 		p.content_hash = store_column_text(s, 5, NULL);
 		p.baseline = sqlite3_column_int(s, 6);
