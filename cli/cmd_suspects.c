@@ -56,9 +56,9 @@ static int each_suspect(const struct store_suspect *s, void *data)
 	}
 	strbuf_addf(&sb, "%lld", (long long)s->id);
 	add_cell(out, COL_ID, &sb);
-	strbuf_addstr(&sb, s->state);
+	strbuf_addstr(&sb, suspect_state_name(s->state));
 	add_cell(out, COL_STATE, &sb);
-	strbuf_addstr(&sb, s->side);
+	strbuf_addstr(&sb, suspect_side_name(s->side));
 	add_cell(out, COL_SIDE, &sb);
 	if (isnan(s->shift))
 		strbuf_addch(&sb, '-');

@@ -132,6 +132,28 @@ void intern_release(struct intern *t);
  * (then qsort). n must be under 2^32. */
 void sort_index_by_int64(uint32_t *index, const int64_t *keys, size_t stride, size_t n);
 
+/*
+ * Names (common/names.c): kinds and states are enums inside the program, each with one table
+ * of names, the text the record format, the database, JSON and the pages use. *_name gives
+ * a value's name; *_parse the value of a name: 0, or BL_EINVALID when it names none.
+ */
+
+/* A metric's kind (§2). The numbers go into stored line fingerprints: append, never reorder. */
+enum metric_kind { METRIC_TIMED, METRIC_COUNTED, METRIC_QUANTILE };
+const char *metric_kind_name(enum metric_kind k);
+int metric_kind_parse(enum metric_kind *out, const char *name);
+
+/* Which side of its center a Suspect's record is on: slower is worse in the metric's
+ * direction. */
+enum suspect_side { SUSPECT_SLOWER, SUSPECT_FASTER };
+const char *suspect_side_name(enum suspect_side s);
+int suspect_side_parse(enum suspect_side *out, const char *name);
+
+/* A Suspect's state: detect creates open ones; confirmation and bisection (§9) move them on. */
+enum suspect_state { SUSPECT_OPEN, SUSPECT_CLEARED, SUSPECT_CONFIRMED, SUSPECT_COVERED };
+const char *suspect_state_name(enum suspect_state s);
+int suspect_state_parse(enum suspect_state *out, const char *name);
+
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);
 /* Writes data to path atomically (a temporary file renamed over it). */

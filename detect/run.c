@@ -37,7 +37,9 @@ struct old_line {
 struct old_mark {
 	int64_t id, run_id;
 	char *metric;
-	int slower, open, matched;
+	enum suspect_side side;
+	enum suspect_state state;
+	int matched;
 	double shift, median, center, tolerance;
 };
 
@@ -166,8 +168,8 @@ static int collect_old_mark(const struct store_mark *m, void *data)
 	o->id = m->id;
 	o->run_id = m->run_id;
 	o->metric = xstrdup(m->metric);
-	o->slower = m->slower;
-	o->open = m->open;
+	o->side = m->side;
+	o->state = m->state;
 	o->matched = 0;
 	o->shift = m->shift;
 	o->median = m->median;
@@ -197,7 +199,7 @@ static int drop_unmatched(struct detect_ctx *c, struct bl_error *err)
 {
 	for (size_t i = 0; i < c->nold_marks; i++) {
 		int ret;
-		if (c->old_marks[i].matched || !c->old_marks[i].open)
+		if (c->old_marks[i].matched || c->old_marks[i].state != SUSPECT_OPEN)
 			continue;
 		if ((ret = store_detect_suspect_delete(c->d, c->old_marks[i].id, err)))
 			return ret;
@@ -232,10 +234,10 @@ static const struct ladder *metric_ladder(struct detect_ctx *c, const char *metr
 static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		     const struct store_point *p)
 {
-	if (isnan(p->value) || (p->kind != STORE_TIMED && p->kind != STORE_QUANTILE))
+	if (isnan(p->value) || (p->kind != METRIC_TIMED && p->kind != METRIC_QUANTILE))
 		return 0;
 	if (c->all_timed)
-		return p->kind == STORE_TIMED;
+		return p->kind == METRIC_TIMED;
 	if (c->judged_for != m) {
 		/* Metric indexes belong to one members list: each walk, append and full read
 		 * clears judged_for when it starts its own. */
@@ -260,13 +262,13 @@ static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		for (size_t i = 0; i < c->njudged; i++)
 			if (!strcmp(c->judged[i], name))
 				c->judged_cache[p->metric] = 1;
-		if (c->judged_cache[p->metric] && p->kind == STORE_QUANTILE) {
+		if (c->judged_cache[p->metric] && p->kind == METRIC_QUANTILE) {
 			c->ladder_cache[p->metric] = metric_ladder(c, name);
 			c->judged_cache[p->metric] = c->ladder_cache[p->metric] != NULL;
 		}
 	}
 	return c->judged_cache[p->metric] &&
-	       (p->kind == STORE_TIMED || c->ladder_cache[p->metric] != NULL);
+	       (p->kind == METRIC_TIMED || c->ladder_cache[p->metric] != NULL);
 }
 
 static int same_double(double a, double b)
@@ -291,7 +293,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 			o->matched = 1;
 			have = 1;
 			found.id = o->id;
-			found.slower = o->slower;
+			found.side = o->side;
 			found.shift = o->shift;
 			found.median = o->median;
 			found.center = o->center;
@@ -303,7 +305,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	}
 	if (have) {
 		struct store_mark upd = *mk;
-		if (found.slower == mk->slower && same_double(found.shift, mk->shift) &&
+		if (found.side == mk->side && same_double(found.shift, mk->shift) &&
 		    found.median == mk->median && found.center == mk->center &&
 		    found.tolerance == mk->tolerance)
 			return 0;
@@ -436,7 +438,7 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 	if (is_judged(c, m, p)) {
 		struct detect_verdict v;
 		ls->judged = 1;
-		if (p->kind == STORE_QUANTILE)
+		if (p->kind == METRIC_QUANTILE)
 			detect_step_ladder(&v, &ls->tail, p->value, c->ladder_cache[p->metric]);
 		else
 			detect_step(&v, &ls->tail, p->value);
@@ -448,7 +450,8 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 			mk.machine_id = g->machine_id;
 			mk.benchmark_id = g->benchmark_id;
 			mk.config = g->config;
-			mk.slower = detect_is_slower(v.above, p->higher);
+			mk.side =
+			    detect_is_slower(v.above, p->higher) ? SUSPECT_SLOWER : SUSPECT_FASTER;
 			mk.shift = v.shift;
 			mk.median = p->value;
 			mk.center = v.center;

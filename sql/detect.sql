@@ -169,23 +169,24 @@ FROM (SELECT max(e.judged) AS j
       GROUP BY l.machine_id, l.benchmark_id, l.config, l.metric);
 
 -- name: detect_suspects_all
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state
 FROM suspects;
 
 -- name: detect_suspects_group
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state
 FROM suspects
 WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3;
 
 -- name: detect_suspect_find
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state
 FROM suspects
 WHERE run_id = ?1 AND metric = ?2;
 
+-- A new Suspect; ?11 is the name of its state, open.
 -- name: detect_suspect_insert
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
 		      center, tolerance, state, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'open',
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
 	(julianday('now') - 2440587.5) * 86400.0);
 
 -- name: detect_suspect_update
@@ -221,13 +222,13 @@ SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, place, s
 FROM listed
 ORDER BY machine, benchmark, config, metric, place, at, started_at, run_id;
 
--- Open Suspects on one Series, by names.
+-- Open Suspects on one Series, by names (?5: the name of the open state).
 -- name: suspects_open_count
 SELECT count(*)
 FROM suspects s
 JOIN machines m ON m.id = s.machine_id
 JOIN benchmarks b ON b.id = s.benchmark_id
-WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4 AND s.state = 'open';
+WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4 AND s.state = ?5;
 
 -- The ladder a quantile metric names (§8), from any record that names one: detection judges a
 -- quantile metric only when benchline.json's `metrics` lists it, so this runs once per such

@@ -94,27 +94,23 @@ static struct store_member *add_member(struct store_members *m)
 	return mb;
 }
 
-static uint8_t kind_of(const char *kind)
-{
-	if (kind && !strcmp(kind, "counted"))
-		return STORE_COUNTED;
-	if (kind && !strcmp(kind, "quantile"))
-		return STORE_QUANTILE;
-	return STORE_TIMED;
-}
-
 /* Appends a point from a row whose columns from col on are name, kind, better, median, value.
  */
-static void add_point(struct store_members *m, sqlite3_stmt *s, int col)
+static int add_point(struct store_members *m, struct store *st, sqlite3_stmt *s, int col,
+		     struct bl_error *err)
 {
 	struct store_point *p;
 	const char *better = store_column_text(s, col + 2, NULL);
+	enum metric_kind kind;
+	if (store_column_kind(&kind, st, s, col + 1, err))
+		return BL_EDB;
 	ALLOC_GROW(m->points, m->npoints, m->points_alloc);
 	p = &m->points[m->npoints++];
 	p->metric = store_members_metric(m, store_column_text(s, col, ""));
-	p->kind = kind_of(store_column_text(s, col + 1, NULL));
+	p->kind = (uint8_t)kind;
 	p->higher = better && !strcmp(better, "higher");
-	p->value = store_column_real(s, p->kind == STORE_TIMED ? col + 3 : col + 4);
+	p->value = store_column_real(s, kind == METRIC_TIMED ? col + 3 : col + 4);
+	return 0;
 }
 
 /* main's commits, for placing records in C during a full read. */
@@ -333,7 +329,7 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 	size_t n = out->nmembers, i = 0;
 	int64_t lo = out->members[perm[0]].run_id, hi = out->members[perm[n - 1]].run_id;
 	sqlite3_stmt *s;
-	int rc;
+	int rc, ret = 0;
 
 	if (!(s = store_stmt(d->st, SQL_DETECT_SCAN_TAGS, err)))
 		return BL_EDB;
@@ -413,10 +409,13 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 			}
 			mb->point = (uint32_t)out->npoints;
 		}
-		add_point(out, s, 1);
+		if ((ret = add_point(out, d->st, s, 1, err)))
+			break;
 		mb->npoints++;
 	}
 	sqlite3_reset(s);
+	if (ret)
+		return ret;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		return store_db_error(err, d->st, "cannot read metrics");
 	return 0;
@@ -462,7 +461,7 @@ int store_detect_group(struct store_members *out, struct store_detect *d,
 	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_GROUP_MEMBERS, err);
 	struct store_member *mb = NULL;
 	uint32_t gi;
-	int rc;
+	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	gi = add_group(out, g->machine_id, g->benchmark_id, g->config);
@@ -480,10 +479,13 @@ int store_detect_group(struct store_members *out, struct store_detect *d,
 			mb->content = intern_add(&out->contents, store_column_text(s, 5, NULL));
 			mb->baseline = sqlite3_column_int(s, 6) != 0;
 		}
-		add_point(out, s, 7);
+		if ((ret = add_point(out, d->st, s, 7, err)))
+			break;
 		mb->npoints++;
 	}
 	sqlite3_reset(s);
+	if (ret)
+		return ret;
 	if (rc != SQLITE_DONE)
 		return store_db_error(err, d->st, "cannot read a group's records");
 	return 0;
@@ -551,7 +553,7 @@ int store_detect_add_change(struct store_members *out, uint32_t group, const str
 {
 	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_METRICS, err);
 	struct store_member *mb;
-	int rc;
+	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	mb = add_member(out);
@@ -565,10 +567,13 @@ int store_detect_add_change(struct store_members *out, uint32_t group, const str
 	mb->baseline = (uint8_t)c->baseline;
 	sqlite3_bind_int64(s, 1, c->run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		add_point(out, s, 0);
+		if ((ret = add_point(out, d->st, s, 0, err)))
+			break;
 		mb->npoints++;
 	}
 	sqlite3_reset(s);
+	if (ret)
+		return ret;
 	if (rc != SQLITE_DONE)
 		return store_db_error(err, d->st, "cannot read a run's metrics");
 	return 0;
@@ -793,19 +798,20 @@ int store_detect_series_count(int64_t *series, int64_t *judged, struct store_det
 	return 0;
 }
 
-static void read_mark(struct store_mark *m, sqlite3_stmt *s)
+static int read_mark(struct store_mark *m, struct store *st, sqlite3_stmt *s, struct bl_error *err)
 {
-	const char *side = store_column_text(s, 3, NULL);
 	memset(m, 0, sizeof(*m));
 	m->id = sqlite3_column_int64(s, 0);
 	m->run_id = sqlite3_column_int64(s, 1);
 	m->metric = store_column_text(s, 2, "");
-	m->slower = side && !strcmp(side, "slower");
 	m->shift = store_column_real(s, 4);
 	m->median = store_column_real(s, 5);
 	m->center = store_column_real(s, 6);
 	m->tolerance = store_column_real(s, 7);
-	m->open = sqlite3_column_int(s, 8) != 0;
+	if (store_column_side(&m->side, st, s, 3, err) ||
+	    store_column_state(&m->state, st, s, 8, err))
+		return BL_EDB;
+	return 0;
 }
 
 int store_detect_suspects(struct store_detect *d, const struct store_group *g, store_mark_fn fn,
@@ -820,8 +826,7 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 		bind_group(s, g);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_mark m;
-		read_mark(&m, s);
-		if ((ret = fn(&m, data)))
+		if ((ret = read_mark(&m, d->st, s, err)) || (ret = fn(&m, data)))
 			break;
 	}
 	sqlite3_reset(s);
@@ -834,27 +839,26 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 			      int64_t run_id, const char *metric, struct bl_error *err)
 {
 	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
-	int rc;
+	int rc, ret = 0;
 	*found = 0;
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, metric);
 	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		read_mark(out, s);
+	if (rc == SQLITE_ROW && !(ret = read_mark(out, d->st, s, err))) {
 		out->metric = metric;
 		*found = 1;
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_db_error(err, d->st, "cannot read Suspects");
-	return 0;
+	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = store_db_error(err, d->st, "cannot read Suspects");
+	return ret;
 }
 
 static void bind_numbers(sqlite3_stmt *s, int i, const struct store_mark *m)
 {
-	store_bind_text(s, i, m->slower ? "slower" : "faster");
+	store_bind_text(s, i, suspect_side_name(m->side));
 	store_bind_real(s, i + 1, m->shift);
 	sqlite3_bind_double(s, i + 2, m->median);
 	sqlite3_bind_double(s, i + 3, m->center);
@@ -873,6 +877,7 @@ int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const s
 	sqlite3_bind_int64(s, 4, m->benchmark_id);
 	store_bind_text(s, 5, m->config);
 	bind_numbers(s, 6, m);
+	store_bind_text(s, 11, suspect_state_name(SUSPECT_OPEN));
 	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
 	*id_out = sqlite3_last_insert_rowid(store_sqlite(d->st));
@@ -938,6 +943,7 @@ int store_open_suspects(int64_t *out, struct store_detect *d, const char *machin
 	store_bind_text(s, 2, benchmark);
 	store_bind_text(s, 3, config);
 	store_bind_text(s, 4, metric);
+	store_bind_text(s, 5, suspect_state_name(SUSPECT_OPEN));
 	return store_query_int64(out, 0, d->st, s, "cannot count Suspects", err);
 }
 
@@ -968,19 +974,22 @@ int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, 
 		x.commit = store_column_text(s, 5, "");
 		x.source_hash = store_column_text(s, 6, "");
 		x.seq = store_place_seq(sqlite3_column_double(s, 7));
-		x.side = store_column_text(s, 8, "");
+		if ((ret = store_column_side(&x.side, st, s, 8, err)) ||
+		    (ret = store_column_state(&x.state, st, s, 13, err))) {
+			rc = SQLITE_DONE;
+			break;
+		}
 		x.shift = store_column_real(s, 9);
 		x.median = store_column_real(s, 10);
 		x.center = store_column_real(s, 11);
 		x.tolerance = store_column_real(s, 12);
-		x.state = store_column_text(s, 13, "");
 		x.run_id = sqlite3_column_int64(s, 14);
 		if (fn(&x, data)) {
 			rc = SQLITE_DONE;
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (!ret && rc != SQLITE_DONE)
 		ret = store_db_error(err, st, "cannot list Suspects");
 	sqlite3_reset(s);
 	return ret;

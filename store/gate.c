@@ -112,11 +112,13 @@ static int collect_group(struct store_gate_record **out, size_t *nr, struct stor
 			store_column_sha(r->source_hash, s, 6);
 		}
 		ALLOC_GROW(r->metrics, r->nmetrics, metrics_alloc);
-		store_metric_from_row(&r->metrics[r->nmetrics++], s, 7);
+		if ((ret = store_metric_from_row(&r->metrics[r->nmetrics++], g->st, s, 7, err)))
+			break;
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
+	if (!ret && rc != SQLITE_DONE)
 		ret = store_db_error(err, g->st, "cannot read a group's records");
+	if (ret) {
 		store_gate_records_free(list, n);
 		list = NULL;
 		n = 0;

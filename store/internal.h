@@ -58,13 +58,25 @@ char *store_column_strdup(sqlite3_stmt *s, int i);
 /* A column's commit or source hash into out: at most 40 characters, "" for SQL NULL. */
 void store_column_sha(char out[41], sqlite3_stmt *s, int i);
 
+/* A kind or state column into its enum (the name tables of common/names.c). The schema's
+ * CHECKs admit no other names; a value that is none (a file changed by hand) is BL_EDB:
+ * "unknown WHAT 'VALUE' in 'FILE'". */
+int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, int i,
+		      struct bl_error *err);
+int store_column_side(enum suspect_side *out, struct store *st, sqlite3_stmt *s, int i,
+		      struct bl_error *err);
+int store_column_state(enum suspect_state *out, struct store *st, sqlite3_stmt *s, int i,
+		       struct bl_error *err);
+
 /* The seq on main of a place (placed_runs, sql/003-places.sql): an integer place is a known
  * seq; one ending in .5, placed by time between two commits, is none (-1). */
 int64_t store_place_seq(double place);
 
 /* A metric from the columns at..at+9 of a row: name, kind, unit, better, median, p95, value,
- * n, ladder, samples (the order every metrics query selects them in). */
-void store_metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at);
+ * n, ladder, samples (the order every metrics query selects them in). BL_EDB for an unknown
+ * kind, m then still to be freed with the others (store_metrics_free). */
+int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlite3_stmt *s, int at,
+			  struct bl_error *err);
 /* A run's metrics by name, with their samples (sql/queries.sql run_metrics), and freeing
  * such an array. */
 int store_read_metrics(struct store_record_metric **out, size_t *nr, struct store *st,

@@ -131,7 +131,7 @@ struct series_state {
 	struct store_series s;
 	struct store_series_line *lines;
 	size_t alloc;
-	struct strbuf id, metric, kind, unit, better, content;
+	struct strbuf id, metric, unit, better, content;
 	int content_null;
 	int64_t harness;
 };
@@ -162,8 +162,10 @@ static void set_str(struct strbuf *sb, const unsigned char *v)
 }
 
 /* Adds the member row to the current Series, starting a line at a break. */
-static void state_add(struct series_state *w, sqlite3_stmt *s)
+static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
+		     struct bl_error *err)
 {
+	enum metric_kind kind;
 	int64_t harness = sqlite3_column_int64(s, 9);
 	const unsigned char *content = sqlite3_column_text(s, 10);
 	int baseline = sqlite3_column_int(s, 11);
@@ -171,6 +173,8 @@ static void state_add(struct series_state *w, sqlite3_stmt *s)
 	const char *reason = NULL;
 	double median = store_column_real(s, 4), value = store_column_real(s, 5);
 
+	if (store_column_kind(&kind, st, s, 1, err))
+		return BL_EDB;
 	if (!w->s.records)
 		reason = "first";
 	else if (harness != w->harness)
@@ -195,15 +199,15 @@ static void state_add(struct series_state *w, sqlite3_stmt *s)
 	w->harness = harness;
 	w->content_null = content == NULL;
 	set_str(&w->content, content);
-	set_str(&w->kind, sqlite3_column_text(s, 1));
 	set_str(&w->unit, sqlite3_column_text(s, 2));
 	set_str(&w->better, sqlite3_column_text(s, 3));
-	w->s.kind = w->kind.buf;
+	w->s.kind = kind;
 	w->s.unit = w->unit.buf;
 	w->s.better = w->better.buf;
-	w->s.last_value = !strcmp(w->kind.buf, "timed") && !isnan(median) ? median : value;
+	w->s.last_value = kind == METRIC_TIMED && !isnan(median) ? median : value;
 	store_column_sha(w->s.last_commit, s, 7);
 	w->s.last_seq = seq;
+	return 0;
 }
 
 /* Walks one group's members; returns 1 when fn asked to stop. */
@@ -224,7 +228,8 @@ static int walk_group(struct series_state *w, struct store *st, sqlite3_stmt *s,
 			state_start(w, g, metric);
 			started = 1;
 		}
-		state_add(w, s);
+		if (state_add(w, st, s, err))
+			return BL_EDB;
 	}
 	if (rc != SQLITE_DONE)
 		return store_db_error(err, st, "cannot read a series");
@@ -246,7 +251,6 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 	memset(&w, 0, sizeof(w));
 	strbuf_init(&w.id, 0);
 	strbuf_init(&w.metric, 0);
-	strbuf_init(&w.kind, 0);
 	strbuf_init(&w.unit, 0);
 	strbuf_init(&w.better, 0);
 	strbuf_init(&w.content, 0);
@@ -282,7 +286,6 @@ done:
 	free(w.lines);
 	strbuf_release(&w.id);
 	strbuf_release(&w.metric);
-	strbuf_release(&w.kind);
 	strbuf_release(&w.unit);
 	strbuf_release(&w.better);
 	strbuf_release(&w.content);

@@ -80,6 +80,38 @@ void store_column_sha(char out[41], sqlite3_stmt *s, int i)
 	out[n] = '\0';
 }
 
+/* An unknown name in column i, for the readers below. */
+static int unknown_name(struct bl_error *err, struct store *st, const char *what, sqlite3_stmt *s,
+			int i)
+{
+	return bl_error_set(err, BL_EDB, "unknown %s '%s' in '%s'", what,
+			    store_column_text(s, i, "NULL"), st->path);
+}
+
+int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, int i,
+		      struct bl_error *err)
+{
+	if (metric_kind_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "metric kind", s, i);
+	return 0;
+}
+
+int store_column_side(enum suspect_side *out, struct store *st, sqlite3_stmt *s, int i,
+		      struct bl_error *err)
+{
+	if (suspect_side_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "Suspect side", s, i);
+	return 0;
+}
+
+int store_column_state(enum suspect_state *out, struct store *st, sqlite3_stmt *s, int i,
+		       struct bl_error *err)
+{
+	if (suspect_state_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "Suspect state", s, i);
+	return 0;
+}
+
 int64_t store_place_seq(double place)
 {
 	return place >= 0 && place == floor(place) ? (int64_t)place : -1;
@@ -392,7 +424,7 @@ int store_insert_metric(struct store *st, int64_t run_id, const struct store_met
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, m->name);
-	store_bind_text(s, 3, m->kind);
+	store_bind_text(s, 3, metric_kind_name(m->kind));
 	store_bind_text(s, 4, m->unit);
 	store_bind_text(s, 5, m->better);
 	store_bind_real(s, 6, m->median);
@@ -652,11 +684,11 @@ static void row_release(struct store_record_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
-void store_metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at)
+int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlite3_stmt *s, int at,
+			  struct bl_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->name = store_column_strdup(s, at);
-	m->kind = store_column_strdup(s, at + 1);
 	m->unit = store_column_strdup(s, at + 2);
 	m->better = store_column_strdup(s, at + 3);
 	m->median = store_column_real(s, at + 4);
@@ -668,6 +700,7 @@ void store_metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int a
 		m->samples =
 		    store_decode_samples(sqlite3_column_blob(s, at + 9),
 					 (size_t)sqlite3_column_bytes(s, at + 9), &m->nsamples);
+	return store_column_kind(&m->kind, st, s, at + 1, err);
 }
 
 static int load_row_details(struct store *st, struct store_record_row *row, struct bl_error *err)
@@ -694,7 +727,7 @@ int store_read_metrics(struct store_record_metric **out, size_t *nr, struct stor
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_RUN_METRICS, err);
 	size_t alloc = 0;
-	int rc;
+	int rc, ret = 0;
 	*out = NULL;
 	*nr = 0;
 	if (!s)
@@ -702,12 +735,13 @@ int store_read_metrics(struct store_record_metric **out, size_t *nr, struct stor
 	sqlite3_bind_int64(s, 1, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ALLOC_GROW(*out, *nr, alloc);
-		store_metric_from_row(&(*out)[(*nr)++], s, 0);
+		if ((ret = store_metric_from_row(&(*out)[(*nr)++], st, s, 0, err)))
+			break;
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return store_db_error(err, st, "cannot read metrics");
-	return 0;
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_db_error(err, st, "cannot read metrics");
+	return ret;
 }
 
 void store_metrics_free(struct store_record_metric *metrics, size_t n)
@@ -715,7 +749,6 @@ void store_metrics_free(struct store_record_metric *metrics, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct store_record_metric *m = &metrics[i];
 		free(m->name);
-		free(m->kind);
 		free(m->unit);
 		free(m->better);
 		free(m->samples);

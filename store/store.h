@@ -62,7 +62,7 @@ struct store_run {
 
 struct store_metric {
 	const char *name;
-	const char *kind; /* "timed", "counted", "quantile" */
+	enum metric_kind kind;
 	const char *unit;
 	const char *better;	   /* "lower", "higher" */
 	double median, p95, value; /* NAN when absent */
@@ -131,7 +131,9 @@ struct store_record_filter {
 };
 
 struct store_record_metric {
-	char *name, *kind, *unit, *better;
+	char *name;
+	enum metric_kind kind;
+	char *unit, *better;
 	double median, p95, value; /* NAN when NULL */
 	int64_t n;		   /* -1 when NULL */
 	double *samples;
@@ -176,7 +178,8 @@ struct store_series_line {
 struct store_series {
 	const char *id; /* store_series_id(): machine/benchmark/config/metric, percent-encoded */
 	const char *machine, *benchmark, *config, *metric;
-	const char *kind, *unit, *better; /* as the last record gives them */
+	enum metric_kind kind;	   /* as the last record gives it */
+	const char *unit, *better; /* as the last record gives them */
 	int64_t records;
 	const struct store_series_line *lines;
 	size_t nlines;
@@ -230,9 +233,9 @@ int store_web_data_version(int64_t *out, struct store *st, struct bl_error *err)
 /* A Suspect of one Series as its chart rings it. Strings live until the callback returns. */
 struct store_web_suspect {
 	int64_t id, run_id;
-	const char *side;  /* "slower" or "faster" */
-	const char *state; /* "open", "cleared", "confirmed" or "covered" */
-	double shift;	   /* NAN when the center was 0 */
+	enum suspect_side side;
+	enum suspect_state state;
+	double shift; /* NAN when the center was 0 */
 };
 typedef int (*store_web_suspect_fn)(const struct store_web_suspect *s, void *data);
 /* Every Suspect (any state) of the Series (machine, benchmark, config, metric), by run id. A
@@ -275,12 +278,10 @@ struct store_member {
 	uint8_t dropped; /* set while a bulk read works out the members; never set after */
 };
 
-enum store_point_kind { STORE_TIMED, STORE_COUNTED, STORE_QUANTILE };
-
 /* One metric of a member. */
 struct store_point {
 	uint32_t metric; /* index into store_members.metrics */
-	uint8_t kind;	 /* enum store_point_kind */
+	uint8_t kind;	 /* enum metric_kind */
 	uint8_t higher;	 /* 1 when higher is better */
 	double value;	 /* the median of a timed metric, else the value; NAN when absent */
 };
@@ -404,10 +405,10 @@ struct store_mark {
 	const char *metric;
 	int64_t machine_id, benchmark_id;
 	const char *config;
-	int slower;
+	enum suspect_side side;
 	double shift; /* NAN when the center is 0 */
 	double median, center, tolerance;
-	int open; /* read back: its state is 'open' */
+	enum suspect_state state; /* read back (new ones are open) */
 };
 typedef int (*store_mark_fn)(const struct store_mark *m, void *data);
 /* Every stored Suspect (g NULL) or one group's. */
@@ -416,7 +417,7 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 /* The Suspect of (run_id, metric): *found 0 when there is none. */
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      int64_t run_id, const char *metric, struct bl_error *err);
-/* Inserts a new Suspect (state 'open'); *id_out its id. */
+/* Inserts a new Suspect, open whatever m->state says; *id_out its id. */
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
 /* Updates the numbers of Suspect m->id, keeping its state. */
@@ -434,7 +435,8 @@ struct store_suspect {
 	int64_t id, run_id;
 	const char *machine, *benchmark, *config, *metric, *commit, *source_hash;
 	int64_t seq; /* -1 when the record's place on main is unknown */
-	const char *side, *state;
+	enum suspect_side side;
+	enum suspect_state state;
 	double shift; /* NAN when the center was 0 */
 	double median, center, tolerance;
 };

@@ -32,6 +32,9 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_web_point p;
 		double median = store_column_real(s, 9), value = store_column_real(s, 10);
+		enum metric_kind kind;
+		if ((ret = store_column_kind(&kind, st, s, 8, err)))
+			break;
 		p.run_id = sqlite3_column_int64(s, 0);
 		p.commit = store_column_text(s, 1, "");
 		p.source_hash = store_column_text(s, 2, "");
@@ -41,15 +44,14 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		p.content_hash = store_column_text(s, 5, NULL);
 		p.baseline = sqlite3_column_int(s, 6);
 		p.tags = store_column_text(s, 7, "");
-		p.value = !strcmp(store_column_text(s, 8, ""), "timed") && !isnan(median) ? median
-											  : value;
+		p.value = kind == METRIC_TIMED && !isnan(median) ? median : value;
 		p.pr = store_column_int64(s, 11, 0);
 		if (fn(&p, data)) {
 			rc = SQLITE_DONE;
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (!ret && rc != SQLITE_DONE)
 		ret = store_db_error(err, st, "cannot read a series");
 	sqlite3_reset(s);
 	return ret;
@@ -77,15 +79,16 @@ int store_web_suspects(struct store *st, const char *machine, const char *benchm
 		struct store_web_suspect x;
 		x.id = sqlite3_column_int64(s, 0);
 		x.run_id = sqlite3_column_int64(s, 1);
-		x.side = store_column_text(s, 2, "");
 		x.shift = store_column_real(s, 3);
-		x.state = store_column_text(s, 4, "");
+		if ((ret = store_column_side(&x.side, st, s, 2, err)) ||
+		    (ret = store_column_state(&x.state, st, s, 4, err)))
+			break;
 		if (fn(&x, data)) {
 			rc = SQLITE_DONE;
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (!ret && rc != SQLITE_DONE)
 		ret = store_db_error(err, st, "cannot read Suspects");
 	sqlite3_reset(s);
 	return ret;

@@ -114,7 +114,7 @@ static int64_t add_run(struct db *db, const char *m, const char *cfg, char lette
 	run.raw = "{}";
 	memset(&metric, 0, sizeof(metric));
 	metric.name = "t";
-	metric.kind = "timed";
+	metric.kind = METRIC_TIMED;
 	metric.unit = "us";
 	metric.better = "lower";
 	metric.median = 100 + db->runs;
