@@ -154,11 +154,10 @@ static void state_start(struct series_state *w, const struct series_group *g, co
 	w->s.last_seq = -1;
 }
 
-static void set_str(struct strbuf *sb, const unsigned char *v)
+static void set_str(struct strbuf *sb, const char *v)
 {
 	strbuf_reset(sb);
-	if (v)
-		strbuf_addstr(sb, (const char *)v);
+	strbuf_addstr(sb, v);
 }
 
 /* Adds the member row to the current Series, starting a line at a break. */
@@ -167,7 +166,7 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 {
 	enum metric_kind kind;
 	int64_t harness = sqlite3_column_int64(s, 9);
-	const unsigned char *content = sqlite3_column_text(s, 10);
+	const char *content = store_column_text(s, 10, NULL);
 	int baseline = sqlite3_column_int(s, 11);
 	int64_t seq = store_place_seq(sqlite3_column_double(s, 8));
 	const char *reason = NULL;
@@ -180,7 +179,7 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 	else if (harness != w->harness)
 		reason = "harness";
 	else if ((content == NULL) != w->content_null ||
-		 (content && strcmp((const char *)content, w->content.buf)))
+		 (content && strcmp(content, w->content.buf)))
 		reason = "content";
 	else if (baseline)
 		reason = "baseline";
@@ -198,9 +197,9 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 	w->s.records++;
 	w->harness = harness;
 	w->content_null = content == NULL;
-	set_str(&w->content, content);
-	set_str(&w->unit, sqlite3_column_text(s, 2));
-	set_str(&w->better, sqlite3_column_text(s, 3));
+	set_str(&w->content, content ? content : "");
+	set_str(&w->unit, store_column_text(s, 2, ""));
+	set_str(&w->better, store_column_text(s, 3, ""));
 	w->s.kind = kind;
 	w->s.unit = w->unit.buf;
 	w->s.better = w->better.buf;
