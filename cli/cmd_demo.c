@@ -15,7 +15,7 @@ static json_t *step_json(const struct demo_step *s)
 	json_object_set_new(o, "metric", json_string(s->metric));
 	json_object_set_new(o, "commit", json_string(s->commit));
 	json_object_set_new(o, "seq", json_integer(s->seq));
-	json_object_set_new(o, "side", json_string(s->slower ? "slower" : "faster"));
+	json_object_set_new(o, "side", json_string(suspect_side_name(s->side)));
 	json_object_set_new(o, "shift", json_real(s->shift));
 	return o;
 }
@@ -48,7 +48,7 @@ static void print_text(const struct demo_summary *sum, unsigned long seed,
 		const struct demo_step *s = &steps[i];
 		printf("  seq %3lld  %.10s  %-14s %-7s %-16s %-13s %-6s %+.0f%%\n",
 		       (long long)s->seq, s->commit, s->machine, s->benchmark, s->config, s->metric,
-		       s->slower ? "slower" : "faster", s->shift * 100);
+		       suspect_side_name(s->side), s->shift * 100);
 	}
 }
 

@@ -54,9 +54,9 @@ static int each_suspect(const struct store_suspect *s, void *data)
 	cli_table_row(&out->table);
 	strbuf_addf(&sb, "%lld", (long long)s->id);
 	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->state);
+	strbuf_addstr(&sb, suspect_state_name(s->state));
 	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->side);
+	strbuf_addstr(&sb, suspect_side_name(s->side));
 	add_cell(out, &sb);
 	if (isnan(s->shift))
 		strbuf_addch(&sb, '-');

@@ -85,6 +85,78 @@ char *xstrndup(const char *s, size_t n);
 		}                                                                                  \
 	} while (0)
 
+/*
+ * Containers (common/containers.c).
+ *
+ * hashmap: string keys to int64 values, open addressing. Keys are not copied: each must stay
+ * valid and unchanged while the map holds it. Each slot keeps its key's hash, so a probe
+ * compares strings only on a full hash match. All zeros (HASHMAP_INIT) is an empty map.
+ */
+struct hashmap {
+	const char **keys;
+	uint64_t *hashes;
+	int64_t *vals;
+	size_t cap, nr;
+};
+#define HASHMAP_INIT                                                                               \
+	{                                                                                          \
+		NULL, NULL, NULL, 0, 0                                                             \
+	}
+/* 1 with *val set when key (NULL: never) is in the map, else 0. hashmap_get_len is given
+ * strlen(key), for a caller that knows it already (a column's byte count). */
+int hashmap_get(const struct hashmap *m, const char *key, int64_t *val);
+int hashmap_get_len(const struct hashmap *m, const char *key, size_t len, int64_t *val);
+/* Sets key's value, adding key when absent. */
+void hashmap_put(struct hashmap *m, const char *key, int64_t val);
+void hashmap_release(struct hashmap *m);
+
+/*
+ * intern: strings numbered 0, 1, 2, ... in the order first added, each kept once as a copy
+ * the table owns (strings[i] is number i). NULL is a value like any other: numbered when
+ * first added, kept as NULL. Set up with intern_init.
+ */
+struct intern {
+	char **strings;
+	size_t nr, alloc;
+	struct hashmap index; /* private: string to number */
+	int64_t null_index;   /* private: NULL's number, -1 until added */
+};
+void intern_init(struct intern *t);
+/* s's number, s added when it is new. */
+uint32_t intern_add(struct intern *t, const char *s);
+/* s's number, -1 when it was never added. */
+int64_t intern_find(const struct intern *t, const char *s);
+void intern_release(struct intern *t);
+
+/* Sets index[0..n) to 0..n-1 ordered by key, ties in index order. Key i is the int64_t at
+ * (const char *)keys + i * stride, so keys can be a field of an array of structs. An LSD radix
+ * sort, 11 bits a pass over the keys' offsets from the smallest (as many passes as their
+ * range needs): sequential passes, no comparisons, unless the keys are 2^32 or more apart
+ * (then qsort). n must be under 2^32. */
+void sort_index_by_int64(uint32_t *index, const int64_t *keys, size_t stride, size_t n);
+
+/*
+ * Names (common/names.c): kinds and states are enums inside the program, each with one table
+ * of names, the text the record format, the database, JSON and the pages use. *_name gives
+ * a value's name; *_parse the value of a name: 0, or BL_EINVALID when it names none.
+ */
+
+/* A metric's kind (§2). The numbers go into stored line fingerprints: append, never reorder. */
+enum metric_kind { METRIC_TIMED, METRIC_COUNTED, METRIC_QUANTILE };
+const char *metric_kind_name(enum metric_kind k);
+int metric_kind_parse(enum metric_kind *out, const char *name);
+
+/* Which side of its center a Suspect's record is on: slower is worse in the metric's
+ * direction. */
+enum suspect_side { SUSPECT_SLOWER, SUSPECT_FASTER };
+const char *suspect_side_name(enum suspect_side s);
+int suspect_side_parse(enum suspect_side *out, const char *name);
+
+/* A Suspect's state: detect creates open ones; confirmation and bisection (§9) move them on. */
+enum suspect_state { SUSPECT_OPEN, SUSPECT_CLEARED, SUSPECT_CONFIRMED, SUSPECT_COVERED };
+const char *suspect_state_name(enum suspect_state s);
+int suspect_state_parse(enum suspect_state *out, const char *name);
+
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);
 /* Writes data to path atomically (a temporary file renamed over it). */

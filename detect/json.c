@@ -24,11 +24,11 @@ json_t *detect_suspect_json(const struct store_suspect *s)
 	json_object_set_new(o, "source_hash",
 			    s->source_hash[0] ? json_string(s->source_hash) : json_null());
 	json_object_set_new(o, "seq", s->seq >= 0 ? json_integer(s->seq) : json_null());
-	json_object_set_new(o, "side", json_string(s->side));
+	json_object_set_new(o, "side", json_string(suspect_side_name(s->side)));
 	json_object_set_new(o, "shift", real_or_null(s->shift));
 	json_object_set_new(o, "center", real_or_null(s->center));
 	json_object_set_new(o, "tolerance", real_or_null(s->tolerance));
-	json_object_set_new(o, "state", json_string(s->state));
+	json_object_set_new(o, "state", json_string(suspect_state_name(s->state)));
 	return o;
 }
 
@@ -52,7 +52,7 @@ json_t *detect_series_json(const struct store_series *s, json_t *open_suspects)
 	json_object_set_new(o, "benchmark", json_string(s->benchmark));
 	json_object_set_new(o, "config", json_string(s->config));
 	json_object_set_new(o, "metric", json_string(s->metric));
-	json_object_set_new(o, "kind", json_string(s->kind));
+	json_object_set_new(o, "kind", json_string(metric_kind_name(s->kind)));
 	json_object_set_new(o, "unit", json_string(s->unit));
 	json_object_set_new(o, "better", json_string(s->better));
 	json_object_set_new(o, "records", json_integer(s->records));
@@ -105,7 +105,7 @@ json_t *detect_record_json(const struct store_record_row *row)
 	for (size_t i = 0; i < row->nmetrics; i++) {
 		const struct store_record_metric *m = &row->metrics[i];
 		json_t *mo = json_object();
-		json_object_set_new(mo, "kind", json_string(m->kind));
+		json_object_set_new(mo, "kind", json_string(metric_kind_name(m->kind)));
 		json_object_set_new(mo, "unit", json_string(m->unit));
 		json_object_set_new(mo, "better", json_string(m->better));
 		json_object_set_new(mo, "median", real_or_null(m->median));

@@ -37,7 +37,9 @@ struct old_line {
 struct old_mark {
 	int64_t id, run_id;
 	char *metric;
-	int slower, open, matched;
+	enum suspect_side side;
+	enum suspect_state state;
+	int matched;
 	double shift, median, center, tolerance;
 };
 
@@ -166,8 +168,8 @@ static int collect_old_mark(const struct store_mark *m, void *data)
 	o->id = m->id;
 	o->run_id = m->run_id;
 	o->metric = xstrdup(m->metric);
-	o->slower = m->slower;
-	o->open = m->open;
+	o->side = m->side;
+	o->state = m->state;
 	o->matched = 0;
 	o->shift = m->shift;
 	o->median = m->median;
@@ -197,7 +199,7 @@ static int drop_unmatched(struct detect_ctx *c, struct bl_error *err)
 {
 	for (size_t i = 0; i < c->nold_marks; i++) {
 		int ret;
-		if (c->old_marks[i].matched || !c->old_marks[i].open)
+		if (c->old_marks[i].matched || c->old_marks[i].state != SUSPECT_OPEN)
 			continue;
 		if ((ret = store_detect_suspect_delete(c->d, c->old_marks[i].id, err)))
 			return ret;
@@ -232,10 +234,10 @@ static const struct ladder *metric_ladder(struct detect_ctx *c, const char *metr
 static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		     const struct store_point *p)
 {
-	if (isnan(p->value) || (p->kind != STORE_TIMED && p->kind != STORE_QUANTILE))
+	if (isnan(p->value) || (p->kind != METRIC_TIMED && p->kind != METRIC_QUANTILE))
 		return 0;
 	if (c->all_timed)
-		return p->kind == STORE_TIMED;
+		return p->kind == METRIC_TIMED;
 	if (c->judged_for != m) {
 		/* Metric indexes belong to one members list: each walk, append and full read
 		 * clears judged_for when it starts its own. */
@@ -246,7 +248,7 @@ static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		}
 	}
 	if (p->metric >= c->judged_cache_n) {
-		size_t n = m->nmetrics > p->metric ? m->nmetrics : p->metric + 1;
+		size_t n = m->metrics.nr > p->metric ? m->metrics.nr : p->metric + 1;
 		c->judged_cache = xrealloc(c->judged_cache, n);
 		memset(c->judged_cache + c->judged_cache_n, -1, n - c->judged_cache_n);
 		c->ladder_cache = xrealloc(c->ladder_cache, n * sizeof(*c->ladder_cache));
@@ -255,18 +257,18 @@ static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		c->judged_cache_n = n;
 	}
 	if (c->judged_cache[p->metric] < 0) {
-		const char *name = m->metrics[p->metric];
+		const char *name = m->metrics.strings[p->metric];
 		c->judged_cache[p->metric] = 0;
 		for (size_t i = 0; i < c->njudged; i++)
 			if (!strcmp(c->judged[i], name))
 				c->judged_cache[p->metric] = 1;
-		if (c->judged_cache[p->metric] && p->kind == STORE_QUANTILE) {
+		if (c->judged_cache[p->metric] && p->kind == METRIC_QUANTILE) {
 			c->ladder_cache[p->metric] = metric_ladder(c, name);
 			c->judged_cache[p->metric] = c->ladder_cache[p->metric] != NULL;
 		}
 	}
 	return c->judged_cache[p->metric] &&
-	       (p->kind == STORE_TIMED || c->ladder_cache[p->metric] != NULL);
+	       (p->kind == METRIC_TIMED || c->ladder_cache[p->metric] != NULL);
 }
 
 static int same_double(double a, double b)
@@ -291,7 +293,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 			o->matched = 1;
 			have = 1;
 			found.id = o->id;
-			found.slower = o->slower;
+			found.side = o->side;
 			found.shift = o->shift;
 			found.median = o->median;
 			found.center = o->center;
@@ -303,7 +305,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	}
 	if (have) {
 		struct store_mark upd = *mk;
-		if (found.slower == mk->slower && same_double(found.shift, mk->shift) &&
+		if (found.side == mk->side && same_double(found.shift, mk->shift) &&
 		    found.median == mk->median && found.center == mk->center &&
 		    found.tolerance == mk->tolerance)
 			return 0;
@@ -391,7 +393,7 @@ static int flush_grown(struct detect_ctx *c, const struct store_group *g, const 
 static const char *break_reason(const struct line_state *ls, const struct store_members *m,
 				const struct store_member *mb)
 {
-	const char *content = m->contents[mb->content];
+	const char *content = m->contents.strings[mb->content];
 	if (!ls->open)
 		return "first";
 	if (mb->harness_version != ls->harness_version)
@@ -414,7 +416,7 @@ static void line_start(struct line_state *ls, const struct store_members *m,
 	ls->start_run_id = mb->run_id;
 	ls->fp = DETECT_FINGERPRINT_INIT;
 	ls->harness_version = mb->harness_version;
-	ls->content = m->contents[mb->content];
+	ls->content = m->contents.strings[mb->content];
 	ls->time_placed_at = NAN;
 	detect_tail_init(&ls->tail);
 }
@@ -436,7 +438,7 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 	if (is_judged(c, m, p)) {
 		struct detect_verdict v;
 		ls->judged = 1;
-		if (p->kind == STORE_QUANTILE)
+		if (p->kind == METRIC_QUANTILE)
 			detect_step_ladder(&v, &ls->tail, p->value, c->ladder_cache[p->metric]);
 		else
 			detect_step(&v, &ls->tail, p->value);
@@ -444,11 +446,12 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 			struct store_mark mk;
 			memset(&mk, 0, sizeof(mk));
 			mk.run_id = mb->run_id;
-			mk.metric = m->metrics[p->metric];
+			mk.metric = m->metrics.strings[p->metric];
 			mk.machine_id = g->machine_id;
 			mk.benchmark_id = g->benchmark_id;
 			mk.config = g->config;
-			mk.slower = detect_is_slower(v.above, p->higher);
+			mk.side =
+			    detect_is_slower(v.above, p->higher) ? SUSPECT_SLOWER : SUSPECT_FASTER;
 			mk.shift = v.shift;
 			mk.median = p->value;
 			mk.center = v.center;
@@ -498,7 +501,7 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 	while (i < m->nmembers) {
 		uint32_t gi = m->members[i].group;
 		const struct store_group *g = &m->groups[gi];
-		group_lines_fit(&gl, m->nmetrics);
+		group_lines_fit(&gl, m->metrics.nr);
 		gl.nseen = 0;
 		for (; i < m->nmembers && m->members[i].group == gi; i++) {
 			const struct store_member *mb = &m->members[i];
@@ -506,15 +509,15 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 				const struct store_point *p = &m->points[mb->point + k];
 				struct line_state *ls;
 				const char *reason;
-				group_lines_fit(&gl, m->nmetrics);
+				group_lines_fit(&gl, m->metrics.nr);
 				ls = &gl.ls[p->metric];
 				if (!ls->open) {
 					gl.seen[gl.nseen++] = p->metric;
 					gl.next_line[p->metric] = 0;
 				}
 				if ((reason = break_reason(ls, m, mb))) {
-					if ((ret = flush_rebuilt(c, g, m->metrics[p->metric], ls,
-								 err)))
+					if ((ret = flush_rebuilt(
+						 c, g, m->metrics.strings[p->metric], ls, err)))
 						goto done;
 					line_start(ls, m, mb, reason, gl.next_line[p->metric]++);
 				}
@@ -523,8 +526,8 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 			}
 		}
 		for (size_t k = 0; k < gl.nseen; k++)
-			if ((ret = flush_rebuilt(c, g, m->metrics[gl.seen[k]], &gl.ls[gl.seen[k]],
-						 err)))
+			if ((ret = flush_rebuilt(c, g, m->metrics.strings[gl.seen[k]],
+						 &gl.ls[gl.seen[k]], err)))
 				goto done;
 		c->res->groups_walked++;
 	}
@@ -799,12 +802,12 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 		if ((ret = store_detect_add_change(&m, 0, &changes[i], c->d, err)))
 			goto done;
 	sort_array(m.members, m.nmembers, sizeof(*m.members), member_key_cmp);
-	group_lines_fit(&gl, m.nmetrics);
+	group_lines_fit(&gl, m.metrics.nr);
 	/* Every new record must come after the last record of each of its Series. */
 	for (size_t i = first; i < end; i++) {
 		const struct last_line *x = &ll->l[i];
 		uint32_t metric = store_members_metric(&m, x->metric);
-		group_lines_fit(&gl, m.nmetrics);
+		group_lines_fit(&gl, m.metrics.nr);
 		for (size_t k = 0; k < m.nmembers; k++) {
 			const struct store_member *mb = &m.members[k];
 			int has = 0;
@@ -843,11 +846,11 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 			const struct store_point *p = &m.points[mb->point + q];
 			struct line_state *ls;
 			const char *reason;
-			group_lines_fit(&gl, m.nmetrics);
+			group_lines_fit(&gl, m.metrics.nr);
 			ls = &gl.ls[p->metric];
 			if ((reason = break_reason(ls, &m, mb))) {
-				if ((ret = flush_grown(c, &m.groups[0], m.metrics[p->metric], ls,
-						       err)))
+				if ((ret = flush_grown(c, &m.groups[0],
+						       m.metrics.strings[p->metric], ls, err)))
 					goto done;
 				line_start(ls, &m, mb, reason, gl.next_line[p->metric]++);
 			}
@@ -856,8 +859,8 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 		}
 		c->res->records_appended++;
 	}
-	for (size_t k = 0; k < m.nmetrics && k < gl.alloc; k++)
-		if ((ret = flush_grown(c, &m.groups[0], m.metrics[k], &gl.ls[k], err)))
+	for (size_t k = 0; k < m.metrics.nr && k < gl.alloc; k++)
+		if ((ret = flush_grown(c, &m.groups[0], m.metrics.strings[k], &gl.ls[k], err)))
 			goto done;
 done:
 	/* The stored lines' strings belong to ll, not to the states. */

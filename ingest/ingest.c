@@ -41,19 +41,6 @@ void ingest_batch_release(struct ingest_batch *batch)
 	memset(batch, 0, sizeof(*batch));
 }
 
-static const char *kind_name(enum ingest_kind k)
-{
-	switch (k) {
-	case INGEST_COUNTED:
-		return "counted";
-	case INGEST_QUANTILE:
-		return "quantile";
-	case INGEST_TIMED:
-		break;
-	}
-	return "timed";
-}
-
 static int metric_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct ingest_metric *)a)->name,
@@ -110,7 +97,7 @@ static json_t *record_to_json(const struct ingest_record *rec)
 	for (size_t i = 0; i < rec->nmetrics; i++) {
 		const struct ingest_metric *m = &rec->metrics[i];
 		json_t *mo = json_object();
-		json_object_set_new(mo, "kind", json_string(kind_name(m->kind)));
+		json_object_set_new(mo, "kind", json_string(metric_kind_name(m->kind)));
 		json_object_set_new(mo, "unit", json_string(m->unit));
 		json_object_set_new(mo, "better",
 				    json_string(m->better_higher ? "higher" : "lower"));
@@ -148,7 +135,7 @@ int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, st
 		rec->profile = xstrdup("release");
 	if (!rec->primary) {
 		for (size_t i = 0; i < rec->nmetrics; i++) {
-			if (rec->metrics[i].kind == INGEST_TIMED) {
+			if (rec->metrics[i].kind == METRIC_TIMED) {
 				rec->primary = xstrdup(rec->metrics[i].name);
 				break;
 			}
@@ -258,7 +245,7 @@ static int insert_metrics(struct store *st, int64_t run_id, const struct ingest_
 		const struct ingest_metric *m = &rec->metrics[i];
 		struct store_metric sm = {
 		    .name = m->name,
-		    .kind = kind_name(m->kind),
+		    .kind = m->kind,
 		    .unit = m->unit,
 		    .better = m->better_higher ? "higher" : "lower",
 		    .median = m->median,

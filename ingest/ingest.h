@@ -23,11 +23,9 @@ struct store;
 /* Default p95/median at or over which a run is tagged noisy (§4). */
 #define INGEST_NOISY_LIMIT 1.06
 
-enum ingest_kind { INGEST_TIMED, INGEST_COUNTED, INGEST_QUANTILE };
-
 struct ingest_metric {
 	char *name;
-	enum ingest_kind kind;
+	enum metric_kind kind;
 	char *unit;
 	int better_higher; /* 1 when higher is better */
 	double median;	   /* NAN when absent (counted, quantile) */

@@ -491,13 +491,9 @@ static int parse_metric(struct native_parser *p, const char *name, json_t *mo,
 	}
 	if ((ret = get_string(p, mo, "kind", 0, &kind)))
 		goto done;
-	if (!kind || !strcmp(kind, "timed")) {
-		m->kind = INGEST_TIMED;
-	} else if (!strcmp(kind, "counted")) {
-		m->kind = INGEST_COUNTED;
-	} else if (!strcmp(kind, "quantile")) {
-		m->kind = INGEST_QUANTILE;
-	} else {
+	if (!kind) {
+		m->kind = METRIC_TIMED;
+	} else if (metric_kind_parse(&m->kind, kind)) {
 		ret = fail_value(p, "kind", json_object_get(mo, "kind"), "unknown metric kind",
 				 " (expected \"timed\", \"counted\" or \"quantile\")");
 		goto done;
@@ -526,17 +522,17 @@ static int parse_metric(struct native_parser *p, const char *name, json_t *mo,
 	}
 
 	switch (m->kind) {
-	case INGEST_TIMED:
+	case METRIC_TIMED:
 		ret = parse_timed(p, mo, samples, m);
 		break;
-	case INGEST_COUNTED:
+	case METRIC_COUNTED:
 		if ((ret = get_number(p, mo, "value", 1, &m->value, &present)))
 			break;
 		if (m->value < 0)
 			ret = fail_value(p, "value", json_object_get(mo, "value"), "negative count",
 					 "");
 		break;
-	case INGEST_QUANTILE:
+	case METRIC_QUANTILE:
 		if ((ret = get_number(p, mo, "value", 1, &m->value, &present)) ||
 		    (ret = get_string(p, mo, "ladder", 0, &ladder)))
 			break;

@@ -1,9 +1,7 @@
--- Detection (§6): the statements store/detect.c prepares. A record's place in Series order is
--- the rule of sql/series.sql: its commit's seq, else the first seq of a main commit with its
--- source hash, else (placed by time) the seq of the last main commit committed at or before
--- it plus 0.5 (-0.5 before the history); ties go to committed_at (else started_at),
--- started_at, run id. The full walk computes the same place in C from the commits it loads
--- once (detect_commits); the small reads below compute it here. Parameters are always bound.
+-- Detection (§6): the statements store/detect.c prepares. Records are in Series order: place,
+-- at, started_at, run id, as the view placed_runs gives them (sql/003-places.sql). The full
+-- walk computes the same place in C from the commits it loads once (detect_commits); the
+-- small reads below read it from the view. Parameters are always bound.
 
 -- Every commit of main, for the full walk's place lookups.
 -- name: detect_commits
@@ -41,15 +39,10 @@ ORDER BY run_id, name;
 -- name: detect_group_members
 WITH member AS MATERIALIZED (
 	SELECT r.run_id AS run_id, runs.harness_version AS harness_version,
-	       runs.content_hash AS content_hash, runs.baseline AS baseline,
-	       coalesce(runs.committed_at, runs.started_at) AS at, runs.started_at AS started_at,
-	       coalesce((SELECT c.seq FROM commits c WHERE c.sha = runs.commit_sha),
-			(SELECT min(c.seq) FROM commits c WHERE c.source_hash = runs.source_hash),
-			coalesce((SELECT max(c.seq) FROM commits c
-				  WHERE c.committed_at <= coalesce(runs.committed_at, runs.started_at)),
-				 -1) + 0.5) AS place
+	       runs.content_hash AS content_hash, runs.baseline AS baseline, runs.at AS at,
+	       runs.started_at AS started_at, runs.place AS place
 	FROM records r
-	JOIN runs ON runs.id = r.run_id
+	JOIN placed_runs runs ON runs.id = r.run_id
 	WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3
 	  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
 )
@@ -60,8 +53,8 @@ JOIN metrics mt ON mt.run_id = p.run_id
 ORDER BY p.place, p.at, p.started_at, p.run_id, mt.name;
 
 -- Every run the change log names, with its net changes and what it is now: standing or not,
--- how many tags it carries, and its place and break attributes (from the log's copy of the
--- run, not the runs table). Ordered by group.
+-- how many tags it carries, and its break attributes (from the log's copy of the run) and
+-- place (from placed_runs: one seek by run id). Ordered by group.
 -- name: detect_changes
 SELECT l.run_id, x.machine_id, x.benchmark_id, x.config,
        EXISTS (SELECT 1 FROM records r WHERE r.run_id = l.run_id) AS standing,
@@ -69,14 +62,10 @@ SELECT l.run_id, x.machine_id, x.benchmark_id, x.config,
        total(CASE WHEN l.what = 'standing' THEN l.delta END) AS standing_delta,
        total(CASE WHEN l.what <> 'standing' THEN l.delta END) AS tags_delta,
        x.harness_version, x.content_hash, x.baseline,
-       coalesce(x.committed_at, x.started_at), x.started_at,
-       coalesce((SELECT c.seq FROM commits c WHERE c.sha = x.commit_sha),
-		(SELECT min(c.seq) FROM commits c WHERE c.source_hash = x.source_hash),
-		coalesce((SELECT max(c.seq) FROM commits c
-			  WHERE c.committed_at <= coalesce(x.committed_at, x.started_at)),
-			 -1) + 0.5)
+       p.at, x.started_at, p.place
 FROM detect_log l
 CROSS JOIN detect_log_runs x ON x.run_id = l.run_id
+CROSS JOIN placed_runs p ON p.id = l.run_id
 GROUP BY l.run_id
 ORDER BY x.machine_id, x.benchmark_id, x.config, l.run_id;
 
@@ -180,23 +169,24 @@ FROM (SELECT max(e.judged) AS j
       GROUP BY l.machine_id, l.benchmark_id, l.config, l.metric);
 
 -- name: detect_suspects_all
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state
 FROM suspects;
 
 -- name: detect_suspects_group
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state
 FROM suspects
 WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3;
 
 -- name: detect_suspect_find
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state = 'open'
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state
 FROM suspects
 WHERE run_id = ?1 AND metric = ?2;
 
+-- A new Suspect; ?11 is the name of its state, open.
 -- name: detect_suspect_insert
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
 		      center, tolerance, state, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'open',
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
 	(julianday('now') - 2440587.5) * 86400.0);
 
 -- name: detect_suspect_update
@@ -211,40 +201,34 @@ DELETE FROM suspects WHERE id = ?1;
 SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'suspects'), 0);
 
 -- Suspects with an id over ?1, in Series order: machine, benchmark, config and metric by
--- name, then the record's place (as sql/series.sql places it). seq is the record's place on
--- main when known (its commit's, else the first main commit with its source hash).
+-- name, then the record's place (placed_runs). The place tells the record's seq on main
+-- when it is known (an integer).
 -- name: suspects_list
 WITH listed AS MATERIALIZED (
 	SELECT s.id AS id, m.name AS machine, b.name AS benchmark, s.config AS config,
 	       s.metric AS metric, runs.commit_sha AS commit_sha,
 	       runs.source_hash AS source_hash, s.side AS side, s.shift AS shift,
 	       s.median AS median, s.center AS center, s.tolerance AS tolerance,
-	       s.state AS state, s.run_id AS run_id,
-	       coalesce(runs.committed_at, runs.started_at) AS at, runs.started_at AS started_at,
-	       coalesce((SELECT c.seq FROM commits c WHERE c.sha = runs.commit_sha),
-			(SELECT min(c.seq) FROM commits c WHERE c.source_hash = runs.source_hash))
-		       AS seq
+	       s.state AS state, s.run_id AS run_id, runs.at AS at,
+	       runs.started_at AS started_at, runs.place AS place
 	FROM suspects s
-	JOIN runs ON runs.id = s.run_id
+	JOIN placed_runs runs ON runs.id = s.run_id
 	JOIN machines m ON m.id = s.machine_id
 	JOIN benchmarks b ON b.id = s.benchmark_id
 	WHERE s.id > ?1
 )
-SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, seq, side, shift,
+SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, place, side, shift,
        median, center, tolerance, state, run_id
 FROM listed
-ORDER BY machine, benchmark, config, metric,
-	 coalesce(seq, coalesce((SELECT max(c.seq) FROM commits c WHERE c.committed_at <= at),
-				-1) + 0.5),
-	 at, started_at, run_id;
+ORDER BY machine, benchmark, config, metric, place, at, started_at, run_id;
 
--- Open Suspects on one Series, by names.
+-- Open Suspects on one Series, by names (?5: the name of the open state).
 -- name: suspects_open_count
 SELECT count(*)
 FROM suspects s
 JOIN machines m ON m.id = s.machine_id
 JOIN benchmarks b ON b.id = s.benchmark_id
-WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4 AND s.state = 'open';
+WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4 AND s.state = ?5;
 
 -- The ladder a quantile metric names (§8), from any record that names one: detection judges a
 -- quantile metric only when benchline.json's `metrics` lists it, so this runs once per such

@@ -1,6 +1,10 @@
 -- Every statement the store prepares. Each starts with a "-- name: NAME" line; the embed
 -- step turns NAME into the C constant SQL_NAME. Parameters are always bound, never pasted.
 
+-- The schema version in force (the migrations applied).
+-- name: schema_version
+PRAGMA user_version;
+
 -- name: machine_get
 SELECT id, keep = 'first' FROM machines WHERE name = ?1;
 
@@ -99,10 +103,8 @@ DELETE FROM commits WHERE seq > ?1;
 -- name: commit_count
 SELECT count(*) FROM commits;
 
--- A record's place on main: its commit's seq, else the first main commit with its source
--- hash (a squash merge of its pull request, a docs-only descendant); `seq` is NULL when
--- neither is known. Such records are ordered by time, right after the last main commit
--- committed at or before them (the same order `series` uses, sql/series.sql).
+-- Runs in Series order (machine, benchmark, config by name, then placed_runs' place, at,
+-- started_at, id); the place tells the run's seq on main when it is known (an integer).
 -- ?1/?2 filter machine and benchmark by name (NULL: any); ?3 = 1 lists every run.
 -- name: records_list
 WITH listed AS MATERIALIZED (
@@ -110,11 +112,9 @@ WITH listed AS MATERIALIZED (
 	       runs.source_hash AS source_hash, runs.harness_version AS harness_version,
 	       runs.commit_sha AS commit_sha, runs.content_hash AS content_hash,
 	       runs.started_at AS started_at, runs.committed_at AS committed_at,
-	       runs.baseline AS baseline, r.run_id IS NOT NULL AS standing,
-	       coalesce((SELECT seq FROM commits WHERE sha = runs.commit_sha),
-			(SELECT min(seq) FROM commits WHERE source_hash = runs.source_hash))
-		       AS seq
-	FROM runs
+	       runs.baseline AS baseline, r.run_id IS NOT NULL AS standing, runs.at AS at,
+	       runs.place AS place
+	FROM placed_runs runs
 	JOIN machines m ON m.id = runs.machine_id
 	JOIN benchmarks b ON b.id = runs.benchmark_id
 	LEFT JOIN records r ON r.run_id = runs.id
@@ -122,14 +122,9 @@ WITH listed AS MATERIALIZED (
 	  AND (?3 = 1 OR r.run_id IS NOT NULL)
 )
 SELECT id, machine, benchmark, config, source_hash, harness_version, commit_sha,
-       content_hash, started_at, committed_at, baseline, standing, seq
+       content_hash, started_at, committed_at, baseline, standing, place
 FROM listed
-ORDER BY machine, benchmark, config,
-	 coalesce(seq, coalesce((SELECT max(c.seq) FROM commits c
-				 WHERE c.committed_at <= coalesce(listed.committed_at,
-								  listed.started_at)),
-				-1) + 0.5),
-	 coalesce(committed_at, started_at), started_at, id;
+ORDER BY machine, benchmark, config, place, at, started_at, id;
 
 -- name: run_tags
 SELECT tag FROM tags WHERE run_id = ?1 ORDER BY tag;

@@ -17,27 +17,17 @@ FROM (SELECT r.machine_id, r.benchmark_id, r.config
 JOIN machines m ON m.id = g.machine_id
 JOIN benchmarks b ON b.id = g.benchmark_id;
 
--- Every metric of the group's untagged standing records, by metric name and then in main's
--- commit order. A record's place is its commit's seq, else the first seq of a main commit
--- with its source hash (a pull request's head shares its squash merge's source), else it is
--- placed by time: right after the last main commit committed at or before it, at that seq
--- + 0.5 (-0.5: before the history, as imported Baselines are). So an integer place is a
--- known seq and a place ending in .5 an unknown one. Ties: committed_at, started_at, run id.
--- The members are materialized first, so each record's place is looked up once, not once
--- per metric.
+-- Every metric of the group's untagged standing records, by metric name and then in Series
+-- order (place, at, started_at, run id: sql/003-places.sql). The members are materialized
+-- first, so each record's place is looked up once, not once per metric.
 -- name: series_members
 WITH member AS MATERIALIZED (
 	SELECT r.run_id AS run_id, runs.commit_sha AS commit_sha,
 	       runs.harness_version AS harness_version, runs.content_hash AS content_hash,
-	       runs.baseline AS baseline, coalesce(runs.committed_at, runs.started_at) AS at,
-	       runs.started_at AS started_at,
-	       coalesce((SELECT c.seq FROM commits c WHERE c.sha = runs.commit_sha),
-			(SELECT min(c.seq) FROM commits c WHERE c.source_hash = runs.source_hash),
-			coalesce((SELECT max(c.seq) FROM commits c
-				  WHERE c.committed_at <= coalesce(runs.committed_at, runs.started_at)),
-				 -1) + 0.5) AS place
+	       runs.baseline AS baseline, runs.at AS at, runs.started_at AS started_at,
+	       runs.place AS place
 	FROM records r
-	JOIN runs ON runs.id = r.run_id
+	JOIN placed_runs runs ON runs.id = r.run_id
 	WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3
 	  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
 )

@@ -2,25 +2,19 @@
 
 -- Every standing record of one Series (machine and benchmark by name, config, metric) with
 -- what a chart and its table need, tagged or not (tagged ones are drawn hollow grey), in
--- the order of series_members: the record's place on main (a commit's seq, else the first
--- seq of a main commit with its source hash, else placed by time at seq + 0.5), then time.
+-- Series order (placed_runs' place, at, started_at, run id), as series_members gives them.
 -- name: web_points
 WITH member AS MATERIALIZED (
 	SELECT r.run_id AS run_id, runs.commit_sha AS commit_sha, runs.source_hash AS source_hash,
 	       runs.harness_version AS harness_version, runs.content_hash AS content_hash,
-	       runs.baseline AS baseline, coalesce(runs.committed_at, runs.started_at) AS at,
-	       runs.started_at AS started_at,
-	       coalesce((SELECT c.seq FROM commits c WHERE c.sha = runs.commit_sha),
-			(SELECT min(c.seq) FROM commits c WHERE c.source_hash = runs.source_hash),
-			coalesce((SELECT max(c.seq) FROM commits c
-				  WHERE c.committed_at <= coalesce(runs.committed_at, runs.started_at)),
-				 -1) + 0.5) AS place,
+	       runs.baseline AS baseline, runs.at AS at, runs.started_at AS started_at,
+	       runs.place AS place,
 	       (SELECT group_concat(t.tag, ',') FROM (SELECT tag FROM tags
 						      WHERE run_id = r.run_id ORDER BY tag) t) AS tags
 	FROM machines m
 	JOIN benchmarks b ON b.name = ?2
 	JOIN records r ON r.machine_id = m.id AND r.benchmark_id = b.id AND r.config = ?3
-	JOIN runs ON runs.id = r.run_id
+	JOIN placed_runs runs ON runs.id = r.run_id
 	WHERE m.name = ?1
 )
 SELECT p.run_id, p.commit_sha, p.source_hash, p.place, p.harness_version, p.content_hash,

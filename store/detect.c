@@ -5,8 +5,9 @@
  * scattered over the whole file; reading them Series by Series would seek once per record.
  * Instead each table is read once, sequentially, in id order (records by primary key, then
  * tags, runs through the runs_detect index and metrics), merged in memory by run id, and each
- * group's records are sorted into Series order here. The small reads (one group, the change
- * log) use SQL that places records exactly as sql/series.sql does.
+ * group's records are sorted into Series order here, each placed by time_place() and the
+ * commit index: the C twin of the view placed_runs (sql/003-places.sql), which the small reads
+ * (one group, the change log) use. tests/unit/test_places.c checks that the two agree.
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -16,137 +17,23 @@
 #include "store/internal.h"
 #include "sql_embed.h"
 
-enum dstmt {
-	D_COMMITS,
-	D_SCAN_RECORDS,
-	D_SCAN_TAGS,
-	D_SCAN_RUNS,
-	D_SCAN_METRICS,
-	D_GROUP_MEMBERS,
-	D_CHANGES,
-	D_RUN_METRICS,
-	D_COMMIT_LOG_STATS,
-	D_COMMIT_RUNS,
-	D_TIME_GROUPS,
-	D_LOG_CLEAR,
-	D_LOG_COMMITS_CLEAR,
-	D_LOG_RUNS_CLEAR,
-	D_LINES_ALL,
-	D_LINES_GROUP,
-	D_LINE_PUT,
-	D_LINE_END_PUT,
-	D_LINE_END_GROW,
-	D_LINE_ENDS_DELETE_ALL,
-	D_LINES_DELETE_ALL,
-	D_LINES_DELETE_GROUP,
-	D_SERIES_COUNT,
-	D_SUSPECTS_ALL,
-	D_SUSPECTS_GROUP,
-	D_SUSPECT_FIND,
-	D_SUSPECT_INSERT,
-	D_SUSPECT_UPDATE,
-	D_SUSPECT_DELETE,
-	D_SUSPECT_LAST_ID,
-	D_OPEN_COUNT,
-	D_METRIC_LADDER,
-	D__COUNT
-};
-
-static const char *const dstmt_sql[D__COUNT] = {
-    [D_COMMITS] = SQL_DETECT_COMMITS,
-    [D_SCAN_RECORDS] = SQL_DETECT_SCAN_RECORDS,
-    [D_SCAN_TAGS] = SQL_DETECT_SCAN_TAGS,
-    [D_SCAN_RUNS] = SQL_DETECT_SCAN_RUNS,
-    [D_SCAN_METRICS] = SQL_DETECT_SCAN_METRICS,
-    [D_GROUP_MEMBERS] = SQL_DETECT_GROUP_MEMBERS,
-    [D_CHANGES] = SQL_DETECT_CHANGES,
-    [D_RUN_METRICS] = SQL_DETECT_RUN_METRICS,
-    [D_COMMIT_LOG_STATS] = SQL_DETECT_COMMIT_LOG_STATS,
-    [D_COMMIT_RUNS] = SQL_DETECT_COMMIT_RUNS,
-    [D_TIME_GROUPS] = SQL_DETECT_TIME_GROUPS,
-    [D_LOG_CLEAR] = SQL_DETECT_LOG_CLEAR,
-    [D_LOG_COMMITS_CLEAR] = SQL_DETECT_LOG_COMMITS_CLEAR,
-    [D_LOG_RUNS_CLEAR] = SQL_DETECT_LOG_RUNS_CLEAR,
-    [D_LINES_ALL] = SQL_DETECT_LINES_ALL,
-    [D_LINES_GROUP] = SQL_DETECT_LINES_GROUP,
-    [D_LINE_PUT] = SQL_DETECT_LINE_PUT,
-    [D_LINE_END_PUT] = SQL_DETECT_LINE_END_PUT,
-    [D_LINE_END_GROW] = SQL_DETECT_LINE_END_GROW,
-    [D_LINE_ENDS_DELETE_ALL] = SQL_DETECT_LINE_ENDS_DELETE_ALL,
-    [D_LINES_DELETE_ALL] = SQL_DETECT_LINES_DELETE_ALL,
-    [D_LINES_DELETE_GROUP] = SQL_DETECT_LINES_DELETE_GROUP,
-    [D_SERIES_COUNT] = SQL_DETECT_SERIES_COUNT,
-    [D_SUSPECTS_ALL] = SQL_DETECT_SUSPECTS_ALL,
-    [D_SUSPECTS_GROUP] = SQL_DETECT_SUSPECTS_GROUP,
-    [D_SUSPECT_FIND] = SQL_DETECT_SUSPECT_FIND,
-    [D_METRIC_LADDER] = SQL_DETECT_METRIC_LADDER,
-    [D_SUSPECT_INSERT] = SQL_DETECT_SUSPECT_INSERT,
-    [D_SUSPECT_UPDATE] = SQL_DETECT_SUSPECT_UPDATE,
-    [D_SUSPECT_DELETE] = SQL_DETECT_SUSPECT_DELETE,
-    [D_SUSPECT_LAST_ID] = SQL_DETECT_SUSPECT_LAST_ID,
-    [D_OPEN_COUNT] = SQL_SUSPECTS_OPEN_COUNT,
-};
-
+/* A detection session is the store itself: its statements are in the store's cache. */
 struct store_detect {
 	struct store *st;
-	sqlite3 *db;
-	sqlite3_stmt *s[D__COUNT];
 };
-
-static int ddb_error(struct bl_error *err, sqlite3 *db, const char *what)
-{
-	return bl_error_set(err, BL_EDB, "%s: %s", what, sqlite3_errmsg(db));
-}
 
 int store_detect_open(struct store_detect **out, struct store *st, struct bl_error *err)
 {
 	struct store_detect *d = xcalloc(1, sizeof(*d));
 	(void)err;
 	d->st = st;
-	d->db = store_sqlite(st);
 	*out = d;
 	return 0;
 }
 
 void store_detect_close(struct store_detect *d)
 {
-	if (!d)
-		return;
-	for (int i = 0; i < D__COUNT; i++)
-		sqlite3_finalize(d->s[i]);
 	free(d);
-}
-
-/* The statement id, prepared on first use, reset and unbound. */
-static sqlite3_stmt *dstmt(struct store_detect *d, enum dstmt id, struct bl_error *err)
-{
-	sqlite3_stmt *s = d->s[id];
-	if (!s) {
-		if (sqlite3_prepare_v3(d->db, dstmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
-				       &d->s[id], NULL) != SQLITE_OK) {
-			ddb_error(err, d->db, "cannot prepare a detection statement");
-			return NULL;
-		}
-		return d->s[id];
-	}
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	return s;
-}
-
-static const char *column_str(sqlite3_stmt *s, int i)
-{
-	return (const char *)sqlite3_column_text(s, i);
-}
-
-/* Steps a statement that returns no rows, then resets it. */
-static int run_stmt(struct store_detect *d, sqlite3_stmt *s, const char *what, struct bl_error *err)
-{
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return ddb_error(err, d->db, what);
-	return 0;
 }
 
 static void bind_group(sqlite3_stmt *s, const struct store_group *g)
@@ -156,105 +43,12 @@ static void bind_group(sqlite3_stmt *s, const struct store_group *g)
 	store_bind_text(s, 3, g->config);
 }
 
-/* A string-keyed hash table (open addressing) with int64 values. Keys are not owned; each
- * slot keeps its key's hash, so a probe compares strings only on a full hash match. */
-struct smap {
-	const char **keys;
-	uint64_t *hashes;
-	int64_t *vals;
-	size_t cap, n;
-};
-
-/* A fast hash of len bytes, eight at a time (the keys are mostly 40-digit hex hashes). */
-static uint64_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
-	while (len >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-		s += 8;
-		len -= 8;
-	}
-	if (len) {
-		uint64_t w = 0;
-		memcpy(&w, s, len);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-	}
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 32);
-}
-
-static void smap_release(struct smap *m)
-{
-	free(m->keys);
-	free(m->hashes);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* The slot of key: where it is, or the empty slot where it would go. */
-static size_t smap_slot(const struct smap *m, const char *key, uint64_t h)
-{
-	size_t i = (size_t)h & (m->cap - 1);
-	while (m->keys[i] && (m->hashes[i] != h || strcmp(m->keys[i], key)))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static int smap_get_len(const struct smap *m, const char *key, size_t len, int64_t *val)
-{
-	size_t i;
-	if (!m->n || !key)
-		return 0;
-	i = smap_slot(m, key, str_hash(key, len));
-	if (!m->keys[i])
-		return 0;
-	*val = m->vals[i];
-	return 1;
-}
-
-static int smap_get(const struct smap *m, const char *key, int64_t *val)
-{
-	return key && smap_get_len(m, key, strlen(key), val);
-}
-
-static void smap_put(struct smap *m, const char *key, int64_t val)
-{
-	uint64_t h = str_hash(key, strlen(key));
-	size_t i;
-	if ((m->n + 1) * 2 > m->cap) {
-		struct smap bigger = {NULL, NULL, NULL, m->cap ? m->cap * 2 : 64, 0};
-		bigger.keys = xcalloc(bigger.cap, sizeof(*bigger.keys));
-		bigger.hashes = xcalloc(bigger.cap, sizeof(*bigger.hashes));
-		bigger.vals = xcalloc(bigger.cap, sizeof(*bigger.vals));
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->keys[j])
-				smap_put(&bigger, m->keys[j], m->vals[j]);
-		smap_release(m);
-		*m = bigger;
-	}
-	i = smap_slot(m, key, h);
-	if (!m->keys[i]) {
-		m->keys[i] = key;
-		m->hashes[i] = h;
-		m->n++;
-	}
-	m->vals[i] = val;
-}
-
-struct store_intern {
-	struct smap metrics, contents;
-};
-
 void store_members_init(struct store_members *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->intern = xcalloc(1, sizeof(*m->intern));
-	ALLOC_GROW(m->contents, m->ncontents, m->contents_alloc);
-	m->contents[m->ncontents++] = NULL;
+	intern_init(&m->metrics);
+	intern_init(&m->contents);
+	intern_add(&m->contents, NULL);
 }
 
 void store_members_reset(struct store_members *m)
@@ -270,42 +64,14 @@ void store_members_release(struct store_members *m)
 	free(m->groups);
 	free(m->members);
 	free(m->points);
-	for (size_t i = 0; i < m->nmetrics; i++)
-		free(m->metrics[i]);
-	free(m->metrics);
-	for (size_t i = 1; i < m->ncontents; i++)
-		free(m->contents[i]);
-	free(m->contents);
-	if (m->intern) {
-		smap_release(&m->intern->metrics);
-		smap_release(&m->intern->contents);
-		free(m->intern);
-	}
+	intern_release(&m->metrics);
+	intern_release(&m->contents);
 	memset(m, 0, sizeof(*m));
 }
 
 uint32_t store_members_metric(struct store_members *m, const char *name)
 {
-	int64_t v;
-	if (smap_get(&m->intern->metrics, name, &v))
-		return (uint32_t)v;
-	ALLOC_GROW(m->metrics, m->nmetrics, m->metrics_alloc);
-	m->metrics[m->nmetrics] = xstrdup(name);
-	smap_put(&m->intern->metrics, m->metrics[m->nmetrics], (int64_t)m->nmetrics);
-	return (uint32_t)m->nmetrics++;
-}
-
-static uint32_t intern_content(struct store_members *m, const char *hash)
-{
-	int64_t v;
-	if (!hash)
-		return 0;
-	if (smap_get(&m->intern->contents, hash, &v))
-		return (uint32_t)v;
-	ALLOC_GROW(m->contents, m->ncontents, m->contents_alloc);
-	m->contents[m->ncontents] = xstrdup(hash);
-	smap_put(&m->intern->contents, m->contents[m->ncontents], (int64_t)m->ncontents);
-	return (uint32_t)m->ncontents++;
+	return intern_add(&m->metrics, name);
 }
 
 static uint32_t add_group(struct store_members *m, int64_t machine_id, int64_t benchmark_id,
@@ -328,27 +94,23 @@ static struct store_member *add_member(struct store_members *m)
 	return mb;
 }
 
-static uint8_t kind_of(const char *kind)
-{
-	if (kind && !strcmp(kind, "counted"))
-		return STORE_COUNTED;
-	if (kind && !strcmp(kind, "quantile"))
-		return STORE_QUANTILE;
-	return STORE_TIMED;
-}
-
 /* Appends a point from a row whose columns from col on are name, kind, better, median, value.
  */
-static void add_point(struct store_members *m, sqlite3_stmt *s, int col)
+static int add_point(struct store_members *m, struct store *st, sqlite3_stmt *s, int col,
+		     struct bl_error *err)
 {
 	struct store_point *p;
-	const char *better = column_str(s, col + 2);
+	const char *better = store_column_text(s, col + 2, NULL);
+	enum metric_kind kind;
+	if (store_column_kind(&kind, st, s, col + 1, err))
+		return BL_EDB;
 	ALLOC_GROW(m->points, m->npoints, m->points_alloc);
 	p = &m->points[m->npoints++];
-	p->metric = store_members_metric(m, column_str(s, col) ? column_str(s, col) : "");
-	p->kind = kind_of(column_str(s, col + 1));
+	p->metric = store_members_metric(m, store_column_text(s, col, ""));
+	p->kind = (uint8_t)kind;
 	p->higher = better && !strcmp(better, "higher");
-	p->value = store_column_real(s, p->kind == STORE_TIMED ? col + 3 : col + 4);
+	p->value = store_column_real(s, kind == METRIC_TIMED ? col + 3 : col + 4);
+	return 0;
 }
 
 /* main's commits, for placing records in C during a full read. */
@@ -358,7 +120,7 @@ struct commit_time {
 };
 
 struct store_commit_index {
-	struct smap sha, source;
+	struct hashmap sha, source;
 	char **strings; /* owned keys */
 	size_t nstrings, strings_alloc;
 	struct commit_time *times;
@@ -369,8 +131,8 @@ static void commit_index_free(struct store_commit_index *ci)
 {
 	if (!ci)
 		return;
-	smap_release(&ci->sha);
-	smap_release(&ci->source);
+	hashmap_release(&ci->sha);
+	hashmap_release(&ci->source);
 	for (size_t i = 0; i < ci->nstrings; i++)
 		free(ci->strings[i]);
 	free(ci->strings);
@@ -397,7 +159,7 @@ static int commit_index_load(struct store_commit_index **out, struct store_detec
 			     struct bl_error *err)
 {
 	struct store_commit_index *ci = xcalloc(1, sizeof(*ci));
-	sqlite3_stmt *s = dstmt(d, D_COMMITS, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_COMMITS, err);
 	size_t alloc = 0;
 	int rc, ret = 0;
 	if (!s) {
@@ -406,10 +168,10 @@ static int commit_index_load(struct store_commit_index **out, struct store_detec
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(s, 1), have;
-		const char *src = column_str(s, 2);
-		smap_put(&ci->sha, own_string(ci, column_str(s, 0)), seq);
-		if (!smap_get(&ci->source, src ? src : "", &have) || seq < have)
-			smap_put(&ci->source, own_string(ci, src), seq);
+		const char *src = store_column_text(s, 2, NULL);
+		hashmap_put(&ci->sha, own_string(ci, store_column_text(s, 0, NULL)), seq);
+		if (!hashmap_get(&ci->source, src ? src : "", &have) || seq < have)
+			hashmap_put(&ci->source, own_string(ci, src), seq);
 		ALLOC_GROW(ci->times, ci->ntimes, alloc);
 		ci->times[ci->ntimes].at = sqlite3_column_double(s, 3);
 		ci->times[ci->ntimes].seq_max = seq;
@@ -417,7 +179,7 @@ static int commit_index_load(struct store_commit_index **out, struct store_detec
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		ret = ddb_error(err, d->db, "cannot read commits");
+		ret = store_db_error(err, d->st, "cannot read commits");
 		goto done;
 	}
 	if (ci->ntimes > 1)
@@ -464,14 +226,6 @@ void store_scan_release(struct store_scan *scan)
 	scan->commits = NULL;
 }
 
-static int perm_run_cmp(const void *a, const void *b, void *data)
-{
-	const struct store_member *members = data;
-	int64_t x = members[*(const uint32_t *)a].run_id;
-	int64_t y = members[*(const uint32_t *)b].run_id;
-	return x < y ? -1 : x > y;
-}
-
 static int member_cmp(const void *a, const void *b)
 {
 	const struct store_member *x = a, *y = b;
@@ -482,54 +236,6 @@ static int member_cmp(const void *a, const void *b)
 	if (x->started_at != y->started_at)
 		return x->started_at < y->started_at ? -1 : 1;
 	return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
-}
-
-/* perm[0..n) = 0..n-1 ordered by members' run ids. Each entry is sorted as one 64-bit word,
- * the run id's offset from the smallest above the index, by an LSD radix sort of 11 bits a
- * pass over the offset's bits only: sequential passes, no indirection. */
-static void sort_by_run(uint32_t *perm, const struct store_member *members, size_t n)
-{
-	uint64_t *a = xmalloc((n ? n : 1) * sizeof(*a)), *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
-	int64_t lo = n ? members[0].run_id : 0, hi = lo;
-	size_t count[2048];
-	for (size_t i = 0; i < n; i++) {
-		if (members[i].run_id < lo)
-			lo = members[i].run_id;
-		if (members[i].run_id > hi)
-			hi = members[i].run_id;
-	}
-	if ((uint64_t)(hi - lo) >> 32) {
-		/* Run ids over 2^32 apart: sort the indexes by comparison instead. */
-		free(a);
-		free(tmp);
-		for (size_t i = 0; i < n; i++)
-			perm[i] = (uint32_t)i;
-		qsort_r(perm, n, sizeof(*perm), perm_run_cmp, (void *)members);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		a[i] = (uint64_t)(members[i].run_id - lo) << 32 | i;
-	for (int shift = 32; shift < 64 && ((uint64_t)(hi - lo) >> (shift - 32)); shift += 11) {
-		size_t sum = 0;
-		uint64_t *t;
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(a[i] >> shift) & 2047]++;
-		for (size_t k = 0; k < 2048; k++) {
-			size_t c = count[k];
-			count[k] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[count[(a[i] >> shift) & 2047]++] = a[i];
-		t = a;
-		a = tmp;
-		tmp = t;
-	}
-	for (size_t i = 0; i < n; i++)
-		perm[i] = (uint32_t)a[i];
-	free(a);
-	free(tmp);
 }
 
 enum { KEPT = 0, UNSEEN = 1, TAGGED = 2, DEFERRED = 3 };
@@ -571,7 +277,7 @@ static void defer_groups(struct store_members *out, struct store_scan *scan, con
 static int scan_records(struct store_members *out, struct store_scan *scan, struct store_detect *d,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_SCAN_RECORDS, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SCAN_RECORDS, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
@@ -582,7 +288,7 @@ static int scan_records(struct store_members *out, struct store_scan *scan, stru
 	scan->done = 1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t mid = sqlite3_column_int64(s, 0), bid = sqlite3_column_int64(s, 1);
-		const char *config = column_str(s, 2) ? column_str(s, 2) : "";
+		const char *config = store_column_text(s, 2, "");
 		const struct store_group *last =
 		    out->ngroups ? &out->groups[out->ngroups - 1] : NULL;
 		struct store_member *mb;
@@ -605,14 +311,14 @@ static int scan_records(struct store_members *out, struct store_scan *scan, stru
 		mb->group = (uint32_t)(out->ngroups - 1);
 		mb->dropped = UNSEEN;
 		/* The source hash's first seq, until the run's commit is known. */
-		mb->place = smap_get_len(&scan->commits->source, column_str(s, 3),
-					 (size_t)sqlite3_column_bytes(s, 3), &src)
+		mb->place = hashmap_get_len(&scan->commits->source, store_column_text(s, 3, NULL),
+					    (size_t)sqlite3_column_bytes(s, 3), &src)
 				? (double)src
 				: -1.0;
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return ddb_error(err, d->db, "cannot read records");
+		return store_db_error(err, d->st, "cannot read records");
 	return 0;
 }
 
@@ -623,9 +329,9 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 	size_t n = out->nmembers, i = 0;
 	int64_t lo = out->members[perm[0]].run_id, hi = out->members[perm[n - 1]].run_id;
 	sqlite3_stmt *s;
-	int rc;
+	int rc, ret = 0;
 
-	if (!(s = dstmt(d, D_SCAN_TAGS, err)))
+	if (!(s = store_stmt(d->st, SQL_DETECT_SCAN_TAGS, err)))
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, lo);
 	sqlite3_bind_int64(s, 2, hi);
@@ -638,9 +344,9 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
-		return ddb_error(err, d->db, "cannot read tags");
+		return store_db_error(err, d->st, "cannot read tags");
 
-	if (!(s = dstmt(d, D_SCAN_RUNS, err)))
+	if (!(s = store_stmt(d->st, SQL_DETECT_SCAN_RUNS, err)))
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, lo);
 	sqlite3_bind_int64(s, 2, hi);
@@ -656,22 +362,23 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 		if (mb->run_id != id || mb->dropped != UNSEEN)
 			continue;
 		mb->dropped = KEPT;
-		mb->content = intern_content(out, column_str(s, 2));
+		mb->content = intern_add(&out->contents, store_column_text(s, 2, NULL));
 		mb->baseline = sqlite3_column_int(s, 3) != 0;
 		mb->started_at = sqlite3_column_double(s, 5);
-		mb->at = sqlite3_column_type(s, 4) == SQLITE_NULL ? mb->started_at
-								  : sqlite3_column_double(s, 4);
-		if (smap_get_len(&scan->commits->sha, column_str(s, 1),
-				 (size_t)sqlite3_column_bytes(s, 1), &seq))
+		mb->at = store_column_real(s, 4); /* committed_at, else started_at */
+		if (isnan(mb->at))
+			mb->at = mb->started_at;
+		if (hashmap_get_len(&scan->commits->sha, store_column_text(s, 1, NULL),
+				    (size_t)sqlite3_column_bytes(s, 1), &seq))
 			mb->place = (double)seq;
 		else if (mb->place < 0)
 			mb->place = time_place(scan->commits, mb->at);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return ddb_error(err, d->db, "cannot read runs");
+		return store_db_error(err, d->st, "cannot read runs");
 
-	if (!(s = dstmt(d, D_SCAN_METRICS, err)))
+	if (!(s = store_stmt(d->st, SQL_DETECT_SCAN_METRICS, err)))
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, lo);
 	sqlite3_bind_int64(s, 2, hi);
@@ -702,12 +409,15 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 			}
 			mb->point = (uint32_t)out->npoints;
 		}
-		add_point(out, s, 1);
+		if ((ret = add_point(out, d->st, s, 1, err)))
+			break;
 		mb->npoints++;
 	}
 	sqlite3_reset(s);
+	if (ret)
+		return ret;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return ddb_error(err, d->db, "cannot read metrics");
+		return store_db_error(err, d->st, "cannot read metrics");
 	return 0;
 }
 
@@ -726,7 +436,7 @@ int store_detect_scan(struct store_members *out, struct store_scan *scan, struct
 	if ((ret = scan_records(out, scan, d, err)) || !out->nmembers)
 		goto done;
 	perm = xmalloc(out->nmembers * sizeof(*perm));
-	sort_by_run(perm, out->members, out->nmembers);
+	sort_index_by_int64(perm, &out->members[0].run_id, sizeof(*out->members), out->nmembers);
 	if ((ret = scan_runs(out, scan, d, perm, err)))
 		goto done;
 	/* Keep the members that are on their Series, then put each group in Series order. */
@@ -748,10 +458,10 @@ done:
 int store_detect_group(struct store_members *out, struct store_detect *d,
 		       const struct store_group *g, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_GROUP_MEMBERS, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_GROUP_MEMBERS, err);
 	struct store_member *mb = NULL;
 	uint32_t gi;
-	int rc;
+	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	gi = add_group(out, g->machine_id, g->benchmark_id, g->config);
@@ -766,15 +476,18 @@ int store_detect_group(struct store_members *out, struct store_detect *d,
 			mb->at = sqlite3_column_double(s, 2);
 			mb->started_at = sqlite3_column_double(s, 3);
 			mb->harness_version = sqlite3_column_int64(s, 4);
-			mb->content = intern_content(out, column_str(s, 5));
+			mb->content = intern_add(&out->contents, store_column_text(s, 5, NULL));
 			mb->baseline = sqlite3_column_int(s, 6) != 0;
 		}
-		add_point(out, s, 7);
+		if ((ret = add_point(out, d->st, s, 7, err)))
+			break;
 		mb->npoints++;
 	}
 	sqlite3_reset(s);
+	if (ret)
+		return ret;
 	if (rc != SQLITE_DONE)
-		return ddb_error(err, d->db, "cannot read a group's records");
+		return store_db_error(err, d->st, "cannot read a group's records");
 	return 0;
 }
 
@@ -790,7 +503,7 @@ void store_changes_release(struct store_change *c, size_t nr)
 int store_detect_changes(struct store_change **out, size_t *nr, struct store_detect *d,
 			 struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_CHANGES, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_CHANGES, err);
 	struct store_change *list = NULL;
 	size_t n = 0, alloc = 0;
 	int rc, ret = 0;
@@ -810,9 +523,7 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 		c->run_id = sqlite3_column_int64(s, 0);
 		c->group.machine_id = sqlite3_column_int64(s, 1);
 		c->group.benchmark_id = sqlite3_column_int64(s, 2);
-		c->group.config = store_column_strdup(s, 3);
-		if (!c->group.config)
-			c->group.config = xstrdup("");
+		c->group.config = xstrdup(store_column_text(s, 3, ""));
 		c->is_member = standing && !ntags;
 		/* What the net changes say it was; -1 when they cannot have come from any state. */
 		if ((was_standing != 0 && was_standing != 1) || was_tags < 0)
@@ -828,7 +539,7 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		ret = ddb_error(err, d->db, "cannot read the change log");
+		ret = store_db_error(err, d->st, "cannot read the change log");
 		store_changes_release(list, n);
 		return ret;
 	}
@@ -840,9 +551,9 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 int store_detect_add_change(struct store_members *out, uint32_t group, const struct store_change *c,
 			    struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_RUN_METRICS, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_METRICS, err);
 	struct store_member *mb;
-	int rc;
+	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	mb = add_member(out);
@@ -852,16 +563,19 @@ int store_detect_add_change(struct store_members *out, uint32_t group, const str
 	mb->at = c->at;
 	mb->started_at = c->started_at;
 	mb->harness_version = c->harness_version;
-	mb->content = intern_content(out, c->content_hash);
+	mb->content = intern_add(&out->contents, c->content_hash);
 	mb->baseline = (uint8_t)c->baseline;
 	sqlite3_bind_int64(s, 1, c->run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		add_point(out, s, 0);
+		if ((ret = add_point(out, d->st, s, 0, err)))
+			break;
 		mb->npoints++;
 	}
 	sqlite3_reset(s);
+	if (ret)
+		return ret;
 	if (rc != SQLITE_DONE)
-		return ddb_error(err, d->db, "cannot read a run's metrics");
+		return store_db_error(err, d->st, "cannot read a run's metrics");
 	return 0;
 }
 
@@ -881,9 +595,7 @@ static struct store_moved *add_moved(struct store_moved **list, size_t *n, size_
 	m->run_id = run_id;
 	m->group.machine_id = sqlite3_column_int64(s, run_id ? 1 : 0);
 	m->group.benchmark_id = sqlite3_column_int64(s, run_id ? 2 : 1);
-	m->group.config = store_column_strdup(s, run_id ? 3 : 2);
-	if (!m->group.config)
-		m->group.config = xstrdup("");
+	m->group.config = xstrdup(store_column_text(s, run_id ? 3 : 2, ""));
 	m->tagged = run_id ? sqlite3_column_int(s, 4) != 0 : 0;
 	return m;
 }
@@ -891,7 +603,7 @@ static struct store_moved *add_moved(struct store_moved **list, size_t *n, size_
 int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 		       struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_COMMIT_LOG_STATS, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_COMMIT_LOG_STATS, err);
 	struct store_moved *list = NULL;
 	size_t n = 0, alloc = 0;
 	double min_at;
@@ -909,11 +621,11 @@ int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW)
-		return ddb_error(err, d->db, "cannot read the change log");
+		return store_db_error(err, d->st, "cannot read the change log");
 	if (!*ncommits)
 		return 0;
 
-	if (!(s = dstmt(d, D_COMMIT_RUNS, err))) {
+	if (!(s = store_stmt(d->st, SQL_DETECT_COMMIT_RUNS, err))) {
 		ret = BL_EDB;
 		goto done;
 	}
@@ -921,10 +633,10 @@ int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 		add_moved(&list, &n, &alloc, s, sqlite3_column_int64(s, 0));
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		ret = ddb_error(err, d->db, "cannot read the change log");
+		ret = store_db_error(err, d->st, "cannot read the change log");
 		goto done;
 	}
-	if (!(s = dstmt(d, D_TIME_GROUPS, err))) {
+	if (!(s = store_stmt(d->st, SQL_DETECT_TIME_GROUPS, err))) {
 		ret = BL_EDB;
 		goto done;
 	}
@@ -933,7 +645,7 @@ int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 		add_moved(&list, &n, &alloc, s, 0);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
-		ret = ddb_error(err, d->db, "cannot read lines");
+		ret = store_db_error(err, d->st, "cannot read lines");
 done:
 	if (ret) {
 		store_moved_release(list, n);
@@ -946,21 +658,21 @@ done:
 
 int store_detect_log_clear(struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_LOG_CLEAR, err);
-	if (!s || run_stmt(d, s, "cannot clear the change log", err))
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_LOG_CLEAR, err);
+	if (!s || store_exec(d->st, s, "cannot clear the change log", err))
 		return BL_EDB;
-	if (!(s = dstmt(d, D_LOG_COMMITS_CLEAR, err)) ||
-	    run_stmt(d, s, "cannot clear the change log", err))
+	if (!(s = store_stmt(d->st, SQL_DETECT_LOG_COMMITS_CLEAR, err)) ||
+	    store_exec(d->st, s, "cannot clear the change log", err))
 		return BL_EDB;
-	if (!(s = dstmt(d, D_LOG_RUNS_CLEAR, err)))
+	if (!(s = store_stmt(d->st, SQL_DETECT_LOG_RUNS_CLEAR, err)))
 		return BL_EDB;
-	return run_stmt(d, s, "cannot clear the change log", err);
+	return store_exec(d->st, s, "cannot clear the change log", err);
 }
 
 int store_detect_lines(struct store_detect *d, const struct store_group *g, store_line_fn fn,
 		       void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, g ? D_LINES_GROUP : D_LINES_ALL, err);
+	sqlite3_stmt *s = store_stmt(d->st, g ? SQL_DETECT_LINES_GROUP : SQL_DETECT_LINES_ALL, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
@@ -971,15 +683,15 @@ int store_detect_lines(struct store_detect *d, const struct store_group *g, stor
 		l.id = sqlite3_column_int64(s, 0);
 		l.machine_id = sqlite3_column_int64(s, 1);
 		l.benchmark_id = sqlite3_column_int64(s, 2);
-		l.config = column_str(s, 3) ? column_str(s, 3) : "";
-		l.metric = column_str(s, 4) ? column_str(s, 4) : "";
+		l.config = store_column_text(s, 3, "");
+		l.metric = store_column_text(s, 4, "");
 		l.line = sqlite3_column_int64(s, 5);
-		l.reason = column_str(s, 6) ? column_str(s, 6) : "";
+		l.reason = store_column_text(s, 6, "");
 		l.start_run_id = sqlite3_column_int64(s, 7);
 		l.records = sqlite3_column_int64(s, 8);
 		l.fingerprint = sqlite3_column_int64(s, 9);
 		l.harness_version = sqlite3_column_int64(s, 10);
-		l.content_hash = column_str(s, 11);
+		l.content_hash = store_column_text(s, 11, NULL);
 		l.last_run_id = sqlite3_column_int64(s, 12);
 		l.last_place = sqlite3_column_double(s, 13);
 		l.last_at = sqlite3_column_double(s, 14);
@@ -993,7 +705,7 @@ int store_detect_lines(struct store_detect *d, const struct store_group *g, stor
 	}
 	sqlite3_reset(s);
 	if (!ret && rc != SQLITE_DONE)
-		ret = ddb_error(err, d->db, "cannot read lines");
+		ret = store_db_error(err, d->st, "cannot read lines");
 	return ret;
 }
 
@@ -1022,16 +734,16 @@ static void bind_line_end(sqlite3_stmt *s, const struct store_line *l)
 
 int store_detect_line_grow(struct store_detect *d, const struct store_line *l, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_LINE_END_GROW, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_LINE_END_GROW, err);
 	if (!s)
 		return BL_EDB;
 	bind_line_end(s, l);
-	return run_stmt(d, s, "cannot store a line", err);
+	return store_exec(d->st, s, "cannot store a line", err);
 }
 
 int store_detect_line_put(struct store_detect *d, struct store_line *l, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_LINE_PUT, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_LINE_PUT, err);
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, l->machine_id);
@@ -1043,33 +755,34 @@ int store_detect_line_put(struct store_detect *d, struct store_line *l, struct b
 	sqlite3_bind_int64(s, 7, l->start_run_id);
 	sqlite3_bind_int64(s, 8, l->harness_version);
 	store_bind_text(s, 9, l->content_hash);
-	if (run_stmt(d, s, "cannot store a line", err))
+	if (store_exec(d->st, s, "cannot store a line", err))
 		return BL_EDB;
-	l->id = sqlite3_last_insert_rowid(d->db);
-	if (!(s = dstmt(d, D_LINE_END_PUT, err)))
+	l->id = sqlite3_last_insert_rowid(store_sqlite(d->st));
+	if (!(s = store_stmt(d->st, SQL_DETECT_LINE_END_PUT, err)))
 		return BL_EDB;
 	bind_line_end(s, l);
-	return run_stmt(d, s, "cannot store a line", err);
+	return store_exec(d->st, s, "cannot store a line", err);
 }
 
 int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
 			      struct bl_error *err)
 {
 	sqlite3_stmt *s;
-	if (!g && (!(s = dstmt(d, D_LINE_ENDS_DELETE_ALL, err)) ||
-		   run_stmt(d, s, "cannot delete lines", err)))
+	if (!g && (!(s = store_stmt(d->st, SQL_DETECT_LINE_ENDS_DELETE_ALL, err)) ||
+		   store_exec(d->st, s, "cannot delete lines", err)))
 		return BL_EDB;
-	if (!(s = dstmt(d, g ? D_LINES_DELETE_GROUP : D_LINES_DELETE_ALL, err)))
+	if (!(s = store_stmt(d->st, g ? SQL_DETECT_LINES_DELETE_GROUP : SQL_DETECT_LINES_DELETE_ALL,
+			     err)))
 		return BL_EDB;
 	if (g)
 		bind_group(s, g);
-	return run_stmt(d, s, "cannot delete lines", err);
+	return store_exec(d->st, s, "cannot delete lines", err);
 }
 
 int store_detect_series_count(int64_t *series, int64_t *judged, struct store_detect *d,
 			      struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_SERIES_COUNT, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SERIES_COUNT, err);
 	int rc;
 	*series = *judged = 0;
 	if (!s)
@@ -1081,29 +794,31 @@ int store_detect_series_count(int64_t *series, int64_t *judged, struct store_det
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW)
-		return ddb_error(err, d->db, "cannot count Series");
+		return store_db_error(err, d->st, "cannot count Series");
 	return 0;
 }
 
-static void read_mark(struct store_mark *m, sqlite3_stmt *s)
+static int read_mark(struct store_mark *m, struct store *st, sqlite3_stmt *s, struct bl_error *err)
 {
-	const char *side = column_str(s, 3);
 	memset(m, 0, sizeof(*m));
 	m->id = sqlite3_column_int64(s, 0);
 	m->run_id = sqlite3_column_int64(s, 1);
-	m->metric = column_str(s, 2) ? column_str(s, 2) : "";
-	m->slower = side && !strcmp(side, "slower");
+	m->metric = store_column_text(s, 2, "");
 	m->shift = store_column_real(s, 4);
 	m->median = store_column_real(s, 5);
 	m->center = store_column_real(s, 6);
 	m->tolerance = store_column_real(s, 7);
-	m->open = sqlite3_column_int(s, 8) != 0;
+	if (store_column_side(&m->side, st, s, 3, err) ||
+	    store_column_state(&m->state, st, s, 8, err))
+		return BL_EDB;
+	return 0;
 }
 
 int store_detect_suspects(struct store_detect *d, const struct store_group *g, store_mark_fn fn,
 			  void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, g ? D_SUSPECTS_GROUP : D_SUSPECTS_ALL, err);
+	sqlite3_stmt *s =
+	    store_stmt(d->st, g ? SQL_DETECT_SUSPECTS_GROUP : SQL_DETECT_SUSPECTS_ALL, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
@@ -1111,41 +826,39 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 		bind_group(s, g);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_mark m;
-		read_mark(&m, s);
-		if ((ret = fn(&m, data)))
+		if ((ret = read_mark(&m, d->st, s, err)) || (ret = fn(&m, data)))
 			break;
 	}
 	sqlite3_reset(s);
 	if (!ret && rc != SQLITE_DONE)
-		ret = ddb_error(err, d->db, "cannot read Suspects");
+		ret = store_db_error(err, d->st, "cannot read Suspects");
 	return ret;
 }
 
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      int64_t run_id, const char *metric, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_SUSPECT_FIND, err);
-	int rc;
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
+	int rc, ret = 0;
 	*found = 0;
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, metric);
 	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		read_mark(out, s);
+	if (rc == SQLITE_ROW && !(ret = read_mark(out, d->st, s, err))) {
 		out->metric = metric;
 		*found = 1;
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ddb_error(err, d->db, "cannot read Suspects");
-	return 0;
+	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = store_db_error(err, d->st, "cannot read Suspects");
+	return ret;
 }
 
 static void bind_numbers(sqlite3_stmt *s, int i, const struct store_mark *m)
 {
-	store_bind_text(s, i, m->slower ? "slower" : "faster");
+	store_bind_text(s, i, suspect_side_name(m->side));
 	store_bind_real(s, i + 1, m->shift);
 	sqlite3_bind_double(s, i + 2, m->median);
 	sqlite3_bind_double(s, i + 3, m->center);
@@ -1155,7 +868,7 @@ static void bind_numbers(sqlite3_stmt *s, int i, const struct store_mark *m)
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_SUSPECT_INSERT, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, m->run_id);
@@ -1164,72 +877,65 @@ int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const s
 	sqlite3_bind_int64(s, 4, m->benchmark_id);
 	store_bind_text(s, 5, m->config);
 	bind_numbers(s, 6, m);
-	if (run_stmt(d, s, "cannot store a Suspect", err))
+	store_bind_text(s, 11, suspect_state_name(SUSPECT_OPEN));
+	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
-	*id_out = sqlite3_last_insert_rowid(d->db);
+	*id_out = sqlite3_last_insert_rowid(store_sqlite(d->st));
 	return 0;
 }
 
 int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_SUSPECT_UPDATE, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_UPDATE, err);
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, m->id);
 	bind_numbers(s, 2, m);
-	return run_stmt(d, s, "cannot update a Suspect", err);
+	return store_exec(d->st, s, "cannot update a Suspect", err);
 }
 
 int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_SUSPECT_DELETE, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_DELETE, err);
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, id);
-	return run_stmt(d, s, "cannot delete a Suspect", err);
+	return store_exec(d->st, s, "cannot delete a Suspect", err);
 }
 
 int store_detect_metric_ladder(char **out, struct store_detect *d, const char *metric,
 			       struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_METRIC_LADDER, err);
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_METRIC_LADDER, err);
 	int rc;
 	*out = NULL;
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_text(s, 1, metric, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_text(s, 0))
-		*out = xstrdup((const char *)sqlite3_column_text(s, 0));
+	if (rc == SQLITE_ROW)
+		*out = store_column_strdup(s, 0);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ddb_error(err, d->db, "cannot read a metric's ladder");
+		return store_db_error(err, d->st, "cannot read a metric's ladder");
 	return 0;
 }
 
 int store_detect_last_suspect_id(int64_t *out, struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_SUSPECT_LAST_ID, err);
-	int rc;
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_LAST_ID, err);
 	*out = 0;
 	if (!s)
 		return BL_EDB;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
-		return ddb_error(err, d->db, "cannot read Suspects");
-	return 0;
+	return store_query_int64(out, 0, d->st, s, "cannot read Suspects", err);
 }
 
 int store_open_suspects(int64_t *out, struct store_detect *d, const char *machine,
 			const char *benchmark, const char *config, const char *metric,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = dstmt(d, D_OPEN_COUNT, err);
-	int rc;
+	sqlite3_stmt *s = store_stmt(d->st, SQL_SUSPECTS_OPEN_COUNT, err);
 	*out = 0;
 	if (!s)
 		return BL_EDB;
@@ -1237,13 +943,8 @@ int store_open_suspects(int64_t *out, struct store_detect *d, const char *machin
 	store_bind_text(s, 2, benchmark);
 	store_bind_text(s, 3, config);
 	store_bind_text(s, 4, metric);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
-		return ddb_error(err, d->db, "cannot count Suspects");
-	return 0;
+	store_bind_text(s, 5, suspect_state_name(SUSPECT_OPEN));
+	return store_query_int64(out, 0, d->st, s, "cannot count Suspects", err);
 }
 
 int store_detect_ran(int *out, struct store *st, struct bl_error *err)
@@ -1258,36 +959,38 @@ int store_detect_ran(int *out, struct store *st, struct bl_error *err)
 int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
 		       struct bl_error *err)
 {
-	sqlite3 *db = store_sqlite(st);
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s = store_stmt(st, SQL_SUSPECTS_LIST, err);
 	int rc, ret = 0;
-	if (sqlite3_prepare_v2(db, SQL_SUSPECTS_LIST, -1, &s, NULL) != SQLITE_OK)
-		return ddb_error(err, db, "cannot list Suspects");
+	if (!s)
+		return BL_EDB;
 	sqlite3_bind_int64(s, 1, after_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_suspect x;
 		x.id = sqlite3_column_int64(s, 0);
-		x.machine = column_str(s, 1) ? column_str(s, 1) : "";
-		x.benchmark = column_str(s, 2) ? column_str(s, 2) : "";
-		x.config = column_str(s, 3) ? column_str(s, 3) : "";
-		x.metric = column_str(s, 4) ? column_str(s, 4) : "";
-		x.commit = column_str(s, 5) ? column_str(s, 5) : "";
-		x.source_hash = column_str(s, 6) ? column_str(s, 6) : "";
-		x.seq = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
-		x.side = column_str(s, 8) ? column_str(s, 8) : "";
+		x.machine = store_column_text(s, 1, "");
+		x.benchmark = store_column_text(s, 2, "");
+		x.config = store_column_text(s, 3, "");
+		x.metric = store_column_text(s, 4, "");
+		x.commit = store_column_text(s, 5, "");
+		x.source_hash = store_column_text(s, 6, "");
+		x.seq = store_place_seq(sqlite3_column_double(s, 7));
+		if ((ret = store_column_side(&x.side, st, s, 8, err)) ||
+		    (ret = store_column_state(&x.state, st, s, 13, err))) {
+			rc = SQLITE_DONE;
+			break;
+		}
 		x.shift = store_column_real(s, 9);
 		x.median = store_column_real(s, 10);
 		x.center = store_column_real(s, 11);
 		x.tolerance = store_column_real(s, 12);
-		x.state = column_str(s, 13) ? column_str(s, 13) : "";
 		x.run_id = sqlite3_column_int64(s, 14);
 		if (fn(&x, data)) {
 			rc = SQLITE_DONE;
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE)
-		ret = ddb_error(err, db, "cannot list Suspects");
-	sqlite3_finalize(s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_db_error(err, st, "cannot list Suspects");
+	sqlite3_reset(s);
 	return ret;
 }

@@ -1,78 +1,48 @@
 /*
  * The gate's reads (§7; the statements are in sql/gate.sql). A gate touches a few thousand
- * records at most, so everything here is an index seek, prepared once per gate.
+ * records at most, so everything here is an index seek.
  */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "store/internal.h"
 #include "sql_embed.h"
 
-enum gstmt { G_AT_SOURCE, G_GROUP_AT, G_GROUP_IN, G_COUNT };
-
+/* A gate session is the store itself: its statements are in the store's cache. */
 struct store_gate {
 	struct store *st;
-	sqlite3_stmt *stmts[G_COUNT];
 };
-
-static int gate_db_error(struct bl_error *err, struct store_gate *g, const char *what)
-{
-	return bl_error_set(err, BL_EDB, "%s: %s", what, sqlite3_errmsg(store_sqlite(g->st)));
-}
 
 int store_gate_open(struct store_gate **out, struct store *st, struct bl_error *err)
 {
-	static const char *const sql[G_COUNT] = {SQL_GATE_AT_SOURCE, SQL_GATE_GROUP_AT,
-						 SQL_GATE_GROUP_IN};
 	struct store_gate *g = xcalloc(1, sizeof(*g));
+	(void)err;
 	g->st = st;
-	for (int i = 0; i < G_COUNT; i++)
-		if (sqlite3_prepare_v2(store_sqlite(st), sql[i], -1, &g->stmts[i], NULL) !=
-		    SQLITE_OK) {
-			int ret = gate_db_error(err, g, "cannot prepare the gate's statements");
-			store_gate_close(g);
-			*out = NULL;
-			return ret;
-		}
 	*out = g;
 	return 0;
 }
 
 void store_gate_close(struct store_gate *g)
 {
-	if (!g)
-		return;
-	for (int i = 0; i < G_COUNT; i++)
-		sqlite3_finalize(g->stmts[i]);
 	free(g);
-}
-
-static void set_sha(char out[41], const char *t)
-{
-	size_t n = t ? strlen(t) : 0;
-	if (n > 40)
-		n = 40;
-	memcpy(out, t ? t : "", n);
-	out[n] = 0;
-}
-
-static void col_sha(char out[41], sqlite3_stmt *s, int i)
-{
-	set_sha(out, (const char *)sqlite3_column_text(s, i));
 }
 
 int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct store_gate *g,
 			 const char *source_hash, struct bl_error *err)
 {
-	sqlite3_stmt *s = g->stmts[G_AT_SOURCE];
+	sqlite3_stmt *s = store_stmt(g->st, SQL_GATE_AT_SOURCE, err);
 	struct store_gate_record *list = NULL;
 	size_t n = 0, alloc = 0;
 	int rc, ret = 0;
 
-	sqlite3_reset(s);
-	sqlite3_bind_text(s, 1, source_hash, -1, SQLITE_STATIC);
+	if (!s) {
+		ret = BL_EDB;
+		goto fail;
+	}
+	store_bind_text(s, 1, source_hash);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_gate_record *r;
 		ALLOC_GROW(list, n, alloc);
@@ -85,15 +55,16 @@ int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct stor
 		r->harness_version = sqlite3_column_int64(s, 4);
 		r->machine = store_column_strdup(s, 5);
 		r->benchmark = store_column_strdup(s, 6);
-		col_sha(r->commit, s, 7);
+		store_column_sha(r->commit, s, 7);
 		r->content_hash = store_column_strdup(s, 8);
 		r->baseline = sqlite3_column_int(s, 9);
 		r->tagged = sqlite3_column_int(s, 10);
-		set_sha(r->source_hash, source_hash);
+		snprintf(r->source_hash, sizeof(r->source_hash), "%.40s",
+			 source_hash ? source_hash : "");
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		ret = gate_db_error(err, g, "cannot read the records at a source hash");
+		ret = store_db_error(err, g->st, "cannot read the records at a source hash");
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -134,17 +105,19 @@ static int collect_group(struct store_gate_record **out, size_t *nr, struct stor
 			r->machine_id = machine_id;
 			r->benchmark_id = benchmark_id;
 			r->harness_version = sqlite3_column_int64(s, 2);
-			col_sha(r->commit, s, 3);
+			store_column_sha(r->commit, s, 3);
 			r->content_hash = store_column_strdup(s, 4);
 			r->baseline = sqlite3_column_int(s, 5);
-			col_sha(r->source_hash, s, 6);
+			store_column_sha(r->source_hash, s, 6);
 		}
 		ALLOC_GROW(r->metrics, r->nmetrics, metrics_alloc);
-		store_metric_from_row(&r->metrics[r->nmetrics++], s, 7);
+		if ((ret = store_metric_from_row(&r->metrics[r->nmetrics++], g->st, s, 7, err)))
+			break;
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		ret = gate_db_error(err, g, "cannot read a group's records");
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_db_error(err, g->st, "cannot read a group's records");
+	if (ret) {
 		store_gate_records_free(list, n);
 		list = NULL;
 		n = 0;
@@ -158,12 +131,15 @@ int store_gate_group_at(struct store_gate_record **out, size_t *nr, struct store
 			int64_t machine_id, int64_t benchmark_id, const char *config,
 			const char *source_hash, int with_samples, struct bl_error *err)
 {
-	sqlite3_stmt *s = g->stmts[G_GROUP_AT];
-	sqlite3_reset(s);
+	sqlite3_stmt *s = store_stmt(g->st, SQL_GATE_GROUP_AT, err);
+	*out = NULL;
+	*nr = 0;
+	if (!s)
+		return BL_EDB;
 	sqlite3_bind_int64(s, 1, machine_id);
 	sqlite3_bind_int64(s, 2, benchmark_id);
-	sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, source_hash, -1, SQLITE_STATIC);
+	store_bind_text(s, 3, config);
+	store_bind_text(s, 4, source_hash);
 	sqlite3_bind_int(s, 5, with_samples);
 	return collect_group(out, nr, g, s, machine_id, benchmark_id, err);
 }
@@ -172,10 +148,14 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 			int64_t machine_id, int64_t benchmark_id, const char *config,
 			const char *const *source_hashes, size_t nhashes, struct bl_error *err)
 {
-	sqlite3_stmt *s = g->stmts[G_GROUP_IN];
+	sqlite3_stmt *s = store_stmt(g->st, SQL_GATE_GROUP_IN, err);
 	struct strbuf hashes = STRBUF_INIT;
 	int ret;
 
+	*out = NULL;
+	*nr = 0;
+	if (!s)
+		return BL_EDB;
 	strbuf_addch(&hashes, '[');
 	for (size_t i = 0; i < nhashes; i++) {
 		if (i)
@@ -183,10 +163,9 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 		strbuf_add_json_string(&hashes, source_hashes[i]);
 	}
 	strbuf_addch(&hashes, ']');
-	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, machine_id);
 	sqlite3_bind_int64(s, 2, benchmark_id);
-	sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC);
+	store_bind_text(s, 3, config);
 	sqlite3_bind_text(s, 4, hashes.buf, (int)hashes.len, SQLITE_STATIC);
 	ret = collect_group(out, nr, g, s, machine_id, benchmark_id, err);
 	strbuf_release(&hashes);

@@ -12,11 +12,6 @@
 #include "store/internal.h"
 #include "sql_embed.h"
 
-static int series_db_error(struct bl_error *err, sqlite3 *db, const char *what)
-{
-	return bl_error_set(err, BL_EDB, "%s: %s", what, sqlite3_errmsg(db));
-}
-
 void store_series_id(struct strbuf *out, const char *machine, const char *benchmark,
 		     const char *config, const char *metric)
 {
@@ -66,30 +61,24 @@ static void groups_release(struct series_group *groups, size_t nr)
 	free(groups);
 }
 
-static char *column_dup(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-	return xstrdup(t ? (const char *)t : "");
-}
-
 static int wanted(const char *want, const char *name)
 {
 	return !want || !strcmp(want, name);
 }
 
 /* The groups in name order, via one index seek each. */
-static int list_groups(struct series_group **out, size_t *nr, sqlite3 *db,
+static int list_groups(struct series_group **out, size_t *nr, struct store *st,
 		       const struct store_series_filter *filter, struct bl_error *err)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s = store_stmt(st, SQL_SERIES_NEXT_GROUP, err);
 	struct series_group *groups = NULL;
 	size_t n = 0, alloc = 0;
 	int64_t mid = -1, bid = -1;
 	char *config = xstrdup("");
 	int rc, ret = 0;
 
-	if (sqlite3_prepare_v2(db, SQL_SERIES_NEXT_GROUP, -1, &s, NULL) != SQLITE_OK) {
-		ret = series_db_error(err, db, "cannot list series");
+	if (!s) {
+		ret = BL_EDB;
 		goto done;
 	}
 	for (;;) {
@@ -101,30 +90,31 @@ static int list_groups(struct series_group **out, size_t *nr, sqlite3 *db,
 		if (rc == SQLITE_DONE)
 			break;
 		if (rc != SQLITE_ROW) {
-			ret = series_db_error(err, db, "cannot list series");
+			ret = store_db_error(err, st, "cannot list series");
 			goto done;
 		}
 		mid = sqlite3_column_int64(s, 0);
 		bid = sqlite3_column_int64(s, 1);
 		free(config);
-		config = column_dup(s, 2);
-		const char *machine = (const char *)sqlite3_column_text(s, 3);
-		const char *benchmark = (const char *)sqlite3_column_text(s, 4);
-		if (!wanted(filter ? filter->machine : NULL, machine ? machine : "") ||
-		    !wanted(filter ? filter->benchmark : NULL, benchmark ? benchmark : ""))
+		config = xstrdup(store_column_text(s, 2, ""));
+		const char *machine = store_column_text(s, 3, "");
+		const char *benchmark = store_column_text(s, 4, "");
+		if (!wanted(filter ? filter->machine : NULL, machine) ||
+		    !wanted(filter ? filter->benchmark : NULL, benchmark))
 			continue;
 		ALLOC_GROW(groups, n, alloc);
 		groups[n].machine_id = mid;
 		groups[n].benchmark_id = bid;
 		groups[n].config = xstrdup(config);
-		groups[n].machine = column_dup(s, 3);
-		groups[n].benchmark = column_dup(s, 4);
+		groups[n].machine = xstrdup(machine);
+		groups[n].benchmark = xstrdup(benchmark);
 		n++;
 	}
 	if (n > 1)
 		qsort(groups, n, sizeof(*groups), group_cmp);
 done:
-	sqlite3_finalize(s);
+	if (s)
+		sqlite3_reset(s);
 	free(config);
 	if (ret) {
 		groups_release(groups, n);
@@ -141,7 +131,7 @@ struct series_state {
 	struct store_series s;
 	struct store_series_line *lines;
 	size_t alloc;
-	struct strbuf id, metric, kind, unit, better, content;
+	struct strbuf id, metric, unit, better, content;
 	int content_null;
 	int64_t harness;
 };
@@ -164,46 +154,32 @@ static void state_start(struct series_state *w, const struct series_group *g, co
 	w->s.last_seq = -1;
 }
 
-static void set_str(struct strbuf *sb, const unsigned char *v)
+static void set_str(struct strbuf *sb, const char *v)
 {
 	strbuf_reset(sb);
-	if (v)
-		strbuf_addstr(sb, (const char *)v);
-}
-
-static void copy40(char dst[41], const unsigned char *src)
-{
-	size_t n = src ? strlen((const char *)src) : 0;
-	if (n > 40)
-		n = 40;
-	if (n)
-		memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-static double column_num(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+	strbuf_addstr(sb, v);
 }
 
 /* Adds the member row to the current Series, starting a line at a break. */
-static void state_add(struct series_state *w, sqlite3_stmt *s)
+static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
+		     struct bl_error *err)
 {
+	enum metric_kind kind;
 	int64_t harness = sqlite3_column_int64(s, 9);
-	const unsigned char *content = sqlite3_column_text(s, 10);
+	const char *content = store_column_text(s, 10, NULL);
 	int baseline = sqlite3_column_int(s, 11);
-	/* An integer place is the seq of a main commit; x.5 places a record between two. */
-	double place = sqlite3_column_double(s, 8);
-	int64_t seq = place >= 0 && place == floor(place) ? (int64_t)place : -1;
+	int64_t seq = store_place_seq(sqlite3_column_double(s, 8));
 	const char *reason = NULL;
-	double median = column_num(s, 4), value = column_num(s, 5);
+	double median = store_column_real(s, 4), value = store_column_real(s, 5);
 
+	if (store_column_kind(&kind, st, s, 1, err))
+		return BL_EDB;
 	if (!w->s.records)
 		reason = "first";
 	else if (harness != w->harness)
 		reason = "harness";
 	else if ((content == NULL) != w->content_null ||
-		 (content && strcmp((const char *)content, w->content.buf)))
+		 (content && strcmp(content, w->content.buf)))
 		reason = "content";
 	else if (baseline)
 		reason = "baseline";
@@ -211,7 +187,7 @@ static void state_add(struct series_state *w, sqlite3_stmt *s)
 		struct store_series_line *l;
 		ALLOC_GROW(w->lines, w->s.nlines, w->alloc);
 		l = &w->lines[w->s.nlines++];
-		copy40(l->start_commit, sqlite3_column_text(s, 7));
+		store_column_sha(l->start_commit, s, 7);
 		l->start_seq = seq;
 		l->reason = reason;
 		l->records = 0;
@@ -221,20 +197,20 @@ static void state_add(struct series_state *w, sqlite3_stmt *s)
 	w->s.records++;
 	w->harness = harness;
 	w->content_null = content == NULL;
-	set_str(&w->content, content);
-	set_str(&w->kind, sqlite3_column_text(s, 1));
-	set_str(&w->unit, sqlite3_column_text(s, 2));
-	set_str(&w->better, sqlite3_column_text(s, 3));
-	w->s.kind = w->kind.buf;
+	set_str(&w->content, content ? content : "");
+	set_str(&w->unit, store_column_text(s, 2, ""));
+	set_str(&w->better, store_column_text(s, 3, ""));
+	w->s.kind = kind;
 	w->s.unit = w->unit.buf;
 	w->s.better = w->better.buf;
-	w->s.last_value = !strcmp(w->kind.buf, "timed") && !isnan(median) ? median : value;
-	copy40(w->s.last_commit, sqlite3_column_text(s, 7));
+	w->s.last_value = kind == METRIC_TIMED && !isnan(median) ? median : value;
+	store_column_sha(w->s.last_commit, s, 7);
 	w->s.last_seq = seq;
+	return 0;
 }
 
 /* Walks one group's members; returns 1 when fn asked to stop. */
-static int walk_group(struct series_state *w, sqlite3 *db, sqlite3_stmt *s,
+static int walk_group(struct series_state *w, struct store *st, sqlite3_stmt *s,
 		      const struct series_group *g, store_series_fn fn, void *data,
 		      struct bl_error *err)
 {
@@ -244,19 +220,18 @@ static int walk_group(struct series_state *w, sqlite3 *db, sqlite3_stmt *s,
 	sqlite3_bind_int64(s, 2, g->benchmark_id);
 	sqlite3_bind_text(s, 3, g->config, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *metric = (const char *)sqlite3_column_text(s, 0);
-		if (!metric)
-			metric = "";
+		const char *metric = store_column_text(s, 0, "");
 		if (!started || strcmp(metric, w->metric.buf)) {
 			if (started && fn(&w->s, data))
 				return 1;
 			state_start(w, g, metric);
 			started = 1;
 		}
-		state_add(w, s);
+		if (state_add(w, st, s, err))
+			return BL_EDB;
 	}
 	if (rc != SQLITE_DONE)
-		return series_db_error(err, db, "cannot read a series");
+		return store_db_error(err, st, "cannot read a series");
 	if (started && fn(&w->s, data))
 		return 1;
 	return 0;
@@ -275,26 +250,25 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 	memset(&w, 0, sizeof(w));
 	strbuf_init(&w.id, 0);
 	strbuf_init(&w.metric, 0);
-	strbuf_init(&w.kind, 0);
 	strbuf_init(&w.unit, 0);
 	strbuf_init(&w.better, 0);
 	strbuf_init(&w.content, 0);
 	/* One read transaction: every group sees the same database. */
 	if (sqlite3_get_autocommit(db)) {
 		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-			ret = series_db_error(err, db, "cannot begin reading series");
+			ret = store_db_error(err, st, "cannot begin reading series");
 			goto done;
 		}
 		own_txn = 1;
 	}
-	if ((ret = list_groups(&groups, &ngroups, db, filter, err)))
+	if ((ret = list_groups(&groups, &ngroups, st, filter, err)))
 		goto done;
-	if (sqlite3_prepare_v2(db, SQL_SERIES_MEMBERS, -1, &members, NULL) != SQLITE_OK) {
-		ret = series_db_error(err, db, "cannot read series");
+	if (!(members = store_stmt(st, SQL_SERIES_MEMBERS, err))) {
+		ret = BL_EDB;
 		goto done;
 	}
 	for (size_t i = 0; i < ngroups; i++) {
-		ret = walk_group(&w, db, members, &groups[i], fn, data, err);
+		ret = walk_group(&w, st, members, &groups[i], fn, data, err);
 		if (ret) {
 			if (ret > 0)
 				ret = 0;
@@ -302,14 +276,15 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 		}
 	}
 done:
-	sqlite3_finalize(members);
+	/* A walk stopped early leaves the statement mid-step: reset before the read ends. */
+	if (members)
+		sqlite3_reset(members);
 	if (own_txn)
 		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	groups_release(groups, ngroups);
 	free(w.lines);
 	strbuf_release(&w.id);
 	strbuf_release(&w.metric);
-	strbuf_release(&w.kind);
 	strbuf_release(&w.unit);
 	strbuf_release(&w.better);
 	strbuf_release(&w.content);

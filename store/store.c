@@ -7,89 +7,13 @@
 #include "store/internal.h"
 #include "sql_embed.h"
 
-/* Every statement the store uses, prepared lazily on first use and kept until store_free. */
-enum stmt_id {
-	Q_MACHINE_GET,
-	Q_MACHINE_INSERT,
-	Q_MACHINE_SET_INFO,
-	Q_MACHINE_SET_KEEP,
-	Q_BENCHMARK_GET,
-	Q_BENCHMARK_INSERT,
-	Q_RUN_BY_DIGEST,
-	Q_RUN_INSERT,
-	Q_METRIC_INSERT,
-	Q_TAG_INSERT,
-	Q_TAG_DELETE,
-	Q_TAG_HAS,
-	Q_STANDING_GET,
-	Q_STANDING_SET,
-	Q_MAIN_KNOWN,
-	Q_MAIN_HAS,
-	Q_NOT_MAIN_CLEAR,
-	Q_NOT_MAIN_SET,
-	Q_META_GET,
-	Q_META_SET,
-	Q_COMMIT_TIP,
-	Q_COMMIT_SEQ,
-	Q_COMMIT_INSERT,
-	Q_COMMIT_DELETE_AFTER,
-	Q_COMMIT_COUNT,
-	Q_RECORDS_LIST,
-	Q_RUN_TAGS,
-	Q_RUN_METRICS,
-	Q_COUNT_RUNS,
-	Q_COUNT_RECORDS,
-	Q_COUNT_METRICS,
-	Q_COUNT_TAGS,
-	Q_COUNT_MACHINES,
-	Q_COUNT_BENCHMARKS,
-	Q__COUNT
-};
-
-static const char *const stmt_sql[Q__COUNT] = {
-    [Q_MACHINE_GET] = SQL_MACHINE_GET,
-    [Q_MACHINE_INSERT] = SQL_MACHINE_INSERT,
-    [Q_MACHINE_SET_INFO] = SQL_MACHINE_SET_INFO,
-    [Q_MACHINE_SET_KEEP] = SQL_MACHINE_SET_KEEP,
-    [Q_BENCHMARK_GET] = SQL_BENCHMARK_GET,
-    [Q_BENCHMARK_INSERT] = SQL_BENCHMARK_INSERT,
-    [Q_RUN_BY_DIGEST] = SQL_RUN_BY_DIGEST,
-    [Q_RUN_INSERT] = SQL_RUN_INSERT,
-    [Q_METRIC_INSERT] = SQL_METRIC_INSERT,
-    [Q_TAG_INSERT] = SQL_TAG_INSERT,
-    [Q_TAG_DELETE] = SQL_TAG_DELETE,
-    [Q_TAG_HAS] = SQL_TAG_HAS,
-    [Q_STANDING_GET] = SQL_STANDING_GET,
-    [Q_STANDING_SET] = SQL_STANDING_SET,
-    [Q_MAIN_KNOWN] = SQL_MAIN_KNOWN,
-    [Q_MAIN_HAS] = SQL_MAIN_HAS,
-    [Q_NOT_MAIN_CLEAR] = SQL_NOT_MAIN_CLEAR,
-    [Q_NOT_MAIN_SET] = SQL_NOT_MAIN_SET,
-    [Q_META_GET] = SQL_META_GET,
-    [Q_META_SET] = SQL_META_SET,
-    [Q_COMMIT_TIP] = SQL_COMMIT_TIP,
-    [Q_COMMIT_SEQ] = SQL_COMMIT_SEQ,
-    [Q_COMMIT_INSERT] = SQL_COMMIT_INSERT,
-    [Q_COMMIT_DELETE_AFTER] = SQL_COMMIT_DELETE_AFTER,
-    [Q_COMMIT_COUNT] = SQL_COMMIT_COUNT,
-    [Q_RECORDS_LIST] = SQL_RECORDS_LIST,
-    [Q_RUN_TAGS] = SQL_RUN_TAGS,
-    [Q_RUN_METRICS] = SQL_RUN_METRICS,
-    [Q_COUNT_RUNS] = SQL_COUNT_RUNS,
-    [Q_COUNT_RECORDS] = SQL_COUNT_RECORDS,
-    [Q_COUNT_METRICS] = SQL_COUNT_METRICS,
-    [Q_COUNT_TAGS] = SQL_COUNT_TAGS,
-    [Q_COUNT_MACHINES] = SQL_COUNT_MACHINES,
-    [Q_COUNT_BENCHMARKS] = SQL_COUNT_BENCHMARKS,
-};
-
 /* How long a writer waits for another before SQLITE_BUSY reaches the caller. */
 #define STORE_BUSY_TIMEOUT_MS 30000
 
 struct store {
 	sqlite3 *db;
 	char *path;
-	sqlite3_stmt *stmts[Q__COUNT];
+	sqlite3_stmt *stmts[SQL__COUNT]; /* the statement cache (store_stmt) */
 	int in_transaction;
 };
 
@@ -98,22 +22,28 @@ sqlite3 *store_sqlite(struct store *st)
 	return st->db;
 }
 
-static int db_error(struct bl_error *err, struct store *st, const char *what)
+int store_db_error(struct bl_error *err, struct store *st, const char *what)
 {
 	return bl_error_set(err, BL_EDB, "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
 }
 
-/* The prepared statement for id, reset and with no bindings. */
-static sqlite3_stmt *stmt(struct store *st, enum stmt_id id, struct bl_error *err)
+sqlite3_stmt *store_stmt(struct store *st, enum sql_stmt id, struct bl_error *err)
 {
 	sqlite3_stmt *s = st->stmts[id];
 	if (!s) {
-		if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+		if (sqlite3_prepare_v3(st->db, sql_text[id], -1, SQLITE_PREPARE_PERSISTENT,
 				       &st->stmts[id], NULL) != SQLITE_OK) {
-			db_error(err, st, "cannot prepare a statement");
+			store_db_error(err, st, "cannot prepare a statement");
 			return NULL;
 		}
 		return st->stmts[id];
+	}
+	if (sqlite3_stmt_busy(s)) {
+		bl_error_set(err, BL_EDB,
+			     "a statement in '%s' is already in use (a walk's callback "
+			     "started the same walk)",
+			     st->path);
+		return NULL;
 	}
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
@@ -136,49 +66,83 @@ void store_bind_real(sqlite3_stmt *s, int i, double v)
 		sqlite3_bind_double(s, i, v);
 }
 
-double store_column_real(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
 char *store_column_strdup(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
-/* Steps a statement that returns no rows. */
-static int exec_stmt(struct store *st, sqlite3_stmt *s, const char *what, struct bl_error *err)
+void store_column_sha(char out[41], sqlite3_stmt *s, int i)
+{
+	const char *t = store_column_text(s, i, "");
+	size_t n = strnlen(t, 40);
+	memcpy(out, t, n);
+	out[n] = '\0';
+}
+
+/* An unknown name in column i, for the readers below. */
+static int unknown_name(struct bl_error *err, struct store *st, const char *what, sqlite3_stmt *s,
+			int i)
+{
+	return bl_error_set(err, BL_EDB, "unknown %s '%s' in '%s'", what,
+			    store_column_text(s, i, "NULL"), st->path);
+}
+
+int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, int i,
+		      struct bl_error *err)
+{
+	if (metric_kind_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "metric kind", s, i);
+	return 0;
+}
+
+int store_column_side(enum suspect_side *out, struct store *st, sqlite3_stmt *s, int i,
+		      struct bl_error *err)
+{
+	if (suspect_side_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "Suspect side", s, i);
+	return 0;
+}
+
+int store_column_state(enum suspect_state *out, struct store *st, sqlite3_stmt *s, int i,
+		       struct bl_error *err)
+{
+	if (suspect_state_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "Suspect state", s, i);
+	return 0;
+}
+
+int64_t store_place_seq(double place)
+{
+	return place >= 0 && place == floor(place) ? (int64_t)place : -1;
+}
+
+int store_exec(struct store *st, sqlite3_stmt *s, const char *what, struct bl_error *err)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_error(err, st, what);
+		return store_db_error(err, st, what);
 	return 0;
 }
 
+int store_query_int64(int64_t *out, int64_t dflt, struct store *st, sqlite3_stmt *s,
+		      const char *what, struct bl_error *err)
+{
+	int rc = sqlite3_step(s);
+	*out = rc == SQLITE_ROW ? store_column_int64(s, 0, dflt) : dflt;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_db_error(err, st, what);
+	return 0;
+}
+
+/* Runs SQL text that is no cached statement: the migrations, transactions and pragmas. */
 static int exec_sql(struct store *st, const char *sql, const char *what, struct bl_error *err)
 {
-	char *msg = NULL;
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		bl_error_set(err, BL_EDB, "%s in '%s': %s", what, st->path,
-			     msg ? msg : sqlite3_errmsg(st->db));
-		sqlite3_free(msg);
-		return BL_EDB;
-	}
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_db_error(err, st, what);
 	return 0;
-}
-
-static int pragma_int(struct store *st, const char *sql)
-{
-	sqlite3_stmt *s;
-	int v = -1;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return v;
 }
 
 int store_latest_version(void)
@@ -188,7 +152,11 @@ int store_latest_version(void)
 
 int store_schema_version(struct store *st)
 {
-	return pragma_int(st, "PRAGMA user_version");
+	sqlite3_stmt *s = store_stmt(st, SQL_SCHEMA_VERSION, NULL);
+	int64_t v;
+	if (!s || store_query_int64(&v, -1, st, s, "cannot read the schema version", NULL))
+		return -1;
+	return (int)v;
 }
 
 /* Applies every migration past user_version, each in its own transaction. */
@@ -196,7 +164,7 @@ static int migrate(struct store *st, struct bl_error *err)
 {
 	int version = store_schema_version(st);
 	if (version < 0)
-		return db_error(err, st, "cannot read the schema version");
+		return store_db_error(err, st, "cannot read the schema version");
 	if ((size_t)version > sql_migration_count)
 		return bl_error_set(err, BL_EDB,
 				    "'%s' has schema version %d, newer than this benchline (%zu)",
@@ -234,8 +202,9 @@ int store_open(struct store **out, const char *path, int flags, struct bl_error 
 	oflags = (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY
 					  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ret = bl_error_set(err, BL_EDB, "cannot open '%s': %s", path,
-				   st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		/* No connection at all only when SQLite could not allocate one. */
+		ret = st->db ? store_db_error(err, st, "cannot open the database")
+			     : bl_error_set(err, BL_EDB, "cannot open '%s': out of memory", path);
 		goto fail;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
@@ -262,7 +231,7 @@ void store_free(struct store *st)
 {
 	if (!st)
 		return;
-	for (int i = 0; i < Q__COUNT; i++)
+	for (int i = 0; i < SQL__COUNT; i++)
 		sqlite3_finalize(st->stmts[i]);
 	if (st->db) {
 		if (st->in_transaction)
@@ -293,7 +262,7 @@ int store_commit(struct store *st, struct bl_error *err)
 void store_rollback(struct store *st)
 {
 	/* Statements still mid-step would keep the transaction's read open. */
-	for (int i = 0; i < Q__COUNT; i++)
+	for (int i = 0; i < SQL__COUNT; i++)
 		if (st->stmts[i])
 			sqlite3_reset(st->stmts[i]);
 	if (st->in_transaction || !sqlite3_get_autocommit(st->db))
@@ -302,10 +271,10 @@ void store_rollback(struct store *st)
 }
 
 /* Looks up an id by name with get, inserting with ins when absent. */
-static int id_by_name(int64_t *id_out, struct store *st, enum stmt_id get, enum stmt_id ins,
+static int id_by_name(int64_t *id_out, struct store *st, enum sql_stmt get, enum sql_stmt ins,
 		      const char *name, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, get, err);
+	sqlite3_stmt *s = store_stmt(st, get, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
@@ -318,11 +287,11 @@ static int id_by_name(int64_t *id_out, struct store *st, enum stmt_id get, enum 
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
-		return db_error(err, st, "cannot look up a name");
-	if (!(s = stmt(st, ins, err)))
+		return store_db_error(err, st, "cannot look up a name");
+	if (!(s = store_stmt(st, ins, err)))
 		return BL_EDB;
 	store_bind_text(s, 1, name);
-	if (exec_stmt(st, s, "cannot insert a name", err))
+	if (store_exec(st, s, "cannot insert a name", err))
 		return BL_EDB;
 	*id_out = sqlite3_last_insert_rowid(st->db);
 	return 0;
@@ -331,7 +300,7 @@ static int id_by_name(int64_t *id_out, struct store *st, enum stmt_id get, enum 
 int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const char *name,
 		  const char *info_json, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_MACHINE_GET, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_MACHINE_GET, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
@@ -343,22 +312,22 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 			*keep_first_out = sqlite3_column_int(s, 1);
 		sqlite3_reset(s);
 		if (info_json) {
-			if (!(s = stmt(st, Q_MACHINE_SET_INFO, err)))
+			if (!(s = store_stmt(st, SQL_MACHINE_SET_INFO, err)))
 				return BL_EDB;
 			sqlite3_bind_int64(s, 1, *id_out);
 			store_bind_text(s, 2, info_json);
-			return exec_stmt(st, s, "cannot update a machine", err);
+			return store_exec(st, s, "cannot update a machine", err);
 		}
 		return 0;
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
-		return db_error(err, st, "cannot look up a machine");
-	if (!(s = stmt(st, Q_MACHINE_INSERT, err)))
+		return store_db_error(err, st, "cannot look up a machine");
+	if (!(s = store_stmt(st, SQL_MACHINE_INSERT, err)))
 		return BL_EDB;
 	store_bind_text(s, 1, name);
 	store_bind_text(s, 2, info_json);
-	if (exec_stmt(st, s, "cannot insert a machine", err))
+	if (store_exec(st, s, "cannot insert a machine", err))
 		return BL_EDB;
 	*id_out = sqlite3_last_insert_rowid(st->db);
 	if (keep_first_out)
@@ -368,47 +337,33 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 
 int store_set_machine_keep(struct store *st, const char *name, int keep_first, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_MACHINE_SET_KEEP, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_MACHINE_SET_KEEP, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, name);
 	store_bind_text(s, 2, keep_first ? "first" : "quieter");
-	return exec_stmt(st, s, "cannot set a machine's keep rule", err);
+	return store_exec(st, s, "cannot set a machine's keep rule", err);
 }
 
 int store_benchmark(int64_t *id_out, struct store *st, const char *name, struct bl_error *err)
 {
-	return id_by_name(id_out, st, Q_BENCHMARK_GET, Q_BENCHMARK_INSERT, name, err);
-}
-
-/* Runs a one-column integer query; *out is dflt when it returns no row. */
-static int query_int(int64_t *out, int64_t dflt, struct store *st, sqlite3_stmt *s,
-		     const char *what, struct bl_error *err)
-{
-	int rc = sqlite3_step(s);
-	*out = dflt;
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(err, st, what);
-	return 0;
+	return id_by_name(id_out, st, SQL_BENCHMARK_GET, SQL_BENCHMARK_INSERT, name, err);
 }
 
 int store_run_by_digest(int64_t *run_id_out, struct store *st, const char *digest,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_RUN_BY_DIGEST, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_RUN_BY_DIGEST, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, digest);
-	return query_int(run_id_out, 0, st, s, "cannot look up a run", err);
+	return store_query_int64(run_id_out, 0, st, s, "cannot look up a run", err);
 }
 
 int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_run *run,
 		     struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_RUN_INSERT, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_RUN_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, run->digest);
@@ -428,7 +383,7 @@ int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_r
 	store_bind_text(s, 15, run->primary_metric);
 	store_bind_real(s, 16, run->quietness);
 	store_bind_text(s, 17, run->raw);
-	if (exec_stmt(st, s, "cannot insert a run", err))
+	if (store_exec(st, s, "cannot insert a run", err))
 		return BL_EDB;
 	*run_id_out = sqlite3_last_insert_rowid(st->db);
 	return 0;
@@ -464,12 +419,12 @@ double *store_decode_samples(const unsigned char *blob, size_t bytes, size_t *n_
 int store_insert_metric(struct store *st, int64_t run_id, const struct store_metric *m,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_METRIC_INSERT, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_METRIC_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, m->name);
-	store_bind_text(s, 3, m->kind);
+	store_bind_text(s, 3, metric_kind_name(m->kind));
 	store_bind_text(s, 4, m->unit);
 	store_bind_text(s, 5, m->better);
 	store_bind_real(s, 6, m->median);
@@ -481,40 +436,40 @@ int store_insert_metric(struct store *st, int64_t run_id, const struct store_met
 	if (m->samples && m->nsamples)
 		sqlite3_bind_blob64(s, 11, encode_samples(m->samples, m->nsamples),
 				    (sqlite3_uint64)m->nsamples * 8, free);
-	return exec_stmt(st, s, "cannot insert a metric", err);
+	return store_exec(st, s, "cannot insert a metric", err);
 }
 
-static int tag_stmt(struct store *st, enum stmt_id id, int64_t run_id, const char *tag,
+static int tag_stmt(struct store *st, enum sql_stmt id, int64_t run_id, const char *tag,
 		    struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, id, err);
+	sqlite3_stmt *s = store_stmt(st, id, err);
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, tag);
-	return exec_stmt(st, s, "cannot change a tag", err);
+	return store_exec(st, s, "cannot change a tag", err);
 }
 
 int store_add_tag(struct store *st, int64_t run_id, const char *tag, struct bl_error *err)
 {
-	return tag_stmt(st, Q_TAG_INSERT, run_id, tag, err);
+	return tag_stmt(st, SQL_TAG_INSERT, run_id, tag, err);
 }
 
 int store_remove_tag(struct store *st, int64_t run_id, const char *tag, struct bl_error *err)
 {
-	return tag_stmt(st, Q_TAG_DELETE, run_id, tag, err);
+	return tag_stmt(st, SQL_TAG_DELETE, run_id, tag, err);
 }
 
 int store_has_tag(int *out, struct store *st, int64_t run_id, const char *tag, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_TAG_HAS, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_TAG_HAS, err);
 	int64_t v;
 	int ret;
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, tag);
-	ret = query_int(&v, 0, st, s, "cannot read a tag", err);
+	ret = store_query_int64(&v, 0, st, s, "cannot read a tag", err);
 	*out = (int)v;
 	return ret;
 }
@@ -531,7 +486,7 @@ static void bind_key(sqlite3_stmt *s, const struct store_key *key)
 int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, struct store *st,
 		   const struct store_key *key, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_STANDING_GET, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_STANDING_GET, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
@@ -547,36 +502,36 @@ int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, 
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(err, st, "cannot read a record");
+		return store_db_error(err, st, "cannot read a record");
 	return 0;
 }
 
 int store_set_standing(struct store *st, const struct store_key *key, int64_t run_id,
 		       struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_STANDING_SET, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_STANDING_SET, err);
 	if (!s)
 		return BL_EDB;
 	bind_key(s, key);
 	sqlite3_bind_int64(s, 6, run_id);
-	return exec_stmt(st, s, "cannot set a record", err);
+	return store_exec(st, s, "cannot set a record", err);
 }
 
 int store_is_main(int *out, struct store *st, const char *source_hash, const char *commit,
 		  const char *branch, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_MAIN_KNOWN, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_MAIN_KNOWN, err);
 	int64_t known, has;
 	char *main_branch = NULL;
 	int ret;
-	if (!s || query_int(&known, 0, st, s, "cannot read commits", err))
+	if (!s || store_query_int64(&known, 0, st, s, "cannot read commits", err))
 		return BL_EDB;
 	if (known) {
-		if (!(s = stmt(st, Q_MAIN_HAS, err)))
+		if (!(s = store_stmt(st, SQL_MAIN_HAS, err)))
 			return BL_EDB;
 		store_bind_text(s, 1, source_hash);
 		store_bind_text(s, 2, commit);
-		ret = query_int(&has, 0, st, s, "cannot read commits", err);
+		ret = store_query_int64(&has, 0, st, s, "cannot read commits", err);
 		*out = (int)has;
 		return ret;
 	}
@@ -595,17 +550,17 @@ int store_is_main(int *out, struct store *st, const char *source_hash, const cha
 
 int store_refresh_not_main(struct store *st, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_NOT_MAIN_CLEAR, err);
-	if (!s || exec_stmt(st, s, "cannot clear not-main tags", err))
+	sqlite3_stmt *s = store_stmt(st, SQL_NOT_MAIN_CLEAR, err);
+	if (!s || store_exec(st, s, "cannot clear not-main tags", err))
 		return BL_EDB;
-	if (!(s = stmt(st, Q_NOT_MAIN_SET, err)))
+	if (!(s = store_stmt(st, SQL_NOT_MAIN_SET, err)))
 		return BL_EDB;
-	return exec_stmt(st, s, "cannot set not-main tags", err);
+	return store_exec(st, s, "cannot set not-main tags", err);
 }
 
 int store_get_meta(char **out, struct store *st, const char *key, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_META_GET, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_META_GET, err);
 	int rc;
 	*out = NULL;
 	if (!s)
@@ -616,33 +571,24 @@ int store_get_meta(char **out, struct store *st, const char *key, struct bl_erro
 		*out = store_column_strdup(s, 0);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(err, st, "cannot read a setting");
+		return store_db_error(err, st, "cannot read a setting");
 	return 0;
 }
 
 int store_set_meta(struct store *st, const char *key, const char *value, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_META_SET, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_META_SET, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, key);
 	store_bind_text(s, 2, value);
-	return exec_stmt(st, s, "cannot write a setting", err);
-}
-
-static void copy_hex(char dst[41], const unsigned char *src)
-{
-	size_t n = src ? strlen((const char *)src) : 0;
-	if (n > 40)
-		n = 40;
-	memcpy(dst, src ? (const char *)src : "", n);
-	dst[n] = '\0';
+	return store_exec(st, s, "cannot write a setting", err);
 }
 
 int store_commit_tip(int *found, char sha_out[41], int64_t *seq_out, struct store *st,
 		     struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_COMMIT_TIP, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_TIP, err);
 	int rc;
 	*found = 0;
 	if (!s)
@@ -650,27 +596,27 @@ int store_commit_tip(int *found, char sha_out[41], int64_t *seq_out, struct stor
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		*found = 1;
-		copy_hex(sha_out, sqlite3_column_text(s, 0));
+		store_column_sha(sha_out, s, 0);
 		*seq_out = sqlite3_column_int64(s, 1);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(err, st, "cannot read commits");
+		return store_db_error(err, st, "cannot read commits");
 	return 0;
 }
 
 int store_commit_seq(int64_t *seq_out, struct store *st, const char *sha, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_COMMIT_SEQ, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_SEQ, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, sha);
-	return query_int(seq_out, -1, st, s, "cannot read commits", err);
+	return store_query_int64(seq_out, -1, st, s, "cannot read commits", err);
 }
 
 int store_insert_commit(struct store *st, const struct store_commit *c, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_COMMIT_INSERT, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, c->sha);
@@ -681,43 +627,43 @@ int store_insert_commit(struct store *st, const struct store_commit *c, struct b
 	store_bind_text(s, 6, c->subject ? c->subject : "");
 	if (c->pr > 0)
 		sqlite3_bind_int64(s, 7, c->pr);
-	return exec_stmt(st, s, "cannot insert a commit", err);
+	return store_exec(st, s, "cannot insert a commit", err);
 }
 
 int store_delete_commits_after(struct store *st, int64_t after, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_COMMIT_DELETE_AFTER, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_DELETE_AFTER, err);
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, after);
-	return exec_stmt(st, s, "cannot delete commits", err);
+	return store_exec(st, s, "cannot delete commits", err);
 }
 
 int store_commit_count(int64_t *out, struct store *st, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_COMMIT_COUNT, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_COUNT, err);
 	if (!s)
 		return BL_EDB;
-	return query_int(out, 0, st, s, "cannot count commits", err);
+	return store_query_int64(out, 0, st, s, "cannot count commits", err);
 }
 
 int store_count(int64_t *out, struct store *st, const char *table, struct bl_error *err)
 {
 	static const struct {
 		const char *table;
-		enum stmt_id id;
+		enum sql_stmt id;
 	} counts[] = {
-	    {"runs", Q_COUNT_RUNS},	    {"records", Q_COUNT_RECORDS},
-	    {"metrics", Q_COUNT_METRICS},   {"tags", Q_COUNT_TAGS},
-	    {"machines", Q_COUNT_MACHINES}, {"benchmarks", Q_COUNT_BENCHMARKS},
-	    {"commits", Q_COMMIT_COUNT},
+	    {"runs", SQL_COUNT_RUNS},	      {"records", SQL_COUNT_RECORDS},
+	    {"metrics", SQL_COUNT_METRICS},   {"tags", SQL_COUNT_TAGS},
+	    {"machines", SQL_COUNT_MACHINES}, {"benchmarks", SQL_COUNT_BENCHMARKS},
+	    {"commits", SQL_COMMIT_COUNT},
 	};
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		if (!strcmp(counts[i].table, table)) {
-			sqlite3_stmt *s = stmt(st, counts[i].id, err);
+			sqlite3_stmt *s = store_stmt(st, counts[i].id, err);
 			if (!s)
 				return BL_EDB;
-			return query_int(out, 0, st, s, "cannot count", err);
+			return store_query_int64(out, 0, st, s, "cannot count", err);
 		}
 	}
 	return bl_error_set(err, BL_ENOTFOUND, "no table '%s' to count", table);
@@ -738,27 +684,28 @@ static void row_release(struct store_record_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
-void store_metric_from_row(struct store_record_metric *m, sqlite3_stmt *s, int at)
+int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlite3_stmt *s, int at,
+			  struct bl_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->name = store_column_strdup(s, at);
-	m->kind = store_column_strdup(s, at + 1);
 	m->unit = store_column_strdup(s, at + 2);
 	m->better = store_column_strdup(s, at + 3);
 	m->median = store_column_real(s, at + 4);
 	m->p95 = store_column_real(s, at + 5);
 	m->value = store_column_real(s, at + 6);
-	m->n = sqlite3_column_type(s, at + 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, at + 7);
+	m->n = store_column_int64(s, at + 7, -1);
 	m->ladder = store_column_strdup(s, at + 8);
 	if (sqlite3_column_type(s, at + 9) == SQLITE_BLOB)
 		m->samples =
 		    store_decode_samples(sqlite3_column_blob(s, at + 9),
 					 (size_t)sqlite3_column_bytes(s, at + 9), &m->nsamples);
+	return store_column_kind(&m->kind, st, s, at + 1, err);
 }
 
 static int load_row_details(struct store *st, struct store_record_row *row, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_RUN_TAGS, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_RUN_TAGS, err);
 	size_t alloc = 0;
 	int rc;
 	if (!s)
@@ -770,7 +717,7 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
-		return db_error(err, st, "cannot read tags");
+		return store_db_error(err, st, "cannot read tags");
 
 	return store_read_metrics(&row->metrics, &row->nmetrics, st, row->id, err);
 }
@@ -778,9 +725,9 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 int store_read_metrics(struct store_record_metric **out, size_t *nr, struct store *st,
 		       int64_t run_id, struct bl_error *err)
 {
-	sqlite3_stmt *s = stmt(st, Q_RUN_METRICS, err);
+	sqlite3_stmt *s = store_stmt(st, SQL_RUN_METRICS, err);
 	size_t alloc = 0;
-	int rc;
+	int rc, ret = 0;
 	*out = NULL;
 	*nr = 0;
 	if (!s)
@@ -788,12 +735,13 @@ int store_read_metrics(struct store_record_metric **out, size_t *nr, struct stor
 	sqlite3_bind_int64(s, 1, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ALLOC_GROW(*out, *nr, alloc);
-		store_metric_from_row(&(*out)[(*nr)++], s, 0);
+		if ((ret = store_metric_from_row(&(*out)[(*nr)++], st, s, 0, err)))
+			break;
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(err, st, "cannot read metrics");
-	return 0;
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_db_error(err, st, "cannot read metrics");
+	return ret;
 }
 
 void store_metrics_free(struct store_record_metric *metrics, size_t n)
@@ -801,7 +749,6 @@ void store_metrics_free(struct store_record_metric *metrics, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct store_record_metric *m = &metrics[i];
 		free(m->name);
-		free(m->kind);
 		free(m->unit);
 		free(m->better);
 		free(m->samples);
@@ -813,11 +760,11 @@ void store_metrics_free(struct store_record_metric *metrics, size_t n)
 int store_each_record(struct store *st, const struct store_record_filter *filter,
 		      store_record_fn fn, void *data, struct bl_error *err)
 {
-	/* The listing runs its own statement so per-row lookups can use the shared ones. */
-	sqlite3_stmt *list = NULL;
+	/* Each row's tags and metrics are read by other statements while the listing steps. */
+	sqlite3_stmt *list = store_stmt(st, SQL_RECORDS_LIST, err);
 	int rc, ret = 0;
-	if (sqlite3_prepare_v2(st->db, SQL_RECORDS_LIST, -1, &list, NULL) != SQLITE_OK)
-		return db_error(err, st, "cannot list records");
+	if (!list)
+		return BL_EDB;
 	store_bind_text(list, 1, filter->machine);
 	store_bind_text(list, 2, filter->benchmark);
 	sqlite3_bind_int(list, 3, filter->all ? 1 : 0);
@@ -836,9 +783,7 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 		row.committed_at = store_column_real(list, 9);
 		row.baseline = sqlite3_column_int(list, 10);
 		row.standing = sqlite3_column_int(list, 11);
-		row.seq = sqlite3_column_type(list, 12) == SQLITE_NULL
-			      ? -1
-			      : sqlite3_column_int64(list, 12);
+		row.seq = store_place_seq(sqlite3_column_double(list, 12));
 		ret = load_row_details(st, &row, err);
 		if (!ret && fn(&row, data))
 			ret = 1;
@@ -847,7 +792,7 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 			break;
 	}
 	if (!ret && rc != SQLITE_DONE)
-		ret = db_error(err, st, "cannot list records");
-	sqlite3_finalize(list);
+		ret = store_db_error(err, st, "cannot list records");
+	sqlite3_reset(list);
 	return ret < 0 ? ret : 0;
 }

@@ -1,6 +1,11 @@
 /*
- * store: the only code that talks to SQLite. Every statement is prepared once per store,
- * bound, stepped and reset; the SQL text lives in sql/ and is embedded at build time.
+ * store: the only code that talks to SQLite. The SQL text lives in sql/ and is embedded at
+ * build time. Every statement of sql/ is prepared once per store, on its first use, then
+ * bound, stepped and reset each time, and finalized by store_free. Only the migrations, the
+ * connection's pragmas at open and transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL
+ * text instead (sqlite3_exec). A callback of a walk (store_each_*, store_web_*,
+ * store_detect_lines, store_detect_suspects) may call any store function but the walk it is
+ * called from: that one's statement is still stepping, and the inner call fails (BL_EDB).
  */
 #ifndef BENCHLINE_STORE_H
 #define BENCHLINE_STORE_H
@@ -57,7 +62,7 @@ struct store_run {
 
 struct store_metric {
 	const char *name;
-	const char *kind; /* "timed", "counted", "quantile" */
+	enum metric_kind kind;
 	const char *unit;
 	const char *better;	   /* "lower", "higher" */
 	double median, p95, value; /* NAN when absent */
@@ -126,7 +131,9 @@ struct store_record_filter {
 };
 
 struct store_record_metric {
-	char *name, *kind, *unit, *better;
+	char *name;
+	enum metric_kind kind;
+	char *unit, *better;
 	double median, p95, value; /* NAN when NULL */
 	int64_t n;		   /* -1 when NULL */
 	double *samples;
@@ -171,7 +178,8 @@ struct store_series_line {
 struct store_series {
 	const char *id; /* store_series_id(): machine/benchmark/config/metric, percent-encoded */
 	const char *machine, *benchmark, *config, *metric;
-	const char *kind, *unit, *better; /* as the last record gives them */
+	enum metric_kind kind;	   /* as the last record gives it */
+	const char *unit, *better; /* as the last record gives them */
 	int64_t records;
 	const struct store_series_line *lines;
 	size_t nlines;
@@ -225,9 +233,9 @@ int store_web_data_version(int64_t *out, struct store *st, struct bl_error *err)
 /* A Suspect of one Series as its chart rings it. Strings live until the callback returns. */
 struct store_web_suspect {
 	int64_t id, run_id;
-	const char *side;  /* "slower" or "faster" */
-	const char *state; /* "open", "cleared", "confirmed" or "covered" */
-	double shift;	   /* NAN when the center was 0 */
+	enum suspect_side side;
+	enum suspect_state state;
+	double shift; /* NAN when the center was 0 */
 };
 typedef int (*store_web_suspect_fn)(const struct store_web_suspect *s, void *data);
 /* Every Suspect (any state) of the Series (machine, benchmark, config, metric), by run id. A
@@ -244,7 +252,7 @@ int store_web_suspects(struct store *st, const char *machine, const char *benchm
  * on. Nothing here judges a record; docs/detection.md describes the whole design.
  */
 
-/* A detection session: the statements detection prepares (once each), on an open store. */
+/* A detection session on an open store (its statements are the store's, prepared once). */
 struct store_detect;
 int store_detect_open(struct store_detect **out, struct store *st, struct bl_error *err);
 void store_detect_close(struct store_detect *d);
@@ -256,8 +264,8 @@ struct store_group {
 };
 
 /* An untagged standing record, in Series order: its place on main (a commit's seq; x.5 when
- * placed by time, as sql/series.sql explains), then at (committed_at, else started_at),
- * started_at and run id. */
+ * placed by time, as the view placed_runs of sql/003-places.sql defines it), then at
+ * (committed_at, else started_at), started_at and run id. */
 struct store_member {
 	int64_t run_id;
 	double place, at, started_at;
@@ -270,12 +278,10 @@ struct store_member {
 	uint8_t dropped; /* set while a bulk read works out the members; never set after */
 };
 
-enum store_point_kind { STORE_TIMED, STORE_COUNTED, STORE_QUANTILE };
-
 /* One metric of a member. */
 struct store_point {
 	uint32_t metric; /* index into store_members.metrics */
-	uint8_t kind;	 /* enum store_point_kind */
+	uint8_t kind;	 /* enum metric_kind */
 	uint8_t higher;	 /* 1 when higher is better */
 	double value;	 /* the median of a timed metric, else the value; NAN when absent */
 };
@@ -289,11 +295,8 @@ struct store_members {
 	size_t nmembers, members_alloc;
 	struct store_point *points;
 	size_t npoints, points_alloc;
-	char **metrics;
-	size_t nmetrics, metrics_alloc;
-	char **contents; /* contents[0] is NULL: no content hash */
-	size_t ncontents, contents_alloc;
-	struct store_intern *intern; /* private */
+	struct intern metrics;	/* metric names: metrics.strings[point.metric] */
+	struct intern contents; /* content hashes: number 0 is NULL, no content hash */
 };
 void store_members_init(struct store_members *m);
 /* Forgets the groups, members and points (not the interned names). */
@@ -402,10 +405,10 @@ struct store_mark {
 	const char *metric;
 	int64_t machine_id, benchmark_id;
 	const char *config;
-	int slower;
+	enum suspect_side side;
 	double shift; /* NAN when the center is 0 */
 	double median, center, tolerance;
-	int open; /* read back: its state is 'open' */
+	enum suspect_state state; /* read back (new ones are open) */
 };
 typedef int (*store_mark_fn)(const struct store_mark *m, void *data);
 /* Every stored Suspect (g NULL) or one group's. */
@@ -414,7 +417,7 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 /* The Suspect of (run_id, metric): *found 0 when there is none. */
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      int64_t run_id, const char *metric, struct bl_error *err);
-/* Inserts a new Suspect (state 'open'); *id_out its id. */
+/* Inserts a new Suspect, open whatever m->state says; *id_out its id. */
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
 /* Updates the numbers of Suspect m->id, keeping its state. */
@@ -432,7 +435,8 @@ struct store_suspect {
 	int64_t id, run_id;
 	const char *machine, *benchmark, *config, *metric, *commit, *source_hash;
 	int64_t seq; /* -1 when the record's place on main is unknown */
-	const char *side, *state;
+	enum suspect_side side;
+	enum suspect_state state;
 	double shift; /* NAN when the center was 0 */
 	double median, center, tolerance;
 };

@@ -213,17 +213,16 @@ static void format_num(struct strbuf *sb, double v)
 /* A Suspect's ring (§11): red around a slower one, green around a faster one. */
 static void add_ring(struct strbuf *sb, double x, double y, const struct web_point *p)
 {
-	int slower = p->suspect == 1;
+	const char *side = suspect_side_name(p->suspect_side);
 	strbuf_addf(sb,
 		    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7.5\" fill=\"none\" stroke=\"%s\" "
 		    "stroke-width=\"2\" class=\"suspect %s\"><title>suspect: %s",
-		    x, y, slower ? "#cc0000" : "#2e9a2e", slower ? "slower" : "faster",
-		    slower ? "slower" : "faster");
+		    x, y, p->suspect_side == SUSPECT_SLOWER ? "#cc0000" : "#2e9a2e", side, side);
 	if (!isnan(p->suspect_shift))
 		strbuf_addf(sb, " %+.1f%%", p->suspect_shift * 100);
-	if (p->suspect_state[0] && strcmp(p->suspect_state, "open")) {
+	if (p->suspect_state != SUSPECT_OPEN) {
 		strbuf_addstr(sb, " (");
-		web_html_escape(sb, p->suspect_state);
+		web_html_escape(sb, suspect_state_name(p->suspect_state));
 		strbuf_addch(sb, ')');
 	}
 	strbuf_addstr(sb, "</title></circle>\n");

@@ -124,7 +124,8 @@ void web_api_regressions(struct web_reply *r)
 struct series_copy {
 	const char *config, *metric;
 	int found;
-	char *kind, *unit, *better, *id;
+	enum metric_kind kind;
+	char *unit, *better, *id;
 	int64_t records;
 	struct store_series_line *lines;
 	size_t nlines;
@@ -136,7 +137,7 @@ static int find_series_one(const struct store_series *s, void *data)
 	if (strcmp(s->config, c->config) || strcmp(s->metric, c->metric))
 		return 0;
 	c->found = 1;
-	c->kind = xstrdup(s->kind);
+	c->kind = s->kind;
 	c->unit = xstrdup(s->unit);
 	c->better = xstrdup(s->better);
 	c->id = xstrdup(s->id);
@@ -150,7 +151,6 @@ static int find_series_one(const struct store_series *s, void *data)
 
 static void series_copy_release(struct series_copy *c)
 {
-	free(c->kind);
 	free(c->unit);
 	free(c->better);
 	free(c->id);
@@ -486,24 +486,25 @@ static int ring_one(const struct store_web_suspect *sx, void *data)
 {
 	struct ring *rg = data;
 	rg->total++;
-	if (!strcmp(sx->state, "open"))
+	if (sx->state == SUSPECT_OPEN)
 		rg->open++;
 	for (size_t i = 0; i < rg->ps->nr; i++) {
 		struct web_point *p = &rg->ps->p[i];
 		if (p->run_id != sx->run_id)
 			continue;
-		p->suspect = strcmp(sx->side, "slower") ? 2 : 1;
+		p->suspect = 1;
+		p->suspect_side = sx->side;
 		p->suspect_shift = sx->shift;
-		snprintf(p->suspect_state, sizeof(p->suspect_state), "%s", sx->state);
+		p->suspect_state = sx->state;
 		break;
 	}
 	return 0;
 }
 
 /* "slower +5.2%" */
-static void add_suspect_text(struct strbuf *sb, int slower, double shift)
+static void add_suspect_text(struct strbuf *sb, enum suspect_side side, double shift)
 {
-	strbuf_addstr(sb, slower ? "slower" : "faster");
+	strbuf_addstr(sb, suspect_side_name(side));
 	if (!isnan(shift))
 		strbuf_addf(sb, " %+.1f%%", shift * 100);
 }
@@ -619,7 +620,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	strbuf_addstr(sb, "</dd><dt>metric</dt><dd>");
 	web_html_escape(sb, names[3]);
 	strbuf_addstr(sb, " (");
-	web_html_escape(sb, c.kind);
+	web_html_escape(sb, metric_kind_name(c.kind));
 	strbuf_addstr(sb, ", ");
 	web_html_escape(sb, c.unit);
 	strbuf_addstr(sb, ", ");
@@ -672,9 +673,11 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			  "<th>tags</th><th>suspect</th></tr></thead><tbody>\n");
 	for (size_t k = ndrawn; k-- > 0;) {
 		const struct web_point *p = &drawn[k];
-		strbuf_addstr(sb, p->suspect == 1   ? "<tr class=\"suspect slower\">"
-				  : p->suspect == 2 ? "<tr class=\"suspect faster\">"
-						    : "<tr>");
+		if (p->suspect)
+			strbuf_addf(sb, "<tr class=\"suspect %s\">",
+				    suspect_side_name(p->suspect_side));
+		else
+			strbuf_addstr(sb, "<tr>");
 		if (p->seq >= 0)
 			strbuf_addf(sb, "<td class=\"num\">%lld</td>", (long long)p->seq);
 		else
@@ -715,13 +718,13 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 		strbuf_addstr(sb, "</td><td>");
 		if (p->suspect) {
 			strbuf_addf(sb, "<a class=\"suspect %s\" href=\"",
-				    p->suspect == 1 ? "slower" : "faster");
+				    suspect_side_name(p->suspect_side));
 			web_html_escape(sb, ctx->base);
 			strbuf_addstr(sb, "/suspects\">");
-			add_suspect_text(sb, p->suspect == 1, p->suspect_shift);
-			if (strcmp(p->suspect_state, "open")) {
+			add_suspect_text(sb, p->suspect_side, p->suspect_shift);
+			if (p->suspect_state != SUSPECT_OPEN) {
 				strbuf_addstr(sb, " (");
-				web_html_escape(sb, p->suspect_state);
+				web_html_escape(sb, suspect_state_name(p->suspect_state));
 				strbuf_addch(sb, ')');
 			}
 			strbuf_addstr(sb, "</a>");
@@ -771,11 +774,11 @@ static int suspects_page_one(const struct store_suspect *sx, void *data)
 {
 	struct suspects_page *sp = data;
 	struct strbuf *sb = sp->out;
-	int slower = !strcmp(sx->side, "slower");
+	const char *side = suspect_side_name(sx->side);
 	sp->count++;
 	strbuf_reset(&sp->id);
 	store_series_id(&sp->id, sx->machine, sx->benchmark, sx->config, sx->metric);
-	strbuf_addf(sb, "<tr class=\"suspect %s\"><td>", slower ? "slower" : "faster");
+	strbuf_addf(sb, "<tr class=\"suspect %s\"><td>", side);
 	web_html_escape(sb, sx->machine);
 	strbuf_addstr(sb, "</td><td>");
 	web_html_escape(sb, sx->benchmark);
@@ -799,8 +802,8 @@ static int suspects_page_one(const struct store_suspect *sx, void *data)
 		strbuf_addf(sb, "</td><td class=\"num\">%lld</td>", (long long)sx->seq);
 	else
 		strbuf_addstr(sb, "</td><td class=\"num muted\">–</td>");
-	strbuf_addf(sb, "<td class=\"%s\">", slower ? "slower" : "faster");
-	web_html_escape(sb, sx->side);
+	strbuf_addf(sb, "<td class=\"%s\">", side);
+	web_html_escape(sb, side);
 	strbuf_addstr(sb, "</td><td class=\"num\">");
 	if (isnan(sx->shift))
 		strbuf_addstr(sb, "–");
@@ -810,7 +813,7 @@ static int suspects_page_one(const struct store_suspect *sx, void *data)
 	add_num_cell(sb, sx->center);
 	add_num_cell(sb, sx->tolerance);
 	strbuf_addstr(sb, "<td>");
-	web_html_escape(sb, sx->state);
+	web_html_escape(sb, suspect_state_name(sx->state));
 	strbuf_addstr(sb, "</td><td><a href=\"");
 	add_series_link(sb, sp->ctx, sp->id.buf);
 	strbuf_addstr(sb, "\">chart</a></td></tr>\n");

@@ -72,11 +72,11 @@ struct web_point {
 	/* on the Series: 0, or the reason a line starts here: 1 first, 2 harness, 3 content,
 	 * 4 baseline */
 	int brk;
-	/* 0: not a Suspect, 1: a slower one, 2: a faster one; its shift (NAN when unknown) and
-	 * state */
+	/* 1 when the record is a Suspect, with its side, shift (NAN when unknown) and state */
 	int suspect;
+	enum suspect_side suspect_side;
 	double suspect_shift;
-	char suspect_state[12];
+	enum suspect_state suspect_state;
 };
 
 struct web_chart_cache;

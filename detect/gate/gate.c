@@ -230,7 +230,7 @@ static int find_window(struct window *w, struct gate_walk *gr, const struct stor
 /* The value a metric is judged by: the median of a timed one, else its value. */
 static double metric_value(const struct store_record_metric *m)
 {
-	if (!strcmp(m->kind, "timed"))
+	if (m->kind == METRIC_TIMED)
 		return !isnan(m->median) ? m->median : m->value;
 	return m->value;
 }
@@ -284,7 +284,7 @@ static void row_init(struct gate_row *row, const struct store_gate_record *r,
 	row->benchmark = xstrdup(r->benchmark);
 	row->config = xstrdup(r->config);
 	row->metric = xstrdup(m->name);
-	row->kind = xstrdup(m->kind);
+	row->kind = xstrdup(metric_kind_name(m->kind));
 	row->unit = xstrdup(m->unit);
 	row->better_higher = m->better && !strcmp(m->better, "higher");
 	row->ratio = row->lo = row->hi = NAN;
@@ -586,15 +586,16 @@ static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct s
 		row->excluded |= matches(gr->cfg->gate_excludes[i], h, hm->name);
 
 	row->status = GATE_PASS;
-	if (strcmp(hm->kind, rm->kind)) {
+	if (hm->kind != rm->kind) {
 		row->status = GATE_SOFT;
-		set_note(row, "the metric's kind changed from %s to %s", rm->kind, hm->kind);
+		set_note(row, "the metric's kind changed from %s to %s", metric_kind_name(rm->kind),
+			 metric_kind_name(hm->kind));
 		return;
 	}
-	if (!strcmp(hm->kind, "timed")) {
+	if (hm->kind == METRIC_TIMED) {
 		window_band(row, w, hm->name);
 		judge_timed(row, hm, rm);
-	} else if (!strcmp(hm->kind, "counted")) {
+	} else if (hm->kind == METRIC_COUNTED) {
 		judge_counted(row, gr, hm, rm);
 	} else {
 		judge_quantile(row, gr, hm, rm);

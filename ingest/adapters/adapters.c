@@ -571,7 +571,7 @@ int adapters_record_init(struct ingest_record *rec, const struct adapters_common
 }
 
 struct ingest_metric *adapters_add_metric(struct ingest_record *rec, const char *name,
-					  enum ingest_kind kind, const char *unit,
+					  enum metric_kind kind, const char *unit,
 					  int better_higher)
 {
 	struct ingest_metric *m;

@@ -118,7 +118,7 @@ int adapters_record_init(struct ingest_record *rec, const struct adapters_common
 
 /* Adds a metric to rec; name and unit are copied. */
 struct ingest_metric *adapters_add_metric(struct ingest_record *rec, const char *name,
-					  enum ingest_kind kind, const char *unit,
+					  enum metric_kind kind, const char *unit,
 					  int better_higher);
 /* Takes samples (owned) into a timed metric and computes median and p95 by nearest rank; n
  * becomes the sample count. */

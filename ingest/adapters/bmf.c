@@ -14,21 +14,21 @@
 
 struct measure_kind {
 	const char *name;
-	enum ingest_kind kind;
+	enum metric_kind kind;
 	const char *unit;
 	int better_higher;
 };
 
 static const struct measure_kind builtin[] = {
-    {"latency", INGEST_TIMED, "ns", 0},
-    {"throughput", INGEST_TIMED, "ops/s", 1},
-    {"build-time", INGEST_TIMED, "s", 0},
-    {"file-size", INGEST_COUNTED, "B", 0},
+    {"latency", METRIC_TIMED, "ns", 0},
+    {"throughput", METRIC_TIMED, "ops/s", 1},
+    {"build-time", METRIC_TIMED, "s", 0},
+    {"file-size", METRIC_COUNTED, "B", 0},
 };
 
 static const struct measure_kind *kind_of(const char *measure)
 {
-	static const struct measure_kind other = {NULL, INGEST_TIMED, "", 0};
+	static const struct measure_kind other = {NULL, METRIC_TIMED, "", 0};
 
 	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
 		if (!strcmp(builtin[i].name, measure))
@@ -63,7 +63,7 @@ static int parse_measure(struct ingest_record *rec, const struct adapters_input 
 	    (ret = adapters_get_number(a, p, mo, "upper_value", 0, &upper)))
 		goto done;
 	m = adapters_add_metric(rec, measure, k->kind, k->unit, k->better_higher);
-	if (k->kind == INGEST_COUNTED)
+	if (k->kind == METRIC_COUNTED)
 		m->value = value;
 	else
 		m->median = value;

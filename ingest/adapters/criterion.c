@@ -195,7 +195,7 @@ static int parse_texts(struct ingest_batch *out, const struct adapters_criterion
 			}
 		}
 	}
-	m = adapters_add_metric(&rec, "time", INGEST_TIMED, "ns", 0);
+	m = adapters_add_metric(&rec, "time", METRIC_TIMED, "ns", 0);
 	adapters_take_samples(m, samples, n);
 	samples = NULL;
 	/* criterion's median of these samples cannot be above their 95th percentile */
@@ -205,7 +205,7 @@ static int parse_texts(struct ingest_batch *out, const struct adapters_criterion
 	}
 	m->median = median;
 	if (rate) {
-		m = adapters_add_metric(&rec, "throughput", INGEST_TIMED, info.throughput_unit, 1);
+		m = adapters_add_metric(&rec, "throughput", METRIC_TIMED, info.throughput_unit, 1);
 		adapters_take_samples(m, rate, n);
 		rate = NULL;
 	}

@@ -33,16 +33,16 @@ static const char *const not_counters[] = {
 /* Counters with a known meaning. */
 static const struct {
 	const char *name;
-	enum ingest_kind kind;
+	enum metric_kind kind;
 	const char *unit;
 	int better_higher;
 } known_counters[] = {
-    {"bytes_per_second", INGEST_TIMED, "B/s", 1},
-    {"items_per_second", INGEST_TIMED, "items/s", 1},
-    {"allocs_per_iter", INGEST_COUNTED, "allocs", 0},
-    {"max_bytes_used", INGEST_COUNTED, "B", 0},
-    {"total_allocated_bytes", INGEST_COUNTED, "B", 0},
-    {"net_heap_growth", INGEST_COUNTED, "B", 0},
+    {"bytes_per_second", METRIC_TIMED, "B/s", 1},
+    {"items_per_second", METRIC_TIMED, "items/s", 1},
+    {"allocs_per_iter", METRIC_COUNTED, "allocs", 0},
+    {"max_bytes_used", METRIC_COUNTED, "B", 0},
+    {"total_allocated_bytes", METRIC_COUNTED, "B", 0},
+    {"net_heap_growth", METRIC_COUNTED, "B", 0},
 };
 
 /* One figure of a benchmark, gathered over its rows. */
@@ -250,14 +250,14 @@ static struct ingest_metric *add_series_metric(struct ingest_record *rec, const 
 					       const struct series *s)
 {
 	if (!strcmp(s->name, "real_time") || !strcmp(s->name, "cpu_time"))
-		return adapters_add_metric(rec, s->name, INGEST_TIMED, b->time_unit, 0);
+		return adapters_add_metric(rec, s->name, METRIC_TIMED, b->time_unit, 0);
 	for (size_t i = 0; i < sizeof(known_counters) / sizeof(known_counters[0]); i++)
 		if (!strcmp(known_counters[i].name, s->name))
 			return adapters_add_metric(rec, s->name, known_counters[i].kind,
 						   known_counters[i].unit,
 						   known_counters[i].better_higher);
 	/* a user counter: its unit is not in the file */
-	return adapters_add_metric(rec, s->name, INGEST_TIMED, "", 0);
+	return adapters_add_metric(rec, s->name, METRIC_TIMED, "", 0);
 }
 
 static int make_record(struct ingest_batch *out, const struct adapters_input *a,
@@ -277,7 +277,7 @@ static int make_record(struct ingest_batch *out, const struct adapters_input *a,
 		if (!s->nr && isnan(fallback))
 			continue;
 		m = add_series_metric(&rec, b, s);
-		if (m->kind == INGEST_COUNTED) {
+		if (m->kind == METRIC_COUNTED) {
 			m->value = s->nr ? adapters_median(s->values, s->nr) : fallback;
 		} else if (s->nr) {
 			adapters_take_samples(m, s->values, s->nr);

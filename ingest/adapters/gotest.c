@@ -291,17 +291,17 @@ static void add_unit_metric(struct ingest_record *rec, struct go_unit *u)
 	char *unit;
 
 	if (!strcmp(u->unit, "B/op") || !strcmp(u->unit, "allocs/op")) {
-		m = adapters_add_metric(rec, u->unit, INGEST_COUNTED,
+		m = adapters_add_metric(rec, u->unit, METRIC_COUNTED,
 					!strcmp(u->unit, "B/op") ? "B" : "allocs", 0);
 		m->value = adapters_median(u->values, u->nr);
 		return;
 	}
 	if (ends_with(u->unit, "/op") && strlen(u->unit) > 3) {
 		unit = xstrndup(u->unit, strlen(u->unit) - 3);
-		m = adapters_add_metric(rec, u->unit, INGEST_TIMED, unit, 0);
+		m = adapters_add_metric(rec, u->unit, METRIC_TIMED, unit, 0);
 		free(unit);
 	} else {
-		m = adapters_add_metric(rec, u->unit, INGEST_TIMED, u->unit,
+		m = adapters_add_metric(rec, u->unit, METRIC_TIMED, u->unit,
 					ends_with(u->unit, "/s"));
 	}
 	adapters_take_samples(m, u->values, u->nr);

@@ -55,15 +55,15 @@ static int parse_result(struct ingest_batch *out, const struct adapters_input *a
 		free(samples);
 		goto done;
 	}
-	m = adapters_add_metric(&rec, "time", INGEST_TIMED, "s", 0);
+	m = adapters_add_metric(&rec, "time", METRIC_TIMED, "s", 0);
 	if (n)
 		adapters_take_samples(m, samples, n);
 	else
 		m->median = !isnan(median) ? median : mean;
 	if (!isnan(user))
-		adapters_add_metric(&rec, "user", INGEST_TIMED, "s", 0)->median = user;
+		adapters_add_metric(&rec, "user", METRIC_TIMED, "s", 0)->median = user;
 	if (!isnan(sys))
-		adapters_add_metric(&rec, "system", INGEST_TIMED, "s", 0)->median = sys;
+		adapters_add_metric(&rec, "system", METRIC_TIMED, "s", 0)->median = sys;
 	rec.primary = xstrdup("time");
 	ret = adapters_push(out, &rec, a->name, a->err);
 done:

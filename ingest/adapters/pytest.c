@@ -131,7 +131,7 @@ static int parse_benchmark(struct ingest_batch *out, const struct adapters_input
 	if ((ret = adapters_record_init(&rec, common, fullname ? fullname : name, line, column,
 					a->name, a->err)))
 		goto done;
-	m = adapters_add_metric(&rec, "time", INGEST_TIMED, "s", 0);
+	m = adapters_add_metric(&rec, "time", METRIC_TIMED, "s", 0);
 	if (n) {
 		adapters_take_samples(m, samples, n);
 		samples = NULL;

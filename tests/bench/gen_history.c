@@ -175,7 +175,7 @@ static int add_record(struct ingest_batch *batch, uint64_t seed, size_t g, int64
 				  (0.05 + 0.04 * unit(seed, 8, g, (uint64_t)seq));
 	m = &rec->metrics[0];
 	m->name = xstrdup("frame_us");
-	m->kind = INGEST_TIMED;
+	m->kind = METRIC_TIMED;
 	m->unit = xstrdup("us");
 	m->median = round(median * 10) / 10;
 	m->p95 = round(median * 1.02 * 10) / 10;

@@ -224,7 +224,7 @@ history_db() {
 	[ -f "$WORK/detect.db" ] && return 0
 	LIBDIR=$ROOT/build/default
 	[ -f "$LIBDIR/libbenchline.a" ] || die "no $LIBDIR/libbenchline.a (run make)"
-	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$LIBDIR/gen" -o "$WORK/gen_history" \
+	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$ROOT" -I"$LIBDIR/gen" -o "$WORK/gen_history" \
 		"$HERE/gen_history.c" "$LIBDIR/libbenchline.a" \
 		$(pkg-config --libs sqlite3 libgit2 jansson 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) \
 		-lm || die "cannot build gen_history.c"

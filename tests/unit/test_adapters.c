@@ -158,7 +158,7 @@ static const struct ingest_metric *metric(const struct ingest_record *rec, const
 	return NULL;
 }
 
-static void assert_metric(const struct ingest_metric *m, enum ingest_kind kind, const char *unit,
+static void assert_metric(const struct ingest_metric *m, enum metric_kind kind, const char *unit,
 			  int better_higher, size_t nsamples)
 {
 	assert_int_equal(m->kind, kind);
@@ -217,26 +217,26 @@ static void bmf_fixture(void **state)
 	assert_int_equal(rec->nmetrics, 2);
 	assert_string_equal(rec->primary, "latency");
 	m = metric(rec, "latency");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 0);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 0);
 	assert_double_equal(m->median, 18234.0, 0);
 	assert_true(isnan(m->p95));
 	m = metric(rec, "throughput");
-	assert_metric(m, INGEST_TIMED, "ops/s", 1, 0);
+	assert_metric(m, METRIC_TIMED, "ops/s", 1, 0);
 	assert_double_equal(m->median, 54842.1, 0);
 
 	m = metric(record(&b, "/bin/sh -c ./build.sh"), "build-time");
-	assert_metric(m, INGEST_TIMED, "s", 0, 0);
+	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_double_equal(m->median, 87.0, 0);
 
 	m = metric(record(&b, "benchline-binary"), "file-size");
-	assert_metric(m, INGEST_COUNTED, "B", 0, 0);
+	assert_metric(m, METRIC_COUNTED, "B", 0, 0);
 	assert_double_equal(m->value, 1843200.0, 0);
 	assert_true(isnan(m->median));
 
 	rec = record(&b, "alloc_heavy");
 	assert_string_equal(rec->primary, "latency");
 	m = metric(rec, "Total Bytes");
-	assert_metric(m, INGEST_TIMED, "", 0, 0);
+	assert_metric(m, METRIC_TIMED, "", 0, 0);
 	assert_double_equal(m->median, 662, 0);
 	ingest_batch_release(&b);
 }
@@ -283,17 +283,17 @@ static void gbench_fixture(void **state)
 	assert_int_equal(rec->nmetrics, 3);
 	/* five repetitions: five samples, not nine */
 	m = metric(rec, "real_time");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 5);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 5);
 	assert_close(m->samples[0], 28.534552793849787);
 	assert_close(m->samples[4], 25.991132162720294);
 	/* nearest rank: the 3rd of 5 sorted, 19.31 23.58 25.99 26.79 28.53 */
 	assert_close(m->median, 25.991132162720294);
 	assert_close(m->p95, 28.534552793849787);
 	m = metric(rec, "cpu_time");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 5);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 5);
 	assert_close(m->samples[1], 12.012514747866113);
 	m = metric(rec, "bytes_per_second");
-	assert_metric(m, INGEST_TIMED, "B/s", 1, 5);
+	assert_metric(m, METRIC_TIMED, "B/s", 1, 5);
 	assert_close(m->samples[0], 5380626187.220304);
 
 	rec = &b.records[1];
@@ -301,15 +301,15 @@ static void gbench_fixture(void **state)
 	assert_int_equal(rec->line, 154);
 	assert_int_equal(rec->nmetrics, 4);
 	m = metric(rec, "real_time");
-	assert_metric(m, INGEST_TIMED, "us", 0, 5);
+	assert_metric(m, METRIC_TIMED, "us", 0, 5);
 	assert_close(m->samples[2], 0.5274914974559034);
 	m = metric(rec, "cpu_time");
-	assert_metric(m, INGEST_TIMED, "us", 0, 5);
+	assert_metric(m, METRIC_TIMED, "us", 0, 5);
 	m = metric(rec, "items_per_second");
-	assert_metric(m, INGEST_TIMED, "items/s", 1, 5);
+	assert_metric(m, METRIC_TIMED, "items/s", 1, 5);
 	/* a user counter: timed, no unit */
 	m = metric(rec, "elements");
-	assert_metric(m, INGEST_TIMED, "", 0, 5);
+	assert_metric(m, METRIC_TIMED, "", 0, 5);
 	assert_double_equal(m->median, 1000, 0);
 	ingest_batch_release(&b);
 }
@@ -370,16 +370,16 @@ static void gbench_aggregates_only_and_errors_skipped(void **state)
 	/* an old date without an offset is taken as UTC */
 	assert_double_equal(b.records[0].started_at, 1470159886.0, 0);
 	m = metric(&b.records[0], "real_time");
-	assert_metric(m, INGEST_TIMED, "ms", 0, 0);
+	assert_metric(m, METRIC_TIMED, "ms", 0, 0);
 	assert_double_equal(m->median, 10, 0); /* the median row, not the mean */
 	assert_double_equal(metric(&b.records[0], "cpu_time")->median, 9, 0);
 	/* no run_name: the name without its /repeats: suffix; no time_unit: ns */
 	assert_string_equal(b.records[1].benchmark, "BM_Old");
 	m = metric(&b.records[1], "real_time");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 2);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 2);
 	assert_double_equal(m->median, 4, 0);
 	m = metric(&b.records[1], "allocs_per_iter");
-	assert_metric(m, INGEST_COUNTED, "allocs", 0, 0);
+	assert_metric(m, METRIC_COUNTED, "allocs", 0, 0);
 	assert_double_equal(m->value, 2, 0);
 	ingest_batch_release(&b);
 }
@@ -449,16 +449,16 @@ static void hyperfine_fixture(void **state)
 	assert_string_equal(rec->primary, "time");
 	assert_int_equal(rec->nmetrics, 3);
 	m = metric(rec, "time");
-	assert_metric(m, INGEST_TIMED, "s", 0, 5);
+	assert_metric(m, METRIC_TIMED, "s", 0, 5);
 	assert_close(m->samples[0], 0.01108088914);
 	assert_close(m->samples[4], 0.03459098914);
 	assert_close(m->median, 0.02722765914);
 	assert_close(m->p95, 0.03459098914);
 	m = metric(rec, "user");
-	assert_metric(m, INGEST_TIMED, "s", 0, 0);
+	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_close(m->median, 0.003942024);
 	m = metric(rec, "system");
-	assert_metric(m, INGEST_TIMED, "s", 0, 0);
+	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_close(m->median, 0.004674880000000001);
 	rec = &b.records[1];
 	assert_string_equal(rec->benchmark, "sleep 0.02");
@@ -482,7 +482,7 @@ static void hyperfine_command_name_and_no_times(void **state)
 	assert_string_equal(b.records[0].benchmark, "fast");
 	assert_int_equal(b.records[0].nmetrics, 1);
 	m = metric(&b.records[0], "time");
-	assert_metric(m, INGEST_TIMED, "s", 0, 0);
+	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_double_equal(m->median, 0.25, 0);
 	ingest_batch_release(&b);
 }
@@ -527,7 +527,7 @@ static void pytest_fixture(void **state)
 	assert_int_equal(rec->column, 9);
 	assert_int_equal(rec->nmetrics, 1);
 	m = metric(rec, "time");
-	assert_metric(m, INGEST_TIMED, "s", 0, 5);
+	assert_metric(m, METRIC_TIMED, "s", 0, 5);
 	assert_close(m->samples[0], 5.962199998066353e-06);
 	assert_close(m->samples[3], 1.867040000433917e-05);
 	/* 5.44 5.49 5.96 10.79 18.67 (us): the 3rd */
@@ -577,7 +577,7 @@ static void pytest_without_data(void **state)
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "test_x"); /* no fullname: name */
 	m = metric(&b.records[0], "time");
-	assert_metric(m, INGEST_TIMED, "s", 0, 0);
+	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_double_equal(m->median, 0.002, 0);
 	assert_true(isnan(m->p95));
 	assert_int_equal(m->n, 38523);
@@ -641,17 +641,17 @@ static void gotest_fixture(void **state)
 	assert_int_equal(rec->nmetrics, 3);
 	/* -count 3: three samples */
 	m = metric(rec, "ns/op");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 3);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 3);
 	assert_double_equal(m->samples[0], 5603, 0);
 	assert_double_equal(m->samples[1], 5115, 0);
 	assert_double_equal(m->samples[2], 4770, 0);
 	assert_double_equal(m->median, 5115, 0);
 	assert_double_equal(m->p95, 5603, 0);
 	m = metric(rec, "B/op");
-	assert_metric(m, INGEST_COUNTED, "B", 0, 0);
+	assert_metric(m, METRIC_COUNTED, "B", 0, 0);
 	assert_double_equal(m->value, 0, 0);
 	m = metric(rec, "allocs/op");
-	assert_metric(m, INGEST_COUNTED, "allocs", 0, 0);
+	assert_metric(m, METRIC_COUNTED, "allocs", 0, 0);
 
 	rec = &b.records[1];
 	assert_string_equal(rec->benchmark, "benchline.test/gobench.BenchmarkJoin-2");
@@ -661,10 +661,10 @@ static void gotest_fixture(void **state)
 	assert_double_equal(m->samples[0], 519.9, 1e-12);
 	assert_double_equal(m->median, 346.2, 1e-12);
 	m = metric(rec, "MB/s");
-	assert_metric(m, INGEST_TIMED, "MB/s", 1, 3);
+	assert_metric(m, METRIC_TIMED, "MB/s", 1, 3);
 	assert_double_equal(m->samples[1], 195.47, 1e-12);
 	m = metric(rec, "B/op");
-	assert_metric(m, INGEST_COUNTED, "B", 0, 0);
+	assert_metric(m, METRIC_COUNTED, "B", 0, 0);
 	assert_double_equal(m->value, 208, 0);
 	assert_double_equal(metric(rec, "allocs/op")->value, 2, 0);
 
@@ -672,7 +672,7 @@ static void gotest_fixture(void **state)
 	rec = &b.records[2];
 	assert_string_equal(rec->benchmark, "benchline.test/gobench.BenchmarkSub/n=5-2");
 	m = metric(rec, "depth/op");
-	assert_metric(m, INGEST_TIMED, "depth", 0, 3);
+	assert_metric(m, METRIC_TIMED, "depth", 0, 3);
 	assert_double_equal(m->median, 5, 0);
 	assert_string_equal(b.records[3].benchmark, "benchline.test/gobench.BenchmarkSub/n=10-2");
 	ingest_batch_release(&b);
@@ -701,12 +701,12 @@ static void gotest_lines(void **state)
 	assert_int_equal(b.records[0].line, 4);
 	assert_null(b.records[0].machine_info);
 	m = metric(&b.records[0], "ns/op");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 2);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 2);
 	assert_double_equal(m->samples[0], 10.5, 0);
 	m = metric(&b.records[0], "widgets");
-	assert_metric(m, INGEST_TIMED, "widgets", 0, 2);
+	assert_metric(m, METRIC_TIMED, "widgets", 0, 2);
 	m = metric(&b.records[0], "MB/s");
-	assert_metric(m, INGEST_TIMED, "MB/s", 1, 2);
+	assert_metric(m, METRIC_TIMED, "MB/s", 1, 2);
 	assert_double_equal(m->samples[1], 9, 0);
 	ingest_batch_release(&b);
 }
@@ -752,7 +752,7 @@ static void criterion_fixture(void **state)
 	assert_string_equal(rec->primary, "time");
 	assert_int_equal(rec->nmetrics, 1);
 	m = metric(rec, "time");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 10);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 10);
 	/* times[i] / iters[i] */
 	assert_close(m->samples[0], 244701.6 / 10);
 	assert_close(m->samples[9], 2403492.0 / 100);
@@ -764,10 +764,10 @@ static void criterion_fixture(void **state)
 	assert_string_equal(rec->benchmark, "parse/json");
 	assert_int_equal(rec->nmetrics, 2);
 	m = metric(rec, "time");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 10);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 10);
 	assert_close(m->samples[0], 35904.0 / 10);
 	m = metric(rec, "throughput");
-	assert_metric(m, INGEST_TIMED, "B/s", 1, 10);
+	assert_metric(m, METRIC_TIMED, "B/s", 1, 10);
 	assert_close(m->samples[0], 1024 * 1e9 / (35904.0 / 10));
 	ingest_batch_release(&b);
 }
@@ -816,7 +816,7 @@ static void criterion_directories(void **state)
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "g/f");
 	m = metric(&b.records[0], "time");
-	assert_metric(m, INGEST_TIMED, "ns", 0, 3);
+	assert_metric(m, METRIC_TIMED, "ns", 0, 3);
 	assert_double_equal(m->samples[1], 5, 0);
 	assert_double_equal(m->median, 5.5, 0);
 	ingest_batch_release(&b);
@@ -858,7 +858,7 @@ static void criterion_directories(void **state)
 	assert_int_equal(b.nr, 2);
 	assert_string_equal(b.records[1].benchmark, "h/x");
 	m = metric(&b.records[1], "throughput");
-	assert_metric(m, INGEST_TIMED, "elements/s", 1, 1);
+	assert_metric(m, METRIC_TIMED, "elements/s", 1, 1);
 	assert_double_equal(m->samples[0], 2e9, 0);
 	ingest_batch_release(&b);
 

@@ -327,7 +327,7 @@ static int collect(const struct store_suspect *s, void *data)
 {
 	struct marks *m = data;
 	size_t n = strlen(m->s);
-	snprintf(m->s + n, sizeof(m->s) - n, "%s%s", n ? " " : "", s->side);
+	snprintf(m->s + n, sizeof(m->s) - n, "%s%s", n ? " " : "", suspect_side_name(s->side));
 	return 0;
 }
 

@@ -97,11 +97,11 @@ static void fixture_init(struct fixture *f, const char *primary)
 	static char a[] = "allocations", c[] = "cpu_us", g[] = "gpu_frame_us";
 	memset(f, 0, sizeof(*f));
 	f->metrics[0] = (struct ingest_metric){
-	    .name = a, .kind = INGEST_COUNTED, .median = NAN, .p95 = NAN, .value = 5790, .n = -1};
+	    .name = a, .kind = METRIC_COUNTED, .median = NAN, .p95 = NAN, .value = 5790, .n = -1};
 	f->metrics[1] = (struct ingest_metric){
-	    .name = c, .kind = INGEST_TIMED, .median = 200, .p95 = 250, .value = NAN, .n = 10};
+	    .name = c, .kind = METRIC_TIMED, .median = 200, .p95 = 250, .value = NAN, .n = 10};
 	f->metrics[2] = (struct ingest_metric){
-	    .name = g, .kind = INGEST_TIMED, .median = 8000, .p95 = 8400, .value = NAN, .n = 1800};
+	    .name = g, .kind = METRIC_TIMED, .median = 8000, .p95 = 8400, .value = NAN, .n = 1800};
 	f->rec.metrics = f->metrics;
 	f->rec.nmetrics = 3;
 	f->rec.primary = (char *)primary;

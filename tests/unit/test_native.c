@@ -181,7 +181,7 @@ static void one_object_with_defaults(void **state)
 	assert_int_equal(rec->nmetrics, 1);
 	m = &rec->metrics[0];
 	assert_string_equal(m->name, "t");
-	assert_int_equal(m->kind, INGEST_TIMED);
+	assert_int_equal(m->kind, METRIC_TIMED);
 	assert_string_equal(m->unit, "us");
 	assert_int_equal(m->better_higher, 0);
 	assert_double_equal(m->median, 5, 0);
@@ -244,11 +244,11 @@ static void every_optional_field(void **state)
 	assert_double_equal(m->p95, 8390.25, 0);
 	assert_int_equal(m->n, 1800);
 	m = metric(rec, "allocs");
-	assert_int_equal(m->kind, INGEST_COUNTED);
+	assert_int_equal(m->kind, METRIC_COUNTED);
 	assert_double_equal(m->value, 5790, 0);
 	assert_true(isnan(m->median));
 	m = metric(rec, "q");
-	assert_int_equal(m->kind, INGEST_QUANTILE);
+	assert_int_equal(m->kind, METRIC_QUANTILE);
 	assert_double_equal(m->value, -0.5, 0);
 	assert_string_equal(m->ladder, "ms");
 	ingest_batch_release(&b);

@@ -1,0 +1,85 @@
+/*
+ * The names of the kinds and states the program keeps as enums (common/common.h): one table
+ * each, the text the record format, the database (its CHECK constraints), JSON and the pages
+ * use.
+ */
+#include <string.h>
+
+#include "common/common.h"
+
+static const char *const metric_kind_names[] = {
+    [METRIC_TIMED] = "timed",
+    [METRIC_COUNTED] = "counted",
+    [METRIC_QUANTILE] = "quantile",
+};
+
+static const char *const suspect_side_names[] = {
+    [SUSPECT_SLOWER] = "slower",
+    [SUSPECT_FASTER] = "faster",
+};
+
+static const char *const suspect_state_names[] = {
+    [SUSPECT_OPEN] = "open",
+    [SUSPECT_CLEARED] = "cleared",
+    [SUSPECT_CONFIRMED] = "confirmed",
+    [SUSPECT_COVERED] = "covered",
+};
+
+#define NAMES_NR(t) (sizeof(t) / sizeof((t)[0]))
+
+/* The index of name in names[0..n), or BL_EINVALID. */
+static int name_index(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcmp(names[i], name))
+			return (int)i;
+	return BL_EINVALID;
+}
+
+/* names[i], or "?" for a number no enum value has (a cast gone wrong, never stored). */
+static const char *index_name(const char *const *names, size_t n, unsigned i)
+{
+	return i < n ? names[i] : "?";
+}
+
+const char *metric_kind_name(enum metric_kind k)
+{
+	return index_name(metric_kind_names, NAMES_NR(metric_kind_names), (unsigned)k);
+}
+
+int metric_kind_parse(enum metric_kind *out, const char *name)
+{
+	int i = name_index(metric_kind_names, NAMES_NR(metric_kind_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum metric_kind)i;
+	return 0;
+}
+
+const char *suspect_side_name(enum suspect_side s)
+{
+	return index_name(suspect_side_names, NAMES_NR(suspect_side_names), (unsigned)s);
+}
+
+int suspect_side_parse(enum suspect_side *out, const char *name)
+{
+	int i = name_index(suspect_side_names, NAMES_NR(suspect_side_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum suspect_side)i;
+	return 0;
+}
+
+const char *suspect_state_name(enum suspect_state s)
+{
+	return index_name(suspect_state_names, NAMES_NR(suspect_state_names), (unsigned)s);
+}
+
+int suspect_state_parse(enum suspect_state *out, const char *name)
+{
+	int i = name_index(suspect_state_names, NAMES_NR(suspect_state_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum suspect_state)i;
+	return 0;
+}

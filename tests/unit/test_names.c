@@ -1,0 +1,138 @@
+/*
+ * Unit tests for common/names.c: each enum's names round-trip, nothing else parses, and the
+ * database's CHECK constraints (sql/001-init.sql, sql/002-detect.sql) admit exactly these
+ * names, so what the store writes it can read back.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "common/common.h"
+#include "store/store.h"
+
+static void names_round_trip(void **state)
+{
+	enum metric_kind k;
+	enum suspect_side side;
+	enum suspect_state st;
+	(void)state;
+	for (int i = METRIC_TIMED; i <= METRIC_QUANTILE; i++) {
+		assert_int_equal(metric_kind_parse(&k, metric_kind_name((enum metric_kind)i)), 0);
+		assert_int_equal(k, i);
+	}
+	for (int i = SUSPECT_SLOWER; i <= SUSPECT_FASTER; i++) {
+		assert_int_equal(suspect_side_parse(&side, suspect_side_name((enum suspect_side)i)),
+				 0);
+		assert_int_equal(side, i);
+	}
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_COVERED; i++) {
+		assert_int_equal(
+		    suspect_state_parse(&st, suspect_state_name((enum suspect_state)i)), 0);
+		assert_int_equal(st, i);
+	}
+	assert_string_equal(metric_kind_name(METRIC_TIMED), "timed");
+	assert_string_equal(metric_kind_name(METRIC_COUNTED), "counted");
+	assert_string_equal(metric_kind_name(METRIC_QUANTILE), "quantile");
+	assert_string_equal(suspect_side_name(SUSPECT_SLOWER), "slower");
+	assert_string_equal(suspect_side_name(SUSPECT_FASTER), "faster");
+	assert_string_equal(suspect_state_name(SUSPECT_OPEN), "open");
+	assert_string_equal(suspect_state_name(SUSPECT_COVERED), "covered");
+	/* the stored fingerprints hold these numbers */
+	assert_int_equal(METRIC_TIMED, 0);
+	assert_int_equal(METRIC_COUNTED, 1);
+	assert_int_equal(METRIC_QUANTILE, 2);
+}
+
+static void nothing_else_parses(void **state)
+{
+	enum metric_kind k = METRIC_COUNTED;
+	enum suspect_side side = SUSPECT_FASTER;
+	enum suspect_state st = SUSPECT_CLEARED;
+	(void)state;
+	assert_int_equal(metric_kind_parse(&k, "Timed"), BL_EINVALID);
+	assert_int_equal(metric_kind_parse(&k, ""), BL_EINVALID);
+	assert_int_equal(metric_kind_parse(&k, NULL), BL_EINVALID);
+	assert_int_equal(suspect_side_parse(&side, "same"), BL_EINVALID);
+	assert_int_equal(suspect_state_parse(&st, "opened"), BL_EINVALID);
+	assert_int_equal(suspect_state_parse(&st, NULL), BL_EINVALID);
+	/* a failed parse leaves the value alone */
+	assert_int_equal(k, METRIC_COUNTED);
+	assert_int_equal(side, SUSPECT_FASTER);
+	assert_int_equal(st, SUSPECT_CLEARED);
+	assert_string_equal(metric_kind_name((enum metric_kind)7), "?");
+}
+
+/* Whether the schema takes value in column (a CHECK refuses what it does not admit). */
+static int admits(sqlite3 *h, const char *sql, const char *value)
+{
+	sqlite3_stmt *s;
+	int rc;
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, value, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE;
+}
+
+static void the_schema_admits_exactly_these_names(void **state)
+{
+	static const char metric_sql[] = "INSERT INTO metrics (run_id, name, kind, unit, better) "
+					 "VALUES (1, ?1, ?1, '', 'lower')";
+	static const char side_sql[] =
+	    "INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, median,"
+	    " center, tolerance, created_at) VALUES (1, ?1, 1, 1, '', ?1, 1, 1, 1, 0)";
+	static const char state_sql[] =
+	    "INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, median,"
+	    " center, tolerance, state, created_at)"
+	    " VALUES (2, ?1, 1, 1, '', 'slower', 1, 1, 1, ?1, 0)";
+	struct bl_error err = BL_ERROR_INIT;
+	struct store *st;
+	char path[64], side[80];
+	sqlite3 *h;
+	int fd;
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_names.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	if (store_open(&st, path, STORE_CREATE, &err))
+		fail_msg("%s", err.msg.buf);
+	store_free(st);
+	/* a plain connection: foreign keys are off, so only the CHECKs judge */
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	for (int i = METRIC_TIMED; i <= METRIC_QUANTILE; i++)
+		assert_true(admits(h, metric_sql, metric_kind_name((enum metric_kind)i)));
+	assert_false(admits(h, metric_sql, "sampled"));
+	for (int i = SUSPECT_SLOWER; i <= SUSPECT_FASTER; i++)
+		assert_true(admits(h, side_sql, suspect_side_name((enum suspect_side)i)));
+	assert_false(admits(h, side_sql, "same"));
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_COVERED; i++)
+		assert_true(admits(h, state_sql, suspect_state_name((enum suspect_state)i)));
+	assert_false(admits(h, state_sql, "closed"));
+	sqlite3_close(h);
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	bl_error_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(names_round_trip),
+	    cmocka_unit_test(nothing_else_parses),
+	    cmocka_unit_test(the_schema_admits_exactly_these_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
