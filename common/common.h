@@ -146,6 +146,11 @@ enum metric_kind { METRIC_TIMED, METRIC_COUNTED, METRIC_QUANTILE };
 const char *metric_kind_name(enum metric_kind k);
 int metric_kind_parse(enum metric_kind *out, const char *name);
 
+/* A metric's better direction: "lower" (0) or "higher" (1), the int every stage keeps as
+ * better_higher. */
+const char *metric_better_name(int better_higher);
+int metric_better_parse(int *better_higher, const char *name);
+
 /* Which side of its center a Suspect's record is on: slower is worse in the metric's
  * direction. */
 enum suspect_side { SUSPECT_SLOWER, SUSPECT_FASTER };

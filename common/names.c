@@ -13,6 +13,8 @@ static const char *const metric_kind_names[] = {
     [METRIC_QUANTILE] = "quantile",
 };
 
+static const char *const metric_better_names[] = {"lower", "higher"};
+
 static const char *const suspect_side_names[] = {
     [SUSPECT_SLOWER] = "slower",
     [SUSPECT_FASTER] = "faster",
@@ -53,6 +55,20 @@ int metric_kind_parse(enum metric_kind *out, const char *name)
 	if (i < 0)
 		return i;
 	*out = (enum metric_kind)i;
+	return 0;
+}
+
+const char *metric_better_name(int better_higher)
+{
+	return metric_better_names[better_higher != 0];
+}
+
+int metric_better_parse(int *better_higher, const char *name)
+{
+	int i = name_index(metric_better_names, NAMES_NR(metric_better_names), name);
+	if (i < 0)
+		return i;
+	*better_higher = i;
 	return 0;
 }
 

@@ -54,7 +54,7 @@ json_t *detect_series_json(const struct store_series *s, json_t *open_suspects)
 	json_object_set_new(o, "metric", json_string(s->metric));
 	json_object_set_new(o, "kind", json_string(metric_kind_name(s->kind)));
 	json_object_set_new(o, "unit", json_string(s->unit));
-	json_object_set_new(o, "better", json_string(s->better));
+	json_object_set_new(o, "better", json_string(metric_better_name(s->better_higher)));
 	json_object_set_new(o, "records", json_integer(s->records));
 	for (size_t i = 0; i < s->nlines; i++)
 		json_array_append_new(lines, line_json(&s->lines[i]));
@@ -107,7 +107,8 @@ json_t *detect_record_json(const struct store_record_row *row)
 		json_t *mo = json_object();
 		json_object_set_new(mo, "kind", json_string(metric_kind_name(m->kind)));
 		json_object_set_new(mo, "unit", json_string(m->unit));
-		json_object_set_new(mo, "better", json_string(m->better));
+		json_object_set_new(mo, "better",
+				    json_string(metric_better_name(m->better_higher)));
 		json_object_set_new(mo, "median", real_or_null(m->median));
 		json_object_set_new(mo, "p95", real_or_null(m->p95));
 		json_object_set_new(mo, "n", m->n >= 0 ? json_integer(m->n) : json_null());

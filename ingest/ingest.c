@@ -100,7 +100,7 @@ static json_t *record_to_json(const struct ingest_record *rec)
 		json_object_set_new(mo, "kind", json_string(metric_kind_name(m->kind)));
 		json_object_set_new(mo, "unit", json_string(m->unit));
 		json_object_set_new(mo, "better",
-				    json_string(m->better_higher ? "higher" : "lower"));
+				    json_string(metric_better_name(m->better_higher)));
 		set_real(mo, "median", m->median);
 		set_real(mo, "p95", m->p95);
 		set_real(mo, "value", m->value);
@@ -247,7 +247,7 @@ static int insert_metrics(struct store *st, int64_t run_id, const struct ingest_
 		    .name = m->name,
 		    .kind = m->kind,
 		    .unit = m->unit,
-		    .better = m->better_higher ? "higher" : "lower",
+		    .better_higher = m->better_higher,
 		    .median = m->median,
 		    .p95 = m->p95,
 		    .value = m->value,

@@ -503,12 +503,11 @@ static int parse_metric(struct native_parser *p, const char *name, json_t *mo,
 	m->unit = xstrdup(unit);
 	if ((ret = get_string(p, mo, "better", 0, &better)))
 		goto done;
-	if (better && strcmp(better, "lower") && strcmp(better, "higher")) {
+	if (better && metric_better_parse(&m->better_higher, better)) {
 		ret = fail_value(p, "better", json_object_get(mo, "better"), "unknown direction",
 				 " (expected \"lower\" or \"higher\")");
 		goto done;
 	}
-	m->better_higher = better && !strcmp(better, "higher");
 
 	samples = json_object_get(mo, "samples");
 	if (samples && !json_is_array(samples)) {

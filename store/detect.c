@@ -100,15 +100,16 @@ static int add_point(struct store_members *m, struct store *st, sqlite3_stmt *s,
 		     struct bl_error *err)
 {
 	struct store_point *p;
-	const char *better = store_column_text(s, col + 2, NULL);
 	enum metric_kind kind;
-	if (store_column_kind(&kind, st, s, col + 1, err))
+	int higher;
+	if (store_column_kind(&kind, st, s, col + 1, err) ||
+	    store_column_better(&higher, st, s, col + 2, err))
 		return BL_EDB;
 	ALLOC_GROW(m->points, m->npoints, m->points_alloc);
 	p = &m->points[m->npoints++];
 	p->metric = store_members_metric(m, store_column_text(s, col, ""));
 	p->kind = (uint8_t)kind;
-	p->higher = better && !strcmp(better, "higher");
+	p->higher = (uint8_t)higher;
 	p->value = store_column_real(s, kind == METRIC_TIMED ? col + 3 : col + 4);
 	return 0;
 }

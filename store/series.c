@@ -131,7 +131,7 @@ struct series_state {
 	struct store_series s;
 	struct store_series_line *lines;
 	size_t alloc;
-	struct strbuf id, metric, unit, better, content;
+	struct strbuf id, metric, unit, content;
 	int content_null;
 	int64_t harness;
 };
@@ -172,7 +172,8 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 	const char *reason = NULL;
 	double median = store_column_real(s, 4), value = store_column_real(s, 5);
 
-	if (store_column_kind(&kind, st, s, 1, err))
+	if (store_column_kind(&kind, st, s, 1, err) ||
+	    store_column_better(&w->s.better_higher, st, s, 3, err))
 		return BL_EDB;
 	if (!w->s.records)
 		reason = "first";
@@ -199,10 +200,8 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 	w->content_null = content == NULL;
 	set_str(&w->content, content ? content : "");
 	set_str(&w->unit, store_column_text(s, 2, ""));
-	set_str(&w->better, store_column_text(s, 3, ""));
 	w->s.kind = kind;
 	w->s.unit = w->unit.buf;
-	w->s.better = w->better.buf;
 	w->s.last_value = kind == METRIC_TIMED && !isnan(median) ? median : value;
 	store_column_sha(w->s.last_commit, s, 7);
 	w->s.last_seq = seq;
@@ -251,7 +250,6 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 	strbuf_init(&w.id, 0);
 	strbuf_init(&w.metric, 0);
 	strbuf_init(&w.unit, 0);
-	strbuf_init(&w.better, 0);
 	strbuf_init(&w.content, 0);
 	/* One read transaction: every group sees the same database. */
 	if (sqlite3_get_autocommit(db)) {
@@ -286,7 +284,6 @@ done:
 	strbuf_release(&w.id);
 	strbuf_release(&w.metric);
 	strbuf_release(&w.unit);
-	strbuf_release(&w.better);
 	strbuf_release(&w.content);
 	return ret;
 }

@@ -96,6 +96,14 @@ int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, 
 	return 0;
 }
 
+int store_column_better(int *better_higher, struct store *st, sqlite3_stmt *s, int i,
+			struct bl_error *err)
+{
+	if (metric_better_parse(better_higher, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "better direction", s, i);
+	return 0;
+}
+
 int store_column_side(enum suspect_side *out, struct store *st, sqlite3_stmt *s, int i,
 		      struct bl_error *err)
 {
@@ -426,7 +434,7 @@ int store_insert_metric(struct store *st, int64_t run_id, const struct store_met
 	store_bind_text(s, 2, m->name);
 	store_bind_text(s, 3, metric_kind_name(m->kind));
 	store_bind_text(s, 4, m->unit);
-	store_bind_text(s, 5, m->better);
+	store_bind_text(s, 5, metric_better_name(m->better_higher));
 	store_bind_real(s, 6, m->median);
 	store_bind_real(s, 7, m->p95);
 	if (m->n >= 0)
@@ -690,7 +698,6 @@ int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlit
 	memset(m, 0, sizeof(*m));
 	m->name = store_column_strdup(s, at);
 	m->unit = store_column_strdup(s, at + 2);
-	m->better = store_column_strdup(s, at + 3);
 	m->median = store_column_real(s, at + 4);
 	m->p95 = store_column_real(s, at + 5);
 	m->value = store_column_real(s, at + 6);
@@ -700,6 +707,8 @@ int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlit
 		m->samples =
 		    store_decode_samples(sqlite3_column_blob(s, at + 9),
 					 (size_t)sqlite3_column_bytes(s, at + 9), &m->nsamples);
+	if (store_column_better(&m->better_higher, st, s, at + 3, err))
+		return BL_EDB;
 	return store_column_kind(&m->kind, st, s, at + 1, err);
 }
 
@@ -750,7 +759,6 @@ void store_metrics_free(struct store_record_metric *metrics, size_t n)
 		struct store_record_metric *m = &metrics[i];
 		free(m->name);
 		free(m->unit);
-		free(m->better);
 		free(m->samples);
 		free(m->ladder);
 	}

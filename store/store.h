@@ -64,7 +64,7 @@ struct store_metric {
 	const char *name;
 	enum metric_kind kind;
 	const char *unit;
-	const char *better;	   /* "lower", "higher" */
+	int better_higher;	   /* 1 when higher is better */
 	double median, p95, value; /* NAN when absent */
 	int64_t n;		   /* -1 when absent */
 	const double *samples;
@@ -133,7 +133,8 @@ struct store_record_filter {
 struct store_record_metric {
 	char *name;
 	enum metric_kind kind;
-	char *unit, *better;
+	char *unit;
+	int better_higher;	   /* 1 when higher is better */
 	double median, p95, value; /* NAN when NULL */
 	int64_t n;		   /* -1 when NULL */
 	double *samples;
@@ -178,8 +179,9 @@ struct store_series_line {
 struct store_series {
 	const char *id; /* store_series_id(): machine/benchmark/config/metric, percent-encoded */
 	const char *machine, *benchmark, *config, *metric;
-	enum metric_kind kind;	   /* as the last record gives it */
-	const char *unit, *better; /* as the last record gives them */
+	enum metric_kind kind; /* as the last record gives it */
+	const char *unit;      /* as the last record gives it */
+	int better_higher;     /* likewise */
 	int64_t records;
 	const struct store_series_line *lines;
 	size_t nlines;

@@ -125,7 +125,8 @@ struct series_copy {
 	const char *config, *metric;
 	int found;
 	enum metric_kind kind;
-	char *unit, *better, *id;
+	char *unit, *id;
+	int better_higher;
 	int64_t records;
 	struct store_series_line *lines;
 	size_t nlines;
@@ -139,7 +140,7 @@ static int find_series_one(const struct store_series *s, void *data)
 	c->found = 1;
 	c->kind = s->kind;
 	c->unit = xstrdup(s->unit);
-	c->better = xstrdup(s->better);
+	c->better_higher = s->better_higher;
 	c->id = xstrdup(s->id);
 	c->records = s->records;
 	c->nlines = s->nlines;
@@ -152,7 +153,6 @@ static int find_series_one(const struct store_series *s, void *data)
 static void series_copy_release(struct series_copy *c)
 {
 	free(c->unit);
-	free(c->better);
 	free(c->id);
 	free(c->lines);
 }
@@ -624,7 +624,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	strbuf_addstr(sb, ", ");
 	web_html_escape(sb, c.unit);
 	strbuf_addstr(sb, ", ");
-	web_html_escape(sb, c.better);
+	web_html_escape(sb, metric_better_name(c.better_higher));
 	strbuf_addstr(sb, " is better)</dd>");
 	strbuf_addf(sb, "<dt>records</dt><dd>%lld on the Series, %zu lines</dd>",
 		    (long long)c.records, c.nlines);

@@ -284,9 +284,9 @@ static void row_init(struct gate_row *row, const struct store_gate_record *r,
 	row->benchmark = xstrdup(r->benchmark);
 	row->config = xstrdup(r->config);
 	row->metric = xstrdup(m->name);
-	row->kind = xstrdup(metric_kind_name(m->kind));
+	row->kind = m->kind;
 	row->unit = xstrdup(m->unit);
-	row->better_higher = m->better && !strcmp(m->better, "higher");
+	row->better_higher = m->better_higher;
 	row->ratio = row->lo = row->hi = NAN;
 	row->effective_limit = row->center = row->tolerance = row->noise = NAN;
 	row->accepted_ceiling = NAN;
@@ -756,7 +756,7 @@ static void across_the_board(struct gate_comparison *c, double limit)
 		done[ndone++] = (char *)metric;
 		for (size_t k = i; k < c->nrows; k++) {
 			const struct gate_row *r = &c->rows[k];
-			if (strcmp(r->metric, metric) || strcmp(r->kind, "timed") ||
+			if (strcmp(r->metric, metric) || r->kind != METRIC_TIMED ||
 			    !isfinite(r->ratio) || r->ratio <= 0)
 				continue;
 			if (r->status != GATE_PASS && r->status != GATE_FAIL &&
@@ -804,7 +804,6 @@ static void comparison_release(struct gate_comparison *c)
 		free(r->benchmark);
 		free(r->config);
 		free(r->metric);
-		free(r->kind);
 		free(r->unit);
 		free(r->head.content_hash);
 		free(r->ref.content_hash);

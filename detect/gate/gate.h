@@ -74,7 +74,8 @@ struct gate_side {
 
 /* One metric of one (machine, benchmark, config), judged. */
 struct gate_row {
-	char *machine, *benchmark, *config, *metric, *kind, *unit;
+	char *machine, *benchmark, *config, *metric, *unit;
+	enum metric_kind kind;
 	int better_higher;
 	enum gate_status status;
 	enum gate_verdict verdict;

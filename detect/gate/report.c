@@ -52,9 +52,9 @@ static json_t *row_json(const struct gate_row *r)
 	json_object_set_new(o, "config", json_string(r->config));
 	json_object_set_new(o, "metric", json_string(r->metric));
 	json_object_set_new(o, "series", json_string(id.buf));
-	json_object_set_new(o, "kind", json_string(r->kind));
+	json_object_set_new(o, "kind", json_string(metric_kind_name(r->kind)));
 	json_object_set_new(o, "unit", json_string(r->unit));
-	json_object_set_new(o, "better", json_string(r->better_higher ? "higher" : "lower"));
+	json_object_set_new(o, "better", json_string(metric_better_name(r->better_higher)));
 	json_object_set_new(o, "status", json_string(gate_status_name(r->status)));
 	json_object_set_new(o, "verdict", str(gate_verdict_name(r->verdict)));
 	json_object_set_new(o, "method", str(gate_method_name(r->method)));

@@ -1,7 +1,7 @@
 /*
- * Unit tests for common/names.c: each enum's names round-trip, nothing else parses, and the
- * database's CHECK constraints (sql/001-init.sql, sql/002-detect.sql) admit exactly these
- * names, so what the store writes it can read back.
+ * Unit tests for common/names.c: each enum's (and the better direction's) names round-trip, nothing
+ * else parses, and the database's CHECK constraints (sql/001-init.sql, sql/002-detect.sql) admit
+ * exactly these names, so what the store writes it can read back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,6 +38,13 @@ static void names_round_trip(void **state)
 		    suspect_state_parse(&st, suspect_state_name((enum suspect_state)i)), 0);
 		assert_int_equal(st, i);
 	}
+	for (int i = 0; i <= 1; i++) {
+		int higher = -1;
+		assert_int_equal(metric_better_parse(&higher, metric_better_name(i)), 0);
+		assert_int_equal(higher, i);
+	}
+	assert_string_equal(metric_better_name(0), "lower");
+	assert_string_equal(metric_better_name(1), "higher");
 	assert_string_equal(metric_kind_name(METRIC_TIMED), "timed");
 	assert_string_equal(metric_kind_name(METRIC_COUNTED), "counted");
 	assert_string_equal(metric_kind_name(METRIC_QUANTILE), "quantile");
@@ -56,10 +63,14 @@ static void nothing_else_parses(void **state)
 	enum metric_kind k = METRIC_COUNTED;
 	enum suspect_side side = SUSPECT_FASTER;
 	enum suspect_state st = SUSPECT_CLEARED;
+	int higher = 7;
 	(void)state;
 	assert_int_equal(metric_kind_parse(&k, "Timed"), BL_EINVALID);
 	assert_int_equal(metric_kind_parse(&k, ""), BL_EINVALID);
 	assert_int_equal(metric_kind_parse(&k, NULL), BL_EINVALID);
+	assert_int_equal(metric_better_parse(&higher, "up"), BL_EINVALID);
+	assert_int_equal(metric_better_parse(&higher, NULL), BL_EINVALID);
+	assert_int_equal(higher, 7);
 	assert_int_equal(suspect_side_parse(&side, "same"), BL_EINVALID);
 	assert_int_equal(suspect_state_parse(&st, "opened"), BL_EINVALID);
 	assert_int_equal(suspect_state_parse(&st, NULL), BL_EINVALID);
@@ -86,6 +97,8 @@ static void the_schema_admits_exactly_these_names(void **state)
 {
 	static const char metric_sql[] = "INSERT INTO metrics (run_id, name, kind, unit, better) "
 					 "VALUES (1, ?1, ?1, '', 'lower')";
+	static const char better_sql[] = "INSERT INTO metrics (run_id, name, kind, unit, better) "
+					 "VALUES (1, 'b' || ?1, 'timed', '', ?1)";
 	static const char side_sql[] =
 	    "INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, median,"
 	    " center, tolerance, created_at) VALUES (1, ?1, 1, 1, '', ?1, 1, 1, 1, 0)";
@@ -112,6 +125,9 @@ static void the_schema_admits_exactly_these_names(void **state)
 	for (int i = METRIC_TIMED; i <= METRIC_QUANTILE; i++)
 		assert_true(admits(h, metric_sql, metric_kind_name((enum metric_kind)i)));
 	assert_false(admits(h, metric_sql, "sampled"));
+	for (int i = 0; i <= 1; i++)
+		assert_true(admits(h, better_sql, metric_better_name(i)));
+	assert_false(admits(h, better_sql, "up"));
 	for (int i = SUSPECT_SLOWER; i <= SUSPECT_FASTER; i++)
 		assert_true(admits(h, side_sql, suspect_side_name((enum suspect_side)i)));
 	assert_false(admits(h, side_sql, "same"));

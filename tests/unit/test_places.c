@@ -116,7 +116,7 @@ static int64_t add_run(struct db *db, const char *m, const char *cfg, char lette
 	metric.name = "t";
 	metric.kind = METRIC_TIMED;
 	metric.unit = "us";
-	metric.better = "lower";
+	metric.better_higher = 0;
 	metric.median = 100 + db->runs;
 	metric.p95 = metric.value = NAN;
 	metric.n = -1;

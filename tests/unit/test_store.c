@@ -81,7 +81,7 @@ static void add_records(struct db *db)
 		metric.name = "t";
 		metric.kind = METRIC_TIMED;
 		metric.unit = "us";
-		metric.better = "lower";
+		metric.better_higher = 0;
 		metric.median = 10 + i;
 		metric.p95 = metric.value = NAN;
 		metric.n = -1;
