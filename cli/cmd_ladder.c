@@ -275,15 +275,15 @@ static void print_floors(const struct ladder_floor_row *rows, size_t n)
 		cli_table_row(&t);
 		cli_table_add(&t, "%s", r->m->key);
 		cli_table_add(&t, "%s %s", format_double(a, r->m->value, 0), unit);
-		if (!r->reason) {
+		if (r->reason == LADDER_GATED) {
 			cli_table_add(&t, "fires at %s %s", format_double(a, r->bucket.hi_next, 0),
 				      unit);
 			cli_table_add(&t, "floor %.2fx", r->floor);
-		} else if (!strcmp(r->reason, "baseline-not-positive")) {
+		} else if (r->reason == LADDER_BASELINE_NOT_POSITIVE) {
 			cli_table_add(&t, "fires at %s %s", format_double(a, r->bucket.hi_next, 0),
 				      unit);
 			cli_table_add(&t, "floor undefined (baseline not positive)");
-		} else if (!strcmp(r->reason, "top-bucket")) {
+		} else if (r->reason == LADDER_TOP_BUCKET) {
 			if (isnan(r->bucket.hi))
 				cli_table_add(&t, "cannot be gated: above the last edge %s %s",
 					      format_double(a, r->bucket.lo, 0), unit);

@@ -745,9 +745,20 @@ static json_t *bucket_json(const struct ladder_bucket *b)
 	return a;
 }
 
-/* Why a key cannot be gated (top bucket, floor signature), or NULL; message gets the details. */
-static const char *cannot_gate(struct strbuf *message, const struct ladder *l,
-			       const struct ladder_metric *m, const struct ladder_bucket *b)
+const char *ladder_gating_name(enum ladder_gating g)
+{
+	static const char *const names[] = {
+	    [LADDER_GATED] = NULL,
+	    [LADDER_TOP_BUCKET] = "top-bucket",
+	    [LADDER_FLOOR_SIGNATURE] = "floor-signature",
+	    [LADDER_BASELINE_NOT_POSITIVE] = "baseline-not-positive",
+	};
+	return (unsigned)g < sizeof(names) / sizeof(names[0]) ? names[g] : NULL;
+}
+
+/* Why a key cannot be gated (top bucket, floor signature), or GATED; message gets the details. */
+static enum ladder_gating cannot_gate(struct strbuf *message, const struct ladder *l,
+				      const struct ladder_metric *m, const struct ladder_bucket *b)
 {
 	char v[DOUBLE_TEXT_MAX], e[DOUBLE_TEXT_MAX], q[DOUBLE_TEXT_MAX];
 	if (b->top) {
@@ -756,7 +767,7 @@ static const char *cannot_gate(struct strbuf *message, const struct ladder *l,
 		add_bucket(message, b);
 		strbuf_addf(message, " of ladder '%s': no edge above it, so it cannot be gated",
 			    l->name);
-		return "top-bucket";
+		return LADDER_TOP_BUCKET;
 	}
 	if (ladder_floor_signature(l, m->q, m->value)) {
 		strbuf_addf(message,
@@ -764,9 +775,9 @@ static const char *cannot_gate(struct strbuf *message, const struct ladder *l,
 			    "first bucket, so it cannot move and must not be gated",
 			    format_double(v, m->value, 0), m->unit, format_double(q, m->q, 0),
 			    format_double(e, l->edges[0], 0), m->unit);
-		return "floor-signature";
+		return LADDER_FLOOR_SIGNATURE;
 	}
-	return NULL;
+	return LADDER_GATED;
 }
 
 int ladder_derive(struct ladder_derivation *out, const struct ladder_run *b,
@@ -784,7 +795,7 @@ int ladder_derive(struct ladder_derivation *out, const struct ladder_run *b,
 	for (size_t i = 0; i < b->n; i++) {
 		const struct ladder_metric *m = &b->metrics[i];
 		const struct ladder *l;
-		const char *why;
+		enum ladder_gating why;
 		struct ladder_bucket bk;
 		json_t *row, *group, *entry;
 		double bound;
@@ -804,7 +815,8 @@ int ladder_derive(struct ladder_derivation *out, const struct ladder_run *b,
 		json_object_set_new(row, "hi_next", real_or_null(bk.hi_next));
 		json_object_set_new(row, "bound", real_or_null(bound));
 		json_object_set_new(row, "floor", real_or_null(ladder_floor(l, m->value)));
-		json_object_set_new(row, "note", why ? json_string(why) : json_null());
+		json_object_set_new(row, "note",
+				    why ? json_string(ladder_gating_name(why)) : json_null());
 		json_array_append_new(table, row);
 		if (why) {
 			strbuf_addf(&out->warnings, "%s: %s; no bound written\n", m->key, msg.buf);
@@ -958,7 +970,7 @@ int ladder_check(struct ladder_lint *lint, const struct ladder_run *b,
 		const struct ladder *l;
 		struct ladder_limits lim;
 		struct ladder_bucket bk;
-		const char *why;
+		enum ladder_gating why;
 
 		if ((ret = ladder_of(&l, set, m, baseline_file, err)) ||
 		    (ret = ladder_limits_resolve(&lim, t, m, err)))
@@ -973,7 +985,7 @@ int ladder_check(struct ladder_lint *lint, const struct ladder_run *b,
 		ladder_bucket_locate(&bk, l, m->value);
 		strbuf_reset(&msg);
 		if ((why = cannot_gate(&msg, l, m, &bk)))
-			violation(lint, &alloc, why, m->key, msg.buf);
+			violation(lint, &alloc, ladder_gating_name(why), m->key, msg.buf);
 		else
 			check_bounds(lint, &alloc, m, &bk, &lim);
 	}
@@ -1149,9 +1161,9 @@ json_t *ladder_comparison_json(const struct ladder_comparison *c)
 /* 0: cannot be gated, 1: gated but with no floor (a baseline that is not positive), 2: a floor. */
 static int floor_rank(const struct ladder_floor_row *r)
 {
-	if (!r->reason)
+	if (r->reason == LADDER_GATED)
 		return 2;
-	return strcmp(r->reason, "baseline-not-positive") ? 0 : 1;
+	return r->reason == LADDER_BASELINE_NOT_POSITIVE;
 }
 
 static int cmp_floor(const void *a, const void *b)
@@ -1191,8 +1203,8 @@ int ladder_floors(struct ladder_floor_row **rows, size_t *n, const struct ladder
 		r->floor = ladder_floor(l, r->m->value);
 		strbuf_reset(&msg);
 		r->reason = cannot_gate(&msg, l, r->m, &r->bucket);
-		if (!r->reason && isnan(r->floor))
-			r->reason = "baseline-not-positive";
+		if (r->reason == LADDER_GATED && isnan(r->floor))
+			r->reason = LADDER_BASELINE_NOT_POSITIVE;
 	}
 	*n = b->n;
 	if (*n)
@@ -1213,9 +1225,12 @@ json_t *ladder_floors_json(const struct ladder_floor_row *rows, size_t n)
 		json_object_set_new(o, "baseline", json_real(r->m->value));
 		json_object_set_new(o, "bucket", bucket_json(&r->bucket));
 		json_object_set_new(o, "hi_next", real_or_null(r->bucket.hi_next));
-		json_object_set_new(o, "floor", r->reason ? json_null() : real_or_null(r->floor));
+		json_object_set_new(
+		    o, "floor", r->reason != LADDER_GATED ? json_null() : real_or_null(r->floor));
 		json_object_set_new(o, "gated", json_boolean(floor_rank(r) > 0));
-		json_object_set_new(o, "note", r->reason ? json_string(r->reason) : json_null());
+		json_object_set_new(o, "note",
+				    r->reason ? json_string(ladder_gating_name(r->reason))
+					      : json_null());
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -231,14 +231,24 @@ int ladder_compare(struct ladder_comparison *out, const struct ladder_run *b,
  * "regressed", "note"}]}, null where a value does not apply. */
 struct json_t *ladder_comparison_json(const struct ladder_comparison *c);
 
-/* floors: each key's detection floor hi_next / baseline; the keys that cannot be gated first
- * (reason "top-bucket", "floor-signature" or "baseline-not-positive"), then the weakest. */
+/* Whether a key can be gated, and if not why (also the rule a lint violation names). */
+enum ladder_gating {
+	LADDER_GATED,
+	LADDER_TOP_BUCKET,	      /* no edge above the baseline's bucket */
+	LADDER_FLOOR_SIGNATURE,	      /* every sample fell in the first bucket */
+	LADDER_BASELINE_NOT_POSITIVE, /* gated, but with no floor */
+};
+/* NULL, "top-bucket", "floor-signature", "baseline-not-positive". */
+const char *ladder_gating_name(enum ladder_gating g);
+
+/* floors: each key's detection floor hi_next / baseline; the keys that cannot be gated first,
+ * then those without a floor, then the weakest. */
 struct ladder_floor_row {
 	const struct ladder_metric *m; /* points into the baseline */
 	const struct ladder *ladder;   /* points into the ladder set */
 	struct ladder_bucket bucket;
 	double floor;
-	const char *reason; /* NULL when it can be gated */
+	enum ladder_gating reason;
 };
 int ladder_floors(struct ladder_floor_row **rows, size_t *n, const struct ladder_run *b,
 		  const struct ladder_set *set, const char *file, struct bl_error *err);

@@ -712,11 +712,16 @@ static void floors_weakest_first(void **state)
 	assert_int_equal(ladder_floors(&rows, &n, &b, &set, "b.json", NULL), 0);
 	assert_int_equal(n, 6);
 	assert_string_equal(rows[0].m->key, "span.c.p95");
-	assert_string_equal(rows[0].reason, "floor-signature");
+	assert_int_equal(rows[0].reason, LADDER_FLOOR_SIGNATURE);
+	assert_string_equal(ladder_gating_name(rows[0].reason), "floor-signature");
 	assert_string_equal(rows[1].m->key, "span.e.p99");
-	assert_string_equal(rows[1].reason, "top-bucket");
+	assert_int_equal(rows[1].reason, LADDER_TOP_BUCKET);
+	assert_string_equal(ladder_gating_name(rows[1].reason), "top-bucket");
 	assert_string_equal(rows[2].m->key, "span.d.p99");
-	assert_string_equal(rows[2].reason, "baseline-not-positive");
+	assert_int_equal(rows[2].reason, LADDER_BASELINE_NOT_POSITIVE);
+	assert_string_equal(ladder_gating_name(rows[2].reason), "baseline-not-positive");
+	assert_int_equal(rows[3].reason, LADDER_GATED);
+	assert_null(ladder_gating_name(rows[3].reason));
 	assert_string_equal(rows[3].m->key, "span.a.p99"); /* 10 / 1.06 = 9.43 */
 	assert_string_equal(rows[4].m->key, "span.f.p99"); /* 5 / 0.7 = 7.14 */
 	assert_string_equal(rows[5].m->key, "span.b.p99"); /* 10 / 4.9 = 2.04 */
