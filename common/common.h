@@ -151,6 +151,20 @@ int metric_kind_parse(enum metric_kind *out, const char *name);
 const char *metric_better_name(int better_higher);
 int metric_better_parse(int *better_higher, const char *name);
 
+/*
+ * Why a line starts where it does (§5): the first record of a Series, a harness version or a
+ * content hash other than the line's, an imported Baseline; LINE_CONTINUES when it does not.
+ * The rule is here, once, because the store's Series listing, detection and the charts all
+ * apply it: line_break_at says where a record (harness, content, baseline) stands against the
+ * line so far (started 0 before the Series' first record; content NULL for none).
+ */
+enum line_break { LINE_CONTINUES, LINE_FIRST, LINE_HARNESS, LINE_CONTENT, LINE_BASELINE };
+/* "first", "harness", "content", "baseline"; NULL for LINE_CONTINUES. */
+const char *line_break_name(enum line_break b);
+int line_break_parse(enum line_break *out, const char *name);
+enum line_break line_break_at(int started, int64_t line_harness, const char *line_content,
+			      int64_t harness, const char *content, int baseline);
+
 /* Which side of its center a Suspect's record is on: slower is worse in the metric's
  * direction. */
 enum suspect_side { SUSPECT_SLOWER, SUSPECT_FASTER };

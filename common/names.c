@@ -15,6 +15,12 @@ static const char *const metric_kind_names[] = {
 
 static const char *const metric_better_names[] = {"lower", "higher"};
 
+static const char *const line_break_names[] = {
+    [LINE_CONTINUES] = "", /* never stored: parses to nothing */
+    [LINE_FIRST] = "first",	[LINE_HARNESS] = "harness",
+    [LINE_CONTENT] = "content", [LINE_BASELINE] = "baseline",
+};
+
 static const char *const suspect_side_names[] = {
     [SUSPECT_SLOWER] = "slower",
     [SUSPECT_FASTER] = "faster",
@@ -70,6 +76,37 @@ int metric_better_parse(int *better_higher, const char *name)
 		return i;
 	*better_higher = i;
 	return 0;
+}
+
+const char *line_break_name(enum line_break b)
+{
+	if (b == LINE_CONTINUES)
+		return NULL;
+	return index_name(line_break_names, NAMES_NR(line_break_names), (unsigned)b);
+}
+
+int line_break_parse(enum line_break *out, const char *name)
+{
+	int i = name_index(line_break_names, NAMES_NR(line_break_names), name);
+	if (i <= LINE_CONTINUES)
+		return BL_EINVALID;
+	*out = (enum line_break)i;
+	return 0;
+}
+
+enum line_break line_break_at(int started, int64_t line_harness, const char *line_content,
+			      int64_t harness, const char *content, int baseline)
+{
+	if (!started)
+		return LINE_FIRST;
+	if (harness != line_harness)
+		return LINE_HARNESS;
+	if ((content == NULL) != (line_content == NULL) ||
+	    (content && strcmp(content, line_content)))
+		return LINE_CONTENT;
+	if (baseline)
+		return LINE_BASELINE;
+	return LINE_CONTINUES;
 }
 
 const char *suspect_side_name(enum suspect_side s)

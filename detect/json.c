@@ -39,7 +39,7 @@ static json_t *line_json(const struct store_series_line *l)
 			    l->start_commit[0] ? json_string(l->start_commit) : json_null());
 	json_object_set_new(o, "start_seq",
 			    l->start_seq >= 0 ? json_integer(l->start_seq) : json_null());
-	json_object_set_new(o, "reason", json_string(l->reason));
+	json_object_set_new(o, "reason", json_string(line_break_name(l->reason)));
 	json_object_set_new(o, "records", json_integer(l->records));
 	return o;
 }

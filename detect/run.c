@@ -30,7 +30,8 @@
 /* A line as the last detect stored it, to tell whether it changed. */
 struct old_line {
 	int64_t machine_id, benchmark_id, start_run_id, records, fingerprint;
-	char *config, *metric, *reason;
+	char *config, *metric;
+	enum line_break reason;
 };
 
 /* A Suspect as stored before this run. */
@@ -78,7 +79,7 @@ struct line_state {
 	int open, grown, is_new;
 	int64_t id; /* the stored line's id, 0 while new */
 	int64_t line;
-	const char *reason;
+	enum line_break reason;
 	int64_t start_run_id, records;
 	uint64_t fp;
 	int64_t harness_version;
@@ -130,7 +131,6 @@ static void old_lines_clear(struct detect_ctx *c)
 	for (size_t i = 0; i < c->nold_lines; i++) {
 		free(c->old_lines[i].config);
 		free(c->old_lines[i].metric);
-		free(c->old_lines[i].reason);
 	}
 	c->nold_lines = 0;
 }
@@ -155,7 +155,7 @@ static int collect_old_line(const struct store_line *l, void *data)
 	o->fingerprint = l->fingerprint;
 	o->config = xstrdup(l->config);
 	o->metric = xstrdup(l->metric);
-	o->reason = xstrdup(l->reason);
+	o->reason = l->reason;
 	return 0;
 }
 
@@ -368,7 +368,7 @@ static int flush_rebuilt(struct detect_ctx *c, const struct store_group *g, cons
 		key.start_run_id = ls->start_run_id;
 		o = find_in(&key, c->old_lines, c->nold_lines, sizeof(*c->old_lines), old_line_cmp);
 		if (!o || o->records != ls->records || o->fingerprint != (int64_t)ls->fp ||
-		    strcmp(o->reason, ls->reason))
+		    o->reason != ls->reason)
 			c->res->lines_recomputed++;
 	}
 	return store_detect_line_put(c->d, &row, err);
@@ -389,24 +389,16 @@ static int flush_grown(struct detect_ctx *c, const struct store_group *g, const 
 	return store_detect_line_grow(c->d, &row, err);
 }
 
-/* The break a member makes on its Series after the line state (NULL: none). */
-static const char *break_reason(const struct line_state *ls, const struct store_members *m,
-				const struct store_member *mb)
+/* The break a member makes on its Series after the line state. */
+static enum line_break break_reason(const struct line_state *ls, const struct store_members *m,
+				    const struct store_member *mb)
 {
-	const char *content = m->contents.strings[mb->content];
-	if (!ls->open)
-		return "first";
-	if (mb->harness_version != ls->harness_version)
-		return "harness";
-	if ((content == NULL) != (ls->content == NULL) || (content && strcmp(content, ls->content)))
-		return "content";
-	if (mb->baseline)
-		return "baseline";
-	return NULL;
+	return line_break_at(ls->open, ls->harness_version, ls->content, mb->harness_version,
+			     m->contents.strings[mb->content], mb->baseline);
 }
 
 static void line_start(struct line_state *ls, const struct store_members *m,
-		       const struct store_member *mb, const char *reason, int64_t index)
+		       const struct store_member *mb, enum line_break reason, int64_t index)
 {
 	memset(ls, 0, sizeof(*ls));
 	ls->open = 1;
@@ -508,14 +500,14 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 			for (uint32_t k = 0; k < mb->npoints; k++) {
 				const struct store_point *p = &m->points[mb->point + k];
 				struct line_state *ls;
-				const char *reason;
+				enum line_break reason;
 				group_lines_fit(&gl, m->metrics.nr);
 				ls = &gl.ls[p->metric];
 				if (!ls->open) {
 					gl.seen[gl.nseen++] = p->metric;
 					gl.next_line[p->metric] = 0;
 				}
-				if ((reason = break_reason(ls, m, mb))) {
+				if ((reason = break_reason(ls, m, mb)) != LINE_CONTINUES) {
 					if ((ret = flush_rebuilt(
 						 c, g, m->metrics.strings[p->metric], ls, err)))
 						goto done;
@@ -653,7 +645,8 @@ static void members_add_group(struct store_members *m, const struct store_group 
 /* The last stored line of each Series of the groups being continued. */
 struct last_line {
 	struct store_group g;
-	char *metric, *reason, *content;
+	char *metric, *content;
+	enum line_break reason;
 	int64_t id, line, start_run_id, records, fingerprint, harness_version, last_run_id;
 	double last_place, last_at, last_started_at, time_placed_at;
 	int judged;
@@ -680,7 +673,7 @@ static int collect_last_line(const struct store_line *l, void *data)
 	x->g.benchmark_id = l->benchmark_id;
 	x->g.config = xstrdup(l->config);
 	x->metric = xstrdup(l->metric);
-	x->reason = xstrdup(l->reason);
+	x->reason = l->reason;
 	x->content = l->content_hash ? xstrdup(l->content_hash) : NULL;
 	x->id = l->id;
 	x->line = l->line;
@@ -702,7 +695,6 @@ static void last_line_free(struct last_line *x)
 {
 	free(x->g.config);
 	free(x->metric);
-	free(x->reason);
 	free(x->content);
 }
 
@@ -845,10 +837,10 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 		for (uint32_t q = 0; q < mb->npoints; q++) {
 			const struct store_point *p = &m.points[mb->point + q];
 			struct line_state *ls;
-			const char *reason;
+			enum line_break reason;
 			group_lines_fit(&gl, m.metrics.nr);
 			ls = &gl.ls[p->metric];
-			if ((reason = break_reason(ls, &m, mb))) {
+			if ((reason = break_reason(ls, &m, mb)) != LINE_CONTINUES) {
 				if ((ret = flush_grown(c, &m.groups[0],
 						       m.metrics.strings[p->metric], ls, err)))
 					goto done;

@@ -687,7 +687,8 @@ int store_detect_lines(struct store_detect *d, const struct store_group *g, stor
 		l.config = store_column_text(s, 3, "");
 		l.metric = store_column_text(s, 4, "");
 		l.line = sqlite3_column_int64(s, 5);
-		l.reason = store_column_text(s, 6, "");
+		if ((ret = store_column_line_break(&l.reason, d->st, s, 6, err)))
+			break;
 		l.start_run_id = sqlite3_column_int64(s, 7);
 		l.records = sqlite3_column_int64(s, 8);
 		l.fingerprint = sqlite3_column_int64(s, 9);
@@ -752,7 +753,7 @@ int store_detect_line_put(struct store_detect *d, struct store_line *l, struct b
 	store_bind_text(s, 3, l->config);
 	store_bind_text(s, 4, l->metric);
 	sqlite3_bind_int64(s, 5, l->line);
-	store_bind_text(s, 6, l->reason);
+	store_bind_text(s, 6, line_break_name(l->reason));
 	sqlite3_bind_int64(s, 7, l->start_run_id);
 	sqlite3_bind_int64(s, 8, l->harness_version);
 	store_bind_text(s, 9, l->content_hash);

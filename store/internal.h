@@ -61,6 +61,8 @@ void store_column_sha(char out[41], sqlite3_stmt *s, int i);
 /* A kind or state column into its enum (the name tables of common/names.c). The schema's
  * CHECKs admit no other names; a value that is none (a file changed by hand) is BL_EDB:
  * "unknown WHAT 'VALUE' in 'FILE'". */
+int store_column_line_break(enum line_break *out, struct store *st, sqlite3_stmt *s, int i,
+			    struct bl_error *err);
 int store_column_better(int *better_higher, struct store *st, sqlite3_stmt *s, int i,
 			struct bl_error *err);
 int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, int i,

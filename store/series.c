@@ -169,21 +169,14 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 	const char *content = store_column_text(s, 10, NULL);
 	int baseline = sqlite3_column_int(s, 11);
 	int64_t seq = store_place_seq(sqlite3_column_double(s, 8));
-	const char *reason = NULL;
+	enum line_break reason;
 	double median = store_column_real(s, 4), value = store_column_real(s, 5);
 
 	if (store_column_kind(&kind, st, s, 1, err) ||
 	    store_column_better(&w->s.better_higher, st, s, 3, err))
 		return BL_EDB;
-	if (!w->s.records)
-		reason = "first";
-	else if (harness != w->harness)
-		reason = "harness";
-	else if ((content == NULL) != w->content_null ||
-		 (content && strcmp(content, w->content.buf)))
-		reason = "content";
-	else if (baseline)
-		reason = "baseline";
+	reason = line_break_at(w->s.records > 0, w->harness,
+			       w->content_null ? NULL : w->content.buf, harness, content, baseline);
 	if (reason) {
 		struct store_series_line *l;
 		ALLOC_GROW(w->lines, w->s.nlines, w->alloc);

@@ -96,6 +96,14 @@ int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, 
 	return 0;
 }
 
+int store_column_line_break(enum line_break *out, struct store *st, sqlite3_stmt *s, int i,
+			    struct bl_error *err)
+{
+	if (line_break_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "line reason", s, i);
+	return 0;
+}
+
 int store_column_better(int *better_higher, struct store *st, sqlite3_stmt *s, int i,
 			struct bl_error *err)
 {

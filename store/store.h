@@ -169,8 +169,8 @@ int store_count(int64_t *out, struct store *st, const char *table, struct bl_err
 /* A line of a Series (§1): a stretch with no break, and why it starts where it does. */
 struct store_series_line {
 	char start_commit[41];
-	int64_t start_seq;  /* -1 when the first record's place on main is unknown */
-	const char *reason; /* "first", "harness", "content" or "baseline" */
+	int64_t start_seq;	/* -1 when the first record's place on main is unknown */
+	enum line_break reason; /* never LINE_CONTINUES */
 	int64_t records;
 };
 
@@ -372,7 +372,7 @@ struct store_line {
 	int64_t machine_id, benchmark_id;
 	const char *config, *metric;
 	int64_t line;
-	const char *reason;
+	enum line_break reason;
 	int64_t start_run_id, records, fingerprint, harness_version;
 	const char *content_hash; /* NULL: none */
 	int64_t last_run_id;

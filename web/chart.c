@@ -165,13 +165,14 @@ static void build_script(struct strbuf *sb, const struct frame *f, const struct 
 	for (size_t i = 0; i < n; i++) {
 		if (p[i].tags[0] || isnan(p[i].value))
 			continue;
-		if (p[i].brk == 2) {
+		if (p[i].brk == LINE_HARNESS) {
 			strbuf_addf(sb,
 				    "set arrow %d from %.17g, graph 0 to %.17g, graph 1 nohead "
 				    "dt 2 lw 1.5 lc rgb '#b05000' back\n",
 				    ++objects, rule_x(prev_place, p[i].place),
 				    rule_x(prev_place, p[i].place));
-		} else if (p[i].brk >= 3 && !isnan(prev_place)) {
+		} else if ((p[i].brk == LINE_CONTENT || p[i].brk == LINE_BASELINE) &&
+			   !isnan(prev_place)) {
 			/* Across the gap, and never thinner than 1% of the chart. */
 			double lo = prev_place, hi = p[i].place, min = (f->x1 - f->x0) * 0.01;
 			if (hi - lo < min) {
@@ -190,7 +191,7 @@ static void build_script(struct strbuf *sb, const struct frame *f, const struct 
 	for (size_t i = 0; i < n; i++) {
 		if (p[i].tags[0] || isnan(p[i].value))
 			continue;
-		if (p[i].brk && lines)
+		if (p[i].brk != LINE_CONTINUES && lines)
 			strbuf_addstr(sb, "\n");
 		strbuf_addf(sb, "%.17g %.17g\n", p[i].place, p[i].value);
 		lines++;

@@ -434,7 +434,7 @@ struct points {
 	struct web_point *p;
 	size_t nr, alloc;
 	/* line-break state of the untagged points */
-	int started, content_null;
+	int started;
 	int64_t harness;
 	char *content;
 };
@@ -459,19 +459,10 @@ static int points_one(const struct store_web_point *sp, void *data)
 	p->baseline = sp->baseline;
 	if (p->tags[0])
 		return 0;
-	/* The same breaks as the Series walk (store/series.c). */
-	if (!ps->started)
-		p->brk = 1;
-	else if (p->harness_version != ps->harness)
-		p->brk = 2;
-	else if ((p->content_hash == NULL) != ps->content_null ||
-		 (p->content_hash && strcmp(p->content_hash, ps->content)))
-		p->brk = 3;
-	else if (p->baseline)
-		p->brk = 4;
+	p->brk = line_break_at(ps->started, ps->harness, ps->content, p->harness_version,
+			       p->content_hash, p->baseline);
 	ps->started = 1;
 	ps->harness = p->harness_version;
-	ps->content_null = p->content_hash == NULL;
 	ps->content = p->content_hash;
 	return 0;
 }
@@ -525,21 +516,6 @@ static int parse_bound(double *out, const char *s)
 		return 0;
 	*out = strtod(s, &end);
 	return *end || isnan(*out) ? BL_EINVALID : 0;
-}
-
-static const char *reason_text(int brk)
-{
-	switch (brk) {
-	case 1:
-		return "first";
-	case 2:
-		return "harness";
-	case 3:
-		return "content";
-	case 4:
-		return "baseline";
-	}
-	return "";
 }
 
 static void add_series_link(struct strbuf *sb, const struct web_ctx *ctx, const char *id)
@@ -699,8 +675,8 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			    (long long)p->harness_version);
 		format_value(sb, p->value, c.unit);
 		strbuf_addstr(sb, "</td><td>");
-		if (p->brk > 1)
-			strbuf_addstr(sb, reason_text(p->brk));
+		if (p->brk != LINE_CONTINUES && p->brk != LINE_FIRST)
+			strbuf_addstr(sb, line_break_name(p->brk));
 		if (p->baseline)
 			strbuf_addstr(sb, " (Baseline)");
 		strbuf_addstr(sb, "</td><td>");

@@ -69,9 +69,8 @@ struct web_point {
 	char *content_hash; /* NULL when none */
 	char *tags;	    /* "" when on the Series */
 	int baseline;
-	/* on the Series: 0, or the reason a line starts here: 1 first, 2 harness, 3 content,
-	 * 4 baseline */
-	int brk;
+	/* on the Series: where a line starts here, and why */
+	enum line_break brk;
 	/* 1 when the record is a Suspect, with its side, shift (NAN when unknown) and state */
 	int suspect;
 	enum suspect_side suspect_side;

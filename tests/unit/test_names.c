@@ -81,6 +81,32 @@ static void nothing_else_parses(void **state)
 	assert_string_equal(metric_kind_name((enum metric_kind)7), "?");
 }
 
+/* The line-break rule: first, then harness, then content (NULL differs from any hash), then a
+ * Baseline, in that order of precedence. */
+static void line_breaks(void **state)
+{
+	enum line_break b = LINE_FIRST;
+	(void)state;
+	assert_int_equal(line_break_at(0, 3, "a", 4, "b", 1), LINE_FIRST);
+	assert_int_equal(line_break_at(1, 3, "a", 4, "b", 1), LINE_HARNESS);
+	assert_int_equal(line_break_at(1, 3, "a", 3, "b", 1), LINE_CONTENT);
+	assert_int_equal(line_break_at(1, 3, NULL, 3, "a", 0), LINE_CONTENT);
+	assert_int_equal(line_break_at(1, 3, "a", 3, NULL, 0), LINE_CONTENT);
+	assert_int_equal(line_break_at(1, 3, "a", 3, "a", 1), LINE_BASELINE);
+	assert_int_equal(line_break_at(1, 3, NULL, 3, NULL, 1), LINE_BASELINE);
+	assert_int_equal(line_break_at(1, 3, "a", 3, "a", 0), LINE_CONTINUES);
+	assert_int_equal(line_break_at(1, 3, NULL, 3, NULL, 0), LINE_CONTINUES);
+	for (int i = LINE_FIRST; i <= LINE_BASELINE; i++) {
+		assert_int_equal(line_break_parse(&b, line_break_name((enum line_break)i)), 0);
+		assert_int_equal(b, i);
+	}
+	assert_null(line_break_name(LINE_CONTINUES));
+	assert_string_equal(line_break_name(LINE_CONTENT), "content");
+	assert_int_equal(line_break_parse(&b, ""), BL_EINVALID);
+	assert_int_equal(line_break_parse(&b, "none"), BL_EINVALID);
+	assert_int_equal(b, LINE_BASELINE);
+}
+
 /* Whether the schema takes value in column (a CHECK refuses what it does not admit). */
 static int admits(sqlite3 *h, const char *sql, const char *value)
 {
@@ -148,6 +174,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(names_round_trip),
 	    cmocka_unit_test(nothing_else_parses),
+	    cmocka_unit_test(line_breaks),
 	    cmocka_unit_test(the_schema_admits_exactly_these_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
