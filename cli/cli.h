@@ -147,6 +147,15 @@ void cli_table_add(struct cli_table *t, const char *fmt, ...) __attribute__((for
 void cli_table_print(const struct cli_table *t, FILE *f);
 void cli_table_release(struct cli_table *t);
 
+/* A JSON array on standard output, one compact element a line, every real to 17 digits: the
+ * `--json` of the listing commands. cli_json_array_add takes element's reference. */
+struct cli_json_array {
+	size_t count;
+};
+void cli_json_array_start(struct cli_json_array *a);
+void cli_json_array_add(struct cli_json_array *a, struct json_t *element);
+void cli_json_array_end(struct cli_json_array *a);
+
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_init(int argc, const char **argv, struct cli_ctx *ctx);

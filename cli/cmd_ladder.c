@@ -23,18 +23,6 @@ struct ladder_flags {
 	int json;
 };
 
-/* Which flags each subcommand needs and which it also takes. */
-static const struct ladder_sub {
-	const char *name;
-	const char *required; /* space-separated flag names */
-	const char *optional;
-} ladder_subs[] = {
-    {"derive", "baseline ladders", "pct"},
-    {"check", "baseline thresholds ladders", "declared"},
-    {"compare", "baseline thresholds current", "report"},
-    {"floors", "baseline ladders", "json"},
-};
-
 static int listed(const char *list, const char *name)
 {
 	size_t n = strlen(name);
@@ -334,6 +322,19 @@ done:
 	return ret;
 }
 
+/* Each subcommand: the flags it needs, those it also takes, and what it does. */
+static const struct ladder_sub {
+	const char *name;
+	const char *required; /* space-separated flag names */
+	const char *optional;
+	int (*op)(const struct ladder_flags *f);
+} ladder_subs[] = {
+    {"derive", "baseline ladders", "pct", op_derive},
+    {"check", "baseline thresholds ladders", "declared", op_check},
+    {"compare", "baseline thresholds current", "report", op_compare},
+    {"floors", "baseline ladders", "json", op_floors},
+};
+
 int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct ladder_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NAN, 0};
@@ -381,11 +382,5 @@ int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx)
 					"--pct wants a number of percent, 0 or more, not '%s'",
 					f.pct_arg);
 	}
-	if (!strcmp(sub->name, "derive"))
-		return op_derive(&f);
-	if (!strcmp(sub->name, "check"))
-		return op_check(&f);
-	if (!strcmp(sub->name, "compare"))
-		return op_compare(&f);
-	return op_floors(&f);
+	return sub->op(&f);
 }

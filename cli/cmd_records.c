@@ -9,7 +9,7 @@
 
 struct records_out {
 	int json;
-	size_t count;
+	struct cli_json_array array;
 };
 
 static void print_row_text(const struct store_record_row *row)
@@ -37,22 +37,17 @@ static void print_row_text(const struct store_record_row *row)
 static int each_row(const struct store_record_row *row, void *data)
 {
 	struct records_out *out = data;
-	if (out->json) {
-		json_t *o = detect_record_json(row);
-		fputs(out->count ? ",\n" : "\n", stdout);
-		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
-		json_decref(o);
-	} else {
+	if (out->json)
+		cli_json_array_add(&out->array, detect_record_json(row));
+	else
 		print_row_text(row);
-	}
-	out->count++;
 	return 0;
 }
 
 int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct store_record_filter filter = {NULL, NULL, 0};
-	struct records_out out = {0, 0};
+	struct records_out out = {0, {0}};
 	struct bl_error err = BL_ERROR_INIT;
 	int ret;
 	const struct cli_option opts[] = {
@@ -65,13 +60,13 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "records takes no arguments");
 	if (out.json)
-		fputc('[', stdout);
+		cli_json_array_start(&out.array);
 	else
 		printf("%-7s %-16s %-20s %-16s %-12s %4s %6s %-8s\n", "id", "machine", "benchmark",
 		       "config", "source", "harn", "seq", "commit");
 	ret = store_each_record(ctx->store, &filter, each_row, &out, &err);
 	if (out.json)
-		fputs(out.count ? "\n]\n" : "]\n", stdout);
+		cli_json_array_end(&out.array);
 	if (ret)
 		ret = cli_fail(&err);
 	bl_error_release(&err);

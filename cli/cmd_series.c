@@ -21,7 +21,8 @@ struct series_out {
 	struct store_detect *detect;
 	struct bl_error *err;
 	int failed;
-	struct cli_table table; /* text mode */
+	struct cli_table table;	     /* text mode */
+	struct cli_json_array array; /* --json */
 };
 
 /* A value as a person reads it: whole numbers whole, others with a few decimals. */
@@ -37,13 +38,6 @@ static void format_value(struct strbuf *sb, double v, const char *unit)
 		strbuf_addf(sb, "%.4g", v);
 	if (!isnan(v) && unit && *unit)
 		strbuf_addf(sb, " %s", unit);
-}
-
-/* Appends sb as the row's next cell and empties it. */
-static void add_cell(struct series_out *out, struct strbuf *sb)
-{
-	cli_table_add(&out->table, "%s", sb->buf);
-	strbuf_reset(sb);
 }
 
 static int each_series(const struct store_series *s, void *data)
@@ -62,27 +56,19 @@ static int each_series(const struct store_series *s, void *data)
 			open = json_integer(n);
 		}
 		o = detect_series_json(s, open);
-		fputs(out->count ? ",\n" : "\n", stdout);
-		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
-		json_decref(o);
+		cli_json_array_add(&out->array, o);
 		out->count++;
 		return 0;
 	}
 	cli_table_row(&out->table);
-	strbuf_addstr(&sb, s->machine);
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->benchmark);
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->config[0] ? s->config : "-");
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->metric);
-	add_cell(out, &sb);
-	strbuf_addf(&sb, "%lld", (long long)s->records);
-	add_cell(out, &sb);
-	strbuf_addf(&sb, "%zu", s->nlines);
-	add_cell(out, &sb);
+	cli_table_add(&out->table, "%s", s->machine);
+	cli_table_add(&out->table, "%s", s->benchmark);
+	cli_table_add(&out->table, "%s", s->config[0] ? s->config : "-");
+	cli_table_add(&out->table, "%s", s->metric);
+	cli_table_add(&out->table, "%lld", (long long)s->records);
+	cli_table_add(&out->table, "%zu", s->nlines);
 	format_value(&sb, s->last_value, s->unit);
-	add_cell(out, &sb);
+	cli_table_add(&out->table, "%s", sb.buf);
 	strbuf_release(&sb);
 	out->count++;
 	return 0;
@@ -114,13 +100,13 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 			bl_error_release(&err);
 			return ret;
 		}
-		fputc('[', stdout);
+		cli_json_array_start(&out.array);
 	}
 	ret = store_each_series(ctx->store, &filter, each_series, &out, &err);
 	if (out.failed)
 		ret = BL_EDB;
 	if (out.json)
-		fputs(out.count ? "\n]\n" : "]\n", stdout);
+		cli_json_array_end(&out.array);
 	else if (!ret && out.count)
 		cli_table_print(&out.table, stdout);
 	else if (!ret)

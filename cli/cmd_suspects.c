@@ -29,56 +29,36 @@ static const char *const col_names[NCOL] = {"id",	 "state",  "side",   "shift", 
 struct suspects_out {
 	int json;
 	size_t count;
-	struct cli_table table; /* text mode */
+	struct cli_table table;	     /* text mode */
+	struct cli_json_array array; /* --json */
 };
-
-/* Appends sb as the row's next cell and empties it. */
-static void add_cell(struct suspects_out *out, struct strbuf *sb)
-{
-	cli_table_add(&out->table, "%s", sb->buf);
-	strbuf_reset(sb);
-}
 
 static int each_suspect(const struct store_suspect *s, void *data)
 {
 	struct suspects_out *out = data;
-	struct strbuf sb = STRBUF_INIT;
 	if (out->json) {
 		json_t *o = detect_suspect_json(s);
-		fputs(out->count ? ",\n" : "\n", stdout);
-		json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
-		json_decref(o);
+		cli_json_array_add(&out->array, o);
 		out->count++;
 		return 0;
 	}
 	cli_table_row(&out->table);
-	strbuf_addf(&sb, "%lld", (long long)s->id);
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, suspect_state_name(s->state));
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, suspect_side_name(s->side));
-	add_cell(out, &sb);
+	cli_table_add(&out->table, "%lld", (long long)s->id);
+	cli_table_add(&out->table, "%s", suspect_state_name(s->state));
+	cli_table_add(&out->table, "%s", suspect_side_name(s->side));
 	if (isnan(s->shift))
-		strbuf_addch(&sb, '-');
+		cli_table_add(&out->table, "-");
 	else
-		strbuf_addf(&sb, "%+.1f%%", s->shift * 100);
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->machine);
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->benchmark);
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->config[0] ? s->config : "-");
-	add_cell(out, &sb);
-	strbuf_addstr(&sb, s->metric);
-	add_cell(out, &sb);
-	strbuf_addf(&sb, "%.12s", s->commit);
-	add_cell(out, &sb);
+		cli_table_add(&out->table, "%+.1f%%", s->shift * 100);
+	cli_table_add(&out->table, "%s", s->machine);
+	cli_table_add(&out->table, "%s", s->benchmark);
+	cli_table_add(&out->table, "%s", s->config[0] ? s->config : "-");
+	cli_table_add(&out->table, "%s", s->metric);
+	cli_table_add(&out->table, "%.12s", s->commit);
 	if (s->seq >= 0)
-		strbuf_addf(&sb, "%lld", (long long)s->seq);
+		cli_table_add(&out->table, "%lld", (long long)s->seq);
 	else
-		strbuf_addch(&sb, '-');
-	add_cell(out, &sb);
-	strbuf_release(&sb);
+		cli_table_add(&out->table, "-");
 	out->count++;
 	return 0;
 }
@@ -98,10 +78,10 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "suspects takes no arguments");
 	if (out.json)
-		fputc('[', stdout);
+		cli_json_array_start(&out.array);
 	ret = store_each_suspect(ctx->store, 0, each_suspect, &out, &err);
 	if (out.json)
-		fputs(out.count ? "\n]\n" : "]\n", stdout);
+		cli_json_array_end(&out.array);
 	else if (!ret && out.count)
 		cli_table_print(&out.table, stdout);
 	else if (!ret)

@@ -1,7 +1,9 @@
 /*
- * The text tables the commands print (series, suspects, ladder): cells kept until the end so
- * each column can be as wide as its widest cell.
+ * What the listing commands print: text tables (series, suspects, ladder), whose cells are kept
+ * until the end so each column can be as wide as its widest cell, and JSON arrays written one
+ * element at a time (records, series, suspects), so a long listing is never held whole.
  */
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,4 +80,22 @@ void cli_table_release(struct cli_table *t)
 	free(t->cells);
 	free(t->ncells);
 	memset(t, 0, sizeof(*t));
+}
+
+void cli_json_array_start(struct cli_json_array *a)
+{
+	a->count = 0;
+	fputc('[', stdout);
+}
+
+void cli_json_array_add(struct cli_json_array *a, struct json_t *element)
+{
+	fputs(a->count++ ? ",\n" : "\n", stdout);
+	json_dumpf(element, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(element);
+}
+
+void cli_json_array_end(struct cli_json_array *a)
+{
+	fputs(a->count ? "\n]\n" : "]\n", stdout);
 }
