@@ -382,7 +382,7 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-static int valid_machine(const char *s)
+int ingest_valid_machine(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -596,7 +596,7 @@ static int parse_fields(struct native_parser *p, json_t *obj, struct ingest_reco
 
 	if ((ret = get_string(p, obj, "machine", 1, &s)))
 		return ret;
-	if (!valid_machine(s))
+	if (!ingest_valid_machine(s))
 		return fail_value(p, "machine", json_object_get(obj, "machine"),
 				  "invalid machine name", " (expected [A-Za-z0-9._-]{1,64})");
 	rec->machine = xstrdup(s);

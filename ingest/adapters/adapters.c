@@ -423,21 +423,6 @@ done:
 	return ret;
 }
 
-int adapters_valid_machine(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 1 || n > 64)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
-}
-
 /* --- records --- */
 
 void adapters_file_info_init(struct adapters_file_info *fi)
@@ -468,14 +453,14 @@ int adapters_resolve(struct adapters_common *common, const struct adapters_input
 	memset(common, 0, sizeof(*common));
 	common->committed_at = NAN;
 	if (d->machine) {
-		if (!adapters_valid_machine(d->machine))
+		if (!ingest_valid_machine(d->machine))
 			return bl_error_set(a->err, BL_EINVALID,
 					    "%s: --machine: invalid machine name (expected "
 					    "[A-Za-z0-9._-]{1,64})",
 					    a->name);
 		snprintf(common->machine, sizeof(common->machine), "%s", d->machine);
 	} else if (fi->machine) {
-		if (!adapters_valid_machine(fi->machine)) {
+		if (!ingest_valid_machine(fi->machine)) {
 			struct strbuf q = STRBUF_INIT;
 			int ret;
 			add_key(&q, fi->machine);

@@ -202,8 +202,6 @@ int adapters_get_samples(const struct adapters_input *a, struct adapters_path *p
 /* A timestamp: RFC 3339 / ISO 8601 ("2026-11-02T04:00:00Z", "...+09:00", "... 17:44:46",
  * "...T00:21:56.209765"); no offset means UTC. 0 or BL_EINVALID. */
 int adapters_parse_time(const char *s, double *out);
-/* A machine name [A-Za-z0-9._-]{1,64}. */
-int adapters_valid_machine(const char *s);
 
 /* The adapters: parse a.text (a.name in messages) into out. */
 int adapters_bmf(struct ingest_batch *out, const struct adapters_input *a);
