@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "detect/ladder/ladder.h"
 #include "detect/stats/stats.h"
+#include "tests/unit/unit_store.h"
 
 #define MAXN 32
 
@@ -262,28 +263,13 @@ struct db {
 
 static void db_open(struct db *db)
 {
-	struct bl_error err = BL_ERROR_INIT;
-	int fd;
-	snprintf(db->path, sizeof(db->path), "/tmp/test_detect.XXXXXX");
-	fd = mkstemp(db->path);
-	assert_true(fd >= 0);
-	close(fd);
-	unlink(db->path);
-	if (store_open(&db->st, db->path, STORE_CREATE, &err))
-		fail_msg("%s", err.msg.buf);
+	db->st = unit_store_open(db->path, sizeof(db->path), "test_detect");
 	db->day = 0;
-	bl_error_release(&err);
 }
 
 static void db_close(struct db *db)
 {
-	char side[80];
-	store_free(db->st);
-	unlink(db->path);
-	snprintf(side, sizeof(side), "%s-wal", db->path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", db->path);
-	unlink(side);
+	unit_store_close(db->st, db->path);
 }
 
 /* One record a day of the Series m1/town/cfg gpu_us: extra JSON is pasted at the top level. */

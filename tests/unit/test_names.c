@@ -17,6 +17,7 @@
 
 #include "common/common.h"
 #include "store/store.h"
+#include "tests/unit/unit_store.h"
 
 static void names_round_trip(void **state)
 {
@@ -132,19 +133,11 @@ static void the_schema_admits_exactly_these_names(void **state)
 	    "INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, median,"
 	    " center, tolerance, state, created_at)"
 	    " VALUES (2, ?1, 1, 1, '', 'slower', 1, 1, 1, ?1, 0)";
-	struct bl_error err = BL_ERROR_INIT;
 	struct store *st;
-	char path[64], side[80];
+	char path[64];
 	sqlite3 *h;
-	int fd;
 	(void)state;
-	snprintf(path, sizeof(path), "/tmp/test_names.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	unlink(path);
-	if (store_open(&st, path, STORE_CREATE, &err))
-		fail_msg("%s", err.msg.buf);
+	st = unit_store_open(path, sizeof(path), "test_names");
 	store_free(st);
 	/* a plain connection: foreign keys are off, so only the CHECKs judge */
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
@@ -161,12 +154,7 @@ static void the_schema_admits_exactly_these_names(void **state)
 		assert_true(admits(h, state_sql, suspect_state_name((enum suspect_state)i)));
 	assert_false(admits(h, state_sql, "closed"));
 	sqlite3_close(h);
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
-	bl_error_release(&err);
+	unit_store_close(NULL, path);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 
 #include "common/common.h"
 #include "store/store.h"
+#include "tests/unit/unit_store.h"
 
 struct db {
 	char path[64];
@@ -25,27 +26,12 @@ struct db {
 
 static void db_open(struct db *db)
 {
-	struct bl_error err = BL_ERROR_INIT;
-	int fd;
-	snprintf(db->path, sizeof(db->path), "/tmp/test_store.XXXXXX");
-	fd = mkstemp(db->path);
-	assert_true(fd >= 0);
-	close(fd);
-	unlink(db->path);
-	if (store_open(&db->st, db->path, STORE_CREATE, &err))
-		fail_msg("%s", err.msg.buf);
-	bl_error_release(&err);
+	db->st = unit_store_open(db->path, sizeof(db->path), "test_store");
 }
 
 static void db_close(struct db *db)
 {
-	char side[80];
-	store_free(db->st);
-	unlink(db->path);
-	snprintf(side, sizeof(side), "%s-wal", db->path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", db->path);
-	unlink(side);
+	unit_store_close(db->st, db->path);
 }
 
 /* Three standing records of one Series, each with a metric. */
