@@ -215,6 +215,28 @@ void adapters_walk_next(struct adapters_walk *w, const struct adapters_input *a,
 		w->next = INGEST_JSON_NOT_FOUND;
 }
 
+int adapters_each_element(struct ingest_batch *out, const struct adapters_input *a,
+			  const struct adapters_common *common, struct adapters_path *p,
+			  json_t *array, adapters_element_fn fn)
+{
+	struct adapters_walk walk;
+	json_t *element;
+	size_t i;
+	int ret = 0, line, column;
+
+	adapters_walk_start(&walk, a, p);
+	json_array_foreach(array, i, element)
+	{
+		adapters_walk_next(&walk, a, &line, &column);
+		adapters_path_index(p, i);
+		ret = fn(out, a, common, p, element, line, column);
+		adapters_path_pop(p);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
 int adapters_json_fail(const struct adapters_input *a, const struct adapters_path *p,
 		       enum adapters_at at, const char *fmt, ...)
 {

@@ -173,6 +173,16 @@ void adapters_walk_start(struct adapters_walk *w, const struct adapters_input *a
 void adapters_walk_next(struct adapters_walk *w, const struct adapters_input *a, int *line,
 			int *column);
 
+/* What becomes of one element of a results array: records appended to out. */
+typedef int (*adapters_element_fn)(struct ingest_batch *out, const struct adapters_input *a,
+				   const struct adapters_common *common, struct adapters_path *p,
+				   struct json_t *element, int line, int column);
+/* Calls fn on each element of array, the value at p, with the element's path and position
+ * (one walk over the text), stopping at the first error. */
+int adapters_each_element(struct ingest_batch *out, const struct adapters_input *a,
+			  const struct adapters_common *common, struct adapters_path *p,
+			  struct json_t *array, adapters_element_fn fn);
+
 /*
  * Fails at the value at path (or, with key, at its last key; with parent, at the object that
  * lacks it) with "NAME:LINE:COLUMN: DOTTED.PATH: message".

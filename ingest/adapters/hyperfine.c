@@ -76,10 +76,8 @@ int adapters_hyperfine(struct ingest_batch *out, const struct adapters_input *a)
 	struct adapters_file_info fi;
 	struct adapters_common common;
 	struct adapters_path p = {.n = 0};
-	struct adapters_walk walk;
-	json_t *doc = NULL, *results = NULL, *res;
-	size_t i;
-	int ret, line, column;
+	json_t *doc = NULL, *results = NULL;
+	int ret;
 
 	adapters_file_info_init(&fi);
 	if ((ret = adapters_load_json(&doc, a->name, a->text, a->len, a->err)) ||
@@ -92,16 +90,7 @@ int adapters_hyperfine(struct ingest_batch *out, const struct adapters_input *a)
 	}
 	if ((ret = adapters_resolve(&common, a, &fi)))
 		goto done;
-	adapters_walk_start(&walk, a, &p);
-	json_array_foreach(results, i, res)
-	{
-		adapters_walk_next(&walk, a, &line, &column);
-		adapters_path_index(&p, i);
-		ret = parse_result(out, a, &common, &p, res, line, column);
-		adapters_path_pop(&p);
-		if (ret)
-			goto done;
-	}
+	ret = adapters_each_element(out, a, &common, &p, results, parse_result);
 done:
 	json_decref(doc);
 	adapters_file_info_release(&fi);

@@ -154,11 +154,9 @@ int adapters_pytest(struct ingest_batch *out, const struct adapters_input *a)
 	struct adapters_file_info fi;
 	struct adapters_common common;
 	struct adapters_path p = {.n = 0};
-	struct adapters_walk walk;
-	json_t *doc = NULL, *list = NULL, *bo;
+	json_t *doc = NULL, *list = NULL;
 	const char *date = NULL;
-	size_t i;
-	int ret, line, column;
+	int ret;
 
 	adapters_file_info_init(&fi);
 	if ((ret = adapters_load_json(&doc, a->name, a->text, a->len, a->err)) ||
@@ -178,16 +176,7 @@ int adapters_pytest(struct ingest_batch *out, const struct adapters_input *a)
 	}
 	if ((ret = adapters_resolve(&common, a, &fi)))
 		goto done;
-	adapters_walk_start(&walk, a, &p);
-	json_array_foreach(list, i, bo)
-	{
-		adapters_walk_next(&walk, a, &line, &column);
-		adapters_path_index(&p, i);
-		ret = parse_benchmark(out, a, &common, &p, bo, line, column);
-		adapters_path_pop(&p);
-		if (ret)
-			goto done;
-	}
+	ret = adapters_each_element(out, a, &common, &p, list, parse_benchmark);
 done:
 	json_decref(doc);
 	adapters_file_info_release(&fi);
