@@ -1,0 +1,293 @@
+/*
+ * The re-bench engine (§9.2): how two builds are measured against each other so that machine
+ * state cannot decide the verdict. Samples are taken in pairs, the order alternating within
+ * each pair (AB, BA, ...) so a drift of the machine lands on both sides alike; rounds of pairs
+ * go on until every metric is settled or the pairs run out; each metric is judged on its
+ * paired ratios b / a by the order-statistic interval of their median. A metric that looks
+ * slower is measured again from scratch and called slower only when every measurement agrees;
+ * an undecided measurement is replaced by another. The measuring itself is the caller's (a
+ * callback): this file decides how much to measure and what it means, and does no I/O.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/confirm/confirm.h"
+#include "detect/gate/gate.h"
+#include "detect/stats/stats.h"
+
+void confirm_rebench_options_init(struct confirm_rebench_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->limit = GATE_LIMIT;
+	o->round_pairs = CONFIRM_ROUND_PAIRS;
+	o->max_pairs = CONFIRM_MAX_PAIRS;
+	o->confirmations = CONFIRM_CONFIRMATIONS;
+	o->replacements = CONFIRM_REPLACEMENTS;
+}
+
+/* The pairs of one measurement of one metric. */
+struct series {
+	char *key;
+	enum confirm_judge judge;
+	int better_higher;
+	double *a, *b; /* one value a side per pair */
+	size_t n, alloc;
+};
+
+struct measurement {
+	struct series *s;
+	size_t n, alloc;
+	size_t pairs;
+};
+
+static void measurement_release(struct measurement *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->s[i].key);
+		free(m->s[i].a);
+		free(m->s[i].b);
+	}
+	free(m->s);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct series *series_for(struct measurement *m, const struct confirm_value *v)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->s[i].key, v->key))
+			return &m->s[i];
+	ALLOC_GROW(m->s, m->n, m->alloc);
+	memset(&m->s[m->n], 0, sizeof(m->s[m->n]));
+	m->s[m->n].key = xstrdup(v->key);
+	m->s[m->n].judge = v->judge;
+	m->s[m->n].better_higher = v->better_higher;
+	return &m->s[m->n++];
+}
+
+static const struct confirm_value *find_value(const struct confirm_value *v, size_t n,
+					      const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].key, key))
+			return &v[i];
+	return NULL;
+}
+
+/* Appends one pair's values of a metric. */
+static void add_pair(struct series *s, double a, double b)
+{
+	if (s->n >= s->alloc) {
+		s->alloc = s->alloc ? 2 * s->alloc : 16;
+		s->a = xrealloc(s->a, s->alloc * sizeof(*s->a));
+		s->b = xrealloc(s->b, s->alloc * sizeof(*s->b));
+	}
+	s->a[s->n] = a;
+	s->b[s->n] = b;
+	s->n++;
+}
+
+static int usable(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+/* Takes one pair: both sides once, in the order the pair's index asks (AB, then BA, ...). A
+ * metric enters the pair only when both sides measured it with a positive, finite value. */
+static int take_pair(struct measurement *m, confirm_sample_fn sample, void *data,
+		     struct bl_error *err)
+{
+	int first = m->pairs % 2 ? CONFIRM_SIDE_B : CONFIRM_SIDE_A;
+	struct confirm_value *v, *kept = NULL;
+	size_t n, nkept = 0;
+	int ret;
+
+	/* The callee owns a side's values only until its next call: keep the first side's. */
+	if ((ret = sample(&v, &n, first, data, err)))
+		return ret;
+	kept = xcalloc(n ? n : 1, sizeof(*kept));
+	for (; nkept < n; nkept++) {
+		kept[nkept] = v[nkept];
+		kept[nkept].key = xstrdup(v[nkept].key);
+	}
+	if ((ret = sample(&v, &n, !first, data, err)))
+		goto done;
+	for (size_t i = 0; i < nkept; i++) {
+		const struct confirm_value *other = find_value(v, n, kept[i].key);
+		const struct confirm_value *a = first == CONFIRM_SIDE_A ? &kept[i] : other;
+		const struct confirm_value *b = first == CONFIRM_SIDE_A ? other : &kept[i];
+		if (!other || !usable(a->value) || !usable(b->value))
+			continue;
+		add_pair(series_for(m, &kept[i]), a->value, b->value);
+	}
+	m->pairs++;
+done:
+	for (size_t i = 0; i < nkept; i++)
+		free((char *)kept[i].key);
+	free(kept);
+	return ret;
+}
+
+/* The verdict of one metric's pairs: the median ratio, its 99% interval, and the rule. */
+static void judge(struct confirm_metric *out, const struct series *s,
+		  const struct confirm_rebench_options *o)
+{
+	double *r = xmalloc((s->n ? s->n : 1) * sizeof(*r));
+	struct bl_error err = BL_ERROR_INIT;
+	double lo, est, hi;
+
+	out->pairs = s->n;
+	out->ratio = out->lo = out->hi = NAN;
+	out->verdict = GATE_VERDICT_UNDECIDED;
+	for (size_t i = 0; i < s->n; i++)
+		r[i] = s->b[i] / s->a[i];
+	if (s->n && !stats_median_interval(&lo, &est, &hi, r, s->n, CONFIRM_LEVEL, &err)) {
+		out->ratio = est;
+		out->lo = lo;
+		out->hi = hi;
+		if (s->judge == CONFIRM_JUDGE_RSS) {
+			/* Worse only by more than 10% and more than 1 MiB (in KiB). */
+			double *d = r;
+			out->verdict = gate_interval_verdict(lo, hi, CONFIRM_RSS_LIMIT, 0);
+			for (size_t i = 0; i < s->n; i++)
+				d[i] = fabs(s->b[i] - s->a[i]);
+			qsort(d, s->n, sizeof(*d), cmp_double);
+			if ((out->verdict == GATE_VERDICT_SLOWER ||
+			     out->verdict == GATE_VERDICT_FASTER) &&
+			    !(d[(s->n - 1) / 2] > CONFIRM_RSS_MIN_KIB))
+				out->verdict = GATE_VERDICT_SAME;
+		} else {
+			out->verdict = gate_interval_verdict(lo, hi, o->limit, s->better_higher);
+		}
+	}
+	bl_error_release(&err);
+	free(r);
+}
+
+/* One measurement from scratch: rounds of pairs until every metric is settled or the pairs
+ * run out. */
+static int measure(struct measurement *m, const struct confirm_rebench_options *o, int index,
+		   confirm_sample_fn sample, confirm_progress_fn progress, void *data,
+		   struct bl_error *err)
+{
+	struct confirm_metric *now = NULL;
+	int ret = 0;
+
+	while (m->pairs < o->max_pairs) {
+		size_t settled = 0;
+		for (size_t i = 0; i < o->round_pairs && m->pairs < o->max_pairs; i++)
+			if ((ret = take_pair(m, sample, data, err)))
+				goto done;
+		now = xrealloc(now, (m->n ? m->n : 1) * sizeof(*now));
+		for (size_t i = 0; i < m->n; i++) {
+			memset(&now[i], 0, sizeof(now[i]));
+			now[i].key = m->s[i].key;
+			now[i].better_higher = m->s[i].better_higher;
+			judge(&now[i], &m->s[i], o);
+			settled += now[i].verdict != GATE_VERDICT_UNDECIDED;
+		}
+		if (progress)
+			progress(index, m->pairs, o->max_pairs, now, m->n, data);
+		if (m->n && settled == m->n)
+			break;
+	}
+done:
+	free(now);
+	return ret;
+}
+
+/* Whether a metric needs another measurement: not while one measurement has cleared it, nor
+ * once enough have agreed it is slower, nor when its undecided ones have used up their
+ * replacements. */
+static int needs_more(const struct confirm_metric *c, const struct confirm_rebench_options *o)
+{
+	return !c->clear_votes && c->slower_votes < o->confirmations &&
+	       c->undecided_votes <= o->replacements;
+}
+
+/* Counts one measurement's verdict for a metric and sets what it stands at. */
+static void vote(struct confirm_metric *c, const struct confirm_metric *now)
+{
+	c->measurements++;
+	if (now->verdict == GATE_VERDICT_UNDECIDED)
+		c->undecided_votes++;
+	else if (now->verdict == GATE_VERDICT_SLOWER)
+		c->slower_votes++;
+	else
+		c->clear_votes++;
+	/* The figures shown are the latest measurement's. */
+	c->pairs = now->pairs;
+	c->ratio = now->ratio;
+	c->lo = now->lo;
+	c->hi = now->hi;
+	if (c->clear_votes)
+		c->verdict = now->verdict;
+	else if (c->slower_votes >= c->required)
+		c->verdict = GATE_VERDICT_SLOWER;
+	else
+		c->verdict = GATE_VERDICT_UNDECIDED;
+}
+
+int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_rebench_options *o,
+		    confirm_sample_fn sample, confirm_progress_fn progress, void *data,
+		    struct bl_error *err)
+{
+	int ret = 0, index = 0, more;
+
+	memset(out, 0, sizeof(*out));
+	do {
+		struct measurement m = {NULL, 0, 0, 0};
+		index++;
+		if ((ret = measure(&m, o, index, sample, progress, data, err))) {
+			measurement_release(&m);
+			confirm_rebench_release(out);
+			return ret;
+		}
+		out->measurements = (size_t)index;
+		out->pairs += m.pairs;
+		for (size_t i = 0; i < m.n; i++) {
+			struct confirm_metric now, *c = NULL;
+			for (size_t k = 0; k < out->n && !c; k++)
+				if (!strcmp(out->metrics[k].key, m.s[i].key))
+					c = &out->metrics[k];
+			if (!c && index > 1)
+				continue; /* only the first measurement says what is measured */
+			if (!c) {
+				out->metrics =
+				    xrealloc(out->metrics, (out->n + 1) * sizeof(*out->metrics));
+				c = &out->metrics[out->n++];
+				memset(c, 0, sizeof(*c));
+				c->key = xstrdup(m.s[i].key);
+				c->better_higher = m.s[i].better_higher;
+				c->required = o->confirmations;
+			}
+			if (!needs_more(c, o))
+				continue;
+			memset(&now, 0, sizeof(now));
+			judge(&now, &m.s[i], o);
+			vote(c, &now);
+		}
+		measurement_release(&m);
+		more = 0;
+		for (size_t k = 0; k < out->n; k++)
+			more |= needs_more(&out->metrics[k], o);
+	} while (more);
+
+	out->verdict = out->n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
+	for (size_t k = 0; k < out->n; k++) {
+		enum gate_verdict v = out->metrics[k].verdict;
+		if (v == GATE_VERDICT_SLOWER)
+			out->verdict = GATE_VERDICT_SLOWER;
+		else if (v == GATE_VERDICT_UNDECIDED && out->verdict != GATE_VERDICT_SLOWER)
+			out->verdict = GATE_VERDICT_UNDECIDED;
+	}
+	return 0;
+}
+
+void confirm_rebench_release(struct confirm_rebench_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free((char *)r->metrics[i].key);
+	free(r->metrics);
+	memset(r, 0, sizeof(*r));
+}
