@@ -1046,8 +1046,10 @@ int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sh
 	strbuf_addf(&name, "benchline-%s-%.12s", repo_side_name(side),
 		    git_oid_tostr(hex, sizeof(hex), &key));
 
-	if (git_worktree_lookup(&wt, r->repo, name.buf) == 0 && !worktree_at(wt, path.buf)) {
-		/* Stale (its directory is gone or elsewhere): forget it; no file is deleted. */
+	if (git_worktree_lookup(&wt, r->repo, name.buf) == 0 &&
+	    (!worktree_at(wt, path.buf) || git_repository_open_from_worktree(&wrepo, wt) < 0)) {
+		/* Stale (its directory is gone, elsewhere, or no longer a worktree): forget it; no
+		 * file is deleted. */
 		git_worktree_prune_options po = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
 		po.flags = GIT_WORKTREE_PRUNE_VALID;
 		if (git_worktree_prune(wt, &po) < 0) {
@@ -1060,7 +1062,7 @@ int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sh
 	}
 	if (!wt && (ret = worktree_add(&wt, r, name.buf, path.buf, commit, err)))
 		goto done;
-	if (git_repository_open_from_worktree(&wrepo, wt) < 0) {
+	if (!wrepo && git_repository_open_from_worktree(&wrepo, wt) < 0) {
 		strbuf_addf(&what, "cannot open the worktree '%s'", path.buf);
 		ret = git_fail(err, BL_EGIT, what.buf);
 		goto done;
