@@ -10,7 +10,7 @@
 
 /*
  * benchline worktree [--repo DIR] [--build] [--run] REV [REV]: plumbing for the re-bench
- * (§9.2), left out of `benchline help`. Checks REV out in side a's worktree (and the second in
+ * (§9), left out of `benchline help`. Checks REV out in side a's worktree (and the second in
  * b's) and prints "SIDE COMMIT PATH"; --build builds each with bench.build, --run runs
  * bench.run once in each; with two built sides and bench.artifacts, whether the artifacts are
  * identical. Exit 0, 2 on an error, 125 when a side cannot be built.

@@ -376,7 +376,7 @@ static int parse_seconds(double *out, const json_t *v, const char *name, const c
 	return 0;
 }
 
-/* "bench" (§9.2): how the re-bench builds a commit's worktree and runs its benchmarks. */
+/* "bench" (§9): how the re-bench builds a commit's worktree and runs its benchmarks. */
 static int parse_bench(struct ingest_config *cfg, const json_t *bench, const char *name,
 		       struct bl_error *err)
 {

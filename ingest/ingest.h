@@ -22,7 +22,7 @@ struct store;
 #define INGEST_MAX_FILE ((size_t)1 << 30)
 /* Default p95/median at or over which a run is tagged noisy (§4). */
 #define INGEST_NOISY_LIMIT 1.06
-/* The re-bench's defaults (§9.2): seconds a build and one benchmark process may take, and the
+/* The re-bench's defaults (§9): seconds a build and one benchmark process may take, and the
  * fresh processes of one sample. */
 #define INGEST_BENCH_TIMEOUT   600
 #define INGEST_BENCH_PROCESSES 3
@@ -163,7 +163,7 @@ struct ingest_config {
 	size_t n_counted;
 	/* "ladders": {NAME: {"unit", "edges"}}, kept as JSON for ladder_set_from_json. */
 	struct json_t *ladders;
-	/* The re-bench (§9.2): "bench": {"build", "build_timeout", "run", "format", "processes",
+	/* The re-bench (§9): "bench": {"build", "build_timeout", "run", "format", "processes",
 	 * "run_timeout", "artifacts"}. */
 	char *bench_build;	    /* shell command run in a worktree; NULL: nothing to build */
 	double bench_build_timeout; /* seconds, default INGEST_BENCH_TIMEOUT */

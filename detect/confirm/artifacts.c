@@ -1,5 +1,5 @@
 /*
- * bench.artifacts (§9.2): when both sides built byte-identical artifacts, no measurement can
+ * bench.artifacts (§9): when both sides built byte-identical artifacts, no measurement can
  * tell them apart, so the re-bench measures nothing. The globs are matched by glob(3) under
  * each worktree (its own path escaped, so only the pattern's metacharacters count).
  */

@@ -1,5 +1,5 @@
 /*
- * The re-bench's commands (§9.2): bench.build and bench.run, each a shell command run with
+ * The re-bench's commands (§9): bench.build and bench.run, each a shell command run with
  * /bin/sh -c in a side's worktree through child_process_run, with its deadline.
  */
 #include <math.h>

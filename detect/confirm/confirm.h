@@ -45,7 +45,7 @@ void confirm_run_release(struct confirm_run *run);
 
 /*
  * Runs cfg's bench.run once in the worktree within bench.run_timeout, as one fresh process
- * (a sample of §9.2 is the fastest of bench.processes of these). BL_EINVALID when there is no
+ * (a sample of §9 is the fastest of bench.processes of these). BL_EINVALID when there is no
  * bench.run; BL_EIO when it fails (a non-zero exit, a signal, the timeout), with the tail of
  * its stderr in the message; BL_ETOOBIG over CONFIRM_MAX_OUTPUT. Earlier results in run are
  * replaced.

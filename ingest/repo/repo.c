@@ -919,7 +919,7 @@ int repo_toplevel(struct strbuf *out, const char *dir, struct bl_error *err)
 	return 0;
 }
 
-/* --- Worktrees for the re-bench (§9.2) --- */
+/* --- Worktrees for the re-bench (§9) --- */
 
 const char *repo_side_name(enum repo_side side)
 {

@@ -2,7 +2,7 @@
  * repo: everything benchline asks of git, through libgit2: the source hash of a revision
  * (§3), what HEAD is, main's first-parent history synced into the store, merge bases, files at
  * a revision and lazy first-parent walks for the gate, all read-only; docs/source-hash.md
- * explains the hash. The one writer is the re-bench's worktrees under .benchline/ (§9.2): they
+ * explains the hash. The one writer is the re-bench's worktrees under .benchline/ (§9): they
  * add git's worktree records (.git/worktrees/) and never touch the main checkout's files,
  * index, HEAD or branches.
  */
@@ -86,7 +86,7 @@ int repo_read_file(struct strbuf *out, int *found, struct repo *r, const char *c
 		   const char *path, size_t cap, struct bl_error *err);
 
 /*
- * Worktrees for the re-bench (§9.2): one per side, under <root>/.benchline/worktrees/ (a and
+ * Worktrees for the re-bench (§9): one per side, under <root>/.benchline/worktrees/ (a and
  * b, so both paths have the same length and depth and path length cannot bias a
  * measurement), made with libgit2's worktree API and kept for reuse. Each call checks the
  * side's worktree out at a commit, detached and forced: every tracked file is the commit's,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The re-bench's worktrees and builds (§9.2) through the plumbing command `benchline worktree`:
+# The re-bench's worktrees and builds (§9) through the plumbing command `benchline worktree`:
 # both sides under .benchline/worktrees/ at paths of equal length and depth, detached at their
 # commits, reused at another commit with tracked files forced back and build outputs kept,
 # .benchline/ ignored by its own .gitignore so the main checkout stays clean; a real C

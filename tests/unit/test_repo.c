@@ -82,7 +82,7 @@ static void test_config_defaults(void **state)
 	assert_true(cfg.gpu_load_pct == 10);
 	assert_int_equal(cfg.n_keep_first, 0);
 	assert_null(cfg.path);
-	/* bench: nothing to build or run, the defaults of §9.2 */
+	/* bench: nothing to build or run, the defaults of §9 */
 	assert_null(cfg.bench_build);
 	assert_null(cfg.bench_run);
 	assert_null(cfg.bench_format);
