@@ -1079,9 +1079,11 @@ int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sh
 		ret = git_fail(err, BL_EGIT, what.buf);
 		goto done;
 	}
-	/* The branch worktree_add needed (or one an interrupted run left) is not kept. */
+	/* The branch worktree_add needed (or one an interrupted run left) is not kept. Deleted
+	 * as a reference: git_branch_create wrote no config for it, and git_branch_delete's
+	 * config cleanup leaks pcre2 match data in libgit2 1.5. */
 	if (git_branch_lookup(&branch, r->repo, name.buf, GIT_BRANCH_LOCAL) == 0 &&
-	    git_branch_delete(branch) < 0) {
+	    git_reference_delete(branch) < 0) {
 		strbuf_addf(&what, "cannot delete the branch '%s'", name.buf);
 		ret = git_fail(err, BL_EGIT, what.buf);
 		goto done;

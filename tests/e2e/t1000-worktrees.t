@@ -81,6 +81,7 @@ test_expect '.benchline/ carries a .gitignore of "*": the main checkout stays cl
 	test "$(git -C repo symbolic-ref HEAD)" = refs/heads/main &&
 	git -C repo branch --list "benchline-*" >branches &&
 	test_cmp /dev/null branches &&
+	! ls repo/.git/logs/refs/heads | grep -q benchline &&
 	test "$(git -C repo worktree list | wc -l)" = 3
 '
 
