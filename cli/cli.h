@@ -30,7 +30,7 @@ struct cli_command {
 	int (*fn)(int argc, const char **argv, struct cli_ctx *ctx);
 	int needs;
 	const char *usage;   /* "benchline NAME ..." first line(s) */
-	const char *summary; /* one line for `benchline help` */
+	const char *summary; /* one line for `benchline help`; NULL for plumbing, left out */
 };
 
 /* Options, git's parse-options in miniature. */
@@ -174,6 +174,7 @@ int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_find_command(const char *name);

@@ -58,6 +58,9 @@ const struct cli_command cli_commands[] = {
      "   or: benchline ladder compare --baseline B --thresholds T --current C [--report FILE]\n"
      "   or: benchline ladder floors --baseline B --ladders L [--json]",
      "bucket-ladder bounds for histogram quantiles: derive, check, compare, floors"},
+    /* Plumbing (no summary: left out of `benchline help`), for the tests and scripts. */
+    {"worktree", cmd_worktree, 0, "benchline worktree [--repo DIR] [--build] [--run] REV [REV]",
+     NULL},
     {NULL, NULL, 0, NULL, NULL},
 };
 
@@ -251,7 +254,8 @@ int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
 	fputs(global_usage, stdout);
 	fputs("\ncommands:\n", stdout);
 	for (const struct cli_command *c = cli_commands; c->name; c++)
-		printf("    %-10s %s\n", c->name, c->summary);
+		if (c->summary)
+			printf("    %-10s %s\n", c->name, c->summary);
 	return 0;
 }
 

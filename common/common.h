@@ -25,6 +25,7 @@ enum bl_code {
 	BL_ETOOBIG = -6,   /* input over its cap */
 	BL_ECONFIG = -7,   /* benchline.json is malformed */
 	BL_EDENIED = -8,   /* the caller may not do this (a push token's machines) */
+	BL_EBUILD = -9,	   /* a side cannot be built: bench.build failed (rebench's exit 125) */
 };
 
 struct strbuf {
@@ -242,7 +243,10 @@ struct child_process {
 	size_t out_max;	     /* stdout over this many bytes is BL_ETOOBIG; 0: no cap */
 	size_t err_tail_max; /* > 0: stderr is captured and its last so many bytes kept */
 	int no_stderr;	     /* without err_tail_max: 1 for /dev/null, 0 to share ours */
-	int timeout_ms;	     /* killed when still running after this long; 0: no limit */
+	/* 1: stdout goes where stderr goes (the tail, /dev/null or ours) and out stays empty, for
+	 * a build whose log matters only as the tail of a failure */
+	int stdout_to_stderr;
+	int timeout_ms; /* killed when still running after this long; 0: no limit */
 	/* 0: the child gets its own process group, and a kill goes to the whole group (what it
 	 * started too); 1: it stays in ours, so a Ctrl-C at the terminal reaches it, and a kill
 	 * reaches only it. */

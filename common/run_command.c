@@ -198,12 +198,15 @@ static int spawn(pid_t *pid, const struct child_process *cp, const char *path, c
 		e = posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
 	else if (cp->no_stdin)
 		e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!e)
+	if (!e && !cp->stdout_to_stderr)
 		e = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	if (!e && cp->err_tail_max)
 		e = posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
 	else if (!e && cp->no_stderr)
 		e = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	/* After stderr is in place, so stdout follows it wherever it went. */
+	if (!e && cp->stdout_to_stderr)
+		e = posix_spawn_file_actions_adddup2(&fa, 2, 1);
 	if (!e && cp->dir)
 		e = posix_spawn_file_actions_addchdir_np(&fa, cp->dir);
 	sigemptyset(&none);

@@ -12,10 +12,16 @@
 #include <sys/stat.h>
 
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 
 /* Largest benchline.json read. */
 #define CONFIG_MAX_FILE ((size_t)1 << 20)
-#define CONFIG_NAME	"benchline.json"
+/* Largest bench.build_timeout and bench.run_timeout in seconds: a deadline in milliseconds
+ * must fit an int (child_process's timeout_ms). */
+#define CONFIG_MAX_TIMEOUT 1000000
+/* Most fresh processes one sample may ask for. */
+#define CONFIG_MAX_PROCESSES 1000
+#define CONFIG_NAME	     "benchline.json"
 
 void ingest_config_init(struct ingest_config *cfg)
 {
@@ -23,6 +29,9 @@ void ingest_config_init(struct ingest_config *cfg)
 	cfg->noisy_limit = INGEST_NOISY_LIMIT;
 	cfg->cpu_load_pct = 10;
 	cfg->gpu_load_pct = 10;
+	cfg->bench_build_timeout = INGEST_BENCH_TIMEOUT;
+	cfg->bench_run_timeout = INGEST_BENCH_TIMEOUT;
+	cfg->bench_processes = INGEST_BENCH_PROCESSES;
 }
 
 void ingest_config_release(struct ingest_config *cfg)
@@ -41,6 +50,10 @@ void ingest_config_release(struct ingest_config *cfg)
 	strings_free(cfg->counted_names, cfg->n_counted);
 	free(cfg->counted_pct);
 	json_decref(cfg->ladders);
+	free(cfg->bench_build);
+	free(cfg->bench_run);
+	free(cfg->bench_format);
+	strings_free(cfg->bench_artifacts, cfg->n_bench_artifacts);
 	ingest_config_init(cfg);
 }
 
@@ -334,20 +347,103 @@ static int parse_gate(struct ingest_config *cfg, const json_t *gate, const char 
 	return 0;
 }
 
-/* Keys later features read: only their type is checked here. */
-static int check_reserved(const char *key, const json_t *v, const char *name, int *known,
-			  struct bl_error *err)
+/* A glob that stays inside a worktree: relative, without a ".." component. */
+static int is_inner_glob(const char *s, size_t len)
 {
-	static const char *const objects[] = {"bench"};
-	*known = 1;
-	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
-		if (!strcmp(key, objects[i])) {
-			if (!json_is_object(v))
-				return type_error(err, name, key, "expected an object");
+	const char *p = s;
+	if (!len || len != strlen(s) || s[0] == '/')
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
 			return 0;
-		}
-	*known = 0;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return 1;
+}
+
+static int parse_seconds(double *out, const json_t *v, const char *name, const char *key,
+			 struct bl_error *err)
+{
+	if (!json_is_number(v) || !(json_number_value(v) > 0) ||
+	    json_number_value(v) > CONFIG_MAX_TIMEOUT)
+		return bl_error_set(err, BL_ECONFIG,
+				    "%s: %s: expected seconds: a number over 0, at most %d", name,
+				    key, CONFIG_MAX_TIMEOUT);
+	*out = json_number_value(v);
 	return 0;
+}
+
+/* "bench" (§9): how the re-bench builds a commit's worktree and runs its benchmarks. */
+static int parse_bench(struct ingest_config *cfg, const json_t *bench, const char *name,
+		       struct bl_error *err)
+{
+	struct strbuf at = STRBUF_INIT;
+	const char *key;
+	json_t *v;
+	int ret = 0;
+	if (!json_is_object(bench))
+		return type_error(err, name, "bench", "expected an object");
+	json_object_foreach((json_t *)bench, key, v)
+	{
+		strbuf_reset(&at);
+		strbuf_addf(&at, "bench.%s", key);
+		if (!strcmp(key, "build")) {
+			ret = parse_string(&cfg->bench_build, v, name, at.buf, err);
+		} else if (!strcmp(key, "build_timeout")) {
+			ret = parse_seconds(&cfg->bench_build_timeout, v, name, at.buf, err);
+		} else if (!strcmp(key, "run")) {
+			ret = parse_string(&cfg->bench_run, v, name, at.buf, err);
+		} else if (!strcmp(key, "run_timeout")) {
+			ret = parse_seconds(&cfg->bench_run_timeout, v, name, at.buf, err);
+		} else if (!strcmp(key, "format")) {
+			if (!json_is_string(v) || !adapters_format_known(json_string_value(v)))
+				ret = type_error(err, name, at.buf,
+						 "expected a format: auto, benchline, bmf, gbench, "
+						 "hyperfine, pytest, gotest or criterion");
+			else
+				ret = parse_string(&cfg->bench_format, v, name, at.buf, err);
+		} else if (!strcmp(key, "processes")) {
+			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			    json_integer_value(v) > CONFIG_MAX_PROCESSES)
+				ret = bl_error_set(err, BL_ECONFIG,
+						   "%s: %s: expected an integer from 1 to %d", name,
+						   at.buf, CONFIG_MAX_PROCESSES);
+			else
+				cfg->bench_processes = (long)json_integer_value(v);
+		} else if (!strcmp(key, "artifacts")) {
+			size_t i;
+			json_t *item;
+			if (!is_string_array(v)) {
+				ret = type_error(err, name, at.buf, "expected an array of globs");
+				goto done;
+			}
+			strings_free(cfg->bench_artifacts, cfg->n_bench_artifacts);
+			cfg->bench_artifacts = xcalloc(json_array_size(v) + 1, sizeof(char *));
+			cfg->n_bench_artifacts = 0;
+			json_array_foreach(v, i, item)
+			{
+				const char *glob = json_string_value(item);
+				if (!is_inner_glob(glob, json_string_length(item))) {
+					ret = bl_error_set(err, BL_ECONFIG,
+							   "%s: %s: '%s' is not a glob inside the "
+							   "worktree (relative, no '..')",
+							   name, at.buf, glob);
+					goto done;
+				}
+				cfg->bench_artifacts[cfg->n_bench_artifacts++] = xstrdup(glob);
+			}
+		} else {
+			ret = unknown_key(err, name, at.buf);
+		}
+		if (ret)
+			goto done;
+	}
+done:
+	strbuf_release(&at);
+	return ret;
 }
 
 static int parse_object(struct ingest_config *cfg, const json_t *root, const char *name,
@@ -358,7 +454,6 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 	int ret;
 	json_object_foreach((json_t *)root, key, v)
 	{
-		int known;
 		if (!strcmp(key, "measured_paths"))
 			ret =
 			    parse_paths(&cfg->measured_paths, &cfg->n_measured, v, name, key, err);
@@ -387,7 +482,9 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 				ret = type_error(err, name, key, "expected an object");
 			else
 				cfg->ladders = json_incref(v);
-		} else if ((ret = check_reserved(key, v, name, &known, err)) == 0 && !known)
+		} else if (!strcmp(key, "bench"))
+			ret = parse_bench(cfg, v, name, err);
+		else
 			ret = unknown_key(err, name, key);
 		if (ret)
 			return ret;

@@ -22,6 +22,10 @@ struct store;
 #define INGEST_MAX_FILE ((size_t)1 << 30)
 /* Default p95/median at or over which a run is tagged noisy (§4). */
 #define INGEST_NOISY_LIMIT 1.06
+/* The re-bench's defaults (§9): seconds a build and one benchmark process may take, and the
+ * fresh processes of one sample. */
+#define INGEST_BENCH_TIMEOUT   600
+#define INGEST_BENCH_PROCESSES 3
 
 struct ingest_metric {
 	char *name;
@@ -159,6 +163,16 @@ struct ingest_config {
 	size_t n_counted;
 	/* "ladders": {NAME: {"unit", "edges"}}, kept as JSON for ladder_set_from_json. */
 	struct json_t *ladders;
+	/* The re-bench (§9): "bench": {"build", "build_timeout", "run", "format", "processes",
+	 * "run_timeout", "artifacts"}. */
+	char *bench_build;	    /* shell command run in a worktree; NULL: nothing to build */
+	double bench_build_timeout; /* seconds, default INGEST_BENCH_TIMEOUT */
+	char *bench_run;	    /* shell command that prints results; NULL when not set */
+	char *bench_format;	    /* an adapter's name (adapters_format_known); NULL: "auto" */
+	long bench_processes;	    /* fresh processes per sample, default INGEST_BENCH_PROCESSES */
+	double bench_run_timeout;   /* seconds per process, default INGEST_BENCH_TIMEOUT */
+	char **bench_artifacts;	    /* globs relative to a worktree; NULL when not set */
+	size_t n_bench_artifacts;
 };
 
 void ingest_config_init(struct ingest_config *cfg);

@@ -1,12 +1,15 @@
 /*
  * The source hash of a revision, path classification, and main's first-parent history (§3).
- * Every git operation goes through libgit2, and the repository is only ever read: the source
- * hash is the id of a tree object that is hashed in memory (git_odb_hash), never written.
+ * Every git operation goes through libgit2, and the repository is only ever read (the source
+ * hash is the id of a tree object that is hashed in memory, git_odb_hash, never written), but
+ * for the re-bench's worktrees at the end.
  */
+#include <errno.h>
 #include <git2.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "store/store.h"
 #include "ingest/ingest.h"
@@ -914,4 +917,186 @@ int repo_toplevel(struct strbuf *out, const char *dir, struct bl_error *err)
 	}
 	git_repository_free(repo);
 	return 0;
+}
+
+/* --- Worktrees for the re-bench (§9) --- */
+
+const char *repo_side_name(enum repo_side side)
+{
+	return side == REPO_SIDE_B ? "b" : "a";
+}
+
+/* mkdir that accepts a directory already there: 0, or BL_EIO naming the path. */
+static int make_dir(int *created, const char *path, struct bl_error *err)
+{
+	struct stat st;
+	*created = 0;
+	if (mkdir(path, 0777) == 0) {
+		*created = 1;
+		return 0;
+	}
+	if (errno != EEXIST)
+		return bl_error_set(err, BL_EIO, "cannot create '%s': %s", path, strerror(errno));
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return bl_error_set(err, BL_EIO, "'%s' is not a directory", path);
+	return 0;
+}
+
+int repo_state_dir(struct strbuf *out, struct repo *r, struct bl_error *err)
+{
+	const char *workdir = git_repository_workdir(r->repo);
+	struct strbuf dir = STRBUF_INIT, ignore = STRBUF_INIT;
+	int created, ret;
+	if (!workdir)
+		return bl_error_set(err, BL_EINVALID,
+				    "'%s' is a bare repository: .benchline/ needs a working tree",
+				    r->dir);
+	strbuf_addf(&dir, "%s.benchline", workdir); /* workdir ends in '/' */
+	if ((ret = make_dir(&created, dir.buf, err)))
+		goto done;
+	/* Only a directory made here gets the .gitignore: one the user made is left as it is. */
+	if (created) {
+		strbuf_addf(&ignore, "%s/.gitignore", dir.buf);
+		if ((ret = write_file_atomic(ignore.buf, "*\n", 2, err)))
+			goto done;
+	}
+	strbuf_addstr(out, dir.buf);
+done:
+	strbuf_release(&dir);
+	strbuf_release(&ignore);
+	return ret;
+}
+
+/* 1 when wt is a valid worktree whose directory is path. */
+static int worktree_at(git_worktree *wt, const char *path)
+{
+	char *a, *b;
+	int same;
+	if (git_worktree_validate(wt) < 0)
+		return 0;
+	a = realpath(git_worktree_path(wt), NULL);
+	b = realpath(path, NULL);
+	same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
+/* Makes the side's worktree at path, named name, with commit checked out. The worktree API
+ * wants a branch for the new HEAD: a branch named as the worktree is made at commit, and
+ * repo_worktree deletes it once HEAD is detached. */
+static int worktree_add(git_worktree **out, struct repo *r, const char *name, const char *path,
+			git_commit *commit, struct bl_error *err)
+{
+	git_worktree_add_options opts;
+	git_reference *branch = NULL;
+	struct strbuf what = STRBUF_INIT;
+	struct stat st;
+	int ret = 0;
+	if (lstat(path, &st) == 0) {
+		ret = bl_error_set(err, BL_EINVALID,
+				   "'%s' is in the way of benchline's worktree: remove it", path);
+		goto done;
+	}
+	/* force: a branch left by a run that stopped before deleting it is ours to move */
+	if (git_branch_create(&branch, r->repo, name, commit, 1) < 0) {
+		strbuf_addf(&what, "cannot make the branch '%s' for a worktree", name);
+		ret = git_fail(err, BL_EGIT, what.buf);
+		goto done;
+	}
+	git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+	opts.ref = branch;
+	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_worktree_add(out, r->repo, name, path, &opts) < 0) {
+		strbuf_addf(&what, "cannot add the worktree '%s'", path);
+		ret = git_fail(err, BL_EGIT, what.buf);
+	}
+done:
+	git_reference_free(branch);
+	strbuf_release(&what);
+	return ret;
+}
+
+int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sha,
+		  enum repo_side side, struct bl_error *err)
+{
+	struct strbuf path = STRBUF_INIT, name = STRBUF_INIT, what = STRBUF_INIT;
+	git_worktree *wt = NULL;
+	git_repository *wrepo = NULL;
+	git_commit *commit = NULL, *wcommit = NULL;
+	git_reference *branch = NULL;
+	git_checkout_options co;
+	git_oid oid, key;
+	char hex[GIT_OID_HEXSZ + 1];
+	int created, ret;
+
+	if (!is_hex40(commit_sha) || git_oid_fromstr(&oid, commit_sha) < 0)
+		return bl_error_set(err, BL_EINVALID, "not a commit id: '%s'", commit_sha);
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0)
+		return bl_error_set(err, BL_ENOTFOUND, "no commit %s in '%s'", commit_sha, r->dir);
+	if ((ret = repo_state_dir(&path, r, err)))
+		goto done;
+	strbuf_addstr(&path, "/worktrees");
+	if ((ret = make_dir(&created, path.buf, err)))
+		goto done;
+	strbuf_addf(&path, "/%s", repo_side_name(side));
+	/* Worktree names are shared by every checkout of the repository (git keeps them in the
+	 * common directory), so the name carries a hash of this checkout's root. */
+	git_odb_hash(&key, repo_workdir(r), strlen(repo_workdir(r)), GIT_OBJECT_BLOB);
+	strbuf_addf(&name, "benchline-%s-%.12s", repo_side_name(side),
+		    git_oid_tostr(hex, sizeof(hex), &key));
+
+	if (git_worktree_lookup(&wt, r->repo, name.buf) == 0 &&
+	    (!worktree_at(wt, path.buf) || git_repository_open_from_worktree(&wrepo, wt) < 0)) {
+		/* Stale (its directory is gone, elsewhere, or no longer a worktree): forget it; no
+		 * file is deleted. */
+		git_worktree_prune_options po = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
+		po.flags = GIT_WORKTREE_PRUNE_VALID;
+		if (git_worktree_prune(wt, &po) < 0) {
+			strbuf_addf(&what, "cannot prune the stale worktree '%s'", name.buf);
+			ret = git_fail(err, BL_EGIT, what.buf);
+			goto done;
+		}
+		git_worktree_free(wt);
+		wt = NULL;
+	}
+	if (!wt && (ret = worktree_add(&wt, r, name.buf, path.buf, commit, err)))
+		goto done;
+	if (!wrepo && git_repository_open_from_worktree(&wrepo, wt) < 0) {
+		strbuf_addf(&what, "cannot open the worktree '%s'", path.buf);
+		ret = git_fail(err, BL_EGIT, what.buf);
+		goto done;
+	}
+	/* Forced: whatever the last build changed in tracked files goes; untracked files stay.
+	 * The commit is looked up again through the worktree's own repository handle, as
+	 * git_checkout_tree wants. */
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_commit_lookup(&wcommit, wrepo, &oid) < 0 ||
+	    git_checkout_tree(wrepo, (const git_object *)wcommit, &co) < 0 ||
+	    git_repository_set_head_detached(wrepo, &oid) < 0) {
+		strbuf_addf(&what, "cannot check out %.12s in '%s'", commit_sha, path.buf);
+		ret = git_fail(err, BL_EGIT, what.buf);
+		goto done;
+	}
+	/* The branch worktree_add needed (or one an interrupted run left) is not kept. Deleted
+	 * as a reference: git_branch_create wrote no config for it, and git_branch_delete's
+	 * config cleanup leaks pcre2 match data in libgit2 1.5. */
+	if (git_branch_lookup(&branch, r->repo, name.buf, GIT_BRANCH_LOCAL) == 0 &&
+	    git_reference_delete(branch) < 0) {
+		strbuf_addf(&what, "cannot delete the branch '%s'", name.buf);
+		ret = git_fail(err, BL_EGIT, what.buf);
+		goto done;
+	}
+	strbuf_addstr(path_out, path.buf);
+done:
+	git_reference_free(branch);
+	git_commit_free(wcommit);
+	git_repository_free(wrepo);
+	git_worktree_free(wt);
+	git_commit_free(commit);
+	strbuf_release(&path);
+	strbuf_release(&name);
+	strbuf_release(&what);
+	return ret;
 }

@@ -1,8 +1,10 @@
 /*
- * repo: everything benchline asks of git, through libgit2 and read-only: the source hash of a
- * revision (§3), what HEAD is, main's first-parent history synced into the store, merge bases,
- * files at a revision and lazy first-parent walks for the gate. docs/source-hash.md explains
- * the hash.
+ * repo: everything benchline asks of git, through libgit2: the source hash of a revision
+ * (§3), what HEAD is, main's first-parent history synced into the store, merge bases, files at
+ * a revision and lazy first-parent walks for the gate, all read-only; docs/source-hash.md
+ * explains the hash. The one writer is the re-bench's worktrees under .benchline/ (§9): they
+ * add git's worktree records (.git/worktrees/) and never touch the main checkout's files,
+ * index, HEAD or branches.
  */
 #ifndef BENCHLINE_INGEST_REPO_H
 #define BENCHLINE_INGEST_REPO_H
@@ -82,6 +84,26 @@ const char *repo_workdir(struct repo *r);
 /* Appends the file at path in commit's tree to out; *found 0 when there is none. */
 int repo_read_file(struct strbuf *out, int *found, struct repo *r, const char *commit_sha,
 		   const char *path, size_t cap, struct bl_error *err);
+
+/*
+ * Worktrees for the re-bench (§9): one per side, under <root>/.benchline/worktrees/ (a and
+ * b, so both paths have the same length and depth and path length cannot bias a
+ * measurement), made with libgit2's worktree API and kept for reuse. Each call checks the
+ * side's worktree out at a commit, detached and forced: every tracked file is the commit's,
+ * whatever a build changed; untracked and ignored files (build outputs) stay, so a build can
+ * be incremental. One benchline at a time per repository: the worktrees are not locked.
+ */
+enum repo_side { REPO_SIDE_A, REPO_SIDE_B };
+/* "a" or "b": the side's directory under .benchline/worktrees/. */
+const char *repo_side_name(enum repo_side side);
+/* <root>/.benchline (no trailing slash) into out, created when missing with its own .gitignore
+ * of "*", as pytest's cache does, so nothing in it shows in `git status`. */
+int repo_state_dir(struct strbuf *out, struct repo *r, struct bl_error *err);
+/* The side's worktree with commit_sha (40 hex digits) checked out: its absolute path (no
+ * trailing slash) is appended to path_out. Made on first use; a stale one (its directory
+ * removed) is pruned and made again; a directory in its way that is not it is an error. */
+int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sha,
+		  enum repo_side side, struct bl_error *err);
 
 /* A commit's first-parent history as distinct source hashes, newest first. */
 struct repo_history;

@@ -31,7 +31,8 @@ test_expect 'a full benchline.json is accepted by every command' '
 	            "processes": ["cargo", "rustc"]},
 	  "machines": {"ci-1": {"keep": "first"}, "m4-pro": {"keep": "quieter"}},
 	  "metrics": ["wall_ms"],
-	  "bench": {"command": "make bench"},
+	  "bench": {"build": "make", "build_timeout": 60, "run": "./bench", "format": "gbench",
+	            "processes": 3, "run_timeout": 120, "artifacts": ["build/*"]},
 	  "gate": {"limit": 1.05, "overrides": {"parse_*": 5}, "exclude": ["flaky_*"]},
 	  "ladders": {"ms": {"unit": "ms", "edges": [1, 2, 5]}},
 	  "counted_tolerance": {"allocations": 0}
@@ -55,7 +56,9 @@ test_expect 'an unknown key: exit 2 naming it' '
 	echo "{\"measured_paths\": [\"src\"], \"mesured_paths\": [\"src\"]}" >repo/benchline.json &&
 	every_command_fails 2 "^benchline: repo/benchline.json: mesured_paths: unknown key$" &&
 	echo "{\"quiet\": {\"cpu\": 1}}" >repo/benchline.json &&
-	every_command_fails 2 "^benchline: repo/benchline.json: quiet.cpu: unknown key$"
+	every_command_fails 2 "^benchline: repo/benchline.json: quiet.cpu: unknown key$" &&
+	echo "{\"bench\": {\"command\": \"make bench\"}}" >repo/benchline.json &&
+	every_command_fails 2 "^benchline: repo/benchline.json: bench.command: unknown key$"
 '
 
 test_expect 'a wrong type: exit 2 naming the key and what it wants' '
@@ -68,6 +71,9 @@ test_expect 'a wrong type: exit 2 naming the key and what it wants' '
 	every_command_fails 2 "machines.ci-1.keep: expected \"first\" or \"quieter\"" &&
 	echo "{\"quiet\": {\"max_p95_ratio\": 0.9}}" >repo/benchline.json &&
 	every_command_fails 2 "quiet.max_p95_ratio: expected a number over 1" &&
+	echo "{\"bench\": {\"processes\": 0}}" >repo/benchline.json &&
+	every_command_fails 2 \
+		"^benchline: repo/benchline.json: bench.processes: expected an integer from 1 to 1000$" &&
 	echo "{\"gate\": []}" >repo/benchline.json &&
 	every_command_fails 2 "gate: expected an object"
 '

@@ -281,6 +281,23 @@ static void child_stderr_tail_keeps_the_last_bytes(void **state)
 	bl_error_release(&err);
 }
 
+static void child_stdout_to_stderr_joins_the_tail(void **state)
+{
+	(void)state;
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	child_process_init(&cp);
+	cp.err_tail_max = 4096;
+	cp.stdout_to_stderr = 1;
+	/* Both streams in the order written, and nothing on stdout. */
+	assert_int_equal(run_sh(&cp, "echo one; echo two >&2; echo three; exit 2", &err), 0);
+	assert_string_equal(cp.err_tail.buf, "one\ntwo\nthree\n");
+	assert_int_equal(cp.out.len, 0);
+	assert_int_equal(cp.exit_code, 2);
+	child_process_release(&cp);
+	bl_error_release(&err);
+}
+
 static void child_stderr_passed_through_or_dropped(void **state)
 {
 	(void)state;
@@ -661,6 +678,7 @@ int main(void)
 	    cmocka_unit_test(child_output_over_the_cap_is_too_big_and_killed),
 	    cmocka_unit_test(child_stderr_tail_keeps_the_last_bytes),
 	    cmocka_unit_test(child_stderr_passed_through_or_dropped),
+	    cmocka_unit_test(child_stdout_to_stderr_joins_the_tail),
 	    cmocka_unit_test(child_stdin_is_fed),
 	    cmocka_unit_test(child_deadline_kills_its_process_group),
 	    cmocka_unit_test(child_runs_in_its_directory),

@@ -82,7 +82,103 @@ static void test_config_defaults(void **state)
 	assert_true(cfg.gpu_load_pct == 10);
 	assert_int_equal(cfg.n_keep_first, 0);
 	assert_null(cfg.path);
+	/* bench: nothing to build or run, the defaults of §9 */
+	assert_null(cfg.bench_build);
+	assert_null(cfg.bench_run);
+	assert_null(cfg.bench_format);
+	assert_null(cfg.bench_artifacts);
+	assert_true(cfg.bench_build_timeout == 600);
+	assert_true(cfg.bench_run_timeout == 600);
+	assert_int_equal(cfg.bench_processes, 3);
 	ingest_config_release(&cfg);
+}
+
+static void test_config_bench(void **state)
+{
+	struct ingest_config cfg;
+	(void)state;
+	assert_int_equal(parse(&cfg, "{\"bench\": {\"build\": \"make -j2 bench\", "
+				     "\"build_timeout\": 30, \"run\": \"./bench --json\", "
+				     "\"format\": \"gbench\", \"processes\": 5, "
+				     "\"run_timeout\": 0.5, "
+				     "\"artifacts\": [\"build/bench\", \"lib/*.so\"]}}"),
+			 0);
+	assert_string_equal(cfg.bench_build, "make -j2 bench");
+	assert_true(cfg.bench_build_timeout == 30);
+	assert_string_equal(cfg.bench_run, "./bench --json");
+	assert_string_equal(cfg.bench_format, "gbench");
+	assert_int_equal(cfg.bench_processes, 5);
+	assert_true(cfg.bench_run_timeout == 0.5);
+	assert_int_equal(cfg.n_bench_artifacts, 2);
+	assert_string_equal(cfg.bench_artifacts[0], "build/bench");
+	assert_string_equal(cfg.bench_artifacts[1], "lib/*.so");
+	assert_null(cfg.bench_artifacts[2]);
+	ingest_config_release(&cfg);
+
+	/* every adapter's name is a format, and an empty list of artifacts is a list */
+	static const char *const formats[] = {"auto",	   "benchline", "bmf",	  "gbench",
+					      "hyperfine", "pytest",	"gotest", "criterion"};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "{\"bench\": {\"format\": \"%s\"}}", formats[i]);
+		assert_int_equal(parse(&cfg, text), 0);
+		assert_string_equal(cfg.bench_format, formats[i]);
+		ingest_config_release(&cfg);
+	}
+	assert_int_equal(parse(&cfg, "{\"bench\": {\"artifacts\": []}}"), 0);
+	assert_non_null(cfg.bench_artifacts);
+	assert_int_equal(cfg.n_bench_artifacts, 0);
+	ingest_config_release(&cfg);
+
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"{\"bench\": []}", "repo/benchline.json: bench: expected an object"},
+	    {"{\"bench\": {\"command\": \"make\"}}",
+	     "repo/benchline.json: bench.command: unknown key"},
+	    {"{\"bench\": {\"build\": 1}}",
+	     "repo/benchline.json: bench.build: expected a non-empty string"},
+	    {"{\"bench\": {\"build\": \"\"}}",
+	     "repo/benchline.json: bench.build: expected a non-empty string"},
+	    {"{\"bench\": {\"run\": [\"./bench\"]}}",
+	     "repo/benchline.json: bench.run: expected a non-empty string"},
+	    {"{\"bench\": {\"build_timeout\": 0}}",
+	     "repo/benchline.json: bench.build_timeout: expected seconds: a number over 0, at "
+	     "most 1000000"},
+	    {"{\"bench\": {\"build_timeout\": \"600\"}}",
+	     "repo/benchline.json: bench.build_timeout: expected seconds: a number over 0, at "
+	     "most 1000000"},
+	    {"{\"bench\": {\"run_timeout\": 1e7}}",
+	     "repo/benchline.json: bench.run_timeout: expected seconds: a number over 0, at "
+	     "most 1000000"},
+	    {"{\"bench\": {\"format\": \"csv\"}}",
+	     "repo/benchline.json: bench.format: expected a format: auto, benchline, bmf, "
+	     "gbench, hyperfine, pytest, gotest or criterion"},
+	    {"{\"bench\": {\"format\": 3}}",
+	     "repo/benchline.json: bench.format: expected a format: auto, benchline, bmf, "
+	     "gbench, hyperfine, pytest, gotest or criterion"},
+	    {"{\"bench\": {\"processes\": 0}}",
+	     "repo/benchline.json: bench.processes: expected an integer from 1 to 1000"},
+	    {"{\"bench\": {\"processes\": 2.5}}",
+	     "repo/benchline.json: bench.processes: expected an integer from 1 to 1000"},
+	    {"{\"bench\": {\"processes\": \"3\"}}",
+	     "repo/benchline.json: bench.processes: expected an integer from 1 to 1000"},
+	    {"{\"bench\": {\"artifacts\": \"build/*\"}}",
+	     "repo/benchline.json: bench.artifacts: expected an array of globs"},
+	    {"{\"bench\": {\"artifacts\": [\"a\", 1]}}",
+	     "repo/benchline.json: bench.artifacts: expected an array of globs"},
+	    {"{\"bench\": {\"artifacts\": [\"/usr/lib/*.so\"]}}",
+	     "repo/benchline.json: bench.artifacts: '/usr/lib/*.so' is not a glob inside the "
+	     "worktree (relative, no '..')"},
+	    {"{\"bench\": {\"artifacts\": [\"build/../../b/x\"]}}",
+	     "repo/benchline.json: bench.artifacts: 'build/../../b/x' is not a glob inside the "
+	     "worktree (relative, no '..')"},
+	    {"{\"bench\": {\"artifacts\": [\"\"]}}",
+	     "repo/benchline.json: bench.artifacts: '' is not a glob inside the worktree "
+	     "(relative, no '..')"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_error(cases[i].text, cases[i].want);
 }
 
 static void test_config_full(void **state)
@@ -176,7 +272,6 @@ static void test_config_type_errors(void **state)
 	     "repo/benchline.json: machines.bad name: not a machine name ([A-Za-z0-9._-], 1 to 64 "
 	     "characters)"},
 	    {"{\"metrics\": [1]}", "repo/benchline.json: metrics: expected an array of strings"},
-	    {"{\"bench\": []}", "repo/benchline.json: bench: expected an object"},
 	    {"{\"gate\": 1}", "repo/benchline.json: gate: expected an object"},
 	    {"{\"ladders\": \"x\"}", "repo/benchline.json: ladders: expected an object"},
 	    {"{\"counted_tolerance\": null}",
@@ -394,6 +489,7 @@ int main(void)
 	    cmocka_unit_test(test_pr_from_subject),
 	    cmocka_unit_test(test_config_defaults),
 	    cmocka_unit_test(test_config_full),
+	    cmocka_unit_test(test_config_bench),
 	    cmocka_unit_test(test_config_type_errors),
 	    cmocka_unit_test(test_config_unknown_keys),
 	    cmocka_unit_test(test_config_malformed),
