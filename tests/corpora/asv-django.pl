@@ -158,7 +158,8 @@ for my $g (@graphs) {
 			next;
 		}
 		my $h = $hash{$rev};
-		my $num = sprintf('%.17g', $v);
+		my $num = sprintf('%.15g', $v);
+		$num = sprintf('%.17g', $v) if $num != $v;    # %.15g when it reads back exactly
 		printf $out '%s"source":{"commit":"%s","source_hash":"%s","committed_at":"%s"},'
 		    . '"started_at":"%s","metrics":{"time_s":{"unit":"s","median":%s,"p95":%s}}}' . "\n",
 		    $prefix, $h, $h, rfc3339($committed{$rev}), rfc3339($started{$rev}), $num, $num;

@@ -137,7 +137,8 @@ for my $suite (@suites) {
 			my $v = $b->{value};
 			fail("$file: $suite entry $i: bench '$b->{name}' has no numeric value")
 			    unless defined $v && !ref $v && $v =~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/i;
-			my $num = sprintf('%.17g', $v);
+			my $num = sprintf('%.15g', $v);
+			$num = sprintf('%.17g', $v) if $num != $v;    # %.15g when it reads back exactly
 			my $metric = $kind eq 'timed'
 			    ? sprintf('{"unit":%s,"better":"%s","median":%s,"p95":%s}',
 				$js->encode($unit), $better, $num, $num)
