@@ -25,7 +25,7 @@
 #   missing or not 40 hex digits is replaced by the SHA-1 of "asv-django revision N HASH",
 #   deterministic, and counted on stderr (the published data needs none);
 # - order: benchline places records that no `sync` has seen by source.committed_at. asv's
-#   revision dates are author dates and often go backwards in revision order, so
+#   revision dates (each commit's own date) often go backwards in revision order, so
 #   committed_at is the revision's date pushed forward, where needed, to one second after the
 #   previous revision's (over every revision of index.json, in revision order): strictly
 #   increasing with the revision and equal to the real date wherever the dates are in order.

@@ -64,7 +64,8 @@ sub each_record {
 		next unless $line =~ /^\s*\{/;
 		my ($m, $b, $c);
 		if ($line !~ /\\/
-		    && (($m, $b) = $line =~ /^\s*\{(?:"(?:id|schema)":[0-9]+,)?"machine":"([^"]*)","benchmark":"([^"]*)",/)
+		    && (($m, $b) = $line =~
+			/^\s*\{(?:"(?:id|schema)":[0-9]+,)?"machine":"([^"]*)","benchmark":"([^"]*)",/)
 		    && (($c) = $line =~ /"commit":"([0-9a-f]{40})"/)) {
 			# the fast path: no escapes, benchline's key order
 		} else {
