@@ -20,12 +20,18 @@
 #           per group (30 samples each): `benchline gate --head pr --base main`, 1,000
 #           comparisons (Hodges-Lehmann on the samples, the effective limit from each
 #           reference's window): budget under 200 ms for the whole command.
+#   corpora real histories from ../shared/data (Django's asv history, github-action-benchmark's
+#           own), converted and detected by tests/corpora/measure.sh: records, Series, slower
+#           Suspects per 100 records, asv's regression ranges matched. Reported, no budget;
+#           skipped when the data directory ($BENCHLINE_DATA, else ROOT/../shared/data) is
+#           absent, and never fails the bench.
 #
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
 # change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
 # BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
-# sections (default "ingest sync detect gate"). BENCH_DETECT_DB=FILE keeps the generated detect
-# history in FILE and reuses it when it exists (generating it takes a few minutes).
+# sections (default "ingest sync detect gate corpora"). BENCH_DETECT_DB=FILE keeps the
+# generated detect history in FILE and reuses it when it exists (generating it takes a few
+# minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +40,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate}
+SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate corpora}
 GROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -360,6 +366,21 @@ else
 		"benchline gate" "$t_gate" "$compared" "$samples" "$verdict"
 fi
 echo
+fi
+
+# --- corpora ----------------------------------------------------------------------------------
+# Figures only: a failure is printed and does not count as a missed budget.
+if want corpora; then
+	data=${BENCHLINE_DATA:-$ROOT/../shared/data}
+	if [ -d "$data" ]; then
+		echo "corpora: real histories from $data (reported, no budget)"
+		BENCHLINE=$BL sh "$ROOT/tests/corpora/measure.sh" --data "$data" 2>"$WORK/corpora.err" |
+			sed 's/^/  /'
+		[ -s "$WORK/corpora.err" ] && sed 's/^/  /' "$WORK/corpora.err"
+	else
+		echo "corpora: skipped (no ../shared/data)"
+	fi
+	echo
 fi
 
 if [ $missed = 0 ]; then

@@ -1,0 +1,203 @@
+#!/usr/bin/perl
+# score.pl: the figures of one converted corpus, from what benchline itself reports about it
+# (tests/corpora/measure.sh runs it after init, ingest and detect).
+#
+#   perl tests/corpora/score.pl --name NAME --converted FILE --records FILE --series FILE
+#        --suspects FILE [--ranges FILE] [--alerts FILE] [--json]
+#
+# --converted  the converter's output (JSON lines), for the expected order
+# --records    `benchline records --json`     --series  `benchline series --json`
+# --suspects   `benchline suspects --json`    --ranges  a converter's ranges file (asv-django.pl)
+# --alerts     reserved for `benchline alerts --json` once alerts exist (see alert_figures)
+#
+# The figures (text: one "NAME: figure: value" line each; --json: one object):
+# - records_converted: records the converter wrote; records_standing: the standing records
+#   benchline lists (an entry that repeats a key is superseded by the key rule);
+# - series, series_judged: every Series, and those §6 judges (the timed metrics);
+# - records_judged: the records on the judged Series, the denominator of the rate;
+# - suspects_slower, suspects_faster, slower_per_100 = suspects_slower / records_judged * 100;
+# - order_checked, order_ok: the (machine, benchmark) groups, and how many of them benchline
+#   lists in the converter's order (the records of each group, in file order, keeping the first
+#   of a repeated commit: the run the key rule keeps on a tie). order_bad names the others;
+# - with --ranges: ranges (asv's published regression steps), ranges_on_series (both ends'
+#   records are on the Series), ranges_matched: ranges with a slower Suspect within one record
+#   of the range. Precisely: on the Series' records in benchline's order, let b be the position
+#   of rev_before's record and a that of rev_after's (b = a - 1 when asv gives no rev_before);
+#   the range is matched when a slower Suspect sits at a position in [b - 1, a + 1]. A range
+#   whose rev_after has no record on the Series (asv could not measure it) is not matched;
+# - slower_alerts_per_100, ranges_matched_by_alerts: null until alerts exist.
+use strict;
+use warnings;
+use JSON::PP;
+
+my %opt = (json => 0);
+while (@ARGV) {
+	my $a = shift @ARGV;
+	if ($a eq '--json') {
+		$opt{json} = 1;
+	} elsif ($a =~ /^--(name|converted|records|series|suspects|ranges|alerts)$/) {
+		defined($opt{$1} = shift @ARGV) or die "score.pl: $a needs a value\n";
+	} else {
+		die "score.pl: unknown argument '$a'\n";
+	}
+}
+for (qw(name converted records series suspects)) {
+	defined $opt{$_} or die "score.pl: --$_ is required\n";
+}
+my $js = JSON::PP->new->allow_nonref;
+
+sub slurp_json {
+	my ($path) = @_;
+	open my $f, '<', $path or die "score.pl: cannot read $path: $!\n";
+	local $/;
+	return $js->decode(scalar <$f>);
+}
+
+# The (machine, benchmark, commit) of each record of a file of JSON objects, one per line (the
+# converter's JSON lines, or benchline's arrays, which print one record a line). JSON::PP takes
+# half a minute over Django's 191,434 records, so the three strings are read with a pattern,
+# and a line the pattern does not fit is decoded in full.
+sub each_record {
+	my ($path, $fn) = @_;
+	open my $f, '<', $path or die "score.pl: cannot read $path: $!\n";
+	while (my $line = <$f>) {
+		next unless $line =~ /^\s*\{/;
+		my ($m, $b, $c);
+		if ($line !~ /\\/
+		    && (($m, $b) = $line =~
+			/^\s*\{(?:"(?:id|schema)":[0-9]+,)?"machine":"([^"]*)","benchmark":"([^"]*)",/)
+		    && (($c) = $line =~ /"commit":"([0-9a-f]{40})"/)) {
+			# the fast path: no escapes, benchline's key order
+		} else {
+			(my $text = $line) =~ s/,\s*$//;
+			my $r = $js->decode($text);
+			($m, $b, $c) = ($r->{machine}, $r->{benchmark}, $r->{commit} // $r->{source}{commit});
+		}
+		$fn->($m, $b, $c);
+	}
+	close $f;
+}
+
+# --- order -----------------------------------------------------------------------------------
+my (%want, %seen, $converted);
+each_record($opt{converted}, sub {
+	my ($m, $b, $c) = @_;
+	$converted++;
+	my $k = "$m\0$b";
+	push @{ $want{$k} }, $c unless $seen{$k}{$c}++;
+});
+my (%got, $standing);
+each_record($opt{records}, sub {
+	my ($m, $b, $c) = @_;
+	$standing++;
+	push @{ $got{"$m\0$b"} }, $c;
+});
+my ($checked, $ok, @bad) = (0, 0);
+for my $k (sort keys %want) {
+	$checked++;
+	my ($w, $g) = ($want{$k}, $got{$k} // []);
+	if (join(',', @$w) eq join(',', @$g)) {
+		$ok++;
+	} else {
+		(my $name = $k) =~ s/\0/\//;
+		push @bad, $name;
+	}
+}
+
+# --- Series and Suspects -------------------------------------------------------------------------
+my $series = slurp_json($opt{series});
+my @judged = grep { $_->{kind} eq 'timed' } @$series;
+my $records_judged = 0;
+$records_judged += $_->{records} for @judged;
+my $suspects = slurp_json($opt{suspects});
+my @slower = grep { $_->{side} eq 'slower' } @$suspects;
+my $faster = grep { $_->{side} eq 'faster' } @$suspects;
+
+my %f = (
+	corpus => $opt{name},
+	records_converted => $converted // 0,
+	records_standing => $standing // 0,
+	series => scalar @$series,
+	series_judged => scalar @judged,
+	records_judged => $records_judged,
+	suspects_slower => scalar @slower,
+	suspects_faster => $faster,
+	slower_per_100 => $records_judged ? 0 + sprintf('%.2f', @slower / $records_judged * 100) : undef,
+	order_checked => $checked,
+	order_ok => $ok,
+	order_bad => [@bad[0 .. ($#bad < 9 ? $#bad : 9)]],
+	ranges => undef,
+	ranges_on_series => undef,
+	ranges_matched => undef,
+	ranges_unmatched => undef,
+);
+
+# --- asv's regression ranges ---------------------------------------------------------------------
+if (defined $opt{ranges}) {
+	my $ranges = slurp_json($opt{ranges});
+	my %pos;    # "machine\0benchmark" -> commit -> position on the Series
+	for my $k (keys %got) {
+		my $i = 0;
+		$pos{$k}{$_} = $i++ for @{ $got{$k} };
+	}
+	my %marks;    # "machine\0benchmark\0metric" -> [positions of slower Suspects]
+	for my $s (@slower) {
+		my $p = $pos{"$s->{machine}\0$s->{benchmark}"}{ $s->{commit} };
+		push @{ $marks{"$s->{machine}\0$s->{benchmark}\0$s->{metric}"} }, $p if defined $p;
+	}
+	my ($on, $matched, @unmatched) = (0, 0);
+	for my $r (@$ranges) {
+		my $p = $pos{"$r->{machine}\0$r->{benchmark}"} // {};
+		my $a = defined $r->{after} ? $p->{ $r->{after} } : undef;
+		my $b = defined $r->{before} ? $p->{ $r->{before} } : undef;
+		my $hit = 0;
+		if (defined $a) {
+			$on++ if defined $b || !defined $r->{before};
+			$b //= $a - 1;
+			for my $m (@{ $marks{"$r->{machine}\0$r->{benchmark}\0$r->{metric}"} // [] }) {
+				$hit = 1 if $m >= $b - 1 && $m <= $a + 1;
+			}
+		}
+		if ($hit) {
+			$matched++;
+		} else {
+			push @unmatched, sprintf('%s/%s %s..%s', $r->{machine}, $r->{benchmark},
+			    $r->{before_rev} // 'null', $r->{after_rev} // 'null');
+		}
+	}
+	@f{qw(ranges ranges_on_series ranges_matched)} = (scalar @$ranges, $on, $matched);
+	$f{ranges_unmatched} = \@unmatched;
+}
+
+alert_figures(\%f);
+
+# The extension point for alerts (issue 12, item 1): once `benchline alerts --json` exists,
+# measure.sh passes its output as --alerts FILE, and this fills slower_alerts_per_100 (slower
+# alerts that are not transient / records_judged * 100) and ranges_matched_by_alerts (the ranges
+# above, matched by such an alert's Suspects instead of by any slower Suspect). Until then both
+# stay null and the text output says so.
+sub alert_figures {
+	my ($f) = @_;
+	$f->{slower_alerts_per_100} = undef;
+	$f->{ranges_matched_by_alerts} = undef;
+}
+
+# --- output ------------------------------------------------------------------------------------
+if ($opt{json}) {
+	print JSON::PP->new->canonical->pretty->encode(\%f);
+	exit 0;
+}
+my $n = $opt{name};
+print "$n: records converted: $f{records_converted}\n";
+print "$n: records standing: $f{records_standing}\n";
+print "$n: Series: $f{series} ($f{series_judged} judged, $f{records_judged} records on them)\n";
+print "$n: slower Suspects: $f{suspects_slower} (and $f{suspects_faster} faster)\n";
+printf "$n: slower Suspects per 100 records: %s\n", $f{slower_per_100} // '-';
+print "$n: order: $f{order_ok} of $f{order_checked} (machine, benchmark) groups in the converter's"
+    . " order" . (@bad ? " (not: " . join(', ', @{ $f{order_bad} }) . ")" : '') . "\n";
+if (defined $f{ranges}) {
+	print "$n: regression ranges: $f{ranges} ($f{ranges_on_series} with both ends on the Series)\n";
+	print "$n: ranges with a slower Suspect within 1 record: $f{ranges_matched} of $f{ranges}\n";
+}
+print "$n: slower alerts per 100 records: - (alerts are not built yet)\n";
+exit 0;
