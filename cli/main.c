@@ -36,6 +36,9 @@ const struct cli_command cli_commands[] = {
      "benchline gate [--repo DIR] [--head REV] [--base REF] [--json FILE] [--markdown FILE]\n"
      "   or: benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...",
      "pass or fail for a pull request: did it make anything slower?"},
+    {"rebench", cmd_rebench, 0,
+     "benchline rebench [--repo DIR] [--benchmark GLOB] [--limit RATIO] [--json] A B",
+     "measure B against A now, interleaved: is B slower?"},
     {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
      "list the Suspects detect found, in Series order"},
     {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",

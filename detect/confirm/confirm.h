@@ -135,11 +135,51 @@ struct confirm_rebench_result {
  * say so and none says otherwise; one measurement that is not slower (same or faster) decides
  * it; an UNDECIDED measurement counts for nothing and is followed by another, at most
  * `replacements` times. Samples are taken through sample; progress (may be NULL) after each
- * round.
+ * round, given progress_data.
  */
 int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_rebench_options *o,
-		    confirm_sample_fn sample, confirm_progress_fn progress, void *data,
-		    struct bl_error *err);
+		    confirm_sample_fn sample, void *sample_data, confirm_progress_fn progress,
+		    void *progress_data, struct bl_error *err);
 void confirm_rebench_release(struct confirm_rebench_result *r);
+
+/* --- `benchline rebench` (measure.c): two revisions built and measured --- */
+
+struct confirm_rebench_request {
+	const char *repo;	      /* a directory inside the working tree; NULL: "." */
+	const char *a, *b;	      /* the revisions: A the reference, B the candidate */
+	const char *benchmark_glob;   /* only these benchmarks; NULL: every one */
+	double limit;		      /* 0: GATE_LIMIT */
+	confirm_progress_fn progress; /* after each round; NULL: none */
+	void *progress_data;
+};
+
+struct confirm_rebench_side {
+	char *name; /* the revision as given */
+	char commit[41], source_hash[41];
+	double build_s; /* how long bench.build took */
+};
+
+struct confirm_rebench_report {
+	struct confirm_rebench_side side[2];
+	double limit;
+	int unbuildable;       /* 1 or 2: that side (A, B) could not be built (BL_EBUILD) */
+	int identical;	       /* bench.artifacts byte-identical: nothing was measured */
+	size_t artifact_files; /* compared, when identical */
+	struct confirm_rebench_result result;
+};
+
+/*
+ * Resolves A and B in the repository holding req->repo, checks each out in its worktree,
+ * builds both (BL_EBUILD, with unbuildable set, when one cannot be built), and unless their
+ * bench.artifacts are byte-identical measures B against A with confirm_rebench: each sample
+ * the fastest of bench.processes runs of bench.run, its results parsed by bench.format's
+ * adapter, keyed "benchmark[ [config]] metric", plus cpu_s and peak_rss_kib from the runs.
+ */
+int confirm_rebench_revs(struct confirm_rebench_report *out,
+			 const struct confirm_rebench_request *req, struct bl_error *err);
+void confirm_rebench_report_release(struct confirm_rebench_report *r);
+struct json_t;
+/* The report as `rebench --json` prints it (docs/confirm.md). */
+struct json_t *confirm_rebench_json(const struct confirm_rebench_report *r);
 
 #endif

@@ -167,8 +167,8 @@ static void judge(struct confirm_metric *out, const struct series *s,
 /* One measurement from scratch: rounds of pairs until every metric is settled or the pairs
  * run out. */
 static int measure(struct measurement *m, const struct confirm_rebench_options *o, int index,
-		   confirm_sample_fn sample, confirm_progress_fn progress, void *data,
-		   struct bl_error *err)
+		   confirm_sample_fn sample, void *data, confirm_progress_fn progress,
+		   void *progress_data, struct bl_error *err)
 {
 	struct confirm_metric *now = NULL;
 	int ret = 0;
@@ -187,7 +187,7 @@ static int measure(struct measurement *m, const struct confirm_rebench_options *
 			settled += now[i].verdict != GATE_VERDICT_UNDECIDED;
 		}
 		if (progress)
-			progress(index, m->pairs, o->max_pairs, now, m->n, data);
+			progress(index, m->pairs, o->max_pairs, now, m->n, progress_data);
 		if (m->n && settled == m->n)
 			break;
 	}
@@ -229,8 +229,8 @@ static void vote(struct confirm_metric *c, const struct confirm_metric *now)
 }
 
 int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_rebench_options *o,
-		    confirm_sample_fn sample, confirm_progress_fn progress, void *data,
-		    struct bl_error *err)
+		    confirm_sample_fn sample, void *data, confirm_progress_fn progress,
+		    void *progress_data, struct bl_error *err)
 {
 	int ret = 0, index = 0, more;
 
@@ -238,7 +238,7 @@ int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_reb
 	do {
 		struct measurement m = {NULL, 0, 0, 0};
 		index++;
-		if ((ret = measure(&m, o, index, sample, progress, data, err))) {
+		if ((ret = measure(&m, o, index, sample, data, progress, progress_data, err))) {
 			measurement_release(&m);
 			confirm_rebench_release(out);
 			return ret;

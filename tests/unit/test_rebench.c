@@ -89,7 +89,7 @@ static enum gate_verdict run(struct bench *b, struct confirm_rebench_result *r)
 	struct confirm_rebench_options o;
 	struct bl_error err = BL_ERROR_INIT;
 	confirm_rebench_options_init(&o);
-	if (confirm_rebench(r, &o, sample, NULL, b, &err))
+	if (confirm_rebench(r, &o, sample, b, NULL, NULL, &err))
 		fail_msg("%s", err.msg.buf);
 	bl_error_release(&err);
 	return r->verdict;
@@ -220,7 +220,7 @@ static void a_failing_sample_ends_it_with_the_error(void **state)
 	bench_init(&b, 5, 0, 0.01);
 	b.fail_at = 15;
 	confirm_rebench_options_init(&o);
-	assert_int_equal(confirm_rebench(&r, &o, sample, NULL, &b, &err), BL_EIO);
+	assert_int_equal(confirm_rebench(&r, &o, sample, &b, NULL, NULL, &err), BL_EIO);
 	assert_string_equal(err.msg.buf, "the benchmark crashed");
 	assert_int_equal(r.n, 0);
 	assert_null(r.metrics);
