@@ -175,6 +175,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];

@@ -39,6 +39,10 @@ const struct cli_command cli_commands[] = {
     {"rebench", cmd_rebench, 0,
      "benchline rebench [--repo DIR] [--benchmark GLOB] [--limit RATIO] [--json] A B",
      "measure B against A now, interleaved: is B slower?"},
+    {"bisect", cmd_bisect, 0,
+     "benchline bisect [--repo DIR] --good REV --bad REV --benchmark NAME [--metric M]\n"
+     "                        [--limit RATIO] [--json]",
+     "find the first commit between two that made a benchmark slower"},
     {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
      "list the Suspects detect found, in Series order"},
     {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",

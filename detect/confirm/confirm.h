@@ -16,6 +16,7 @@
 
 #include "common/common.h"
 #include "detect/gate/gate.h"
+#include "ingest/repo/repo.h"
 
 struct ingest_config;
 
@@ -181,5 +182,69 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r);
 struct json_t;
 /* The report as `rebench --json` prints it (docs/confirm.md). */
 struct json_t *confirm_rebench_json(const struct confirm_rebench_report *r);
+
+/* --- `benchline bisect` (measure.c): the first slower commit between two --- */
+
+enum confirm_bisect_outcome { CONFIRM_PINNED, CONFIRM_NOT_REPRODUCED, CONFIRM_INCONCLUSIVE };
+/* "pinned", "not_reproduced", "inconclusive". */
+const char *confirm_bisect_outcome_name(enum confirm_bisect_outcome o);
+
+/* Why a probe did not decide: it stayed undecided over a whole measurement, or it cannot be
+ * built (both are stepped over, as git bisect skip does). */
+enum confirm_probe_skip {
+	CONFIRM_PROBE_MEASURED,
+	CONFIRM_PROBE_UNDECIDED,
+	CONFIRM_PROBE_UNBUILDABLE
+};
+/* NULL, "undecided", "unbuildable". */
+const char *confirm_probe_skip_name(enum confirm_probe_skip s);
+
+struct confirm_bisect_request {
+	const char *repo; /* a directory inside the working tree; NULL: "." */
+	const char *good, *bad;
+	const char *benchmark; /* the benchmark judged (a name, or a glob) */
+	const char *metric;    /* its metric judged; NULL: every metric it has */
+	double limit;	       /* 0: GATE_LIMIT */
+	confirm_progress_fn progress;
+	void *progress_data;
+};
+
+/* One commit measured against good. */
+struct confirm_probe {
+	char commit[41], source_hash[41];
+	enum gate_verdict verdict; /* over the judged metrics; NONE when it could not be built */
+	enum confirm_probe_skip skip;
+	int identical; /* its artifacts were good's: same, nothing measured */
+	char *key;     /* the metric whose figures follow (the slower one, if any) */
+	double ratio, lo, hi;
+	size_t pairs;
+};
+
+struct confirm_bisect_report {
+	enum confirm_bisect_outcome outcome;
+	struct confirm_rebench_side good, bad;
+	size_t candidates; /* distinct sources in (good, bad], good's own left out */
+	/* In the order measured: the first is bad's source against good (the ends). */
+	struct confirm_probe *probes;
+	size_t nprobes;
+	struct repo_commit pinned;		    /* PINNED: the first slower commit */
+	struct repo_commit range_first, range_last; /* INCONCLUSIVE: what is left */
+};
+
+/*
+ * The first commit on bad's first-parent history after good whose source is slower than
+ * good's (§9.3): the commits in (good, bad], each run of one source hash collapsed to its first
+ * commit and good's own source left out, so no two probes measure the same source; bad's
+ * source against good first (not slower: NOT_REPRODUCED); then a binary search, each probe
+ * re-benched against good on side A, its judged metrics slower or not. A probe that stays
+ * undecided over one measurement (up to 60 pairs) or cannot be built is skipped; when skips
+ * leave more than one commit, INCONCLUSIVE with the range left. BL_EBUILD when good itself
+ * cannot be built.
+ */
+int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisect_request *req,
+		   struct bl_error *err);
+void confirm_bisect_report_release(struct confirm_bisect_report *r);
+/* The report as `bisect --json` prints it (docs/cli.md). */
+struct json_t *confirm_bisect_json(const struct confirm_bisect_report *r);
 
 #endif

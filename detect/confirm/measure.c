@@ -21,6 +21,8 @@ struct sampler {
 	const char *worktree[2];
 	const char *commit[2], *source[2];
 	const char *benchmark_glob;
+	const char *metric;  /* only this metric; NULL: every one */
+	int process_metrics; /* also the runs' cpu_s and peak_rss_kib */
 	struct confirm_value *v;
 	struct strbuf *keys;
 	size_t n, alloc;
@@ -95,15 +97,17 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 			for (size_t m = 0; m < rec->nmetrics; m++) {
 				const struct ingest_metric *im = &rec->metrics[m];
 				double v = im->kind == METRIC_TIMED ? im->median : im->value;
-				if (isnan(v))
+				if (isnan(v) || (s->metric && strcmp(s->metric, im->name)))
 					continue;
 				metric_key(&key, rec, im->name);
 				keep(s, key.buf, v, im->better_higher, CONFIRM_JUDGE_RATIO);
 			}
 		}
 		ingest_batch_release(&batch);
-		keep(s, "cpu_s", s->run.cpu_s, 0, CONFIRM_JUDGE_RATIO);
-		keep(s, "peak_rss_kib", (double)s->run.peak_rss_kib, 0, CONFIRM_JUDGE_RSS);
+		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "cpu_s")))
+			keep(s, "cpu_s", s->run.cpu_s, 0, CONFIRM_JUDGE_RATIO);
+		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "peak_rss_kib")))
+			keep(s, "peak_rss_kib", (double)s->run.peak_rss_kib, 0, CONFIRM_JUDGE_RSS);
 	}
 	for (size_t i = 0; i < s->n; i++)
 		s->v[i].key = s->keys[i].buf;
@@ -123,79 +127,140 @@ static void sampler_release(struct sampler *s)
 	confirm_run_release(&s->run);
 }
 
+/* What measuring revisions of one repository keeps between measurements: its settings, the
+ * repository, both sides' worktrees and which commit each holds built. */
+struct bench {
+	struct strbuf root;
+	struct ingest_config cfg;
+	struct repo *r;
+	struct strbuf wt[2];
+	char built[2][41]; /* "" until the side is built */
+};
+
+static int bench_open(struct bench *b, const char *repo, struct bl_error *err)
+{
+	int ret;
+	memset(b, 0, sizeof(*b));
+	strbuf_init(&b->root, 0);
+	strbuf_init(&b->wt[0], 0);
+	strbuf_init(&b->wt[1], 0);
+	ingest_config_init(&b->cfg);
+	if ((ret = repo_toplevel(&b->root, repo ? repo : ".", err)) ||
+	    (ret = ingest_config_load(&b->cfg, b->root.buf, err)))
+		return ret;
+	if (!b->cfg.bench_run)
+		return bl_error_set(err, BL_ECONFIG,
+				    "%s: bench.run: not set (the command that prints the results)",
+				    b->cfg.path ? b->cfg.path : "benchline.json");
+	return repo_open(&b->r, b->root.buf, &b->cfg, err);
+}
+
+static void bench_close(struct bench *b)
+{
+	repo_free(b->r);
+	ingest_config_release(&b->cfg);
+	strbuf_release(&b->root);
+	strbuf_release(&b->wt[0]);
+	strbuf_release(&b->wt[1]);
+}
+
+/* The side's worktree at sha, built (once: a side already built at sha is left alone).
+ * BL_EBUILD when it cannot be built. */
+static int bench_side(struct bench *b, int side, const char *sha, double *build_s,
+		      struct bl_error *err)
+{
+	int ret;
+	if (!strcmp(b->built[side], sha))
+		return 0;
+	b->built[side][0] = '\0';
+	strbuf_reset(&b->wt[side]);
+	if ((ret = repo_worktree(&b->wt[side], b->r, sha, (enum repo_side)side, err)) ||
+	    (ret = confirm_build(build_s, &b->cfg, b->wt[side].buf, err)))
+		return ret;
+	memcpy(b->built[side], sha, 41);
+	return 0;
+}
+
+/* Measures the built sides against each other, unless their artifacts are identical. */
+static int bench_measure(struct confirm_rebench_result *res, int *identical, size_t *files,
+			 struct bench *b, const struct confirm_rebench_side side[2],
+			 const struct confirm_rebench_options *o, const char *benchmark_glob,
+			 const char *metric, int process_metrics, confirm_progress_fn progress,
+			 void *progress_data, struct bl_error *err)
+{
+	struct sampler s;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if ((ret = confirm_artifacts_identical(identical, NULL, files, &b->cfg, b->wt[0].buf,
+					       b->wt[1].buf, err)))
+		return ret;
+	if (*identical) {
+		res->verdict = GATE_VERDICT_SAME;
+		return 0;
+	}
+	memset(&s, 0, sizeof(s));
+	confirm_run_init(&s.run);
+	s.cfg = &b->cfg;
+	s.benchmark_glob = benchmark_glob;
+	s.metric = metric;
+	s.process_metrics = process_metrics;
+	for (int k = 0; k < 2; k++) {
+		s.worktree[k] = b->wt[k].buf;
+		s.commit[k] = side[k].commit;
+		s.source[k] = side[k].source_hash;
+	}
+	ret = confirm_rebench(res, o, sample, &s, progress, progress_data, err);
+	sampler_release(&s);
+	return ret;
+}
+
+static int limit_options(struct confirm_rebench_options *o, double limit, struct bl_error *err)
+{
+	confirm_rebench_options_init(o);
+	if (limit == 0)
+		return 0;
+	if (!(limit >= 1))
+		return bl_error_set(err, BL_EINVALID,
+				    "--limit is a ratio of 1 or more (1.02 is 2%%)");
+	o->limit = limit;
+	return 0;
+}
+
 int confirm_rebench_revs(struct confirm_rebench_report *out,
 			 const struct confirm_rebench_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_options o;
-	struct sampler s;
-	struct strbuf root = STRBUF_INIT, wt[2] = {STRBUF_INIT, STRBUF_INIT};
-	struct ingest_config cfg;
-	struct repo *r = NULL;
+	struct bench b;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	memset(&s, 0, sizeof(s));
-	confirm_run_init(&s.run);
-	ingest_config_init(&cfg);
-	confirm_rebench_options_init(&o);
-	if (req->limit != 0) {
-		if (!(req->limit >= 1)) {
-			ret = bl_error_set(err, BL_EINVALID,
-					   "--limit is a ratio of 1 or more (1.02 is 2%%)");
-			goto done;
-		}
-		o.limit = req->limit;
-	}
+	memset(&b, 0, sizeof(b));
+	if ((ret = limit_options(&o, req->limit, err)))
+		return ret;
 	out->limit = o.limit;
-	if ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)) ||
-	    (ret = ingest_config_load(&cfg, root.buf, err)))
-		goto done;
-	if (!cfg.bench_run) {
-		ret = bl_error_set(err, BL_ECONFIG,
-				   "%s: bench.run: not set (the command that prints the results)",
-				   cfg.path ? cfg.path : "benchline.json");
-		goto done;
-	}
-	if ((ret = repo_open(&r, root.buf, &cfg, err)))
+	if ((ret = bench_open(&b, req->repo, err)))
 		goto done;
 	for (int side = 0; side < 2; side++) {
 		struct confirm_rebench_side *sd = &out->side[side];
 		struct strbuf name = STRBUF_INIT;
-		ret = repo_resolve(sd->commit, sd->source_hash, &name, r, side ? req->b : req->a,
+		ret = repo_resolve(sd->commit, sd->source_hash, &name, b.r, side ? req->b : req->a,
 				   err);
 		sd->name = strbuf_detach(&name, NULL);
-		if (ret ||
-		    (ret = repo_worktree(&wt[side], r, sd->commit, (enum repo_side)side, err)))
+		if (ret)
 			goto done;
 	}
-	for (int side = 0; side < 2; side++) {
-		if ((ret = confirm_build(&out->side[side].build_s, &cfg, wt[side].buf, err))) {
-			out->unbuildable = side + 1;
+	for (int side = 0; side < 2; side++)
+		if ((ret = bench_side(&b, side, out->side[side].commit, &out->side[side].build_s,
+				      err))) {
+			if (ret == BL_EBUILD)
+				out->unbuildable = side + 1;
 			goto done;
 		}
-	}
-	if ((ret = confirm_artifacts_identical(&out->identical, NULL, &out->artifact_files, &cfg,
-					       wt[0].buf, wt[1].buf, err)))
-		goto done;
-	if (out->identical) {
-		out->result.verdict = GATE_VERDICT_SAME;
-		goto done;
-	}
-	s.cfg = &cfg;
-	s.benchmark_glob = req->benchmark_glob;
-	for (int side = 0; side < 2; side++) {
-		s.worktree[side] = wt[side].buf;
-		s.commit[side] = out->side[side].commit;
-		s.source[side] = out->side[side].source_hash;
-	}
-	ret = confirm_rebench(&out->result, &o, sample, &s, req->progress, req->progress_data, err);
+	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, &b, out->side, &o,
+			    req->benchmark_glob, NULL, 1, req->progress, req->progress_data, err);
 done:
-	sampler_release(&s);
-	repo_free(r);
-	ingest_config_release(&cfg);
-	strbuf_release(&root);
-	strbuf_release(&wt[0]);
-	strbuf_release(&wt[1]);
+	bench_close(&b);
 	return ret;
 }
 
@@ -249,5 +314,243 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 			      (json_int_t)m->undecided_votes));
 	}
 	json_object_set_new(o, "metrics", metrics);
+	return o;
+}
+
+const char *confirm_bisect_outcome_name(enum confirm_bisect_outcome o)
+{
+	static const char *const names[] = {
+	    [CONFIRM_PINNED] = "pinned",
+	    [CONFIRM_NOT_REPRODUCED] = "not_reproduced",
+	    [CONFIRM_INCONCLUSIVE] = "inconclusive",
+	};
+	return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
+}
+
+const char *confirm_probe_skip_name(enum confirm_probe_skip s)
+{
+	static const char *const names[] = {
+	    [CONFIRM_PROBE_MEASURED] = NULL,
+	    [CONFIRM_PROBE_UNDECIDED] = "undecided",
+	    [CONFIRM_PROBE_UNBUILDABLE] = "unbuildable",
+	};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : NULL;
+}
+
+/* The distinct sources of (good, bad], each at its first commit, good's own left out. */
+static void candidates(struct repo_commit *list, size_t *n, const char *good_source)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < *n; i++) {
+		int seen = !strcmp(list[i].source_hash, good_source);
+		for (size_t k = 0; k < kept && !seen; k++)
+			seen = !strcmp(list[k].source_hash, list[i].source_hash);
+		if (!seen)
+			list[kept++] = list[i];
+	}
+	*n = kept;
+}
+
+/* Probes one candidate: side B at it, measured against good on side A. */
+static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebench_side side[2],
+		 const struct repo_commit *c, const struct confirm_rebench_options *o,
+		 const struct confirm_bisect_request *req, struct bl_error *err)
+{
+	struct confirm_rebench_result res;
+	int identical = 0, ret;
+	size_t files = 0;
+
+	memset(p, 0, sizeof(*p));
+	memcpy(p->commit, c->sha, 41);
+	memcpy(p->source_hash, c->source_hash, 41);
+	p->ratio = p->lo = p->hi = NAN;
+	memcpy(side[1].commit, c->sha, 41);
+	memcpy(side[1].source_hash, c->source_hash, 41);
+	if ((ret = bench_side(b, 1, c->sha, NULL, err))) {
+		if (ret != BL_EBUILD)
+			return ret;
+		bl_error_clear(err);
+		p->skip = CONFIRM_PROBE_UNBUILDABLE;
+		p->verdict = GATE_VERDICT_NONE;
+		return 0;
+	}
+	/* The runs' own figures only when --metric names one of them. */
+	if ((ret = bench_measure(&res, &identical, &files, b, side, o, req->benchmark, req->metric,
+				 req->metric != NULL, req->progress, req->progress_data, err)))
+		return ret;
+	p->identical = identical;
+	p->verdict = res.verdict;
+	p->pairs = res.pairs;
+	if (res.n) {
+		/* The probe's figures: the first metric found slower, else the first. */
+		size_t pick = 0;
+		for (size_t i = 0; i < res.n; i++)
+			if (res.metrics[i].verdict == GATE_VERDICT_SLOWER) {
+				pick = i;
+				break;
+			}
+		p->key = xstrdup(res.metrics[pick].key);
+		p->ratio = res.metrics[pick].ratio;
+		p->lo = res.metrics[pick].lo;
+		p->hi = res.metrics[pick].hi;
+	}
+	if (!identical && !res.n)
+		ret = bl_error_set(err, BL_EINVALID,
+				   "bench.run's output at %.12s has no benchmark '%s'%s%s", c->sha,
+				   req->benchmark, req->metric ? " with metric " : "",
+				   req->metric ? req->metric : "");
+	else if (p->verdict == GATE_VERDICT_UNDECIDED)
+		p->skip = CONFIRM_PROBE_UNDECIDED;
+	confirm_rebench_release(&res);
+	return ret;
+}
+
+static struct confirm_probe *next_probe(struct confirm_bisect_report *out)
+{
+	out->probes = xrealloc(out->probes, (out->nprobes + 1) * sizeof(*out->probes));
+	return &out->probes[out->nprobes++];
+}
+
+int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisect_request *req,
+		   struct bl_error *err)
+{
+	struct confirm_rebench_options o;
+	struct confirm_rebench_side side[2];
+	struct repo_commit *list = NULL;
+	unsigned char *tried = NULL;
+	struct bench b;
+	size_t n = 0;
+	long lo, hi;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&b, 0, sizeof(b));
+	memset(side, 0, sizeof(side));
+	if ((ret = limit_options(&o, req->limit, err)))
+		return ret;
+	/* A probe that stays undecided over a whole measurement is skipped, not measured again. */
+	o.replacements = 0;
+	if ((ret = bench_open(&b, req->repo, err)))
+		goto done;
+	for (int k = 0; k < 2; k++) {
+		struct confirm_rebench_side *sd = k ? &out->bad : &out->good;
+		struct strbuf name = STRBUF_INIT;
+		ret = repo_resolve(sd->commit, sd->source_hash, &name, b.r,
+				   k ? req->bad : req->good, err);
+		sd->name = strbuf_detach(&name, NULL);
+		if (ret)
+			goto done;
+	}
+	if ((ret = repo_first_parent_range(&list, &n, b.r, out->good.commit, out->bad.commit, err)))
+		goto done;
+	candidates(list, &n, out->good.source_hash);
+	out->candidates = n;
+	if (!n) {
+		out->outcome = CONFIRM_NOT_REPRODUCED; /* nothing measured differs from good */
+		goto done;
+	}
+	side[0] = out->good;
+	side[0].name = NULL;
+	if ((ret = bench_side(&b, 0, out->good.commit, NULL, err)))
+		goto done;
+
+	/* The ends first: unless bad is slower than good there is nothing to find. */
+	tried = xcalloc(n, 1);
+	lo = -1;
+	hi = (long)n - 1;
+	if ((ret = probe(next_probe(out), &b, side, &list[hi], &o, req, err)))
+		goto done;
+	tried[hi] = 1;
+	if (out->probes[0].verdict != GATE_VERDICT_SLOWER) {
+		out->outcome = CONFIRM_NOT_REPRODUCED;
+		goto done;
+	}
+	/* Binary search for the first slower source; skipped probes are stepped over, the
+	 * one nearest the middle tried instead. */
+	for (;;) {
+		long mid = -1, want = lo + (hi - lo) / 2;
+		struct confirm_probe *p;
+		for (long d = 0; d <= hi - lo && mid < 0; d++) {
+			if (want - d > lo && want - d < hi && !tried[want - d])
+				mid = want - d;
+			else if (want + d > lo && want + d < hi && !tried[want + d])
+				mid = want + d;
+		}
+		if (mid < 0)
+			break;
+		tried[mid] = 1;
+		p = next_probe(out);
+		if ((ret = probe(p, &b, side, &list[mid], &o, req, err)))
+			goto done;
+		if (p->skip != CONFIRM_PROBE_MEASURED)
+			continue;
+		if (p->verdict == GATE_VERDICT_SLOWER)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	if (hi - lo == 1) {
+		out->outcome = CONFIRM_PINNED;
+		out->pinned = list[hi];
+	} else {
+		out->outcome = CONFIRM_INCONCLUSIVE;
+		out->range_first = list[lo + 1];
+		out->range_last = list[hi];
+	}
+done:
+	free(tried);
+	free(list);
+	bench_close(&b);
+	return ret;
+}
+
+void confirm_bisect_report_release(struct confirm_bisect_report *r)
+{
+	free(r->good.name);
+	free(r->bad.name);
+	for (size_t i = 0; i < r->nprobes; i++)
+		free(r->probes[i].key);
+	free(r->probes);
+	memset(r, 0, sizeof(*r));
+}
+
+static json_t *commit_json(const struct repo_commit *c)
+{
+	return json_pack("{s:s, s:s}", "commit", c->sha, "source_hash", c->source_hash);
+}
+
+json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
+{
+	json_t *o = json_object(), *probes = json_array();
+	json_object_set_new(o, "schema", json_integer(1));
+	json_object_set_new(o, "outcome", json_string(confirm_bisect_outcome_name(r->outcome)));
+	for (int k = 0; k < 2; k++) {
+		const struct confirm_rebench_side *sd = k ? &r->bad : &r->good;
+		json_object_set_new(o, k ? "bad" : "good",
+				    json_pack("{s:s, s:s, s:s}", "rev", sd->name ? sd->name : "",
+					      "commit", sd->commit, "source_hash",
+					      sd->source_hash));
+	}
+	json_object_set_new(o, "candidates", json_integer((json_int_t)r->candidates));
+	json_object_set_new(o, "pinned",
+			    r->outcome == CONFIRM_PINNED ? commit_json(&r->pinned) : json_null());
+	json_object_set_new(
+	    o, "range",
+	    r->outcome == CONFIRM_INCONCLUSIVE
+		? json_pack("[o, o]", commit_json(&r->range_first), commit_json(&r->range_last))
+		: json_null());
+	for (size_t i = 0; i < r->nprobes; i++) {
+		const struct confirm_probe *p = &r->probes[i];
+		json_array_append_new(
+		    probes,
+		    json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "commit",
+			      p->commit, "source_hash", p->source_hash, "verdict",
+			      name_or_null(gate_verdict_name(p->verdict)), "skipped",
+			      name_or_null(confirm_probe_skip_name(p->skip)), "identical_artifacts",
+			      p->identical, "metric", name_or_null(p->key), "ratio",
+			      real_or_null(p->ratio), "ci_low", real_or_null(p->lo), "ci_high",
+			      real_or_null(p->hi), "pairs", (json_int_t)p->pairs));
+	}
+	json_object_set_new(o, "probes", probes);
 	return o;
 }

@@ -1100,3 +1100,59 @@ done:
 	strbuf_release(&what);
 	return ret;
 }
+
+int repo_first_parent_range(struct repo_commit **out, size_t *nr, struct repo *r,
+			    const char *good_sha, const char *bad_sha, struct bl_error *err)
+{
+	struct repo_commit *list = NULL;
+	size_t n = 0, alloc = 0;
+	git_commit *c = NULL;
+	git_oid oid;
+	int ret = 0, found = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (git_oid_fromstr(&oid, bad_sha) < 0)
+		return bl_error_set(err, BL_EINVALID, "not a commit id: '%s'", bad_sha);
+	if (git_commit_lookup(&c, r->repo, &oid) < 0)
+		return git_fail(err, BL_EGIT, "cannot read a commit");
+	while (c) {
+		git_commit *parent = NULL;
+		char sha[41];
+		git_oid_tostr(sha, sizeof(sha), git_commit_id(c));
+		if (!strcmp(sha, good_sha)) {
+			found = 1;
+			break;
+		}
+		ALLOC_GROW(list, n, alloc);
+		memcpy(list[n].sha, sha, 41);
+		if ((ret = commit_source(list[n].source_hash, r, c, err)))
+			goto done;
+		n++;
+		if (git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
+			ret = git_fail(err, BL_EGIT, "cannot read a parent commit");
+			goto done;
+		}
+		git_commit_free(c);
+		c = parent;
+	}
+	if (!found) {
+		ret = bl_error_set(err, BL_EINVALID,
+				   "%.12s is not on the first-parent history of %.12s", good_sha,
+				   bad_sha);
+		goto done;
+	}
+	/* Oldest first. */
+	for (size_t i = 0; i < n / 2; i++) {
+		struct repo_commit t = list[i];
+		list[i] = list[n - 1 - i];
+		list[n - 1 - i] = t;
+	}
+	*out = list;
+	*nr = n;
+	list = NULL;
+done:
+	git_commit_free(c);
+	free(list);
+	return ret;
+}

@@ -105,6 +105,15 @@ int repo_state_dir(struct strbuf *out, struct repo *r, struct bl_error *err);
 int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sha,
 		  enum repo_side side, struct bl_error *err);
 
+/* A commit with its source hash. */
+struct repo_commit {
+	char sha[41], source_hash[41];
+};
+/* The first-parent commits in (good, bad], oldest first, each with its source hash: a new
+ * array of *nr the caller frees. BL_EINVALID when good is not on bad's first-parent history. */
+int repo_first_parent_range(struct repo_commit **out, size_t *nr, struct repo *r,
+			    const char *good_sha, const char *bad_sha, struct bl_error *err);
+
 /* A commit's first-parent history as distinct source hashes, newest first. */
 struct repo_history;
 int repo_history_open(struct repo_history **out, struct repo *r, const char *commit_sha,

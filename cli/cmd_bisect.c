@@ -1,0 +1,107 @@
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "detect/confirm/confirm.h"
+
+/* Exit status when good itself cannot be built (git bisect's skip). */
+#define EXIT_CANNOT_BUILD 125
+
+static void print_probe(const struct confirm_probe *p)
+{
+	printf("probe %.12s %-10s", p->commit,
+	       p->skip != CONFIRM_PROBE_MEASURED ? confirm_probe_skip_name(p->skip)
+						 : gate_verdict_name(p->verdict));
+	if (p->identical)
+		printf(" artifacts identical to good's");
+	else if (!isnan(p->ratio))
+		printf(" %s %.4f [%.4f, %.4f], %zu pairs", p->key, p->ratio, p->lo, p->hi,
+		       p->pairs);
+	putchar('\n');
+}
+
+/* One progress line per round, prefixed by the probe's place in the log. */
+static void show_round(int measurement, size_t pairs, size_t max_pairs,
+		       const struct confirm_metric *metrics, size_t n, void *data)
+{
+	(void)data;
+	fprintf(stderr, "bisect: measurement %d, pair %zu/%zu:", measurement, pairs, max_pairs);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(stderr, "%s %s ", i ? ";" : "", metrics[i].key);
+		if (isnan(metrics[i].ratio))
+			fputc('-', stderr);
+		else
+			fprintf(stderr, "%.4f [%.4f, %.4f]", metrics[i].ratio, metrics[i].lo,
+				metrics[i].hi);
+	}
+	fputc('\n', stderr);
+}
+
+/*
+ * benchline bisect [--repo DIR] --good REV --bad REV --benchmark NAME [--metric M]
+ * [--limit R] [--json]: the first commit whose source is slower (§9.3). Exit 0 pinned,
+ * 1 not reproduced, 2 an error, 3 inconclusive, 125 good cannot be built.
+ */
+int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct confirm_bisect_request req = {0};
+	struct confirm_bisect_report report;
+	struct bl_error err = BL_ERROR_INIT;
+	int json = 0, ret;
+	const struct cli_option opts[] = {
+	    {OPT_STRING, "repo", &req.repo, "DIR",
+	     "the repository (default: the current directory)"},
+	    {OPT_STRING, "good", &req.good, "REV", "a revision that is not slower"},
+	    {OPT_STRING, "bad", &req.bad, "REV", "a later revision that is slower"},
+	    {OPT_STRING, "benchmark", &req.benchmark, "NAME", "the benchmark judged (a glob)"},
+	    {OPT_STRING, "metric", &req.metric, "M", "its metric judged (default: every one)"},
+	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
+	     "the ratio a metric may grow by before it is slower (default 1.02)"},
+	    {OPT_BOOL, "json", &json, NULL, "print the report as JSON"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+
+	argc = cli_parse(argc, argv, opts, ctx);
+	if (argc)
+		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[0]);
+	if (!req.good || !req.bad || !req.benchmark)
+		cli_usage_error(ctx->cmd, opts, "--good, --bad and --benchmark are needed");
+	req.progress = show_round;
+	ret = confirm_bisect(&report, &req, &err);
+	if (ret == BL_EINVALID && !report.good.name)
+		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
+	if (ret) {
+		cli_fail(&err);
+		ret = ret == BL_EBUILD ? EXIT_CANNOT_BUILD : 2;
+		goto done;
+	}
+	if (json) {
+		json_t *o = confirm_bisect_json(&report);
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		for (size_t i = 0; i < report.nprobes; i++)
+			print_probe(&report.probes[i]);
+		if (report.outcome == CONFIRM_PINNED)
+			printf("pinned %s\n", report.pinned.sha);
+		else if (report.outcome == CONFIRM_INCONCLUSIVE)
+			printf("inconclusive: the first slower commit is in %.12s..%.12s\n",
+			       report.range_first.sha, report.range_last.sha);
+		else
+			printf("not reproduced: %.12s is not slower than %.12s\n",
+			       report.bad.commit, report.good.commit);
+	}
+	fprintf(stderr, "bisect: %s, %zu probe%s over %zu distinct source%s\n",
+		confirm_bisect_outcome_name(report.outcome), report.nprobes,
+		report.nprobes == 1 ? "" : "s", report.candidates,
+		report.candidates == 1 ? "" : "s");
+	ret = report.outcome == CONFIRM_PINNED		 ? 0
+	      : report.outcome == CONFIRM_NOT_REPRODUCED ? 1
+							 : 3;
+done:
+	confirm_bisect_report_release(&report);
+	bl_error_release(&err);
+	return ret;
+}
