@@ -183,7 +183,7 @@ static int bench_side(struct bench *b, int side, const char *sha, double *build_
 
 /* Measures the built sides against each other, unless their artifacts are identical. */
 static int bench_measure(struct confirm_rebench_result *res, int *identical, size_t *files,
-			 struct bench *b, const struct confirm_rebench_side side[2],
+			 struct bench *b, const struct confirm_rebench_side *side,
 			 const struct confirm_rebench_options *o, const char *benchmark_glob,
 			 const char *metric, int process_metrics, confirm_progress_fn progress,
 			 void *progress_data, struct bl_error *err)
@@ -352,7 +352,7 @@ static void candidates(struct repo_commit *list, size_t *n, const char *good_sou
 }
 
 /* Probes one candidate: side B at it, measured against good on side A. */
-static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebench_side side[2],
+static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebench_side *side,
 		 const struct repo_commit *c, const struct confirm_rebench_options *o,
 		 const struct confirm_bisect_request *req, struct bl_error *err)
 {
