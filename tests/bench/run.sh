@@ -20,6 +20,11 @@
 #           per group (30 samples each): `benchline gate --head pr --base main`, 1,000
 #           comparisons (Hodges-Lehmann on the samples, the effective limit from each
 #           reference's window): budget under 200 ms for the whole command.
+#   confirm the re-bench and bisection on a real repository of a tiny benchmark program: the
+#           re-bench's overhead per sample beyond running the benchmark itself (`benchline
+#           rebench` less both builds, against the same number of `sh -c ./bench` runs):
+#           goal at most 2 ms; and bisection's probes over 32 distinct sources with one step:
+#           at most the ends plus ceil(log2(32)) = 6.
 #   corpora real histories from ../shared/data (Django's asv history, github-action-benchmark's
 #           own), converted and detected by tests/corpora/measure.sh: records, Series, slower
 #           Suspects per 100 records, asv's regression ranges matched. Reported, no budget;
@@ -29,7 +34,7 @@
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
 # change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
 # BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
-# sections (default "ingest sync detect gate corpora"). BENCH_DETECT_DB=FILE keeps the
+# sections (default "ingest sync detect gate confirm corpora"). BENCH_DETECT_DB=FILE keeps the
 # generated detect history in FILE and reuses it when it exists (generating it takes a few
 # minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
@@ -40,7 +45,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate corpora}
+SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate confirm corpora}
 GROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -364,6 +369,91 @@ else
 	printf '  %-34s %8.3f s\n' "process start (benchline --version)" "$t_start"
 	printf '  %-34s %8.3f s   %s comparisons, %s on samples   (budget < 200 ms)  %s\n' \
 		"benchline gate" "$t_gate" "$compared" "$samples" "$verdict"
+fi
+echo
+fi
+
+# --- confirm ----------------------------------------------------------------------------------
+if want confirm; then
+echo "confirm: re-bench overhead and bisection probes on a real repository"
+crepo=$WORK/confirm-repo
+(
+	set -e
+	git init -q -b main "$crepo"
+	cd "$crepo"
+	git config user.email bench@example.com
+	git config user.name bench
+	cat >bench.c <<'EOC'
+#include <stdio.h>
+#ifndef SLOW
+#define SLOW 0
+#endif
+int main(void)
+{
+	printf("{\"loop\": {\"latency\": {\"value\": %d}}}\n", SLOW ? 1150 : 1000);
+	return 0;
+}
+EOC
+	printf 'bench\nbenchline.json\n' >.gitignore
+	git add . && git commit -q -m base
+	i=1
+	while [ $i -le 32 ]; do
+		echo "/* $i */" >>bench.c
+		[ $i = 20 ] && sed -i 's/^#define SLOW 0$/#define SLOW 1/' bench.c
+		git commit -q -am "change $i"
+		i=$((i + 1))
+	done
+) >"$WORK/confirm-setup.log" 2>&1 || die "cannot make the confirm repository"
+printf '{"bench": {"build": "cc -O2 -o bench bench.c", "run": "./bench", "processes": 1%s}}\n' \
+	"" >"$crepo/benchline.json"
+# Overhead: two sources with the same figures, so every metric settles as it would.
+t0=$(now)
+"$BL" rebench --repo "$crepo" --json HEAD~1 HEAD >"$WORK/rebench.json" 2>"$WORK/rebench.err"
+rc=$?
+t1=$(now)
+if [ $rc -gt 1 ]; then
+	echo "  rebench FAILED (exit $rc):"
+	head -5 "$WORK/rebench.err"
+	missed=1
+else
+	set -- $(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+		print "$j->{pairs} $j->{a}{build_s} $j->{b}{build_s}"' "$WORK/rebench.json")
+	pairs=$1 builds=$(calc "$2 + $3")
+	samples=$((2 * pairs))
+	( cd "$WORK/confirm-repo/.benchline/worktrees/a" && t0=$(now) && i=0 &&
+		while [ $i -lt $samples ]; do sh -c ./bench >/dev/null; i=$((i + 1)); done &&
+		t1=$(now) && calc "$t1 - $t0" ) >"$WORK/floor" || die "cannot time the floor"
+	floor=$(cat "$WORK/floor")
+	total=$(calc "$t1 - $t0")
+	per=$(calc "($total - $builds - $floor) / $samples * 1000")
+	verdict=ok
+	[ "$(calc "($per <= 2) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.3f s   %s samples, builds %.3f s, %s x sh -c ./bench %.3f s\n' \
+		"benchline rebench" "$total" "$samples" "$builds" "$samples" "$floor"
+	printf '  %-34s %8.2f ms   (goal <= 2 ms)  %s\n' "overhead per sample" "$per" "$verdict"
+fi
+# Bisection: only the step's binary differs, so the other probes need no measuring.
+printf '{"bench": {"build": "cc -O2 -o bench bench.c", "run": "./bench", "processes": 1, %s}}\n' \
+	'"artifacts": ["bench"]' >"$crepo/benchline.json"
+"$BL" bisect --repo "$crepo" --good HEAD~32 --bad HEAD --benchmark loop --json \
+	>"$WORK/bisect.json" 2>"$WORK/bisect.err"
+rc=$?
+set -- $(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+	print "$j->{outcome} ", scalar @{$j->{probes}}, " $j->{candidates}"' "$WORK/bisect.json" \
+	2>/dev/null)
+want_commit=$(git -C "$crepo" rev-parse HEAD~12)
+got=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_); print $j->{pinned}{commit} // ""' \
+	"$WORK/bisect.json" 2>/dev/null)
+bound=$(awk -v n="${3:-1}" 'BEGIN { b = 0; while (2 ^ b < n) b++; print b + 1 }')
+if [ $rc != 0 ] || [ "$got" != "$want_commit" ]; then
+	echo "  bisect FAILED (exit $rc, pinned '$got', want $want_commit):"
+	head -5 "$WORK/bisect.err"
+	missed=1
+else
+	verdict=ok
+	[ "$2" -le "$bound" ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8s     %s probes over %s distinct sources (at most %s)  %s\n' \
+		"benchline bisect" "$1" "$2" "$3" "$bound" "$verdict"
 fi
 echo
 fi
