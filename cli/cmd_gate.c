@@ -1,13 +1,12 @@
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "cli/cli.h"
 #include "detect/gate/gate.h"
+#include "ingest/repo/repo.h"
 
 static int write_out(const char *path, const char *text, size_t len, struct bl_error *err)
 {
@@ -25,11 +24,8 @@ static int write_status(const char *repo, const struct gate_report *r, struct bl
 	json_t *status;
 	char *json_text;
 	int ret = 0;
-	strbuf_addf(&dir, "%s/.benchline", repo);
-	if (mkdir(dir.buf, 0777) < 0 && errno != EEXIST) {
-		ret = bl_error_set(err, BL_EIO, "cannot create '%s': %s", dir.buf, strerror(errno));
+	if ((ret = repo_state_dir_at(&dir, repo, err)))
 		goto done;
-	}
 	strbuf_addf(&path, "%s/gate-status.json", dir.buf);
 	status = json_pack("{s:b, s:I, s:I}", "passed", r->exit_code == 0, "failures",
 			   (json_int_t)r->failures, "unix", (json_int_t)r->unix_time);

@@ -945,13 +945,19 @@ static int make_dir(int *created, const char *path, struct bl_error *err)
 int repo_state_dir(struct strbuf *out, struct repo *r, struct bl_error *err)
 {
 	const char *workdir = git_repository_workdir(r->repo);
-	struct strbuf dir = STRBUF_INIT, ignore = STRBUF_INIT;
-	int created, ret;
 	if (!workdir)
 		return bl_error_set(err, BL_EINVALID,
 				    "'%s' is a bare repository: .benchline/ needs a working tree",
 				    r->dir);
-	strbuf_addf(&dir, "%s.benchline", workdir); /* workdir ends in '/' */
+	return repo_state_dir_at(out, workdir, err);
+}
+
+int repo_state_dir_at(struct strbuf *out, const char *root, struct bl_error *err)
+{
+	struct strbuf dir = STRBUF_INIT, ignore = STRBUF_INIT;
+	size_t len = strlen(root);
+	int created, ret;
+	strbuf_addf(&dir, "%s%s.benchline", root, len && root[len - 1] == '/' ? "" : "/");
 	if ((ret = make_dir(&created, dir.buf, err)))
 		goto done;
 	/* Only a directory made here gets the .gitignore: one the user made is left as it is. */

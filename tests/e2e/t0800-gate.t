@@ -96,6 +96,12 @@ test_expect 'the markdown comment: verdict line, a linked row for the failing be
 	! grep -q "http" plain.md
 '
 
+test_expect 'the .benchline/ the gate makes ignores itself, as the worktrees'"'"' does' '
+	echo "*" >expect &&
+	test_cmp expect r/.benchline/.gitignore &&
+	gate_git r status --porcelain --untracked-files=all >status &&
+	! grep -q "\.benchline" status
+'
 test_expect 'gate-status.json says failed, with the failure count' '
 	test "$(json_get r/.benchline/gate-status.json "join q( ), map { ref \$_ ? (\$_ ? 1 : 0) : \$_ } @\$j{qw(passed failures)}")" = "0 1" &&
 	test "$(json_get r/.benchline/gate-status.json "join q( ), sort keys %\$j")" = "failures passed unix"
