@@ -159,8 +159,16 @@ int metric_better_parse(int *better_higher, const char *name);
  * apply it: line_break_at says where a record (harness, content, baseline) stands against the
  * line so far (started 0 before the Series' first record; content NULL for none).
  */
-enum line_break { LINE_CONTINUES, LINE_FIRST, LINE_HARNESS, LINE_CONTENT, LINE_BASELINE };
-/* "first", "harness", "content", "baseline"; NULL for LINE_CONTINUES. */
+enum line_break {
+	LINE_CONTINUES,
+	LINE_FIRST,
+	LINE_HARNESS,
+	LINE_CONTENT,
+	LINE_BASELINE,
+	LINE_PINNED, /* a commit bisection pinned (§9.3): stored by confirm, never by line_break_at
+		      */
+};
+/* "first", "harness", "content", "baseline", "pinned"; NULL for LINE_CONTINUES. */
 const char *line_break_name(enum line_break b);
 int line_break_parse(enum line_break *out, const char *name);
 enum line_break line_break_at(int started, int64_t line_harness, const char *line_content,

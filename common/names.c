@@ -17,8 +17,8 @@ static const char *const metric_better_names[] = {"lower", "higher"};
 
 static const char *const line_break_names[] = {
     [LINE_CONTINUES] = "", /* never stored: parses to nothing */
-    [LINE_FIRST] = "first",	[LINE_HARNESS] = "harness",
-    [LINE_CONTENT] = "content", [LINE_BASELINE] = "baseline",
+    [LINE_FIRST] = "first",	  [LINE_HARNESS] = "harness", [LINE_CONTENT] = "content",
+    [LINE_BASELINE] = "baseline", [LINE_PINNED] = "pinned",
 };
 
 static const char *const suspect_side_names[] = {

@@ -97,7 +97,7 @@ static void line_breaks(void **state)
 	assert_int_equal(line_break_at(1, 3, NULL, 3, NULL, 1), LINE_BASELINE);
 	assert_int_equal(line_break_at(1, 3, "a", 3, "a", 0), LINE_CONTINUES);
 	assert_int_equal(line_break_at(1, 3, NULL, 3, NULL, 0), LINE_CONTINUES);
-	for (int i = LINE_FIRST; i <= LINE_BASELINE; i++) {
+	for (int i = LINE_FIRST; i <= LINE_PINNED; i++) {
 		assert_int_equal(line_break_parse(&b, line_break_name((enum line_break)i)), 0);
 		assert_int_equal(b, i);
 	}
@@ -105,7 +105,7 @@ static void line_breaks(void **state)
 	assert_string_equal(line_break_name(LINE_CONTENT), "content");
 	assert_int_equal(line_break_parse(&b, ""), BL_EINVALID);
 	assert_int_equal(line_break_parse(&b, "none"), BL_EINVALID);
-	assert_int_equal(b, LINE_BASELINE);
+	assert_int_equal(b, LINE_PINNED); /* a failed parse left the last one */
 }
 
 /* Whether the schema takes value in column (a CHECK refuses what it does not admit). */
@@ -124,6 +124,10 @@ static void the_schema_admits_exactly_these_names(void **state)
 {
 	static const char metric_sql[] = "INSERT INTO metrics (run_id, name, kind, unit, better) "
 					 "VALUES (1, ?1, ?1, '', 'lower')";
+	static const char reason_sql[] =
+	    "INSERT INTO lines (machine_id, benchmark_id, config, metric, line, reason, "
+	    "start_run_id,"
+	    " start_commit, harness_version) VALUES (1, 1, ?1, '', 0, ?1, 1, '', 1)";
 	static const char better_sql[] = "INSERT INTO metrics (run_id, name, kind, unit, better) "
 					 "VALUES (1, 'b' || ?1, 'timed', '', ?1)";
 	static const char side_sql[] =
@@ -146,6 +150,9 @@ static void the_schema_admits_exactly_these_names(void **state)
 	assert_false(admits(h, metric_sql, "sampled"));
 	for (int i = 0; i <= 1; i++)
 		assert_true(admits(h, better_sql, metric_better_name(i)));
+	for (int i = LINE_FIRST; i <= LINE_PINNED; i++)
+		assert_true(admits(h, reason_sql, line_break_name((enum line_break)i)));
+	assert_false(admits(h, reason_sql, "rebased"));
 	assert_false(admits(h, better_sql, "up"));
 	for (int i = SUSPECT_SLOWER; i <= SUSPECT_FASTER; i++)
 		assert_true(admits(h, side_sql, suspect_side_name((enum suspect_side)i)));
