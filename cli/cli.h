@@ -156,6 +156,22 @@ void cli_json_array_start(struct cli_json_array *a);
 void cli_json_array_add(struct cli_json_array *a, struct json_t *element);
 void cli_json_array_end(struct cli_json_array *a);
 
+/* Prints a JSON value on standard output (2-space indent, every real to 17 digits, a newline)
+ * and takes its reference. */
+void cli_json_print(struct json_t *o);
+
+/* A re-bench's progress on stderr, one line per round (rewritten in place on a terminal):
+ * "PREFIX: measurement M, pair P/N: KEY RATIO [LO, HI]; ...". A confirm_progress_fn whose data
+ * is a struct cli_progress; cli_progress_done ends a line left open on a terminal. */
+struct cli_progress {
+	const char *prefix;
+	int tty, shown;
+};
+struct confirm_metric;
+void cli_measure_progress(int measurement, size_t pairs, size_t max_pairs,
+			  const struct confirm_metric *metrics, size_t n, void *data);
+void cli_progress_done(struct cli_progress *p);
+
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_init(int argc, const char **argv, struct cli_ctx *ctx);

@@ -1,6 +1,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
@@ -21,23 +22,6 @@ static void print_probe(const struct confirm_probe *p)
 	putchar('\n');
 }
 
-/* One progress line per round, prefixed by the probe's place in the log. */
-static void show_round(int measurement, size_t pairs, size_t max_pairs,
-		       const struct confirm_metric *metrics, size_t n, void *data)
-{
-	(void)data;
-	fprintf(stderr, "bisect: measurement %d, pair %zu/%zu:", measurement, pairs, max_pairs);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(stderr, "%s %s ", i ? ";" : "", metrics[i].key);
-		if (isnan(metrics[i].ratio))
-			fputc('-', stderr);
-		else
-			fprintf(stderr, "%.4f [%.4f, %.4f]", metrics[i].ratio, metrics[i].lo,
-				metrics[i].hi);
-	}
-	fputc('\n', stderr);
-}
-
 /*
  * benchline bisect [--repo DIR] --good REV --bad REV --benchmark NAME [--metric M]
  * [--limit R] [--json]: the first commit whose source is slower (§9.3). Exit 0 pinned,
@@ -47,6 +31,7 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct confirm_bisect_request req = {0};
 	struct confirm_bisect_report report;
+	struct cli_progress progress = {"bisect", isatty(2), 0};
 	struct bl_error err = BL_ERROR_INIT;
 	int json = 0, ret;
 	const struct cli_option opts[] = {
@@ -67,8 +52,10 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[0]);
 	if (!req.good || !req.bad || !req.benchmark)
 		cli_usage_error(ctx->cmd, opts, "--good, --bad and --benchmark are needed");
-	req.progress = show_round;
+	req.progress = cli_measure_progress;
+	req.progress_data = &progress;
 	ret = confirm_bisect(&report, &req, &err);
+	cli_progress_done(&progress);
 	if (ret == BL_EINVALID && !report.good.name)
 		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
 	if (ret) {
@@ -77,10 +64,7 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	if (json) {
-		json_t *o = confirm_bisect_json(&report);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-		fputc('\n', stdout);
-		json_decref(o);
+		cli_json_print(confirm_bisect_json(&report));
 	} else {
 		for (size_t i = 0; i < report.nprobes; i++)
 			print_probe(&report.probes[i]);

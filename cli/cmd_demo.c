@@ -32,9 +32,7 @@ static void print_json(const struct demo_summary *sum, unsigned long seed,
 	for (size_t i = 0; i < nsteps; i++)
 		json_array_append_new(planted, step_json(&steps[i]));
 	json_object_set_new(o, "planted", planted);
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-	fputc('\n', stdout);
-	json_decref(o);
+	cli_json_print(o);
 }
 
 static void print_text(const struct demo_summary *sum, unsigned long seed,

@@ -108,9 +108,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 		json_object_set_new(o, "series", json_integer(res.series));
 		json_object_set_new(o, "lines_recomputed", json_integer(res.lines_recomputed));
 		json_object_set_new(o, "new_suspects", out.array);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-		fputc('\n', stdout);
-		json_decref(o);
+		cli_json_print(o);
 		goto done;
 	}
 	if (res.new_suspects)

@@ -9,34 +9,6 @@
 /* Exit status when a side cannot be built (git bisect's skip). */
 #define EXIT_CANNOT_BUILD 125
 
-struct progress {
-	int tty; /* stderr is a terminal: one line, rewritten in place */
-	int shown;
-};
-
-/* One line per round: the pairs so far and each metric's ratio and interval. */
-static void show_round(int measurement, size_t pairs, size_t max_pairs,
-		       const struct confirm_metric *metrics, size_t n, void *data)
-{
-	struct progress *p = data;
-	struct strbuf line = STRBUF_INIT;
-	strbuf_addf(&line, "rebench: measurement %d, pair %zu/%zu:", measurement, pairs, max_pairs);
-	for (size_t i = 0; i < n; i++) {
-		strbuf_addf(&line, "%s %s ", i ? ";" : "", metrics[i].key);
-		if (isnan(metrics[i].ratio))
-			strbuf_addstr(&line, "-");
-		else
-			strbuf_addf(&line, "%.4f [%.4f, %.4f]", metrics[i].ratio, metrics[i].lo,
-				    metrics[i].hi);
-	}
-	if (p->tty)
-		fprintf(stderr, "\r\033[K%s", line.buf);
-	else
-		fprintf(stderr, "%s\n", line.buf);
-	p->shown = 1;
-	strbuf_release(&line);
-}
-
 static void print_table(const struct confirm_rebench_report *r)
 {
 	static const char *const header[] = {"verdict", "ratio", "99% interval", "pairs", "metric"};
@@ -69,7 +41,7 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct confirm_rebench_request req = {0};
 	struct confirm_rebench_report report;
-	struct progress progress = {isatty(2), 0};
+	struct cli_progress progress = {"rebench", isatty(2), 0};
 	struct bl_error err = BL_ERROR_INIT;
 	int json = 0, ret;
 	const struct cli_option opts[] = {
@@ -88,11 +60,10 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "give two revisions: the reference A and B");
 	req.a = argv[0];
 	req.b = argv[1];
-	req.progress = show_round;
+	req.progress = cli_measure_progress;
 	req.progress_data = &progress;
 	ret = confirm_rebench_revs(&report, &req, &err);
-	if (progress.shown && progress.tty)
-		fputc('\n', stderr);
+	cli_progress_done(&progress);
 	if (ret == BL_EINVALID && !report.side[0].name)
 		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
 	if (ret) {
@@ -101,10 +72,7 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	if (json) {
-		json_t *o = confirm_rebench_json(&report);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-		fputc('\n', stdout);
-		json_decref(o);
+		cli_json_print(confirm_rebench_json(&report));
 	} else if (!report.identical) {
 		print_table(&report);
 	}

@@ -51,9 +51,7 @@ int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
 		json_object_set_new(o, "walked", json_integer((json_int_t)res.walked));
 		json_object_set_new(o, "total", json_integer((json_int_t)res.total));
 		json_object_set_new(o, "rewritten", json_boolean(res.rewritten));
-		json_dumpf(o, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-		json_decref(o);
+		cli_json_print(o);
 	} else {
 		if (res.rewritten)
 			fprintf(

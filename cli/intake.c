@@ -84,8 +84,7 @@ void cli_intake_finish(struct cli_intake *in)
 {
 	if (!in->json_out)
 		return;
-	json_dumpf(in->json_out, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
+	cli_json_print(json_incref(in->json_out));
 }
 
 int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,

@@ -4,12 +4,14 @@
  * element at a time (records, series, suspects), so a long listing is never held whole.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "detect/confirm/confirm.h"
 
 void cli_table_init(struct cli_table *t, const char *const *header, size_t ncols, const char *align)
 {
@@ -98,4 +100,41 @@ void cli_json_array_add(struct cli_json_array *a, struct json_t *element)
 void cli_json_array_end(struct cli_json_array *a)
 {
 	fputs(a->count ? "\n]\n" : "]\n", stdout);
+}
+
+void cli_json_print(struct json_t *o)
+{
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	fputc('\n', stdout);
+	json_decref(o);
+}
+
+void cli_measure_progress(int measurement, size_t pairs, size_t max_pairs,
+			  const struct confirm_metric *metrics, size_t n, void *data)
+{
+	struct cli_progress *p = data;
+	struct strbuf line = STRBUF_INIT;
+	strbuf_addf(&line, "%s: measurement %d, pair %zu/%zu:", p->prefix, measurement, pairs,
+		    max_pairs);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addf(&line, "%s %s ", i ? ";" : "", metrics[i].key);
+		if (isnan(metrics[i].ratio))
+			strbuf_addstr(&line, "-");
+		else
+			strbuf_addf(&line, "%.4f [%.4f, %.4f]", metrics[i].ratio, metrics[i].lo,
+				    metrics[i].hi);
+	}
+	if (p->tty)
+		fprintf(stderr, "\r\033[K%s", line.buf);
+	else
+		fprintf(stderr, "%s\n", line.buf);
+	p->shown = 1;
+	strbuf_release(&line);
+}
+
+void cli_progress_done(struct cli_progress *p)
+{
+	if (p->shown && p->tty)
+		fputc('\n', stderr);
+	p->shown = 0;
 }

@@ -6,10 +6,7 @@
 # benchmark built with cc; a failing build and one over its timeout exit 125; identical
 # artifacts say so.
 . "$(dirname "$0")/lib.sh"
-
-commit() {
-	git -C repo add -A . && git -C repo commit -q -m "$1" && git -C repo rev-parse HEAD
-}
+. "$TESTS_DIR/e2e/bench-lib.sh"
 
 # repo: c1 a benchmark, c2 a docs-only change (the same binary), c3 more work per loop (another
 # binary), c4 a syntax error. benchline.json is read from the main checkout's working tree.
@@ -17,25 +14,7 @@ commit() {
 	set -e
 	git init -q repo
 	mkdir repo/docs
-	cat >repo/bench.c <<-'EOC'
-	#include <stdio.h>
-	#include <time.h>
-	#ifndef WORK
-	#define WORK 200000
-	#endif
-	int main(void)
-	{
-		struct timespec a, b;
-		volatile unsigned long s = 0;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		for (unsigned long i = 0; i < WORK; i++)
-			s += i * i;
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		printf("{\"loop\": {\"wall_ns\": %ld}}\n",
-		       (long)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)));
-		return 0;
-	}
-	EOC
+	bench_program repo/bench.c 200000 wall_ns
 	echo 'notes' >repo/docs/notes.md
 	echo bench >repo/.gitignore
 	echo '{"bench": {"build": "cc -O2 -o bench bench.c", "run": "./bench", "artifacts": ["bench"]}}' \

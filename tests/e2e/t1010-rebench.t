@@ -3,35 +3,14 @@
 # slower is slower by three measurements that agree; identical code is not slower;
 # byte-identical artifacts measure nothing; a side that cannot be built exits 125.
 . "$(dirname "$0")/lib.sh"
-
-commit() {
-	git -C repo add -A . && git -C repo commit -q -m "$1" && git -C repo rev-parse HEAD
-}
+. "$TESTS_DIR/e2e/bench-lib.sh"
 
 # repo: c1 a benchmark, c2 docs only (the same binary), c3 15% more work per run, c4 broken.
 (
 	set -e
 	git init -q repo
 	mkdir repo/docs
-	cat >repo/bench.c <<-'EOC'
-	#include <stdio.h>
-	#include <time.h>
-	#ifndef WORK
-	#define WORK 2000000
-	#endif
-	int main(void)
-	{
-		struct timespec a, b;
-		volatile unsigned long s = 0;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		for (unsigned long i = 0; i < WORK; i++)
-			s += i * i;
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		printf("{\"loop\": {\"latency\": {\"value\": %ld}}}\n",
-		       (long)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)));
-		return 0;
-	}
-	EOC
+	bench_program repo/bench.c 2000000 latency
 	echo notes >repo/docs/notes.md
 	echo bench >repo/.gitignore
 	commit 'a benchmark' >c1

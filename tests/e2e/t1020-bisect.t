@@ -4,10 +4,7 @@
 # the commit that does 15% more work is pinned, and a history that is not slower is not
 # reproduced.
 . "$(dirname "$0")/lib.sh"
-
-commit() {
-	git -C repo add -A . && git -C repo commit -q -m "$1" && git -C repo rev-parse HEAD
-}
+. "$TESTS_DIR/e2e/bench-lib.sh"
 
 # c1 good; c2 docs; c3 a comment (a new source, the same binary); c4 15% more work;
 # c5 docs; c6 another comment; c7 (on a branch off c1) a comment only.
@@ -15,25 +12,7 @@ commit() {
 	set -e
 	git init -q repo
 	mkdir repo/docs
-	cat >repo/bench.c <<-'EOC'
-	#include <stdio.h>
-	#include <time.h>
-	#ifndef WORK
-	#define WORK 2000000
-	#endif
-	int main(void)
-	{
-		struct timespec a, b;
-		volatile unsigned long s = 0;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		for (unsigned long i = 0; i < WORK; i++)
-			s += i * i;
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		printf("{\"loop\": {\"latency\": {\"value\": %ld}}}\n",
-		       (long)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)));
-		return 0;
-	}
-	EOC
+	bench_program repo/bench.c 2000000 latency
 	echo notes >repo/docs/notes.md
 	printf 'bench\nbenchline.json\n' >repo/.gitignore
 	commit 'a benchmark' >c1
