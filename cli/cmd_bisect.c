@@ -48,6 +48,8 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	};
 
 	argc = cli_parse(argc, argv, opts, ctx);
+	if (gate_check_limit(req.limit, &err))
+		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
 	if (argc)
 		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[0]);
 	if (!req.good || !req.bad || !req.benchmark)
@@ -56,8 +58,6 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	req.progress_data = &progress;
 	ret = confirm_bisect(&report, &req, &err);
 	cli_progress_done(&progress);
-	if (ret == BL_EINVALID && !report.good.name)
-		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
 	if (ret) {
 		cli_fail(&err);
 		ret = ret == BL_EBUILD ? EXIT_CANNOT_BUILD : 2;

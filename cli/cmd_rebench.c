@@ -56,6 +56,8 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 	};
 
 	argc = cli_parse(argc, argv, opts, ctx);
+	if (gate_check_limit(req.limit, &err))
+		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
 	if (argc != 2)
 		cli_usage_error(ctx->cmd, opts, "give two revisions: the reference A and B");
 	req.a = argv[0];
@@ -64,8 +66,6 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 	req.progress_data = &progress;
 	ret = confirm_rebench_revs(&report, &req, &err);
 	cli_progress_done(&progress);
-	if (ret == BL_EINVALID && !report.side[0].name)
-		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
 	if (ret) {
 		cli_fail(&err);
 		ret = ret == BL_EBUILD ? EXIT_CANNOT_BUILD : 2;

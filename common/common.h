@@ -53,6 +53,11 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Appends a JSON string literal (quoted and escaped) for s. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
+/* New jansson values for a figure that may be missing (NAN, an infinity) or a string that may
+ * be NULL: null then (common/json.c). */
+struct json_t;
+struct json_t *json_real_or_null(double v);
+struct json_t *json_string_or_null(const char *s);
 
 /* Details of a failure: the code that was returned and a lowercase message. */
 struct bl_error {

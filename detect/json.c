@@ -7,11 +7,6 @@
 #include "store/store.h"
 #include "detect/detect.h"
 
-static json_t *real_or_null(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
 json_t *detect_suspect_json(const struct store_suspect *s)
 {
 	json_t *o = json_object();
@@ -25,9 +20,9 @@ json_t *detect_suspect_json(const struct store_suspect *s)
 			    s->source_hash[0] ? json_string(s->source_hash) : json_null());
 	json_object_set_new(o, "seq", s->seq >= 0 ? json_integer(s->seq) : json_null());
 	json_object_set_new(o, "side", json_string(suspect_side_name(s->side)));
-	json_object_set_new(o, "shift", real_or_null(s->shift));
-	json_object_set_new(o, "center", real_or_null(s->center));
-	json_object_set_new(o, "tolerance", real_or_null(s->tolerance));
+	json_object_set_new(o, "shift", json_real_or_null(s->shift));
+	json_object_set_new(o, "center", json_real_or_null(s->center));
+	json_object_set_new(o, "tolerance", json_real_or_null(s->tolerance));
 	json_object_set_new(o, "state", json_string(suspect_state_name(s->state)));
 	return o;
 }
@@ -109,10 +104,10 @@ json_t *detect_record_json(const struct store_record_row *row)
 		json_object_set_new(mo, "unit", json_string(m->unit));
 		json_object_set_new(mo, "better",
 				    json_string(metric_better_name(m->better_higher)));
-		json_object_set_new(mo, "median", real_or_null(m->median));
-		json_object_set_new(mo, "p95", real_or_null(m->p95));
+		json_object_set_new(mo, "median", json_real_or_null(m->median));
+		json_object_set_new(mo, "p95", json_real_or_null(m->p95));
 		json_object_set_new(mo, "n", m->n >= 0 ? json_integer(m->n) : json_null());
-		json_object_set_new(mo, "value", real_or_null(m->value));
+		json_object_set_new(mo, "value", json_real_or_null(m->value));
 		json_object_set_new(mo, "samples", json_integer((json_int_t)m->nsamples));
 		json_object_set_new(metrics, m->name, mo);
 	}

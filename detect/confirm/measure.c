@@ -217,13 +217,12 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 
 static int limit_options(struct confirm_rebench_options *o, double limit, struct bl_error *err)
 {
+	int ret;
 	confirm_rebench_options_init(o);
-	if (limit == 0)
-		return 0;
-	if (!(limit >= 1))
-		return bl_error_set(err, BL_EINVALID,
-				    "--limit is a ratio of 1 or more (1.02 is 2%%)");
-	o->limit = limit;
+	if ((ret = gate_check_limit(limit, err)))
+		return ret;
+	if (limit != 0)
+		o->limit = limit;
 	return 0;
 }
 
@@ -272,16 +271,6 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static json_t *real_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *name_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 {
 	json_t *o = json_object(), *metrics = json_array();
@@ -291,11 +280,12 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 				    json_pack("{s:s, s:s, s:s, s:o}", "rev",
 					      sd->name ? sd->name : "", "commit", sd->commit,
 					      "source_hash", sd->source_hash, "build_s",
-					      real_or_null(sd->build_s)));
+					      json_real_or_null(sd->build_s)));
 	}
 	json_object_set_new(o, "schema", json_integer(1));
 	json_object_set_new(o, "limit", json_real(r->limit));
-	json_object_set_new(o, "verdict", name_or_null(gate_verdict_name(r->result.verdict)));
+	json_object_set_new(o, "verdict",
+			    json_string_or_null(gate_verdict_name(r->result.verdict)));
 	json_object_set_new(o, "identical_artifacts", json_boolean(r->identical));
 	json_object_set_new(o, "measurements", json_integer((json_int_t)r->result.measurements));
 	json_object_set_new(o, "pairs", json_integer((json_int_t)r->result.pairs));
@@ -305,10 +295,10 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 		    metrics,
 		    json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}", "key",
 			      m->key, "better", metric_better_name(m->better_higher), "verdict",
-			      gate_verdict_name(m->verdict), "ratio", real_or_null(m->ratio),
-			      "ci_low", real_or_null(m->lo), "ci_high", real_or_null(m->hi),
-			      "pairs", (json_int_t)m->pairs, "measurements",
-			      (json_int_t)m->measurements, "slower_votes",
+			      gate_verdict_name(m->verdict), "ratio", json_real_or_null(m->ratio),
+			      "ci_low", json_real_or_null(m->lo), "ci_high",
+			      json_real_or_null(m->hi), "pairs", (json_int_t)m->pairs,
+			      "measurements", (json_int_t)m->measurements, "slower_votes",
 			      (json_int_t)m->slower_votes, "clear_votes",
 			      (json_int_t)m->clear_votes, "undecided_votes",
 			      (json_int_t)m->undecided_votes));
@@ -545,11 +535,12 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 		    probes,
 		    json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "commit",
 			      p->commit, "source_hash", p->source_hash, "verdict",
-			      name_or_null(gate_verdict_name(p->verdict)), "skipped",
-			      name_or_null(confirm_probe_skip_name(p->skip)), "identical_artifacts",
-			      p->identical, "metric", name_or_null(p->key), "ratio",
-			      real_or_null(p->ratio), "ci_low", real_or_null(p->lo), "ci_high",
-			      real_or_null(p->hi), "pairs", (json_int_t)p->pairs));
+			      json_string_or_null(gate_verdict_name(p->verdict)), "skipped",
+			      json_string_or_null(confirm_probe_skip_name(p->skip)),
+			      "identical_artifacts", p->identical, "metric",
+			      json_string_or_null(p->key), "ratio", json_real_or_null(p->ratio),
+			      "ci_low", json_real_or_null(p->lo), "ci_high",
+			      json_real_or_null(p->hi), "pairs", (json_int_t)p->pairs));
 	}
 	json_object_set_new(o, "probes", probes);
 	return o;

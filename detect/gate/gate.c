@@ -1089,6 +1089,14 @@ static int split_override(char **glob, double *pct, const char *arg)
 	return 0;
 }
 
+int gate_check_limit(double limit, struct bl_error *err)
+{
+	if (limit != 0 && !(limit >= 1))
+		return bl_error_set(err, BL_EINVALID,
+				    "--limit is a ratio of 1 or more (1.02 is 2%%)");
+	return 0;
+}
+
 int gate_options_build(struct gate_options *out, const struct gate_request *req,
 		       struct bl_error *err)
 {
@@ -1096,9 +1104,8 @@ int gate_options_build(struct gate_options *out, const struct gate_request *req,
 
 	memset(out, 0, sizeof(*out));
 	strbuf_init(&out->root, 0);
-	if (req->limit != 0 && !(req->limit >= 1))
-		return bl_error_set(err, BL_EINVALID,
-				    "--limit is a ratio of 1 or more (1.02 is 2%%)");
+	if ((ret = gate_check_limit(req->limit, err)))
+		return ret;
 	out->own_globs = xcalloc(req->n_overrides + 1, sizeof(*out->own_globs));
 	out->own_pct = xcalloc(req->n_overrides + 1, sizeof(*out->own_pct));
 	out->n_overrides = req->n_overrides;

@@ -175,6 +175,10 @@ struct gate_options {
 	double *own_pct;
 };
 
+/* A limit given by the caller: 0 (none given) or a ratio of 1 or more, else BL_EINVALID saying
+ * so. The gate, the re-bench and bisection take the same --limit. */
+int gate_check_limit(double limit, struct bl_error *err);
+
 /* Checks a request (BL_EINVALID for a bad --limit or --override, naming it), finds the root of
  * the working tree holding req->repo and reads its benchline.json. The request's strings must
  * outlive the options. */

@@ -15,24 +15,15 @@
 
 #define NSTATUS (GATE_MISSING + 1)
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *str(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static json_t *side_json(const struct gate_side *s, int present)
 {
 	if (!present)
 		return json_null();
 	return json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:I}", "commit", s->commit, "source_hash",
 			 s->source_hash, "run_id", (json_int_t)s->run_id, "harness_version",
-			 (json_int_t)s->harness_version, "content_hash", str(s->content_hash),
-			 "value", num(s->value), "n", (json_int_t)s->n);
+			 (json_int_t)s->harness_version, "content_hash",
+			 json_string_or_null(s->content_hash), "value", json_real_or_null(s->value),
+			 "n", (json_int_t)s->n);
 }
 
 static json_t *row_json(const struct gate_row *r)
@@ -44,7 +35,8 @@ static json_t *row_json(const struct gate_row *r)
 		delta = 100 * (r->ratio - 1);
 	if (r->accepted_justification)
 		accepted = json_pack("{s:s, s:o, s:b}", "justification", r->accepted_justification,
-				     "ceiling", num(r->accepted_ceiling), "stale", r->accept_stale);
+				     "ceiling", json_real_or_null(r->accepted_ceiling), "stale",
+				     r->accept_stale);
 	store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
 	o = json_object();
 	json_object_set_new(o, "machine", json_string(r->machine));
@@ -56,25 +48,25 @@ static json_t *row_json(const struct gate_row *r)
 	json_object_set_new(o, "unit", json_string(r->unit));
 	json_object_set_new(o, "better", json_string(metric_better_name(r->better_higher)));
 	json_object_set_new(o, "status", json_string(gate_status_name(r->status)));
-	json_object_set_new(o, "verdict", str(gate_verdict_name(r->verdict)));
-	json_object_set_new(o, "method", str(gate_method_name(r->method)));
-	json_object_set_new(o, "ratio", num(r->ratio));
-	json_object_set_new(o, "ci_low", num(r->lo));
-	json_object_set_new(o, "ci_high", num(r->hi));
-	json_object_set_new(o, "delta_pct", num(delta));
-	json_object_set_new(o, "limit", num(r->limit));
-	json_object_set_new(o, "effective_limit", num(r->effective_limit));
-	json_object_set_new(o, "noise", num(r->noise));
-	json_object_set_new(o, "center", num(r->center));
-	json_object_set_new(o, "tolerance", num(r->tolerance));
+	json_object_set_new(o, "verdict", json_string_or_null(gate_verdict_name(r->verdict)));
+	json_object_set_new(o, "method", json_string_or_null(gate_method_name(r->method)));
+	json_object_set_new(o, "ratio", json_real_or_null(r->ratio));
+	json_object_set_new(o, "ci_low", json_real_or_null(r->lo));
+	json_object_set_new(o, "ci_high", json_real_or_null(r->hi));
+	json_object_set_new(o, "delta_pct", json_real_or_null(delta));
+	json_object_set_new(o, "limit", json_real_or_null(r->limit));
+	json_object_set_new(o, "effective_limit", json_real_or_null(r->effective_limit));
+	json_object_set_new(o, "noise", json_real_or_null(r->noise));
+	json_object_set_new(o, "center", json_real_or_null(r->center));
+	json_object_set_new(o, "tolerance", json_real_or_null(r->tolerance));
 	json_object_set_new(o, "window", json_integer(r->window));
-	json_object_set_new(o, "override", str(r->override_glob));
+	json_object_set_new(o, "override", json_string_or_null(r->override_glob));
 	json_object_set_new(o, "excluded", json_boolean(r->excluded));
-	json_object_set_new(o, "reference_rule", str(r->reference_rule));
+	json_object_set_new(o, "reference_rule", json_string_or_null(r->reference_rule));
 	json_object_set_new(o, "head", side_json(&r->head, r->has_head));
 	json_object_set_new(o, "reference", side_json(&r->ref, r->has_ref));
 	json_object_set_new(o, "accepted", accepted);
-	json_object_set_new(o, "note", str(r->note));
+	json_object_set_new(o, "note", json_string_or_null(r->note));
 	strbuf_release(&id);
 	return o;
 }
@@ -101,13 +93,15 @@ static json_t *comparison_json(const struct gate_comparison *c)
 		json_array_append_new(
 		    boards,
 		    json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:s, s:o}", "metric", b->metric,
-			      "comparisons", (json_int_t)b->n, "median", num(b->median), "ci_low",
-			      num(b->lo), "ci_high", num(b->hi), "threshold", num(b->threshold),
-			      "status", gate_status_name(b->status), "note", str(b->note)));
+			      "comparisons", (json_int_t)b->n, "median",
+			      json_real_or_null(b->median), "ci_low", json_real_or_null(b->lo),
+			      "ci_high", json_real_or_null(b->hi), "threshold",
+			      json_real_or_null(b->threshold), "status",
+			      gate_status_name(b->status), "note", json_string_or_null(b->note)));
 	}
-	return json_pack("{s:o, s:o, s:I, s:o, s:o}", "ref", str(c->ref_name), "counts",
-			 counts_json(c), "failures", (json_int_t)c->failures, "comparisons", rows,
-			 "across_the_board", boards);
+	return json_pack("{s:o, s:o, s:I, s:o, s:o}", "ref", json_string_or_null(c->ref_name),
+			 "counts", counts_json(c), "failures", (json_int_t)c->failures,
+			 "comparisons", rows, "across_the_board", boards);
 }
 
 json_t *gate_json(const struct gate_report *r)
@@ -122,18 +116,19 @@ json_t *gate_json(const struct gate_report *r)
 	json_object_set_new(o, "status", json_string(gate_outcome_name(r->outcome)));
 	json_object_set_new(o, "passed", json_boolean(r->exit_code == 0));
 	json_object_set_new(o, "exit_code", json_integer(r->exit_code));
-	json_object_set_new(o, "message", str(r->message));
+	json_object_set_new(o, "message", json_string_or_null(r->message));
 	json_object_set_new(o, "head",
-			    json_pack("{s:o, s:s, s:s}", "ref", str(r->head_name), "commit",
-				      r->head_commit, "source_hash", r->head_source));
-	json_object_set_new(
-	    o, "base", json_pack("{s:o, s:s}", "ref", str(r->base_name), "commit", r->base_commit));
+			    json_pack("{s:o, s:s, s:s}", "ref", json_string_or_null(r->head_name),
+				      "commit", r->head_commit, "source_hash", r->head_source));
+	json_object_set_new(o, "base",
+			    json_pack("{s:o, s:s}", "ref", json_string_or_null(r->base_name),
+				      "commit", r->base_commit));
 	json_object_set_new(
 	    o, "merge_base",
 	    json_pack("{s:s, s:s}", "commit", r->main.commit, "source_hash", r->main.source_hash));
-	json_object_set_new(o, "limit", num(r->limit));
+	json_object_set_new(o, "limit", json_real_or_null(r->limit));
 	json_object_set_new(o, "measured_paths", paths);
-	json_object_set_new(o, "lock", str(r->lock_source));
+	json_object_set_new(o, "lock", json_string_or_null(r->lock_source));
 	json_object_set_new(o, "failures", json_integer((json_int_t)r->failures));
 	json_object_set_new(o, "counts", json_incref(json_object_get(main, "counts")));
 	json_object_set_new(o, "comparisons", json_incref(json_object_get(main, "comparisons")));
@@ -437,10 +432,11 @@ static json_t *new_entry(const struct gate_row *r, const char *justification, in
 	format_rfc3339_utc(&at, now);
 	e = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:s, s:{s:s, s:s, s:o}, s:{s:s, s:s}}",
 		      "machine", r->machine, "benchmark", r->benchmark, "config", r->config,
-		      "metric", r->metric, "ceiling", num(r->head.value), "ratio", num(r->ratio),
-		      "justification", justification, "accepted_at", at.buf, "reference", "commit",
-		      r->ref.commit, "source_hash", r->ref.source_hash, "value", num(r->ref.value),
-		      "head", "commit", r->head.commit, "source_hash", r->head.source_hash);
+		      "metric", r->metric, "ceiling", json_real_or_null(r->head.value), "ratio",
+		      json_real_or_null(r->ratio), "justification", justification, "accepted_at",
+		      at.buf, "reference", "commit", r->ref.commit, "source_hash",
+		      r->ref.source_hash, "value", json_real_or_null(r->ref.value), "head",
+		      "commit", r->head.commit, "source_hash", r->head.source_hash);
 	strbuf_release(&at);
 	return e;
 }

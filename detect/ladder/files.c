@@ -100,11 +100,6 @@ void ladder_json_dump(struct strbuf *sb, const json_t *doc)
 	strbuf_addch(sb, '\n');
 }
 
-static json_t *real_or_null(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
 /* --- JSON in ------------------------------------------------------------------------------- */
 
 /* Parses text as one JSON object; jansson's errors as FILE:LINE:COLUMN: message. */
@@ -740,8 +735,8 @@ static void add_bucket(struct strbuf *sb, const struct ladder_bucket *b)
 static json_t *bucket_json(const struct ladder_bucket *b)
 {
 	json_t *a = json_array();
-	json_array_append_new(a, real_or_null(b->lo));
-	json_array_append_new(a, real_or_null(b->hi));
+	json_array_append_new(a, json_real_or_null(b->lo));
+	json_array_append_new(a, json_real_or_null(b->hi));
 	return a;
 }
 
@@ -812,9 +807,9 @@ int ladder_derive(struct ladder_derivation *out, const struct ladder_run *b,
 		json_object_set_new(row, "unit", json_string(m->unit));
 		json_object_set_new(row, "baseline", json_real(m->value));
 		json_object_set_new(row, "bucket", bucket_json(&bk));
-		json_object_set_new(row, "hi_next", real_or_null(bk.hi_next));
-		json_object_set_new(row, "bound", real_or_null(bound));
-		json_object_set_new(row, "floor", real_or_null(ladder_floor(l, m->value)));
+		json_object_set_new(row, "hi_next", json_real_or_null(bk.hi_next));
+		json_object_set_new(row, "bound", json_real_or_null(bound));
+		json_object_set_new(row, "floor", json_real_or_null(ladder_floor(l, m->value)));
 		json_object_set_new(row, "note",
 				    why ? json_string(ladder_gating_name(why)) : json_null());
 		json_array_append_new(table, row);
@@ -1141,12 +1136,12 @@ json_t *ladder_comparison_json(const struct ladder_comparison *c)
 		json_t *m = json_object();
 		json_object_set_new(m, "key", json_string(r->key));
 		json_object_set_new(m, "unit", r->unit ? json_string(r->unit) : json_null());
-		json_object_set_new(m, "baseline", real_or_null(r->baseline));
-		json_object_set_new(m, "current", real_or_null(r->current));
-		json_object_set_new(m, "delta", real_or_null(r->delta));
-		json_object_set_new(m, "pct_change", real_or_null(r->pct_change));
-		json_object_set_new(m, "max_abs_increase", real_or_null(r->max_abs));
-		json_object_set_new(m, "max_pct_increase", real_or_null(r->max_pct));
+		json_object_set_new(m, "baseline", json_real_or_null(r->baseline));
+		json_object_set_new(m, "current", json_real_or_null(r->current));
+		json_object_set_new(m, "delta", json_real_or_null(r->delta));
+		json_object_set_new(m, "pct_change", json_real_or_null(r->pct_change));
+		json_object_set_new(m, "max_abs_increase", json_real_or_null(r->max_abs));
+		json_object_set_new(m, "max_pct_increase", json_real_or_null(r->max_pct));
 		json_object_set_new(m, "regressed", json_boolean(r->regressed));
 		json_object_set_new(m, "note", r->note ? json_string(r->note) : json_null());
 		json_array_append_new(metrics, m);
@@ -1224,9 +1219,10 @@ json_t *ladder_floors_json(const struct ladder_floor_row *rows, size_t n)
 		json_object_set_new(o, "unit", json_string(r->m->unit));
 		json_object_set_new(o, "baseline", json_real(r->m->value));
 		json_object_set_new(o, "bucket", bucket_json(&r->bucket));
-		json_object_set_new(o, "hi_next", real_or_null(r->bucket.hi_next));
-		json_object_set_new(
-		    o, "floor", r->reason != LADDER_GATED ? json_null() : real_or_null(r->floor));
+		json_object_set_new(o, "hi_next", json_real_or_null(r->bucket.hi_next));
+		json_object_set_new(o, "floor",
+				    r->reason != LADDER_GATED ? json_null()
+							      : json_real_or_null(r->floor));
 		json_object_set_new(o, "gated", json_boolean(floor_rank(r) > 0));
 		json_object_set_new(o, "note",
 				    r->reason ? json_string(ladder_gating_name(r->reason))
