@@ -108,7 +108,7 @@ struct confirm_metric {
 	size_t pairs;		   /* in the latest measurement */
 	double ratio, lo, hi;	   /* median of b / a and its interval; NAN when none */
 	/* How the measurements voted (the result only). */
-	size_t measurements, slower_votes, clear_votes, undecided_votes, required;
+	size_t measurements, slower_votes, clear_votes, undecided_votes;
 };
 
 /* Called after each round: measurement is 1-based, pairs of max_pairs taken so far. */
@@ -163,7 +163,6 @@ struct confirm_rebench_side {
 struct confirm_rebench_report {
 	struct confirm_rebench_side side[2];
 	double limit;
-	int unbuildable;       /* 1 or 2: that side (A, B) could not be built (BL_EBUILD) */
 	int identical;	       /* bench.artifacts byte-identical: nothing was measured */
 	size_t artifact_files; /* compared, when identical */
 	struct confirm_rebench_result result;
@@ -171,9 +170,9 @@ struct confirm_rebench_report {
 
 /*
  * Resolves A and B in the repository holding req->repo, checks each out in its worktree,
- * builds both (BL_EBUILD, with unbuildable set, when one cannot be built), and unless their
- * bench.artifacts are byte-identical measures B against A with confirm_rebench: each sample
- * the fastest of bench.processes runs of bench.run, its results parsed by bench.format's
+ * builds both (BL_EBUILD, the message naming the side's worktree, when one cannot be built), and
+ * unless their bench.artifacts are byte-identical measures B against A with confirm_rebench: each
+ * sample the fastest of bench.processes runs of bench.run, its results parsed by bench.format's
  * adapter, keyed "benchmark[ [config]] metric", plus cpu_s and peak_rss_kib from the runs.
  */
 int confirm_rebench_revs(struct confirm_rebench_report *out,

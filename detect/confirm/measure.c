@@ -251,11 +251,8 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 	}
 	for (int side = 0; side < 2; side++)
 		if ((ret = bench_side(&b, side, out->side[side].commit, &out->side[side].build_s,
-				      err))) {
-			if (ret == BL_EBUILD)
-				out->unbuildable = side + 1;
+				      err)))
 			goto done;
-		}
 	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, &b, out->side, &o,
 			    req->benchmark_glob, NULL, 1, req->progress, req->progress_data, err);
 done:

@@ -206,7 +206,8 @@ static int needs_more(const struct confirm_metric *c, const struct confirm_reben
 }
 
 /* Counts one measurement's verdict for a metric and sets what it stands at. */
-static void vote(struct confirm_metric *c, const struct confirm_metric *now)
+static void vote(struct confirm_metric *c, const struct confirm_metric *now,
+		 const struct confirm_rebench_options *o)
 {
 	c->measurements++;
 	if (now->verdict == GATE_VERDICT_UNDECIDED)
@@ -222,7 +223,7 @@ static void vote(struct confirm_metric *c, const struct confirm_metric *now)
 	c->hi = now->hi;
 	if (c->clear_votes)
 		c->verdict = now->verdict;
-	else if (c->slower_votes >= c->required)
+	else if (c->slower_votes >= o->confirmations)
 		c->verdict = GATE_VERDICT_SLOWER;
 	else
 		c->verdict = GATE_VERDICT_UNDECIDED;
@@ -259,13 +260,12 @@ int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_reb
 				memset(c, 0, sizeof(*c));
 				c->key = xstrdup(m.s[i].key);
 				c->better_higher = m.s[i].better_higher;
-				c->required = o->confirmations;
 			}
 			if (!needs_more(c, o))
 				continue;
 			memset(&now, 0, sizeof(now));
 			judge(&now, &m.s[i], o);
-			vote(c, &now);
+			vote(c, &now, o);
 		}
 		measurement_release(&m);
 		more = 0;
