@@ -42,7 +42,7 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_STRING, "benchmark", &req.benchmark, "NAME", "the benchmark judged (a glob)"},
 	    {OPT_STRING, "metric", &req.metric, "M", "its metric judged (default: every one)"},
 	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
-	     "the ratio a metric may grow by before it is slower (default 1.02)"},
+	     "the ratio a metric may grow by before it is slower (default: gate.limit, else 1.02)"},
 	    {OPT_BOOL, "json", &json, NULL, "print the report as JSON"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};

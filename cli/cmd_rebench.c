@@ -50,7 +50,7 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_STRING, "benchmark", &req.benchmark_glob, "GLOB",
 	     "only the benchmarks matching GLOB"},
 	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
-	     "the ratio a metric may grow by before it is slower (default 1.02)"},
+	     "the ratio a metric may grow by before it is slower (default: gate.limit, else 1.02)"},
 	    {OPT_BOOL, "json", &json, NULL, "print the report as JSON"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};

@@ -87,7 +87,6 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 		d.started_at = (double)time(NULL);
 		if ((ret = adapters_parse(&batch, NULL, s->cfg->bench_format, "bench.run's output",
 					  s->run.out.buf, s->run.out.len, &d, err))) {
-			bl_error_prefix(err, "side %s", repo_side_name((enum repo_side)side));
 			goto done;
 		}
 		for (size_t r = 0; r < batch.nr; r++) {
@@ -114,6 +113,9 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	*values = s->v;
 	*n = s->n;
 done:
+	if (ret)
+		bl_error_prefix(err, "side %s (%.12s)", repo_side_name((enum repo_side)side),
+				s->commit[side]);
 	strbuf_release(&key);
 	return ret;
 }
@@ -175,8 +177,10 @@ static int bench_side(struct bench *b, int side, const char *sha, double *build_
 	b->built[side][0] = '\0';
 	strbuf_reset(&b->wt[side]);
 	if ((ret = repo_worktree(&b->wt[side], b->r, sha, (enum repo_side)side, err)) ||
-	    (ret = confirm_build(build_s, &b->cfg, b->wt[side].buf, err)))
+	    (ret = confirm_build(build_s, &b->cfg, b->wt[side].buf, err))) {
+		bl_error_prefix(err, "side %s (%.12s)", repo_side_name((enum repo_side)side), sha);
 		return ret;
+	}
 	memcpy(b->built[side], sha, 41);
 	return 0;
 }
@@ -215,7 +219,10 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 	return ret;
 }
 
-static int limit_options(struct confirm_rebench_options *o, double limit, struct bl_error *err)
+/* The engine's options with the limit asked for, else benchline.json's gate.limit (the one the
+ * gate judges by), else GATE_LIMIT. */
+static int limit_options(struct confirm_rebench_options *o, double limit,
+			 const struct ingest_config *cfg, struct bl_error *err)
 {
 	int ret;
 	confirm_rebench_options_init(o);
@@ -223,6 +230,8 @@ static int limit_options(struct confirm_rebench_options *o, double limit, struct
 		return ret;
 	if (limit != 0)
 		o->limit = limit;
+	else if (cfg->gate_limit > 0)
+		o->limit = cfg->gate_limit;
 	return 0;
 }
 
@@ -235,11 +244,10 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 
 	memset(out, 0, sizeof(*out));
 	memset(&b, 0, sizeof(b));
-	if ((ret = limit_options(&o, req->limit, err)))
-		return ret;
-	out->limit = o.limit;
-	if ((ret = bench_open(&b, req->repo, err)))
+	if ((ret = bench_open(&b, req->repo, err)) ||
+	    (ret = limit_options(&o, req->limit, &b.cfg, err)))
 		goto done;
+	out->limit = o.limit;
 	for (int side = 0; side < 2; side++) {
 		struct confirm_rebench_side *sd = &out->side[side];
 		struct strbuf name = STRBUF_INIT;
@@ -413,12 +421,11 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	memset(out, 0, sizeof(*out));
 	memset(&b, 0, sizeof(b));
 	memset(side, 0, sizeof(side));
-	if ((ret = limit_options(&o, req->limit, err)))
-		return ret;
+	if ((ret = bench_open(&b, req->repo, err)) ||
+	    (ret = limit_options(&o, req->limit, &b.cfg, err)))
+		goto done;
 	/* A probe that stays undecided over a whole measurement is skipped, not measured again. */
 	o.replacements = 0;
-	if ((ret = bench_open(&b, req->repo, err)))
-		goto done;
 	for (int k = 0; k < 2; k++) {
 		struct confirm_rebench_side *sd = k ? &out->bad : &out->good;
 		struct strbuf name = STRBUF_INIT;
@@ -445,9 +452,18 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	tried = xcalloc(n, 1);
 	lo = -1;
 	hi = (long)n - 1;
-	if ((ret = probe(next_probe(out), &b, side, &list[hi], &o, req, err)))
+	/* Bad's own source must build: there is no bisecting towards what cannot be measured. */
+	if ((ret = bench_side(&b, 1, list[hi].sha, NULL, err)) ||
+	    (ret = probe(next_probe(out), &b, side, &list[hi], &o, req, err)))
 		goto done;
 	tried[hi] = 1;
+	if (out->probes[0].skip == CONFIRM_PROBE_UNDECIDED) {
+		/* Nothing is known of the range: all of it is left. */
+		out->outcome = CONFIRM_INCONCLUSIVE;
+		out->range_first = list[0];
+		out->range_last = list[hi];
+		goto done;
+	}
 	if (out->probes[0].verdict != GATE_VERDICT_SLOWER) {
 		out->outcome = CONFIRM_NOT_REPRODUCED;
 		goto done;

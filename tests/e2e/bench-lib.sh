@@ -7,14 +7,17 @@
 #   c1=$(commit 'a benchmark')                   # commits everything in ./repo, prints the id
 
 # bench_program FILE WORK MEASURE: a C program that runs WORK iterations of a loop and prints
-# how long they took, in nanoseconds, as BMF: {"loop": {MEASURE: ...}} (a bare number for the
-# measure "wall_ns", {"value": ...} otherwise). `#define WORK` is on a line of its own, so a
-# test can change it with sed.
+# how long they took, in nanoseconds, as BMF: {"loop": {"wall_ns": N}} for the measure
+# "wall_ns", else {"loop": {MEASURE: {"value": N}, "work": {"value": WORK}}}: "work" is a
+# figure no machine state can move, for the tests whose verdicts must not depend on timing.
+# `#define WORK` is on a line of its own, so a test can change it with sed.
 bench_program() {
+	work=", WORK"
 	if [ "$3" = wall_ns ]; then
+		work=
 		fmt='{\"loop\": {\"wall_ns\": %ld}}\n'
 	else
-		fmt="{\\\"loop\\\": {\\\"$3\\\": {\\\"value\\\": %ld}}}\\n"
+		fmt="{\\\"loop\\\": {\\\"$3\\\": {\\\"value\\\": %ld}, \\\"work\\\": {\\\"value\\\": %d}}}\\n"
 	fi
 	cat >"$1" <<EOC
 #include <stdio.h>
@@ -31,7 +34,7 @@ int main(void)
 		s += i * i;
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	printf("$fmt",
-	       (long)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)));
+	       (long)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec))$work);
 	return 0;
 }
 EOC

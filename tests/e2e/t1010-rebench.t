@@ -29,15 +29,15 @@ settings() { # settings EXTRA-KEYS: benchline.json in the main checkout's workin
 		"$1" >repo/benchline.json
 }
 
+# The program also prints its iteration count as "work", a figure no machine state moves: the
+# verdicts asserted are its, so no test here depends on how busy the machine is.
 test_expect 'a build doing 15% more work is slower: three measurements agree (exit 1)' '
 	settings "" &&
 	expect_exit 1 bl rebench --repo repo --json "$c1" "$c3" >out.json 2>err &&
 	json_get out.json "\$j->{verdict}" >actual &&
 	echo slower >expect && test_cmp expect actual &&
-	json_get out.json "my (\$m) = grep { \$_->{key} eq q(loop latency) } @{\$j->{metrics}}; join q( ), \$m->{verdict}, \$m->{slower_votes}, \$m->{clear_votes}" >actual &&
-	echo "slower 3 0" >expect && test_cmp expect actual &&
-	json_get out.json "my (\$m) = grep { \$_->{key} eq q(loop latency) } @{\$j->{metrics}}; \$m->{ratio} > 1.05 && \$m->{ratio} < 1.35 && \$m->{ci_low} > 1.02 ? q(ok) : q(off)" >actual &&
-	echo ok >expect && test_cmp expect actual &&
+	json_get out.json "my (\$m) = grep { \$_->{key} eq q(loop work) } @{\$j->{metrics}}; join q( ), \$m->{verdict}, \$m->{slower_votes}, \$m->{clear_votes}, \$m->{ratio}, \$m->{ci_low}, \$m->{ci_high}" >actual &&
+	echo "slower 3 0 1.15 1.15 1.15" >expect && test_cmp expect actual &&
 	json_get out.json "join q( ), \$j->{a}{commit}, \$j->{b}{commit}" >actual &&
 	echo "$c1 $c3" >expect && test_cmp expect actual
 '
@@ -48,13 +48,12 @@ test_expect 'progress on stderr, one line per round, and a one-line summary' '
 '
 test_expect 'every sample also measures the runs'"'"' CPU time and peak RSS' '
 	json_get out.json "join q( ), sort map { \$_->{key} } @{\$j->{metrics}}" >actual &&
-	echo "cpu_s loop latency peak_rss_kib" >expect && test_cmp expect actual
+	echo "cpu_s loop latency loop work peak_rss_kib" >expect && test_cmp expect actual
 '
-test_expect 'identical code is not slower (exit 0)' '
+test_expect 'identical code: its work is the same, and it is not slower (exit 0)' '
 	bl rebench --repo repo --json "$c1" "$c2" >aa.json 2>err &&
-	json_get aa.json "my (\$m) = grep { \$_->{key} eq q(loop latency) } @{\$j->{metrics}}; \$m->{verdict}" >actual &&
-	grep -qx "same\|faster\|undecided" actual &&
-	! json_get aa.json "\$j->{verdict}" | grep -qx slower
+	json_get aa.json "my (\$m) = grep { \$_->{key} eq q(loop work) } @{\$j->{metrics}}; join q( ), \$m->{verdict}, \$m->{ratio}" >actual &&
+	echo "same 1" >expect && test_cmp expect actual
 '
 test_expect 'the table names each metric with its verdict, ratio and interval' '
 	bl rebench --repo repo "$c1" "$c2" >table 2>err &&
