@@ -103,7 +103,7 @@ struct cli_intake {
 void cli_intake_init(struct cli_intake *in);
 void cli_intake_release(struct cli_intake *in);
 /* Checks the flags and reads --repo's settings and HEAD (after cli_parse). */
-int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error *err);
+int cli_intake_setup(struct cli_intake *in, struct bl_error *err);
 /* Parses a file (or a criterion directory) into out. */
 int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
 		    struct bl_error *err);

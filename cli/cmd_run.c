@@ -102,7 +102,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	/* A sweep runs inside its checkout: the current directory's HEAD when it is one. */
 	if (!in.core.repo && stat(".git", &st) == 0)
 		in.core.repo = ".";
-	if (cli_intake_setup(&in, ctx, &err))
+	if (cli_intake_setup(&in, &err))
 		goto fail;
 	if (!no_preflight && check_machine(&pf, &in.core.cfg, &err))
 		goto fail;

@@ -23,11 +23,11 @@ void cli_intake_release(struct cli_intake *in)
 	in->json_out = NULL;
 }
 
-int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error *err)
+int cli_intake_setup(struct cli_intake *in, struct bl_error *err)
 {
 	if (in->json)
 		in->json_out = json_array();
-	return ingest_intake_setup(&in->core, ctx->store, err);
+	return ingest_intake_setup(&in->core, err);
 }
 
 static void say_format(const struct cli_intake *in, const char *name)
@@ -93,7 +93,7 @@ int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, con
 	struct bl_error err = BL_ERROR_INIT;
 	int failed = 0;
 
-	if (cli_intake_setup(in, ctx, &err)) {
+	if (cli_intake_setup(in, &err)) {
 		cli_fail(&err);
 		bl_error_release(&err);
 		return 2;

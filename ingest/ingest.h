@@ -210,18 +210,18 @@ struct ingest_intake {
 
 void ingest_intake_init(struct ingest_intake *in);
 void ingest_intake_release(struct ingest_intake *in);
-/* Checks the settings, reads benchline.json and HEAD, and records benchline.json's machine
- * settings in the store. */
-int ingest_intake_setup(struct ingest_intake *in, struct store *st, struct bl_error *err);
+/* Checks the settings and reads benchline.json and HEAD; nothing is written. */
+int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err);
 /* Parses a file, a criterion directory or "-" (standard input) into out. */
 int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const char *path,
 		       struct bl_error *err);
 /* Parses text already in memory (name is used in messages); started_at NAN when unknown. */
 int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, const char *name,
 			const char *text, size_t len, double started_at, struct bl_error *err);
-/* Stores a batch in one transaction with benchline.json's noisy limit: outcomes[i] and
- * run_ids[i] say what became of each record. BL_EDENIED (nothing stored) when a record names a
- * machine outside machine_glob; every error is prefixed by name. */
+/* Stores a batch in one transaction with benchline.json's noisy limit, after recording its
+ * machine settings (keep "first"): outcomes[i] and run_ids[i] say what became of each record.
+ * BL_EDENIED (nothing written) when a record names a machine outside machine_glob; every
+ * error is prefixed by name. */
 int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *name,
 			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
 			struct bl_error *err);

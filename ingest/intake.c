@@ -26,10 +26,9 @@ void ingest_intake_init(struct ingest_intake *in)
 void ingest_intake_release(struct ingest_intake *in)
 {
 	ingest_config_release(&in->cfg);
-	ingest_config_init(&in->cfg);
 }
 
-int ingest_intake_setup(struct ingest_intake *in, struct store *st, struct bl_error *err)
+int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 {
 	const char *settings = in->repo ? in->repo : in->settings_dir;
 	int ret;
@@ -48,9 +47,6 @@ int ingest_intake_setup(struct ingest_intake *in, struct store *st, struct bl_er
 			return ret;
 		in->have_head = 1;
 	}
-	for (size_t i = 0; i < in->cfg.n_keep_first; i++)
-		if ((ret = store_set_machine_keep(st, in->cfg.keep_first_machines[i], 1, err)))
-			return ret;
 	return 0;
 }
 
@@ -157,6 +153,10 @@ int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *
 			return bl_error_set(err, BL_EDENIED,
 					    "%s: record %zu: this token may not push machine %s",
 					    name, i + 1, batch->records[i].machine);
+	/* benchline.json's machine settings, recorded before the records they decide. */
+	for (size_t i = 0; i < in->cfg.n_keep_first; i++)
+		if ((ret = store_set_machine_keep(st, in->cfg.keep_first_machines[i], 1, err)))
+			return ret;
 	if ((ret = ingest_store(st, batch, &opts, outcomes, run_ids, err)))
 		bl_error_prefix(err, "%s", name);
 	return ret;

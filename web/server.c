@@ -490,7 +490,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
 	slot = pool_take(srv, NULL);
 	st = srv->stores[slot];
-	if (ingest_intake_setup(&in, st, &err) ||
+	if (ingest_intake_setup(&in, &err) ||
 	    ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
 		web_reply_json_error(r, intake_status(err.code), err.msg.buf);
 		goto done;
