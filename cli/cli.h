@@ -13,6 +13,9 @@
 
 struct store;
 
+/* The exit status of a command whose side cannot be built (git bisect's "skip"). */
+#define EXIT_CANNOT_BUILD 125
+
 /* What a command needs set up before it runs. */
 enum cli_needs {
 	NEED_DB = 1,	    /* an existing database */

@@ -6,9 +6,6 @@
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
 
-/* Exit status when good itself cannot be built (git bisect's skip). */
-#define EXIT_CANNOT_BUILD 125
-
 static void print_probe(const struct confirm_probe *p)
 {
 	printf("probe %.12s %-10s", p->commit,

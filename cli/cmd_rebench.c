@@ -6,9 +6,6 @@
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
 
-/* Exit status when a side cannot be built (git bisect's skip). */
-#define EXIT_CANNOT_BUILD 125
-
 static void print_table(const struct confirm_rebench_report *r)
 {
 	static const char *const header[] = {"verdict", "ratio", "99% interval", "pairs", "metric"};

@@ -5,9 +5,6 @@
 #include "detect/confirm/confirm.h"
 #include "ingest/repo/repo.h"
 
-/* Exit status when a side cannot be built (git bisect's skip, as rebench will use it). */
-#define EXIT_CANNOT_BUILD 125
-
 /*
  * benchline worktree [--repo DIR] [--build] [--run] REV [REV]: plumbing for the re-bench
  * (§9), left out of `benchline help`. Checks REV out in side a's worktree (and the second in

@@ -65,9 +65,10 @@ int hashmap_get(const struct hashmap *m, const char *key, int64_t *val)
 	return key && hashmap_get_len(m, key, strlen(key), val);
 }
 
-void hashmap_put(struct hashmap *m, const char *key, int64_t val)
+/* Puts key, whose hash is h, at its slot: growing first re-slots the keys by their kept hashes,
+ * never hashing them again. */
+static void put_hashed(struct hashmap *m, const char *key, uint64_t h, int64_t val)
 {
-	uint64_t h = hashmap_hash(key, strlen(key));
 	size_t i;
 	if ((m->nr + 1) * 2 > m->cap) {
 		struct hashmap bigger = HASHMAP_INIT;
@@ -77,7 +78,7 @@ void hashmap_put(struct hashmap *m, const char *key, int64_t val)
 		bigger.vals = xcalloc(bigger.cap, sizeof(*bigger.vals));
 		for (size_t j = 0; j < m->cap; j++)
 			if (m->keys[j])
-				hashmap_put(&bigger, m->keys[j], m->vals[j]);
+				put_hashed(&bigger, m->keys[j], m->hashes[j], m->vals[j]);
 		hashmap_release(m);
 		*m = bigger;
 	}
@@ -88,6 +89,11 @@ void hashmap_put(struct hashmap *m, const char *key, int64_t val)
 		m->nr++;
 	}
 	m->vals[i] = val;
+}
+
+void hashmap_put(struct hashmap *m, const char *key, int64_t val)
+{
+	put_hashed(m, key, hashmap_hash(key, strlen(key)), val);
 }
 
 void intern_init(struct intern *t)
@@ -123,9 +129,7 @@ uint32_t intern_add(struct intern *t, const char *s)
 
 void intern_release(struct intern *t)
 {
-	for (size_t i = 0; i < t->nr; i++)
-		free(t->strings[i]);
-	free(t->strings);
+	strings_free(t->strings, t->nr);
 	hashmap_release(&t->index);
 	intern_init(t);
 }

@@ -33,12 +33,11 @@ const char *format_double(char *buf, double v, unsigned flags)
 	}
 	/* The fewest significant digits that read back as the same double (17 always do). Their
 	 * last digit is never 0: one digit fewer would then name the same decimal. */
-	for (p = 1; p < 17; p++) {
+	for (p = 1; p <= 17; p++) {
 		snprintf(e, sizeof(e), "%.*e", p - 1, v);
-		if (strtod(e, NULL) == v)
+		if (p == 17 || strtod(e, NULL) == v)
 			break;
 	}
-	snprintf(e, sizeof(e), "%.*e", p - 1, v);
 	/* e is [-]D[.DDD]e[+-]XX: collect the digits and the decimal exponent. */
 	s = e;
 	if (*s == '-')

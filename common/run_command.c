@@ -391,7 +391,8 @@ int child_process_run(struct child_process *cp, struct bl_error *err)
 	if (!(e = locate_program(&path, name))) {
 		if (make_pipe(out) || (cp->in && make_pipe(in)) ||
 		    (cp->err_tail_max && make_pipe(errp))) {
-			ret = bl_error_set(err, BL_EIO, "cannot make a pipe: %s", strerror(errno));
+			ret = bl_error_set(err, BL_EIO, "cannot run '%s': cannot make a pipe: %s",
+					   name, strerror(errno));
 			goto done;
 		}
 		if (cp->env)

@@ -414,26 +414,18 @@ static int parse_bench(struct ingest_config *cfg, const json_t *bench, const cha
 			else
 				cfg->bench_processes = (long)json_integer_value(v);
 		} else if (!strcmp(key, "artifacts")) {
-			size_t i;
-			json_t *item;
-			if (!is_string_array(v)) {
-				ret = type_error(err, name, at.buf, "expected an array of globs");
+			if ((ret = parse_strings(&cfg->bench_artifacts, &cfg->n_bench_artifacts, v,
+						 name, at.buf, err)))
 				goto done;
-			}
-			strings_free(cfg->bench_artifacts, cfg->n_bench_artifacts);
-			cfg->bench_artifacts = xcalloc(json_array_size(v) + 1, sizeof(char *));
-			cfg->n_bench_artifacts = 0;
-			json_array_foreach(v, i, item)
-			{
-				const char *glob = json_string_value(item);
-				if (!is_inner_glob(glob, json_string_length(item))) {
+			for (size_t i = 0; i < cfg->n_bench_artifacts; i++) {
+				const char *glob = cfg->bench_artifacts[i];
+				if (!is_inner_glob(glob, strlen(glob))) {
 					ret = bl_error_set(err, BL_ECONFIG,
 							   "%s: %s: '%s' is not a glob inside the "
 							   "worktree (relative, no '..')",
 							   name, at.buf, glob);
 					goto done;
 				}
-				cfg->bench_artifacts[cfg->n_bench_artifacts++] = xstrdup(glob);
 			}
 		} else {
 			ret = unknown_key(err, name, at.buf);

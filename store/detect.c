@@ -134,9 +134,7 @@ static void commit_index_free(struct store_commit_index *ci)
 		return;
 	hashmap_release(&ci->sha);
 	hashmap_release(&ci->source);
-	for (size_t i = 0; i < ci->nstrings; i++)
-		free(ci->strings[i]);
-	free(ci->strings);
+	strings_free(ci->strings, ci->nstrings);
 	free(ci->times);
 	free(ci);
 }

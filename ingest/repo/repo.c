@@ -942,7 +942,8 @@ static int make_dir(int *created, const char *path, struct bl_error *err)
 	return 0;
 }
 
-int repo_state_dir(struct strbuf *out, struct repo *r, struct bl_error *err)
+/* <root>/.benchline of the repository r opens (see repo_state_dir_at). */
+static int repo_state_dir(struct strbuf *out, struct repo *r, struct bl_error *err)
 {
 	const char *workdir = git_repository_workdir(r->repo);
 	if (!workdir)

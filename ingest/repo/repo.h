@@ -96,10 +96,9 @@ int repo_read_file(struct strbuf *out, int *found, struct repo *r, const char *c
 enum repo_side { REPO_SIDE_A, REPO_SIDE_B };
 /* "a" or "b": the side's directory under .benchline/worktrees/. */
 const char *repo_side_name(enum repo_side side);
-/* <root>/.benchline (no trailing slash) into out, created when missing with its own .gitignore
- * of "*", as pytest's cache does, so nothing in it shows in `git status`. */
-int repo_state_dir(struct strbuf *out, struct repo *r, struct bl_error *err);
-/* The same for the root of a working tree given as a path (repo_toplevel's answer). */
+/* ROOT/.benchline (no trailing slash) into out, for the root of a working tree (repo_toplevel's
+ * answer), created when missing with its own .gitignore of "*", as pytest's cache does, so
+ * nothing in it shows in `git status`. */
 int repo_state_dir_at(struct strbuf *out, const char *root, struct bl_error *err);
 /* The side's worktree with commit_sha (40 hex digits) checked out: its absolute path (no
  * trailing slash) is appended to path_out. Made on first use; a stale one (its directory

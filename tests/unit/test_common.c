@@ -206,7 +206,7 @@ static void child_captures_stdout_and_exit_code(void **state)
 	assert_int_equal(cp.signal, 0);
 	assert_int_equal(cp.timed_out, 0);
 	assert_true(cp.peak_rss_kib > 0);
-	assert_true(cp.wall_s >= 0 && cp.cpu_s >= 0);
+	assert_true(cp.wall_s > 0); /* a real process takes time; its CPU time may round to 0 */
 	/* A second run on the same struct starts from nothing. */
 	assert_int_equal(run_sh(&cp, "true", &err), 0);
 	assert_int_equal(cp.out.len, 0);

@@ -164,9 +164,9 @@ static void test_config_bench(void **state)
 	    {"{\"bench\": {\"processes\": \"3\"}}",
 	     "repo/benchline.json: bench.processes: expected an integer from 1 to 1000"},
 	    {"{\"bench\": {\"artifacts\": \"build/*\"}}",
-	     "repo/benchline.json: bench.artifacts: expected an array of globs"},
+	     "repo/benchline.json: bench.artifacts: expected an array of strings"},
 	    {"{\"bench\": {\"artifacts\": [\"a\", 1]}}",
-	     "repo/benchline.json: bench.artifacts: expected an array of globs"},
+	     "repo/benchline.json: bench.artifacts: expected an array of strings"},
 	    {"{\"bench\": {\"artifacts\": [\"/usr/lib/*.so\"]}}",
 	     "repo/benchline.json: bench.artifacts: '/usr/lib/*.so' is not a glob inside the "
 	     "worktree (relative, no '..')"},
