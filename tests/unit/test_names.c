@@ -164,6 +164,88 @@ static void the_schema_admits_exactly_these_names(void **state)
 	unit_store_close(NULL, path);
 }
 
+/* The names a column's CHECK (COLUMN IN ('a', 'b', ...)) lists in TABLE's schema, each followed
+ * by a space, in the schema's order. */
+static void schema_names(struct strbuf *out, sqlite3 *h, const char *table, const char *column)
+{
+	struct strbuf want = STRBUF_INIT;
+	sqlite3_stmt *s;
+	const char *sql, *p;
+	assert_int_equal(
+	    sqlite3_prepare_v2(h, "SELECT sql FROM sqlite_schema WHERE name = ?1", -1, &s, NULL),
+	    SQLITE_OK);
+	sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	sql = (const char *)sqlite3_column_text(s, 0);
+	strbuf_addf(&want, "CHECK (%s IN (", column);
+	p = strstr(sql, want.buf);
+	assert_non_null(p);
+	for (p += want.len; *p && *p != ')'; p++) {
+		const char *end;
+		if (*p != '\'')
+			continue;
+		end = strchr(p + 1, '\'');
+		assert_non_null(end);
+		strbuf_add(out, p + 1, (size_t)(end - p - 1));
+		strbuf_addch(out, ' ');
+		p = end;
+	}
+	sqlite3_finalize(s);
+	strbuf_release(&want);
+}
+
+/* The other way round: every name the schema admits is one the program has, so nothing it can
+ * store reads back as unknown. The lists are compared in the schema's order, which is the
+ * enums'. */
+static void the_schema_lists_no_name_the_program_lacks(void **state)
+{
+	struct strbuf got = STRBUF_INIT, want = STRBUF_INIT;
+	struct store *st;
+	char path[64];
+	sqlite3 *h;
+	(void)state;
+	st = unit_store_open(path, sizeof(path), "test_names");
+	store_free(st);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+
+	for (int i = METRIC_TIMED; i <= METRIC_QUANTILE; i++)
+		strbuf_addf(&want, "%s ", metric_kind_name((enum metric_kind)i));
+	schema_names(&got, h, "metrics", "kind");
+	assert_string_equal(got.buf, want.buf);
+
+	strbuf_reset(&got);
+	strbuf_reset(&want);
+	strbuf_addf(&want, "%s %s ", metric_better_name(0), metric_better_name(1));
+	schema_names(&got, h, "metrics", "better");
+	assert_string_equal(got.buf, want.buf);
+
+	strbuf_reset(&got);
+	strbuf_reset(&want);
+	for (int i = LINE_FIRST; i <= LINE_PINNED; i++)
+		strbuf_addf(&want, "%s ", line_break_name((enum line_break)i));
+	schema_names(&got, h, "lines", "reason");
+	assert_string_equal(got.buf, want.buf);
+
+	strbuf_reset(&got);
+	strbuf_reset(&want);
+	for (int i = SUSPECT_SLOWER; i <= SUSPECT_FASTER; i++)
+		strbuf_addf(&want, "%s ", suspect_side_name((enum suspect_side)i));
+	schema_names(&got, h, "suspects", "side");
+	assert_string_equal(got.buf, want.buf);
+
+	strbuf_reset(&got);
+	strbuf_reset(&want);
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_COVERED; i++)
+		strbuf_addf(&want, "%s ", suspect_state_name((enum suspect_state)i));
+	schema_names(&got, h, "suspects", "state");
+	assert_string_equal(got.buf, want.buf);
+
+	sqlite3_close(h);
+	unit_store_close(NULL, path);
+	strbuf_release(&got);
+	strbuf_release(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +253,7 @@ int main(void)
 	    cmocka_unit_test(nothing_else_parses),
 	    cmocka_unit_test(line_breaks),
 	    cmocka_unit_test(the_schema_admits_exactly_these_names),
+	    cmocka_unit_test(the_schema_lists_no_name_the_program_lacks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
