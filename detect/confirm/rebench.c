@@ -164,17 +164,41 @@ static void judge(struct confirm_metric *out, const struct series *s,
 	free(r);
 }
 
+/* Whether a metric needs another measurement: not while one measurement has cleared it, nor
+ * once enough have agreed it is slower, nor when its undecided ones have used up their
+ * replacements. */
+static int needs_more(const struct confirm_metric *c, const struct confirm_rebench_options *o)
+{
+	return !c->clear_votes && c->slower_votes < o->confirmations &&
+	       c->undecided_votes <= o->replacements;
+}
+
+/* Whether a metric of this measurement still waits for a vote: every one does in the first;
+ * in a later one, only those the earlier ones left open (so a metric already decided cannot
+ * keep the rounds going). */
+static int open_metric(const char *key, const struct confirm_rebench_result *so_far,
+		       const struct confirm_rebench_options *o)
+{
+	if (!so_far->measurements)
+		return 1;
+	for (size_t k = 0; k < so_far->n; k++)
+		if (!strcmp(so_far->metrics[k].key, key))
+			return needs_more(&so_far->metrics[k], o);
+	return 0; /* only the first measurement says what is measured */
+}
+
 /* One measurement from scratch: rounds of pairs until every metric is settled or the pairs
  * run out. */
-static int measure(struct measurement *m, const struct confirm_rebench_options *o, int index,
-		   confirm_sample_fn sample, void *data, confirm_progress_fn progress,
-		   void *progress_data, struct bl_error *err)
+static int measure(struct measurement *m, const struct confirm_rebench_result *so_far,
+		   const struct confirm_rebench_options *o, int index, confirm_sample_fn sample,
+		   void *data, confirm_progress_fn progress, void *progress_data,
+		   struct bl_error *err)
 {
 	struct confirm_metric *now = NULL;
 	int ret = 0;
 
 	while (m->pairs < o->max_pairs) {
-		size_t settled = 0;
+		size_t settled = 0, waiting = 0;
 		for (size_t i = 0; i < o->round_pairs && m->pairs < o->max_pairs; i++)
 			if ((ret = take_pair(m, sample, data, err)))
 				goto done;
@@ -184,25 +208,19 @@ static int measure(struct measurement *m, const struct confirm_rebench_options *
 			now[i].key = m->s[i].key;
 			now[i].better_higher = m->s[i].better_higher;
 			judge(&now[i], &m->s[i], o);
-			settled += now[i].verdict != GATE_VERDICT_UNDECIDED;
+			if (open_metric(m->s[i].key, so_far, o)) {
+				waiting++;
+				settled += now[i].verdict != GATE_VERDICT_UNDECIDED;
+			}
 		}
 		if (progress)
 			progress(index, m->pairs, o->max_pairs, now, m->n, progress_data);
-		if (m->n && settled == m->n)
+		if (waiting && settled == waiting)
 			break;
 	}
 done:
 	free(now);
 	return ret;
-}
-
-/* Whether a metric needs another measurement: not while one measurement has cleared it, nor
- * once enough have agreed it is slower, nor when its undecided ones have used up their
- * replacements. */
-static int needs_more(const struct confirm_metric *c, const struct confirm_rebench_options *o)
-{
-	return !c->clear_votes && c->slower_votes < o->confirmations &&
-	       c->undecided_votes <= o->replacements;
 }
 
 /* Counts one measurement's verdict for a metric and sets what it stands at. */
@@ -239,7 +257,8 @@ int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_reb
 	do {
 		struct measurement m = {NULL, 0, 0, 0};
 		index++;
-		if ((ret = measure(&m, o, index, sample, data, progress, progress_data, err))) {
+		if ((ret =
+			 measure(&m, out, o, index, sample, data, progress, progress_data, err))) {
 			measurement_release(&m);
 			confirm_rebench_release(out);
 			return ret;

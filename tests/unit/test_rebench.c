@@ -26,7 +26,8 @@ struct bench {
 	char order[256];     /* the sides in the order they were sampled, while it fits */
 	int fail_at;	     /* the sample that fails, 0: none */
 	long slow_until;     /* > 0: B is slower only for the samples before this one */
-	struct confirm_value v[2];
+	long flaky_after;    /* > 0: a metric "flaky", quiet until this sample, wild after */
+	struct confirm_value v[3];
 };
 
 static double uniform(struct bench *b)
@@ -63,6 +64,12 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	    100.0 * machine * (side == CONFIRM_SIDE_B ? 1 + slower : 1) * (1 + b->noise * gauss(b));
 	b->v[k].better_higher = 0;
 	b->v[k++].judge = CONFIRM_JUDGE_RATIO;
+	if (b->flaky_after > 0) {
+		b->v[k].key = "flaky";
+		b->v[k].value = 50.0 * (1 + (b->t > b->flaky_after ? 0.5 : 0.0005) * gauss(b));
+		b->v[k].better_higher = 0;
+		b->v[k++].judge = CONFIRM_JUDGE_RATIO;
+	}
 	if (b->rss_a > 0) {
 		b->v[k].key = "peak_rss_kib";
 		b->v[k].value =
@@ -210,6 +217,27 @@ static void one_measurement_that_is_not_slower_clears_it(void **state)
 	confirm_rebench_release(&r);
 }
 
+/* A metric decided by the first measurement does not keep later ones going: "flaky" is the same
+ * in the first round, then too noisy ever to settle, yet the measurements that confirm the
+ * slower metric stop after one round each. */
+static void a_decided_metric_does_not_hold_up_the_confirmations(void **state)
+{
+	struct bench b;
+	struct confirm_rebench_result r;
+	(void)state;
+	bench_init(&b, 4, 0.05, 0.002);
+	b.drift = 0;
+	b.flaky_after = 2 * CONFIRM_ROUND_PAIRS;
+	assert_int_equal(run(&b, &r), GATE_VERDICT_SLOWER);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.metrics[1].key, "flaky");
+	assert_int_equal(r.metrics[1].verdict, GATE_VERDICT_SAME);
+	assert_int_equal(r.metrics[1].measurements, 1);
+	assert_int_equal(r.measurements, CONFIRM_CONFIRMATIONS);
+	assert_int_equal(r.pairs, CONFIRM_CONFIRMATIONS * CONFIRM_ROUND_PAIRS);
+	confirm_rebench_release(&r);
+}
+
 static void a_failing_sample_ends_it_with_the_error(void **state)
 {
 	struct bench b;
@@ -236,6 +264,7 @@ int main(void)
 	    cmocka_unit_test(an_undecidable_case_is_replaced_three_times_then_undecided),
 	    cmocka_unit_test(peak_rss_needs_ten_percent_and_a_mebibyte),
 	    cmocka_unit_test(one_measurement_that_is_not_slower_clears_it),
+	    cmocka_unit_test(a_decided_metric_does_not_hold_up_the_confirmations),
 	    cmocka_unit_test(a_failing_sample_ends_it_with_the_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
