@@ -309,4 +309,12 @@ test_expect 'the database passes integrity_check after it all' '
 	test "$(sqlite3 "$BENCHLINE_DB" "PRAGMA integrity_check")" = ok
 '
 
+test_expect 'a name the store does not know, edited into the file by hand, is an error naming it and the file' '
+	cp "$BENCHLINE_DB" edited.db &&
+	sqlite3 edited.db "PRAGMA ignore_check_constraints = 1; UPDATE metrics SET kind = '"'"'sampled'"'"' WHERE run_id = (SELECT min(run_id) FROM metrics)" &&
+	expect_exit 2 bl --db edited.db records --json >out 2>err &&
+	echo "benchline: unknown metric kind '"'"'sampled'"'"' in '"'"'edited.db'"'"'" >expect &&
+	test_cmp expect err
+'
+
 test_done
