@@ -491,4 +491,35 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 void store_gate_record_release(struct store_gate_record *r);
 void store_gate_records_free(struct store_gate_record *r, size_t nr);
 
+/* Regressions (§9.3): the commits bisection pinned, one per Series (store/regressions.c) */
+
+/* A Regression as stored and listed. Strings live until the callback returns (listing), or
+ * stay the caller's (store_regression_add). */
+struct store_regression {
+	int64_t id;
+	int64_t alert_id; /* the alert confirm bisected for it; 0 when bisect ran on its own */
+	const char *machine, *benchmark, *config, *metric;
+	const char *commit, *source_hash;
+	const char *subject; /* the commit's subject; NULL when unknown */
+	int64_t pr;	     /* pull request number its subject names; 0 when none */
+	double ratio, lo, hi; /* b / a of the bisection's last slower probe; NAN when none */
+	const char *reference_commit; /* the good end of the bisection */
+	const char *probes;	      /* the probe log: a JSON array as `bisect --json` has it */
+	const char *filed_url;	      /* listing only: where triage filed its alert, or NULL */
+	double created_at;	      /* listing only */
+};
+/*
+ * Stores a Regression on the Series (machine, benchmark by name; created when new), placed at
+ * the pinned commit's seq on main when it is there, so the next detect starts a `pinned` line
+ * there. A Regression already stored for the same Series and commit is kept: *id_out is its id
+ * and *added 0 (added may be NULL).
+ */
+int store_regression_add(int64_t *id_out, int *added, struct store *st,
+			 const struct store_regression *r, struct bl_error *err);
+typedef int (*store_regression_fn)(const struct store_regression *r, void *data);
+/* Every Regression (alert_id 0), or one alert's, oldest first. A non-zero return from fn stops
+ * the walk. */
+int store_each_regression(struct store *st, int64_t alert_id, store_regression_fn fn,
+			  void *data, struct bl_error *err);
+
 #endif
