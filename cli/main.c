@@ -45,6 +45,8 @@ const struct cli_command cli_commands[] = {
      "find the first commit between two that made a benchmark slower"},
     {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
      "list the Suspects detect found, in Series order"},
+    {"alerts", cmd_alerts, NEED_DB, "benchline alerts [--machine M] [--state S] [--json]",
+     "list the alerts: Suspects grouped into what confirm measures"},
     {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
      "print the source hash of revisions (default HEAD)"},
     {"paths", cmd_paths, 0, "benchline paths check [--repo DIR]",

@@ -27,10 +27,19 @@ static const char *const suspect_side_names[] = {
 };
 
 static const char *const suspect_state_names[] = {
-    [SUSPECT_OPEN] = "open",
-    [SUSPECT_CLEARED] = "cleared",
-    [SUSPECT_CONFIRMED] = "confirmed",
-    [SUSPECT_COVERED] = "covered",
+    [SUSPECT_OPEN] = "open",	       [SUSPECT_CLEARED] = "cleared",
+    [SUSPECT_CONFIRMED] = "confirmed", [SUSPECT_COVERED] = "covered",
+    [SUSPECT_TRANSIENT] = "transient", [SUSPECT_IGNORED] = "ignored",
+};
+
+/* ALERT_NO_OUTCOME has no name: the store keeps it as NULL. */
+static const char *const alert_outcome_names[] = {
+    [ALERT_NO_OUTCOME] = NULL,
+    [ALERT_CLEARED] = "cleared",
+    [ALERT_CONFIRMED] = "confirmed",
+    [ALERT_UNBUILDABLE] = "unbuildable",
+    [ALERT_INCONCLUSIVE] = "inconclusive",
+    [ALERT_TRANSIENT] = "transient",
 };
 
 #define NAMES_NR(t) (sizeof(t) / sizeof((t)[0]))
@@ -39,7 +48,7 @@ static const char *const suspect_state_names[] = {
 static int name_index(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; name && i < n; i++)
-		if (!strcmp(names[i], name))
+		if (names[i] && !strcmp(names[i], name))
 			return (int)i;
 	return BL_EINVALID;
 }
@@ -134,5 +143,19 @@ int suspect_state_parse(enum suspect_state *out, const char *name)
 	if (i < 0)
 		return i;
 	*out = (enum suspect_state)i;
+	return 0;
+}
+
+const char *alert_outcome_name(enum alert_outcome o)
+{
+	return index_name(alert_outcome_names, NAMES_NR(alert_outcome_names), (unsigned)o);
+}
+
+int alert_outcome_parse(enum alert_outcome *out, const char *name)
+{
+	int i = name_index(alert_outcome_names, NAMES_NR(alert_outcome_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum alert_outcome)i;
 	return 0;
 }

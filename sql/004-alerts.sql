@@ -11,15 +11,15 @@ CREATE TABLE alerts (
 	commit_sha TEXT NOT NULL, -- the commit of the record that started it
 	side TEXT NOT NULL CHECK (side IN ('slower', 'faster')),
 	state TEXT NOT NULL DEFAULT 'open'
-		CHECK (state IN ('open', 'transient', 'cleared', 'confirmed', 'covered',
+		CHECK (state IN ('open', 'cleared', 'confirmed', 'covered', 'transient',
 				 'ignored')),
 	series INTEGER NOT NULL DEFAULT 0, -- Suspects it holds
 	judged_series INTEGER NOT NULL DEFAULT 0, -- the machine's judged Series at its commit
 	run_wide INTEGER NOT NULL DEFAULT 0, -- series >= judged_series / 2
-	-- What the last confirm found: cleared, confirmed, unbuildable or inconclusive (NULL
-	-- before one), with its re-bench report (§14 JSON) and a note (why it is ignored, or
-	-- the error that left it unbuildable).
-	outcome TEXT CHECK (outcome IN ('cleared', 'confirmed', 'unbuildable', 'inconclusive')),
+	-- What confirm found (NULL before it took the alert up), with its re-bench report (§14
+	-- JSON) and a note (the error that left it unbuildable, the range bisection left).
+	outcome TEXT CHECK (outcome IN ('cleared', 'confirmed', 'unbuildable', 'inconclusive',
+					'transient')),
 	rebench TEXT,
 	note TEXT,
 	filed_url TEXT, -- where triage's issue was filed (--mark-filed), NULL until then
@@ -57,7 +57,7 @@ CREATE TABLE suspects_v4 (
 	persisted INTEGER NOT NULL DEFAULT 0,
 	alert_id INTEGER REFERENCES alerts (id),
 	state TEXT NOT NULL DEFAULT 'open'
-		CHECK (state IN ('open', 'transient', 'cleared', 'confirmed', 'covered',
+		CHECK (state IN ('open', 'cleared', 'confirmed', 'covered', 'transient',
 				 'ignored')),
 	created_at REAL NOT NULL,
 	UNIQUE (run_id, metric)

@@ -246,4 +246,47 @@ void confirm_bisect_report_release(struct confirm_bisect_report *r);
 /* The report as `bisect --json` prints it (docs/cli.md). */
 struct json_t *confirm_bisect_json(const struct confirm_bisect_report *r);
 
+/* --- `benchline confirm` (alerts.c): alerts re-benched, bisected, turned into Regressions --- */
+
+struct store;
+struct confirm_alerts_request {
+	const char *repo;    /* a directory inside the working tree; NULL: "." */
+	const char *machine; /* the default selection's machine (this one's) */
+	/* The alerts asked for by id (any state, any machine); none: every open slower alert
+	 * of `machine` that confirm has not taken up before. */
+	const int64_t *ids;
+	size_t nids;
+	double limit;		      /* 0: GATE_LIMIT */
+	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
+	void *progress_data;
+	/* A line about each step ("alert 3: re-benching ..."), for stderr; NULL: none. */
+	void (*note)(const char *line, void *data);
+	void *note_data;
+};
+/* What confirm did with one alert. */
+struct confirm_alert_result {
+	int64_t alert;
+	enum alert_outcome outcome; /* ALERT_NO_OUTCOME only for one decided by hand (ignored) */
+	int already;		    /* decided by an earlier run: nothing was measured */
+	struct json_t *rebench;	    /* the re-bench report (§14), NULL when none ran */
+	int64_t *regressions;	    /* the Regressions stored for it */
+	size_t nregressions, regressions_alloc;
+	char *note; /* why it is unbuildable or inconclusive; NULL */
+};
+/*
+ * Takes up the alerts req names (§9.4): each alert's commit re-benched against its reference
+ * commit (the latest of its Suspects' references), once; none of its Series slower: cleared
+ * (undecided: inconclusive, still open); slower: confirmed, then every Series of it the
+ * re-bench found slower is bisected between the two and each pinned commit stored as a
+ * Regression of the alert, which is then covered. A side that cannot be built leaves the alert
+ * open and `unbuildable`. Each outcome is stored with the alert as soon as it is known, so a
+ * second run does nothing. *out (n of them, in the order taken up) is the caller's to free.
+ */
+int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
+		   const struct confirm_alerts_request *req, struct bl_error *err);
+void confirm_alert_results_free(struct confirm_alert_result *r, size_t n);
+/* One result as `confirm --json` lists it: {"alert", "outcome", "already", "rebench",
+ * "regressions", "note"}. */
+struct json_t *confirm_alert_result_json(const struct confirm_alert_result *r);
+
 #endif
