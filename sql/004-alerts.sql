@@ -13,9 +13,9 @@ CREATE TABLE alerts (
 	state TEXT NOT NULL DEFAULT 'open'
 		CHECK (state IN ('open', 'cleared', 'confirmed', 'covered', 'transient',
 				 'ignored')),
-	series INTEGER NOT NULL DEFAULT 0, -- Suspects it holds
+	series INTEGER NOT NULL DEFAULT 0, -- the Series its Suspects are on
 	judged_series INTEGER NOT NULL DEFAULT 0, -- the machine's judged Series at its commit
-	run_wide INTEGER NOT NULL DEFAULT 0, -- series >= judged_series / 2
+	run_wide INTEGER NOT NULL DEFAULT 0, -- on half the judged Series at its commit, or more
 	-- What confirm found (NULL before it took the alert up), with its re-bench report (§14
 	-- JSON) and a note (the error that left it unbuildable, the range bisection left).
 	outcome TEXT CHECK (outcome IN ('cleared', 'confirmed', 'unbuildable', 'inconclusive',

@@ -35,11 +35,14 @@ SET alert_id = (SELECT a.id FROM alerts a JOIN runs r ON r.id = suspects.run_id
 		ORDER BY a.id LIMIT 1)
 WHERE alert_id IS NULL AND (follows_run_id IS NULL OR NOT ?1);
 
--- An alert looked at again: how many Suspects it holds and how many Series its machine judged
--- at its commit (its standing, untagged records there, one per metric with a judged line).
+-- An alert looked at again: how many Series its Suspects are on and how many Series its
+-- machine judged at its commit (its standing, untagged records there, one per metric with a
+-- judged line).
 -- name: alerts_count
 UPDATE alerts
-SET series = (SELECT count(*) FROM suspects s WHERE s.alert_id = alerts.id),
+SET series = (SELECT count(*)
+	      FROM (SELECT DISTINCT benchmark_id, config, metric FROM suspects s
+		    WHERE s.alert_id = alerts.id)),
     judged_series =
 	(SELECT count(*)
 	 FROM runs r
@@ -58,12 +61,17 @@ DELETE FROM alerts
 WHERE recheck AND state IN ('open', 'transient') AND series = 0
   AND NOT EXISTS (SELECT 1 FROM regressions g WHERE g.alert_id = alerts.id);
 
--- run-wide when it holds at least half the Series judged there; an undecided alert is
+-- run-wide when its Suspects at its commit are on at least half the Series judged there (and
+-- more than one: a machine
+-- that measures one Series cannot tell a run-wide shift from its own); an undecided alert is
 -- transient when every Suspect in it came back within ?1 records (quiet.transient_records),
 -- else open.
 -- name: alerts_judge
 UPDATE alerts
-SET run_wide = (2 * series >= judged_series AND series > 0),
+SET run_wide = (SELECT 2 * count(*) >= alerts.judged_series AND count(*) > 1
+		FROM (SELECT DISTINCT s.benchmark_id, s.config, s.metric
+		      FROM suspects s JOIN runs r ON r.id = s.run_id
+		      WHERE s.alert_id = alerts.id AND r.commit_sha = alerts.commit_sha)),
     state = CASE WHEN state NOT IN ('open', 'transient') THEN state
 		 WHEN EXISTS (SELECT 1 FROM suspects s
 			      WHERE s.alert_id = alerts.id
@@ -84,12 +92,15 @@ UPDATE alerts SET recheck = 0 WHERE recheck;
 
 -- Alerts as `benchline alerts` lists them, oldest first: ?1 a machine's name or NULL for all,
 -- ?2 a state's name or NULL, ?3 one alert's id or NULL. The reference commit is the latest of
--- its Suspects' references in Series order (§9.1), NULL when none has one.
+-- the references of its Suspects at its commit, in Series order (§9.1; one that joined it by
+-- continuing an earlier level, later, has its reference after the alert's commit), NULL when
+-- none has one.
 -- name: alerts_list
 SELECT a.id, m.name, a.commit_sha, a.side, a.state, a.run_wide, a.series, a.judged_series,
        a.outcome, a.note, a.filed_url,
-       (SELECT r.commit_sha FROM suspects s JOIN placed_runs r ON r.id = s.reference_run_id
-	WHERE s.alert_id = a.id
+       (SELECT r.commit_sha FROM suspects s JOIN runs own ON own.id = s.run_id
+	JOIN placed_runs r ON r.id = s.reference_run_id
+	WHERE s.alert_id = a.id AND own.commit_sha = a.commit_sha
 	ORDER BY r.place DESC, r.at DESC, r.started_at DESC, r.id DESC LIMIT 1),
        a.created_at, a.rebench
 FROM alerts a
