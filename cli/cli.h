@@ -26,6 +26,7 @@ struct cli_ctx {
 	const char *db_path;
 	struct store *store; /* opened per the command's needs, else NULL */
 	const struct cli_command *cmd;
+	int db_given; /* --db was on the command line (not $BENCHLINE_DB or the default) */
 };
 
 struct cli_command {
@@ -197,6 +198,8 @@ int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_regressions(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];

@@ -1,10 +1,13 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
+#include "store/store.h"
 
 static void print_probe(const struct confirm_probe *p)
 {
@@ -19,10 +22,38 @@ static void print_probe(const struct confirm_probe *p)
 	putchar('\n');
 }
 
+/* Whether a pinned commit is stored: unless --no-store, when the database exists or --db
+ * named one (created then). The store is opened before measuring, so a database that cannot
+ * be opened fails at once rather than after the bisection. */
+static int open_store(struct cli_ctx *ctx, int no_store, struct bl_error *err)
+{
+	struct stat sb;
+	if (no_store || (!ctx->db_given && stat(ctx->db_path, &sb) < 0))
+		return 0;
+	return store_open(&ctx->store, ctx->db_path, STORE_CREATE, err);
+}
+
+/* Stores the pinned commit as a Regression and says so on stderr. */
+static int store_pinned(struct cli_ctx *ctx, const struct confirm_bisect_report *report,
+			const char *machine, struct bl_error *err)
+{
+	struct strbuf series = STRBUF_INIT;
+	int64_t id;
+	int added, ret;
+	ret = confirm_bisect_store(&id, &added, &series, ctx->store, report, machine, err);
+	if (!ret)
+		fprintf(stderr, "%s Regression %lld: %s at %.12s\n",
+			added ? "bisect: stored" : "bisect: already stored", (long long)id,
+			series.buf, report->pinned.sha);
+	strbuf_release(&series);
+	return ret;
+}
+
 /*
  * benchline bisect [--repo DIR] --good REV --bad REV --benchmark NAME [--metric M]
- * [--limit R] [--json]: the first commit whose source is slower (§9.3). Exit 0 pinned,
- * 1 not reproduced, 2 an error, 3 inconclusive, 125 good cannot be built.
+ * [--limit R] [--machine M] [--no-store] [--json]: the first commit whose source is slower
+ * (§9.3), stored as a Regression when there is a database. Exit 0 pinned, 1 not reproduced,
+ * 2 an error, 3 inconclusive, 125 good cannot be built.
  */
 int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 {
@@ -30,7 +61,9 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	struct confirm_bisect_report report;
 	struct cli_progress progress = {"bisect", isatty(2), 0};
 	struct bl_error err = BL_ERROR_INIT;
-	int json = 0, ret;
+	struct strbuf machine = STRBUF_INIT;
+	const char *machine_flag = NULL;
+	int json = 0, no_store = 0, ret;
 	const struct cli_option opts[] = {
 	    {OPT_STRING, "repo", &req.repo, "DIR",
 	     "the repository (default: the current directory)"},
@@ -40,6 +73,10 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_STRING, "metric", &req.metric, "M", "its metric judged (default: every one)"},
 	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
 	     "the ratio a metric may grow by before it is slower (default: gate.limit, else 1.02)"},
+	    {OPT_STRING, "machine", &machine_flag, "M",
+	     "the Regression's machine (default: benchline.json's machine, else the host name)"},
+	    {OPT_BOOL, "no-store", &no_store, NULL,
+	     "do not store the pinned commit as a Regression"},
 	    {OPT_BOOL, "json", &json, NULL, "print the report as JSON"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
@@ -51,6 +88,12 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[0]);
 	if (!req.good || !req.bad || !req.benchmark)
 		cli_usage_error(ctx->cmd, opts, "--good, --bad and --benchmark are needed");
+	memset(&report, 0, sizeof(report));
+	if ((ret = open_store(ctx, no_store, &err)) ||
+	    (ctx->store && (ret = confirm_machine(&machine, machine_flag, req.repo, &err)))) {
+		ret = cli_fail(&err);
+		goto done;
+	}
 	req.progress = cli_measure_progress;
 	req.progress_data = &progress;
 	ret = confirm_bisect(&report, &req, &err);
@@ -74,6 +117,11 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 			printf("not reproduced: %.12s is not slower than %.12s\n",
 			       report.bad.commit, report.good.commit);
 	}
+	if (report.outcome == CONFIRM_PINNED && ctx->store &&
+	    store_pinned(ctx, &report, machine.buf, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
 	fprintf(stderr, "bisect: %s, %zu probe%s over %zu distinct source%s\n",
 		confirm_bisect_outcome_name(report.outcome), report.nprobes,
 		report.nprobes == 1 ? "" : "s", report.candidates,
@@ -83,6 +131,7 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 							 : 3;
 done:
 	confirm_bisect_report_release(&report);
+	strbuf_release(&machine);
 	bl_error_release(&err);
 	return ret;
 }

@@ -41,7 +41,7 @@ const struct cli_command cli_commands[] = {
      "measure B against A now, interleaved: is B slower?"},
     {"bisect", cmd_bisect, 0,
      "benchline bisect [--repo DIR] --good REV --bad REV --benchmark NAME [--metric M]\n"
-     "                        [--limit RATIO] [--json]",
+     "                        [--limit RATIO] [--machine M] [--no-store] [--json]",
      "find the first commit between two that made a benchmark slower"},
     {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
      "list the Suspects detect found, in Series order"},
@@ -50,6 +50,12 @@ const struct cli_command cli_commands[] = {
     {"confirm", cmd_confirm, NEED_DB,
      "benchline confirm [--repo DIR] [--machine M] [--limit RATIO] [--json] [ALERT...]",
      "re-bench open slower alerts and bisect the ones that hold into Regressions"},
+    {"regressions", cmd_regressions, NEED_DB, "benchline regressions [--json]",
+     "list the Regressions bisection pinned"},
+    {"triage", cmd_triage, NEED_DB,
+     "benchline triage [--json | --markdown] [--base-url URL]\n"
+     "   or: benchline triage --mark-filed ID=URL...",
+     "one issue per confirmed alert not yet filed, for a bot to file"},
     {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
      "print the source hash of revisions (default HEAD)"},
     {"paths", cmd_paths, 0, "benchline paths check [--repo DIR]",
@@ -260,7 +266,7 @@ int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
 		if (!c)
 			cli_usage_error(ctx->cmd, opts, "no command '%s'", argv[0]);
 		const char *args[] = {c->name, "--help", NULL};
-		struct cli_ctx sub = {ctx->db_path, NULL, c};
+		struct cli_ctx sub = {ctx->db_path, NULL, c, 0};
 		return c->fn(2, args, &sub);
 	}
 	fputs(global_usage, stdout);
@@ -276,7 +282,7 @@ int main(int argc, char **argv_in)
 	const char **argv = (const char **)argv_in;
 	const char *db_path = getenv("BENCHLINE_DB");
 	const struct cli_command *cmd;
-	struct cli_ctx ctx = {NULL, NULL, NULL};
+	struct cli_ctx ctx = {NULL, NULL, NULL, 0};
 	struct bl_error err = BL_ERROR_INIT;
 	int i, ret;
 
@@ -299,8 +305,10 @@ int main(int argc, char **argv_in)
 				return 2;
 			}
 			db_path = argv[++i];
+			ctx.db_given = 1;
 		} else if (!strncmp(argv[i], "--db=", 5)) {
 			db_path = argv[i] + 5;
+			ctx.db_given = 1;
 		} else {
 			cli_error("unknown option '%s'", argv[i]);
 			fputs(global_usage, stderr);

@@ -76,10 +76,10 @@ json_t *detect_series_json(const struct store_series *s, json_t *open_suspects)
 			    isnan(s->last_value) ? json_null() : json_real(s->last_value));
 	json_object_set_new(o, "last_commit",
 			    s->last_commit[0] ? json_string(s->last_commit) : json_null());
-	/* Detection (§6) gives the open Suspects (null until it has ever run); bisection (§9)
-	 * the Regressions, null until it exists. */
+	/* Detection (§6) gives the open Suspects (null until it has ever run); bisection (§9.3)
+	 * the Regressions stored on the Series. */
 	json_object_set_new(o, "open_suspects", open_suspects ? open_suspects : json_null());
-	json_object_set_new(o, "regressions", json_null());
+	json_object_set_new(o, "regressions", json_integer(s->regressions));
 	return o;
 }
 

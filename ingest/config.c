@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ingest/ingest.h"
 #include "ingest/adapters/adapters.h"
@@ -42,6 +43,7 @@ void ingest_config_release(struct ingest_config *cfg)
 	strings_free(cfg->quiet_processes, cfg->n_quiet_processes);
 	strings_free(cfg->judged_metrics, cfg->n_judged_metrics);
 	free(cfg->main_branch);
+	free(cfg->machine);
 	free(cfg->primary_metric);
 	free(cfg->path);
 	strings_free(cfg->gate_override_globs, cfg->n_gate_overrides);
@@ -460,7 +462,12 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 					  err);
 		else if (!strcmp(key, "main_branch"))
 			ret = parse_string(&cfg->main_branch, v, name, key, err);
-		else if (!strcmp(key, "metrics"))
+		else if (!strcmp(key, "machine")) {
+			ret = parse_string(&cfg->machine, v, name, key, err);
+			if (!ret && !is_machine_name(cfg->machine))
+				ret = type_error(err, name, key,
+						 "not a machine name ([A-Za-z0-9._-]{1,64})");
+		} else if (!strcmp(key, "metrics"))
 			ret = parse_strings(&cfg->judged_metrics, &cfg->n_judged_metrics, v, name,
 					    key, err);
 		else if (!strcmp(key, "primary_metric"))
@@ -609,4 +616,34 @@ done:
 	strbuf_release(&path);
 	strbuf_release(&text);
 	return ret;
+}
+
+int ingest_config_machine(struct strbuf *out, const char *flag, const struct ingest_config *cfg,
+			  struct bl_error *err)
+{
+	char host[256];
+	if (flag) {
+		if (!is_machine_name(flag))
+			return bl_error_set(err, BL_EINVALID,
+					    "invalid machine name '%s' (expected "
+					    "[A-Za-z0-9._-]{1,64})",
+					    flag);
+		strbuf_addstr(out, flag);
+		return 0;
+	}
+	if (cfg && cfg->machine) {
+		strbuf_addstr(out, cfg->machine);
+		return 0;
+	}
+	if (gethostname(host, sizeof(host)) < 0)
+		return bl_error_set(err, BL_EIO, "cannot read the host name: give --machine");
+	host[sizeof(host) - 1] = '\0';
+	if (!is_machine_name(host))
+		return bl_error_set(
+		    err, BL_EINVALID,
+		    "the host name '%s' is not a machine name ([A-Za-z0-9._-]{1,64}): "
+		    "give --machine or set \"machine\" in benchline.json",
+		    host);
+	strbuf_addstr(out, host);
+	return 0;
 }

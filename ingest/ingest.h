@@ -139,6 +139,7 @@ struct ingest_config {
 	char **unmeasured_paths;
 	size_t n_unmeasured;
 	char *main_branch;     /* NULL: origin/HEAD's branch, then main, then master */
+	char *machine;	       /* "machine": this machine's name (bisect, confirm); NULL: unset */
 	char *primary_metric;  /* NULL when not set */
 	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
 	size_t n_judged_metrics;
@@ -186,6 +187,11 @@ int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct b
 /* Parses config text (name is used in messages). */
 int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
 			struct bl_error *err);
+/* The machine a command measures on (§9.4): flag (checked to be a machine name) when given,
+ * else cfg's "machine" (cfg may be NULL), else the host name; appended to out. BL_EINVALID when
+ * the host name is not a machine name (§1). */
+int ingest_config_machine(struct strbuf *out, const char *flag, const struct ingest_config *cfg,
+			  struct bl_error *err);
 
 /*
  * The intake use case: how records get in, whoever brings them (`ingest`, `run`,

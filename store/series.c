@@ -126,6 +126,12 @@ done:
 	return ret;
 }
 
+/* How many Regressions one metric of a group has. */
+struct regression_count {
+	char *metric;
+	int64_t n;
+};
+
 /* The Series being walked. */
 struct series_state {
 	struct store_series s;
@@ -134,7 +140,48 @@ struct series_state {
 	struct strbuf id, metric, unit, content;
 	int content_null;
 	int64_t harness;
+	struct regression_count *counts; /* the current group's, by metric */
+	size_t ncounts, counts_alloc;
 };
+
+static void counts_reset(struct series_state *w)
+{
+	for (size_t i = 0; i < w->ncounts; i++)
+		free(w->counts[i].metric);
+	w->ncounts = 0;
+}
+
+/* Counts the group's Regressions by metric, for each Series' `regressions`. */
+static int load_counts(struct series_state *w, struct store *st, const struct series_group *g,
+		       struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_REGRESSIONS_GROUP_COUNTS, err);
+	int rc;
+	counts_reset(w);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, g->machine_id);
+	sqlite3_bind_int64(s, 2, g->benchmark_id);
+	store_bind_text(s, 3, g->config);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ALLOC_GROW(w->counts, w->ncounts, w->counts_alloc);
+		w->counts[w->ncounts].metric = xstrdup(store_column_text(s, 0, ""));
+		w->counts[w->ncounts].n = sqlite3_column_int64(s, 1);
+		w->ncounts++;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return store_db_error(err, st, "cannot count Regressions");
+	return 0;
+}
+
+static int64_t count_of(const struct series_state *w, const char *metric)
+{
+	for (size_t i = 0; i < w->ncounts; i++)
+		if (!strcmp(w->counts[i].metric, metric))
+			return w->counts[i].n;
+	return 0;
+}
 
 static void state_start(struct series_state *w, const struct series_group *g, const char *metric)
 {
@@ -152,6 +199,7 @@ static void state_start(struct series_state *w, const struct series_group *g, co
 	w->s.last_value = NAN;
 	w->s.last_commit[0] = '\0';
 	w->s.last_seq = -1;
+	w->s.regressions = count_of(w, metric);
 }
 
 static void set_str(struct strbuf *sb, const char *v)
@@ -259,6 +307,8 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 		goto done;
 	}
 	for (size_t i = 0; i < ngroups; i++) {
+		if ((ret = load_counts(&w, st, &groups[i], err)))
+			break;
 		ret = walk_group(&w, st, members, &groups[i], fn, data, err);
 		if (ret) {
 			if (ret > 0)
@@ -274,6 +324,8 @@ done:
 		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	groups_release(groups, ngroups);
 	free(w.lines);
+	counts_reset(&w);
+	free(w.counts);
 	strbuf_release(&w.id);
 	strbuf_release(&w.metric);
 	strbuf_release(&w.unit);

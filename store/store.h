@@ -187,7 +187,8 @@ struct store_series {
 	size_t nlines;
 	double last_value; /* the last record's median (timed) or value; NAN when absent */
 	char last_commit[41];
-	int64_t last_seq; /* -1 when unknown */
+	int64_t last_seq;    /* -1 when unknown */
+	int64_t regressions; /* the Regressions bisection stored on it (§9.3) */
 };
 
 struct store_series_filter {
@@ -574,6 +575,7 @@ struct store_regression {
 	const char *probes;	      /* the probe log: a JSON array as `bisect --json` has it */
 	const char *filed_url;	      /* listing only: where triage filed its alert, or NULL */
 	double created_at;	      /* listing only */
+	int64_t seq; /* listing only: the commit's seq on main when stored, else -1 */
 };
 /*
  * Stores a Regression on the Series (machine, benchmark by name; created when new), placed at
@@ -587,6 +589,31 @@ typedef int (*store_regression_fn)(const struct store_regression *r, void *data)
 /* Every Regression (alert_id 0), or one alert's, oldest first. A non-zero return from fn stops
  * the walk. */
 int store_each_regression(struct store *st, int64_t alert_id, store_regression_fn fn, void *data,
+			  struct bl_error *err);
+/* The Regressions of one Series (machine, benchmark, config, metric by name), oldest first. A
+ * non-zero return from fn stops the walk. */
+int store_series_regressions(struct store *st, const char *machine, const char *benchmark,
+			     const char *config, const char *metric, store_regression_fn fn,
+			     void *data, struct bl_error *err);
+
+/* An alert as triage (§9.5) files it. Strings live until the callback returns. */
+struct store_triage_alert {
+	int64_t id;
+	const char *machine;
+	const char *commit; /* the commit of the record that started it */
+	enum suspect_side side;
+	enum suspect_state state; /* confirmed or covered */
+	int64_t series;		  /* the Suspects it holds */
+	int run_wide;
+};
+typedef int (*store_triage_alert_fn)(const struct store_triage_alert *a, void *data);
+/* Every alert triage has yet to file, oldest first: confirmed or covered, holding at least one
+ * Regression, its filed_url NULL. A non-zero return from fn stops the walk. */
+int store_each_triage_alert(struct store *st, store_triage_alert_fn fn, void *data,
+			    struct bl_error *err);
+/* Records where alert_id's issue was filed; BL_ENOTFOUND ("no alert N") when there is no such
+ * alert. A filed alert is never listed by store_each_triage_alert again. */
+int store_alert_set_filed(struct store *st, int64_t alert_id, const char *url,
 			  struct bl_error *err);
 
 #endif

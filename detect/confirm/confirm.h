@@ -215,6 +215,9 @@ struct confirm_probe {
 	enum confirm_probe_skip skip;
 	int identical; /* its artifacts were good's: same, nothing measured */
 	char *key;     /* the metric whose figures follow (the slower one, if any) */
+	/* What key names: its benchmark, config ("" for none) and metric; NULL when nothing was
+	 * measured. The runs' own figures are benchmark "bench.run". */
+	char *benchmark, *config, *metric;
 	double ratio, lo, hi;
 	size_t pairs;
 };
@@ -226,7 +229,9 @@ struct confirm_bisect_report {
 	/* In the order measured: the first is bad's source against good (the ends). */
 	struct confirm_probe *probes;
 	size_t nprobes;
-	struct repo_commit pinned;		    /* PINNED: the first slower commit */
+	struct repo_commit pinned; /* PINNED: the first slower commit */
+	char *subject;		   /* PINNED: its subject, else NULL */
+	long pr;		   /* PINNED: the pull request its subject names, else 0 */
 	struct repo_commit range_first, range_last; /* INCONCLUSIVE: what is left */
 };
 
@@ -245,6 +250,100 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 void confirm_bisect_report_release(struct confirm_bisect_report *r);
 /* The report as `bisect --json` prints it (docs/cli.md). */
 struct json_t *confirm_bisect_json(const struct confirm_bisect_report *r);
+/* The probe that found the pinned commit slower (its figures are the Regression's); NULL
+ * unless the report is PINNED. */
+const struct confirm_probe *confirm_bisect_pinned_probe(const struct confirm_bisect_report *r);
+
+/* --- Regressions (§9.3, regression.c): a pinned bisection stored in the database --- */
+
+struct store;
+struct store_regression;
+
+/*
+ * Stores the commit report r pinned as a Regression of the Series (machine, benchmark, config,
+ * metric): its commit, source hash, subject and pull request (the commits table's when r has
+ * none), the pinned probe's ratio and interval, r's good as the reference commit and the probe
+ * log (the `probes` array of confirm_bisect_json). alert_id is the alert a confirm bisected for,
+ * 0 for none. BL_EINVALID unless r is PINNED. A Regression already stored for that Series and
+ * commit is kept: *id_out is its id, *added 0 (added may be NULL).
+ */
+int confirm_store_regression(int64_t *id_out, int *added, struct store *st,
+			     const struct confirm_bisect_report *r, const char *machine,
+			     const char *benchmark, const char *config, const char *metric,
+			     int64_t alert_id, struct bl_error *err);
+
+/* The machine measurements are made on (§9.4): flag when given, else benchline.json's
+ * "machine" at the root of repo's working tree (NULL: "."), else the host name; appended to
+ * out. */
+int confirm_machine(struct strbuf *out, const char *flag, const char *repo, struct bl_error *err);
+/*
+ * `benchline bisect` with a database: the Regression of a PINNED report on machine's Series of
+ * the key its pinned probe found slower (confirm_store_regression, no alert). The Series' id
+ * (store_series_id) is appended to series_out (may be NULL).
+ */
+int confirm_bisect_store(int64_t *id_out, int *added, struct strbuf *series_out, struct store *st,
+			 const struct confirm_bisect_report *r, const char *machine,
+			 struct bl_error *err);
+
+/* A Regression as `regressions --json` and /api/regressions print it (§14): {"id", "alert",
+ * "machine", "benchmark", "config", "metric", "commit", "seq", "source_hash", "subject",
+ * "pull_request", "ratio", "interval", "reference_commit", "filed_url", "created_at",
+ * "probes"}, null where unknown. */
+struct json_t *confirm_regression_json(const struct store_regression *r);
+
+/* --- Triage (§9.5, triage.c): one issue per confirmed alert, for a bot to file --- */
+
+struct store_triage_alert;
+
+/* A Regression as an issue names it: a copy the issue owns. */
+struct confirm_triage_regression {
+	int64_t id;
+	char *machine, *benchmark, *config, *metric;
+	char *commit, *source_hash, *reference_commit;
+	char *subject; /* NULL when unknown */
+	int64_t pr;    /* 0 when none */
+	double ratio, lo, hi;
+	char *probes; /* the probe log, JSON text */
+};
+
+/* The issue of one alert: all its Regressions, the largest first. */
+struct confirm_triage_issue {
+	int64_t alert_id;
+	char *machine, *alert_commit;
+	enum suspect_state state;
+	int64_t series; /* the Suspects the alert holds */
+	struct confirm_triage_regression *regs;
+	size_t nregs, regs_alloc;
+	struct strbuf title, body;
+};
+
+/* The issue's labels, in this order. */
+extern const char *const confirm_triage_labels[2];
+
+/* Starts the issue of alert a, then adds its Regressions one by one (copied), then writes the
+ * title and the Markdown body: chart links under base_url when it is not NULL (a trailing '/'
+ * is dropped). */
+void confirm_triage_issue_init(struct confirm_triage_issue *is, const struct store_triage_alert *a);
+void confirm_triage_issue_add(struct confirm_triage_issue *is, const struct store_regression *r);
+void confirm_triage_issue_write(struct confirm_triage_issue *is, const char *base_url);
+void confirm_triage_issue_release(struct confirm_triage_issue *is);
+/* {"id" (the alert), "title", "body", "labels", "regressions": [ids]} (§14). */
+struct json_t *confirm_triage_json(const struct confirm_triage_issue *is);
+
+/* Every alert triage has yet to file (store_each_triage_alert) as a written issue: a new
+ * array of *nr the caller frees with confirm_triage_issues_free. */
+int confirm_triage_list(struct confirm_triage_issue **out, size_t *nr, struct store *st,
+			const char *base_url, struct bl_error *err);
+void confirm_triage_issues_free(struct confirm_triage_issue *is, size_t nr);
+
+/* Parses "ID=URL" (--mark-filed): ID a positive alert id, URL non-empty with no blank or control
+ * character; *url points into arg. BL_EINVALID naming the argument otherwise. */
+int confirm_triage_parse_filed(int64_t *id, const char **url, const char *arg,
+			       struct bl_error *err);
+/* Records where each alert was filed, all in one transaction: an unknown alert (BL_ENOTFOUND,
+ * "no alert N") marks none. */
+int confirm_triage_mark_filed(struct store *st, const int64_t *ids, const char *const *urls,
+			      size_t n, struct bl_error *err);
 
 /* --- `benchline confirm` (alerts.c): alerts re-benched, bisected, turned into Regressions --- */
 

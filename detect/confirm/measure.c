@@ -15,6 +15,23 @@
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
 
+/* What a key names: a metric of a benchmark (and config) of bench.run's output, or one of the
+ * runs' own figures (benchmark "bench.run", config ""). A Regression is stored by these. */
+struct key_names {
+	char *key, *benchmark, *config, *metric;
+};
+
+static void key_names_free(struct key_names *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(k[i].key);
+		free(k[i].benchmark);
+		free(k[i].config);
+		free(k[i].metric);
+	}
+	free(k);
+}
+
 /* What the sample callback needs, and the values it hands back (kept until its next call). */
 struct sampler {
 	const struct ingest_config *cfg;
@@ -26,8 +43,26 @@ struct sampler {
 	struct confirm_value *v;
 	struct strbuf *keys;
 	size_t n, alloc;
+	struct key_names *met; /* every key met, with its names */
+	size_t nmet, met_alloc;
 	struct confirm_run run;
 };
+
+/* Remembers the names behind a key, the first time it is met. */
+static void key_met(struct sampler *s, const char *key, const char *benchmark, const char *config,
+		    const char *metric)
+{
+	struct key_names *k;
+	for (size_t i = 0; i < s->nmet; i++)
+		if (!strcmp(s->met[i].key, key))
+			return;
+	ALLOC_GROW(s->met, s->nmet, s->met_alloc);
+	k = &s->met[s->nmet++];
+	k->key = xstrdup(key);
+	k->benchmark = xstrdup(benchmark);
+	k->config = xstrdup(config ? config : "");
+	k->metric = xstrdup(metric);
+}
 
 /* The key a record's metric is matched by on both sides: "benchmark[ config] metric". */
 static void metric_key(struct strbuf *sb, const struct ingest_record *rec, const char *metric)
@@ -100,13 +135,18 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 					continue;
 				metric_key(&key, rec, im->name);
 				keep(s, key.buf, v, im->better_higher, CONFIRM_JUDGE_RATIO);
+				key_met(s, key.buf, rec->benchmark, rec->config, im->name);
 			}
 		}
 		ingest_batch_release(&batch);
-		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "cpu_s")))
+		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "cpu_s"))) {
 			keep(s, "cpu_s", s->run.cpu_s, 0, CONFIRM_JUDGE_RATIO);
-		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "peak_rss_kib")))
+			key_met(s, "cpu_s", "bench.run", "", "cpu_s");
+		}
+		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "peak_rss_kib"))) {
 			keep(s, "peak_rss_kib", (double)s->run.peak_rss_kib, 0, CONFIRM_JUDGE_RSS);
+			key_met(s, "peak_rss_kib", "bench.run", "", "peak_rss_kib");
+		}
 	}
 	for (size_t i = 0; i < s->n; i++)
 		s->v[i].key = s->keys[i].buf;
@@ -126,6 +166,7 @@ static void sampler_release(struct sampler *s)
 		strbuf_release(&s->keys[i]);
 	free(s->keys);
 	free(s->v);
+	key_names_free(s->met, s->nmet);
 	confirm_run_release(&s->run);
 }
 
@@ -185,9 +226,11 @@ static int bench_side(struct bench *b, int side, const char *sha, double *build_
 	return 0;
 }
 
-/* Measures the built sides against each other, unless their artifacts are identical. */
+/* Measures the built sides against each other, unless their artifacts are identical. The keys
+ * met, with their names, go to met (may be NULL). */
 static int bench_measure(struct confirm_rebench_result *res, int *identical, size_t *files,
-			 struct bench *b, const struct confirm_rebench_side *side,
+			 struct key_names **met, size_t *nmet, struct bench *b,
+			 const struct confirm_rebench_side *side,
 			 const struct confirm_rebench_options *o, const char *benchmark_glob,
 			 const char *metric, int process_metrics, confirm_progress_fn progress,
 			 void *progress_data, struct bl_error *err)
@@ -215,6 +258,12 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 		s.source[k] = side[k].source_hash;
 	}
 	ret = confirm_rebench(res, o, sample, &s, progress, progress_data, err);
+	if (!ret && met) {
+		*met = s.met;
+		*nmet = s.nmet;
+		s.met = NULL;
+		s.nmet = 0;
+	}
 	sampler_release(&s);
 	return ret;
 }
@@ -261,8 +310,9 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 		if ((ret = bench_side(&b, side, out->side[side].commit, &out->side[side].build_s,
 				      err)))
 			goto done;
-	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, &b, out->side, &o,
-			    req->benchmark_glob, NULL, 1, req->progress, req->progress_data, err);
+	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, NULL, NULL, &b,
+			    out->side, &o, req->benchmark_glob, NULL, 1, req->progress,
+			    req->progress_data, err);
 done:
 	bench_close(&b);
 	return ret;
@@ -352,8 +402,9 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		 const struct confirm_bisect_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_result res;
+	struct key_names *met = NULL;
 	int identical = 0, ret;
-	size_t files = 0;
+	size_t files = 0, nmet = 0;
 
 	memset(p, 0, sizeof(*p));
 	memcpy(p->commit, c->sha, 41);
@@ -370,8 +421,9 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		return 0;
 	}
 	/* The runs' own figures only when --metric names one of them. */
-	if ((ret = bench_measure(&res, &identical, &files, b, side, o, req->benchmark, req->metric,
-				 req->metric != NULL, req->progress, req->progress_data, err)))
+	if ((ret = bench_measure(&res, &identical, &files, &met, &nmet, b, side, o, req->benchmark,
+				 req->metric, req->metric != NULL, req->progress,
+				 req->progress_data, err)))
 		return ret;
 	p->identical = identical;
 	p->verdict = res.verdict;
@@ -388,7 +440,15 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		p->ratio = res.metrics[pick].ratio;
 		p->lo = res.metrics[pick].lo;
 		p->hi = res.metrics[pick].hi;
+		for (size_t i = 0; i < nmet; i++)
+			if (!strcmp(met[i].key, p->key)) {
+				p->benchmark = xstrdup(met[i].benchmark);
+				p->config = xstrdup(met[i].config);
+				p->metric = xstrdup(met[i].metric);
+				break;
+			}
 	}
+	key_names_free(met, nmet);
 	if (!identical && !res.n)
 		ret = bl_error_set(err, BL_EINVALID,
 				   "bench.run's output at %.12s has no benchmark '%s'%s%s", c->sha,
@@ -493,8 +553,12 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 			lo = mid;
 	}
 	if (hi - lo == 1) {
+		struct strbuf subject = STRBUF_INIT;
 		out->outcome = CONFIRM_PINNED;
 		out->pinned = list[hi];
+		ret = repo_commit_subject(&subject, b.r, out->pinned.sha, err);
+		out->subject = strbuf_detach(&subject, NULL);
+		out->pr = repo_pr_from_subject(out->subject);
 	} else {
 		out->outcome = CONFIRM_INCONCLUSIVE;
 		out->range_first = list[lo + 1];
@@ -511,15 +575,39 @@ void confirm_bisect_report_release(struct confirm_bisect_report *r)
 {
 	free(r->good.name);
 	free(r->bad.name);
-	for (size_t i = 0; i < r->nprobes; i++)
+	for (size_t i = 0; i < r->nprobes; i++) {
 		free(r->probes[i].key);
+		free(r->probes[i].benchmark);
+		free(r->probes[i].config);
+		free(r->probes[i].metric);
+	}
 	free(r->probes);
+	free(r->subject);
 	memset(r, 0, sizeof(*r));
 }
 
 static json_t *commit_json(const struct repo_commit *c)
 {
 	return json_pack("{s:s, s:s}", "commit", c->sha, "source_hash", c->source_hash);
+}
+
+const struct confirm_probe *confirm_bisect_pinned_probe(const struct confirm_bisect_report *r)
+{
+	if (r->outcome != CONFIRM_PINNED)
+		return NULL;
+	for (size_t i = r->nprobes; i-- > 0;)
+		if (r->probes[i].verdict == GATE_VERDICT_SLOWER &&
+		    !strcmp(r->probes[i].commit, r->pinned.sha))
+			return &r->probes[i];
+	return NULL;
+}
+
+/* [lo, hi], or null when there is no interval. */
+static json_t *interval_json(double lo, double hi)
+{
+	if (!isfinite(lo) || !isfinite(hi))
+		return json_null();
+	return json_pack("[f, f]", lo, hi);
 }
 
 json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
@@ -535,8 +623,20 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 					      sd->source_hash));
 	}
 	json_object_set_new(o, "candidates", json_integer((json_int_t)r->candidates));
-	json_object_set_new(o, "pinned",
-			    r->outcome == CONFIRM_PINNED ? commit_json(&r->pinned) : json_null());
+	if (r->outcome == CONFIRM_PINNED) {
+		const struct confirm_probe *p = confirm_bisect_pinned_probe(r);
+		json_t *pinned = commit_json(&r->pinned);
+		json_object_set_new(pinned, "subject", json_string_or_null(r->subject));
+		json_object_set_new(pinned, "pull_request",
+				    r->pr > 0 ? json_integer(r->pr) : json_null());
+		json_object_set_new(o, "pinned", pinned);
+		json_object_set_new(o, "ratio", json_real_or_null(p ? p->ratio : NAN));
+		json_object_set_new(o, "interval", p ? interval_json(p->lo, p->hi) : json_null());
+	} else {
+		json_object_set_new(o, "pinned", json_null());
+		json_object_set_new(o, "ratio", json_null());
+		json_object_set_new(o, "interval", json_null());
+	}
 	json_object_set_new(
 	    o, "range",
 	    r->outcome == CONFIRM_INCONCLUSIVE
@@ -546,14 +646,15 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 		const struct confirm_probe *p = &r->probes[i];
 		json_array_append_new(
 		    probes,
-		    json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "commit",
+		    json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:I}", "commit",
 			      p->commit, "source_hash", p->source_hash, "verdict",
 			      json_string_or_null(gate_verdict_name(p->verdict)), "skipped",
 			      json_string_or_null(confirm_probe_skip_name(p->skip)),
 			      "identical_artifacts", p->identical, "metric",
 			      json_string_or_null(p->key), "ratio", json_real_or_null(p->ratio),
-			      "ci_low", json_real_or_null(p->lo), "ci_high",
-			      json_real_or_null(p->hi), "pairs", (json_int_t)p->pairs));
+			      "interval", interval_json(p->lo, p->hi), "ci_low",
+			      json_real_or_null(p->lo), "ci_high", json_real_or_null(p->hi),
+			      "pairs", (json_int_t)p->pairs));
 	}
 	json_object_set_new(o, "probes", probes);
 	return o;

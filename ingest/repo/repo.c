@@ -738,6 +738,21 @@ int repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out,
 	return ret;
 }
 
+int repo_commit_subject(struct strbuf *out, struct repo *r, const char *sha, struct bl_error *err)
+{
+	git_commit *commit = NULL;
+	const char *summary;
+	git_oid oid;
+	if (git_oid_fromstr(&oid, sha) < 0)
+		return bl_error_set(err, BL_EINVALID, "'%s' is not a commit id", sha);
+	if (git_commit_lookup(&commit, r->repo, &oid) < 0)
+		return bl_error_set(err, BL_ENOTFOUND, "no commit %s in '%s'", sha, r->dir);
+	summary = git_commit_summary(commit);
+	strbuf_addstr(out, summary ? summary : "");
+	git_commit_free(commit);
+	return 0;
+}
+
 int repo_merge_base(char sha_out[41], char source_out[41], struct repo *r, const char *a,
 		    const char *b, struct bl_error *err)
 {

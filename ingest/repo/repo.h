@@ -71,6 +71,9 @@ void repo_free(struct repo *r);
  * NULL) receives rev, or the main branch's name. */
 int repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out, struct repo *r,
 		 const char *rev, struct bl_error *err);
+/* A commit's subject (its message's first paragraph on one line, as git log --oneline shows
+ * it), appended to out; BL_ENOTFOUND when the repository has no such commit. */
+int repo_commit_subject(struct strbuf *out, struct repo *r, const char *sha, struct bl_error *err);
 /* The merge base of two commits (full ids) and its source hash. */
 int repo_merge_base(char sha_out[41], char source_out[41], struct repo *r, const char *a,
 		    const char *b, struct bl_error *err);
