@@ -178,6 +178,12 @@ const char *line_break_name(enum line_break b);
 int line_break_parse(enum line_break *out, const char *name);
 enum line_break line_break_at(int started, int64_t line_harness, const char *line_content,
 			      int64_t harness, const char *content, int baseline);
+/* The other break (§9.3): 1 when a commit bisection pinned on the Series, at one of the seqs
+ * on main `pinned` (n of them, ascending), lies after its line's last record (placed at
+ * last_place) and at or before the next record (at place): that record starts a `pinned`
+ * line. Where line_break_at says the line continues, detection, the Series listing and the
+ * charts all ask this next. */
+int line_pinned_at(const int64_t *pinned, size_t n, double last_place, double place);
 
 /* Which side of its center a Suspect's record is on: slower is worse in the metric's
  * direction. */

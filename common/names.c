@@ -118,6 +118,14 @@ enum line_break line_break_at(int started, int64_t line_harness, const char *lin
 	return LINE_CONTINUES;
 }
 
+int line_pinned_at(const int64_t *pinned, size_t n, double last_place, double place)
+{
+	for (size_t i = 0; i < n; i++)
+		if (last_place < (double)pinned[i] && (double)pinned[i] <= place)
+			return 1;
+	return 0;
+}
+
 const char *suspect_side_name(enum suspect_side s)
 {
 	return index_name(suspect_side_names, NAMES_NR(suspect_side_names), (unsigned)s);

@@ -190,13 +190,6 @@ static int pinned_series_cmp(const void *a, const void *b)
 	return strcmp(x->metric, y->metric);
 }
 
-static int pinned_cmp(const void *a, const void *b)
-{
-	const struct store_pinned *x = a, *y = b;
-	int c = pinned_series_cmp(a, b);
-	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 /* Loads the stored lines and Suspects of one group (g), or of all (g NULL). */
 static int load_old(struct detect_ctx *c, const struct store_group *g, struct bl_error *err)
 {
@@ -464,12 +457,8 @@ static enum line_break break_reason(const struct detect_ctx *c, const struct lin
 		key.config = (char *)g->config;
 		key.metric = (char *)metric;
 		p = find_in(&key, c->pinned, c->npinned, sizeof(*c->pinned), pinned_series_cmp);
-		/* find_in may land on any of the Series' pins: walk back to its first. */
-		while (p && p > c->pinned && !pinned_series_cmp(p - 1, &key))
-			p--;
-		for (; p && p < c->pinned + c->npinned && !pinned_series_cmp(p, &key); p++)
-			if (ls->last_place < (double)p->seq && mb->place >= (double)p->seq)
-				return LINE_PINNED;
+		if (p && line_pinned_at(p->seqs, p->nseqs, ls->last_place, mb->place))
+			return LINE_PINNED;
 	}
 	return b;
 }
@@ -1187,7 +1176,7 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	out->first_new_id++;
 	if ((ret = store_detect_pinned(&c.pinned, &c.npinned, c.d, err)))
 		goto done;
-	sort_array(c.pinned, c.npinned, sizeof(*c.pinned), pinned_cmp);
+	sort_array(c.pinned, c.npinned, sizeof(*c.pinned), pinned_series_cmp);
 	if (!full && (ret = incremental(&too_much, &c, err)))
 		goto done;
 	if (full || too_much) {

@@ -923,6 +923,7 @@ void store_pinned_free(struct store_pinned *p, size_t nr)
 	for (size_t i = 0; i < nr; i++) {
 		free(p[i].config);
 		free(p[i].metric);
+		free(p[i].seqs);
 	}
 	free(p);
 }
@@ -939,13 +940,23 @@ int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_dete
 	if (!s)
 		return BL_EDB;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		ALLOC_GROW(p, n, alloc);
-		p[n].machine_id = sqlite3_column_int64(s, 0);
-		p[n].benchmark_id = sqlite3_column_int64(s, 1);
-		p[n].config = store_column_strdup(s, 2);
-		p[n].metric = store_column_strdup(s, 3);
-		p[n].seq = sqlite3_column_int64(s, 4);
-		n++;
+		int64_t machine = sqlite3_column_int64(s, 0), bench = sqlite3_column_int64(s, 1);
+		const char *config = store_column_text(s, 2, ""),
+			   *metric = store_column_text(s, 3, "");
+		struct store_pinned *x = n ? &p[n - 1] : NULL;
+		if (!x || x->machine_id != machine || x->benchmark_id != bench ||
+		    strcmp(x->config, config) || strcmp(x->metric, metric)) {
+			ALLOC_GROW(p, n, alloc);
+			x = &p[n++];
+			x->machine_id = machine;
+			x->benchmark_id = bench;
+			x->config = xstrdup(config);
+			x->metric = xstrdup(metric);
+			x->seqs = NULL;
+			x->nseqs = 0;
+		}
+		x->seqs = xrealloc(x->seqs, (x->nseqs + 1) * sizeof(*x->seqs));
+		x->seqs[x->nseqs++] = sqlite3_column_int64(s, 4);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {

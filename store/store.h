@@ -433,13 +433,14 @@ int store_detect_suspect_update(struct store_detect *d, const struct store_mark 
 /* Updates the follower counts of the Suspect of (run_id, metric), if there is one. */
 int store_detect_suspect_follow(struct store_detect *d, int64_t run_id, const char *metric,
 				int followers, int persisted, struct bl_error *err);
-/* A commit bisection pinned on a Series (§9.3), where detection starts a line. */
+/* The commits bisection pinned on one Series (§9.3), where detection starts lines. */
 struct store_pinned {
 	int64_t machine_id, benchmark_id;
 	char *config, *metric;
-	int64_t seq; /* the commit's seq on main */
+	int64_t *seqs; /* the commits' seqs on main, ascending */
+	size_t nseqs;
 };
-/* Every pinned commit on main, by Series and seq. */
+/* Every Series with a commit pinned on main, by machine, benchmark, config and metric. */
 int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_detect *d,
 			struct bl_error *err);
 void store_pinned_free(struct store_pinned *p, size_t nr);

@@ -125,9 +125,9 @@ static void note(const struct confirm_alerts_request *req, const char *fmt, ...)
 
 /* Bisects each Series of the alert that the re-bench found slower; every pinned commit is a
  * Regression of the alert. *pinned counts them, *undecided the bisections that pinned none. */
-static int bisect_series(struct confirm_alert_result *res, size_t *undecided,
-			 struct strbuf *why, struct store *st, const struct picked *a,
-			 const struct series_ctx *series, const struct confirm_rebench_report *rb,
+static int bisect_series(struct confirm_alert_result *res, size_t *undecided, struct strbuf *why,
+			 struct store *st, const struct picked *a, const struct series_ctx *series,
+			 const struct confirm_rebench_report *rb,
 			 const struct confirm_alerts_request *req, struct bl_error *err)
 {
 	int ret = 0;
@@ -156,8 +156,9 @@ static int bisect_series(struct confirm_alert_result *res, size_t *undecided,
 			return ret;
 		}
 		if (rep.outcome == CONFIRM_PINNED) {
-			ret = confirm_store_regression(&id, NULL, st, &rep, a->machine, s->benchmark,
-						       s->config, s->metric, a->id, err);
+			ret =
+			    confirm_store_regression(&id, NULL, st, &rep, a->machine, s->benchmark,
+						     s->config, s->metric, a->id, err);
 			if (!ret) {
 				ALLOC_GROW(res->regressions, res->nregressions,
 					   res->regressions_alloc);
@@ -180,6 +181,14 @@ static int bisect_series(struct confirm_alert_result *res, size_t *undecided,
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+static int collect_regression(const struct store_regression *r, void *data)
+{
+	struct confirm_alert_result *res = data;
+	ALLOC_GROW(res->regressions, res->nregressions, res->regressions_alloc);
+	res->regressions[res->nregressions++] = r->id;
 	return 0;
 }
 
@@ -207,10 +216,10 @@ static int confirm_one(struct confirm_alert_result *res, struct store *st, const
 		goto done;
 	}
 	if (a->state != SUSPECT_OPEN || a->outcome != ALERT_NO_OUTCOME) {
-		/* Decided before: nothing to do again. */
+		/* Decided before: nothing to do again but say what was found. */
 		res->outcome = a->outcome;
 		res->already = 1;
-		ret = 0;
+		ret = store_each_regression(st, a->id, collect_regression, res, err);
 		goto done;
 	}
 	if (!a->reference) {

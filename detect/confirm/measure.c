@@ -341,6 +341,10 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 	json_object_set_new(o, "limit", json_real(r->limit));
 	json_object_set_new(o, "verdict",
 			    json_string_or_null(gate_verdict_name(r->result.verdict)));
+	/* §14's name for the answer: the verdict, or "identical" when nothing was measured */
+	json_object_set_new(
+	    o, "status",
+	    json_string_or_null(r->identical ? "identical" : gate_verdict_name(r->result.verdict)));
 	json_object_set_new(o, "identical_artifacts", json_boolean(r->identical));
 	json_object_set_new(o, "measurements", json_integer((json_int_t)r->result.measurements));
 	json_object_set_new(o, "pairs", json_integer((json_int_t)r->result.pairs));
@@ -615,6 +619,7 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 	json_t *o = json_object(), *probes = json_array();
 	json_object_set_new(o, "schema", json_integer(1));
 	json_object_set_new(o, "outcome", json_string(confirm_bisect_outcome_name(r->outcome)));
+	json_object_set_new(o, "status", json_string(confirm_bisect_outcome_name(r->outcome)));
 	for (int k = 0; k < 2; k++) {
 		const struct confirm_rebench_side *sd = k ? &r->bad : &r->good;
 		json_object_set_new(o, k ? "bad" : "good",

@@ -52,7 +52,7 @@ sweep() {
 		else
 			(cd repo && cc -O2 -o bench bench.c && ./bench) >night.json
 		fi &&
-		bl --db "$1" ingest --format bmf --repo repo --machine m1 night.json >/dev/null
+		bl --db "$1" ingest --format bmf --repo repo --machine m1 --harness-version 1 night.json >/dev/null
 }
 
 main_branch=$(git -C repo symbolic-ref --short HEAD)
