@@ -212,6 +212,24 @@ struct json_t;
 /* The report as `rebench --json` prints it (docs/confirm.md). */
 struct json_t *confirm_rebench_json(const struct confirm_rebench_report *r);
 
+/* --- `benchline gate --live` (live.c): the gate's verdict from a re-bench now --- */
+
+/*
+ * The gate of §7.10 with the options gate_options_build made: the head, the base and their
+ * merge base M resolved (equal source hashes: GATE_NOTHING_TO_COMPARE, and nothing is built);
+ * else M checked out and built in side a's worktree, the head in side b's, and the head
+ * measured against M with confirm_rebench_revs (progress after each round). Every metric of
+ * bench.run's output, and the runs' cpu_s and peak_rss_kib (benchmark CONFIRM_RUN_BENCHMARK),
+ * becomes a row of out (mode GATE_MODE_LIVE, machine this host's name), judged on its paired
+ * ratios against the bare limit: the gate's, an override's, or 1 + a counted metric's
+ * tolerance; excludes apply; slower across the board fails. BL_EBUILD (the message naming the
+ * head or the merge base and its commit) when a side cannot be built; BL_EINVALID for a
+ * ratchet, which needs stored records. benchline-gate.lock is not read: its entries hold
+ * stored references, which a live measurement never reproduces.
+ */
+int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
+		      confirm_progress_fn progress, void *progress_data, struct bl_error *err);
+
 /* --- `benchline bisect` (measure.c): the first slower commit between two --- */
 
 enum confirm_bisect_outcome { CONFIRM_PINNED, CONFIRM_NOT_REPRODUCED, CONFIRM_INCONCLUSIVE };
