@@ -233,4 +233,27 @@ test_expect 'usage: --live with accept, --ratchet or --base-url, and no bench.ru
 	expect_exit 2 live --head no-such-rev 2>err &&
 	grep -q "no-such-rev" err
 '
+test_expect 'the hosted-runner workflow in docs/gate.md is docs/examples/benchline-gate.yml, and it parses' '
+	perl -ne '"'"'
+		$on = 1 if /^### On a hosted runner, with `--live`/;
+		if ($on && /^```yaml$/) { $in = 1; next }
+		if ($in && /^```$/) { exit }
+		print if $in;
+	'"'"' "$ROOT/docs/gate.md" >workflow.yml &&
+	test_cmp "$ROOT/docs/examples/benchline-gate.yml" workflow.yml &&
+	grep -q "fetch-depth: 0" workflow.yml &&
+	grep -q "runs-on: ubuntu-latest" workflow.yml &&
+	grep -q "benchline gate --live --repo . --head \"\$GITHUB_SHA\" --base \"origin/\$GITHUB_BASE_REF\"" workflow.yml &&
+	grep -q "gh pr comment \"\$PR\" --body-file gate.md" workflow.yml &&
+	if python3 -c "import yaml" 2>/dev/null; then
+		python3 -c "
+import sys, yaml
+w = yaml.safe_load(open(sys.argv[1]))
+steps = w[\"jobs\"][\"gate\"][\"steps\"]
+assert w[\"jobs\"][\"gate\"][\"runs-on\"] == \"ubuntu-latest\"
+assert steps[0][\"with\"][\"fetch-depth\"] == 0
+assert any(\"gate --live\" in s.get(\"run\", \"\") for s in steps)
+" workflow.yml
+	fi
+'
 test_done
