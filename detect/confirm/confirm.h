@@ -154,12 +154,14 @@ void confirm_rebench_release(struct confirm_rebench_result *r);
  * figures (benchmark CONFIRM_RUN_BENCHMARK, config ""). */
 struct confirm_key {
 	char *key; /* "benchmark[ [config]] metric", or "cpu_s", "peak_rss_kib" */
-	char *benchmark, *config, *metric, *unit;
+	char *benchmark, *config, *metric, *unit; /* unit and kind as first met */
 	enum metric_kind kind;
 	int better_higher;
 	enum confirm_judge judge;
-	double limit; /* its ratios' limit (the request's limit_for); 0: the re-bench's */
-	int seen[2];  /* whether side a's, side b's samples had it */
+	double limit;	    /* its ratios' limit (the request's limit_for); 0: the re-bench's */
+	int seen[2];	    /* whether side a's, side b's samples had it */
+	char *side_unit[2]; /* the unit and kind each side's output gave it (NULL: not seen) */
+	enum metric_kind side_kind[2];
 };
 
 /* A key's own limit, for a caller whose limit depends on the metric (the gate's overrides and

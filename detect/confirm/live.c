@@ -57,6 +57,7 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const st
 		     const struct confirm_rebench_report *rb, const struct gate_options *opts)
 {
 	const struct confirm_metric *m = result_for(&rb->result, k->key);
+	const int base = CONFIRM_SIDE_A, head = CONFIRM_SIDE_B;
 	struct gate_settings set;
 	struct strbuf note = STRBUF_INIT;
 
@@ -65,24 +66,24 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const st
 	row->benchmark = xstrdup(k->benchmark);
 	row->config = xstrdup(k->config);
 	row->metric = xstrdup(k->metric);
-	row->unit = xstrdup(k->unit);
-	row->kind = k->kind;
+	/* The head's unit and kind, the merge base's when only it printed the metric. */
+	row->unit = xstrdup(k->side_unit[head] ? k->side_unit[head] : k->unit);
+	row->kind = k->seen[head] ? k->side_kind[head] : k->kind;
 	row->better_higher = k->better_higher;
 	row->ratio = row->lo = row->hi = NAN;
 	row->effective_limit = row->center = row->tolerance = row->noise = NAN;
 	row->accepted_ceiling = NAN;
 	row->live = 1;
-	gate_settings_for(&set, opts, r->limit, k->benchmark, k->metric);
-	row->limit = set.limit;
+	row->limit = r->limit; /* NEW and MISSING rows are not judged: no override applies */
 
-	if (!k->seen[CONFIRM_SIDE_A]) {
+	if (!k->seen[base]) {
 		row->status = GATE_NEW;
 		row->has_head = 1;
 		side_at(&row->head, &rb->side[CONFIRM_SIDE_B], NAN, 0);
 		strbuf_addstr(&note, "the merge base's bench.run does not print it");
 		goto done;
 	}
-	if (!k->seen[CONFIRM_SIDE_B]) {
+	if (!k->seen[head]) {
 		row->status = GATE_MISSING;
 		row->has_ref = 1;
 		row->reference_rule = "merge-base";
@@ -91,6 +92,8 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const st
 		goto done;
 	}
 	/* Judged: both sides measured it, now, in pairs. */
+	gate_settings_for(&set, opts, r->limit, k->benchmark, k->metric);
+	row->limit = set.limit;
 	row->override_glob = set.override_glob;
 	row->excluded = set.excluded;
 	row->has_head = row->has_ref = 1;
@@ -100,7 +103,21 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const st
 			       : k->limit > 0		     ? k->limit
 							     : rb->limit;
 	row->status = GATE_PASS;
-	if (!m) {
+	if (k->side_kind[base] != k->side_kind[head]) {
+		/* The ruler changed: shown, never failing, not judged (as stored). */
+		row->status = GATE_SOFT;
+		row->method = GATE_METHOD_NONE;
+		if (m) {
+			row->paired = 1;
+			row->pairs = m->pairs;
+			row->measurements = m->measurements;
+		}
+		side_at(&row->head, &rb->side[head], m ? m->b : NAN, m ? m->pairs : 0);
+		side_at(&row->ref, &rb->side[base], m ? m->a : NAN, m ? m->pairs : 0);
+		strbuf_addf(&note, "the metric's kind changed from %s to %s",
+			    metric_kind_name(k->side_kind[base]),
+			    metric_kind_name(k->side_kind[head]));
+	} else if (!m) {
 		side_at(&row->head, &rb->side[CONFIRM_SIDE_B], NAN, 0);
 		side_at(&row->ref, &rb->side[CONFIRM_SIDE_A], NAN, 0);
 		strbuf_addstr(&note, "no pair with a positive value on both sides: not judged");
@@ -123,6 +140,14 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const st
 				    100 * (CONFIRM_RSS_LIMIT - 1), CONFIRM_RSS_MIN_KIB / 1024.0);
 		else if (k->kind == METRIC_QUANTILE)
 			strbuf_addstr(&note, "a quantile, judged live by its paired ratios");
+		if (strcmp(k->side_unit[base], k->side_unit[head])) {
+			/* Numbers in two units cannot be compared: a regression (as stored). */
+			row->verdict = GATE_VERDICT_SLOWER;
+			row->status = GATE_FAIL;
+			strbuf_addf(&note,
+				    "%sunit mismatch: the merge base's is in %s, the head's in %s",
+				    note.len ? "; " : "", k->side_unit[base], k->side_unit[head]);
+		}
 	}
 	if (row->excluded)
 		row->status = GATE_EXCL;

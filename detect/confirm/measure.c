@@ -75,7 +75,11 @@ static void keep(struct sampler *s, enum confirm_side side, const char *key, con
 		 double value, int better_higher, enum confirm_judge judge)
 {
 	size_t k = key_index(s, key, benchmark, config, metric, unit, kind, better_higher, judge);
-	s->keys[k].seen[side] = 1;
+	if (!s->keys[k].seen[side]) {
+		s->keys[k].seen[side] = 1;
+		s->keys[k].side_unit[side] = xstrdup(unit);
+		s->keys[k].side_kind[side] = kind;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->v_key[i] != k)
 			continue;
@@ -161,6 +165,8 @@ static void keys_free(struct confirm_key *keys, size_t n)
 		free(keys[i].config);
 		free(keys[i].metric);
 		free(keys[i].unit);
+		free(keys[i].side_unit[0]);
+		free(keys[i].side_unit[1]);
 	}
 	free(keys);
 }

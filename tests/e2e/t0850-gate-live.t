@@ -212,6 +212,32 @@ test_expect 'slower across the board fails under --live, though every benchmark 
 	grep -q "^\*\*Across the board (work):\*\* slower across the board" board.md
 '
 
+# units: a benchmark printed in ns at main and in us on the branch (gbench's time_unit).
+(
+	set -e
+	git init -q -b main units
+	cat >units/bench.sh <<-'EOF'
+	U=ns T=100000
+	printf '{"benchmarks": [{"name": "copy", "run_type": "iteration", "iterations": 10, '
+	printf '"real_time": %s, "cpu_time": %s, "time_unit": "%s"}]}\n' $T $T $U
+	EOF
+	printf '{"bench": {"run": "sh bench.sh", "format": "gbench", "processes": 1}}\n' \
+		>units/benchline.json
+	git -C units add -A && git -C units commit -q -m 'in ns'
+	git -C units checkout -q -b us
+	sed 's/^U=ns T=100000$/U=us T=100/' units/bench.sh >units/bench.sh.new
+	mv units/bench.sh.new units/bench.sh
+	git -C units commit -q -am 'in us'
+) >units.log 2>&1 || { cat units.log; echo 'Bail out! cannot build the units repository'; exit 1; }
+
+test_expect 'a unit that changed cannot be compared: FAIL, as in the stored gate' '
+	expect_exit 1 bl gate --live --repo units --head us --base main --exclude bench.run \
+		--json units.json >out 2>err &&
+	grep -q "^FAIL .* $HOST/copy real_time  (unit mismatch: the merge base.s is in ns, the head.s in us)$" out &&
+	row units.json copy real_time "join q( ), @\$c{qw(status verdict unit)}" >actual &&
+	echo "FAIL slower us" >expect && test_cmp expect actual
+'
+
 test_expect 'the stored gate says mode stored, with null pairs and measurements' '
 	bl init >/dev/null &&
 	expect_exit 4 bl gate --repo repo --head slow --json stored.json >/dev/null &&
