@@ -283,6 +283,9 @@ struct confirm_bisect_report {
 	char *subject;		   /* PINNED: its subject, else NULL */
 	long pr;		   /* PINNED: the pull request its subject names, else 0 */
 	struct repo_commit range_first, range_last; /* INCONCLUSIVE: what is left */
+	struct repo_commit *remaining;		    /* INCONCLUSIVE: every candidate left */
+	size_t nremaining;
+	size_t commits; /* first-parent commits in (good, bad] */
 };
 
 /*

@@ -355,6 +355,57 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The key's entry among those the report met, or NULL. */
+static const struct confirm_key *report_key(const struct confirm_rebench_report *r, const char *key)
+{
+	for (size_t i = 0; i < r->nkeys; i++)
+		if (!strcmp(r->keys[i].key, key))
+			return &r->keys[i];
+	return NULL;
+}
+
+/* §14's view of the metrics: [{"name", "config", "metrics": {METRIC: {"ratio", "interval",
+ * "limit", "pairs", "measurements", "verdict", "a", "b", "unit"}}}], one entry per benchmark
+ * and config in the order first met (the runs' own cpu_s and peak_rss_kib under "bench.run"). */
+static json_t *benchmarks_json(const struct confirm_rebench_report *r)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < r->result.n; i++) {
+		const struct confirm_metric *m = &r->result.metrics[i];
+		const struct confirm_key *k = report_key(r, m->key);
+		const char *bench = k ? k->benchmark : m->key, *config = k ? k->config : "";
+		const char *metric = k ? k->metric : m->key;
+		json_t *entry = NULL, *v, *metrics;
+		size_t j;
+		json_array_foreach(list, j, v)
+		{
+			if (!strcmp(json_string_value(json_object_get(v, "name")), bench) &&
+			    !strcmp(json_string_value(json_object_get(v, "config")), config)) {
+				entry = v;
+				break;
+			}
+		}
+		if (!entry) {
+			entry = json_pack("{s:s, s:s, s:o}", "name", bench, "config", config,
+					  "metrics", json_object());
+			json_array_append_new(list, entry);
+		}
+		metrics = json_object_get(entry, "metrics");
+		json_object_set_new(
+		    metrics, metric,
+		    json_pack(
+			"{s:o, s:o, s:o, s:I, s:I, s:s, s:o, s:o, s:o}", "ratio",
+			json_real_or_null(m->ratio), "interval",
+			isnan(m->lo) ? json_null()
+				     : json_pack("[o, o]", json_real(m->lo), json_real(m->hi)),
+			"limit", json_real(k && k->limit > 0 ? k->limit : r->limit), "pairs",
+			(json_int_t)m->pairs, "measurements", (json_int_t)m->measurements,
+			"verdict", gate_verdict_name(m->verdict), "a", json_real_or_null(m->a), "b",
+			json_real_or_null(m->b), "unit", json_string_or_null(k ? k->unit : NULL)));
+	}
+	return list;
+}
+
 json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 {
 	json_t *o = json_object(), *metrics = json_array();
@@ -392,6 +443,7 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 			      (json_int_t)m->undecided_votes));
 	}
 	json_object_set_new(o, "metrics", metrics);
+	json_object_set_new(o, "benchmarks", benchmarks_json(r));
 	return o;
 }
 
@@ -454,8 +506,8 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		return 0;
 	}
 	/* The runs' own figures only when --metric names one of them. */
-	if ((ret = bench_measure(&res, &identical, &files, &keys, &nkeys, b, side, o, req->benchmark,
-				 req->metric, req->metric != NULL, req->progress,
+	if ((ret = bench_measure(&res, &identical, &files, &keys, &nkeys, b, side, o,
+				 req->benchmark, req->metric, req->metric != NULL, req->progress,
 				 req->progress_data, err)))
 		return ret;
 	p->identical = identical;
@@ -499,6 +551,15 @@ static struct confirm_probe *next_probe(struct confirm_bisect_report *out)
 	return &out->probes[out->nprobes++];
 }
 
+/* The candidates list[from..to] an inconclusive bisection leaves. */
+static void set_remaining(struct confirm_bisect_report *out, const struct repo_commit *list,
+			  size_t from, size_t to)
+{
+	out->nremaining = to - from + 1;
+	out->remaining = xcalloc(out->nremaining, sizeof(*out->remaining));
+	memcpy(out->remaining, list + from, out->nremaining * sizeof(*out->remaining));
+}
+
 int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisect_request *req,
 		   struct bl_error *err)
 {
@@ -530,6 +591,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	}
 	if ((ret = repo_first_parent_range(&list, &n, b.r, out->good.commit, out->bad.commit, err)))
 		goto done;
+	out->commits = n;
 	candidates(list, &n, out->good.source_hash);
 	out->candidates = n;
 	if (!n) {
@@ -555,6 +617,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 		out->outcome = CONFIRM_INCONCLUSIVE;
 		out->range_first = list[0];
 		out->range_last = list[hi];
+		set_remaining(out, list, 0, (size_t)hi);
 		goto done;
 	}
 	if (out->probes[0].verdict != GATE_VERDICT_SLOWER) {
@@ -596,6 +659,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 		out->outcome = CONFIRM_INCONCLUSIVE;
 		out->range_first = list[lo + 1];
 		out->range_last = list[hi];
+		set_remaining(out, list, (size_t)(lo + 1), (size_t)hi);
 	}
 done:
 	free(tried);
@@ -615,6 +679,7 @@ void confirm_bisect_report_release(struct confirm_bisect_report *r)
 		free(r->probes[i].metric);
 	}
 	free(r->probes);
+	free(r->remaining);
 	free(r->subject);
 	memset(r, 0, sizeof(*r));
 }
@@ -672,10 +737,23 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 		json_object_set_new(o, "interval", json_null());
 	}
 	json_object_set_new(
-	    o, "range",
+	    o, "remaining_range",
 	    r->outcome == CONFIRM_INCONCLUSIVE
 		? json_pack("[o, o]", commit_json(&r->range_first), commit_json(&r->range_last))
 		: json_null());
+	/* §14's range: what was searched, and what an inconclusive search left */
+	{
+		json_t *range = json_object(), *remaining = json_array();
+		for (size_t i = 0; i < r->nremaining; i++)
+			json_array_append_new(remaining, json_string(r->remaining[i].sha));
+		json_object_set_new(range, "good", json_string(r->good.commit));
+		json_object_set_new(range, "bad", json_string(r->bad.commit));
+		json_object_set_new(range, "commits", json_integer((json_int_t)r->commits));
+		json_object_set_new(range, "distinct_sources",
+				    json_integer((json_int_t)r->candidates));
+		json_object_set_new(range, "remaining", remaining);
+		json_object_set_new(o, "range", range);
+	}
 	for (size_t i = 0; i < r->nprobes; i++) {
 		const struct confirm_probe *p = &r->probes[i];
 		json_array_append_new(
