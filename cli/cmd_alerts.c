@@ -60,7 +60,11 @@ static int each_alert(const struct store_alert *a, void *data)
 	cli_table_add(&out->table, "%s", a->machine);
 	cli_table_add(&out->table, "%.12s", a->commit);
 	cli_table_add(&out->table, "%.12s", a->reference_commit ? a->reference_commit : "-");
-	cli_table_add(&out->table, "%lld/%lld", (long long)a->series, (long long)a->judged_series);
+	if (a->judged_series >= 0)
+		cli_table_add(&out->table, "%lld/%lld", (long long)a->series,
+			      (long long)a->judged_series);
+	else
+		cli_table_add(&out->table, "%lld", (long long)a->series);
 	cli_table_add(&out->table, "%s", a->run_wide ? "yes" : "no");
 	cli_table_add(&out->table, "%s",
 		      a->outcome != ALERT_NO_OUTCOME ? alert_outcome_name(a->outcome) : "-");

@@ -40,7 +40,8 @@ json_t *detect_alert_json(const struct store_alert *a, json_t *suspect_ids)
 	json_object_set_new(o, "outcome", json_string_or_null(alert_outcome_name(a->outcome)));
 	json_object_set_new(o, "suspects", suspect_ids ? suspect_ids : json_array());
 	json_object_set_new(o, "series", json_integer(a->series));
-	json_object_set_new(o, "judged_series", json_integer(a->judged_series));
+	json_object_set_new(o, "judged_series",
+			    a->judged_series >= 0 ? json_integer(a->judged_series) : json_null());
 	json_object_set_new(o, "filed_url", json_string_or_null(a->filed_url));
 	return o;
 }

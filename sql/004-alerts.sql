@@ -14,7 +14,9 @@ CREATE TABLE alerts (
 		CHECK (state IN ('open', 'cleared', 'confirmed', 'covered', 'transient',
 				 'ignored')),
 	series INTEGER NOT NULL DEFAULT 0, -- the Series its Suspects are on
-	judged_series INTEGER NOT NULL DEFAULT 0, -- the machine's judged Series at its commit
+	-- The machine's judged Series at its commit, counted only when its Suspects there are on
+	-- more than one (run-wide needs that): NULL otherwise.
+	judged_series INTEGER,
 	run_wide INTEGER NOT NULL DEFAULT 0, -- on half the judged Series at its commit, or more
 	-- What confirm found (NULL before it took the alert up), with its re-bench report (§14
 	-- JSON) and a note (the error that left it unbuildable, the range bisection left).
@@ -27,6 +29,11 @@ CREATE TABLE alerts (
 	created_at REAL NOT NULL
 );
 CREATE INDEX alerts_by_commit ON alerts (machine_id, commit_sha, side);
+
+-- The alert pass counts a machine's judged Series at a commit from this index alone (the
+-- runs table's rows are wide); it serves runs_commit's lookups by commit too.
+DROP INDEX runs_commit;
+CREATE INDEX runs_commit ON runs (commit_sha, machine_id, benchmark_id, config);
 CREATE INDEX alerts_recheck ON alerts (id) WHERE recheck;
 
 -- suspects, rebuilt: the states of §9.1 and what the alert rules need, each computed by the

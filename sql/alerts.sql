@@ -35,24 +35,30 @@ SET alert_id = (SELECT a.id FROM alerts a JOIN runs r ON r.id = suspects.run_id
 		ORDER BY a.id LIMIT 1)
 WHERE alert_id IS NULL AND (follows_run_id IS NULL OR NOT ?1);
 
--- An alert looked at again: how many Series its Suspects are on and how many Series its
--- machine judged at its commit (its standing, untagged records there, one per metric with a
--- judged line).
+-- An alert looked at again: how many Series its Suspects are on and, when its Suspects at its
+-- commit are on more than one, how many Series its machine judged there (its standing,
+-- untagged records at that commit, one per metric with a judged line; NULL otherwise: an alert
+-- on one Series is never run-wide, and most alerts are, so most skip the count).
 -- name: alerts_count
 UPDATE alerts
 SET series = (SELECT count(*)
 	      FROM (SELECT DISTINCT benchmark_id, config, metric FROM suspects s
 		    WHERE s.alert_id = alerts.id)),
     judged_series =
-	(SELECT count(*)
-	 FROM runs r
-	 JOIN records rec ON rec.run_id = r.id
-	 JOIN metrics mt ON mt.run_id = r.id
-	 WHERE r.commit_sha = alerts.commit_sha AND r.machine_id = alerts.machine_id
-	   AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id)
-	   AND EXISTS (SELECT 1 FROM lines l JOIN line_ends e ON e.line_id = l.id
-		       WHERE l.machine_id = r.machine_id AND l.benchmark_id = r.benchmark_id
-			 AND l.config = r.config AND l.metric = mt.name AND e.judged))
+	CASE WHEN (SELECT count(*)
+		   FROM (SELECT DISTINCT s.benchmark_id, s.config, s.metric
+			 FROM suspects s JOIN runs r ON r.id = s.run_id
+			 WHERE s.alert_id = alerts.id AND r.commit_sha = alerts.commit_sha)) > 1
+	THEN (SELECT count(*)
+	      FROM runs r
+	      JOIN records rec ON rec.run_id = r.id
+	      JOIN metrics mt ON mt.run_id = r.id
+	      WHERE r.commit_sha = alerts.commit_sha AND r.machine_id = alerts.machine_id
+		AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id)
+		AND EXISTS (SELECT 1 FROM lines l JOIN line_ends e ON e.line_id = l.id
+			    WHERE l.machine_id = r.machine_id AND l.benchmark_id = r.benchmark_id
+			      AND l.config = r.config AND l.metric = mt.name AND e.judged))
+	END
 WHERE recheck;
 
 -- An undecided alert left with no Suspect (their records no longer marked) is gone.
@@ -68,10 +74,11 @@ WHERE recheck AND state IN ('open', 'transient') AND series = 0
 -- else open.
 -- name: alerts_judge
 UPDATE alerts
-SET run_wide = (SELECT 2 * count(*) >= alerts.judged_series AND count(*) > 1
-		FROM (SELECT DISTINCT s.benchmark_id, s.config, s.metric
-		      FROM suspects s JOIN runs r ON r.id = s.run_id
-		      WHERE s.alert_id = alerts.id AND r.commit_sha = alerts.commit_sha)),
+SET run_wide = coalesce(
+	(SELECT 2 * count(*) >= alerts.judged_series AND count(*) > 1
+	 FROM (SELECT DISTINCT s.benchmark_id, s.config, s.metric
+	       FROM suspects s JOIN runs r ON r.id = s.run_id
+	       WHERE s.alert_id = alerts.id AND r.commit_sha = alerts.commit_sha)), 0),
     state = CASE WHEN state NOT IN ('open', 'transient') THEN state
 		 WHEN EXISTS (SELECT 1 FROM suspects s
 			      WHERE s.alert_id = alerts.id

@@ -69,7 +69,7 @@ int store_each_alert(struct store *st, const struct store_alert_filter *f, store
 			break;
 		a.run_wide = sqlite3_column_int(s, 5);
 		a.series = sqlite3_column_int64(s, 6);
-		a.judged_series = sqlite3_column_int64(s, 7);
+		a.judged_series = store_column_int64(s, 7, -1);
 		a.note = store_column_text(s, 9, NULL);
 		a.filed_url = store_column_text(s, 10, NULL);
 		a.reference_commit = store_column_text(s, 11, NULL);

@@ -531,7 +531,8 @@ struct store_alert {
 	enum suspect_side side;
 	enum suspect_state state;
 	int run_wide;
-	int64_t series, judged_series;
+	int64_t series;	       /* the Series its Suspects are on */
+	int64_t judged_series; /* the Series its machine judged at its commit; -1: not counted */
 	enum alert_outcome outcome;
 	const char *note, *filed_url, *rebench; /* NULL when none */
 	double created_at;
