@@ -78,9 +78,14 @@ int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx)
 			cli_json_array_add(&a, confirm_triage_json(&issues[i]));
 		cli_json_array_end(&a);
 	} else if (markdown) {
-		for (size_t i = 0; i < n; i++)
-			printf("%s# %s\n\n%s", i ? "\n---\n\n" : "", issues[i].title.buf,
-			       issues[i].body.buf);
+		struct strbuf md = STRBUF_INIT;
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strbuf_addstr(&md, "\n---\n\n");
+			confirm_triage_markdown(&md, &issues[i]);
+		}
+		fputs(md.buf, stdout);
+		strbuf_release(&md);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			printf("alert %lld: %s\n    labels %s, %s; Regression%s",

@@ -327,6 +327,8 @@ void confirm_triage_issue_init(struct confirm_triage_issue *is, const struct sto
 void confirm_triage_issue_add(struct confirm_triage_issue *is, const struct store_regression *r);
 void confirm_triage_issue_write(struct confirm_triage_issue *is, const char *base_url);
 void confirm_triage_issue_release(struct confirm_triage_issue *is);
+/* The issue as one Markdown document: its title as a heading, then its body. */
+void confirm_triage_markdown(struct strbuf *out, const struct confirm_triage_issue *is);
 /* {"id" (the alert), "title", "body", "labels", "regressions": [ids]} (§14). */
 struct json_t *confirm_triage_json(const struct confirm_triage_issue *is);
 

@@ -336,6 +336,14 @@ void confirm_triage_issue_write(struct confirm_triage_issue *is, const char *bas
 	write_body(is, base_url, base_len);
 }
 
+void confirm_triage_markdown(struct strbuf *out, const struct confirm_triage_issue *is)
+{
+	strbuf_addstr(out, "# ");
+	add_md(out, is->title.buf);
+	strbuf_addstr(out, "\n\n");
+	strbuf_addstr(out, is->body.buf);
+}
+
 json_t *confirm_triage_json(const struct confirm_triage_issue *is)
 {
 	json_t *o = json_object(), *labels = json_array(), *ids = json_array();
