@@ -1146,7 +1146,7 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	rp->count++;
 	strbuf_reset(&rp->id);
 	store_series_id(&rp->id, g->machine, g->benchmark, g->config, g->metric);
-	strbuf_addf(sb, "<tr class=\"regression\"><td class=\"num\">%lld</td><td>",
+	strbuf_addf(sb, "<tr class=\"regression\"><td class=\"num\">%lld</td><td class=\"nowrap\">",
 		    (long long)g->id);
 	web_html_escape(sb, g->machine);
 	strbuf_addstr(sb, "</td><td>");
@@ -1165,7 +1165,7 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_addstr(sb, "<td>");
 	if (g->pr > 0)
 		strbuf_addf(sb, "#%lld", (long long)g->pr);
-	strbuf_addstr(sb, "</td><td>");
+	strbuf_addstr(sb, "</td><td class=\"subject\">");
 	web_html_escape(sb, g->subject ? g->subject : "");
 	strbuf_addstr(sb, "</td><td class=\"num slower\">");
 	add_delta(sb, g->ratio);
@@ -1180,7 +1180,7 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	add_filed(sb, g->filed_url);
 	strbuf_addstr(sb, "</td><td><a href=\"");
 	add_series_link(sb, rp->ctx, rp->id.buf);
-	strbuf_addstr(sb, "#regressions\">chart, probes</a></td></tr>\n");
+	strbuf_addstr(sb, "#regressions\">chart</a></td></tr>\n");
 	return 0;
 }
 

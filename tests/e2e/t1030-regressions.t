@@ -135,7 +135,7 @@ test_expect '/api/regressions is regressions --json byte for byte; /api/series c
 
 test_expect '/regressions lists it, linked to its Series' '
 	expect_status 200 text/html GET "$URL/regressions" &&
-	grep -q "<td><a href=\"/series/$SID#regressions\">work</a></td><td class=\"mono\" title=\"$c4\">$s4</td><td>#42</td><td>Parse twice as carefully (#42)</td><td class=\"num slower\">+15.0%</td>" body &&
+	grep -q "<td><a href=\"/series/$SID#regressions\">work</a></td><td class=\"mono\" title=\"$c4\">$s4</td><td>#42</td><td class=\"subject\">Parse twice as carefully (#42)</td><td class=\"num slower\">+15.0%</td>" body &&
 	grep -q "1 Regression\." body
 '
 
