@@ -272,9 +272,9 @@ int confirm_store_regression(int64_t *id_out, int *added, struct store *st,
 			     const char *benchmark, const char *config, const char *metric,
 			     int64_t alert_id, struct bl_error *err);
 
-/* The machine measurements are made on (§9.4): flag when given, else benchline.json's
- * "machine" at the root of repo's working tree (NULL: "."), else the host name; appended to
- * out. */
+/* The machine measurements are made on (the rule of confirm, §9): flag when given, else
+ * benchline.json's "machine" at the root of repo's working tree (NULL: "."), else the host name;
+ * appended to out. */
 int confirm_machine(struct strbuf *out, const char *flag, const char *repo, struct bl_error *err);
 /*
  * `benchline bisect` with a database: the Regression of a PINNED report on machine's Series of
