@@ -11,14 +11,19 @@
 static int mark_filed(struct cli_ctx *ctx, const struct cli_command *cmd,
 		      const struct cli_option *opts, const struct cli_list *filed)
 {
-	int64_t *ids = xcalloc(filed->nr, sizeof(*ids));
-	const char **urls = xcalloc(filed->nr, sizeof(*urls));
 	struct bl_error err = BL_ERROR_INIT;
+	const char **urls, *url;
+	int64_t *ids, id;
 	int ret = 0;
 
+	/* Every argument is checked before anything is allocated: a usage error exits. */
 	for (size_t i = 0; i < filed->nr; i++)
-		if (confirm_triage_parse_filed(&ids[i], &urls[i], filed->items[i], &err))
+		if (confirm_triage_parse_filed(&id, &url, filed->items[i], &err))
 			cli_usage_error(cmd, opts, "%s", err.msg.buf);
+	ids = xcalloc(filed->nr, sizeof(*ids));
+	urls = xcalloc(filed->nr, sizeof(*urls));
+	for (size_t i = 0; i < filed->nr; i++)
+		confirm_triage_parse_filed(&ids[i], &urls[i], filed->items[i], &err);
 	if (confirm_triage_mark_filed(ctx->store, ids, urls, filed->nr, &err)) {
 		ret = cli_fail(&err);
 		goto done;
