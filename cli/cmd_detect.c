@@ -90,6 +90,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 		opts.ladders_file = cfg.path;
 	}
 	opts.all = all;
+	opts.transient_records = cfg.transient_records;
 	test_pass_limits(&opts);
 	if (detect_run(&res, ctx->store, &opts, &err)) {
 		ret = cli_fail(&err);

@@ -3,10 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "detect/confirm/confirm.h"
 #include "detect/gate/gate.h"
 #include "ingest/repo/repo.h"
+#include "store/store.h"
 
 static int write_out(const char *path, const char *text, size_t len, struct bl_error *err)
 {
@@ -43,8 +46,10 @@ done:
 }
 
 /*
- * benchline gate [--repo DIR] [--head REV] [--base REF] ...: the verdict of §7, exit 0 pass or
- * nothing to compare, 1 regression, 2 error, 4 no verdict possible.
+ * benchline gate [--repo DIR] [--head REV] [--base REF] [--live] ...: the verdict of §7, from
+ * stored records or (--live, §7.10) from the head and the merge base measured now; exit 0 pass
+ * or nothing to compare, 1 regression, 2 error (a side that cannot be built, under --live),
+ * 4 no verdict possible.
  * benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...: §7.6, exit 0
  * when every named metric was recorded, 3 when some were skipped.
  */
@@ -59,11 +64,14 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	struct gate_report report;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf out = STRBUF_INIT;
-	int accept = 0, ret = 0;
+	struct cli_progress progress = {"gate", isatty(2), 0};
+	int accept = 0, live = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
 	    {OPT_STRING, "head", &head, "REV", "the pull request's head (default HEAD)"},
 	    {OPT_STRING, "base", &base, "REF", "what it merges into (default: the main branch)"},
+	    {OPT_BOOL, "live", &live, NULL,
+	     "measure the head and the merge base now, in worktrees (benchline.json's bench)"},
 	    {OPT_DOUBLE, "limit", &limit, "RATIO",
 	     "the ratio a metric may grow by (default gate.limit, else 1.02)"},
 	    {OPT_LIST, "override", &overrides, "GLOB=PCT",
@@ -100,6 +108,16 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 				"--justification and --only go with 'gate accept'");
 	if (headroom < 0)
 		cli_usage_error(ctx->cmd, options, "--headroom is 0 or more points");
+	if (live && accept)
+		cli_usage_error(ctx->cmd, options,
+				"accept records stored references: not with --live");
+	if (live && ratchet)
+		cli_usage_error(ctx->cmd, options,
+				"--ratchet compares stored records: not with --live");
+	if (live && base_url)
+		cli_usage_error(ctx->cmd, options,
+				"--base-url links stored Series: not with --live, whose rows are "
+				"measured now");
 
 	memset(&req, 0, sizeof(req));
 	req.repo = repo;
@@ -121,7 +139,16 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	repo = opts.repo_dir;
-	if (gate_run(&report, ctx->store, &opts, &err)) {
+	if (live) {
+		/* No database: both sides are measured now (a hosted runner keeps none). */
+		ret = confirm_gate_live(&report, &opts, cli_measure_progress, &progress, &err);
+		cli_progress_done(&progress);
+		if (ret) {
+			ret = cli_fail(&err);
+			goto done;
+		}
+	} else if ((ret = store_open(&ctx->store, ctx->db_path, 0, &err)) ||
+		   (ret = gate_run(&report, ctx->store, &opts, &err))) {
 		ret = cli_fail(&err);
 		goto done;
 	}

@@ -32,8 +32,9 @@ const struct cli_command cli_commands[] = {
      "list every Series: machine, benchmark, config, metric"},
     {"detect", cmd_detect, NEED_DB, "benchline detect [--all] [--json] [--repo DIR]",
      "find Suspects: records that step out of their line's band (§6)"},
-    {"gate", cmd_gate, NEED_DB,
-     "benchline gate [--repo DIR] [--head REV] [--base REF] [--json FILE] [--markdown FILE]\n"
+    {"gate", cmd_gate, 0, /* opens the database itself: --live needs none */
+     "benchline gate [--repo DIR] [--head REV] [--base REF] [--live] [--json FILE]\n"
+     "                      [--markdown FILE]\n"
      "   or: benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...",
      "pass or fail for a pull request: did it make anything slower?"},
     {"rebench", cmd_rebench, 0,
@@ -45,6 +46,11 @@ const struct cli_command cli_commands[] = {
      "find the first commit between two that made a benchmark slower"},
     {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
      "list the Suspects detect found, in Series order"},
+    {"alerts", cmd_alerts, NEED_DB, "benchline alerts [--machine M] [--state S] [--json]",
+     "list the alerts: Suspects grouped into what confirm measures"},
+    {"confirm", cmd_confirm, NEED_DB,
+     "benchline confirm [--repo DIR] [--machine M] [--limit RATIO] [--json] [ALERT...]",
+     "re-bench open slower alerts and bisect the ones that hold into Regressions"},
     {"regressions", cmd_regressions, NEED_DB, "benchline regressions [--json]",
      "list the Regressions bisection pinned"},
     {"triage", cmd_triage, NEED_DB,

@@ -170,14 +170,20 @@ enum line_break {
 	LINE_HARNESS,
 	LINE_CONTENT,
 	LINE_BASELINE,
-	LINE_PINNED, /* a commit bisection pinned (§9.3): stored by confirm, never by line_break_at
-		      */
+	LINE_PINNED, /* a commit bisection pinned (§9.3): detection breaks there from the stored
+		      * Regressions, never through line_break_at */
 };
 /* "first", "harness", "content", "baseline", "pinned"; NULL for LINE_CONTINUES. */
 const char *line_break_name(enum line_break b);
 int line_break_parse(enum line_break *out, const char *name);
 enum line_break line_break_at(int started, int64_t line_harness, const char *line_content,
 			      int64_t harness, const char *content, int baseline);
+/* The other break (§9.3): 1 when a commit bisection pinned on the Series, at one of the seqs
+ * on main `pinned` (n of them, ascending), lies after its line's last record (placed at
+ * last_place) and at or before the next record (at place): that record starts a `pinned`
+ * line. Where line_break_at says the line continues, detection, the Series listing and the
+ * charts all ask this next. */
+int line_pinned_at(const int64_t *pinned, size_t n, double last_place, double place);
 
 /* Which side of its center a Suspect's record is on: slower is worse in the metric's
  * direction. */
@@ -185,10 +191,33 @@ enum suspect_side { SUSPECT_SLOWER, SUSPECT_FASTER };
 const char *suspect_side_name(enum suspect_side s);
 int suspect_side_parse(enum suspect_side *out, const char *name);
 
-/* A Suspect's state: detect creates open ones; confirmation and bisection (§9) move them on. */
-enum suspect_state { SUSPECT_OPEN, SUSPECT_CLEARED, SUSPECT_CONFIRMED, SUSPECT_COVERED };
+/* A Suspect's state, which is its alert's (§9.1): detect creates open ones; transience, a
+ * confirmation, a bisection or a person (ignored) move them on. */
+enum suspect_state {
+	SUSPECT_OPEN,
+	SUSPECT_CLEARED,
+	SUSPECT_CONFIRMED,
+	SUSPECT_COVERED,
+	SUSPECT_TRANSIENT,
+	SUSPECT_IGNORED,
+};
 const char *suspect_state_name(enum suspect_state s);
 int suspect_state_parse(enum suspect_state *out, const char *name);
+
+/* What confirm found for an alert (§9.4), kept with it: confirm takes up an alert with no
+ * outcome once. */
+enum alert_outcome {
+	ALERT_NO_OUTCOME,
+	ALERT_CLEARED,
+	ALERT_CONFIRMED,
+	ALERT_UNBUILDABLE,
+	ALERT_INCONCLUSIVE,
+	ALERT_TRANSIENT, /* asked for by id, and found transient: cleared without measuring */
+};
+/* NULL for ALERT_NO_OUTCOME, else "cleared", "confirmed", "unbuildable", "inconclusive",
+ * "transient". */
+const char *alert_outcome_name(enum alert_outcome o);
+int alert_outcome_parse(enum alert_outcome *out, const char *name);
 
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);

@@ -27,10 +27,19 @@ static const char *const suspect_side_names[] = {
 };
 
 static const char *const suspect_state_names[] = {
-    [SUSPECT_OPEN] = "open",
-    [SUSPECT_CLEARED] = "cleared",
-    [SUSPECT_CONFIRMED] = "confirmed",
-    [SUSPECT_COVERED] = "covered",
+    [SUSPECT_OPEN] = "open",	       [SUSPECT_CLEARED] = "cleared",
+    [SUSPECT_CONFIRMED] = "confirmed", [SUSPECT_COVERED] = "covered",
+    [SUSPECT_TRANSIENT] = "transient", [SUSPECT_IGNORED] = "ignored",
+};
+
+/* ALERT_NO_OUTCOME has no name: the store keeps it as NULL. */
+static const char *const alert_outcome_names[] = {
+    [ALERT_NO_OUTCOME] = NULL,
+    [ALERT_CLEARED] = "cleared",
+    [ALERT_CONFIRMED] = "confirmed",
+    [ALERT_UNBUILDABLE] = "unbuildable",
+    [ALERT_INCONCLUSIVE] = "inconclusive",
+    [ALERT_TRANSIENT] = "transient",
 };
 
 #define NAMES_NR(t) (sizeof(t) / sizeof((t)[0]))
@@ -39,7 +48,7 @@ static const char *const suspect_state_names[] = {
 static int name_index(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; name && i < n; i++)
-		if (!strcmp(names[i], name))
+		if (names[i] && !strcmp(names[i], name))
 			return (int)i;
 	return BL_EINVALID;
 }
@@ -109,6 +118,14 @@ enum line_break line_break_at(int started, int64_t line_harness, const char *lin
 	return LINE_CONTINUES;
 }
 
+int line_pinned_at(const int64_t *pinned, size_t n, double last_place, double place)
+{
+	for (size_t i = 0; i < n; i++)
+		if (last_place < (double)pinned[i] && (double)pinned[i] <= place)
+			return 1;
+	return 0;
+}
+
 const char *suspect_side_name(enum suspect_side s)
 {
 	return index_name(suspect_side_names, NAMES_NR(suspect_side_names), (unsigned)s);
@@ -134,5 +151,19 @@ int suspect_state_parse(enum suspect_state *out, const char *name)
 	if (i < 0)
 		return i;
 	*out = (enum suspect_state)i;
+	return 0;
+}
+
+const char *alert_outcome_name(enum alert_outcome o)
+{
+	return index_name(alert_outcome_names, NAMES_NR(alert_outcome_names), (unsigned)o);
+}
+
+int alert_outcome_parse(enum alert_outcome *out, const char *name)
+{
+	int i = name_index(alert_outcome_names, NAMES_NR(alert_outcome_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum alert_outcome)i;
 	return 0;
 }

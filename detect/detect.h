@@ -23,21 +23,37 @@ struct store_record_row;
 #define DETECT_MIN_WINDOW   3
 #define DETECT_MAD_FACTOR   4.0
 #define DETECT_FLOOR	    0.03
-#define DETECT_STATE_FORMAT "1"
+#define DETECT_STATE_FORMAT "2"
+/* quiet.transient_records when benchline.json does not say (§9.1) */
+#define DETECT_TRANSIENT_RECORDS 2
 
 /*
  * What the rule remembers of a line: its last judged records (at most DETECT_WINDOW, oldest
- * first), each with its mark. That is all it needs to judge the next record, so a line can
- * be continued record by record (an incremental detect) exactly as a walk from its start
- * would judge it.
+ * first), each with its id (the caller's: a run id) and its mark. That is all it needs to judge
+ * the next record, so a line can be continued record by record (an incremental detect)
+ * exactly as a walk from its start would judge it. A marked record also keeps what the alert
+ * rules of §9.1 ask of it while it is in the window: its band, and how the records after it
+ * have behaved.
  */
 struct detect_tail {
 	size_t n;
 	double median[DETECT_WINDOW];
+	int64_t id[DETECT_WINDOW];
 	/* +1: marked above its center, -1: marked below, 0: not marked */
 	signed char mark[DETECT_WINDOW];
-	double tolerance[DETECT_WINDOW]; /* a marked record's tolerance */
-	double sorted[DETECT_WINDOW];	 /* the medians in ascending order */
+	/* Of a marked record: */
+	double tolerance[DETECT_WINDOW]; /* its band's tolerance (on its side, for a ladder) */
+	double deviation[DETECT_WINDOW]; /* its band's median absolute deviation */
+	double edge[DETECT_WINDOW];	 /* its band's edge on its side */
+	unsigned char followers[DETECT_WINDOW]; /* records after it so far */
+	unsigned char persisted[DETECT_WINDOW]; /* of which the first in a row beyond its edge */
+	double sorted[DETECT_WINDOW];		/* the medians in ascending order */
+};
+
+/* A marked record whose followers a new record moved (see detect_verdict). */
+struct detect_followed {
+	int64_t id;
+	int followers, persisted;
 };
 
 /* The rule's finding for one record. */
@@ -49,11 +65,24 @@ struct detect_verdict {
 	int above;     /* +1 above the center, -1 below, 0 on it (only when judged) */
 	double center, deviation, tolerance;
 	double shift; /* (m - center) / center; NAN when the center is 0 */
+	/* When marked (§9.1), else 0: the last record before it whose median is inside its band
+	 * (the reference a re-bench measures against), and an earlier marked record of the same
+	 * side in the window whose level it continues: within max(4 * deviation, 3% of its
+	 * median) of that record's median, the deviation being that record's band's. */
+	int64_t reference_id, follows_id;
+	/* The marked records in the window before this one, each counting it as a follower:
+	 * whether it stayed beyond their edge decides whether they were transient. */
+	size_t nfollowed;
+	struct detect_followed followed[DETECT_WINDOW];
+	/* A marked record that left the window as this one came in, with its final counts (it
+	 * had DETECT_WINDOW followers); evicted.id is 0 when none did. */
+	struct detect_followed evicted;
 };
 
 void detect_tail_init(struct detect_tail *t);
-/* Judges median m, the record after those t holds, then adds it to t. */
-void detect_step(struct detect_verdict *out, struct detect_tail *t, double m);
+/* Judges median m of the record `id` (non-zero), the record after those t holds, then adds it
+ * to t. */
+void detect_step(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id);
 struct ladder;
 /*
  * The same for a histogram quantile with a ladder (§8): the center is the window's median as
@@ -61,16 +90,17 @@ struct ladder;
  * hi_next - center) or under the edge below the bucket under it; a center in the top
  * bucket cannot be outside above, one in the first two buckets cannot be outside below.
  */
-void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m,
+void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id,
 			const struct ladder *l);
-/* Judges a whole line from its first record: out[i] for medians[i]. */
+/* Judges a whole line from its first record: out[i] for medians[i], whose id is i + 1. */
 void detect_line(struct detect_verdict *out, const double *medians, size_t n);
 /* 1 when a record on the given side of its center is slower (worse in the metric's
  * direction): above for lower-is-better metrics, below for higher-is-better ones. */
 int detect_is_slower(int above, int better_higher);
 
-/* A tail as bytes, for the store: the count, the medians (little-endian doubles), a mark byte
- * each, then the tolerance of each marked one. 73 bytes for a full window with no mark. */
+/* A tail as bytes, for the store: the count, the medians (little-endian doubles), the ids
+ * (little-endian), a mark byte each, then for each marked one its tolerance, deviation and
+ * edge (doubles) and its two counts (a byte each). 137 bytes for a full window with no mark. */
 void detect_tail_encode(struct strbuf *out, const struct detect_tail *t);
 /* BL_EINVALID when the bytes are not an encoded tail. */
 int detect_tail_decode(struct detect_tail *out, const void *data, size_t len);
@@ -91,6 +121,9 @@ struct detect_options {
 	 * names are judged by their ladder (§8); NULL: none. Kept with the judged metrics. */
 	const struct json_t *ladders;
 	const char *ladders_file; /* where they were read, for messages */
+	/* Alerts (§9.1): a Suspect back inside its band within this many records is transient;
+	 * 0 for DETECT_TRANSIENT_RECORDS. At most DETECT_WINDOW. */
+	int transient_records;
 	/* A full walk holds at most this many records (and metric values) in memory at once;
 	 * 0 for the defaults. */
 	size_t pass_members, pass_points;
@@ -119,6 +152,11 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
  * "source_hash", "seq", "side", "shift", "center", "tolerance", "state"}, null where
  * unknown. */
 struct json_t *detect_suspect_json(const struct store_suspect *s);
+struct store_alert;
+/* An alert as `alerts --json` prints it (§14): {"id", "machine", "commit", "reference_commit",
+ * "side", "run_wide", "state", "outcome", "suspects", "series", "judged_series", "filed_url"};
+ * suspect_ids (a reference taken; NULL for []) the ids of its Suspects. */
+struct json_t *detect_alert_json(const struct store_alert *a, struct json_t *suspect_ids);
 /* A Series as `series --json` prints it; open_suspects (a reference taken) or NULL for null. */
 struct json_t *detect_series_json(const struct store_series *s, struct json_t *open_suspects);
 /* A record as `records --json` prints it. */

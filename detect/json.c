@@ -27,6 +27,25 @@ json_t *detect_suspect_json(const struct store_suspect *s)
 	return o;
 }
 
+json_t *detect_alert_json(const struct store_alert *a, json_t *suspect_ids)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(a->id));
+	json_object_set_new(o, "machine", json_string(a->machine));
+	json_object_set_new(o, "commit", json_string(a->commit));
+	json_object_set_new(o, "reference_commit", json_string_or_null(a->reference_commit));
+	json_object_set_new(o, "side", json_string(suspect_side_name(a->side)));
+	json_object_set_new(o, "run_wide", json_boolean(a->run_wide));
+	json_object_set_new(o, "state", json_string(suspect_state_name(a->state)));
+	json_object_set_new(o, "outcome", json_string_or_null(alert_outcome_name(a->outcome)));
+	json_object_set_new(o, "suspects", suspect_ids ? suspect_ids : json_array());
+	json_object_set_new(o, "series", json_integer(a->series));
+	json_object_set_new(o, "judged_series",
+			    a->judged_series >= 0 ? json_integer(a->judged_series) : json_null());
+	json_object_set_new(o, "filed_url", json_string_or_null(a->filed_url));
+	return o;
+}
+
 static json_t *line_json(const struct store_series_line *l)
 {
 	json_t *o = json_object();

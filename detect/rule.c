@@ -31,7 +31,14 @@ static int continues_step(const struct detect_tail *t, double m, int above)
 	return 0;
 }
 
-static void tail_push(struct detect_tail *t, double m, int mark, double tolerance)
+/* What a marked record keeps in the tail; zeros for one not marked. */
+struct tail_mark {
+	double tolerance, deviation, edge;
+	unsigned char followers, persisted;
+};
+
+static void tail_push(struct detect_tail *t, double m, int64_t id, int mark,
+		      const struct tail_mark *tm)
 {
 	size_t k;
 	if (t->n == DETECT_WINDOW) {
@@ -39,19 +46,52 @@ static void tail_push(struct detect_tail *t, double m, int mark, double toleranc
 		for (k = 0; k < t->n - 1 && t->sorted[k] != t->median[0]; k++)
 			;
 		memmove(t->sorted + k, t->sorted + k + 1, (t->n - 1 - k) * sizeof(t->sorted[0]));
-		memmove(t->median, t->median + 1, (DETECT_WINDOW - 1) * sizeof(t->median[0]));
-		memmove(t->mark, t->mark + 1, (DETECT_WINDOW - 1) * sizeof(t->mark[0]));
-		memmove(t->tolerance, t->tolerance + 1,
-			(DETECT_WINDOW - 1) * sizeof(t->tolerance[0]));
+#define TAIL_SHIFT(a) memmove(t->a, t->a + 1, (DETECT_WINDOW - 1) * sizeof(t->a[0]))
+		TAIL_SHIFT(median);
+		TAIL_SHIFT(id);
+		TAIL_SHIFT(mark);
+		TAIL_SHIFT(tolerance);
+		TAIL_SHIFT(deviation);
+		TAIL_SHIFT(edge);
+		TAIL_SHIFT(followers);
+		TAIL_SHIFT(persisted);
+#undef TAIL_SHIFT
 		t->n--;
 	}
 	t->median[t->n] = m;
+	t->id[t->n] = id;
 	t->mark[t->n] = (signed char)mark;
-	t->tolerance[t->n] = mark ? tolerance : 0;
+	t->tolerance[t->n] = mark ? tm->tolerance : 0;
+	t->deviation[t->n] = mark ? tm->deviation : 0;
+	t->edge[t->n] = mark ? tm->edge : 0;
+	t->followers[t->n] = mark ? tm->followers : 0;
+	t->persisted[t->n] = mark ? tm->persisted : 0;
 	for (k = t->n; k > 0 && t->sorted[k - 1] > m; k--)
 		t->sorted[k] = t->sorted[k - 1];
 	t->sorted[k] = m;
 	t->n++;
+}
+
+/* m follows every marked record in the window: it counts as one more follower of each, and
+ * keeps its run of records beyond the edge going only when it is beyond it too. The oldest
+ * record leaves the window when m joins a full one: its counts are final then. */
+static void follow_marks(struct detect_verdict *out, struct detect_tail *t, double m)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		int beyond;
+		struct detect_followed *f;
+		if (!t->mark[i])
+			continue;
+		beyond = t->mark[i] > 0 ? m > t->edge[i] : m < t->edge[i];
+		if (t->persisted[i] == t->followers[i] && beyond)
+			t->persisted[i]++;
+		t->followers[i]++;
+		f = i == 0 && t->n == DETECT_WINDOW ? &out->evicted
+						    : &out->followed[out->nfollowed++];
+		f->id = t->id[i];
+		f->followers = t->followers[i];
+		f->persisted = t->persisted[i];
+	}
 }
 
 /* The nearest-rank median of |w - center| over the sorted window, center being its element
@@ -76,15 +116,17 @@ static double window_mad(const double *sorted, size_t n, size_t r)
 	return d;
 }
 
-/* What every rule starts with: too few records before m (0, and m joins the tail), or the
- * window's center and deviation, and which side of the center m is on (1). */
-static int step_begin(struct detect_verdict *out, struct detect_tail *t, double m)
+/* What every rule starts with: m counted as a follower of the marks before it, then too few
+ * records before m (0, and m joins the tail), or the window's center and deviation, and which
+ * side of the center m is on (1). */
+static int step_begin(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id)
 {
 	size_t n = t->n, r;
 	memset(out, 0, sizeof(*out));
 	out->center = out->deviation = out->tolerance = out->shift = NAN;
+	follow_marks(out, t, m);
 	if (n < DETECT_MIN_WINDOW) {
-		tail_push(t, m, 0, 0);
+		tail_push(t, m, id, 0, NULL);
 		return 0;
 	}
 	out->judged = 1;
@@ -96,38 +138,69 @@ static int step_begin(struct detect_verdict *out, struct detect_tail *t, double 
 	return 1;
 }
 
-/* What every rule ends with: an outside m is marked unless it continues a step, and joins the
- * tail with its mark. */
-static void step_end(struct detect_verdict *out, struct detect_tail *t, double m)
+/* The §9.1 facts of a record just marked, whose band is [lo, hi]: the newest record before it
+ * inside the band, and the newest marked record of its side whose level it continues. */
+static void alert_facts(struct detect_verdict *out, const struct detect_tail *t, double m,
+			double lo, double hi)
 {
+	for (size_t i = t->n; i-- > 0;)
+		if (t->median[i] >= lo && t->median[i] <= hi) {
+			out->reference_id = t->id[i];
+			break;
+		}
+	for (size_t i = t->n; i-- > 0;) {
+		double reach = DETECT_MAD_FACTOR * t->deviation[i];
+		if (t->mark[i] != out->above)
+			continue;
+		if (DETECT_FLOOR * fabs(t->median[i]) > reach)
+			reach = DETECT_FLOOR * fabs(t->median[i]);
+		if (fabs(m - t->median[i]) <= reach) {
+			out->follows_id = t->id[i];
+			break;
+		}
+	}
+}
+
+/* What every rule ends with: an outside m is marked unless it continues a step, and joins the
+ * tail with its mark; [lo, hi] is its band. */
+static void step_end(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id,
+		     double lo, double hi)
+{
+	struct tail_mark tm = {0};
 	if (out->outside) {
 		out->continues = continues_step(t, m, out->above);
 		out->marked = !out->continues;
 	}
-	tail_push(t, m, out->marked ? out->above : 0, out->marked ? out->tolerance : 0);
+	if (out->marked) {
+		alert_facts(out, t, m, lo, hi);
+		tm.tolerance = out->tolerance;
+		tm.deviation = out->deviation;
+		tm.edge = out->above > 0 ? hi : lo;
+	}
+	tail_push(t, m, id, out->marked ? out->above : 0, &tm);
 }
 
-void detect_step(struct detect_verdict *out, struct detect_tail *t, double m)
+void detect_step(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id)
 {
 	double floor_tol;
 
-	if (!step_begin(out, t, m))
+	if (!step_begin(out, t, m, id))
 		return;
 	out->tolerance = DETECT_MAD_FACTOR * out->deviation;
 	floor_tol = DETECT_FLOOR * fabs(out->center);
 	if (floor_tol > out->tolerance)
 		out->tolerance = floor_tol;
 	out->outside = fabs(m - out->center) > out->tolerance;
-	step_end(out, t, m);
+	step_end(out, t, m, id, out->center - out->tolerance, out->center + out->tolerance);
 }
 
-void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m,
+void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id,
 			const struct ladder *l)
 {
 	struct ladder_bucket b;
 	double up, down;
 
-	if (!step_begin(out, t, m))
+	if (!step_begin(out, t, m, id))
 		return;
 	/* Only a reading past the bucket above the center's own is known to be higher (§8), and
 	 * only one under the edge below the bucket under it is known to be lower. */
@@ -136,7 +209,7 @@ void detect_step_ladder(struct detect_verdict *out, struct detect_tail *t, doubl
 	down = b.index >= 2 ? out->center - l->edges[b.index - 2] : INFINITY;
 	out->tolerance = out->above < 0 ? down : up;
 	out->outside = out->above > 0 ? m - out->center > up : out->center - m > down;
-	step_end(out, t, m);
+	step_end(out, t, m, id, out->center - down, out->center + up);
 }
 
 void detect_line(struct detect_verdict *out, const double *medians, size_t n)
@@ -144,7 +217,7 @@ void detect_line(struct detect_verdict *out, const double *medians, size_t n)
 	struct detect_tail t;
 	detect_tail_init(&t);
 	for (size_t i = 0; i < n; i++)
-		detect_step(&out[i], &t, medians[i]);
+		detect_step(&out[i], &t, medians[i], (int64_t)i + 1);
 }
 
 static void put_le64(unsigned char *p, double v)
@@ -173,6 +246,12 @@ void detect_tail_encode(struct strbuf *out, const struct detect_tail *t)
 		put_le64(b, t->median[i]);
 		strbuf_add(out, b, 8);
 	}
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t id = (uint64_t)t->id[i];
+		for (int k = 0; k < 8; k++)
+			b[k] = (unsigned char)(id >> (8 * k));
+		strbuf_add(out, b, 8);
+	}
 	for (size_t i = 0; i < t->n; i++)
 		strbuf_addch(out, (char)(t->mark[i] + 1)); /* 0, 1, 2 */
 	for (size_t i = 0; i < t->n; i++) {
@@ -180,35 +259,54 @@ void detect_tail_encode(struct strbuf *out, const struct detect_tail *t)
 			continue;
 		put_le64(b, t->tolerance[i]);
 		strbuf_add(out, b, 8);
+		put_le64(b, t->deviation[i]);
+		strbuf_add(out, b, 8);
+		put_le64(b, t->edge[i]);
+		strbuf_add(out, b, 8);
+		strbuf_addch(out, (char)t->followers[i]);
+		strbuf_addch(out, (char)t->persisted[i]);
 	}
 }
 
+/* Bytes a marked record adds to an encoded tail: three doubles and two counts. */
+#define MARK_BYTES 26
+
 int detect_tail_decode(struct detect_tail *out, const void *data, size_t len)
 {
-	const unsigned char *p = data, *marks, *tol;
+	const unsigned char *p = data, *ids, *marks, *facts;
 	size_t n, marked = 0;
 	detect_tail_init(out);
 	if (!len)
 		return 0;
 	n = p[0];
-	if (n > DETECT_WINDOW || len < 1 + 9 * n)
+	if (n > DETECT_WINDOW || len < 1 + 17 * n)
 		return BL_EINVALID;
-	marks = p + 1 + 8 * n;
+	ids = p + 1 + 8 * n;
+	marks = ids + 8 * n;
 	for (size_t i = 0; i < n; i++) {
 		if (marks[i] > 2)
 			return BL_EINVALID;
 		marked += marks[i] != 1;
 	}
-	if (len != 1 + 9 * n + 8 * marked)
+	if (len != 1 + 17 * n + MARK_BYTES * marked)
 		return BL_EINVALID;
-	tol = marks + n;
+	facts = marks + n;
 	for (size_t i = 0; i < n; i++) {
-		double tolerance = 0;
+		struct tail_mark tm = {0};
+		uint64_t id = 0;
+		for (int k = 0; k < 8; k++)
+			id |= (uint64_t)ids[8 * i + k] << (8 * k);
 		if (marks[i] != 1) {
-			tolerance = get_le64(tol);
-			tol += 8;
+			tm.tolerance = get_le64(facts);
+			tm.deviation = get_le64(facts + 8);
+			tm.edge = get_le64(facts + 16);
+			tm.followers = facts[24];
+			tm.persisted = facts[25];
+			if (tm.persisted > tm.followers || tm.followers >= DETECT_WINDOW)
+				return BL_EINVALID;
+			facts += MARK_BYTES;
 		}
-		tail_push(out, get_le64(p + 1 + 8 * i), marks[i] - 1, tolerance);
+		tail_push(out, get_le64(p + 1 + 8 * i), (int64_t)id, marks[i] - 1, &tm);
 	}
 	return 0;
 }

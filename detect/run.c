@@ -34,14 +34,11 @@ struct old_line {
 	enum line_break reason;
 };
 
-/* A Suspect as stored before this run. */
+/* A Suspect as stored before this run (mark.metric points at metric). */
 struct old_mark {
-	int64_t id, run_id;
+	struct store_mark mark;
 	char *metric;
-	enum suspect_side side;
-	enum suspect_state state;
 	int matched;
-	double shift, median, center, tolerance;
 };
 
 struct detect_ctx {
@@ -71,6 +68,9 @@ struct detect_ctx {
 	int count_all; /* --all: every line counts as recomputed */
 	struct old_mark *old_marks;
 	size_t nold_marks, old_marks_alloc;
+	/* The commits bisection pinned (§9.3), by Series: each starts a line. */
+	struct store_pinned *pinned;
+	size_t npinned;
 	struct strbuf tail;
 };
 
@@ -88,6 +88,10 @@ struct line_state {
 	double last_place, last_at, last_started_at, time_placed_at;
 	int judged;
 	struct detect_tail tail;
+	/* In a rebuild, the Suspects marked in the tail's window: stored once their followers
+	 * are final (they leave the window, or the line ends), so each is written once. */
+	struct store_mark pending[DETECT_WINDOW];
+	size_t npending;
 };
 
 /* qsort and bsearch, for arrays that may be empty (and then NULL). */
@@ -121,8 +125,8 @@ static int old_line_cmp(const void *a, const void *b)
 static int old_mark_cmp(const void *a, const void *b)
 {
 	const struct old_mark *x = a, *y = b;
-	if (x->run_id != y->run_id)
-		return x->run_id < y->run_id ? -1 : 1;
+	if (x->mark.run_id != y->mark.run_id)
+		return x->mark.run_id < y->mark.run_id ? -1 : 1;
 	return strcmp(x->metric, y->metric);
 }
 
@@ -165,17 +169,25 @@ static int collect_old_mark(const struct store_mark *m, void *data)
 	struct old_mark *o;
 	ALLOC_GROW(c->old_marks, c->nold_marks, c->old_marks_alloc);
 	o = &c->old_marks[c->nold_marks++];
-	o->id = m->id;
-	o->run_id = m->run_id;
+	o->mark = *m;
 	o->metric = xstrdup(m->metric);
-	o->side = m->side;
-	o->state = m->state;
+	o->mark.metric = o->metric;
+	o->mark.config = NULL;
 	o->matched = 0;
-	o->shift = m->shift;
-	o->median = m->median;
-	o->center = m->center;
-	o->tolerance = m->tolerance;
 	return 0;
+}
+
+static int pinned_series_cmp(const void *a, const void *b)
+{
+	const struct store_pinned *x = a, *y = b;
+	int c;
+	if (x->machine_id != y->machine_id)
+		return x->machine_id < y->machine_id ? -1 : 1;
+	if (x->benchmark_id != y->benchmark_id)
+		return x->benchmark_id < y->benchmark_id ? -1 : 1;
+	if ((c = strcmp(x->config, y->config)))
+		return c;
+	return strcmp(x->metric, y->metric);
 }
 
 /* Loads the stored lines and Suspects of one group (g), or of all (g NULL). */
@@ -193,15 +205,18 @@ static int load_old(struct detect_ctx *c, const struct store_group *g, struct bl
 	return 0;
 }
 
-/* Deletes the stored Suspects no recomputed line marks any more, unless someone has already
- * moved them past 'open' (confirmed, cleared, covered: those decisions are kept). */
+/* Deletes the stored Suspects no recomputed line marks any more, unless a measurement or a
+ * person has decided them (confirmed, cleared, covered, ignored: those decisions are kept).
+ * Transience is no decision: it was read off the line, which no longer marks the record. */
 static int drop_unmatched(struct detect_ctx *c, struct bl_error *err)
 {
 	for (size_t i = 0; i < c->nold_marks; i++) {
 		int ret;
-		if (c->old_marks[i].matched || c->old_marks[i].state != SUSPECT_OPEN)
+		enum suspect_state state = c->old_marks[i].mark.state;
+		if (c->old_marks[i].matched ||
+		    (state != SUSPECT_OPEN && state != SUSPECT_TRANSIENT))
 			continue;
-		if ((ret = store_detect_suspect_delete(c->d, c->old_marks[i].id, err)))
+		if ((ret = store_detect_suspect_delete(c->d, c->old_marks[i].mark.id, err)))
 			return ret;
 	}
 	return 0;
@@ -276,9 +291,20 @@ static int same_double(double a, double b)
 	return (isnan(a) && isnan(b)) || a == b;
 }
 
-/* Stores a mark: a Suspect already stored for its (run, metric) keeps its id and state and
- * takes the new numbers; otherwise it is new. In a rebuild the stored ones are in old_marks;
- * when a line is only continued (use_old 0) they are looked up. */
+/* Whether a stored Suspect already says what a new mark says. */
+static int same_mark(const struct store_mark *a, const struct store_mark *b)
+{
+	return a->side == b->side && same_double(a->shift, b->shift) && a->median == b->median &&
+	       a->center == b->center && a->tolerance == b->tolerance &&
+	       same_double(a->deviation, b->deviation) &&
+	       a->reference_run_id == b->reference_run_id &&
+	       a->follows_run_id == b->follows_run_id && a->followers == b->followers &&
+	       a->persisted == b->persisted;
+}
+
+/* Stores a mark: a Suspect already stored for its (run, metric) keeps its id, state and alert
+ * and takes the new numbers; otherwise it is new. In a rebuild the stored ones are in
+ * old_marks; when a line is only continued (use_old 0) they are looked up. */
 static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_old,
 		    struct bl_error *err)
 {
@@ -286,18 +312,13 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	int have = 0, ret;
 	if (use_old) {
 		struct old_mark key, *o;
-		key.run_id = mk->run_id;
+		key.mark.run_id = mk->run_id;
 		key.metric = (char *)mk->metric;
 		o = find_in(&key, c->old_marks, c->nold_marks, sizeof(*c->old_marks), old_mark_cmp);
 		if (o) {
 			o->matched = 1;
 			have = 1;
-			found.id = o->id;
-			found.side = o->side;
-			found.shift = o->shift;
-			found.median = o->median;
-			found.center = o->center;
-			found.tolerance = o->tolerance;
+			found = o->mark;
 		}
 	} else if ((ret = store_detect_suspect_find(&have, &found, c->d, mk->run_id, mk->metric,
 						    err))) {
@@ -305,9 +326,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	}
 	if (have) {
 		struct store_mark upd = *mk;
-		if (found.side == mk->side && same_double(found.shift, mk->shift) &&
-		    found.median == mk->median && found.center == mk->center &&
-		    found.tolerance == mk->tolerance)
+		if (same_mark(&found, mk))
 			return 0;
 		upd.id = found.id;
 		return store_detect_suspect_update(c->d, &upd, err);
@@ -316,6 +335,35 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	if ((ret = store_detect_suspect_insert(&id, c->d, mk, err)))
 		return ret;
 	c->res->new_suspects++;
+	return 0;
+}
+
+/* Stores the pending Suspect i of a rebuilt line and drops it from the pending ones. */
+static int put_pending(struct detect_ctx *c, struct line_state *ls, size_t i, struct bl_error *err)
+{
+	int ret = put_mark(c, &ls->pending[i], 1, err);
+	memmove(ls->pending + i, ls->pending + i + 1,
+		(ls->npending - i - 1) * sizeof(ls->pending[0]));
+	ls->npending--;
+	return ret;
+}
+
+/* A record's new follower counts for the mark it followed: kept with the pending Suspect in a
+ * rebuild (stored when final), written to the stored one when a line is continued. */
+static int follow_mark(struct detect_ctx *c, struct line_state *ls, const char *metric,
+		       const struct detect_followed *f, int final, int use_old,
+		       struct bl_error *err)
+{
+	if (!use_old)
+		return store_detect_suspect_follow(c->d, f->id, metric, f->followers, f->persisted,
+						   err);
+	for (size_t i = 0; i < ls->npending; i++) {
+		if (ls->pending[i].run_id != f->id)
+			continue;
+		ls->pending[i].followers = f->followers;
+		ls->pending[i].persisted = f->persisted;
+		return final ? put_pending(c, ls, i, err) : 0;
+	}
 	return 0;
 }
 
@@ -353,9 +401,13 @@ static int flush_rebuilt(struct detect_ctx *c, const struct store_group *g, cons
 			 struct line_state *ls, struct bl_error *err)
 {
 	struct store_line row;
+	int ret;
 	if (!ls->open)
 		return 0;
 	ls->open = 0;
+	while (ls->npending)
+		if ((ret = put_pending(c, ls, 0, err)))
+			return ret;
 	line_row(&row, c, g, metric, ls);
 	if (c->count_all) {
 		c->res->lines_recomputed++;
@@ -389,12 +441,26 @@ static int flush_grown(struct detect_ctx *c, const struct store_group *g, const 
 	return store_detect_line_grow(c->d, &row, err);
 }
 
-/* The break a member makes on its Series after the line state. */
-static enum line_break break_reason(const struct line_state *ls, const struct store_members *m,
-				    const struct store_member *mb)
+/* The break a member makes on its Series after the line state: the rule of line_break_at,
+ * then a commit bisection pinned (§9.3) between the line's last record and this one. */
+static enum line_break break_reason(const struct detect_ctx *c, const struct line_state *ls,
+				    const struct store_members *m, const struct store_group *g,
+				    const char *metric, const struct store_member *mb)
 {
-	return line_break_at(ls->open, ls->harness_version, ls->content, mb->harness_version,
-			     m->contents.strings[mb->content], mb->baseline);
+	enum line_break b =
+	    line_break_at(ls->open, ls->harness_version, ls->content, mb->harness_version,
+			  m->contents.strings[mb->content], mb->baseline);
+	if (b == LINE_CONTINUES && c->npinned) {
+		struct store_pinned key, *p;
+		key.machine_id = g->machine_id;
+		key.benchmark_id = g->benchmark_id;
+		key.config = (char *)g->config;
+		key.metric = (char *)metric;
+		p = find_in(&key, c->pinned, c->npinned, sizeof(*c->pinned), pinned_series_cmp);
+		if (p && line_pinned_at(p->seqs, p->nseqs, ls->last_place, mb->place))
+			return LINE_PINNED;
+	}
+	return b;
 }
 
 static void line_start(struct line_state *ls, const struct store_members *m,
@@ -428,17 +494,25 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 	if (mb->place != floor(mb->place) && !(ls->time_placed_at >= mb->at))
 		ls->time_placed_at = mb->at;
 	if (is_judged(c, m, p)) {
+		const char *metric = m->metrics.strings[p->metric];
 		struct detect_verdict v;
+		int ret;
 		ls->judged = 1;
 		if (p->kind == METRIC_QUANTILE)
-			detect_step_ladder(&v, &ls->tail, p->value, c->ladder_cache[p->metric]);
+			detect_step_ladder(&v, &ls->tail, p->value, mb->run_id,
+					   c->ladder_cache[p->metric]);
 		else
-			detect_step(&v, &ls->tail, p->value);
+			detect_step(&v, &ls->tail, p->value, mb->run_id);
+		for (size_t i = 0; i < v.nfollowed; i++)
+			if ((ret = follow_mark(c, ls, metric, &v.followed[i], 0, use_old, err)))
+				return ret;
+		if (v.evicted.id && (ret = follow_mark(c, ls, metric, &v.evicted, 1, use_old, err)))
+			return ret;
 		if (v.marked) {
 			struct store_mark mk;
 			memset(&mk, 0, sizeof(mk));
 			mk.run_id = mb->run_id;
-			mk.metric = m->metrics.strings[p->metric];
+			mk.metric = metric;
 			mk.machine_id = g->machine_id;
 			mk.benchmark_id = g->benchmark_id;
 			mk.config = g->config;
@@ -448,7 +522,12 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 			mk.median = p->value;
 			mk.center = v.center;
 			mk.tolerance = v.tolerance;
-			return put_mark(c, &mk, use_old, err);
+			mk.deviation = v.deviation;
+			mk.reference_run_id = v.reference_id;
+			mk.follows_run_id = v.follows_id;
+			if (!use_old)
+				return put_mark(c, &mk, 0, err);
+			ls->pending[ls->npending++] = mk;
 		}
 	}
 	return 0;
@@ -507,7 +586,9 @@ static int rebuild_groups(struct detect_ctx *c, struct store_members *m, struct 
 					gl.seen[gl.nseen++] = p->metric;
 					gl.next_line[p->metric] = 0;
 				}
-				if ((reason = break_reason(ls, m, mb)) != LINE_CONTINUES) {
+				if ((reason = break_reason(c, ls, m, g,
+							   m->metrics.strings[p->metric], mb)) !=
+				    LINE_CONTINUES) {
 					if ((ret = flush_rebuilt(
 						 c, g, m->metrics.strings[p->metric], ls, err)))
 						goto done;
@@ -840,7 +921,9 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 			enum line_break reason;
 			group_lines_fit(&gl, m.metrics.nr);
 			ls = &gl.ls[p->metric];
-			if ((reason = break_reason(ls, &m, mb)) != LINE_CONTINUES) {
+			if ((reason = break_reason(c, ls, &m, &m.groups[0],
+						   m.metrics.strings[p->metric], mb)) !=
+			    LINE_CONTINUES) {
 				if ((ret = flush_grown(c, &m.groups[0],
 						       m.metrics.strings[p->metric], ls, err)))
 					goto done;
@@ -1091,6 +1174,9 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	if ((ret = store_detect_last_suspect_id(&out->first_new_id, c.d, err)))
 		goto done;
 	out->first_new_id++;
+	if ((ret = store_detect_pinned(&c.pinned, &c.npinned, c.d, err)))
+		goto done;
+	sort_array(c.pinned, c.npinned, sizeof(*c.pinned), pinned_series_cmp);
 	if (!full && (ret = incremental(&too_much, &c, err)))
 		goto done;
 	if (full || too_much) {
@@ -1098,7 +1184,13 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 		if ((ret = full_rebuild(&c, err)))
 			goto done;
 	}
-	if ((ret = store_detect_log_clear(c.d, err)) ||
+	if ((ret = store_alerts_update(st,
+				       opts->transient_records > 0 &&
+					       opts->transient_records <= DETECT_WINDOW
+					   ? opts->transient_records
+					   : DETECT_TRANSIENT_RECORDS,
+				       err)) ||
+	    (ret = store_detect_log_clear(c.d, err)) ||
 	    (!state_ok && (ret = store_set_meta(st, "detect_state", DETECT_STATE_FORMAT, err))) ||
 	    (!judged_same && (ret = store_set_meta(st, "detect_metrics", judged.buf, err))) ||
 	    (full_flag && (ret = store_set_meta(st, "detect_full", NULL, err))) ||
@@ -1115,6 +1207,7 @@ done:
 	old_marks_clear(&c);
 	free(c.old_lines);
 	free(c.old_marks);
+	store_pinned_free(c.pinned, c.npinned);
 	for (size_t i = 0; i < c.njudged; i++)
 		free(c.judged[i]);
 	free(c.judged);

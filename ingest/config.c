@@ -206,6 +206,12 @@ static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const cha
 				cfg->quiet_processes[cfg->n_quiet_processes++] =
 				    xstrdup(json_string_value(item));
 			}
+		} else if (!strcmp(key, "transient_records")) {
+			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
+			if (x < 1 || x > 8)
+				return type_error(err, name, "quiet.transient_records",
+						  "expected an integer from 1 to 8");
+			cfg->transient_records = (int)x;
 		} else {
 			struct strbuf k = STRBUF_INIT;
 			strbuf_addf(&k, "quiet.%s", key);

@@ -143,9 +143,13 @@ struct ingest_config {
 	char *primary_metric;  /* NULL when not set */
 	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
 	size_t n_judged_metrics;
-	double noisy_limit;	/* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
-	double cpu_load_pct;	/* quiet.cpu_load_pct, default 10 */
-	double gpu_load_pct;	/* quiet.gpu_load_pct, default 10 */
+	double noisy_limit;  /* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
+	double cpu_load_pct; /* quiet.cpu_load_pct, default 10 */
+	double gpu_load_pct; /* quiet.gpu_load_pct, default 10 */
+	/* quiet.transient_records: a Suspect back inside its band within this many records is
+	 * transient (§9.1); 1 to 8 (detection follows a Suspect over its window of 8), 0 when
+	 * benchline.json does not say (detect's default, 2) */
+	int transient_records;
 	char **quiet_processes; /* quiet.processes: benchmark processes that make a machine busy */
 	size_t n_quiet_processes;
 	char **keep_first_machines; /* machines with {"keep": "first"} */

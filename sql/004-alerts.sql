@@ -11,15 +11,17 @@ CREATE TABLE alerts (
 	commit_sha TEXT NOT NULL, -- the commit of the record that started it
 	side TEXT NOT NULL CHECK (side IN ('slower', 'faster')),
 	state TEXT NOT NULL DEFAULT 'open'
-		CHECK (state IN ('open', 'transient', 'cleared', 'confirmed', 'covered',
+		CHECK (state IN ('open', 'cleared', 'confirmed', 'covered', 'transient',
 				 'ignored')),
-	series INTEGER NOT NULL DEFAULT 0, -- Suspects it holds
-	judged_series INTEGER NOT NULL DEFAULT 0, -- the machine's judged Series at its commit
-	run_wide INTEGER NOT NULL DEFAULT 0, -- series >= judged_series / 2
-	-- What the last confirm found: cleared, confirmed, unbuildable or inconclusive (NULL
-	-- before one), with its re-bench report (§14 JSON) and a note (why it is ignored, or
-	-- the error that left it unbuildable).
-	outcome TEXT CHECK (outcome IN ('cleared', 'confirmed', 'unbuildable', 'inconclusive')),
+	series INTEGER NOT NULL DEFAULT 0, -- the Series its Suspects are on
+	-- The machine's judged Series at its commit, counted only when its Suspects there are on
+	-- more than one (run-wide needs that): NULL otherwise.
+	judged_series INTEGER,
+	run_wide INTEGER NOT NULL DEFAULT 0, -- on half the judged Series at its commit, or more
+	-- What confirm found (NULL before it took the alert up), with its re-bench report (§14
+	-- JSON) and a note (the error that left it unbuildable, the range bisection left).
+	outcome TEXT CHECK (outcome IN ('cleared', 'confirmed', 'unbuildable', 'inconclusive',
+					'transient')),
 	rebench TEXT,
 	note TEXT,
 	filed_url TEXT, -- where triage's issue was filed (--mark-filed), NULL until then
@@ -27,6 +29,11 @@ CREATE TABLE alerts (
 	created_at REAL NOT NULL
 );
 CREATE INDEX alerts_by_commit ON alerts (machine_id, commit_sha, side);
+
+-- The alert pass counts a machine's judged Series at a commit from this index alone (the
+-- runs table's rows are wide); it serves runs_commit's lookups by commit too.
+DROP INDEX runs_commit;
+CREATE INDEX runs_commit ON runs (commit_sha, machine_id, benchmark_id, config);
 CREATE INDEX alerts_recheck ON alerts (id) WHERE recheck;
 
 -- suspects, rebuilt: the states of §9.1 and what the alert rules need, each computed by the
@@ -57,7 +64,7 @@ CREATE TABLE suspects_v4 (
 	persisted INTEGER NOT NULL DEFAULT 0,
 	alert_id INTEGER REFERENCES alerts (id),
 	state TEXT NOT NULL DEFAULT 'open'
-		CHECK (state IN ('open', 'transient', 'cleared', 'confirmed', 'covered',
+		CHECK (state IN ('open', 'cleared', 'confirmed', 'covered', 'transient',
 				 'ignored')),
 	created_at REAL NOT NULL,
 	UNIQUE (run_id, metric)

@@ -169,29 +169,46 @@ FROM (SELECT max(e.judged) AS j
       GROUP BY l.machine_id, l.benchmark_id, l.config, l.metric);
 
 -- name: detect_suspects_all
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state, deviation,
+       reference_run_id, follows_run_id, followers, persisted
 FROM suspects;
 
 -- name: detect_suspects_group
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state, deviation,
+       reference_run_id, follows_run_id, followers, persisted
 FROM suspects
 WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3;
 
 -- name: detect_suspect_find
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state
+SELECT id, run_id, metric, side, shift, median, center, tolerance, state, deviation,
+       reference_run_id, follows_run_id, followers, persisted
 FROM suspects
 WHERE run_id = ?1 AND metric = ?2;
 
--- A new Suspect; ?11 is the name of its state, open.
+-- A new Suspect (?6 to ?14 as in detect_suspect_update); ?15 is the name of its state, open.
 -- name: detect_suspect_insert
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
-		      center, tolerance, state, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
+		      center, tolerance, deviation, reference_run_id, follows_run_id,
+		      followers, persisted, state, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
 	(julianday('now') - 2440587.5) * 86400.0);
 
 -- name: detect_suspect_update
-UPDATE suspects SET side = ?2, shift = ?3, median = ?4, center = ?5, tolerance = ?6
+UPDATE suspects SET side = ?2, shift = ?3, median = ?4, center = ?5, tolerance = ?6,
+		    deviation = ?7, reference_run_id = ?8, follows_run_id = ?9,
+		    followers = ?10, persisted = ?11
 WHERE id = ?1;
+
+-- name: detect_suspect_follow
+UPDATE suspects SET followers = ?3, persisted = ?4
+WHERE run_id = ?1 AND metric = ?2 AND (followers != ?3 OR persisted != ?4);
+
+-- The commits bisection pinned on main, by Series (detection starts a line at each).
+-- name: detect_pinned
+SELECT machine_id, benchmark_id, config, metric, seq
+FROM regressions
+WHERE seq IS NOT NULL
+ORDER BY machine_id, benchmark_id, config, metric, seq;
 
 -- name: detect_suspect_delete
 DELETE FROM suspects WHERE id = ?1;
@@ -200,7 +217,7 @@ DELETE FROM suspects WHERE id = ?1;
 -- name: detect_suspect_last_id
 SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'suspects'), 0);
 
--- Suspects with an id over ?1, in Series order: machine, benchmark, config and metric by
+-- Suspects with an id over ?1 (of alert ?2 only, unless it is NULL), in Series order: machine, benchmark, config and metric by
 -- name, then the record's place (placed_runs). The place tells the record's seq on main
 -- when it is known (an integer).
 -- name: suspects_list
@@ -215,7 +232,7 @@ WITH listed AS MATERIALIZED (
 	JOIN placed_runs runs ON runs.id = s.run_id
 	JOIN machines m ON m.id = s.machine_id
 	JOIN benchmarks b ON b.id = s.benchmark_id
-	WHERE s.id > ?1
+	WHERE s.id > ?1 AND (?2 IS NULL OR s.alert_id = ?2)
 )
 SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, place, side, shift,
        median, center, tolerance, state, run_id

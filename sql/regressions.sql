@@ -46,14 +46,14 @@ LEFT JOIN alerts a ON a.id = r.alert_id
 WHERE m.name = ?1
 ORDER BY r.id;
 
--- How many Regressions each metric of one (machine, benchmark, config) has, by metric name:
--- the Series listing's `regressions` (one index range on the table's UNIQUE key).
+-- The Regressions of one (machine, benchmark, config), by metric name and seq (NULL, a commit
+-- not on main, first): the Series listing counts them (`regressions`) and starts a `pinned`
+-- line at each seq. One index range on the table's UNIQUE key.
 -- name: regressions_group_counts
-SELECT metric, count(*)
+SELECT metric, seq
 FROM regressions
 WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3
-GROUP BY metric
-ORDER BY metric;
+ORDER BY metric, seq;
 
 -- The alerts triage files: confirmed or covered, holding a Regression, not filed yet; oldest
 -- first.

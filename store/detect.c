@@ -808,6 +808,11 @@ static int read_mark(struct store_mark *m, struct store *st, sqlite3_stmt *s, st
 	m->median = store_column_real(s, 5);
 	m->center = store_column_real(s, 6);
 	m->tolerance = store_column_real(s, 7);
+	m->deviation = store_column_real(s, 9);
+	m->reference_run_id = sqlite3_column_int64(s, 10);
+	m->follows_run_id = sqlite3_column_int64(s, 11);
+	m->followers = sqlite3_column_int(s, 12);
+	m->persisted = sqlite3_column_int(s, 13);
 	if (store_column_side(&m->side, st, s, 3, err) ||
 	    store_column_state(&m->state, st, s, 8, err))
 		return BL_EDB;
@@ -863,6 +868,11 @@ static void bind_numbers(sqlite3_stmt *s, int i, const struct store_mark *m)
 	sqlite3_bind_double(s, i + 2, m->median);
 	sqlite3_bind_double(s, i + 3, m->center);
 	sqlite3_bind_double(s, i + 4, m->tolerance);
+	sqlite3_bind_double(s, i + 5, m->deviation);
+	store_bind_id(s, i + 6, m->reference_run_id);
+	store_bind_id(s, i + 7, m->follows_run_id);
+	sqlite3_bind_int(s, i + 8, m->followers);
+	sqlite3_bind_int(s, i + 9, m->persisted);
 }
 
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
@@ -877,7 +887,7 @@ int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const s
 	sqlite3_bind_int64(s, 4, m->benchmark_id);
 	store_bind_text(s, 5, m->config);
 	bind_numbers(s, 6, m);
-	store_bind_text(s, 11, suspect_state_name(SUSPECT_OPEN));
+	store_bind_text(s, 16, suspect_state_name(SUSPECT_OPEN));
 	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
 	*id_out = sqlite3_last_insert_rowid(store_sqlite(d->st));
@@ -893,6 +903,69 @@ int store_detect_suspect_update(struct store_detect *d, const struct store_mark 
 	sqlite3_bind_int64(s, 1, m->id);
 	bind_numbers(s, 2, m);
 	return store_exec(d->st, s, "cannot update a Suspect", err);
+}
+
+int store_detect_suspect_follow(struct store_detect *d, int64_t run_id, const char *metric,
+				int followers, int persisted, struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FOLLOW, err);
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, run_id);
+	store_bind_text(s, 2, metric);
+	sqlite3_bind_int(s, 3, followers);
+	sqlite3_bind_int(s, 4, persisted);
+	return store_exec(d->st, s, "cannot update a Suspect", err);
+}
+
+void store_pinned_free(struct store_pinned *p, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(p[i].config);
+		free(p[i].metric);
+		free(p[i].seqs);
+	}
+	free(p);
+}
+
+int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_detect *d,
+			struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_PINNED, err);
+	struct store_pinned *p = NULL;
+	size_t n = 0, alloc = 0;
+	int rc;
+	*out = NULL;
+	*nr = 0;
+	if (!s)
+		return BL_EDB;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t machine = sqlite3_column_int64(s, 0), bench = sqlite3_column_int64(s, 1);
+		const char *config = store_column_text(s, 2, ""),
+			   *metric = store_column_text(s, 3, "");
+		struct store_pinned *x = n ? &p[n - 1] : NULL;
+		if (!x || x->machine_id != machine || x->benchmark_id != bench ||
+		    strcmp(x->config, config) || strcmp(x->metric, metric)) {
+			ALLOC_GROW(p, n, alloc);
+			x = &p[n++];
+			x->machine_id = machine;
+			x->benchmark_id = bench;
+			x->config = xstrdup(config);
+			x->metric = xstrdup(metric);
+			x->seqs = NULL;
+			x->nseqs = 0;
+		}
+		x->seqs = xrealloc(x->seqs, (x->nseqs + 1) * sizeof(*x->seqs));
+		x->seqs[x->nseqs++] = sqlite3_column_int64(s, 4);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		store_pinned_free(p, n);
+		return store_db_error(err, d->st, "cannot read Regressions");
+	}
+	*out = p;
+	*nr = n;
+	return 0;
 }
 
 int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_error *err)
@@ -956,14 +1029,16 @@ int store_detect_ran(int *out, struct store *st, struct bl_error *err)
 	return ret;
 }
 
-int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
-		       struct bl_error *err)
+/* The Suspects over after_id, of one alert unless alert_id is 0. */
+static int each_suspect(struct store *st, int64_t after_id, int64_t alert_id, store_suspect_fn fn,
+			void *data, struct bl_error *err)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_SUSPECTS_LIST, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	sqlite3_bind_int64(s, 1, after_id);
+	store_bind_id(s, 2, alert_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_suspect x;
 		x.id = sqlite3_column_int64(s, 0);
@@ -993,4 +1068,16 @@ int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, 
 		ret = store_db_error(err, st, "cannot list Suspects");
 	sqlite3_reset(s);
 	return ret;
+}
+
+int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
+		       struct bl_error *err)
+{
+	return each_suspect(st, after_id, 0, fn, data, err);
+}
+
+int store_alert_suspects(struct store *st, int64_t alert_id, store_suspect_fn fn, void *data,
+			 struct bl_error *err)
+{
+	return each_suspect(st, 0, alert_id, fn, data, err);
 }

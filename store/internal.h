@@ -36,6 +36,8 @@ int store_db_error(struct bl_error *err, struct store *st, const char *what);
  * NULL both ways. */
 void store_bind_text(sqlite3_stmt *s, int i, const char *v);
 void store_bind_real(sqlite3_stmt *s, int i, double v);
+/* A row id, or SQL NULL for 0 (none); store_column_int64(s, i, 0) reads it back. */
+void store_bind_id(sqlite3_stmt *s, int i, int64_t id);
 /* The three column readers are inline: the full read calls them for every column of a million
  * rows. */
 static inline double store_column_real(sqlite3_stmt *s, int i)
@@ -71,6 +73,9 @@ int store_column_side(enum suspect_side *out, struct store *st, sqlite3_stmt *s,
 		      struct bl_error *err);
 int store_column_state(enum suspect_state *out, struct store *st, sqlite3_stmt *s, int i,
 		       struct bl_error *err);
+/* An alert's outcome: SQL NULL is ALERT_NO_OUTCOME. */
+int store_column_outcome(enum alert_outcome *out, struct store *st, sqlite3_stmt *s, int i,
+			 struct bl_error *err);
 
 /* The seq on main of a place (placed_runs, sql/003-places.sql): an integer place is a known
  * seq; one ending in .5, placed by time between two commits, is none (-1). */

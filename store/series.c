@@ -126,10 +126,12 @@ done:
 	return ret;
 }
 
-/* How many Regressions one metric of a group has. */
+/* One metric of a group's Regressions: how many, and the seqs they pinned on main. */
 struct regression_count {
 	char *metric;
 	int64_t n;
+	int64_t *pinned;
+	size_t npinned, pinned_alloc;
 };
 
 /* The Series being walked. */
@@ -140,14 +142,18 @@ struct series_state {
 	struct strbuf id, metric, unit, content;
 	int content_null;
 	int64_t harness;
-	struct regression_count *counts; /* the current group's, by metric */
+	double last_place;		     /* of the Series' last record */
+	const struct regression_count *pins; /* the current Series' Regressions, or NULL */
+	struct regression_count *counts;     /* the current group's, by metric */
 	size_t ncounts, counts_alloc;
 };
 
 static void counts_reset(struct series_state *w)
 {
-	for (size_t i = 0; i < w->ncounts; i++)
+	for (size_t i = 0; i < w->ncounts; i++) {
 		free(w->counts[i].metric);
+		free(w->counts[i].pinned);
+	}
 	w->ncounts = 0;
 }
 
@@ -164,10 +170,20 @@ static int load_counts(struct series_state *w, struct store *st, const struct se
 	sqlite3_bind_int64(s, 2, g->benchmark_id);
 	store_bind_text(s, 3, g->config);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		ALLOC_GROW(w->counts, w->ncounts, w->counts_alloc);
-		w->counts[w->ncounts].metric = xstrdup(store_column_text(s, 0, ""));
-		w->counts[w->ncounts].n = sqlite3_column_int64(s, 1);
-		w->ncounts++;
+		const char *metric = store_column_text(s, 0, "");
+		struct regression_count *c;
+		if (!w->ncounts || strcmp(w->counts[w->ncounts - 1].metric, metric)) {
+			ALLOC_GROW(w->counts, w->ncounts, w->counts_alloc);
+			c = &w->counts[w->ncounts++];
+			memset(c, 0, sizeof(*c));
+			c->metric = xstrdup(metric);
+		}
+		c = &w->counts[w->ncounts - 1];
+		c->n++;
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
+			ALLOC_GROW(c->pinned, c->npinned, c->pinned_alloc);
+			c->pinned[c->npinned++] = sqlite3_column_int64(s, 1);
+		}
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
@@ -175,12 +191,12 @@ static int load_counts(struct series_state *w, struct store *st, const struct se
 	return 0;
 }
 
-static int64_t count_of(const struct series_state *w, const char *metric)
+static const struct regression_count *count_of(const struct series_state *w, const char *metric)
 {
 	for (size_t i = 0; i < w->ncounts; i++)
 		if (!strcmp(w->counts[i].metric, metric))
-			return w->counts[i].n;
-	return 0;
+			return &w->counts[i];
+	return NULL;
 }
 
 static void state_start(struct series_state *w, const struct series_group *g, const char *metric)
@@ -199,7 +215,8 @@ static void state_start(struct series_state *w, const struct series_group *g, co
 	w->s.last_value = NAN;
 	w->s.last_commit[0] = '\0';
 	w->s.last_seq = -1;
-	w->s.regressions = count_of(w, metric);
+	w->pins = count_of(w, metric);
+	w->s.regressions = w->pins ? w->pins->n : 0;
 }
 
 static void set_str(struct strbuf *sb, const char *v)
@@ -216,7 +233,8 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 	int64_t harness = sqlite3_column_int64(s, 9);
 	const char *content = store_column_text(s, 10, NULL);
 	int baseline = sqlite3_column_int(s, 11);
-	int64_t seq = store_place_seq(sqlite3_column_double(s, 8));
+	double place = sqlite3_column_double(s, 8);
+	int64_t seq = store_place_seq(place);
 	enum line_break reason;
 	double median = store_column_real(s, 4), value = store_column_real(s, 5);
 
@@ -225,6 +243,9 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 		return BL_EDB;
 	reason = line_break_at(w->s.records > 0, w->harness,
 			       w->content_null ? NULL : w->content.buf, harness, content, baseline);
+	if (!reason && w->pins &&
+	    line_pinned_at(w->pins->pinned, w->pins->npinned, w->last_place, place))
+		reason = LINE_PINNED;
 	if (reason) {
 		struct store_series_line *l;
 		ALLOC_GROW(w->lines, w->s.nlines, w->alloc);
@@ -246,6 +267,7 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 	w->s.last_value = kind == METRIC_TIMED && !isnan(median) ? median : value;
 	store_column_sha(w->s.last_commit, s, 7);
 	w->s.last_seq = seq;
+	w->last_place = place;
 	return 0;
 }
 

@@ -58,6 +58,14 @@ void store_bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
+void store_bind_id(sqlite3_stmt *s, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(s, i, id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
 void store_bind_real(sqlite3_stmt *s, int i, double v)
 {
 	if (isnan(v))
@@ -125,6 +133,16 @@ int store_column_state(enum suspect_state *out, struct store *st, sqlite3_stmt *
 {
 	if (suspect_state_parse(out, store_column_text(s, i, NULL)))
 		return unknown_name(err, st, "Suspect state", s, i);
+	return 0;
+}
+
+int store_column_outcome(enum alert_outcome *out, struct store *st, sqlite3_stmt *s, int i,
+			 struct bl_error *err)
+{
+	*out = ALERT_NO_OUTCOME;
+	if (sqlite3_column_type(s, i) != SQLITE_NULL &&
+	    alert_outcome_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "alert outcome", s, i);
 	return 0;
 }
 

@@ -410,7 +410,11 @@ struct store_mark {
 	const char *config;
 	enum suspect_side side;
 	double shift; /* NAN when the center is 0 */
-	double median, center, tolerance;
+	double median, center, tolerance, deviation;
+	/* §9.1: the record before it inside its band (its reference), the earlier Suspect whose
+	 * level it continues (run ids, 0 when none), and its followers so far (detect_tail) */
+	int64_t reference_run_id, follows_run_id;
+	int followers, persisted;
 	enum suspect_state state; /* read back (new ones are open) */
 };
 typedef int (*store_mark_fn)(const struct store_mark *m, void *data);
@@ -423,9 +427,23 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 /* Inserts a new Suspect, open whatever m->state says; *id_out its id. */
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
-/* Updates the numbers of Suspect m->id, keeping its state. */
+/* Updates the numbers of Suspect m->id, keeping its state and alert. */
 int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
+/* Updates the follower counts of the Suspect of (run_id, metric), if there is one. */
+int store_detect_suspect_follow(struct store_detect *d, int64_t run_id, const char *metric,
+				int followers, int persisted, struct bl_error *err);
+/* The commits bisection pinned on one Series (§9.3), where detection starts lines. */
+struct store_pinned {
+	int64_t machine_id, benchmark_id;
+	char *config, *metric;
+	int64_t *seqs; /* the commits' seqs on main, ascending */
+	size_t nseqs;
+};
+/* Every Series with a commit pinned on main, by machine, benchmark, config and metric. */
+int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_detect *d,
+			struct bl_error *err);
+void store_pinned_free(struct store_pinned *p, size_t nr);
 int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_error *err);
 /* The largest Suspect id ever given, 0 before the first (ids are never reused). */
 /* The ladder a quantile metric's records name (the first found), *out NULL when none. */
@@ -491,6 +509,57 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 			const char *const *source_hashes, size_t nhashes, struct bl_error *err);
 void store_gate_record_release(struct store_gate_record *r);
 void store_gate_records_free(struct store_gate_record *r, size_t nr);
+
+/* Alerts (§9.1, store/alerts.c, sql/alerts.sql) */
+
+/*
+ * The alert pass, in detect's transaction after its walk: every Suspect without an alert joins
+ * one (the alert of the earlier Suspect whose level it continues, else the alert of its
+ * machine, commit and side, created when there is none), then every alert whose Suspects
+ * changed is counted again (Suspects, the Series its machine judged at its commit, run-wide at
+ * half of them), an undecided one is transient when every Suspect in it came back within
+ * transient_records records and open otherwise, one left with no Suspect is dropped, and its
+ * Suspects take its state.
+ */
+int store_alerts_update(struct store *st, int transient_records, struct bl_error *err);
+
+/* An alert as listed. Strings live until the callback returns. */
+struct store_alert {
+	int64_t id;
+	const char *machine, *commit;
+	const char *reference_commit; /* the latest of its Suspects' references; NULL when none */
+	enum suspect_side side;
+	enum suspect_state state;
+	int run_wide;
+	int64_t series;	       /* the Series its Suspects are on */
+	int64_t judged_series; /* the Series its machine judged at its commit; -1: not counted */
+	enum alert_outcome outcome;
+	const char *note, *filed_url, *rebench; /* NULL when none */
+	double created_at;
+};
+typedef int (*store_alert_fn)(const struct store_alert *a, void *data);
+/* What to list: NULL machine for every machine, state_given 0 for every state, id 0 for
+ * every alert. */
+struct store_alert_filter {
+	const char *machine;
+	int state_given;
+	enum suspect_state state;
+	int64_t id;
+};
+/* The alerts the filter takes, oldest first. A non-zero return from fn stops the walk. */
+int store_each_alert(struct store *st, const struct store_alert_filter *f, store_alert_fn fn,
+		     void *data, struct bl_error *err);
+/* The ids of an alert's Suspects, ascending (*ids the caller's to free). */
+int store_alert_suspect_ids(int64_t **ids, size_t *nr, struct store *st, int64_t alert_id,
+			    struct bl_error *err);
+/* An alert's Suspects as `suspects` lists them, in Series order. */
+int store_alert_suspects(struct store *st, int64_t alert_id, store_suspect_fn fn, void *data,
+			 struct bl_error *err);
+/* Records what confirm found: the alert's state (its Suspects take it too), its outcome, the
+ * re-bench report as JSON text and a note (each may be NULL). */
+int store_alert_set_outcome(struct store *st, int64_t id, enum suspect_state state,
+			    enum alert_outcome outcome, const char *rebench, const char *note,
+			    struct bl_error *err);
 
 /* Regressions (§9.3): the commits bisection pinned, one per Series (store/regressions.c) */
 

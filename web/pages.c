@@ -551,6 +551,12 @@ static int parse_bound(double *out, const char *s)
 	return *end || isnan(*out) ? BL_EINVALID : 0;
 }
 
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* A Series' Regressions (§9.3), kept for its page: the chart's marks, the lines they break,
  * the list with each probe log. */
 struct page_regression {
@@ -599,34 +605,36 @@ static void page_regressions_release(struct page_regressions *pr)
 	free(pr->r);
 }
 
-/* Places each Regression at its commit's seq, else at the record of its commit, and breaks
- * the drawn line at the first record on or after that place (§1: a pinned commit starts a
- * line), as detection does. */
+/* Places each Regression's mark at its commit's seq, else at the record of its commit, and
+ * breaks the drawn line where a pinned seq falls (line_pinned_at, the rule detection and the
+ * Series listing follow): a pinned commit starts a line (§1). */
 static void place_regressions(struct page_regressions *pr, struct points *ps)
 {
+	int64_t *pinned = xcalloc(pr->nr ? pr->nr : 1, sizeof(*pinned));
+	size_t npinned = 0;
+	double last_place = NAN;
 	for (size_t i = 0; i < pr->nr; i++) {
 		struct page_regression *x = &pr->r[i];
-		int before = 0;
-		if (x->seq >= 0)
+		if (x->seq >= 0) {
 			x->place = (double)x->seq;
+			pinned[npinned++] = x->seq;
+		}
 		for (size_t k = 0; k < ps->nr && isnan(x->place); k++)
 			if (!strcmp(ps->p[k].commit, x->commit))
 				x->place = ps->p[k].place;
-		if (isnan(x->place))
-			continue;
-		for (size_t k = 0; k < ps->nr; k++) {
-			struct web_point *p = &ps->p[k];
-			if (p->tags[0])
-				continue;
-			if (p->place < x->place) {
-				before = 1;
-				continue;
-			}
-			if (before && p->brk == LINE_CONTINUES)
-				p->brk = LINE_PINNED;
-			break;
-		}
 	}
+	if (npinned > 1)
+		qsort(pinned, npinned, sizeof(*pinned), cmp_int64);
+	for (size_t k = 0; k < ps->nr && npinned; k++) {
+		struct web_point *p = &ps->p[k];
+		if (p->tags[0])
+			continue;
+		if (!isnan(last_place) && p->brk == LINE_CONTINUES &&
+		    line_pinned_at(pinned, npinned, last_place, p->place))
+			p->brk = LINE_PINNED;
+		last_place = p->place;
+	}
+	free(pinned);
 }
 
 /* A ratio as a signed percent change ("+15.2%"), "–" when unknown. */

@@ -93,6 +93,7 @@ struct confirm_value {
 	double value;	 /* positive and finite to count */
 	int better_higher;
 	enum confirm_judge judge;
+	double limit; /* the limit its ratios are judged against; 0: the options' */
 };
 
 /* Takes one sample of side (a build): *values (n of them) stay the callee's, valid until its
@@ -107,6 +108,7 @@ struct confirm_metric {
 	enum gate_verdict verdict; /* SAME, SLOWER, FASTER or UNDECIDED */
 	size_t pairs;		   /* in the latest measurement */
 	double ratio, lo, hi;	   /* median of b / a and its interval; NAN when none */
+	double a, b;		   /* each side's nearest-rank median over those pairs */
 	/* How the measurements voted (the result only). */
 	size_t measurements, slower_votes, clear_votes, undecided_votes;
 };
@@ -145,11 +147,36 @@ void confirm_rebench_release(struct confirm_rebench_result *r);
 
 /* --- `benchline rebench` (measure.c): two revisions built and measured --- */
 
+/* The benchmark the runs' own figures (cpu_s, peak_rss_kib) are keyed under. */
+#define CONFIRM_RUN_BENCHMARK "bench.run"
+
+/* What a key names: one metric of one benchmark of bench.run's output, or one of the runs' own
+ * figures (benchmark CONFIRM_RUN_BENCHMARK, config ""). */
+struct confirm_key {
+	char *key; /* "benchmark[ [config]] metric", or "cpu_s", "peak_rss_kib" */
+	char *benchmark, *config, *metric, *unit; /* unit and kind as first met */
+	enum metric_kind kind;
+	int better_higher;
+	enum confirm_judge judge;
+	double limit;	    /* its ratios' limit (the request's limit_for); 0: the re-bench's */
+	int seen[2];	    /* whether side a's, side b's samples had it */
+	char *side_unit[2]; /* the unit and kind each side's output gave it (NULL: not seen) */
+	enum metric_kind side_kind[2];
+};
+
+/* A key's own limit, for a caller whose limit depends on the metric (the gate's overrides and
+ * counted tolerances); 0: the re-bench's limit. */
+typedef double (*confirm_limit_fn)(const struct confirm_key *key, void *data);
+
 struct confirm_rebench_request {
-	const char *repo;	      /* a directory inside the working tree; NULL: "." */
-	const char *a, *b;	      /* the revisions: A the reference, B the candidate */
-	const char *benchmark_glob;   /* only these benchmarks; NULL: every one */
-	double limit;		      /* 0: GATE_LIMIT */
+	const char *repo;		 /* a directory inside the working tree; NULL: "." */
+	const struct ingest_config *cfg; /* its benchline.json, already read; NULL: read it */
+	const char *a, *b;		 /* the revisions: A the reference, B the candidate */
+	const char *label[2];		 /* how messages name A and B; NULL: "side a", "side b" */
+	const char *benchmark_glob;	 /* only these benchmarks; NULL: every one */
+	double limit;			 /* 0: GATE_LIMIT */
+	confirm_limit_fn limit_for;	 /* a key's own limit; NULL: limit for every key */
+	void *limit_data;
 	confirm_progress_fn progress; /* after each round; NULL: none */
 	void *progress_data;
 };
@@ -166,11 +193,16 @@ struct confirm_rebench_report {
 	int identical;	       /* bench.artifacts byte-identical: nothing was measured */
 	size_t artifact_files; /* compared, when identical */
 	struct confirm_rebench_result result;
+	/* Every key either side's samples had, in the order first met; result.metrics has those
+	 * both sides had. */
+	struct confirm_key *keys;
+	size_t nkeys;
 };
 
 /*
  * Resolves A and B in the repository holding req->repo, checks each out in its worktree,
- * builds both (BL_EBUILD, the message naming the side's worktree, when one cannot be built), and
+ * builds both (BL_EBUILD, the message naming the side, its commit and its worktree, when one
+ * cannot be built), and
  * unless their bench.artifacts are byte-identical measures B against A with confirm_rebench: each
  * sample the fastest of bench.processes runs of bench.run, its results parsed by bench.format's
  * adapter, keyed "benchmark[ [config]] metric", plus cpu_s and peak_rss_kib from the runs.
@@ -181,6 +213,24 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r);
 struct json_t;
 /* The report as `rebench --json` prints it (docs/confirm.md). */
 struct json_t *confirm_rebench_json(const struct confirm_rebench_report *r);
+
+/* --- `benchline gate --live` (live.c): the gate's verdict from a re-bench now --- */
+
+/*
+ * The gate of §7.10 with the options gate_options_build made: the head, the base and their
+ * merge base M resolved (equal source hashes: GATE_NOTHING_TO_COMPARE, and nothing is built);
+ * else M checked out and built in side a's worktree, the head in side b's, and the head
+ * measured against M with confirm_rebench_revs (progress after each round). Every metric of
+ * bench.run's output, and the runs' cpu_s and peak_rss_kib (benchmark CONFIRM_RUN_BENCHMARK),
+ * becomes a row of out (mode GATE_MODE_LIVE, machine this host's name), judged on its paired
+ * ratios against the bare limit: the gate's, an override's, or 1 + a counted metric's
+ * tolerance; excludes apply; slower across the board fails. BL_EBUILD (the message naming the
+ * head or the merge base and its commit) when a side cannot be built; BL_EINVALID for a
+ * ratchet, which needs stored records. benchline-gate.lock is not read: its entries hold
+ * stored references, which a live measurement never reproduces.
+ */
+int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
+		      confirm_progress_fn progress, void *progress_data, struct bl_error *err);
 
 /* --- `benchline bisect` (measure.c): the first slower commit between two --- */
 
@@ -233,6 +283,9 @@ struct confirm_bisect_report {
 	char *subject;		   /* PINNED: its subject, else NULL */
 	long pr;		   /* PINNED: the pull request its subject names, else 0 */
 	struct repo_commit range_first, range_last; /* INCONCLUSIVE: what is left */
+	struct repo_commit *remaining;		    /* INCONCLUSIVE: every candidate left */
+	size_t nremaining;
+	size_t commits; /* first-parent commits in (good, bad] */
 };
 
 /*
@@ -346,5 +399,48 @@ int confirm_triage_parse_filed(int64_t *id, const char **url, const char *arg,
  * "no alert N") marks none. */
 int confirm_triage_mark_filed(struct store *st, const int64_t *ids, const char *const *urls,
 			      size_t n, struct bl_error *err);
+
+/* --- `benchline confirm` (alerts.c): alerts re-benched, bisected, turned into Regressions --- */
+
+struct store;
+struct confirm_alerts_request {
+	const char *repo;    /* a directory inside the working tree; NULL: "." */
+	const char *machine; /* the default selection's machine (this one's) */
+	/* The alerts asked for by id (any state, any machine); none: every open slower alert
+	 * of `machine` that confirm has not taken up before. */
+	const int64_t *ids;
+	size_t nids;
+	double limit;		      /* 0: GATE_LIMIT */
+	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
+	void *progress_data;
+	/* A line about each step ("alert 3: re-benching ..."), for stderr; NULL: none. */
+	void (*note)(const char *line, void *data);
+	void *note_data;
+};
+/* What confirm did with one alert. */
+struct confirm_alert_result {
+	int64_t alert;
+	enum alert_outcome outcome; /* ALERT_NO_OUTCOME only for one decided by hand (ignored) */
+	int already;		    /* decided by an earlier run: nothing was measured */
+	struct json_t *rebench;	    /* the re-bench report (§14), NULL when none ran */
+	int64_t *regressions;	    /* the Regressions stored for it */
+	size_t nregressions, regressions_alloc;
+	char *note; /* why it is unbuildable or inconclusive; NULL */
+};
+/*
+ * Takes up the alerts req names (§9.4): each alert's commit re-benched against its reference
+ * commit (the latest of its Suspects' references), once; none of its Series slower: cleared
+ * (undecided: inconclusive, still open); slower: confirmed, then every Series of it the
+ * re-bench found slower is bisected between the two and each pinned commit stored as a
+ * Regression of the alert, which is then covered. A side that cannot be built leaves the alert
+ * open and `unbuildable`. Each outcome is stored with the alert as soon as it is known, so a
+ * second run does nothing. *out (n of them, in the order taken up) is the caller's to free.
+ */
+int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
+		   const struct confirm_alerts_request *req, struct bl_error *err);
+void confirm_alert_results_free(struct confirm_alert_result *r, size_t n);
+/* One result as `confirm --json` lists it: {"alert", "outcome", "already", "rebench",
+ * "regressions", "note"}. */
+struct json_t *confirm_alert_result_json(const struct confirm_alert_result *r);
 
 #endif

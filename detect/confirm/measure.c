@@ -15,89 +15,88 @@
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
 
-/* What a key names: a metric of a benchmark (and config) of bench.run's output, or one of the
- * runs' own figures (benchmark "bench.run", config ""). A Regression is stored by these. */
-struct key_names {
-	char *key, *benchmark, *config, *metric;
-};
-
-static void key_names_free(struct key_names *k, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(k[i].key);
-		free(k[i].benchmark);
-		free(k[i].config);
-		free(k[i].metric);
-	}
-	free(k);
-}
-
 /* What the sample callback needs, and the values it hands back (kept until its next call). */
 struct sampler {
 	const struct ingest_config *cfg;
 	const char *worktree[2];
 	const char *commit[2], *source[2];
+	const char *label[2];
 	const char *benchmark_glob;
 	const char *metric;  /* only this metric; NULL: every one */
 	int process_metrics; /* also the runs' cpu_s and peak_rss_kib */
+	confirm_limit_fn limit_for;
+	void *limit_data;
 	struct confirm_value *v;
-	struct strbuf *keys;
+	size_t *v_key; /* each value's key in keys */
 	size_t n, alloc;
-	struct key_names *met; /* every key met, with its names */
-	size_t nmet, met_alloc;
+	struct confirm_key *keys; /* every key met, on either side */
+	size_t nkeys, keys_alloc;
 	struct confirm_run run;
 };
 
-/* Remembers the names behind a key, the first time it is met. */
-static void key_met(struct sampler *s, const char *key, const char *benchmark, const char *config,
-		    const char *metric)
-{
-	struct key_names *k;
-	for (size_t i = 0; i < s->nmet; i++)
-		if (!strcmp(s->met[i].key, key))
-			return;
-	ALLOC_GROW(s->met, s->nmet, s->met_alloc);
-	k = &s->met[s->nmet++];
-	k->key = xstrdup(key);
-	k->benchmark = xstrdup(benchmark);
-	k->config = xstrdup(config ? config : "");
-	k->metric = xstrdup(metric);
-}
-
 /* The key a record's metric is matched by on both sides: "benchmark[ config] metric". */
-static void metric_key(struct strbuf *sb, const struct ingest_record *rec, const char *metric)
+static void metric_key(struct strbuf *sb, const char *benchmark, const char *config,
+		       const char *metric)
 {
 	strbuf_reset(sb);
-	strbuf_addstr(sb, rec->benchmark);
-	if (rec->config[0])
-		strbuf_addf(sb, " [%s]", rec->config);
+	strbuf_addstr(sb, benchmark);
+	if (config[0])
+		strbuf_addf(sb, " [%s]", config);
 	strbuf_addf(sb, " %s", metric);
 }
 
-/* Keeps the better of two values of one key: a sample is the fastest of its processes. */
-static void keep(struct sampler *s, const char *key, double value, int better_higher,
-		 enum confirm_judge judge)
+/* The key's entry among those met, made on its first meeting. */
+static size_t key_index(struct sampler *s, const char *key, const char *benchmark,
+			const char *config, const char *metric, const char *unit,
+			enum metric_kind kind, int better_higher, enum confirm_judge judge)
 {
+	struct confirm_key *k;
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (!strcmp(s->keys[i].key, key))
+			return i;
+	ALLOC_GROW(s->keys, s->nkeys, s->keys_alloc);
+	k = &s->keys[s->nkeys];
+	memset(k, 0, sizeof(*k));
+	k->key = xstrdup(key);
+	k->benchmark = xstrdup(benchmark);
+	k->config = xstrdup(config);
+	k->metric = xstrdup(metric);
+	k->unit = xstrdup(unit);
+	k->kind = kind;
+	k->better_higher = better_higher;
+	k->judge = judge;
+	k->limit = s->limit_for ? s->limit_for(k, s->limit_data) : 0;
+	return s->nkeys++;
+}
+
+/* Keeps the better of two values of one key: a sample is the fastest of its processes. */
+static void keep(struct sampler *s, enum confirm_side side, const char *key, const char *benchmark,
+		 const char *config, const char *metric, const char *unit, enum metric_kind kind,
+		 double value, int better_higher, enum confirm_judge judge)
+{
+	size_t k = key_index(s, key, benchmark, config, metric, unit, kind, better_higher, judge);
+	if (!s->keys[k].seen[side]) {
+		s->keys[k].seen[side] = 1;
+		s->keys[k].side_unit[side] = xstrdup(unit);
+		s->keys[k].side_kind[side] = kind;
+	}
 	for (size_t i = 0; i < s->n; i++) {
-		if (strcmp(s->keys[i].buf, key))
+		if (s->v_key[i] != k)
 			continue;
 		if (better_higher ? value > s->v[i].value : value < s->v[i].value)
 			s->v[i].value = value;
 		return;
 	}
 	if (s->n >= s->alloc) {
-		size_t old = s->alloc;
 		s->alloc = s->alloc ? 2 * s->alloc : 16;
 		s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
-		s->keys = xrealloc(s->keys, s->alloc * sizeof(*s->keys));
-		for (size_t i = old; i < s->alloc; i++)
-			strbuf_init(&s->keys[i], 0);
+		s->v_key = xrealloc(s->v_key, s->alloc * sizeof(*s->v_key));
 	}
-	strbuf_reset(&s->keys[s->n]);
-	strbuf_addstr(&s->keys[s->n], key);
+	s->v_key[s->n] = k;
 	s->v[s->n].value = value;
 	s->v[s->n].better_higher = better_higher;
 	s->v[s->n].judge = judge;
+	s->v[s->n].limit = s->keys[k].limit;
 	s->n++;
 }
 
@@ -133,75 +132,96 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 				double v = im->kind == METRIC_TIMED ? im->median : im->value;
 				if (isnan(v) || (s->metric && strcmp(s->metric, im->name)))
 					continue;
-				metric_key(&key, rec, im->name);
-				keep(s, key.buf, v, im->better_higher, CONFIRM_JUDGE_RATIO);
-				key_met(s, key.buf, rec->benchmark, rec->config, im->name);
+				metric_key(&key, rec->benchmark, rec->config, im->name);
+				keep(s, side, key.buf, rec->benchmark, rec->config, im->name,
+				     im->unit, im->kind, v, im->better_higher, CONFIRM_JUDGE_RATIO);
 			}
 		}
 		ingest_batch_release(&batch);
-		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "cpu_s"))) {
-			keep(s, "cpu_s", s->run.cpu_s, 0, CONFIRM_JUDGE_RATIO);
-			key_met(s, "cpu_s", "bench.run", "", "cpu_s");
-		}
-		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "peak_rss_kib"))) {
-			keep(s, "peak_rss_kib", (double)s->run.peak_rss_kib, 0, CONFIRM_JUDGE_RSS);
-			key_met(s, "peak_rss_kib", "bench.run", "", "peak_rss_kib");
-		}
+		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "cpu_s")))
+			keep(s, side, "cpu_s", CONFIRM_RUN_BENCHMARK, "", "cpu_s", "s",
+			     METRIC_TIMED, s->run.cpu_s, 0, CONFIRM_JUDGE_RATIO);
+		if (s->process_metrics && (!s->metric || !strcmp(s->metric, "peak_rss_kib")))
+			keep(s, side, "peak_rss_kib", CONFIRM_RUN_BENCHMARK, "", "peak_rss_kib",
+			     "KiB", METRIC_COUNTED, (double)s->run.peak_rss_kib, 0,
+			     CONFIRM_JUDGE_RSS);
 	}
 	for (size_t i = 0; i < s->n; i++)
-		s->v[i].key = s->keys[i].buf;
+		s->v[i].key = s->keys[s->v_key[i]].key;
 	*values = s->v;
 	*n = s->n;
 done:
 	if (ret)
-		bl_error_prefix(err, "side %s (%.12s)", repo_side_name((enum repo_side)side),
-				s->commit[side]);
+		bl_error_prefix(err, "%s (%.12s)", s->label[side], s->commit[side]);
 	strbuf_release(&key);
 	return ret;
 }
 
+static void keys_free(struct confirm_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(keys[i].key);
+		free(keys[i].benchmark);
+		free(keys[i].config);
+		free(keys[i].metric);
+		free(keys[i].unit);
+		free(keys[i].side_unit[0]);
+		free(keys[i].side_unit[1]);
+	}
+	free(keys);
+}
+
 static void sampler_release(struct sampler *s)
 {
-	for (size_t i = 0; i < s->alloc; i++)
-		strbuf_release(&s->keys[i]);
-	free(s->keys);
+	keys_free(s->keys, s->nkeys);
+	free(s->v_key);
 	free(s->v);
-	key_names_free(s->met, s->nmet);
 	confirm_run_release(&s->run);
 }
 
 /* What measuring revisions of one repository keeps between measurements: its settings, the
- * repository, both sides' worktrees and which commit each holds built. */
+ * repository, both sides' worktrees and which commit each holds built, how messages name the
+ * sides and where a key's own limit comes from. */
 struct bench {
 	struct strbuf root;
-	struct ingest_config cfg;
+	const struct ingest_config *cfg; /* own_cfg, or the caller's */
+	struct ingest_config own_cfg;
 	struct repo *r;
 	struct strbuf wt[2];
 	char built[2][41]; /* "" until the side is built */
+	const char *label[2];
+	confirm_limit_fn limit_for;
+	void *limit_data;
 };
 
-static int bench_open(struct bench *b, const char *repo, struct bl_error *err)
+/* Opens the repository holding repo with its benchline.json: cfg when the caller has read it,
+ * else the one at the working tree's root. */
+static int bench_open(struct bench *b, const char *repo, const struct ingest_config *cfg,
+		      struct bl_error *err)
 {
 	int ret;
 	memset(b, 0, sizeof(*b));
 	strbuf_init(&b->root, 0);
 	strbuf_init(&b->wt[0], 0);
 	strbuf_init(&b->wt[1], 0);
-	ingest_config_init(&b->cfg);
+	ingest_config_init(&b->own_cfg);
+	b->cfg = cfg ? cfg : &b->own_cfg;
+	b->label[0] = "side a";
+	b->label[1] = "side b";
 	if ((ret = repo_toplevel(&b->root, repo ? repo : ".", err)) ||
-	    (ret = ingest_config_load(&b->cfg, b->root.buf, err)))
+	    (!cfg && (ret = ingest_config_load(&b->own_cfg, b->root.buf, err))))
 		return ret;
-	if (!b->cfg.bench_run)
+	if (!b->cfg->bench_run)
 		return bl_error_set(err, BL_ECONFIG,
 				    "%s: bench.run: not set (the command that prints the results)",
-				    b->cfg.path ? b->cfg.path : "benchline.json");
-	return repo_open(&b->r, b->root.buf, &b->cfg, err);
+				    b->cfg->path ? b->cfg->path : "benchline.json");
+	return repo_open(&b->r, b->root.buf, b->cfg, err);
 }
 
 static void bench_close(struct bench *b)
 {
 	repo_free(b->r);
-	ingest_config_release(&b->cfg);
+	ingest_config_release(&b->own_cfg);
 	strbuf_release(&b->root);
 	strbuf_release(&b->wt[0]);
 	strbuf_release(&b->wt[1]);
@@ -218,8 +238,8 @@ static int bench_side(struct bench *b, int side, const char *sha, double *build_
 	b->built[side][0] = '\0';
 	strbuf_reset(&b->wt[side]);
 	if ((ret = repo_worktree(&b->wt[side], b->r, sha, (enum repo_side)side, err)) ||
-	    (ret = confirm_build(build_s, &b->cfg, b->wt[side].buf, err))) {
-		bl_error_prefix(err, "side %s (%.12s)", repo_side_name((enum repo_side)side), sha);
+	    (ret = confirm_build(build_s, b->cfg, b->wt[side].buf, err))) {
+		bl_error_prefix(err, "%s (%.12s)", b->label[side], sha);
 		return ret;
 	}
 	memcpy(b->built[side], sha, 41);
@@ -227,9 +247,9 @@ static int bench_side(struct bench *b, int side, const char *sha, double *build_
 }
 
 /* Measures the built sides against each other, unless their artifacts are identical. The keys
- * met, with their names, go to met (may be NULL). */
+ * met go to keys (may be NULL). */
 static int bench_measure(struct confirm_rebench_result *res, int *identical, size_t *files,
-			 struct key_names **met, size_t *nmet, struct bench *b,
+			 struct confirm_key **keys, size_t *nkeys, struct bench *b,
 			 const struct confirm_rebench_side *side,
 			 const struct confirm_rebench_options *o, const char *benchmark_glob,
 			 const char *metric, int process_metrics, confirm_progress_fn progress,
@@ -239,7 +259,7 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	if ((ret = confirm_artifacts_identical(identical, NULL, files, &b->cfg, b->wt[0].buf,
+	if ((ret = confirm_artifacts_identical(identical, NULL, files, b->cfg, b->wt[0].buf,
 					       b->wt[1].buf, err)))
 		return ret;
 	if (*identical) {
@@ -248,21 +268,24 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 	}
 	memset(&s, 0, sizeof(s));
 	confirm_run_init(&s.run);
-	s.cfg = &b->cfg;
+	s.cfg = b->cfg;
 	s.benchmark_glob = benchmark_glob;
 	s.metric = metric;
 	s.process_metrics = process_metrics;
+	s.limit_for = b->limit_for;
+	s.limit_data = b->limit_data;
 	for (int k = 0; k < 2; k++) {
 		s.worktree[k] = b->wt[k].buf;
 		s.commit[k] = side[k].commit;
 		s.source[k] = side[k].source_hash;
+		s.label[k] = b->label[k];
 	}
 	ret = confirm_rebench(res, o, sample, &s, progress, progress_data, err);
-	if (!ret && met) {
-		*met = s.met;
-		*nmet = s.nmet;
-		s.met = NULL;
-		s.nmet = 0;
+	if (!ret && keys) {
+		*keys = s.keys;
+		*nkeys = s.nkeys;
+		s.keys = NULL;
+		s.nkeys = 0;
 	}
 	sampler_release(&s);
 	return ret;
@@ -293,9 +316,14 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 
 	memset(out, 0, sizeof(*out));
 	memset(&b, 0, sizeof(b));
-	if ((ret = bench_open(&b, req->repo, err)) ||
-	    (ret = limit_options(&o, req->limit, &b.cfg, err)))
+	if ((ret = bench_open(&b, req->repo, req->cfg, err)) ||
+	    (ret = limit_options(&o, req->limit, b.cfg, err)))
 		goto done;
+	for (int side = 0; side < 2; side++)
+		if (req->label[side])
+			b.label[side] = req->label[side];
+	b.limit_for = req->limit_for;
+	b.limit_data = req->limit_data;
 	out->limit = o.limit;
 	for (int side = 0; side < 2; side++) {
 		struct confirm_rebench_side *sd = &out->side[side];
@@ -310,9 +338,9 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 		if ((ret = bench_side(&b, side, out->side[side].commit, &out->side[side].build_s,
 				      err)))
 			goto done;
-	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, NULL, NULL, &b,
-			    out->side, &o, req->benchmark_glob, NULL, 1, req->progress,
-			    req->progress_data, err);
+	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, &out->keys,
+			    &out->nkeys, &b, out->side, &o, req->benchmark_glob, NULL, 1,
+			    req->progress, req->progress_data, err);
 done:
 	bench_close(&b);
 	return ret;
@@ -323,7 +351,59 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r)
 	free(r->side[0].name);
 	free(r->side[1].name);
 	confirm_rebench_release(&r->result);
+	keys_free(r->keys, r->nkeys);
 	memset(r, 0, sizeof(*r));
+}
+
+/* The key's entry among those the report met, or NULL. */
+static const struct confirm_key *report_key(const struct confirm_rebench_report *r, const char *key)
+{
+	for (size_t i = 0; i < r->nkeys; i++)
+		if (!strcmp(r->keys[i].key, key))
+			return &r->keys[i];
+	return NULL;
+}
+
+/* §14's view of the metrics: [{"name", "config", "metrics": {METRIC: {"ratio", "interval",
+ * "limit", "pairs", "measurements", "verdict", "a", "b", "unit"}}}], one entry per benchmark
+ * and config in the order first met (the runs' own cpu_s and peak_rss_kib under "bench.run"). */
+static json_t *benchmarks_json(const struct confirm_rebench_report *r)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < r->result.n; i++) {
+		const struct confirm_metric *m = &r->result.metrics[i];
+		const struct confirm_key *k = report_key(r, m->key);
+		const char *bench = k ? k->benchmark : m->key, *config = k ? k->config : "";
+		const char *metric = k ? k->metric : m->key;
+		json_t *entry = NULL, *v, *metrics;
+		size_t j;
+		json_array_foreach(list, j, v)
+		{
+			if (!strcmp(json_string_value(json_object_get(v, "name")), bench) &&
+			    !strcmp(json_string_value(json_object_get(v, "config")), config)) {
+				entry = v;
+				break;
+			}
+		}
+		if (!entry) {
+			entry = json_pack("{s:s, s:s, s:o}", "name", bench, "config", config,
+					  "metrics", json_object());
+			json_array_append_new(list, entry);
+		}
+		metrics = json_object_get(entry, "metrics");
+		json_object_set_new(
+		    metrics, metric,
+		    json_pack(
+			"{s:o, s:o, s:o, s:I, s:I, s:s, s:o, s:o, s:o}", "ratio",
+			json_real_or_null(m->ratio), "interval",
+			isnan(m->lo) ? json_null()
+				     : json_pack("[o, o]", json_real(m->lo), json_real(m->hi)),
+			"limit", json_real(k && k->limit > 0 ? k->limit : r->limit), "pairs",
+			(json_int_t)m->pairs, "measurements", (json_int_t)m->measurements,
+			"verdict", gate_verdict_name(m->verdict), "a", json_real_or_null(m->a), "b",
+			json_real_or_null(m->b), "unit", json_string_or_null(k ? k->unit : NULL)));
+	}
+	return list;
 }
 
 json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
@@ -341,6 +421,10 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 	json_object_set_new(o, "limit", json_real(r->limit));
 	json_object_set_new(o, "verdict",
 			    json_string_or_null(gate_verdict_name(r->result.verdict)));
+	/* §14's name for the answer: the verdict, or "identical" when nothing was measured */
+	json_object_set_new(
+	    o, "status",
+	    json_string_or_null(r->identical ? "identical" : gate_verdict_name(r->result.verdict)));
 	json_object_set_new(o, "identical_artifacts", json_boolean(r->identical));
 	json_object_set_new(o, "measurements", json_integer((json_int_t)r->result.measurements));
 	json_object_set_new(o, "pairs", json_integer((json_int_t)r->result.pairs));
@@ -359,6 +443,7 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 			      (json_int_t)m->undecided_votes));
 	}
 	json_object_set_new(o, "metrics", metrics);
+	json_object_set_new(o, "benchmarks", benchmarks_json(r));
 	return o;
 }
 
@@ -402,9 +487,9 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		 const struct confirm_bisect_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_result res;
-	struct key_names *met = NULL;
+	struct confirm_key *keys = NULL;
 	int identical = 0, ret;
-	size_t files = 0, nmet = 0;
+	size_t files = 0, nkeys = 0;
 
 	memset(p, 0, sizeof(*p));
 	memcpy(p->commit, c->sha, 41);
@@ -421,8 +506,8 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		return 0;
 	}
 	/* The runs' own figures only when --metric names one of them. */
-	if ((ret = bench_measure(&res, &identical, &files, &met, &nmet, b, side, o, req->benchmark,
-				 req->metric, req->metric != NULL, req->progress,
+	if ((ret = bench_measure(&res, &identical, &files, &keys, &nkeys, b, side, o,
+				 req->benchmark, req->metric, req->metric != NULL, req->progress,
 				 req->progress_data, err)))
 		return ret;
 	p->identical = identical;
@@ -440,15 +525,15 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		p->ratio = res.metrics[pick].ratio;
 		p->lo = res.metrics[pick].lo;
 		p->hi = res.metrics[pick].hi;
-		for (size_t i = 0; i < nmet; i++)
-			if (!strcmp(met[i].key, p->key)) {
-				p->benchmark = xstrdup(met[i].benchmark);
-				p->config = xstrdup(met[i].config);
-				p->metric = xstrdup(met[i].metric);
+		for (size_t i = 0; i < nkeys; i++)
+			if (!strcmp(keys[i].key, p->key)) {
+				p->benchmark = xstrdup(keys[i].benchmark);
+				p->config = xstrdup(keys[i].config);
+				p->metric = xstrdup(keys[i].metric);
 				break;
 			}
 	}
-	key_names_free(met, nmet);
+	keys_free(keys, nkeys);
 	if (!identical && !res.n)
 		ret = bl_error_set(err, BL_EINVALID,
 				   "bench.run's output at %.12s has no benchmark '%s'%s%s", c->sha,
@@ -466,6 +551,15 @@ static struct confirm_probe *next_probe(struct confirm_bisect_report *out)
 	return &out->probes[out->nprobes++];
 }
 
+/* The candidates list[from..to] an inconclusive bisection leaves. */
+static void set_remaining(struct confirm_bisect_report *out, const struct repo_commit *list,
+			  size_t from, size_t to)
+{
+	out->nremaining = to - from + 1;
+	out->remaining = xcalloc(out->nremaining, sizeof(*out->remaining));
+	memcpy(out->remaining, list + from, out->nremaining * sizeof(*out->remaining));
+}
+
 int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisect_request *req,
 		   struct bl_error *err)
 {
@@ -481,8 +575,8 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	memset(out, 0, sizeof(*out));
 	memset(&b, 0, sizeof(b));
 	memset(side, 0, sizeof(side));
-	if ((ret = bench_open(&b, req->repo, err)) ||
-	    (ret = limit_options(&o, req->limit, &b.cfg, err)))
+	if ((ret = bench_open(&b, req->repo, NULL, err)) ||
+	    (ret = limit_options(&o, req->limit, b.cfg, err)))
 		goto done;
 	/* A probe that stays undecided over a whole measurement is skipped, not measured again. */
 	o.replacements = 0;
@@ -497,6 +591,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	}
 	if ((ret = repo_first_parent_range(&list, &n, b.r, out->good.commit, out->bad.commit, err)))
 		goto done;
+	out->commits = n;
 	candidates(list, &n, out->good.source_hash);
 	out->candidates = n;
 	if (!n) {
@@ -522,6 +617,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 		out->outcome = CONFIRM_INCONCLUSIVE;
 		out->range_first = list[0];
 		out->range_last = list[hi];
+		set_remaining(out, list, 0, (size_t)hi);
 		goto done;
 	}
 	if (out->probes[0].verdict != GATE_VERDICT_SLOWER) {
@@ -563,6 +659,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 		out->outcome = CONFIRM_INCONCLUSIVE;
 		out->range_first = list[lo + 1];
 		out->range_last = list[hi];
+		set_remaining(out, list, (size_t)(lo + 1), (size_t)hi);
 	}
 done:
 	free(tried);
@@ -582,6 +679,7 @@ void confirm_bisect_report_release(struct confirm_bisect_report *r)
 		free(r->probes[i].metric);
 	}
 	free(r->probes);
+	free(r->remaining);
 	free(r->subject);
 	memset(r, 0, sizeof(*r));
 }
@@ -615,6 +713,7 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 	json_t *o = json_object(), *probes = json_array();
 	json_object_set_new(o, "schema", json_integer(1));
 	json_object_set_new(o, "outcome", json_string(confirm_bisect_outcome_name(r->outcome)));
+	json_object_set_new(o, "status", json_string(confirm_bisect_outcome_name(r->outcome)));
 	for (int k = 0; k < 2; k++) {
 		const struct confirm_rebench_side *sd = k ? &r->bad : &r->good;
 		json_object_set_new(o, k ? "bad" : "good",
@@ -638,10 +737,23 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 		json_object_set_new(o, "interval", json_null());
 	}
 	json_object_set_new(
-	    o, "range",
+	    o, "remaining_range",
 	    r->outcome == CONFIRM_INCONCLUSIVE
 		? json_pack("[o, o]", commit_json(&r->range_first), commit_json(&r->range_last))
 		: json_null());
+	/* §14's range: what was searched, and what an inconclusive search left */
+	{
+		json_t *range = json_object(), *remaining = json_array();
+		for (size_t i = 0; i < r->nremaining; i++)
+			json_array_append_new(remaining, json_string(r->remaining[i].sha));
+		json_object_set_new(range, "good", json_string(r->good.commit));
+		json_object_set_new(range, "bad", json_string(r->bad.commit));
+		json_object_set_new(range, "commits", json_integer((json_int_t)r->commits));
+		json_object_set_new(range, "distinct_sources",
+				    json_integer((json_int_t)r->candidates));
+		json_object_set_new(range, "remaining", remaining);
+		json_object_set_new(o, "range", range);
+	}
 	for (size_t i = 0; i < r->nprobes; i++) {
 		const struct confirm_probe *p = &r->probes[i];
 		json_array_append_new(

@@ -31,6 +31,7 @@ struct series {
 	char *key;
 	enum confirm_judge judge;
 	int better_higher;
+	double limit;  /* the value's own limit; 0: the options' */
 	double *a, *b; /* one value a side per pair */
 	size_t n, alloc;
 };
@@ -62,6 +63,7 @@ static struct series *series_for(struct measurement *m, const struct confirm_val
 	m->s[m->n].key = xstrdup(v->key);
 	m->s[m->n].judge = v->judge;
 	m->s[m->n].better_higher = v->better_higher;
+	m->s[m->n].limit = v->limit;
 	return &m->s[m->n++];
 }
 
@@ -128,6 +130,15 @@ done:
 	return ret;
 }
 
+/* The nearest-rank median of one side's values over the pairs (NAN with none). */
+static double side_median(const double *v, size_t n, double *scratch)
+{
+	if (!n)
+		return NAN;
+	memcpy(scratch, v, n * sizeof(*v));
+	return stats_nr_median(scratch, n);
+}
+
 /* The verdict of one metric's pairs: the median ratio, its 99% interval, and the rule. */
 static void judge(struct confirm_metric *out, const struct series *s,
 		  const struct confirm_rebench_options *o)
@@ -139,6 +150,8 @@ static void judge(struct confirm_metric *out, const struct series *s,
 	out->pairs = s->n;
 	out->ratio = out->lo = out->hi = NAN;
 	out->verdict = GATE_VERDICT_UNDECIDED;
+	out->a = side_median(s->a, s->n, r);
+	out->b = side_median(s->b, s->n, r);
 	for (size_t i = 0; i < s->n; i++)
 		r[i] = s->b[i] / s->a[i];
 	if (s->n && !stats_median_interval(&lo, &est, &hi, r, s->n, CONFIRM_LEVEL, &err)) {
@@ -157,7 +170,8 @@ static void judge(struct confirm_metric *out, const struct series *s,
 			    !(d[(s->n - 1) / 2] > CONFIRM_RSS_MIN_KIB))
 				out->verdict = GATE_VERDICT_SAME;
 		} else {
-			out->verdict = gate_interval_verdict(lo, hi, o->limit, s->better_higher);
+			out->verdict = gate_interval_verdict(
+			    lo, hi, s->limit > 0 ? s->limit : o->limit, s->better_higher);
 		}
 	}
 	bl_error_release(&err);
@@ -236,6 +250,8 @@ static void vote(struct confirm_metric *c, const struct confirm_metric *now,
 		c->clear_votes++;
 	/* The figures shown are the latest measurement's. */
 	c->pairs = now->pairs;
+	c->a = now->a;
+	c->b = now->b;
 	c->ratio = now->ratio;
 	c->lo = now->lo;
 	c->hi = now->hi;

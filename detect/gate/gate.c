@@ -56,8 +56,14 @@ const char *gate_method_name(enum gate_method m)
 	    [GATE_METHOD_NONE] = NULL,	       [GATE_METHOD_HL] = "hodges-lehmann",
 	    [GATE_METHOD_SUMMARY] = "summary", [GATE_METHOD_COUNTED] = "counted",
 	    [GATE_METHOD_LADDER] = "ladder",   [GATE_METHOD_RATIO] = "ratio",
+	    [GATE_METHOD_PAIRED] = "paired",
 	};
 	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : NULL;
+}
+
+const char *gate_mode_name(enum gate_mode m)
+{
+	return m == GATE_MODE_LIVE ? "live" : "stored";
 }
 
 const char *gate_outcome_name(enum gate_outcome o)
@@ -235,12 +241,12 @@ static double metric_value(const struct store_record_metric *m)
 	return m->value;
 }
 
-static int matches(const char *glob, const struct store_gate_record *h, const char *metric)
+static int matches(const char *glob, const char *benchmark, const char *metric)
 {
 	struct strbuf both = STRBUF_INIT;
-	int hit = glob_match(glob, h->benchmark);
+	int hit = glob_match(glob, benchmark);
 	if (!hit) {
-		strbuf_addf(&both, "%s:%s", h->benchmark, metric);
+		strbuf_addf(&both, "%s:%s", benchmark, metric);
 		hit = glob_match(glob, both.buf);
 		strbuf_release(&both);
 	}
@@ -415,13 +421,12 @@ static void judge_timed(struct gate_row *row, const struct store_record_metric *
 	}
 }
 
-static double counted_tolerance(const struct ingest_config *cfg,
-				const struct store_record_metric *m)
+double gate_counted_tolerance(const struct ingest_config *cfg, const char *metric, const char *unit)
 {
 	for (size_t i = 0; i < cfg->n_counted; i++)
-		if (!strcmp(cfg->counted_names[i], m->name))
+		if (!strcmp(cfg->counted_names[i], metric))
 			return cfg->counted_pct[i] / 100;
-	if (strstr(m->name, "alloc") || strstr(m->unit, "alloc"))
+	if (strstr(metric, "alloc") || strstr(unit, "alloc"))
 		return 0;
 	return 0.01;
 }
@@ -430,7 +435,8 @@ static void judge_counted(struct gate_row *row, const struct gate_walk *gr,
 			  const struct store_record_metric *hm,
 			  const struct store_record_metric *rm)
 {
-	double tol = counted_tolerance(gr->cfg, hm), h = metric_value(hm), r = metric_value(rm);
+	double tol = gate_counted_tolerance(gr->cfg, hm->name, hm->unit);
+	double h = metric_value(hm), r = metric_value(rm);
 	if (row->override_glob)
 		tol = row->limit - 1; /* an override is the benchmark's own tolerance */
 	row->method = GATE_METHOD_COUNTED;
@@ -561,29 +567,40 @@ static void apply_lock(struct gate_row *row, const struct gate_walk *gr)
 	}
 }
 
+void gate_settings_for(struct gate_settings *out, const struct gate_options *o, double limit,
+		       const char *benchmark, const char *metric)
+{
+	const struct ingest_config *cfg = o->cfg;
+	memset(out, 0, sizeof(*out));
+	out->limit = limit;
+	for (size_t i = 0; i < o->n_overrides && !out->override_glob; i++)
+		if (matches(o->override_globs[i], benchmark, metric)) {
+			out->override_glob = o->override_globs[i];
+			out->limit = 1 + o->override_pct[i] / 100;
+		}
+	for (size_t i = 0; i < cfg->n_gate_overrides && !out->override_glob; i++)
+		if (matches(cfg->gate_override_globs[i], benchmark, metric)) {
+			out->override_glob = cfg->gate_override_globs[i];
+			out->limit = 1 + cfg->gate_override_pct[i] / 100;
+		}
+	for (size_t i = 0; i < o->n_excludes; i++)
+		out->excluded |= matches(o->excludes[i], benchmark, metric);
+	for (size_t i = 0; i < cfg->n_gate_excludes; i++)
+		out->excluded |= matches(cfg->gate_excludes[i], benchmark, metric);
+}
+
 /* Judges one metric present on both sides. */
 static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct store_gate_record *h,
 		      const struct window *w, const struct store_record_metric *hm,
 		      const struct store_record_metric *rm)
 {
-	const struct gate_options *o = gr->opts;
 	const struct store_gate_record *r = &w->recs[0];
+	struct gate_settings set;
 
-	row->limit = gr->limit;
-	for (size_t i = 0; i < o->n_overrides && !row->override_glob; i++)
-		if (matches(o->override_globs[i], h, hm->name)) {
-			row->override_glob = o->override_globs[i];
-			row->limit = 1 + o->override_pct[i] / 100;
-		}
-	for (size_t i = 0; i < gr->cfg->n_gate_overrides && !row->override_glob; i++)
-		if (matches(gr->cfg->gate_override_globs[i], h, hm->name)) {
-			row->override_glob = gr->cfg->gate_override_globs[i];
-			row->limit = 1 + gr->cfg->gate_override_pct[i] / 100;
-		}
-	for (size_t i = 0; i < o->n_excludes; i++)
-		row->excluded |= matches(o->excludes[i], h, hm->name);
-	for (size_t i = 0; i < gr->cfg->n_gate_excludes; i++)
-		row->excluded |= matches(gr->cfg->gate_excludes[i], h, hm->name);
+	gate_settings_for(&set, gr->opts, gr->limit, h->benchmark, hm->name);
+	row->limit = set.limit;
+	row->override_glob = set.override_glob;
+	row->excluded = set.excluded;
 
 	row->status = GATE_PASS;
 	if (hm->kind != rm->kind) {
@@ -737,8 +754,7 @@ static int add_missing(struct gate_comparison *c, struct gate_walk *gr,
 	return 0;
 }
 
-/* §7.5: per timed metric with 8 or more comparisons, the median of their ratios. */
-static void across_the_board(struct gate_comparison *c, double limit)
+void gate_across_the_board(struct gate_comparison *c, double limit, int live)
 {
 	size_t alloc = 0;
 	double *ratios = xmalloc((c->nrows ? c->nrows : 1) * sizeof(*ratios));
@@ -782,13 +798,23 @@ static void across_the_board(struct gate_comparison *c, double limit)
 		}
 		if (b->lo > b->threshold) {
 			struct strbuf sb = STRBUF_INIT;
-			b->status = GATE_SOFT;
-			strbuf_addf(
-			    &sb,
-			    "slower across the board: the median of %zu ratios is %.4f "
-			    "[%.4f, %.4f], above %.4f; between stored runs a whole-run shift "
-			    "cannot be told from the machine's state: confirm with --live",
-			    n, b->median, b->lo, b->hi, b->threshold);
+			strbuf_addf(&sb,
+				    "slower across the board: the median of %zu ratios is %.4f "
+				    "[%.4f, %.4f], above %.4f",
+				    n, b->median, b->lo, b->hi, b->threshold);
+			if (live) {
+				/* Both sides measured now, interleaved: the shift is the change's.
+				 */
+				b->status = GATE_FAIL;
+				c->failures++;
+				strbuf_addstr(&sb,
+					      "; measured live, interleaved, so it fails the gate");
+			} else {
+				b->status = GATE_SOFT;
+				strbuf_addstr(&sb,
+					      "; between stored runs a whole-run shift cannot be "
+					      "told from the machine's state: confirm with --live");
+			}
 			b->note = strbuf_detach(&sb, NULL);
 		}
 	}
@@ -934,7 +960,7 @@ static int run_comparison(struct gate_comparison *c, struct gate_walk *gr, struc
 		ret = add_missing(c, gr, heads, nheads, err);
 	if (ret)
 		return ret;
-	across_the_board(c, gr->limit);
+	gate_across_the_board(c, gr->limit, 0);
 	for (size_t i = 0; i < c->nrows; i++)
 		c->failures += c->rows[i].status == GATE_FAIL;
 	return 0;
@@ -955,27 +981,18 @@ static void no_verdict(struct gate_report *out, const char *fmt, ...)
 	out->message = strbuf_detach(&msg, NULL);
 }
 
-int gate_run(struct gate_report *out, struct store *st, const struct gate_options *opts,
-	     struct bl_error *err)
+int gate_report_begin(struct gate_report *out, struct repo *repo, const struct gate_options *opts,
+		      struct bl_error *err)
 {
-	struct repo *repo = NULL;
-	struct gate_walk gr;
-	struct store_gate_record *heads = NULL;
-	size_t nheads = 0;
+	const struct ingest_config *cfg = opts->cfg;
 	struct strbuf name = STRBUF_INIT;
 	char base_source[41]; /* unused: the merge base's source hash is what is compared */
-	const struct ingest_config *cfg = opts->cfg;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	memset(&gr, 0, sizeof(gr));
-	ladder_set_init(&gr.ladders);
-	gr.opts = opts;
-	gr.cfg = cfg;
-	gr.limit = opts->limit > 0	 ? opts->limit
-		   : cfg->gate_limit > 0 ? cfg->gate_limit
-					 : GATE_LIMIT;
-	out->limit = gr.limit;
+	out->limit = opts->limit > 0	   ? opts->limit
+		     : cfg->gate_limit > 0 ? cfg->gate_limit
+					   : GATE_LIMIT;
 	out->unix_time = opts->now;
 	if (cfg->measured_paths) {
 		/* A copy: the report outlives the settings (the server releases them). */
@@ -986,12 +1003,6 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 	}
 	out->exit_code = 0;
 
-	if (cfg->ladders &&
-	    (ret = ladder_set_from_json(&gr.ladders, cfg->ladders,
-					cfg->path ? cfg->path : "benchline.json", err)))
-		goto done;
-	if ((ret = repo_open(&repo, opts->repo_dir, cfg, err)))
-		goto done;
 	if ((ret = repo_resolve(out->head_commit, out->head_source, &name, repo,
 				opts->head ? opts->head : "HEAD", err)))
 		goto done;
@@ -1030,8 +1041,38 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 			    "to compare",
 			    out->head_commit, out->main.commit);
 		out->message = strbuf_detach(&msg, NULL);
-		goto done;
 	}
+done:
+	strbuf_release(&name);
+	return ret;
+}
+
+int gate_run(struct gate_report *out, struct store *st, const struct gate_options *opts,
+	     struct bl_error *err)
+{
+	struct repo *repo = NULL;
+	struct gate_walk gr;
+	struct store_gate_record *heads = NULL;
+	size_t nheads = 0;
+	const struct ingest_config *cfg = opts->cfg;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&gr, 0, sizeof(gr));
+	ladder_set_init(&gr.ladders);
+	gr.opts = opts;
+	gr.cfg = cfg;
+
+	if (cfg->ladders &&
+	    (ret = ladder_set_from_json(&gr.ladders, cfg->ladders,
+					cfg->path ? cfg->path : "benchline.json", err)))
+		goto done;
+	if ((ret = repo_open(&repo, opts->repo_dir, cfg, err)) ||
+	    (ret = gate_report_begin(out, repo, opts, err)))
+		goto done;
+	gr.limit = out->limit;
+	if (out->outcome == GATE_NOTHING_TO_COMPARE)
+		goto done;
 
 	if ((ret = read_lock(out, repo, err)))
 		goto done;
@@ -1070,7 +1111,6 @@ done:
 	store_gate_close(gr.sg);
 	ladder_set_release(&gr.ladders);
 	repo_free(repo);
-	strbuf_release(&name);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 
 struct store;
 struct json_t;
+struct repo;
 
 struct ingest_config;
 
@@ -48,8 +49,9 @@ enum gate_method {
 	GATE_METHOD_COUNTED, /* a count against its tolerance */
 	GATE_METHOD_LADDER,  /* a quantile against its bucket ladder (§8) */
 	GATE_METHOD_RATIO,   /* a plain ratio against the limit */
+	GATE_METHOD_PAIRED,  /* --live: the median of the paired ratios of a re-bench (§9.2) */
 };
-/* "hodges-lehmann", "summary", "counted", "ladder", "ratio"; NULL for NONE. */
+/* "hodges-lehmann", "summary", "counted", "ladder", "ratio", "paired"; NULL for NONE. */
 const char *gate_method_name(enum gate_method m);
 
 /* The whole gate's outcome (§7.9). */
@@ -95,6 +97,9 @@ struct gate_row {
 	double accepted_ceiling;
 	int accept_stale;
 	char *note;
+	/* --live: the sides were measured now; paired when both were (not NEW, MISSING). */
+	int live, paired;
+	size_t pairs, measurements; /* of the re-bench that judged it (the last measurement's) */
 };
 
 /* Across the board (§7.5): one metric over 8 or more comparisons. */
@@ -103,7 +108,7 @@ struct gate_board {
 	size_t n;
 	double median, lo, hi;	 /* of the head / reference ratios, slower-is-above oriented */
 	double threshold;	 /* 1 + (limit - 1) / 4 */
-	enum gate_status status; /* SOFT when slower across the board, else PASS */
+	enum gate_status status; /* slower across the board: SOFT, FAIL under --live; else PASS */
 	char *note;
 };
 
@@ -114,7 +119,21 @@ struct gate_comparison {
 	size_t nrows;
 	struct gate_board *boards;
 	size_t nboards;
-	size_t failures, references; /* FAIL rows; rows that found a reference */
+	size_t failures, references; /* FAIL rows (and boards); rows that found a reference */
+};
+
+/* Stored records compared, or both sides measured now (--live, §7.10). */
+enum gate_mode { GATE_MODE_STORED, GATE_MODE_LIVE };
+/* "stored", "live". */
+const char *gate_mode_name(enum gate_mode m);
+
+/* What a live gate measured, for the report. */
+struct gate_live {
+	char machine[256];	    /* where: this machine's host name */
+	size_t measurements, pairs; /* the re-bench's, over every measurement */
+	int identical;		    /* bench.artifacts byte-identical: nothing measured */
+	size_t artifact_files;	    /* compared, when identical */
+	double build_s[2];	    /* how long bench.build took: the merge base, the head */
 };
 
 struct gate_report {
@@ -136,6 +155,8 @@ struct gate_report {
 	int head_checked_out;	  /* the head is what the working copy holds */
 	struct json_t *lock;	  /* its entries, for accept to keep */
 	int64_t unix_time;
+	enum gate_mode mode;
+	struct gate_live live; /* GATE_MODE_LIVE only */
 };
 
 /* What a caller asks of the gate: the flags of `benchline gate` or the query of /api/gate. */
@@ -206,6 +227,37 @@ double gate_effective_limit(double limit, double center, double tolerance);
 /* An interval [lo, hi] of head / reference ratios against L: SLOWER when it lies above L,
  * FASTER below 1/L, SAME inside [1/L, L], else UNDECIDED; better_higher flips it. */
 enum gate_verdict gate_interval_verdict(double lo, double hi, double L, int better_higher);
+
+/*
+ * The first step of every gate, stored or live (§7.1): the report started (limit, time, measured
+ * paths), the head, the base, their merge base and the ratchet resolved in repo, and when the
+ * head's source hash is the merge base's, the outcome GATE_NOTHING_TO_COMPARE with the message
+ * naming the unchanged paths. Any other outcome is the caller's to reach.
+ */
+int gate_report_begin(struct gate_report *out, struct repo *repo, const struct gate_options *opts,
+		      struct bl_error *err);
+
+/* What the settings say of one metric of one benchmark (§7.4): the limit asked for (the first
+ * override matching the benchmark or BENCHMARK:METRIC, the command line's before
+ * benchline.json's, else limit), the glob that set it (NULL: none; it points into o), and
+ * whether an exclude matches. */
+struct gate_settings {
+	double limit;
+	const char *override_glob;
+	int excluded;
+};
+void gate_settings_for(struct gate_settings *out, const struct gate_options *o, double limit,
+		       const char *benchmark, const char *metric);
+/* How much a counted metric may grow, as a fraction: benchline.json's counted_tolerance for its
+ * name, else 0 for allocations (name or unit containing "alloc"), else 0.01. */
+double gate_counted_tolerance(const struct ingest_config *cfg, const char *metric,
+			      const char *unit);
+
+/* Across the board (§7.5): a board for each timed metric with 8 or more judged rows in c (PASS,
+ * FAIL, UNDECIDED, ACPT), the median of their worse-oriented ratios with its 99% interval against
+ * 1 + (limit - 1) / 4. Slower across the board is SOFT between stored runs and FAIL under live,
+ * where it counts in c->failures. */
+void gate_across_the_board(struct gate_comparison *c, double limit, int live);
 
 /* Reaches the verdict of §7 from stored records; err only for real errors (exit 2). */
 int gate_run(struct gate_report *out, struct store *st, const struct gate_options *opts,

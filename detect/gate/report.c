@@ -15,15 +15,23 @@
 
 #define NSTATUS (GATE_MISSING + 1)
 
-static json_t *side_json(const struct gate_side *s, int present)
+/* A side: a stored record, or (live) a revision measured now, which has no run in the
+ * database and no harness version. */
+static json_t *side_json(const struct gate_side *s, int present, int live)
 {
 	if (!present)
 		return json_null();
-	return json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:I}", "commit", s->commit, "source_hash",
-			 s->source_hash, "run_id", (json_int_t)s->run_id, "harness_version",
-			 (json_int_t)s->harness_version, "content_hash",
-			 json_string_or_null(s->content_hash), "value", json_real_or_null(s->value),
-			 "n", (json_int_t)s->n);
+	return json_pack(
+	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:I}", "commit", s->commit, "source_hash",
+	    s->source_hash, "run_id", live ? json_null() : json_integer((json_int_t)s->run_id),
+	    "harness_version", live ? json_null() : json_integer((json_int_t)s->harness_version),
+	    "content_hash", json_string_or_null(s->content_hash), "value",
+	    json_real_or_null(s->value), "n", (json_int_t)s->n);
+}
+
+static json_t *count_or_null(int present, size_t n)
+{
+	return present ? json_integer((json_int_t)n) : json_null();
 }
 
 static json_t *row_json(const struct gate_row *r)
@@ -63,8 +71,10 @@ static json_t *row_json(const struct gate_row *r)
 	json_object_set_new(o, "override", json_string_or_null(r->override_glob));
 	json_object_set_new(o, "excluded", json_boolean(r->excluded));
 	json_object_set_new(o, "reference_rule", json_string_or_null(r->reference_rule));
-	json_object_set_new(o, "head", side_json(&r->head, r->has_head));
-	json_object_set_new(o, "reference", side_json(&r->ref, r->has_ref));
+	json_object_set_new(o, "pairs", count_or_null(r->paired, r->pairs));
+	json_object_set_new(o, "measurements", count_or_null(r->paired, r->measurements));
+	json_object_set_new(o, "head", side_json(&r->head, r->has_head, r->live));
+	json_object_set_new(o, "reference", side_json(&r->ref, r->has_ref, r->live));
 	json_object_set_new(o, "accepted", accepted);
 	json_object_set_new(o, "note", json_string_or_null(r->note));
 	strbuf_release(&id);
@@ -113,6 +123,7 @@ json_t *gate_json(const struct gate_report *r)
 			json_array_append_new(paths, json_string(r->measured_paths[i]));
 	}
 	json_object_set_new(o, "schema", json_integer(1));
+	json_object_set_new(o, "mode", json_string(gate_mode_name(r->mode)));
 	json_object_set_new(o, "status", json_string(gate_outcome_name(r->outcome)));
 	json_object_set_new(o, "passed", json_boolean(r->exit_code == 0));
 	json_object_set_new(o, "exit_code", json_integer(r->exit_code));
@@ -141,6 +152,20 @@ json_t *gate_json(const struct gate_report *r)
 		json_object_set_new(o, "ratchet", rt);
 	} else {
 		json_object_set_new(o, "ratchet", json_null());
+	}
+	if (r->mode == GATE_MODE_LIVE) {
+		const struct gate_live *l = &r->live;
+		json_object_set_new(
+		    o, "live",
+		    json_pack(
+			"{s:s, s:I, s:I, s:b, s:o, s:{s:o, s:o}}", "machine", l->machine,
+			"measurements", (json_int_t)l->measurements, "pairs", (json_int_t)l->pairs,
+			"identical_artifacts", l->identical, "artifact_files",
+			l->identical ? json_integer((json_int_t)l->artifact_files) : json_null(),
+			"build_s", "merge_base", json_real_or_null(l->build_s[0]), "head",
+			json_real_or_null(l->build_s[1])));
+	} else {
+		json_object_set_new(o, "live", json_null());
 	}
 	json_object_set_new(o, "unix", json_integer((json_int_t)r->unix_time));
 	json_decref(main);
@@ -240,8 +265,13 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 	if (r->message && (!r->main.nrows || r->outcome != GATE_NO_VERDICT))
 		strbuf_addf(out, "%s\n", r->message);
 	if (r->main.nrows) {
-		strbuf_addf(out, "head %.12s against %s (merge base %.12s), limit %.4f\n",
+		strbuf_addf(out, "head %.12s against %s (merge base %.12s), limit %.4f",
 			    r->head_commit, r->main.ref_name, r->main.commit, r->limit);
+		if (r->mode == GATE_MODE_LIVE)
+			strbuf_addf(out, ", measured live on %s: %zu measurement%s, %zu pairs",
+				    r->live.machine, r->live.measurements,
+				    r->live.measurements == 1 ? "" : "s", r->live.pairs);
+		strbuf_addch(out, '\n');
 		table_rows(out, &r->main);
 	}
 	if (r->have_ratchet && r->ratchet.nrows) {
@@ -383,6 +413,12 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 		    "of %zu compared metrics.\n\n",
 		    r->head_commit, r->main.ref_name, r->main.commit, 100 * (r->limit - 1),
 		    r->main.failures, r->main.nrows);
+	if (r->mode == GATE_MODE_LIVE)
+		strbuf_addf(out,
+			    "Both measured now on `%s`, interleaved (`gate --live`): %zu "
+			    "measurement%s, %zu pairs.\n\n",
+			    r->live.machine, r->live.measurements,
+			    r->live.measurements == 1 ? "" : "s", r->live.pairs);
 	md_rows(out, &r->main, base_url);
 	if (r->have_ratchet) {
 		strbuf_addf(out, "\n#### Ratchet against `%s` (`%.12s`): %zu failing\n\n",

@@ -69,13 +69,10 @@ present() {
 	esac
 }
 
-# alerts NAME DIR: the extension point for alerts (issue 12, item 1). Once `benchline alerts
-# --json` exists, this writes its output to DIR/alerts.json and succeeds, and score.pl gets it
-# as --alerts (its alert_figures then fills slower_alerts_per_100 and
-# ranges_matched_by_alerts). Until then it writes nothing and fails, and those figures stay
-# null.
+# alerts NAME DIR: the corpus's alerts (§9.1) as `benchline alerts --json` lists them, into
+# DIR/alerts.json, for score.pl's --alerts.
 alerts() {
-	return 1
+	"$BL" --db "$2/bench.db" alerts --json >"$2/alerts.json"
 }
 
 # measure NAME: converts, ingests, detects and scores one corpus into $WORK/NAME/score.{txt,json}.

@@ -8,7 +8,7 @@
 # --converted  the converter's output (JSON lines), for the expected order
 # --records    `benchline records --json`     --series  `benchline series --json`
 # --suspects   `benchline suspects --json`    --ranges  a converter's ranges file (asv-django.pl)
-# --alerts     reserved for `benchline alerts --json` once alerts exist (see alert_figures)
+# --alerts     `benchline alerts --json`, for the alert figures
 #
 # The figures (text: one "NAME: figure: value" line each; --json: one object):
 # - records_converted: records the converter wrote; records_standing: the standing records
@@ -25,7 +25,9 @@
 #   of rev_before's record and a that of rev_after's (b = a - 1 when asv gives no rev_before);
 #   the range is matched when a slower Suspect sits at a position in [b - 1, a + 1]. A range
 #   whose rev_after has no record on the Series (asv could not measure it) is not matched;
-# - slower_alerts_per_100, ranges_matched_by_alerts: null until alerts exist.
+# - slower_alerts (not transient; of which slower_alerts_run_wide run-wide, and
+#   slower_alerts_transient left out), slower_alerts_per_100, ranges_matched_by_alerts: from
+#   --alerts, null without it.
 use strict;
 use warnings;
 use JSON::PP;
@@ -133,15 +135,17 @@ my %f = (
 );
 
 # --- asv's regression ranges ---------------------------------------------------------------------
-if (defined $opt{ranges}) {
-	my $ranges = slurp_json($opt{ranges});
-	my %pos;    # "machine\0benchmark" -> commit -> position on the Series
-	for my $k (keys %got) {
-		my $i = 0;
-		$pos{$k}{$_} = $i++ for @{ $got{$k} };
-	}
+# match_ranges(\@ranges, \@suspects): how many ranges have both ends on their Series, how many
+# have one of the given slower Suspects within 1 record of the range, and which do not.
+my %pos;    # "machine\0benchmark" -> commit -> position on the Series
+for my $k (keys %got) {
+	my $i = 0;
+	$pos{$k}{$_} = $i++ for @{ $got{$k} };
+}
+sub match_ranges {
+	my ($ranges, $marked) = @_;
 	my %marks;    # "machine\0benchmark\0metric" -> [positions of slower Suspects]
-	for my $s (@slower) {
+	for my $s (@$marked) {
 		my $p = $pos{"$s->{machine}\0$s->{benchmark}"}{ $s->{commit} };
 		push @{ $marks{"$s->{machine}\0$s->{benchmark}\0$s->{metric}"} }, $p if defined $p;
 	}
@@ -165,21 +169,47 @@ if (defined $opt{ranges}) {
 			    $r->{before_rev} // 'null', $r->{after_rev} // 'null');
 		}
 	}
-	@f{qw(ranges ranges_on_series ranges_matched)} = (scalar @$ranges, $on, $matched);
-	$f{ranges_unmatched} = \@unmatched;
+	return ($on, $matched, \@unmatched);
 }
 
-alert_figures(\%f);
+my $ranges = defined $opt{ranges} ? slurp_json($opt{ranges}) : undef;
+if ($ranges) {
+	my ($on, $matched, $unmatched) = match_ranges($ranges, \@slower);
+	@f{qw(ranges ranges_on_series ranges_matched)} = (scalar @$ranges, $on, $matched);
+	$f{ranges_unmatched} = $unmatched;
+}
 
-# The extension point for alerts (issue 12, item 1): once `benchline alerts --json` exists,
-# measure.sh passes its output as --alerts FILE, and this fills slower_alerts_per_100 (slower
-# alerts that are not transient / records_judged * 100) and ranges_matched_by_alerts (the ranges
-# above, matched by such an alert's Suspects instead of by any slower Suspect). Until then both
-# stay null and the text output says so.
-sub alert_figures {
-	my ($f) = @_;
-	$f->{slower_alerts_per_100} = undef;
-	$f->{ranges_matched_by_alerts} = undef;
+# --- alerts (§9.1) -----------------------------------------------------------------------------
+# With --alerts (`benchline alerts --json`): slower alerts that are not transient per 100
+# judged records, and the ranges matched by the Suspects of such alerts only (what confirm
+# would measure), instead of by any slower Suspect.
+$f{slower_alerts} = undef;
+$f{slower_alerts_transient} = undef;
+$f{slower_alerts_run_wide} = undef;
+$f{slower_alerts_per_100} = undef;
+$f{ranges_matched_by_alerts} = undef;
+if (defined $opt{alerts}) {
+	my $alerts = slurp_json($opt{alerts});
+	my %kept;
+	my ($n, $transient, $run_wide) = (0, 0, 0);
+	for my $a (grep { $_->{side} eq 'slower' } @$alerts) {
+		if ($a->{state} eq 'transient') {
+			$transient++;
+			next;
+		}
+		$n++;
+		$run_wide++ if $a->{run_wide};
+		$kept{$_} = 1 for @{ $a->{suspects} };
+	}
+	$f{slower_alerts} = $n;
+	$f{slower_alerts_transient} = $transient;
+	$f{slower_alerts_run_wide} = $run_wide;
+	$f{slower_alerts_per_100} =
+	    $records_judged ? 0 + sprintf('%.2f', $n / $records_judged * 100) : undef;
+	if ($ranges) {
+		my (undef, $matched) = match_ranges($ranges, [ grep { $kept{ $_->{id} } } @slower ]);
+		$f{ranges_matched_by_alerts} = $matched;
+	}
 }
 
 # --- output ------------------------------------------------------------------------------------
@@ -199,5 +229,14 @@ if (defined $f{ranges}) {
 	print "$n: regression ranges: $f{ranges} ($f{ranges_on_series} with both ends on the Series)\n";
 	print "$n: ranges with a slower Suspect within 1 record: $f{ranges_matched} of $f{ranges}\n";
 }
-print "$n: slower alerts per 100 records: - (alerts are not built yet)\n";
+if (defined $f{slower_alerts}) {
+	print "$n: slower alerts that are not transient: $f{slower_alerts}"
+	    . " ($f{slower_alerts_run_wide} run-wide; $f{slower_alerts_transient} transient left out)\n";
+	print "$n: slower alerts per 100 records: $f{slower_alerts_per_100}\n";
+	print "$n: ranges with such an alert within 1 record: $f{ranges_matched_by_alerts} of"
+	    . " $f{ranges}\n"
+	    if defined $f{ranges_matched_by_alerts};
+} else {
+	print "$n: slower alerts per 100 records: - (no --alerts given)\n";
+}
 exit 0;

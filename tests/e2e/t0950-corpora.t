@@ -167,15 +167,16 @@ test_expect 'benchline ingests the gab records; the repeated commit is one key' 
 	test "$(bl --db gab.db records --json | json_get - "scalar @\$j")" = 17
 '
 
-test_expect 'measure.sh: one slower Suspect per planted step, the rate, the ranges within one record' '
+test_expect 'measure.sh: one slower Suspect per planted step, the rate, the ranges within one record, the alerts' '
 	BENCHLINE_DATA=/nonexistent sh "$CORPORA/measure.sh" --data data --json >m.json &&
 	json_get m.json "join qq(\n), map { my \$c = \$_; join q( ), map { \$_ . q(=) . (\$c->{\$_} // q(null)) }
 		qw(corpus records_converted records_standing series series_judged records_judged
 		   suspects_slower slower_per_100 order_ok order_checked ranges ranges_on_series
-		   ranges_matched slower_alerts_per_100) } @{\$j->{corpora}}" >actual &&
+		   ranges_matched slower_alerts slower_alerts_run_wide slower_alerts_transient
+		   slower_alerts_per_100 ranges_matched_by_alerts) } @{\$j->{corpora}}" >actual &&
 	cat >expect <<-\EOF &&
-	corpus=asv-django records_converted=25 records_standing=25 series=3 series_judged=3 records_judged=25 suspects_slower=2 slower_per_100=8 order_ok=3 order_checked=3 ranges=4 ranges_on_series=4 ranges_matched=2 slower_alerts_per_100=null
-	corpus=gab records_converted=18 records_standing=17 series=4 series_judged=3 records_judged=14 suspects_slower=1 slower_per_100=7.14 order_ok=4 order_checked=4 ranges=null ranges_on_series=null ranges_matched=null slower_alerts_per_100=null
+	corpus=asv-django records_converted=25 records_standing=25 series=3 series_judged=3 records_judged=25 suspects_slower=2 slower_per_100=8 order_ok=3 order_checked=3 ranges=4 ranges_on_series=4 ranges_matched=2 slower_alerts=1 slower_alerts_run_wide=1 slower_alerts_transient=0 slower_alerts_per_100=4 ranges_matched_by_alerts=2
+	corpus=gab records_converted=18 records_standing=17 series=4 series_judged=3 records_judged=14 suspects_slower=1 slower_per_100=7.14 order_ok=4 order_checked=4 ranges=null ranges_on_series=null ranges_matched=null slower_alerts=1 slower_alerts_run_wide=0 slower_alerts_transient=0 slower_alerts_per_100=7.14 ranges_matched_by_alerts=null
 	EOF
 	test_cmp expect actual &&
 	json_get m.json "join qq(\n), @{\$j->{corpora}[0]{ranges_unmatched}}" >actual &&

@@ -41,6 +41,13 @@ test_expect 'a build doing 15% more work is slower: three measurements agree (ex
 	json_get out.json "join q( ), \$j->{a}{commit}, \$j->{b}{commit}" >actual &&
 	echo "$c1 $c3" >expect && test_cmp expect actual
 '
+test_expect '§14'"'"'s view: status, and the metrics grouped by benchmark with both medians' '
+	json_get out.json "my \$w = \$j->{benchmarks}[0]; my \$m = \$w->{metrics}{work};
+		join q( ), \$j->{status}, \$w->{name}, sort(keys %{\$w->{metrics}}), \$m->{verdict},
+		\$m->{a}, \$m->{b}, @{\$m->{interval}}, \$m->{limit}, \$j->{benchmarks}[1]{name}" >actual &&
+	echo "slower loop latency work slower 2000000 2300000 1.15 1.15 1.02 bench.run" >expect &&
+	test_cmp expect actual
+'
 test_expect 'progress on stderr, one line per round, and a one-line summary' '
 	grep -q "^rebench: measurement 1, pair 10/60: " err &&
 	grep -q "loop latency [0-9.]* \[[0-9.]*, [0-9.]*\]" err &&
@@ -67,6 +74,8 @@ test_expect 'byte-identical artifacts: nothing is measured (exit 0)' '
 	bl rebench --repo repo --json "$c1" "$c2" >same.json 2>err &&
 	json_get same.json "join q( ), \$j->{identical_artifacts} ? 1 : 0, \$j->{measurements}, \$j->{pairs}, \$j->{verdict}" >actual &&
 	echo "1 0 0 same" >expect && test_cmp expect actual &&
+	json_get same.json "\$j->{status}" >actual &&
+	echo identical >expect && test_cmp expect actual &&
 	grep -q "^rebench: same: the artifacts of .* are byte-identical (1 file), so nothing can differ; nothing measured$" err
 '
 test_expect 'a side that cannot be built exits 125 and says why' '

@@ -73,8 +73,10 @@ test_expect 'a range with no slower source is not reproduced (exit 1)' '
 '
 test_expect 'an unbuildable probe is skipped; the range it leaves is inconclusive (exit 3)' '
 	expect_exit 3 bl bisect --repo repo --good "$c1" --bad "$b2" --benchmark loop --metric work --json >inc.json 2>err &&
-	json_get inc.json "join q( ), \$j->{outcome}, \$j->{range}[0]{commit}, \$j->{range}[1]{commit}" >actual &&
+	json_get inc.json "join q( ), \$j->{status}, \$j->{remaining_range}[0]{commit}, \$j->{remaining_range}[1]{commit}" >actual &&
 	echo "inconclusive $b1 $b2" >expect && test_cmp expect actual &&
+	json_get inc.json "join q( ), @{\$j->{range}}{qw(good bad commits distinct_sources)}, @{\$j->{range}{remaining}}" >actual &&
+	echo "$c1 $b2 2 2 $b1 $b2" >expect && test_cmp expect actual &&
 	json_get inc.json "join q( ), map { \$_->{skipped} // q(-) } @{\$j->{probes}}" >actual &&
 	echo "- unbuildable" >expect && test_cmp expect actual
 '

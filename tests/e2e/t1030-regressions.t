@@ -41,7 +41,8 @@ EOF
 src() { bl hash --repo repo "$1" | cut -d" " -f1; }
 
 # The nightly history of the Series the Regression lands on: one record of bench-box's
-# loop/work per commit, 2000000 before c4 and 2300000 from c4 on.
+# loop/work per commit, 2000000 before c4 and 2300000 from c4 on (the docs-only commits share
+# their parents' source hash, so their records share a key: four records stand).
 history() {
 	n=0
 	for c in $(git -C repo rev-list --reverse HEAD); do
@@ -119,8 +120,13 @@ test_expect 'storing made the next detect a full one; the Series counts its Regr
 	json_get series.json "join q( ), map { \$_->{id} . q(=) . \$_->{regressions} } @\$j" >actual &&
 	echo "bench-box/loop//work=1" >expect && test_cmp expect actual
 '
-# TODO(detect, §9.3): once detection breaks lines at pinned commits, `bl detect` then
-# `bl series --json` shows a second line starting at c4 with reason "pinned".
+test_expect 'the pinned commit starts a line of its Series (reason pinned), detect agrees' '
+	bl detect >/dev/null &&
+	bl series --json >series.json &&
+	json_get series.json "join q( ), map { \$_->{reason} . q(:) . \$_->{start_commit} . q(:) . \$_->{records} } @{\$j->[0]{lines}}" >actual &&
+	echo "first:$c1:2 pinned:$c4:2" >expect && test_cmp expect actual &&
+	test "$(sqlite3 "$BENCHLINE_DB" "SELECT reason FROM lines ORDER BY line")" = "$(printf "first\npinned")"
+'
 
 serve_start web || exit 1
 SID=bench-box/loop//work

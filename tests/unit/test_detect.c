@@ -200,20 +200,93 @@ static void a_line_continues_from_its_tail(void **state)
 		detect_line(whole, m, n);
 		detect_tail_init(&t);
 		for (size_t i = 0; i < cut; i++)
-			detect_step(&part, &t, m[i]);
+			detect_step(&part, &t, m[i], (int64_t)i + 1);
 		detect_tail_encode(&enc, &t);
 		assert_int_equal(detect_tail_decode(&back, enc.buf, enc.len), 0);
 		for (size_t i = cut; i < n; i++) {
-			detect_step(&part, &back, m[i]);
+			detect_step(&part, &back, m[i], (int64_t)i + 1);
 			assert_int_equal(part.judged, whole[i].judged);
 			assert_int_equal(part.marked, whole[i].marked);
 			assert_int_equal(part.continues, whole[i].continues);
+			/* The alert facts survive the bytes too. */
+			assert_int_equal(part.reference_id, whole[i].reference_id);
+			assert_int_equal(part.follows_id, whole[i].follows_id);
+			assert_int_equal((int)part.nfollowed, (int)whole[i].nfollowed);
+			for (size_t k = 0; k < part.nfollowed; k++) {
+				assert_int_equal(part.followed[k].id, whole[i].followed[k].id);
+				assert_int_equal(part.followed[k].followers,
+						 whole[i].followed[k].followers);
+				assert_int_equal(part.followed[k].persisted,
+						 whole[i].followed[k].persisted);
+			}
+			assert_int_equal(part.evicted.id, whole[i].evicted.id);
+			assert_int_equal(part.evicted.persisted, whole[i].evicted.persisted);
 			if (part.judged) {
 				assert_true(part.center == whole[i].center);
 				assert_true(part.tolerance == whole[i].tolerance);
 			}
 		}
 		strbuf_release(&enc);
+	}
+}
+
+/*
+ * What §9.1 reads off a mark: the reference (the last record before it inside its band, not
+ * simply its predecessor), the earlier Suspect whose level it continues, and how its followers
+ * behaved (transient: back inside within the first records; a step: they stay beyond).
+ */
+static void the_alert_facts_of_a_mark(void **state)
+{
+	struct detect_verdict v[16];
+	(void)state;
+	/* An excursion at index 4 (id 5), back at once: the follower is not beyond its edge. */
+	{
+		double m[] = {100, 101, 99, 100, 120, 100, 100};
+		detect_line(v, m, 7);
+		assert_true(v[4].marked);
+		assert_int_equal(v[4].reference_id, 4);
+		assert_int_equal(v[4].follows_id, 0);
+		assert_int_equal((int)v[5].nfollowed, 1);
+		assert_int_equal(v[5].followed[0].id, 5);
+		assert_int_equal(v[5].followed[0].followers, 1);
+		assert_int_equal(v[5].followed[0].persisted, 0);
+		assert_int_equal(v[6].followed[0].followers, 2);
+		assert_int_equal(v[6].followed[0].persisted, 0);
+	}
+	/* A step that holds: every follower beyond; after 8 the mark leaves the window with its
+	 * final counts. */
+	{
+		double m[] = {100, 101, 99, 100, 120, 121, 119, 120, 120, 121, 120, 119, 120};
+		detect_line(v, m, 13);
+		assert_true(v[4].marked);
+		for (int i = 5; i < 12; i++) {
+			assert_int_equal(v[i].followed[0].id, 5);
+			assert_int_equal(v[i].followed[0].persisted, i - 4);
+		}
+		assert_int_equal(v[12].evicted.id, 5);
+		assert_int_equal(v[12].evicted.followers, 8);
+		assert_int_equal(v[12].evicted.persisted, 8);
+	}
+	/* A step marked one record late: 110 was marked, 121 continues nothing of 110's (too
+	 * far), so it is marked again; its reference is the last record inside its band, 100,
+	 * not 110 before it. */
+	{
+		double m[] = {100, 101, 99, 100, 100, 110, 121};
+		detect_line(v, m, 7);
+		assert_true(v[5].marked);
+		assert_true(v[6].marked);
+		assert_int_equal(v[6].reference_id, 5); /* the 100 at index 4 */
+		assert_int_equal(v[6].follows_id, 0);	/* 121 is 10% from 110 */
+	}
+	/* A repeat mark: 123.5 is past 120's tolerance (3, the old level's 3%), so §6 marks it
+	 * again, but it is within 3% of 120 itself: the same step, the same alert. */
+	{
+		double m[] = {100, 101, 99, 100, 100, 120, 100, 100, 123.5};
+		detect_line(v, m, 9);
+		assert_true(v[5].marked);
+		assert_true(v[8].marked);
+		assert_int_equal(v[8].follows_id, 6);
+		assert_int_equal(v[6].followed[0].persisted, 0);
 	}
 }
 
@@ -232,7 +305,7 @@ static void the_sorted_window_matches_a_sort(void **state)
 			c = stats_nr_median(w, n);
 			for (size_t k = 0; k < n; k++)
 				dev[k] = fabs(t.median[k] - c);
-			detect_step(&v, &t, x);
+			detect_step(&v, &t, x, 1);
 			if (n >= DETECT_MIN_WINDOW) {
 				assert_true(v.center == c);
 				assert_true(v.deviation == stats_nr_median(dev, n));
@@ -245,11 +318,11 @@ static void bad_tails_are_refused(void **state)
 {
 	struct detect_tail t;
 	unsigned char too_many[1] = {9}, short_one[5] = {1, 0, 0, 0, 0};
-	unsigned char bad_mark[10] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+	unsigned char bad_mark[18] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
 	(void)state;
 	assert_int_equal(detect_tail_decode(&t, too_many, 1), BL_EINVALID);
 	assert_int_equal(detect_tail_decode(&t, short_one, 5), BL_EINVALID);
-	assert_int_equal(detect_tail_decode(&t, bad_mark, 10), BL_EINVALID);
+	assert_int_equal(detect_tail_decode(&t, bad_mark, 18), BL_EINVALID);
 	assert_int_equal(detect_tail_decode(&t, NULL, 0), 0);
 	assert_int_equal((int)t.n, 0);
 }
@@ -434,7 +507,7 @@ static void a_quantile_steps_by_its_ladder(void **state)
 	(void)state;
 	detect_tail_init(&t);
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		detect_step_ladder(&v, &t, m[i], &l);
+		detect_step_ladder(&v, &t, m[i], 1, &l);
 		got[k++] = !v.judged	 ? '.'
 			   : v.marked	 ? (v.above > 0 ? 'S' : 'F')
 			   : v.continues ? 'c'
@@ -453,15 +526,15 @@ static void a_quantile_steps_by_its_ladder(void **state)
 	/* a center in the top bucket cannot step up; in the first bucket it cannot step down */
 	detect_tail_init(&t);
 	for (int i = 0; i < 4; i++)
-		detect_step_ladder(&v, &t, 60, &l);
-	detect_step_ladder(&v, &t, 6000, &l);
+		detect_step_ladder(&v, &t, 60, 1, &l);
+	detect_step_ladder(&v, &t, 6000, 1, &l);
 	assert_true(v.judged && !v.outside);
 	detect_tail_init(&t);
 	for (int i = 0; i < 4; i++)
-		detect_step_ladder(&v, &t, 0.008, &l);
-	detect_step_ladder(&v, &t, 0.0001, &l);
+		detect_step_ladder(&v, &t, 0.008, 1, &l);
+	detect_step_ladder(&v, &t, 0.0001, 1, &l);
 	assert_true(v.judged && !v.outside);
-	detect_step_ladder(&v, &t, 0.06, &l); /* past 0.05, the top of (0.01, 0.05] */
+	detect_step_ladder(&v, &t, 0.06, 1, &l); /* past 0.05, the top of (0.01, 0.05] */
 	assert_true(v.marked && v.above > 0);
 }
 
@@ -476,6 +549,7 @@ int main(void)
 	    cmocka_unit_test(a_line_continues_from_its_tail),
 	    cmocka_unit_test(the_sorted_window_matches_a_sort),
 	    cmocka_unit_test(bad_tails_are_refused),
+	    cmocka_unit_test(the_alert_facts_of_a_mark),
 	    cmocka_unit_test(a_break_resets_the_window),
 	    cmocka_unit_test(tagged_runs_are_not_on_the_line),
 	    cmocka_unit_test(better_higher_in_a_database),

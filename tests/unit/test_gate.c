@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -109,6 +110,39 @@ static void test_interval_better_higher_flips(void **state)
 	assert_int_equal(gate_interval_verdict(0.95, 1.00, L, 1), GATE_VERDICT_UNDECIDED);
 }
 
+/* Eight timed rows of one metric, each 1% slower and passing on its own: slower across the
+ * board, which is SOFT between stored runs and FAIL (counted in failures) under --live. */
+static void test_across_the_board_fails_only_live(void **state)
+{
+	(void)state;
+	for (int live = 0; live < 2; live++) {
+		struct gate_row rows[9];
+		struct gate_comparison c;
+		memset(rows, 0, sizeof(rows));
+		memset(&c, 0, sizeof(c));
+		for (int i = 0; i < 9; i++) {
+			rows[i].metric = i < 8 ? "wall_ns" : "other";
+			rows[i].kind = METRIC_TIMED;
+			rows[i].status = GATE_PASS;
+			rows[i].ratio = 1.01;
+		}
+		c.rows = rows;
+		c.nrows = 9;
+		gate_across_the_board(&c, 1.02, live);
+		assert_int_equal(c.nboards, 1);
+		assert_string_equal(c.boards[0].metric, "wall_ns");
+		assert_int_equal(c.boards[0].n, 8);
+		assert_close(c.boards[0].threshold, 1.005);
+		assert_close(c.boards[0].lo, 1.01);
+		assert_int_equal(c.boards[0].status, live ? GATE_FAIL : GATE_SOFT);
+		assert_int_equal(c.failures, (size_t)live);
+		assert_non_null(strstr(c.boards[0].note, live ? "fails the gate" : "--live"));
+		free(c.boards[0].metric);
+		free(c.boards[0].note);
+		free(c.boards);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +152,7 @@ int main(void)
 	    cmocka_unit_test(test_band_too_short),
 	    cmocka_unit_test(test_interval_verdicts),
 	    cmocka_unit_test(test_interval_better_higher_flips),
+	    cmocka_unit_test(test_across_the_board_fails_only_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

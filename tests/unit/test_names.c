@@ -34,7 +34,7 @@ static void names_round_trip(void **state)
 				 0);
 		assert_int_equal(side, i);
 	}
-	for (int i = SUSPECT_OPEN; i <= SUSPECT_COVERED; i++) {
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_IGNORED; i++) {
 		assert_int_equal(
 		    suspect_state_parse(&st, suspect_state_name((enum suspect_state)i)), 0);
 		assert_int_equal(st, i);
@@ -53,6 +53,14 @@ static void names_round_trip(void **state)
 	assert_string_equal(suspect_side_name(SUSPECT_FASTER), "faster");
 	assert_string_equal(suspect_state_name(SUSPECT_OPEN), "open");
 	assert_string_equal(suspect_state_name(SUSPECT_COVERED), "covered");
+	assert_string_equal(suspect_state_name(SUSPECT_TRANSIENT), "transient");
+	for (int i = ALERT_CLEARED; i <= ALERT_TRANSIENT; i++) {
+		enum alert_outcome o;
+		assert_int_equal(alert_outcome_parse(&o, alert_outcome_name((enum alert_outcome)i)),
+				 0);
+		assert_int_equal(o, i);
+	}
+	assert_null(alert_outcome_name(ALERT_NO_OUTCOME));
 	/* the stored fingerprints hold these numbers */
 	assert_int_equal(METRIC_TIMED, 0);
 	assert_int_equal(METRIC_COUNTED, 1);
@@ -157,7 +165,7 @@ static void the_schema_admits_exactly_these_names(void **state)
 	for (int i = SUSPECT_SLOWER; i <= SUSPECT_FASTER; i++)
 		assert_true(admits(h, side_sql, suspect_side_name((enum suspect_side)i)));
 	assert_false(admits(h, side_sql, "same"));
-	for (int i = SUSPECT_OPEN; i <= SUSPECT_COVERED; i++)
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_IGNORED; i++)
 		assert_true(admits(h, state_sql, suspect_state_name((enum suspect_state)i)));
 	assert_false(admits(h, state_sql, "closed"));
 	sqlite3_close(h);
@@ -235,9 +243,19 @@ static void the_schema_lists_no_name_the_program_lacks(void **state)
 
 	strbuf_reset(&got);
 	strbuf_reset(&want);
-	for (int i = SUSPECT_OPEN; i <= SUSPECT_COVERED; i++)
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_IGNORED; i++)
 		strbuf_addf(&want, "%s ", suspect_state_name((enum suspect_state)i));
 	schema_names(&got, h, "suspects", "state");
+	assert_string_equal(got.buf, want.buf);
+	strbuf_reset(&got);
+	schema_names(&got, h, "alerts", "state"); /* a Suspect's state is its alert's */
+	assert_string_equal(got.buf, want.buf);
+
+	strbuf_reset(&got);
+	strbuf_reset(&want);
+	for (int i = ALERT_CLEARED; i <= ALERT_TRANSIENT; i++)
+		strbuf_addf(&want, "%s ", alert_outcome_name((enum alert_outcome)i));
+	schema_names(&got, h, "alerts", "outcome");
 	assert_string_equal(got.buf, want.buf);
 
 	sqlite3_close(h);

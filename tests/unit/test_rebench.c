@@ -27,6 +27,7 @@ struct bench {
 	int fail_at;	     /* the sample that fails, 0: none */
 	long slow_until;     /* > 0: B is slower only for the samples before this one */
 	long flaky_after;    /* > 0: a metric "flaky", quiet until this sample, wild after */
+	double own_limit;    /* "loop/t"'s own limit, 0: the options' */
 	struct confirm_value v[3];
 };
 
@@ -63,6 +64,7 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	b->v[k].value =
 	    100.0 * machine * (side == CONFIRM_SIDE_B ? 1 + slower : 1) * (1 + b->noise * gauss(b));
 	b->v[k].better_higher = 0;
+	b->v[k].limit = b->own_limit;
 	b->v[k++].judge = CONFIRM_JUDGE_RATIO;
 	if (b->flaky_after > 0) {
 		b->v[k].key = "flaky";
@@ -135,6 +137,25 @@ static void a_five_percent_slower_build_is_slower(void **state)
 		assert_true(fabs(r.metrics[0].ratio - 1.05) < 0.01);
 		confirm_rebench_release(&r);
 	}
+}
+
+/* A value's own limit is what its ratios are judged against (the gate's overrides): 5% slower
+ * within a limit of 1.10 is the same, after one measurement; each side's median is reported. */
+static void a_value_with_its_own_limit_is_judged_by_it(void **state)
+{
+	struct bench b;
+	struct confirm_rebench_result r;
+	(void)state;
+	bench_init(&b, 3, 0.05, 0.01);
+	b.own_limit = 1.10;
+	assert_int_equal(run(&b, &r), GATE_VERDICT_SAME);
+	assert_int_equal(r.metrics[0].verdict, GATE_VERDICT_SAME);
+	assert_int_equal(r.measurements, 1);
+	assert_true(r.metrics[0].ratio > 1.02 && r.metrics[0].hi < 1.10);
+	assert_true(r.metrics[0].b / r.metrics[0].a > 1.03 &&
+		    r.metrics[0].b / r.metrics[0].a < 1.07);
+	assert_true(r.metrics[0].a > 90 && r.metrics[0].a < 110);
+	confirm_rebench_release(&r);
 }
 
 /* Pairs alternate their order, AB then BA; a quiet pair of builds settles after one round. */
@@ -260,6 +281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(identical_builds_are_the_same),
 	    cmocka_unit_test(a_five_percent_slower_build_is_slower),
+	    cmocka_unit_test(a_value_with_its_own_limit_is_judged_by_it),
 	    cmocka_unit_test(pairs_alternate_and_a_clear_case_stops_early),
 	    cmocka_unit_test(an_undecidable_case_is_replaced_three_times_then_undecided),
 	    cmocka_unit_test(peak_rss_needs_ten_percent_and_a_mebibyte),

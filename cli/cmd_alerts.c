@@ -1,0 +1,116 @@
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/detect.h"
+#include "store/store.h"
+#include "cli/cli.h"
+
+/* The text table's columns. */
+enum {
+	COL_ID,
+	COL_STATE,
+	COL_SIDE,
+	COL_MACHINE,
+	COL_COMMIT,
+	COL_REFERENCE,
+	COL_SERIES,
+	COL_RUN_WIDE,
+	COL_OUTCOME,
+	NCOL
+};
+
+static const char *const col_names[NCOL] = {
+    "id", "state", "side", "machine", "commit", "reference", "suspects", "run-wide", "outcome"};
+
+struct alerts_out {
+	int json;
+	size_t count;
+	struct store *st;
+	struct bl_error *err;
+	int failed;
+	struct cli_table table;	     /* text mode */
+	struct cli_json_array array; /* --json */
+};
+
+static int each_alert(const struct store_alert *a, void *data)
+{
+	struct alerts_out *out = data;
+	out->count++;
+	if (out->json) {
+		int64_t *ids;
+		size_t n;
+		json_t *arr;
+		if (store_alert_suspect_ids(&ids, &n, out->st, a->id, out->err)) {
+			out->failed = 1;
+			return 1;
+		}
+		arr = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, json_integer(ids[i]));
+		free(ids);
+		cli_json_array_add(&out->array, detect_alert_json(a, arr));
+		return 0;
+	}
+	cli_table_row(&out->table);
+	cli_table_add(&out->table, "%lld", (long long)a->id);
+	cli_table_add(&out->table, "%s", suspect_state_name(a->state));
+	cli_table_add(&out->table, "%s", suspect_side_name(a->side));
+	cli_table_add(&out->table, "%s", a->machine);
+	cli_table_add(&out->table, "%.12s", a->commit);
+	cli_table_add(&out->table, "%.12s", a->reference_commit ? a->reference_commit : "-");
+	if (a->judged_series >= 0)
+		cli_table_add(&out->table, "%lld/%lld", (long long)a->series,
+			      (long long)a->judged_series);
+	else
+		cli_table_add(&out->table, "%lld", (long long)a->series);
+	cli_table_add(&out->table, "%s", a->run_wide ? "yes" : "no");
+	cli_table_add(&out->table, "%s",
+		      a->outcome != ALERT_NO_OUTCOME ? alert_outcome_name(a->outcome) : "-");
+	return 0;
+}
+
+int cmd_alerts(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct alerts_out out;
+	struct store_alert_filter f;
+	struct bl_error err = BL_ERROR_INIT;
+	const char *state = NULL;
+	int ret;
+	const struct cli_option opts[] = {
+	    {OPT_STRING, "machine", &f.machine, "M", "only the alerts of machine M"},
+	    {OPT_STRING, "state", &state, "S",
+	     "only alerts in state S (open, transient, cleared, confirmed, covered, ignored)"},
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	memset(&out, 0, sizeof(out));
+	memset(&f, 0, sizeof(f));
+	out.err = &err;
+	cli_table_init(&out.table, col_names, NCOL, "r.....r..");
+	if (cli_parse(argc, argv, opts, ctx))
+		cli_usage_error(ctx->cmd, opts, "alerts takes no arguments");
+	out.st = ctx->store; /* opened once the options are read */
+	if (state) {
+		if (suspect_state_parse(&f.state, state))
+			cli_usage_error(ctx->cmd, opts, "unknown state '%s'", state);
+		f.state_given = 1;
+	}
+	if (out.json)
+		cli_json_array_start(&out.array);
+	ret = store_each_alert(ctx->store, &f, each_alert, &out, &err);
+	if (out.failed)
+		ret = BL_EDB;
+	if (out.json)
+		cli_json_array_end(&out.array);
+	else if (!ret && out.count)
+		cli_table_print(&out.table, stdout);
+	else if (!ret)
+		fputs("no alerts (run 'benchline detect' after ingesting records)\n", stderr);
+	if (ret)
+		ret = cli_fail(&err);
+	cli_table_release(&out.table);
+	bl_error_release(&err);
+	return ret;
+}

@@ -1,0 +1,356 @@
+/*
+ * `benchline confirm` as a use case (§9.4): each alert's commit re-benched against its
+ * reference commit, once for the whole alert; not slower, the alert is cleared; slower, it is
+ * confirmed and each of its Series that the re-bench found slower is bisected between the two,
+ * every pinned commit a Regression that covers the alert. What was found is kept with the
+ * alert, so a second run takes up nothing it already decided. docs/confirm.md has the state
+ * machine and a worked example.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/confirm/confirm.h"
+#include "store/store.h"
+
+/* The alerts a request takes up, copied out of the store's walk. */
+struct picked {
+	int64_t id;
+	char *commit, *reference, *machine;
+	enum suspect_state state;
+	enum alert_outcome outcome;
+	enum suspect_side side;
+};
+
+struct pick_ctx {
+	struct picked *v;
+	size_t n, alloc;
+	int all; /* the default selection: open, slower, no outcome yet */
+};
+
+static int pick(const struct store_alert *a, void *data)
+{
+	struct pick_ctx *p = data;
+	struct picked *x;
+	if (p->all && (a->state != SUSPECT_OPEN || a->side != SUSPECT_SLOWER ||
+		       a->outcome != ALERT_NO_OUTCOME))
+		return 0;
+	ALLOC_GROW(p->v, p->n, p->alloc);
+	x = &p->v[p->n++];
+	x->id = a->id;
+	x->commit = xstrdup(a->commit);
+	x->reference = a->reference_commit ? xstrdup(a->reference_commit) : NULL;
+	x->machine = xstrdup(a->machine);
+	x->state = a->state;
+	x->outcome = a->outcome;
+	x->side = a->side;
+	return 0;
+}
+
+static void picked_release(struct pick_ctx *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].commit);
+		free(p->v[i].reference);
+		free(p->v[i].machine);
+	}
+	free(p->v);
+}
+
+/* A Series of the alert, as bisection and the re-bench's keys name it. */
+struct alert_series {
+	char *benchmark, *config, *metric;
+	struct strbuf key; /* "benchmark[ [config]] metric", as the re-bench keys its metrics */
+};
+
+struct series_ctx {
+	struct alert_series *v;
+	size_t n, alloc;
+};
+
+static int collect_series(const struct store_suspect *s, void *data)
+{
+	struct series_ctx *c = data;
+	struct alert_series *x;
+	ALLOC_GROW(c->v, c->n, c->alloc);
+	x = &c->v[c->n++];
+	x->benchmark = xstrdup(s->benchmark);
+	x->config = xstrdup(s->config);
+	x->metric = xstrdup(s->metric);
+	strbuf_init(&x->key, 0);
+	strbuf_addstr(&x->key, s->benchmark);
+	if (s->config[0])
+		strbuf_addf(&x->key, " [%s]", s->config);
+	strbuf_addf(&x->key, " %s", s->metric);
+	return 0;
+}
+
+static void series_release(struct series_ctx *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].benchmark);
+		free(c->v[i].config);
+		free(c->v[i].metric);
+		strbuf_release(&c->v[i].key);
+	}
+	free(c->v);
+}
+
+/* The re-bench's verdict on one of the alert's Series; NONE when it measured no such key. */
+static enum gate_verdict series_verdict(const struct confirm_rebench_report *r,
+					const struct alert_series *s)
+{
+	for (size_t i = 0; i < r->result.n; i++)
+		if (!strcmp(r->result.metrics[i].key, s->key.buf))
+			return r->result.metrics[i].verdict;
+	return GATE_VERDICT_NONE;
+}
+
+static void note(const struct confirm_alerts_request *req, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const struct confirm_alerts_request *req, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!req->note)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	req->note(sb.buf, req->note_data);
+	strbuf_release(&sb);
+}
+
+/* Bisects each Series of the alert that the re-bench found slower; every pinned commit is a
+ * Regression of the alert. *pinned counts them, *undecided the bisections that pinned none. */
+static int bisect_series(struct confirm_alert_result *res, size_t *undecided, struct strbuf *why,
+			 struct store *st, const struct picked *a, const struct series_ctx *series,
+			 const struct confirm_rebench_report *rb,
+			 const struct confirm_alerts_request *req, struct bl_error *err)
+{
+	int ret = 0;
+	*undecided = 0;
+	for (size_t i = 0; i < series->n; i++) {
+		const struct alert_series *s = &series->v[i];
+		struct confirm_bisect_request breq;
+		struct confirm_bisect_report rep;
+		int64_t id;
+		if (series_verdict(rb, s) != GATE_VERDICT_SLOWER)
+			continue;
+		memset(&breq, 0, sizeof(breq));
+		breq.repo = req->repo;
+		breq.good = a->reference;
+		breq.bad = a->commit;
+		breq.benchmark = s->benchmark;
+		breq.metric = s->metric;
+		breq.limit = req->limit;
+		breq.progress = req->progress;
+		breq.progress_data = req->progress_data;
+		note(req, "alert %lld: bisecting %s between %.12s and %.12s", (long long)a->id,
+		     s->key.buf, a->reference, a->commit);
+		memset(&rep, 0, sizeof(rep));
+		if ((ret = confirm_bisect(&rep, &breq, err))) {
+			confirm_bisect_report_release(&rep);
+			return ret;
+		}
+		if (rep.outcome == CONFIRM_PINNED) {
+			ret =
+			    confirm_store_regression(&id, NULL, st, &rep, a->machine, s->benchmark,
+						     s->config, s->metric, a->id, err);
+			if (!ret) {
+				ALLOC_GROW(res->regressions, res->nregressions,
+					   res->regressions_alloc);
+				res->regressions[res->nregressions++] = id;
+				note(req, "alert %lld: %s pinned at %.12s (Regression %lld)",
+				     (long long)a->id, s->key.buf, rep.pinned.sha, (long long)id);
+			}
+		} else {
+			(*undecided)++;
+			if (why->len)
+				strbuf_addstr(why, "; ");
+			if (rep.outcome == CONFIRM_INCONCLUSIVE)
+				strbuf_addf(why, "%s: bisection left %.12s..%.12s", s->key.buf,
+					    rep.range_first.sha, rep.range_last.sha);
+			else
+				strbuf_addf(why, "%s: bisection did not reproduce the slowdown",
+					    s->key.buf);
+		}
+		confirm_bisect_report_release(&rep);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int collect_regression(const struct store_regression *r, void *data)
+{
+	struct confirm_alert_result *res = data;
+	ALLOC_GROW(res->regressions, res->nregressions, res->regressions_alloc);
+	res->regressions[res->nregressions++] = r->id;
+	return 0;
+}
+
+/* Takes one alert up: re-bench, and bisection when it holds. */
+static int confirm_one(struct confirm_alert_result *res, struct store *st, const struct picked *a,
+		       const struct confirm_alerts_request *req, struct bl_error *err)
+{
+	struct confirm_rebench_request rreq;
+	struct confirm_rebench_report rb;
+	struct series_ctx series;
+	struct strbuf why = STRBUF_INIT;
+	enum suspect_state state = SUSPECT_OPEN;
+	char *rebench_text = NULL;
+	size_t slower = 0, unsettled = 0, undecided = 0;
+	int ret;
+
+	memset(&series, 0, sizeof(series));
+	memset(&rb, 0, sizeof(rb));
+	res->alert = a->id;
+	if (a->state == SUSPECT_TRANSIENT) {
+		/* Asked for by id: a transient alert is cleared without measuring (§9.1). */
+		res->outcome = ALERT_TRANSIENT;
+		ret = store_alert_set_outcome(st, a->id, SUSPECT_TRANSIENT, ALERT_TRANSIENT, NULL,
+					      NULL, err);
+		goto done;
+	}
+	if (a->state != SUSPECT_OPEN || a->outcome != ALERT_NO_OUTCOME) {
+		/* Decided before: nothing to do again but say what was found. */
+		res->outcome = a->outcome;
+		res->already = 1;
+		ret = store_each_regression(st, a->id, collect_regression, res, err);
+		goto done;
+	}
+	if (!a->reference) {
+		res->outcome = ALERT_INCONCLUSIVE;
+		res->note = xstrdup("none of its Suspects has a record inside its band before it");
+		ret = store_alert_set_outcome(st, a->id, SUSPECT_OPEN, ALERT_INCONCLUSIVE, NULL,
+					      res->note, err);
+		goto done;
+	}
+	if ((ret = store_alert_suspects(st, a->id, collect_series, &series, err)))
+		goto done;
+	memset(&rreq, 0, sizeof(rreq));
+	rreq.repo = req->repo;
+	rreq.a = a->reference;
+	rreq.b = a->commit;
+	rreq.limit = req->limit;
+	rreq.progress = req->progress;
+	rreq.progress_data = req->progress_data;
+	note(req, "alert %lld: re-benching %.12s against its reference %.12s", (long long)a->id,
+	     a->commit, a->reference);
+	ret = confirm_rebench_revs(&rb, &rreq, err);
+	if (ret == BL_EBUILD) {
+		res->outcome = ALERT_UNBUILDABLE;
+		res->note = xstrdup(err->msg.buf);
+		bl_error_release(err);
+		ret = store_alert_set_outcome(st, a->id, SUSPECT_OPEN, ALERT_UNBUILDABLE, NULL,
+					      res->note, err);
+		goto done;
+	}
+	if (ret)
+		goto done;
+	res->rebench = confirm_rebench_json(&rb);
+	rebench_text = json_dumps(res->rebench, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	for (size_t i = 0; i < series.n; i++) {
+		enum gate_verdict v = series_verdict(&rb, &series.v[i]);
+		slower += v == GATE_VERDICT_SLOWER;
+		unsettled += v == GATE_VERDICT_UNDECIDED;
+	}
+	if (!slower) {
+		res->outcome = unsettled ? ALERT_INCONCLUSIVE : ALERT_CLEARED;
+		state = unsettled ? SUSPECT_OPEN : SUSPECT_CLEARED;
+		if (unsettled)
+			res->note = xstrdup("the re-bench stayed undecided");
+		ret = store_alert_set_outcome(st, a->id, state, res->outcome, rebench_text,
+					      res->note, err);
+		goto done;
+	}
+	/* Confirmed: kept before bisecting, so an interrupted bisection leaves it confirmed. */
+	if ((ret = store_alert_set_outcome(st, a->id, SUSPECT_CONFIRMED, ALERT_CONFIRMED,
+					   rebench_text, NULL, err)) ||
+	    (ret = bisect_series(res, &undecided, &why, st, a, &series, &rb, req, err)))
+		goto done;
+	res->outcome = res->nregressions || !undecided ? ALERT_CONFIRMED : ALERT_INCONCLUSIVE;
+	state = res->nregressions ? SUSPECT_COVERED : SUSPECT_CONFIRMED;
+	if (why.len)
+		res->note = strbuf_detach(&why, NULL);
+	ret = store_alert_set_outcome(st, a->id, state, res->outcome, rebench_text, res->note, err);
+done:
+	free(rebench_text);
+	series_release(&series);
+	confirm_rebench_report_release(&rb);
+	strbuf_release(&why);
+	return ret;
+}
+
+int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
+		   const struct confirm_alerts_request *req, struct bl_error *err)
+{
+	struct pick_ctx p;
+	struct confirm_alert_result *res = NULL;
+	int ret = 0;
+
+	*out = NULL;
+	*nr = 0;
+	memset(&p, 0, sizeof(p));
+	if (!req->nids) {
+		struct store_alert_filter f;
+		memset(&f, 0, sizeof(f));
+		f.machine = req->machine;
+		p.all = 1;
+		ret = store_each_alert(st, &f, pick, &p, err);
+	}
+	for (size_t i = 0; !ret && i < req->nids; i++) {
+		struct store_alert_filter f;
+		size_t before = p.n;
+		memset(&f, 0, sizeof(f));
+		f.id = req->ids[i];
+		if ((ret = store_each_alert(st, &f, pick, &p, err)))
+			break;
+		if (p.n == before)
+			ret = bl_error_set(err, BL_ENOTFOUND, "no alert %lld",
+					   (long long)req->ids[i]);
+	}
+	if (ret)
+		goto done;
+	res = xcalloc(p.n ? p.n : 1, sizeof(*res));
+	for (size_t i = 0; i < p.n; i++) {
+		if ((ret = confirm_one(&res[i], st, &p.v[i], req, err))) {
+			bl_error_prefix(err, "alert %lld", (long long)p.v[i].id);
+			confirm_alert_results_free(res, i + 1);
+			res = NULL;
+			goto done;
+		}
+	}
+	*out = res;
+	*nr = p.n;
+done:
+	picked_release(&p);
+	return ret;
+}
+
+void confirm_alert_results_free(struct confirm_alert_result *r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++) {
+		json_decref(r[i].rebench);
+		free(r[i].regressions);
+		free(r[i].note);
+	}
+	free(r);
+}
+
+json_t *confirm_alert_result_json(const struct confirm_alert_result *r)
+{
+	json_t *o = json_object(), *ids = json_array();
+	for (size_t i = 0; i < r->nregressions; i++)
+		json_array_append_new(ids, json_integer(r->regressions[i]));
+	json_object_set_new(o, "alert", json_integer(r->alert));
+	json_object_set_new(o, "outcome", json_string_or_null(alert_outcome_name(r->outcome)));
+	json_object_set_new(o, "already", json_boolean(r->already));
+	json_object_set_new(o, "rebench", r->rebench ? json_incref(r->rebench) : json_null());
+	json_object_set_new(o, "regressions", ids);
+	json_object_set_new(o, "note", json_string_or_null(r->note));
+	return o;
+}

@@ -1,0 +1,262 @@
+/*
+ * `benchline gate --live` (§7.10) as a use case: the gate's first step (head, base, merge base,
+ * nothing to compare), then, instead of stored records, the head measured against the merge
+ * base now by the re-bench (§9.2) in the two worktrees, every key of bench.run's output a row
+ * of the gate's report, judged on its paired ratios against the bare limit (an override's, or
+ * a counted metric's tolerance), and across the board as a failure. The report is the stored
+ * gate's, so the table, the JSON and the Markdown are written the same way.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "detect/confirm/confirm.h"
+#include "detect/gate/gate.h"
+#include "ingest/ingest.h"
+#include "ingest/repo/repo.h"
+
+/* What a key's limit is decided from. */
+struct live_limits {
+	const struct gate_options *opts;
+	double limit;
+};
+
+/* A key's limit: its override's, else the gate's; a counted metric's tolerance unless an
+ * override replaces it, as the stored gate judges counts. */
+static double key_limit(const struct confirm_key *k, void *data)
+{
+	const struct live_limits *l = data;
+	struct gate_settings set;
+	gate_settings_for(&set, l->opts, l->limit, k->benchmark, k->metric);
+	if (k->kind == METRIC_COUNTED && !set.override_glob)
+		return 1 + gate_counted_tolerance(l->opts->cfg, k->metric, k->unit);
+	return set.limit;
+}
+
+static const struct confirm_metric *result_for(const struct confirm_rebench_result *res,
+					       const char *key)
+{
+	for (size_t i = 0; i < res->n; i++)
+		if (!strcmp(res->metrics[i].key, key))
+			return &res->metrics[i];
+	return NULL;
+}
+
+static void side_at(struct gate_side *side, const struct confirm_rebench_side *sd, double value,
+		    size_t pairs)
+{
+	memcpy(side->commit, sd->commit, 41);
+	memcpy(side->source_hash, sd->source_hash, 41);
+	side->value = value;
+	side->n = (int64_t)pairs;
+}
+
+/* One row of the report from one key the re-bench met. */
+static void live_row(struct gate_row *row, const struct gate_report *r, const struct confirm_key *k,
+		     const struct confirm_rebench_report *rb, const struct gate_options *opts)
+{
+	const struct confirm_metric *m = result_for(&rb->result, k->key);
+	const int base = CONFIRM_SIDE_A, head = CONFIRM_SIDE_B;
+	struct gate_settings set;
+	struct strbuf note = STRBUF_INIT;
+
+	memset(row, 0, sizeof(*row));
+	row->machine = xstrdup(r->live.machine);
+	row->benchmark = xstrdup(k->benchmark);
+	row->config = xstrdup(k->config);
+	row->metric = xstrdup(k->metric);
+	/* The head's unit and kind, the merge base's when only it printed the metric. */
+	row->unit = xstrdup(k->side_unit[head] ? k->side_unit[head] : k->unit);
+	row->kind = k->seen[head] ? k->side_kind[head] : k->kind;
+	row->better_higher = k->better_higher;
+	row->ratio = row->lo = row->hi = NAN;
+	row->effective_limit = row->center = row->tolerance = row->noise = NAN;
+	row->accepted_ceiling = NAN;
+	row->live = 1;
+	row->limit = r->limit; /* NEW and MISSING rows are not judged: no override applies */
+
+	if (!k->seen[base]) {
+		row->status = GATE_NEW;
+		row->has_head = 1;
+		side_at(&row->head, &rb->side[CONFIRM_SIDE_B], NAN, 0);
+		strbuf_addstr(&note, "the merge base's bench.run does not print it");
+		goto done;
+	}
+	if (!k->seen[head]) {
+		row->status = GATE_MISSING;
+		row->has_ref = 1;
+		row->reference_rule = "merge-base";
+		side_at(&row->ref, &rb->side[CONFIRM_SIDE_A], NAN, 0);
+		strbuf_addstr(&note, "the head's bench.run does not print it");
+		goto done;
+	}
+	/* Judged: both sides measured it, now, in pairs. */
+	gate_settings_for(&set, opts, r->limit, k->benchmark, k->metric);
+	row->limit = set.limit;
+	row->override_glob = set.override_glob;
+	row->excluded = set.excluded;
+	row->has_head = row->has_ref = 1;
+	row->reference_rule = "merge-base";
+	row->method = GATE_METHOD_PAIRED;
+	row->effective_limit = k->judge == CONFIRM_JUDGE_RSS ? CONFIRM_RSS_LIMIT
+			       : k->limit > 0		     ? k->limit
+							     : rb->limit;
+	row->status = GATE_PASS;
+	if (k->side_kind[base] != k->side_kind[head]) {
+		/* The ruler changed: shown, never failing, not judged (as stored). */
+		row->status = GATE_SOFT;
+		row->method = GATE_METHOD_NONE;
+		if (m) {
+			row->paired = 1;
+			row->pairs = m->pairs;
+			row->measurements = m->measurements;
+		}
+		side_at(&row->head, &rb->side[head], m ? m->b : NAN, m ? m->pairs : 0);
+		side_at(&row->ref, &rb->side[base], m ? m->a : NAN, m ? m->pairs : 0);
+		strbuf_addf(&note, "the metric's kind changed from %s to %s",
+			    metric_kind_name(k->side_kind[base]),
+			    metric_kind_name(k->side_kind[head]));
+	} else if (!m) {
+		side_at(&row->head, &rb->side[CONFIRM_SIDE_B], NAN, 0);
+		side_at(&row->ref, &rb->side[CONFIRM_SIDE_A], NAN, 0);
+		strbuf_addstr(&note, "no pair with a positive value on both sides: not judged");
+	} else {
+		row->paired = 1;
+		row->verdict = m->verdict;
+		row->ratio = m->ratio;
+		row->lo = m->lo;
+		row->hi = m->hi;
+		row->pairs = m->pairs;
+		row->measurements = m->measurements;
+		side_at(&row->head, &rb->side[CONFIRM_SIDE_B], m->b, m->pairs);
+		side_at(&row->ref, &rb->side[CONFIRM_SIDE_A], m->a, m->pairs);
+		if (m->verdict == GATE_VERDICT_SLOWER)
+			row->status = GATE_FAIL;
+		else if (m->verdict == GATE_VERDICT_UNDECIDED)
+			row->status = GATE_UNDECIDED;
+		if (k->judge == CONFIRM_JUDGE_RSS)
+			strbuf_addf(&note, "worse only by more than %.0f%% and %g MiB",
+				    100 * (CONFIRM_RSS_LIMIT - 1), CONFIRM_RSS_MIN_KIB / 1024.0);
+		else if (k->kind == METRIC_QUANTILE)
+			strbuf_addstr(&note, "a quantile, judged live by its paired ratios");
+		if (strcmp(k->side_unit[base], k->side_unit[head])) {
+			/* Numbers in two units cannot be compared: a regression (as stored). */
+			row->verdict = GATE_VERDICT_SLOWER;
+			row->status = GATE_FAIL;
+			strbuf_addf(&note,
+				    "%sunit mismatch: the merge base's is in %s, the head's in %s",
+				    note.len ? "; " : "", k->side_unit[base], k->side_unit[head]);
+		}
+	}
+	if (row->excluded)
+		row->status = GATE_EXCL;
+done:
+	row->note = note.len ? strbuf_detach(&note, NULL) : NULL;
+	strbuf_release(&note);
+}
+
+/* Every key the re-bench met becomes a row; the outcome follows from them. */
+static void live_verdict(struct gate_report *out, const struct confirm_rebench_report *rb,
+			 const struct gate_options *opts)
+{
+	struct gate_comparison *c = &out->main;
+	struct strbuf msg = STRBUF_INIT;
+
+	out->live.measurements = rb->result.measurements;
+	out->live.pairs = rb->result.pairs;
+	out->live.identical = rb->identical;
+	out->live.artifact_files = rb->artifact_files;
+	out->live.build_s[0] = rb->side[CONFIRM_SIDE_A].build_s;
+	out->live.build_s[1] = rb->side[CONFIRM_SIDE_B].build_s;
+	if (rb->identical) {
+		strbuf_addf(&msg,
+			    "the artifacts of %.12s and of the merge base %.12s are byte-identical "
+			    "(%zu file%s of bench.artifacts): nothing can differ; nothing measured",
+			    out->head_commit, c->commit, rb->artifact_files,
+			    rb->artifact_files == 1 ? "" : "s");
+		out->message = strbuf_detach(&msg, NULL);
+		out->outcome = GATE_OUTCOME_PASS;
+		return;
+	}
+	c->rows = xcalloc(rb->nkeys ? rb->nkeys : 1, sizeof(*c->rows));
+	for (size_t i = 0; i < rb->nkeys; i++) {
+		struct gate_row *row = &c->rows[c->nrows++];
+		live_row(row, out, &rb->keys[i], rb, opts);
+		c->references += row->paired;
+		c->failures += row->status == GATE_FAIL;
+	}
+	gate_across_the_board(c, out->limit, 1);
+	out->failures = c->failures;
+	if (!c->references) {
+		out->outcome = GATE_NO_VERDICT;
+		out->exit_code = 4;
+		strbuf_addf(&msg,
+			    "bench.run printed no metric both %.12s and the merge base %.12s "
+			    "measured: nothing could be paired",
+			    out->head_commit, c->commit);
+		out->message = strbuf_detach(&msg, NULL);
+	} else if (out->failures) {
+		out->outcome = GATE_OUTCOME_FAIL;
+		out->exit_code = 1;
+	} else {
+		out->outcome = GATE_OUTCOME_PASS;
+	}
+}
+
+int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
+		      confirm_progress_fn progress, void *progress_data, struct bl_error *err)
+{
+	struct confirm_rebench_request req;
+	struct confirm_rebench_report rb;
+	struct live_limits limits;
+	struct repo *repo = NULL;
+	int ret;
+
+	memset(&rb, 0, sizeof(rb));
+	memset(out, 0, sizeof(*out));
+	if (opts->ratchet) {
+		ret = bl_error_set(err, BL_EINVALID,
+				   "--ratchet compares stored records: not with --live");
+		goto done;
+	}
+	if ((ret = repo_open(&repo, opts->repo_dir, opts->cfg, err)) ||
+	    (ret = gate_report_begin(out, repo, opts, err)))
+		goto done;
+	out->mode = GATE_MODE_LIVE;
+	if (gethostname(out->live.machine, sizeof(out->live.machine) - 1) || !out->live.machine[0])
+		memcpy(out->live.machine, "localhost", sizeof("localhost"));
+	out->live.build_s[0] = out->live.build_s[1] = NAN;
+	if (out->outcome == GATE_NOTHING_TO_COMPARE) {
+		/* Decided before anything is built: nothing is. */
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addf(&msg, "%s; nothing built", out->message);
+		free(out->message);
+		out->message = strbuf_detach(&msg, NULL);
+		goto done;
+	}
+	repo_free(repo); /* the re-bench opens its own, with the worktrees */
+	repo = NULL;
+
+	memset(&req, 0, sizeof(req));
+	limits.opts = opts;
+	limits.limit = out->limit;
+	req.repo = opts->repo_dir;
+	req.cfg = opts->cfg;
+	req.a = out->main.commit;
+	req.b = out->head_commit;
+	req.label[CONFIRM_SIDE_A] = "the merge base";
+	req.label[CONFIRM_SIDE_B] = "the head";
+	req.limit = out->limit;
+	req.limit_for = key_limit;
+	req.limit_data = &limits;
+	req.progress = progress;
+	req.progress_data = progress_data;
+	if ((ret = confirm_rebench_revs(&rb, &req, err)))
+		goto done;
+	live_verdict(out, &rb, opts);
+done:
+	confirm_rebench_report_release(&rb);
+	repo_free(repo);
+	return ret;
+}

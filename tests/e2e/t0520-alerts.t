@@ -1,0 +1,140 @@
+#!/bin/sh
+# Alerts (§9.1, docs/confirm.md "Alerts"): a one-record excursion is a transient alert; a
+# run-wide shift over 12 Series is one alert; a big step with a repeat mark is one alert; a step
+# marked one record late has the last in-band record as its reference; an alert still waiting
+# for followers stays open; quiet.transient_records; detect again changes nothing.
+. "$(dirname "$0")/lib.sh"
+
+# records MACHINE BENCHMARK FIRST V1 V2 ...: one native record per value, commit i (40 digits,
+# the last three the record number) committed on day i, from FIRST on.
+records() {
+	perl -e '
+		my ($machine, $bench, $i, @v) = @ARGV;
+		for my $v (@v) {
+			my $c = sprintf("%040d", $i);
+			printf(qq({"schema": 1, "machine": "%s", "benchmark": "%s", "harness_version": 1, ) .
+			    qq("source": {"commit": "%s", "source_hash": "%s", "branch": "main", ) .
+			    qq("committed_at": "2026-%02d-%02dT00:00:00Z"}, "started_at": "2026-%02d-%02dT01:00:00Z", ) .
+			    qq("metrics": {"wall_ms": {"kind": "timed", "unit": "ms", "median": %s}}}\n),
+			    $machine, $bench, $c, $c, 1 + int($i / 28), 1 + $i % 28, 1 + int($i / 28),
+			    1 + $i % 28, $v);
+			$i++;
+		}' "$@"
+}
+
+# alerts DB: "COMMIT-SUFFIX SIDE STATE RUN-WIDE SUSPECTS REFERENCE-SUFFIX" per alert.
+alerts() {
+	bl --db "$1" alerts --json | json_get - 'join "", map { sprintf("%s %s %s %s %d %s\n",
+		substr($_->{commit}, -3), $_->{side}, $_->{state}, $_->{run_wide} ? "run-wide" : "-",
+		scalar @{$_->{suspects}}, defined $_->{reference_commit} ? substr($_->{reference_commit}, -3) : "-") } @$j' |
+		sed '/^$/d'
+}
+
+flat="100 101 99 100 100 101 99 100"
+
+test_expect 'a one-record excursion is a transient alert' '
+	records m1 excursion 1 $flat 130 100 101 100 >x.jsonl &&
+	bl --db x.db ingest x.jsonl >/dev/null &&
+	bl --db x.db detect >/dev/null &&
+	alerts x.db >actual &&
+	echo "009 slower transient - 1 008" >expect &&
+	test_cmp expect actual &&
+	bl --db x.db suspects --json | json_get - "\$j->[0]{state}" >actual &&
+	echo transient >expect &&
+	test_cmp expect actual
+'
+
+test_expect 'a Suspect with fewer followers than quiet.transient_records stays open' '
+	records m1 fresh 1 $flat 130 131 >y.jsonl &&
+	bl --db y.db ingest y.jsonl >/dev/null &&
+	mkdir cfg && echo "{\"quiet\": {\"transient_records\": 3}}" >cfg/benchline.json &&
+	bl --db y.db detect --repo cfg >/dev/null &&
+	alerts y.db >actual &&
+	echo "009 slower open - 1 008" >expect &&
+	test_cmp expect actual &&
+	records m1 fresh 11 100 100 >y2.jsonl &&
+	bl --db y.db ingest y2.jsonl >/dev/null &&
+	bl --db y.db detect --repo cfg >/dev/null &&
+	alerts y.db >actual &&
+	echo "009 slower transient - 1 008" >expect &&
+	test_cmp expect actual
+'
+
+test_expect 'with quiet.transient_records 1, one record beyond is enough to persist' '
+	records m1 once 1 $flat 130 131 100 100 >z.jsonl &&
+	bl --db z.db ingest z.jsonl >/dev/null &&
+	mkdir one && echo "{\"quiet\": {\"transient_records\": 1}}" >one/benchline.json &&
+	bl --db z.db detect --repo one >/dev/null &&
+	alerts z.db >actual &&
+	echo "009 slower open - 1 008" >expect &&
+	test_cmp expect actual
+'
+
+test_expect 'quiet.transient_records must be 1 to 8' '
+	mkdir bad && echo "{\"quiet\": {\"transient_records\": 9}}" >bad/benchline.json &&
+	expect_exit 2 bl --db y.db detect --repo bad 2>err &&
+	grep -q "quiet.transient_records: expected an integer from 1 to 8" err
+'
+
+test_expect 'a run-wide shift over 12 Series is one alert; a step that holds is open' '
+	for b in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		records m2 bench$b 1 $flat 112 111 112 113 112 || return 1
+	done >w.jsonl &&
+	records m2 calm 1 $flat 100 100 101 100 99 >>w.jsonl &&
+	bl --db w.db ingest w.jsonl >/dev/null &&
+	bl --db w.db detect >/dev/null &&
+	alerts w.db >actual &&
+	echo "009 slower open run-wide 12 008" >expect &&
+	test_cmp expect actual &&
+	bl --db w.db alerts --json | json_get - "\$j->[0]{series} . q( ) . \$j->[0]{judged_series}" >actual &&
+	echo "12 13" >expect &&
+	test_cmp expect actual
+'
+
+test_expect 'a big step with a repeat mark is one alert' '
+	records m3 big 1 $flat 120 100 100 123.5 124 123 124 123 >b.jsonl &&
+	bl --db b.db ingest b.jsonl >/dev/null &&
+	bl --db b.db detect >/dev/null &&
+	test "$(bl --db b.db suspects --json | json_get - "scalar grep { \$_->{side} eq q(slower) } @\$j")" = 2 &&
+	alerts b.db >actual &&
+	echo "009 slower open - 2 008" >expect &&
+	test_cmp expect actual
+'
+
+# Record 17 (131) starts the step, but continues the excursion of record 9 (130) still in its
+# window, so it is not marked; record 18 is, one record late. Its predecessor is on the new level:
+# the reference is record 16, the last inside the band.
+test_expect 'a step marked one record late: the reference is the last record inside the band' '
+	records m4 late 1 $flat 130 100 100 100 100 100 100 100 131 131 131 131 >l.jsonl &&
+	bl --db l.db ingest l.jsonl >/dev/null &&
+	bl --db l.db detect >/dev/null &&
+	alerts l.db >actual &&
+	cat >expect <<-\EOF &&
+	009 slower transient - 1 008
+	018 slower open - 1 016
+	EOF
+	test_cmp expect actual
+'
+
+test_expect 'detect again, or from scratch, leaves the alerts as they are' '
+	bl --db w.db alerts --json >before &&
+	bl --db w.db detect >/dev/null &&
+	bl --db w.db alerts --json >after &&
+	test_cmp before after &&
+	bl --db w.db detect --all >/dev/null &&
+	bl --db w.db alerts --json >after &&
+	test_cmp before after
+'
+
+test_expect 'alerts prints a table; --state filters; a bad state is a usage error' '
+	bl --db w.db alerts >table &&
+	head -1 table | grep -q "^id *state *side *machine *commit *reference *suspects *run-wide *outcome$" &&
+	grep -q "^ *1  open   slower  m2 .* 12/13  yes  *-$" table &&
+	bl --db x.db alerts --state open --json >actual &&
+	echo "[]" >expect &&
+	test_cmp expect actual &&
+	expect_exit 2 bl --db x.db alerts --state sleepy 2>err &&
+	grep -q "unknown state .sleepy." err
+'
+
+test_done
