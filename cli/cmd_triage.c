@@ -11,14 +11,19 @@
 static int mark_filed(struct cli_ctx *ctx, const struct cli_command *cmd,
 		      const struct cli_option *opts, const struct cli_list *filed)
 {
-	int64_t *ids = xcalloc(filed->nr, sizeof(*ids));
-	const char **urls = xcalloc(filed->nr, sizeof(*urls));
 	struct bl_error err = BL_ERROR_INIT;
+	const char **urls, *url;
+	int64_t *ids, id;
 	int ret = 0;
 
+	/* Every argument is checked before anything is allocated: a usage error exits. */
 	for (size_t i = 0; i < filed->nr; i++)
-		if (confirm_triage_parse_filed(&ids[i], &urls[i], filed->items[i], &err))
+		if (confirm_triage_parse_filed(&id, &url, filed->items[i], &err))
 			cli_usage_error(cmd, opts, "%s", err.msg.buf);
+	ids = xcalloc(filed->nr, sizeof(*ids));
+	urls = xcalloc(filed->nr, sizeof(*urls));
+	for (size_t i = 0; i < filed->nr; i++)
+		confirm_triage_parse_filed(&ids[i], &urls[i], filed->items[i], &err);
 	if (confirm_triage_mark_filed(ctx->store, ids, urls, filed->nr, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -78,9 +83,14 @@ int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx)
 			cli_json_array_add(&a, confirm_triage_json(&issues[i]));
 		cli_json_array_end(&a);
 	} else if (markdown) {
-		for (size_t i = 0; i < n; i++)
-			printf("%s# %s\n\n%s", i ? "\n---\n\n" : "", issues[i].title.buf,
-			       issues[i].body.buf);
+		struct strbuf md = STRBUF_INIT;
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strbuf_addstr(&md, "\n---\n\n");
+			confirm_triage_markdown(&md, &issues[i]);
+		}
+		fputs(md.buf, stdout);
+		strbuf_release(&md);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			printf("alert %lld: %s\n    labels %s, %s; Regression%s",

@@ -187,9 +187,9 @@ int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct b
 /* Parses config text (name is used in messages). */
 int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
 			struct bl_error *err);
-/* The machine a command measures on (§9.4): flag (checked to be a machine name) when given,
- * else cfg's "machine" (cfg may be NULL), else the host name; appended to out. BL_EINVALID when
- * the host name is not a machine name (§1). */
+/* The machine a command measures on (the rule of confirm, §9): flag (checked to be a machine name)
+ * when given, else cfg's "machine" (cfg may be NULL), else the host name; appended to out.
+ * BL_EINVALID when the host name is not a machine name (§1). */
 int ingest_config_machine(struct strbuf *out, const char *flag, const struct ingest_config *cfg,
 			  struct bl_error *err);
 

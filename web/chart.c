@@ -3,8 +3,9 @@
  * at each harness-version change and a shaded band at other breaks; this file then draws the
  * points itself on top, each with an SVG <title> naming its commit and value, so hovering
  * works without gnuplot_svg.js and nothing loads from the network, and rings each Suspect
- * (red: slower, green: faster). The overlay is part of the cache key, so a detect that adds,
- * drops or moves a Suspect changes the chart's ETag. The plot area is pinned with screen
+ * (red: slower, green: faster) and marks each Regression with a triangle on the top edge. The
+ * overlay is part of the cache key, so a detect that adds, drops or moves a Suspect, or a new
+ * Regression, changes the chart's ETag. The plot area is pinned with screen
  * margins and explicit ranges, so a point's pixel position is known here. gnuplot runs as a
  * child (child_process_run): script on stdin, SVG on stdout, killed after 5 s.
  */
@@ -229,10 +230,44 @@ static void add_ring(struct strbuf *sb, double x, double y, const struct web_poi
 	strbuf_addstr(sb, "</title></circle>\n");
 }
 
+/* A Regression's mark (§11): a red triangle on the top edge pointing down at its pinned
+ * commit, a dashed rule under it through the plot, and its delta beside it. */
+static void add_mark(struct strbuf *sb, const struct frame *f, const struct web_mark *m)
+{
+	double x = px_x(f, m->place), top = CHART_H * (1 - MARGIN_T),
+	       bottom = CHART_H * (1 - MARGIN_B);
+	struct strbuf delta = STRBUF_INIT, title = STRBUF_INIT;
+	if (isfinite(m->ratio))
+		strbuf_addf(&delta, "%+.1f%%", 100 * (m->ratio - 1));
+	strbuf_addf(sb,
+		    "<g class=\"regression\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\" stroke=\"#cc0000\" stroke-width=\"1\" stroke-dasharray=\"3,3\" "
+		    "opacity=\"0.6\"/><path d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\" "
+		    "fill=\"#cc0000\"/>",
+		    x, top, x, bottom, x - 7, top - 12, x + 7, top - 12, x, top);
+	if (delta.len)
+		strbuf_addf(
+		    sb,
+		    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-family=\"sans-serif\" "
+		    "fill=\"#b00000\">%s</text>",
+		    x + 9, top - 2, delta.buf);
+	strbuf_addf(&title, "Regression %lld: commit %.12s", (long long)m->id, m->commit);
+	if (delta.len)
+		strbuf_addf(&title, ", %s", delta.buf);
+	strbuf_addstr(sb, "<title>");
+	web_html_escape(sb, title.buf);
+	strbuf_addstr(sb, "</title></g>\n");
+	strbuf_release(&delta);
+	strbuf_release(&title);
+}
+
 static void build_overlay(struct strbuf *sb, const struct frame *f, const struct web_point *p,
-			  size_t n, const char *unit)
+			  size_t n, const struct web_mark *marks, size_t nmarks, const char *unit)
 {
 	struct strbuf t = STRBUF_INIT;
+	for (size_t i = 0; i < nmarks; i++)
+		if (marks[i].place >= f->x0 && marks[i].place <= f->x1)
+			add_mark(sb, f, &marks[i]);
 	strbuf_addstr(sb, "<g class=\"bl-points\">\n");
 	for (size_t i = 0; i < n; i++) {
 		double x, y;
@@ -323,7 +358,8 @@ static int run_gnuplot(struct strbuf *out, const char *program, const struct str
 
 int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
 		  const char *gnuplot, const struct web_point *points, size_t npoints,
-		  const char *title, const char *unit, struct bl_error *err)
+		  const struct web_mark *marks, size_t nmarks, const char *title, const char *unit,
+		  struct bl_error *err)
 {
 	struct strbuf script = STRBUF_INIT, overlay = STRBUF_INIT, out = STRBUF_INIT;
 	struct strbuf svg = STRBUF_INIT;
@@ -336,7 +372,7 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 	*svg_out = NULL;
 	compute_frame(&f, points, npoints);
 	build_script(&script, &f, points, npoints, unit);
-	build_overlay(&overlay, &f, points, npoints, unit);
+	build_overlay(&overlay, &f, points, npoints, marks, nmarks, unit);
 	key = web_hash(WEB_HASH_INIT, script.buf, script.len);
 	key = web_hash(key, overlay.buf, overlay.len);
 	key = web_hash(key, title, strlen(title));

@@ -13,6 +13,7 @@
 #include "detect/detect.h"
 #include "ingest/ingest.h"
 #include "web/web.h"
+#include "detect/confirm/confirm.h"
 #include "detect/gate/gate.h"
 
 /* JSON (§14) */
@@ -111,12 +112,29 @@ int web_api_suspects(struct web_reply *r, struct store *st, struct bl_error *err
 	return 0;
 }
 
-void web_api_regressions(struct web_reply *r)
+struct api_regressions {
+	struct strbuf *out;
+	size_t count;
+};
+
+static int api_regressions_one(const struct store_regression *g, void *data)
 {
-	/* Confirmation and bisection (§9) are not built: there are no Regressions yet. */
-	strbuf_addstr(&r->body, "[]\n");
+	struct api_regressions *a = data;
+	add_json_element(a->out, confirm_regression_json(g), a->count++);
+	return 0;
+}
+
+int web_api_regressions(struct web_reply *r, struct store *st, struct bl_error *err)
+{
+	struct api_regressions a = {&r->body, 0};
+	int ret;
+	strbuf_addch(&r->body, '[');
+	if ((ret = store_each_regression(st, 0, api_regressions_one, &a, err)))
+		return ret;
+	close_json_array(&r->body, a.count);
 	r->status = 200;
 	r->type = "application/json";
+	return 0;
 }
 
 /* Finding a Series by its decoded names. */
@@ -284,6 +302,13 @@ static void format_value(struct strbuf *sb, double v, const char *unit)
 	}
 }
 
+static void add_series_link(struct strbuf *sb, const struct web_ctx *ctx, const char *id)
+{
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/series/");
+	web_html_escape(sb, id);
+}
+
 static void add_lower(struct strbuf *sb, const char *s)
 {
 	for (; *s; s++)
@@ -361,11 +386,18 @@ static int overview_one(const struct store_series *s, void *data)
 		}
 		strbuf_addf(sb, "<td class=\"num%s\"><a href=\"", n ? " suspects" : "");
 		web_html_escape(sb, o->ctx->base);
-		strbuf_addf(sb, "/suspects\">%lld</a></td><td><a href=\"", (long long)n);
+		strbuf_addf(sb, "/suspects\">%lld</a></td>", (long long)n);
 	} else {
 		/* Detection has never run: the count is unknown, not zero. */
-		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\">–</td>"
-				  "<td><a href=\"");
+		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\">–</td>");
+	}
+	if (s->regressions) {
+		strbuf_addstr(sb, "<td class=\"num regressions\"><a href=\"");
+		add_series_link(sb, o->ctx, s->id);
+		strbuf_addf(sb, "#regressions\">%lld</a></td><td><a href=\"",
+			    (long long)s->regressions);
+	} else {
+		strbuf_addstr(sb, "<td class=\"num\">0</td><td><a href=\"");
 	}
 	web_html_escape(sb, o->ctx->base);
 	strbuf_addstr(sb, "/series/");
@@ -394,7 +426,8 @@ int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct sto
 	table_at = sb->len;
 	strbuf_addstr(sb, "<table id=\"series\"><thead><tr><th>machine</th><th>benchmark</th>"
 			  "<th>config</th><th>metric</th><th>last value</th><th>records</th>"
-			  "<th>lines</th><th>open suspects</th><th></th></tr></thead><tbody>\n");
+			  "<th>lines</th><th>open suspects</th><th>regressions</th><th></th></tr>"
+			  "</thead><tbody>\n");
 	ret = store_each_series(st, NULL, overview_one, &o, err);
 	strbuf_release(&o.hay);
 	if (o.failed)
@@ -518,11 +551,247 @@ static int parse_bound(double *out, const char *s)
 	return *end || isnan(*out) ? BL_EINVALID : 0;
 }
 
-static void add_series_link(struct strbuf *sb, const struct web_ctx *ctx, const char *id)
+static int cmp_int64(const void *a, const void *b)
 {
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/series/");
-	web_html_escape(sb, id);
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A Series' Regressions (§9.3), kept for its page: the chart's marks, the lines they break,
+ * the list with each probe log. */
+struct page_regression {
+	int64_t id, alert_id, seq, pr;
+	double ratio, lo, hi;
+	double place; /* where its mark goes; NAN when its commit has no place on the chart */
+	char commit[41], reference[41];
+	char *subject, *probes, *filed_url; /* subject, filed_url may be NULL */
+};
+
+struct page_regressions {
+	struct page_regression *r;
+	size_t nr, alloc;
+};
+
+static int page_regression_one(const struct store_regression *g, void *data)
+{
+	struct page_regressions *pr = data;
+	struct page_regression *x;
+	ALLOC_GROW(pr->r, pr->nr, pr->alloc);
+	x = &pr->r[pr->nr++];
+	memset(x, 0, sizeof(*x));
+	x->id = g->id;
+	x->alert_id = g->alert_id;
+	x->seq = g->seq;
+	x->pr = g->pr;
+	x->ratio = g->ratio;
+	x->lo = g->lo;
+	x->hi = g->hi;
+	x->place = NAN;
+	snprintf(x->commit, sizeof(x->commit), "%s", g->commit);
+	snprintf(x->reference, sizeof(x->reference), "%s", g->reference_commit);
+	x->subject = g->subject ? xstrdup(g->subject) : NULL;
+	x->probes = xstrdup(g->probes ? g->probes : "[]");
+	x->filed_url = g->filed_url ? xstrdup(g->filed_url) : NULL;
+	return 0;
+}
+
+static void page_regressions_release(struct page_regressions *pr)
+{
+	for (size_t i = 0; i < pr->nr; i++) {
+		free(pr->r[i].subject);
+		free(pr->r[i].probes);
+		free(pr->r[i].filed_url);
+	}
+	free(pr->r);
+}
+
+/* Places each Regression's mark at its commit's seq, else at the record of its commit, and
+ * breaks the drawn line where a pinned seq falls (line_pinned_at, the rule detection and the
+ * Series listing follow): a pinned commit starts a line (§1). */
+static void place_regressions(struct page_regressions *pr, struct points *ps)
+{
+	int64_t *pinned = xcalloc(pr->nr ? pr->nr : 1, sizeof(*pinned));
+	size_t npinned = 0;
+	double last_place = NAN;
+	for (size_t i = 0; i < pr->nr; i++) {
+		struct page_regression *x = &pr->r[i];
+		if (x->seq >= 0) {
+			x->place = (double)x->seq;
+			pinned[npinned++] = x->seq;
+		}
+		for (size_t k = 0; k < ps->nr && isnan(x->place); k++)
+			if (!strcmp(ps->p[k].commit, x->commit))
+				x->place = ps->p[k].place;
+	}
+	if (npinned > 1)
+		qsort(pinned, npinned, sizeof(*pinned), cmp_int64);
+	for (size_t k = 0; k < ps->nr && npinned; k++) {
+		struct web_point *p = &ps->p[k];
+		if (p->tags[0])
+			continue;
+		if (!isnan(last_place) && p->brk == LINE_CONTINUES &&
+		    line_pinned_at(pinned, npinned, last_place, p->place))
+			p->brk = LINE_PINNED;
+		last_place = p->place;
+	}
+	free(pinned);
+}
+
+/* A ratio as a signed percent change ("+15.2%"), "–" when unknown. */
+static void add_delta(struct strbuf *sb, double ratio)
+{
+	if (isfinite(ratio))
+		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
+	else
+		strbuf_addstr(sb, "–");
+}
+
+static void add_delta_interval(struct strbuf *sb, double lo, double hi)
+{
+	if (!isfinite(lo) || !isfinite(hi)) {
+		strbuf_addstr(sb, "–");
+		return;
+	}
+	strbuf_addch(sb, '[');
+	add_delta(sb, lo);
+	strbuf_addstr(sb, ", ");
+	add_delta(sb, hi);
+	strbuf_addch(sb, ']');
+}
+
+/* A commit cell: 12 digits shown, all 40 on hover. */
+static void add_commit_cell(struct strbuf *sb, const char *commit)
+{
+	struct strbuf short12 = STRBUF_INIT;
+	strbuf_add(&short12, commit, strnlen(commit, 12));
+	strbuf_addstr(sb, "<td class=\"mono\" title=\"");
+	web_html_escape(sb, commit);
+	strbuf_addstr(sb, "\">");
+	web_html_escape(sb, short12.buf);
+	strbuf_addstr(sb, "</td>");
+	strbuf_release(&short12);
+}
+
+/* Where an alert was filed: a link when it is an http(s) URL, else text. */
+static void add_filed(struct strbuf *sb, const char *url)
+{
+	if (!url) {
+		strbuf_addstr(sb, "<span class=\"muted\">not filed</span>");
+	} else if (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7)) {
+		strbuf_addstr(sb, "<a href=\"");
+		web_html_escape(sb, url);
+		strbuf_addstr(sb, "\">");
+		web_html_escape(sb, url);
+		strbuf_addstr(sb, "</a>");
+	} else {
+		web_html_escape(sb, url);
+	}
+}
+
+/* A json value's number, "–" when it is none. */
+static void add_json_number(struct strbuf *sb, json_t *v)
+{
+	if (json_is_number(v))
+		strbuf_addf(sb, "%.4f", json_number_value(v));
+	else
+		strbuf_addstr(sb, "–");
+}
+
+/* A bisection's probe log (the `probes` of bisect --json, as stored) as a table. */
+static void add_probe_log(struct strbuf *sb, const char *probes)
+{
+	json_t *arr = json_loads(probes, JSON_DECODE_ANY, NULL), *p;
+	size_t i;
+	if (!json_is_array(arr) || !json_array_size(arr)) {
+		strbuf_addstr(sb, "<p class=\"muted\">No probe log was stored.</p>\n");
+		json_decref(arr);
+		return;
+	}
+	strbuf_addstr(sb, "<table class=\"probes\"><thead><tr><th>probe</th><th>commit</th>"
+			  "<th>verdict</th><th>metric</th><th>ratio</th><th>99% interval</th>"
+			  "<th>pairs</th></tr></thead><tbody>\n");
+	json_array_foreach(arr, i, p)
+	{
+		const char *commit = json_string_value(json_object_get(p, "commit"));
+		const char *verdict = json_string_value(json_object_get(p, "verdict"));
+		const char *skipped = json_string_value(json_object_get(p, "skipped"));
+		const char *metric = json_string_value(json_object_get(p, "metric"));
+		json_t *lo = json_object_get(p, "ci_low"), *hi = json_object_get(p, "ci_high");
+		strbuf_addf(sb, "<tr class=\"probe-%s\"><td class=\"num\">%zu</td>",
+			    skipped				    ? "skipped"
+			    : verdict && !strcmp(verdict, "slower") ? "slower"
+								    : "other",
+			    i + 1);
+		add_commit_cell(sb, commit ? commit : "");
+		strbuf_addstr(sb, "<td>");
+		if (skipped) {
+			strbuf_addstr(sb, "skipped: ");
+			web_html_escape(sb, skipped);
+		} else {
+			web_html_escape(sb, verdict ? verdict : "–");
+			if (json_is_true(json_object_get(p, "identical_artifacts")))
+				strbuf_addstr(sb, " <span class=\"muted\">(artifacts identical to "
+						  "good's)</span>");
+		}
+		strbuf_addstr(sb, "</td><td>");
+		web_html_escape(sb, metric ? metric : "");
+		strbuf_addstr(sb, "</td><td class=\"num\">");
+		add_json_number(sb, json_object_get(p, "ratio"));
+		strbuf_addstr(sb, "</td><td>");
+		if (json_is_number(lo) && json_is_number(hi))
+			strbuf_addf(sb, "[%.4f, %.4f]", json_number_value(lo),
+				    json_number_value(hi));
+		else
+			strbuf_addstr(sb, "–");
+		strbuf_addf(sb, "</td><td class=\"num\">%lld</td></tr>\n",
+			    (long long)json_integer_value(json_object_get(p, "pairs")));
+	}
+	strbuf_addstr(sb, "</tbody></table>\n");
+	json_decref(arr);
+}
+
+/* The Series page's list of its Regressions, each with its bisection's probe log. */
+static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
+				   const struct page_regressions *pr)
+{
+	strbuf_addstr(sb, "<h2 id=\"regressions\">Regressions</h2>\n");
+	for (size_t i = 0; i < pr->nr; i++) {
+		const struct page_regression *x = &pr->r[i];
+		strbuf_addf(sb, "<div class=\"regression\"><p><strong>Regression %lld</strong>: ",
+			    (long long)x->id);
+		strbuf_addstr(sb, "<code title=\"");
+		web_html_escape(sb, x->commit);
+		strbuf_addstr(sb, "\">");
+		strbuf_add(sb, x->commit, strnlen(x->commit, 12));
+		strbuf_addstr(sb, "</code> ");
+		if (x->subject) {
+			strbuf_addstr(sb, "“");
+			web_html_escape(sb, x->subject);
+			strbuf_addstr(sb, "”");
+		}
+		if (x->pr > 0)
+			strbuf_addf(sb, ", PR #%lld", (long long)x->pr);
+		strbuf_addstr(sb, ": <span class=\"slower\">");
+		add_delta(sb, x->ratio);
+		strbuf_addstr(sb, "</span>, 99% interval ");
+		add_delta_interval(sb, x->lo, x->hi);
+		if (x->seq >= 0)
+			strbuf_addf(sb, ", seq %lld", (long long)x->seq);
+		strbuf_addstr(sb, ". Bisected against good <code title=\"");
+		web_html_escape(sb, x->reference);
+		strbuf_addstr(sb, "\">");
+		strbuf_add(sb, x->reference, strnlen(x->reference, 12));
+		strbuf_addstr(sb, "</code>");
+		if (x->alert_id)
+			strbuf_addf(sb, " for alert %lld", (long long)x->alert_id);
+		strbuf_addstr(sb, ". Issue: ");
+		add_filed(sb, x->filed_url);
+		strbuf_addstr(sb, ". <a href=\"");
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb, "/regressions\">All Regressions</a></p>\n");
+		add_probe_log(sb, x->probes);
+		strbuf_addstr(sb, "</div>\n");
+	}
 }
 
 int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
@@ -539,6 +808,9 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	uint64_t chart_etag = 0;
 	struct bl_error chart_err = BL_ERROR_INIT;
 	struct ring rg = {NULL, 0, 0};
+	struct page_regressions pr = {NULL, 0, 0};
+	struct web_mark *marks = NULL;
+	size_t nmarks = 0;
 	int ret, chart_ret, ran = 0;
 
 	memset(&ps, 0, sizeof(ps));
@@ -560,14 +832,29 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	    (ret = store_web_suspects(st, names[0], names[1], names[2], names[3], ring_one, &rg,
 				      err)))
 		goto done;
+	if ((ret = store_series_regressions(st, names[0], names[1], names[2], names[3],
+					    page_regression_one, &pr, err)))
+		goto done;
+	place_regressions(&pr, &ps);
 	drawn = xcalloc(ps.nr ? ps.nr : 1, sizeof(*drawn));
 	for (size_t i = 0; i < ps.nr; i++)
 		if (ps.p[i].place >= from && ps.p[i].place <= to)
 			drawn[ndrawn++] = ps.p[i];
+	marks = xcalloc(pr.nr ? pr.nr : 1, sizeof(*marks));
+	for (size_t i = 0; i < pr.nr; i++) {
+		struct web_mark *m = &marks[nmarks];
+		if (isnan(pr.r[i].place) || pr.r[i].place < from || pr.r[i].place > to)
+			continue;
+		m->id = pr.r[i].id;
+		m->place = pr.r[i].place;
+		m->ratio = pr.r[i].ratio;
+		memcpy(m->commit, pr.r[i].commit, sizeof(m->commit));
+		nmarks++;
+	}
 	strbuf_addf(&title, "%s / %s / %s / %s", names[0], names[1], names[2][0] ? names[2] : "-",
 		    names[3]);
-	chart_ret = web_chart_svg(&svg, &chart_etag, ctx->cache, ctx->gnuplot, drawn, ndrawn,
-				  title.buf, c.unit, &chart_err);
+	chart_ret = web_chart_svg(&svg, &chart_etag, ctx->cache, ctx->gnuplot, drawn, ndrawn, marks,
+				  nmarks, title.buf, c.unit, &chart_err);
 	if (chart_only) {
 		if (chart_ret) {
 			strbuf_addstr(sb, chart_err.msg.buf);
@@ -606,12 +893,18 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 		    (long long)c.records, c.nlines);
 	if (!ran) {
 		strbuf_addstr(sb, "<dt>suspects</dt><dd class=\"muted\">no detection data yet "
-				  "(run <code>benchline detect</code>)</dd></dl>\n");
+				  "(run <code>benchline detect</code>)</dd>");
 	} else {
 		strbuf_addstr(sb, "<dt>suspects</dt><dd><a href=\"");
 		web_html_escape(sb, ctx->base);
-		strbuf_addf(sb, "/suspects\">%zu open</a> of %zu</dd></dl>\n", rg.open, rg.total);
+		strbuf_addf(sb, "/suspects\">%zu open</a> of %zu</dd>", rg.open, rg.total);
 	}
+	if (pr.nr)
+		strbuf_addf(sb, "<dt>regressions</dt><dd><a href=\"#regressions\">%zu</a></dd>",
+			    pr.nr);
+	else
+		strbuf_addstr(sb, "<dt>regressions</dt><dd>none</dd>");
+	strbuf_addstr(sb, "</dl>\n");
 
 	/* Zoom. */
 	strbuf_addstr(sb, "<form class=\"zoom\" method=\"get\" action=\"");
@@ -642,7 +935,11 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			  "<span>■ imported Baseline</span><span>○ tagged (not judged)</span>"
 			  "<span>┆ harness-version change</span><span>▒ other break</span>"
 			  "<span class=\"ring-slower\">◯ slower Suspect</span>"
-			  "<span class=\"ring-faster\">◯ faster Suspect</span></p>\n");
+			  "<span class=\"ring-faster\">◯ faster Suspect</span>"
+			  "<span class=\"slower\">▼ Regression (its pinned commit)</span></p>\n");
+	if (pr.nr)
+		add_series_regressions(sb, ctx, &pr);
+	strbuf_addstr(sb, "<h2>Records</h2>\n");
 
 	strbuf_addstr(sb, "<table><thead><tr><th>seq</th><th>commit</th><th>PR</th>"
 			  "<th>source hash</th><th>harness</th><th>value</th><th>line</th>"
@@ -718,6 +1015,8 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 done:
 	free(svg);
 	free(drawn);
+	free(marks);
+	page_regressions_release(&pr);
 	points_release(&ps);
 	series_copy_release(&c);
 	strbuf_release(&title);
@@ -841,17 +1140,98 @@ end:
 	return 0;
 }
 
-void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx)
+struct regressions_page {
+	struct strbuf *out;
+	const struct web_ctx *ctx;
+	size_t count;
+	struct strbuf id;
+};
+
+static int regressions_page_one(const struct store_regression *g, void *data)
+{
+	struct regressions_page *rp = data;
+	struct strbuf *sb = rp->out;
+	rp->count++;
+	strbuf_reset(&rp->id);
+	store_series_id(&rp->id, g->machine, g->benchmark, g->config, g->metric);
+	strbuf_addf(sb, "<tr class=\"regression\"><td class=\"num\">%lld</td><td class=\"nowrap\">",
+		    (long long)g->id);
+	web_html_escape(sb, g->machine);
+	strbuf_addstr(sb, "</td><td>");
+	web_html_escape(sb, g->benchmark);
+	strbuf_addstr(sb, "</td><td>");
+	if (g->config[0])
+		web_html_escape(sb, g->config);
+	else
+		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	strbuf_addstr(sb, "</td><td><a href=\"");
+	add_series_link(sb, rp->ctx, rp->id.buf);
+	strbuf_addstr(sb, "#regressions\">");
+	web_html_escape(sb, g->metric);
+	strbuf_addstr(sb, "</a></td>");
+	add_commit_cell(sb, g->commit);
+	strbuf_addstr(sb, "<td>");
+	if (g->pr > 0)
+		strbuf_addf(sb, "#%lld", (long long)g->pr);
+	strbuf_addstr(sb, "</td><td class=\"subject\">");
+	web_html_escape(sb, g->subject ? g->subject : "");
+	strbuf_addstr(sb, "</td><td class=\"num slower\">");
+	add_delta(sb, g->ratio);
+	strbuf_addstr(sb, "</td><td class=\"nowrap\">");
+	add_delta_interval(sb, g->lo, g->hi);
+	strbuf_addstr(sb, "</td>");
+	add_commit_cell(sb, g->reference_commit);
+	if (g->alert_id)
+		strbuf_addf(sb, "<td class=\"num\">%lld</td><td>", (long long)g->alert_id);
+	else
+		strbuf_addstr(sb, "<td class=\"num muted\">–</td><td>");
+	add_filed(sb, g->filed_url);
+	strbuf_addstr(sb, "</td><td><a href=\"");
+	add_series_link(sb, rp->ctx, rp->id.buf);
+	strbuf_addstr(sb, "#regressions\">chart</a></td></tr>\n");
+	return 0;
+}
+
+int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+			 struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
+	struct regressions_page rp = {sb, ctx, 0, STRBUF_INIT};
+	size_t table_at;
+	int ret;
+
 	page_start(sb, ctx, "Regressions");
-	strbuf_addstr(sb, "<h1>Regressions</h1>\n<p class=\"empty\">There are no regressions yet "
-			  "(confirmation and bisection are not built). Until they are, see the "
-			  "<a href=\"");
+	strbuf_addstr(sb, "<h1>Regressions</h1>\n<p class=\"muted\">Commits bisection pinned "
+			  "(§9.3): each slower than the good commit it was bisected from, by the "
+			  "re-bench's paired ratio and its 99% interval. <a href=\"");
 	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/suspects\">Suspects</a>.</p>\n");
+	strbuf_addstr(sb, "/api/regressions\">JSON</a></p>\n");
+	table_at = sb->len;
+	strbuf_addstr(sb, "<table id=\"regressions\"><thead><tr><th>id</th><th>machine</th>"
+			  "<th>benchmark</th><th>config</th><th>metric</th><th>commit</th>"
+			  "<th>PR</th><th>subject</th><th>delta</th><th>99% interval</th>"
+			  "<th>good</th><th>alert</th><th>issue</th><th></th></tr></thead>"
+			  "<tbody>\n");
+	ret = store_each_regression(st, 0, regressions_page_one, &rp, err);
+	strbuf_release(&rp.id);
+	if (ret)
+		return ret;
+	strbuf_addstr(sb, "</tbody></table>\n");
+	if (!rp.count) {
+		strbuf_setlen(sb, table_at);
+		strbuf_addstr(sb,
+			      "<p class=\"empty\">No Regressions yet: <code>benchline "
+			      "bisect</code> stores one when it pins a commit. Until then, see the "
+			      "<a href=\"");
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb, "/suspects\">Suspects</a>.</p>\n");
+	} else {
+		strbuf_addf(sb, "<p class=\"muted\">%zu Regression%s.</p>\n", rp.count,
+			    rp.count == 1 ? "" : "s");
+	}
 	page_end(sb);
 	html_reply(r, 200);
+	return 0;
 }
 
 /* The gate (§7) */

@@ -408,9 +408,9 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	} else if (!strcmp(url, "/api/suspects")) {
 		ret = web_api_suspects(r, st, &err);
 	} else if (!strcmp(url, "/regressions")) {
-		web_page_regressions(r, &srv->ctx);
+		ret = web_page_regressions(r, &srv->ctx, st, &err);
 	} else if (!strcmp(url, "/api/regressions")) {
-		web_api_regressions(r);
+		ret = web_api_regressions(r, st, &err);
 	} else if (!strncmp(url, "/series/", 8)) {
 		if (split_series_id(parts, &rest, url + 8) ||
 		    (*rest && strcmp(rest, "/chart.svg"))) {

@@ -78,16 +78,26 @@ struct web_point {
 	enum suspect_state suspect_state;
 };
 
+/* A Regression as its chart marks it (§11): a triangle at the top edge over its pinned commit,
+ * labelled with its delta. */
+struct web_mark {
+	int64_t id;
+	double place; /* the pinned commit's place on main */
+	double ratio; /* b / a of the probe that pinned it; NAN when unknown */
+	char commit[41];
+};
+
 struct web_chart_cache;
 struct web_chart_cache *web_chart_cache_new(size_t max_entries);
 void web_chart_cache_free(struct web_chart_cache *c);
 
-/* Draws the points (those with from <= place <= to) as an SVG chart with gnuplot, or takes
- * it from the cache. *svg_out is malloc'd. *etag_out hashes what is drawn. On a gnuplot
- * failure or timeout, returns BL_EIO with the reason in err. */
+/* Draws the points as an SVG chart with gnuplot, with the marks that fall within the points'
+ * range, or takes it from the cache. *svg_out is malloc'd. *etag_out hashes what is drawn
+ * (marks included). On a gnuplot failure or timeout, returns BL_EIO with the reason in err. */
 int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
 		  const char *gnuplot, const struct web_point *points, size_t npoints,
-		  const char *title, const char *unit, struct bl_error *err);
+		  const struct web_mark *marks, size_t nmarks, const char *title, const char *unit,
+		  struct bl_error *err);
 
 /* What a route answers. */
 struct web_reply {
@@ -133,9 +143,10 @@ int web_api_series_records(struct web_reply *r, struct store *st, const char *co
 int web_api_suspects(struct web_reply *r, struct store *st, struct bl_error *err);
 int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
 		      struct bl_error *err);
-/* Regressions (§9): none exist until confirmation and bisection are built. */
-void web_api_regressions(struct web_reply *r);
-void web_page_regressions(struct web_reply *r, const struct web_ctx *ctx);
+/* Regressions (§9.3): `benchline regressions --json` and its HTML view. */
+int web_api_regressions(struct web_reply *r, struct store *st, struct bl_error *err);
+int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
+			 struct bl_error *err);
 /* The gate (§7) for ?head=REV&base=REF[&ratchet=REF]: the JSON of `gate --json`, and a page
  * with the table and links to each Series chart. A bad revision is a 400. */
 struct web_gate_query {

@@ -325,9 +325,9 @@ int confirm_store_regression(int64_t *id_out, int *added, struct store *st,
 			     const char *benchmark, const char *config, const char *metric,
 			     int64_t alert_id, struct bl_error *err);
 
-/* The machine measurements are made on (§9.4): flag when given, else benchline.json's
- * "machine" at the root of repo's working tree (NULL: "."), else the host name; appended to
- * out. */
+/* The machine measurements are made on (the rule of confirm, §9): flag when given, else
+ * benchline.json's "machine" at the root of repo's working tree (NULL: "."), else the host name;
+ * appended to out. */
 int confirm_machine(struct strbuf *out, const char *flag, const char *repo, struct bl_error *err);
 /*
  * `benchline bisect` with a database: the Regression of a PINNED report on machine's Series of
@@ -380,6 +380,8 @@ void confirm_triage_issue_init(struct confirm_triage_issue *is, const struct sto
 void confirm_triage_issue_add(struct confirm_triage_issue *is, const struct store_regression *r);
 void confirm_triage_issue_write(struct confirm_triage_issue *is, const char *base_url);
 void confirm_triage_issue_release(struct confirm_triage_issue *is);
+/* The issue as one Markdown document: its title as a heading, then its body. */
+void confirm_triage_markdown(struct strbuf *out, const struct confirm_triage_issue *is);
 /* {"id" (the alert), "title", "body", "labels", "regressions": [ids]} (§14). */
 struct json_t *confirm_triage_json(const struct confirm_triage_issue *is);
 

@@ -109,15 +109,15 @@ static void add_plain(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
 }
 
-/* Text for Markdown: every character Markdown could read as syntax is backslash-escaped (so
- * no emphasis, link, HTML, table cell break or @mention comes out of a name), control
- * characters become blanks. */
+/* Text for Markdown inside a line (never at its start, where '#', '-' and '+' would matter):
+ * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
+ * @mention there is backslash-escaped; control characters become blanks. */
 static void add_md(struct strbuf *sb, const char *s)
 {
 	for (; s && *s; s++) {
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			strbuf_addch(sb, ' ');
-		else if (strchr("\\`*_{}[]<>()#+-.!|~@&", *s))
+		else if (strchr("\\`*_[]<>|~@&", *s))
 			strbuf_addf(sb, "\\%c", *s);
 		else
 			strbuf_addch(sb, *s);
@@ -260,10 +260,10 @@ static void write_body(struct confirm_triage_issue *is, const char *base_url, si
 		strbuf_addf(b, "#%lld\n", (long long)top->pr);
 	else
 		strbuf_addstr(b, "none named in the commit's subject\n");
-	strbuf_addf(b, "- **Alert:** %lld (%s), from the records at ", (long long)is->alert_id,
-		    suspect_state_name(is->state));
+	strbuf_addf(b, "- **Alert:** %lld (%s), %lld Series, from the records of ",
+		    (long long)is->alert_id, suspect_state_name(is->state), (long long)is->series);
 	add_md_commit(b, is->alert_commit, 12);
-	strbuf_addf(b, ", %lld Series\n\n", (long long)is->series);
+	strbuf_addstr(b, "\n\n");
 
 	strbuf_addf(b, "### %s\n\n", is->nregs == 1 ? "Regression" : "Regressions");
 	strbuf_addstr(b, "| Series | delta | 99% interval | commit | pull request | reference |");
@@ -334,6 +334,14 @@ void confirm_triage_issue_write(struct confirm_triage_issue *is, const char *bas
 	qsort(is->regs, is->nregs, sizeof(*is->regs), by_size);
 	write_title(is);
 	write_body(is, base_url, base_len);
+}
+
+void confirm_triage_markdown(struct strbuf *out, const struct confirm_triage_issue *is)
+{
+	strbuf_addstr(out, "# ");
+	add_md(out, is->title.buf);
+	strbuf_addstr(out, "\n\n");
+	strbuf_addstr(out, is->body.buf);
 }
 
 json_t *confirm_triage_json(const struct confirm_triage_issue *is)

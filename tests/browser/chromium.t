@@ -22,7 +22,7 @@ test_expect 'chromium is installed' '
 '
 [ -n "$CHROMIUM" ] || { test_done; exit 1; }
 
-bl demo >/dev/null 2>&1
+bl demo --json >planted.json 2>/dev/null
 serve_start web || exit 1
 SID=rtx2070-linux/forest/2560x1440%2F1800f/gpu_frame_us
 bl series --json | grep -q "\"id\":\"$SID\"" ||
@@ -48,6 +48,28 @@ test_expect 'a screenshot of the Series page is kept in tests/output/series.png'
 	test "$(wc -c <"$OUTPUT/series.png")" -gt 20000 &&
 	chrome --screenshot="$OUTPUT/overview.png" --window-size=1280,900 --hide-scrollbars \
 		"$URL/" >/dev/null 2>chrome.err
+'
+# A Regression on the Series of the demo's first planted slower step, written by hand (bisect
+# needs a repository to measure; t1030 stores one for real): the chart marks it with a
+# triangle on its top edge, the page lists it with its probe log.
+json_get planted.json 'my ($p) = grep { $_->{side} eq q(slower) } @{$j->{planted}}; join q( ), @$p{qw(machine benchmark config metric commit seq shift)}' >step
+read -r RM RB RC RMETRIC RCOMMIT RSEQ RSHIFT <step
+RSID=$(bl series --json | json_get - "(grep { \$_->{machine} eq q($RM) && \$_->{benchmark} eq q($RB) && \$_->{config} eq q($RC) && \$_->{metric} eq q($RMETRIC) } @\$j)[0]{id}")
+sqlite3 "$BENCHLINE_DB" "INSERT INTO regressions (machine_id, benchmark_id, config, metric, commit_sha, seq, source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, created_at) SELECT m.id, b.id, '$RC', '$RMETRIC', '$RCOMMIT', $RSEQ, c.source_hash, c.subject, c.pr, 1 + $RSHIFT, 1 + $RSHIFT - 0.01, 1 + $RSHIFT + 0.01, (SELECT sha FROM commits WHERE seq = $RSEQ - 4), '[{\"commit\":\"$RCOMMIT\",\"source_hash\":\"'||c.source_hash||'\",\"verdict\":\"slower\",\"skipped\":null,\"identical_artifacts\":false,\"metric\":\"$RB [$RC] $RMETRIC\",\"ratio\":'||(1 + $RSHIFT)||',\"ci_low\":'||(1 + $RSHIFT - 0.01)||',\"ci_high\":'||(1 + $RSHIFT + 0.01)||',\"pairs\":30}]', 0 FROM machines m, benchmarks b, commits c WHERE m.name = '$RM' AND b.name = '$RB' AND c.sha = '$RCOMMIT'" ||
+	echo "# cannot write the Regression" >&2
+
+test_expect 'a Series page with a Regression: the triangle on the chart, the probe log, a screenshot' '
+	test -n "$RSID" &&
+	chrome --dump-dom "$URL/series/$RSID" >reg.html 2>chrome.err &&
+	grep -q "<g class=\"regression\">" reg.html &&
+	grep -q "<title>Regression 1: commit $(echo $RCOMMIT | cut -c1-12), +" reg.html &&
+	grep -q "<h2 id=\"regressions\">Regressions</h2>" reg.html &&
+	grep -q "<tr class=\"probe-slower\">" reg.html &&
+	chrome --screenshot="$OUTPUT/regression.png" --window-size=1280,1000 --hide-scrollbars \
+		"$URL/series/$RSID" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/regression.png")" -gt 20000 &&
+	chrome --screenshot="$OUTPUT/regressions.png" --window-size=1280,500 --hide-scrollbars \
+		"$URL/regressions" >/dev/null 2>chrome.err
 '
 test_expect 'the server stops cleanly' '
 	serve_stop web

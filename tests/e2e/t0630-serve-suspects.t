@@ -84,9 +84,9 @@ test_expect 'a slower Suspect is ringed red, a faster one green, and the table m
 	grep -q "<tr class=\"suspect faster\">" fast &&
 	curl -s "$URL/series/$SLOWER/chart.svg" | grep -q "class=\"suspect slower\""
 '
-test_expect '/regressions says there are none yet; /api/regressions is []' '
+test_expect '/regressions says there are none before a bisection stores one; /api/regressions is []' '
 	curl -s "$URL/regressions" >page &&
-	grep -q "no regressions yet (confirmation and bisection are not built)" page &&
+	grep -q "No Regressions yet: <code>benchline bisect</code> stores one when it pins a commit" page &&
 	test "$(curl -s "$URL/api/regressions")" = "[]"
 '
 

@@ -234,6 +234,37 @@ static void test_config_full(void **state)
 	ingest_config_release(&cfg);
 }
 
+/* The machine a command measures on: the flag, else benchline.json's, else the host name. */
+static void test_config_machine(void **state)
+{
+	struct ingest_config cfg;
+	struct strbuf sb = STRBUF_INIT;
+	struct bl_error err = BL_ERROR_INIT;
+	char host[256];
+	(void)state;
+	assert_int_equal(parse(&cfg, "{\"machine\": \"bench-box\"}"), 0);
+	assert_string_equal(cfg.machine, "bench-box");
+	assert_int_equal(ingest_config_machine(&sb, "ci-1", &cfg, &err), 0);
+	assert_string_equal(sb.buf, "ci-1");
+	strbuf_reset(&sb);
+	assert_int_equal(ingest_config_machine(&sb, NULL, &cfg, &err), 0);
+	assert_string_equal(sb.buf, "bench-box");
+	strbuf_reset(&sb);
+	assert_int_equal(ingest_config_machine(&sb, "no/such", &cfg, &err), BL_EINVALID);
+	assert_string_equal(err.msg.buf,
+			    "invalid machine name 'no/such' (expected [A-Za-z0-9._-]{1,64})");
+	bl_error_clear(&err);
+	ingest_config_release(&cfg);
+	assert_int_equal(gethostname(host, sizeof(host)), 0);
+	host[sizeof(host) - 1] = '\0';
+	if (ingest_config_machine(&sb, NULL, NULL, &err) == 0)
+		assert_string_equal(sb.buf, host);
+	else
+		assert_non_null(strstr(err.msg.buf, "is not a machine name"));
+	strbuf_release(&sb);
+	bl_error_release(&err);
+}
+
 static void test_config_type_errors(void **state)
 {
 	(void)state;
@@ -246,6 +277,9 @@ static void test_config_type_errors(void **state)
 	     "repo/benchline.json: measured_paths: expected an array of strings"},
 	    {"{\"unmeasured_paths\": {}}",
 	     "repo/benchline.json: unmeasured_paths: expected an array of strings"},
+	    {"{\"machine\": 1}", "repo/benchline.json: machine: expected a non-empty string"},
+	    {"{\"machine\": \"two words\"}",
+	     "repo/benchline.json: machine: not a machine name ([A-Za-z0-9._-]{1,64})"},
 	    {"{\"main_branch\": 1}",
 	     "repo/benchline.json: main_branch: expected a non-empty string"},
 	    {"{\"main_branch\": \"\"}",
@@ -490,6 +524,7 @@ int main(void)
 	    cmocka_unit_test(test_config_defaults),
 	    cmocka_unit_test(test_config_full),
 	    cmocka_unit_test(test_config_bench),
+	    cmocka_unit_test(test_config_machine),
 	    cmocka_unit_test(test_config_type_errors),
 	    cmocka_unit_test(test_config_unknown_keys),
 	    cmocka_unit_test(test_config_malformed),
