@@ -96,6 +96,21 @@ test_expect 'the alert and its Suspect are covered; a second confirm does nothin
 	grep -q "^alert 1: confirmed (before): Regression" out
 '
 
+test_expect 'triage files the covered alert once: its Regression, the pull request, the probe log' '
+	bl --db s.db triage --json >tr.json &&
+	json_get tr.json "join q( ), scalar @\$j, \$j->[0]{id}, @{\$j->[0]{regressions}}, @{\$j->[0]{labels}}" >actual &&
+	echo "1 1 1 performance needs-triage" >expect &&
+	test_cmp expect actual &&
+	json_get tr.json "\$j->[0]{title}" | grep -q "loop work.*+15.0%.*m1.*$(echo $s1 | cut -c1-7).*#42" &&
+	json_get tr.json "\$j->[0]{body}" >body &&
+	grep -q "$s1" body && grep -q "15% more work" body &&
+	bl --db s.db triage --mark-filed "1=https://example.org/issues/7" &&
+	bl --db s.db triage --json >tr2.json &&
+	json_get tr2.json "scalar @\$j" >actual &&
+	echo 0 >expect &&
+	test_cmp expect actual
+'
+
 test_expect 'detect after confirm starts a pinned line at the Regression' '
 	bl --db s.db detect --repo repo >/dev/null &&
 	bl --db s.db series --json | json_get - "join qq(\n), map { \$_->{reason} . q( ) . \$_->{start_commit} } map { @{\$_->{lines}} } grep { \$_->{metric} eq q(work) } @\$j" >actual &&
