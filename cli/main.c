@@ -48,6 +48,10 @@ const struct cli_command cli_commands[] = {
      "list the Suspects detect found, in Series order"},
     {"alerts", cmd_alerts, NEED_DB, "benchline alerts [--machine M] [--state S] [--json]",
      "list the alerts: Suspects grouped into what confirm measures"},
+    {"sweep", cmd_sweep, NEED_DB_CREATE,
+     "benchline sweep [--repo DIR] [--machine M] [--since REV | --last N] [--confirm]\n"
+     "                       [--harness-version N] [--wait-quiet SECONDS] [--no-preflight]",
+     "the nightly job: build, run and store main's commits not measured yet, then detect"},
     {"confirm", cmd_confirm, NEED_DB,
      "benchline confirm [--repo DIR] [--machine M] [--limit RATIO] [--json] [ALERT...]",
      "re-bench open slower alerts and bisect the ones that hold into Regressions"},

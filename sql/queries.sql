@@ -150,3 +150,12 @@ SELECT count(*) FROM machines;
 
 -- name: count_benchmarks
 SELECT count(*) FROM benchmarks;
+
+-- Whether machine ?1 (by name) has a clean standing record at source hash ?2 (a sweep skips
+-- that source).
+-- name: machine_measured
+SELECT EXISTS (SELECT 1 FROM runs r
+	       JOIN records rec ON rec.run_id = r.id
+	       WHERE r.source_hash = ?2
+		 AND r.machine_id = (SELECT id FROM machines WHERE name = ?1)
+		 AND r.dirty = 0 AND r.profile = 'release');

@@ -830,3 +830,19 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 	sqlite3_reset(list);
 	return ret < 0 ? ret : 0;
 }
+
+int store_machine_measured(int *out, struct store *st, const char *machine, const char *source_hash,
+			   struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_MACHINE_MEASURED, err);
+	int64_t v = 0;
+	int ret;
+	*out = 0;
+	if (!s)
+		return BL_EDB;
+	store_bind_text(s, 1, machine);
+	store_bind_text(s, 2, source_hash);
+	ret = store_query_int64(&v, 0, st, s, "cannot read records", err);
+	*out = v != 0;
+	return ret;
+}

@@ -466,6 +466,10 @@ typedef int (*store_suspect_fn)(const struct store_suspect *s, void *data);
  * walk (store_each_suspect then returns 0). */
 int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
 		       struct bl_error *err);
+/* Whether machine (by name) has a clean standing record (not dirty, release profile) at
+ * source_hash: what a sweep need not measure again. */
+int store_machine_measured(int *out, struct store *st, const char *machine, const char *source_hash,
+			   struct bl_error *err);
 /* Whether detect has ever run on this database. */
 int store_detect_ran(int *out, struct store *st, struct bl_error *err);
 /* Open Suspects on one Series. */

@@ -443,4 +443,66 @@ void confirm_alert_results_free(struct confirm_alert_result *r, size_t n);
  * "regressions", "note"}. */
 struct json_t *confirm_alert_result_json(const struct confirm_alert_result *r);
 
+/* --- `benchline sweep` (sweep.c): main's unmeasured commits built, run and stored --- */
+
+#define CONFIRM_SWEEP_NTAGS 6
+/* The i-th tag the summary counts (§5): dirty, profile, not-main, preflight, noisy,
+ * superseded. */
+const char *confirm_sweep_tag_name(size_t i);
+
+struct ingest_intake;
+struct ingest_batch;
+/* One commit swept, for progress. */
+struct confirm_sweep_step {
+	size_t index, total; /* 1-based, of the commits to measure */
+	char commit[41];
+	const char *subject;
+	double build_s, run_s; /* bench.build, and every bench.run process together */
+	size_t processes, records;
+	int unbuildable;
+	const char *why; /* when unbuildable: the build's error */
+};
+/* What a sweep did. */
+struct confirm_sweep_result {
+	size_t candidates; /* distinct sources looked at */
+	size_t already;	   /* of which this machine had a clean record of */
+	size_t measured, unbuildable;
+	size_t records; /* stored (a re-delivered run counts nothing) */
+	size_t joined;	/* of which stand on their Series */
+	size_t tagged;	/* of which a tag keeps off it */
+	size_t tagged_by[CONFIRM_SWEEP_NTAGS];
+	char *busy_why; /* the first preflight failure, when the machine was busy */
+};
+struct confirm_sweep_request {
+	const char *repo;     /* a directory inside the main checkout; NULL: "." */
+	const char *machine;  /* this machine */
+	const char *since;    /* every source after this revision; NULL: the newest `last` */
+	size_t last;	      /* 0: 1, tonight's main */
+	long harness_version; /* the records' when bench.format lacks one; 0: 1 */
+	int no_preflight;
+	double wait_quiet_s; /* retry a busy preflight for this long before measuring anyway */
+	/* With a store, the sweep syncs main, asks it which sources are measured and stores the
+	 * records. Without one (a sweep machine pushing to a server), measured and deliver
+	 * answer those. */
+	int (*measured)(int *yes, const char *source_hash, void *data, struct bl_error *err);
+	int (*deliver)(struct confirm_sweep_result *counts, const char *name,
+		       struct ingest_intake *in, struct ingest_batch *batch, void *data,
+		       struct bl_error *err);
+	void (*progress)(const struct confirm_sweep_step *step, void *data);
+	void (*note)(const char *line, void *data);
+	void *data;
+};
+/*
+ * Sweeps main (§10): with a store, syncs its history first; picks main's newest `last`
+ * distinct sources (or every one after `since`), newest first, each at its newest commit, and
+ * drops those this machine has a clean record of; for each left, checks it out in side a's
+ * worktree, builds it (one that cannot be built is counted and skipped), and runs bench.run
+ * bench.processes times, each after a preflight, each process's output parsed by bench.format's
+ * adapter into records of that commit (its source hash, commit time, main's branch) and
+ * delivered. Detection and confirmation are the caller's next steps.
+ */
+int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
+		  const struct confirm_sweep_request *req, struct bl_error *err);
+void confirm_sweep_result_release(struct confirm_sweep_result *r);
+
 #endif
