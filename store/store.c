@@ -24,7 +24,11 @@ sqlite3 *store_sqlite(struct store *st)
 
 int store_db_error(struct bl_error *err, struct store *st, const char *what)
 {
-	return bl_error_set(err, BL_EDB, "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+	/* A lock another connection held past the busy timeout is not a broken database: the
+	 * server answers it 503, so the client tries again later. */
+	int rc = sqlite3_errcode(st->db) & 0xff;
+	return bl_error_set(err, rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? BL_EBUSY : BL_EDB,
+			    "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
 }
 
 sqlite3_stmt *store_stmt(struct store *st, enum sql_stmt id, struct bl_error *err)
