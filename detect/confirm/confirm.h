@@ -505,4 +505,38 @@ int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
 		  const struct confirm_sweep_request *req, struct bl_error *err);
 void confirm_sweep_result_release(struct confirm_sweep_result *r);
 
+/* --- A confirm outcome from another machine (outcome.c, POST /api/alerts/{id}/outcome) --- */
+
+/* The key the re-bench names a metric by on both sides, "benchmark[ [config]] metric" (sb is
+ * reset first; measure.c). */
+void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *config,
+			const char *metric);
+
+/*
+ * Stores what a confirm elsewhere found for alert_id, given as the document
+ *   {"outcome": "cleared"|"confirmed"|"unbuildable"|"inconclusive"|"transient",
+ *    "rebench": {the `rebench --json` report}|null, "note": string|null,
+ *    "regressions": [{"benchmark", "config", "metric", "bisect": {the `bisect --json`
+ *                     report, status "pinned"}}]}
+ * exactly as confirm_alerts stores its own: the alert's state (cleared; covered when it holds
+ * a Regression after this, else confirmed; inconclusive: confirmed when the re-bench found one
+ * of the alert's Series slower, else open; unbuildable: open; transient) with the outcome, the
+ * re-bench report as JSON text and the note (store_alert_set_outcome), and each regression a
+ * Regression of the alert on its machine (store_regression_add: the pinned commit, its source
+ * hash, subject and pull request, the report's ratio and interval, good's commit as the
+ * reference and the probe log), all in one transaction. Every field is checked first:
+ * BL_EINVALID naming the field ("regressions[0].bisect.pinned.commit: ..."), also for a
+ * regression on a Series none of the alert's Suspects is on, Regressions with another outcome
+ * than confirmed, a cleared or confirmed outcome without its re-bench report, or a transient one
+ * with one; BL_ENOTFOUND ("no alert N"); BL_ECONFLICT for an ignored alert, or one that holds
+ * Regressions given another outcome than confirmed. Sending the same document again changes
+ * nothing (a Series and commit keep their first Regression). out receives the outcome, the
+ * re-bench report, the note and the Regressions' ids in the document's order; the caller
+ * releases it with confirm_alert_result_release.
+ */
+int confirm_apply_outcome(struct confirm_alert_result *out, struct store *st, int64_t alert_id,
+			  const struct json_t *doc, struct bl_error *err);
+/* Frees what confirm_apply_outcome put in r (not r itself). */
+void confirm_alert_result_release(struct confirm_alert_result *r);
+
 #endif
