@@ -208,6 +208,8 @@ struct ingest_intake {
 	const char *repo;	      /* the records come from this repository's HEAD; NULL: none */
 	const char *settings_dir;     /* where benchline.json is read when repo is NULL (the
 					 server's --repo); NULL: defaults */
+	const char *commit, *source_hash; /* what a format lacks when there is no repo (a push's
+					     query); NULL: not given */
 	const char *machine_glob; /* the machines records may name (a push token's); NULL: any */
 	const char *no_hash_hint; /* how a record without a source hash could get one */
 

@@ -119,6 +119,9 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 		d.dirty = in->head.dirty;
 		d.branch = in->head.branch[0] ? in->head.branch : NULL;
 		d.committed_at = in->head.committed_at;
+	} else if (in->commit) {
+		d.commit = in->commit;
+		d.source_hash = in->source_hash;
 	}
 	if ((ret = adapters_parse(out, &in->chosen_format, in->format, name, text, len, &d, err)))
 		return ret;
