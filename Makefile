@@ -14,13 +14,13 @@ endif
 # Debian packages the build and the tests need (make deps installs the missing ones).
 DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev \
 	libmicrohttpd-dev libcmocka-dev sqlite3 git perl gnuplot-nox clang clang-format \
-	libclang-rt-14-dev valgrind
+	libclang-rt-14-dev valgrind libcurl4-openssl-dev
 
-PKGS = sqlite3 libgit2 jansson
+PKGS = sqlite3 libgit2 jansson libcurl
 WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(WARN) $(CFLAGS)
-LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) -lm
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcurl) -lm
 
 # The sanitizer variant builds into its own directory so both can coexist.
 ifneq ($(SANITIZE),)
@@ -32,8 +32,8 @@ BUILD = build/default
 endif
 
 # Every room's sources: a folder's own files and those of its rooms one level down.
-ROOMS = common store ingest ingest/adapters ingest/repo ingest/preflight detect detect/stats \
-	detect/ladder detect/gate detect/confirm web fixtures/demo
+ROOMS = common store ingest ingest/adapters ingest/repo ingest/preflight ingest/push detect \
+	detect/stats detect/ladder detect/gate detect/confirm web fixtures/demo
 LIB_SRC = $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
 CLI_SRC = $(wildcard cli/*.c)
 GEN = $(BUILD)/gen

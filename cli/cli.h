@@ -78,14 +78,75 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const struct bl_error *err);
 void cli_list_release(struct cli_list *l);
 
+/* The exit status of a pushing command whose bodies were not all acknowledged, but each is
+ * kept in the spool and nothing was refused (§10's fleet). */
+#define EXIT_SPOOLED 3
+
+/*
+ * Pushing records to a server instead of storing them (§10's fleet; ingest/push/push.h): the
+ * flags every pushing command takes, its session, and what became of its bodies.
+ */
+struct push_session;
+struct cli_push {
+	const char *server, *token_file, *spool_dir;
+	long retries;		      /* -1: PUSH_RETRIES */
+	double timeout;		      /* seconds a request may take; 0: PUSH_TIMEOUT_MS */
+	struct push_session *session; /* NULL until cli_push_connect */
+	int flushed;		      /* the spool was pushed (once, before the first body) */
+	int failed;		      /* a body was refused or lost: exit 2 */
+	int spooled;		      /* a body waits in the spool: exit 3 unless failed */
+};
+
+/* The option entries of the pushing flags. */
+#define CLI_PUSH_OPTIONS(p)                                                                        \
+	{OPT_STRING, "server", &(p)->server, "URL",                                                \
+	 "push to this benchline server instead of storing (no database)"},                        \
+	    {OPT_STRING, "token-file", &(p)->token_file, "F",                                      \
+	     "the server's bearer token: the first field of F's first line"},                      \
+	    {OPT_STRING, "spool", &(p)->spool_dir, "DIR",                                          \
+	     "where unacknowledged bodies wait (default $XDG_STATE_HOME/benchline/spool)"},        \
+	    {OPT_INT, "retries", &(p)->retries, "N",                                               \
+	     "retries of a push that got no answer or a 5xx (default 3)"},                         \
+	{                                                                                          \
+		OPT_DOUBLE, "timeout", &(p)->timeout, "SECONDS",                                   \
+		    "how long one request to the server may take (default 60)"                     \
+	}
+
+void cli_push_init(struct cli_push *p);
+void cli_push_release(struct cli_push *p);
+/* 1 when the records go to a server: --server; else not with --db; else $BENCHLINE_SERVER;
+ * else not with $BENCHLINE_DB; else benchline.json's "server" (cfg may be NULL). */
+int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx,
+		    const struct ingest_config *cfg);
+/* Opens the server (URL and token file: the flag, else $BENCHLINE_SERVER and
+ * $BENCHLINE_TOKEN_FILE, else cfg's "server" and "token_file") and the spool. */
+int cli_push_connect(struct cli_push *p, const struct ingest_config *cfg, struct bl_error *err);
+/* Pushes the spool, once per command; prints what became of each spooled body. */
+void cli_push_flush(struct cli_push *p, struct json_t *json_out);
+/*
+ * Pushes one body (the spool first, when not yet done) and prints the server's outcome for
+ * each record as a local ingest prints it (or appends it to json_out, named name); a body
+ * not acknowledged is spooled and said so on stderr. expect is the number of records in the
+ * body, or (size_t)-1 when unknown. 0 when acknowledged or spooled; BL_EDENIED, BL_ETOOBIG
+ * or BL_EIO (err says) when refused or lost.
+ */
+int cli_push_body(struct cli_push *p, const char *name, const char *body, size_t len, size_t expect,
+		  struct json_t *json_out, struct bl_error *err);
+/* The exit status of the pushes: 2 when one was refused or lost, else EXIT_SPOOLED when a
+ * body waits in the spool, else 0. */
+int cli_push_status(const struct cli_push *p);
+
 /*
  * Taking records in (ingest, run, import-baseline): the intake use case (ingest.h) with the
  * flags that set it, and its outcomes printed one line per record (or as JSON with --json).
+ * With a server (cli_push_wanted), each file's records go there as one body, and no database
+ * is opened.
  */
 struct cli_intake {
 	struct ingest_intake core;
 	int verbose, json;
 	struct json_t *json_out; /* with --json: the array printed at the end */
+	struct cli_push push;
 };
 
 /* The option entries every intake command takes. */
@@ -100,25 +161,34 @@ struct cli_intake {
 	    {OPT_STRING, "repo", &(in)->core.repo, "DIR",                                          \
 	     "commit, source hash and dirty state from DIR's HEAD; DIR's benchline.json"},         \
 	    {OPT_BOOL, "verbose", &(in)->verbose, NULL, "say which format was chosen"},            \
-	{                                                                                          \
-		OPT_BOOL, "json", &(in)->json, NULL, "print what was stored as JSON"               \
-	}
+	    {OPT_BOOL, "json", &(in)->json, NULL, "print what was stored as JSON"},                \
+	    CLI_PUSH_OPTIONS(&(in)->push)
 
 void cli_intake_init(struct cli_intake *in);
 void cli_intake_release(struct cli_intake *in);
-/* Checks the flags and reads --repo's settings and HEAD (after cli_parse). */
-int cli_intake_setup(struct cli_intake *in, struct bl_error *err);
+/* Checks the flags and reads --repo's settings and HEAD (after cli_parse), then opens where
+ * the records go: the server (cli_push_wanted), else the database (created when missing). */
+int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error *err);
 /* Parses a file (or a criterion directory) into out. */
 int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
 		    struct bl_error *err);
 /* Parses text already in memory (name is used in messages); started_at NAN when unknown. */
 int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
 		     const char *text, size_t len, double started_at, struct bl_error *err);
-/* Stores a batch in one transaction and prints one line per record. */
+/* Stores a batch in one transaction, or pushes it as one body, and prints one line per
+ * record. A body spooled is not an error (see cli_intake_status). */
 int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,
 		     struct ingest_batch *batch, struct bl_error *err);
 /* Prints the JSON array when --json was given. */
 void cli_intake_finish(struct cli_intake *in);
+/* The command's exit status: 2 when failed (a file of its own failed) or a push failed,
+ * EXIT_SPOOLED when a body waits in the spool, else 0. */
+int cli_intake_status(const struct cli_intake *in, int failed);
+/* One record's line, as ingest prints it: "NAME: MACHINE/BENCHMARK[ CONFIG] HASH12 harness N:
+ * OUTCOME". */
+void cli_intake_say(const char *name, const char *machine, const char *benchmark,
+		    const char *config, const char *source_hash, long long harness_version,
+		    enum ingest_outcome o);
 /*
  * The whole of ingest and import-baseline: sets up, then reads, (with mark) changes and stores
  * each file, each on its own: a bad one is reported, nothing of it stored, and the rest still go
@@ -202,6 +272,7 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_regressions(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_push(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_find_command(const char *name);

@@ -89,7 +89,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	/* A sweep runs inside its checkout: the current directory's HEAD when it is one. */
 	if (!in.core.repo && stat(".git", &st) == 0)
 		in.core.repo = ".";
-	if (cli_intake_setup(&in, &err))
+	if (cli_intake_setup(&in, ctx, &err))
 		goto fail;
 	if (!no_preflight && check_machine(&pf, &in.core.cfg, &err))
 		goto fail;
@@ -133,7 +133,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	    cli_intake_store(&in, ctx, name.buf, &batch, &err))
 		goto fail;
 	cli_intake_finish(&in);
-	ret = 0;
+	ret = cli_intake_status(&in, 0);
 	goto done;
 fail:
 	cli_fail(&err);

@@ -8,26 +8,57 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store.h"
 #include "cli/cli.h"
 
 void cli_intake_init(struct cli_intake *in)
 {
 	memset(in, 0, sizeof(*in));
 	ingest_intake_init(&in->core);
+	cli_push_init(&in->push);
 }
 
 void cli_intake_release(struct cli_intake *in)
 {
 	ingest_intake_release(&in->core);
+	cli_push_release(&in->push);
 	json_decref(in->json_out);
 	in->json_out = NULL;
 }
 
-int cli_intake_setup(struct cli_intake *in, struct bl_error *err)
+int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error *err)
 {
+	int ret;
+
 	if (in->json)
 		in->json_out = json_array();
-	return ingest_intake_setup(&in->core, err);
+	if ((ret = ingest_intake_setup(&in->core, err)))
+		return ret;
+	if (in->push.server && ctx->db_given)
+		return bl_error_set(err, BL_EINVALID,
+				    "--db and --server name two places for the records: give one");
+	if (cli_push_wanted(&in->push, ctx, &in->core.cfg))
+		return cli_push_connect(&in->push, &in->core.cfg, err);
+	/* Only a command that stores opens the database (and creates it). */
+	if (!ctx->store)
+		return store_open(&ctx->store, ctx->db_path, STORE_CREATE, err);
+	return 0;
+}
+
+int cli_intake_status(const struct cli_intake *in, int failed)
+{
+	if (failed)
+		return 2;
+	return cli_push_status(&in->push);
+}
+
+void cli_intake_say(const char *name, const char *machine, const char *benchmark,
+		    const char *config, const char *source_hash, long long harness_version,
+		    enum ingest_outcome o)
+{
+	printf("%s: %s/%s%s%s %.12s harness %lld: %s\n", name, machine, benchmark,
+	       config[0] ? " " : "", config, source_hash, harness_version,
+	       ingest_outcome_phrase(o));
 }
 
 static void say_format(const struct cli_intake *in, const char *name)
@@ -57,13 +88,39 @@ int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char 
 	return ret;
 }
 
+/* The batch as one body to the server. */
+static int push_batch(struct cli_intake *in, const char *name, struct ingest_batch *batch,
+		      struct bl_error *err)
+{
+	struct strbuf body = STRBUF_INIT;
+	int ret;
+
+	if (!batch->nr) {
+		ret = bl_error_set(err, BL_EINVALID, "%s: no records to push", name);
+		goto done;
+	}
+	if ((ret = ingest_intake_body(&body, batch, err))) {
+		bl_error_prefix(err, "%s", name);
+		goto done;
+	}
+	ret = cli_push_body(&in->push, name, body.buf, body.len, batch->nr, in->json_out, err);
+done:
+	strbuf_release(&body);
+	return ret;
+}
+
 int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,
 		     struct ingest_batch *batch, struct bl_error *err)
 {
-	enum ingest_outcome *outcomes = xcalloc(batch->nr ? batch->nr : 1, sizeof(*outcomes));
-	int64_t *ids = xcalloc(batch->nr ? batch->nr : 1, sizeof(*ids));
-	int ret = ingest_intake_store(&in->core, ctx->store, name, batch, outcomes, ids, err);
+	enum ingest_outcome *outcomes;
+	int64_t *ids;
+	int ret;
 
+	if (in->push.session)
+		return push_batch(in, name, batch, err);
+	outcomes = xcalloc(batch->nr ? batch->nr : 1, sizeof(*outcomes));
+	ids = xcalloc(batch->nr ? batch->nr : 1, sizeof(*ids));
+	ret = ingest_intake_store(&in->core, ctx->store, name, batch, outcomes, ids, err);
 	for (size_t i = 0; !ret && i < batch->nr; i++) {
 		const struct ingest_record *rec = &batch->records[i];
 		if (in->json_out) {
@@ -71,9 +128,8 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 			    in->json_out, ingest_outcome_json(name, i, rec, ids[i], outcomes[i]));
 			continue;
 		}
-		printf("%s: %s/%s%s%s %.12s harness %lld: %s\n", name, rec->machine, rec->benchmark,
-		       rec->config[0] ? " " : "", rec->config, rec->source_hash,
-		       (long long)rec->harness_version, ingest_outcome_phrase(outcomes[i]));
+		cli_intake_say(name, rec->machine, rec->benchmark, rec->config, rec->source_hash,
+			       (long long)rec->harness_version, outcomes[i]);
 	}
 	free(outcomes);
 	free(ids);
@@ -93,7 +149,7 @@ int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, con
 	struct bl_error err = BL_ERROR_INIT;
 	int failed = 0;
 
-	if (cli_intake_setup(in, &err)) {
+	if (cli_intake_setup(in, ctx, &err)) {
 		cli_fail(&err);
 		bl_error_release(&err);
 		return 2;
@@ -110,5 +166,5 @@ int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, con
 	}
 	cli_intake_finish(in);
 	bl_error_release(&err);
-	return failed ? 2 : 0;
+	return cli_intake_status(in, failed);
 }

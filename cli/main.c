@@ -14,17 +14,26 @@ const struct cli_command cli_commands[] = {
     {"help", cmd_help, 0, "benchline help [COMMAND]", "show the commands, or one command's usage"},
     {"init", cmd_init, NEED_DB_CREATE, "benchline init",
      "create or migrate the database (--db, $BENCHLINE_DB, ./benchline.db)"},
-    {"ingest", cmd_ingest, NEED_DB_CREATE,
+    /* The intake commands open (and create) the database themselves: with --server they
+     * push and need none. */
+    {"ingest", cmd_ingest, 0,
      "benchline ingest [--format F] [--machine M] [--harness-version N] [--config C]\n"
-     "                        [--repo DIR] [--verbose] [--json] FILE...",
+     "                        [--repo DIR] [--verbose] [--json]\n"
+     "                        [--server URL --token-file F] [--spool DIR] FILE...",
      "store benchmark results (any format), one transaction per file"},
-    {"run", cmd_run, NEED_DB_CREATE,
+    {"run", cmd_run, 0,
      "benchline run [--format F] [--machine M] [--harness-version N] [--config C]\n"
-     "                     [--repo DIR] [--results PATH] [--no-preflight] [--json] -- COMMAND...",
+     "                     [--repo DIR] [--results PATH] [--no-preflight] [--json]\n"
+     "                     [--server URL --token-file F] [--spool DIR] -- COMMAND...",
      "preflight, run a benchmark command, parse its output, tag and store"},
-    {"import-baseline", cmd_import_baseline, NEED_DB_CREATE,
-     "benchline import-baseline [--format F] [--machine M] [--harness-version N] FILE...",
+    {"import-baseline", cmd_import_baseline, 0,
+     "benchline import-baseline [--format F] [--machine M] [--harness-version N]\n"
+     "                                 [--server URL --token-file F] FILE...",
      "store historical records as imported Baselines (each starts a line)"},
+    {"push", cmd_push, 0,
+     "benchline push [--server URL --token-file F] [--spool DIR] [--json] FILE...\n"
+     "   or: benchline push --spool [--server URL --token-file F]",
+     "send native record files to a server, after what waits in the spool"},
     {"records", cmd_records, NEED_DB,
      "benchline records [--json] [--machine M] [--benchmark B] [--all]",
      "list standing records (every run with --all)"},

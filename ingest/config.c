@@ -44,6 +44,8 @@ void ingest_config_release(struct ingest_config *cfg)
 	strings_free(cfg->judged_metrics, cfg->n_judged_metrics);
 	free(cfg->main_branch);
 	free(cfg->machine);
+	free(cfg->server);
+	free(cfg->token_file);
 	free(cfg->primary_metric);
 	free(cfg->path);
 	strings_free(cfg->gate_override_globs, cfg->n_gate_overrides);
@@ -467,6 +469,19 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 			if (!ret && !is_machine_name(cfg->machine))
 				ret = type_error(err, name, key,
 						 "not a machine name ([A-Za-z0-9._-]{1,64})");
+		} else if (!strcmp(key, "server")) {
+			ret = parse_string(&cfg->server, v, name, key, err);
+			if (!ret && strncmp(cfg->server, "http://", 7) &&
+			    strncmp(cfg->server, "https://", 8))
+				ret = type_error(err, name, key,
+						 "expected an http:// or https:// URL");
+		} else if (!strcmp(key, "token_file")) {
+			ret = parse_string(&cfg->token_file, v, name, key, err);
+			/* Relative, it would depend on the current directory; and a token must not
+			 * be committed with the repository. */
+			if (!ret && cfg->token_file[0] != '/' && strncmp(cfg->token_file, "~/", 2))
+				ret = type_error(err, name, key,
+						 "expected an absolute path or one under ~/");
 		} else if (!strcmp(key, "metrics"))
 			ret = parse_strings(&cfg->judged_metrics, &cfg->n_judged_metrics, v, name,
 					    key, err);

@@ -138,8 +138,13 @@ struct ingest_config {
 	size_t n_measured;
 	char **unmeasured_paths;
 	size_t n_unmeasured;
-	char *main_branch;     /* NULL: origin/HEAD's branch, then main, then master */
-	char *machine;	       /* "machine": this machine's name (bisect, confirm); NULL: unset */
+	char *main_branch; /* NULL: origin/HEAD's branch, then main, then master */
+	char *machine;	   /* "machine": this machine's name (bisect, confirm); NULL: unset */
+	/* "server": the benchline server records are pushed to (§10's fleet), an http:// or
+	 * https:// URL; "token_file": its bearer token's file, absolute or under "~/". NULL:
+	 * unset. */
+	char *server;
+	char *token_file;
 	char *primary_metric;  /* NULL when not set */
 	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
 	size_t n_judged_metrics;
@@ -238,10 +243,20 @@ int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *
 			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
 			struct bl_error *err);
 
+/*
+ * The batch as one body of native records for a server (POST /api/records, §10's fleet),
+ * appended to out: each record's canonical JSON on a line of its own, with the source hash
+ * the intake computed (a native record that carried only a commit) written into its source,
+ * since a server cannot compute it.
+ */
+int ingest_intake_body(struct strbuf *out, const struct ingest_batch *batch, struct bl_error *err);
+
 /* An outcome's name in JSON ("stands", "superseded", "duplicate") and in the one-line report
- * a terminal shows ("stands", "superseded", "already stored"). */
+ * a terminal shows ("stands", "superseded", "already stored"); ingest_outcome_parse reads a
+ * name back (0, or BL_EINVALID when it names none). */
 const char *ingest_outcome_name(enum ingest_outcome o);
 const char *ingest_outcome_phrase(enum ingest_outcome o);
+int ingest_outcome_parse(enum ingest_outcome *out, const char *name);
 /* One stored record as `ingest --json` and POST /api/records report it: {file (when file is
  * not NULL), record (1-based index), id, machine, benchmark, config, source_hash,
  * harness_version, baseline, outcome}. */

@@ -165,6 +165,55 @@ int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *
 	return ret;
 }
 
+/* A record's canonical JSON with its source hash in its source object. */
+static int add_with_source_hash(struct strbuf *out, const struct ingest_record *rec,
+				struct bl_error *err)
+{
+	json_t *obj = json_loads(rec->raw, 0, NULL), *src;
+	char *text = NULL;
+	int ret = 0;
+
+	src = json_is_object(obj) ? json_object_get(obj, "source") : NULL;
+	if (!json_is_object(src)) {
+		ret = bl_error_set(err, BL_EINVALID, "cannot read a record's JSON");
+		goto done;
+	}
+	json_object_set_new(src, "source_hash", json_string(rec->source_hash));
+	text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	if (!text) {
+		ret = bl_error_set(err, BL_EINVALID, "cannot encode a record as JSON");
+		goto done;
+	}
+	strbuf_addstr(out, text);
+done:
+	free(text);
+	json_decref(obj);
+	return ret;
+}
+
+int ingest_intake_body(struct strbuf *out, const struct ingest_batch *batch, struct bl_error *err)
+{
+	struct strbuf pair = STRBUF_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; i < batch->nr; i++) {
+		const struct ingest_record *rec = &batch->records[i];
+		/* Canonical JSON is compact: the pair is there exactly when the record carries its
+		 * hash; only the records whose hash the intake computed are rewritten. */
+		strbuf_reset(&pair);
+		strbuf_addf(&pair, "\"source_hash\":\"%s\"", rec->source_hash);
+		if (strstr(rec->raw, pair.buf))
+			strbuf_addstr(out, rec->raw);
+		else if ((ret = add_with_source_hash(out, rec, err))) {
+			bl_error_prefix(err, "record %zu", i + 1);
+			break;
+		}
+		strbuf_addch(out, '\n');
+	}
+	strbuf_release(&pair);
+	return ret;
+}
+
 /* Each outcome's names: in JSON, and in the line a terminal shows. */
 static const struct {
 	const char *name, *phrase;
@@ -177,6 +226,17 @@ static const struct {
 const char *ingest_outcome_name(enum ingest_outcome o)
 {
 	return outcome_names[o].name;
+}
+
+int ingest_outcome_parse(enum ingest_outcome *out, const char *name)
+{
+	for (size_t i = 0; i < sizeof(outcome_names) / sizeof(*outcome_names); i++) {
+		if (name && !strcmp(outcome_names[i].name, name)) {
+			*out = (enum ingest_outcome)i;
+			return 0;
+		}
+	}
+	return BL_EINVALID;
 }
 
 const char *ingest_outcome_phrase(enum ingest_outcome o)

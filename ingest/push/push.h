@@ -1,0 +1,210 @@
+/*
+ * push: talking to a benchline server (§10's fleet, §11's API) over HTTP with libcurl. A
+ * generic request on a server named once (its base URL, the bearer token of a token file,
+ * timeouts); POST /api/records with bounded retries; the spool that keeps a body the server did
+ * not acknowledge until a later command pushes it; and the session every pushing command runs
+ * (the spool first, oldest body first, then its own bodies). Nothing here prints or exits.
+ */
+#ifndef BENCHLINE_PUSH_H
+#define BENCHLINE_PUSH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common.h"
+#include "ingest/ingest.h"
+
+/* The largest body POST /api/records takes (the server's cap, web.h's WEB_MAX_BODY). */
+#define PUSH_MAX_BODY ((size_t)16 << 20)
+/* The largest answer read from a server; past it the request fails (BL_ETOOBIG). */
+#define PUSH_MAX_RESPONSE ((size_t)16 << 20)
+/* The largest token file read. */
+#define PUSH_MAX_TOKEN_FILE ((size_t)64 << 10)
+/* Defaults: the retries after a first failed attempt, the first retry's delay (each next one
+ * doubles), the longest wait a Retry-After header may ask for, and the timeouts. */
+#define PUSH_RETRIES		3
+#define PUSH_BASE_DELAY_MS	200
+#define PUSH_MAX_DELAY_MS	5000
+#define PUSH_CONNECT_TIMEOUT_MS 10000
+#define PUSH_TIMEOUT_MS		60000
+
+/*
+ * A server. The fields may be changed between requests; handle is private (libcurl's easy
+ * handle, kept so that one command's requests share a connection).
+ */
+struct push_server {
+	char *url;		 /* the base URL, without a trailing '/' */
+	char *token;		 /* the bearer token, NULL when none was given */
+	long connect_timeout_ms; /* to connect (PUSH_CONNECT_TIMEOUT_MS) */
+	long timeout_ms;	 /* for a whole request, answer included (PUSH_TIMEOUT_MS) */
+	void *handle;
+};
+
+/*
+ * Opens a server: url is http:// or https:// and a host (a trailing '/' is dropped);
+ * token_file (NULL: no token) holds the bearer token, the first field of its first line that
+ * is neither blank nor a '#' comment, so a server's token file (TOKEN [MACHINE-GLOB]) will do.
+ * A token_file starting with "~/" is under $HOME. Nothing is sent yet. BL_EINVALID for a bad
+ * URL or a token file without a token; BL_EIO, BL_ENOTFOUND, BL_ETOOBIG as read_file_capped
+ * says for the file.
+ */
+int push_server_open(struct push_server **out, const char *url, const char *token_file,
+		     struct bl_error *err);
+void push_server_free(struct push_server *srv);
+
+/* The token of a token file's text (the rule above) appended to out; 0, or BL_EINVALID when
+ * the text has none. */
+int push_token_parse(struct strbuf *out, const char *text, size_t len);
+
+/* An answer: the HTTP status, its body (at most PUSH_MAX_RESPONSE bytes) and Retry-After. */
+struct push_response {
+	long status;	      /* 0 before an answer */
+	struct strbuf body;   /* never NULL */
+	double retry_after_s; /* Retry-After in seconds, -1 when the answer has none */
+};
+void push_response_init(struct push_response *r);
+void push_response_release(struct push_response *r);
+
+/*
+ * One request: method ("GET", "POST", ...) on the server's URL followed by path_and_query
+ * ("/api/alerts?state=open"), with body (len bytes, NULL for none) of content_type (NULL:
+ * application/json), and the token as "Authorization: Bearer". Redirects are not followed.
+ * out is reset first. Returns 0 whenever the server answered, whatever the status (out->status
+ * says); BL_EIO when it did not (the connection refused or reset, the host unknown, a timeout:
+ * err says which, naming the URL); BL_ETOOBIG when the answer passes PUSH_MAX_RESPONSE;
+ * BL_EINVALID when libcurl refuses the request itself (a malformed URL).
+ */
+int push_request(struct push_response *out, struct push_server *srv, const char *method,
+		 const char *path_and_query, const char *body, size_t len, const char *content_type,
+		 struct bl_error *err);
+
+/* How hard to try: retries after the first attempt, base_delay_ms before the first retry,
+ * doubling after each. */
+struct push_retry {
+	int retries;
+	long base_delay_ms;
+};
+void push_retry_init(struct push_retry *r);
+/* The wait before retry number attempt (1 for the first): base_delay_ms << (attempt - 1), or
+ * the answer's Retry-After when that is longer (retry_after_s < 0: none), never more than
+ * PUSH_MAX_DELAY_MS unless the schedule itself is. */
+long push_retry_delay_ms(const struct push_retry *r, int attempt, double retry_after_s);
+/* 1 when an answer with this status may pass on a later try: no answer (0), 408, 429 and
+ * every 5xx; a 4xx is the request's own fault and is never retried. */
+int push_status_retryable(long status);
+
+/*
+ * POSTs one body of native records (§2) to /api/records, trying again on what may pass (no
+ * answer, or a retryable status) up to retry->retries times, waiting push_retry_delay_ms in
+ * between. name is the body's in messages (its file). 0: acknowledged (a 2xx), out holds the
+ * answer; BL_EDENIED: refused (a 4xx, or a status neither 2xx nor retryable), never retried,
+ * out->status the status, and err the server's message ("error" of its JSON, else its text),
+ * with the server's name for the body ("request:LINE:COLUMN: ...") made name; BL_EIO: not
+ * acknowledged after every attempt ("NAME: not acknowledged after N attempts: " and the last
+ * failure); BL_ETOOBIG: the body is empty or over PUSH_MAX_BODY, nothing was sent; BL_EINVALID
+ * when libcurl refuses the request.
+ */
+int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
+		 const char *name, const char *body, size_t len, struct bl_error *err);
+
+/*
+ * The outcomes of an acknowledged POST /api/records (answer is its body): a new array of one
+ * object per record, each checked to carry what `ingest` prints ({"record", "id", "machine",
+ * "benchmark", "config", "source_hash", "harness_version", "baseline", "outcome"}, outcome a
+ * name ingest_outcome_parse knows). BL_EINVALID for any other answer.
+ */
+struct json_t;
+int push_answer_outcomes(struct json_t **out, const char *answer, size_t len, struct bl_error *err);
+
+/*
+ * The spool: one file per body a server did not acknowledge, named so that the names sort
+ * oldest first (push_spool_name), written atomically (a temporary file renamed into place, then
+ * synced), in a directory of its own; bodies a server refused move to its rejected/
+ * subdirectory with the answer beside them (NAME.answer).
+ */
+struct push_spool {
+	char *dir;   /* without a trailing '/' */
+	int lock_fd; /* -1 while not locked */
+	unsigned added;
+};
+
+/* The spool's directory: dir when not NULL, else $XDG_STATE_HOME/benchline/spool, else
+ * $HOME/.local/state/benchline/spool. Nothing is created until a body is added. BL_EINVALID
+ * when dir is empty or neither variable is set. */
+int push_spool_open(struct push_spool **out, const char *dir, struct bl_error *err);
+void push_spool_free(struct push_spool *sp);
+
+/* The file name of the body spooled seq-th (0-based) by process pid at unix_ns nanoseconds
+ * since the epoch: "20261102T040000.123456789Z-00004242-000000.json", UTC, fixed width, so the
+ * names sort as the bodies were spooled. */
+void push_spool_name(struct strbuf *out, int64_t unix_ns, long pid, unsigned seq);
+/* 1 when name (no directory) is a spooled body: a name push_spool_name makes. */
+int push_spool_name_valid(const char *name);
+
+/* Adds a body; its path is appended to path (may be NULL). The directory is made (0700, with
+ * its parents) when missing. BL_EIO when it cannot be written. */
+int push_spool_add(struct strbuf *path, struct push_spool *sp, const char *body, size_t len,
+		   struct bl_error *err);
+/* The spooled bodies' file names, oldest first (a new array of new strings, *n of them); none
+ * when the directory does not exist. */
+int push_spool_list(char ***names, size_t *n, struct push_spool *sp, struct bl_error *err);
+/* Waits for the spool's lock (flock on DIR/.lock), so that two commands do not push the same
+ * bodies at once; push_spool_unlock (or push_spool_free) releases it. */
+int push_spool_lock(struct push_spool *sp, struct bl_error *err);
+void push_spool_unlock(struct push_spool *sp);
+/* Reads a spooled body (at most PUSH_MAX_BODY bytes) into out; removes one (gone already is
+ * not an error); moves one to rejected/ with answer (len bytes) written beside it as
+ * NAME.answer, appending its new path to moved_to (may be NULL). */
+int push_spool_read(struct strbuf *out, struct push_spool *sp, const char *name,
+		    struct bl_error *err);
+int push_spool_remove(struct push_spool *sp, const char *name, struct bl_error *err);
+int push_spool_reject(struct strbuf *moved_to, struct push_spool *sp, const char *name,
+		      const char *answer, size_t len, struct bl_error *err);
+
+/*
+ * A pushing command's session: its server, its spool, how hard it tries, and whether the
+ * server has already failed it. Once a body went unacknowledged after every retry, the server
+ * counts as unreachable for the rest of the session: later bodies go to the spool untried, so
+ * a command with many files waits for one failure, not one per file.
+ */
+struct push_session {
+	struct push_server *srv;
+	struct push_spool *spool;
+	struct push_retry retry;
+	int unreachable;
+};
+
+/*
+ * Sends one body (named name in messages), or keeps it in the spool. 0: acknowledged (answer holds
+ * the server's answer, spooled_as is left empty) or spooled because it was not acknowledged (its
+ * path is appended to spooled_as, and err says why it was not acknowledged, for the caller to
+ * show); BL_EDENIED or BL_ETOOBIG: refused by the server or over its cap, not spooled (err says);
+ * BL_EIO: neither acknowledged nor spooled (the spool could not be written; err says both).
+ */
+int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
+		      struct push_session *s, const char *name, const char *body, size_t len,
+		      struct bl_error *err);
+
+/* What became of one spooled body during push_session_flush, for the caller to report. */
+struct push_flushed {
+	const char *path;		    /* the spooled file */
+	const struct push_response *answer; /* the server's answer */
+	const char *moved_to; /* NULL: acknowledged and removed; else refused and moved here */
+	const struct bl_error *why; /* refused: the server's message; NULL when acknowledged */
+};
+typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
+
+/*
+ * Pushes the spooled bodies, oldest first, under the spool's lock. Each one acknowledged is
+ * handed to fn, then removed. One refused for what it holds (400, 403, 413 or any other 4xx but
+ * those below) is moved to rejected/ and handed to fn, and the flush goes on. It stops at the
+ * first body not acknowledged after every retry (the session becomes unreachable; that body
+ * and the later ones stay), and at a 401, 404 or 405, which say the command's token or URL is
+ * wrong, not the body: then it returns BL_EDENIED with the server's message and leaves the
+ * spool as it is. *left (may be NULL) is how many bodies stay in the spool. BL_EIO when the
+ * spool cannot be read or changed.
+ */
+int push_session_flush(size_t *left, struct push_session *s, push_flush_fn fn, void *data,
+		       struct bl_error *err);
+
+#endif
