@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "detect/confirm/confirm.h"
+#include "ingest/push/push.h"
 #include "store/store.h"
 
 /* A Series of the alert, as bisection and the re-bench's keys name it. */
@@ -405,4 +406,172 @@ json_t *confirm_alert_result_json(const struct confirm_alert_result *r)
 	json_object_set_new(o, "regressions", ids);
 	json_object_set_new(o, "note", json_string_or_null(r->note));
 	return o;
+}
+
+/* --- Confirm from a sweep machine (§10's fleet): the alerts come from a server, and what is
+ * found goes back to it as the same outcome document --- */
+
+/* A GET of a JSON array from the server; *out a new reference. */
+static int server_get_array(json_t **out, struct push_server *srv, const char *path,
+			    struct bl_error *err)
+{
+	struct push_response res;
+	json_error_t jerr;
+	int ret;
+	*out = NULL;
+	push_response_init(&res);
+	if ((ret = push_request(&res, srv, "GET", path, NULL, 0, NULL, err)))
+		goto done;
+	if (res.status != 200) {
+		ret = bl_error_set(err, BL_EIO, "GET %s: the server answered %ld: %.200s", path,
+				   res.status, res.body.buf);
+		goto done;
+	}
+	*out = json_loadb(res.body.buf, res.body.len, 0, &jerr);
+	if (!*out || !json_is_array(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		ret = bl_error_set(err, BL_EINVALID, "GET %s: the answer is not a JSON array", path);
+	}
+done:
+	push_response_release(&res);
+	return ret;
+}
+
+/* An alert of GET /api/alerts, with its Suspects' Series from GET /api/suspects. */
+static int remote_pick(struct pick_ctx *p, const json_t *alert, const json_t *suspects,
+		       struct bl_error *err)
+{
+	struct store_alert a;
+	const char *side = json_string_value(json_object_get(alert, "side"));
+	const char *state = json_string_value(json_object_get(alert, "state"));
+	const char *outcome = json_string_value(json_object_get(alert, "outcome"));
+	const json_t *ids = json_object_get(alert, "suspects"), *id;
+	size_t i, before = p->n;
+
+	memset(&a, 0, sizeof(a));
+	a.id = json_integer_value(json_object_get(alert, "id"));
+	a.machine = json_string_value(json_object_get(alert, "machine"));
+	a.commit = json_string_value(json_object_get(alert, "commit"));
+	a.reference_commit = json_string_value(json_object_get(alert, "reference_commit"));
+	if (a.id <= 0 || !a.machine || !a.commit || !side || !state || !json_is_array(ids) ||
+	    suspect_side_parse(&a.side, side) || suspect_state_parse(&a.state, state) ||
+	    (outcome && alert_outcome_parse(&a.outcome, outcome)))
+		return bl_error_set(err, BL_EINVALID, "GET /api/alerts: an alert the server sent is "
+						      "not one (id, machine, commit, side, state)");
+	pick(&a, p);
+	if (p->n == before)
+		return 0;
+	json_array_foreach(ids, i, id)
+	{
+		size_t k;
+		const json_t *s;
+		json_array_foreach(suspects, k, s)
+		{
+			struct store_suspect x;
+			if (json_integer_value(json_object_get(s, "id")) != json_integer_value(id))
+				continue;
+			memset(&x, 0, sizeof(x));
+			x.benchmark = json_string_value(json_object_get(s, "benchmark"));
+			x.config = json_string_value(json_object_get(s, "config"));
+			x.metric = json_string_value(json_object_get(s, "metric"));
+			if (x.benchmark && x.config && x.metric)
+				collect_series(&x, &p->v[p->n - 1].series);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The remote sink: POST /api/alerts/{id}/outcome; the answer says what the server stored. */
+static int remote_apply(struct confirm_alert_result *out, int64_t alert_id, const json_t *doc,
+			void *data, struct bl_error *err)
+{
+	struct push_server *srv = data;
+	struct push_response res;
+	struct strbuf path = STRBUF_INIT;
+	char *body = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_t *answer = NULL, *ids, *id;
+	json_error_t jerr;
+	size_t i;
+	int ret;
+
+	push_response_init(&res);
+	strbuf_addf(&path, "/api/alerts/%lld/outcome", (long long)alert_id);
+	if ((ret = push_request(&res, srv, "POST", path.buf, body, strlen(body), NULL, err)))
+		goto done;
+	if (res.status != 200) {
+		ret = bl_error_set(err, res.status >= 400 && res.status < 500 ? BL_EDENIED : BL_EIO,
+				   "POST %s: the server answered %ld: %.300s", path.buf, res.status,
+				   res.body.buf);
+		goto done;
+	}
+	answer = json_loadb(res.body.buf, res.body.len, 0, &jerr);
+	ids = json_object_get(answer, "regressions");
+	alert_outcome_parse(&out->outcome, json_string_value(json_object_get(doc, "outcome")));
+	out->alert = alert_id;
+	if (json_is_object(json_object_get(doc, "rebench")))
+		out->rebench = json_incref(json_object_get(doc, "rebench"));
+	if (json_is_string(json_object_get(doc, "note")))
+		out->note = xstrdup(json_string_value(json_object_get(doc, "note")));
+	json_array_foreach(ids, i, id)
+	{
+		ALLOC_GROW(out->regressions, out->nregressions, out->regressions_alloc);
+		out->regressions[out->nregressions++] = json_integer_value(id);
+	}
+done:
+	json_decref(answer);
+	free(body);
+	strbuf_release(&path);
+	push_response_release(&res);
+	return ret;
+}
+
+int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct push_server *srv,
+			  const struct confirm_alerts_request *req, struct bl_error *err)
+{
+	struct pick_ctx p;
+	struct strbuf path = STRBUF_INIT;
+	json_t *alerts = NULL, *suspects = NULL, *a;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*nr = 0;
+	memset(&p, 0, sizeof(p));
+	p.all = !req->nids;
+	/* By id, any state: every alert of the machine is read and the ids picked. */
+	strbuf_addf(&path, "/api/alerts?machine=%s%s", req->machine, req->nids ? "" : "&state=open");
+	if ((ret = server_get_array(&alerts, srv, path.buf, err)) ||
+	    (ret = server_get_array(&suspects, srv, "/api/suspects", err)))
+		goto done;
+	json_array_foreach(alerts, i, a)
+	{
+		int64_t id = json_integer_value(json_object_get(a, "id"));
+		int wanted = !req->nids;
+		for (size_t k = 0; k < req->nids && !wanted; k++)
+			wanted = req->ids[k] == id;
+		if (wanted && (ret = remote_pick(&p, a, suspects, err)))
+			goto done;
+	}
+	for (size_t k = 0; k < req->nids; k++) {
+		int found = 0;
+		for (size_t j = 0; j < p.n && !found; j++)
+			found = p.v[j].id == req->ids[k];
+		if (!found) {
+			ret = bl_error_set(err, BL_ENOTFOUND, "no alert %lld of '%s' on the server",
+					   (long long)req->ids[k], req->machine);
+			goto done;
+		}
+	}
+	{
+		struct sink sk = {remote_apply, NULL, srv};
+		ret = take_up(out, nr, &p, &sk, req, err);
+	}
+done:
+	json_decref(alerts);
+	json_decref(suspects);
+	strbuf_release(&path);
+	picked_release(&p);
+	return ret;
 }

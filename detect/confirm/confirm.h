@@ -439,6 +439,18 @@ struct confirm_alert_result {
 int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
 		   const struct confirm_alerts_request *req, struct bl_error *err);
 void confirm_alert_results_free(struct confirm_alert_result *r, size_t n);
+struct push_server;
+/*
+ * The same from a sweep machine (§10's fleet): the server holds the history, this machine
+ * measures. The alerts are this machine's open slower ones on the server (GET /api/alerts, with
+ * their Series from GET /api/suspects), or those req->ids names; each is re-benched and bisected
+ * here, in req->repo, and what is found is posted back as an outcome document (POST
+ * /api/alerts/{id}/outcome, confirm_apply_outcome's), which the server stores as a local confirm
+ * stores it. BL_EDENIED when the server refuses a document (its token lacks the confirm role,
+ * another machine's alert), BL_EIO when it cannot be reached.
+ */
+int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct push_server *srv,
+			  const struct confirm_alerts_request *req, struct bl_error *err);
 /* One result as `confirm --json` lists it: {"alert", "outcome", "already", "rebench",
  * "regressions", "note"}. */
 struct json_t *confirm_alert_result_json(const struct confirm_alert_result *r);
