@@ -18,7 +18,9 @@ struct sweep_out {
 	struct cli_progress progress;
 	struct cli_push *push; /* NULL: the records are stored */
 	const char *machine;
-	size_t pushed; /* records the server acknowledged */
+	size_t pushed;	 /* records the server acknowledged */
+	size_t spooled;	 /* records kept in the spool */
+	int unreachable; /* the server did not answer: every source counts as not measured */
 };
 
 /* With a server: whether it holds a clean record of this machine at the source (GET
@@ -31,15 +33,27 @@ static int remote_measured(int *yes, const char *source_hash, void *data, struct
 	json_t *doc = NULL, *records, *rec;
 	json_error_t jerr;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	*yes = 0;
 	push_response_init(&res);
 	strbuf_addf(&path, "/api/records?machine=%s&source_hash=%s&limit=1000", out->machine,
 		    source_hash);
-	if ((ret = push_request(&res, out->push->session->srv, "GET", path.buf, NULL, 0, NULL,
-				err)))
+	if (out->unreachable)
 		goto done;
+	if ((ret = push_request(&res, out->push->session->srv, "GET", path.buf, NULL, 0, NULL,
+				err))) {
+		/* The server down is what the spool is for: measure, keep the records there. */
+		if (ret != BL_EIO)
+			goto done;
+		cli_progress_done(&out->progress);
+		fprintf(stderr, "sweep: %s: measuring without knowing what the server has\n",
+			err->msg.buf);
+		bl_error_clear(err);
+		out->unreachable = 1;
+		ret = 0;
+		goto done;
+	}
 	if (res.status != 200) {
 		ret = bl_error_set(err, BL_EIO, "GET %s: the server answered %ld: %.200s", path.buf,
 				   res.status, res.body.buf);
@@ -86,7 +100,10 @@ static int remote_deliver(struct confirm_sweep_result *counts, const char *name,
 	cli_progress_done(&out->progress);
 	if (!(ret = ingest_intake_body(&body, batch, err)))
 		ret = cli_push_body(out->push, name, body.buf, body.len, batch->nr, NULL, err);
-	if (!ret)
+	/* Once the server failed this command, every body went to the spool. */
+	if (!ret && out->push->session->unreachable)
+		out->spooled += batch->nr;
+	else if (!ret)
 		out->pushed += batch->nr;
 	strbuf_release(&body);
 	return ret;
@@ -200,7 +217,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	struct confirm_sweep_result res;
 	struct detect_options dopts;
 	struct detect_result dres;
-	struct sweep_out out = {{"sweep", 0, 0}, NULL, NULL, 0};
+	struct sweep_out out = {{"sweep", 0, 0}, NULL, NULL, 0, 0, 0};
 	struct ingest_config cfg;
 	struct strbuf machine = STRBUF_INIT, why = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
@@ -281,17 +298,20 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	if (remote) {
 		/* The server detects after each push; confirm measures here, stores there. */
-		if (do_confirm && (ret = sweep_confirm_remote(&confirmed, &regressions, &req, &out,
-							      &push, &err)))
+		if (do_confirm &&
+		    (ret = sweep_confirm_remote(&confirmed, &regressions, &req, &out, &push, &err)))
 			goto done;
 		fprintf(stderr,
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
 			"record%s pushed to %s",
 			res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable,
 			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->url);
+		if (out.spooled)
+			fprintf(stderr, ", %zu kept in the spool", out.spooled);
 		if (do_confirm)
 			fprintf(stderr, ", %zu alert%s confirmed (%zu Regression%s)", confirmed,
-				confirmed == 1 ? "" : "s", regressions, regressions == 1 ? "" : "s");
+				confirmed == 1 ? "" : "s", regressions,
+				regressions == 1 ? "" : "s");
 		fputc('\n', stderr);
 		ret = cli_push_status(&push);
 		goto done;

@@ -249,11 +249,12 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 		goto done;
 	}
 	if (!a->reference) {
-		ret = apply(res, sk, a->id,
-			    outcome_doc(ALERT_INCONCLUSIVE, NULL,
-					"none of its Suspects has a record inside its band before it",
-					NULL),
-			    err);
+		ret =
+		    apply(res, sk, a->id,
+			  outcome_doc(ALERT_INCONCLUSIVE, NULL,
+				      "none of its Suspects has a record inside its band before it",
+				      NULL),
+			  err);
 		goto done;
 	}
 	memset(&rreq, 0, sizeof(rreq));
@@ -294,11 +295,11 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 	regs = json_array();
 	if ((ret = bisect_series(regs, &undecided, &why, a, &a->series, &rb, req, err)))
 		goto done;
-	ret = apply(res, sk, a->id,
-		    outcome_doc(json_array_size(regs) || !undecided ? ALERT_CONFIRMED
-								    : ALERT_INCONCLUSIVE,
-				rebench, why.len ? why.buf : NULL, json_incref(regs)),
-		    err);
+	ret = apply(
+	    res, sk, a->id,
+	    outcome_doc(json_array_size(regs) || !undecided ? ALERT_CONFIRMED : ALERT_INCONCLUSIVE,
+			rebench, why.len ? why.buf : NULL, json_incref(regs)),
+	    err);
 	for (size_t i = 0; !ret && i < res->nregressions; i++)
 		note(req, "alert %lld: Regression %lld stored", (long long)a->id,
 		     (long long)res->regressions[i]);
@@ -431,7 +432,8 @@ static int server_get_array(json_t **out, struct push_server *srv, const char *p
 	if (!*out || !json_is_array(*out)) {
 		json_decref(*out);
 		*out = NULL;
-		ret = bl_error_set(err, BL_EINVALID, "GET %s: the answer is not a JSON array", path);
+		ret =
+		    bl_error_set(err, BL_EINVALID, "GET %s: the answer is not a JSON array", path);
 	}
 done:
 	push_response_release(&res);
@@ -457,8 +459,9 @@ static int remote_pick(struct pick_ctx *p, const json_t *alert, const json_t *su
 	if (a.id <= 0 || !a.machine || !a.commit || !side || !state || !json_is_array(ids) ||
 	    suspect_side_parse(&a.side, side) || suspect_state_parse(&a.state, state) ||
 	    (outcome && alert_outcome_parse(&a.outcome, outcome)))
-		return bl_error_set(err, BL_EINVALID, "GET /api/alerts: an alert the server sent is "
-						      "not one (id, machine, commit, side, state)");
+		return bl_error_set(err, BL_EINVALID,
+				    "GET /api/alerts: an alert the server sent is "
+				    "not one (id, machine, commit, side, state)");
 	pick(&a, p);
 	if (p->n == before)
 		return 0;
@@ -541,7 +544,8 @@ int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct 
 	memset(&p, 0, sizeof(p));
 	p.all = !req->nids;
 	/* By id, any state: every alert of the machine is read and the ids picked. */
-	strbuf_addf(&path, "/api/alerts?machine=%s%s", req->machine, req->nids ? "" : "&state=open");
+	strbuf_addf(&path, "/api/alerts?machine=%s%s", req->machine,
+		    req->nids ? "" : "&state=open");
 	if ((ret = server_get_array(&alerts, srv, path.buf, err)) ||
 	    (ret = server_get_array(&suspects, srv, "/api/suspects", err)))
 		goto done;
