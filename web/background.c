@@ -165,10 +165,6 @@ static void *background_main(void *arg)
 		do_detect = bg->pending;
 		bg->pending = 0;
 		bg->running = 1;
-		if (do_sync) {
-			bg->next_sync = now;
-			bg->next_sync.tv_sec += bg->sync_interval_s;
-		}
 		pthread_mutex_unlock(&bg->lock);
 
 		/* benchline.json is read again for every run, as every push reads it. */
@@ -191,6 +187,15 @@ static void *background_main(void *arg)
 			int stored;
 			sync_main(&stored, bg, &cfg);
 			do_detect |= stored;
+		}
+		if (bg->repo_dir && due(&now, &bg->next_sync)) {
+			/* The next sync an interval after this one ended (or failed to start), so a
+			 * sync slower than the interval does not run back to back. */
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			pthread_mutex_lock(&bg->lock);
+			bg->next_sync = now;
+			bg->next_sync.tv_sec += bg->sync_interval_s;
+			pthread_mutex_unlock(&bg->lock);
 		}
 		if (do_detect)
 			detect(bg, have_cfg ? &cfg : NULL);

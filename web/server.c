@@ -800,6 +800,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	struct strbuf fa = STRBUF_INIT, ma = STRBUF_INIT, ca = STRBUF_INIT, sa = STRBUF_INIT;
 	struct strbuf cfa = STRBUF_INIT;
 	enum ingest_outcome *outcomes = NULL;
+	struct ingest_tagged *tagged = NULL;
 	int64_t *ids = NULL, harness = -1;
 	struct store *st = NULL;
 	size_t slot = 0;
@@ -853,6 +854,8 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	}
 	outcomes = xcalloc(batch.nr ? batch.nr : 1, sizeof(*outcomes));
 	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
+	tagged = xcalloc(batch.nr ? batch.nr : 1, sizeof(*tagged));
+	in.tagged = tagged;
 	slot = pool_take(srv, NULL);
 	st = srv->stores[slot];
 	if (ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
@@ -861,8 +864,10 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	}
 	out = json_array();
 	for (size_t i = 0; i < batch.nr; i++) {
-		json_array_append_new(
-		    out, ingest_outcome_json(NULL, i, &batch.records[i], ids[i], outcomes[i]));
+		json_t *row = ingest_outcome_json(NULL, i, &batch.records[i], ids[i], outcomes[i]);
+		/* why it joins no Series, if it does not (§10) */
+		ingest_outcome_add_tags(row, &batch.records[i], &tagged[i]);
+		json_array_append_new(out, row);
 		if (outcomes[i] != INGEST_DUPLICATE)
 			stored = 1;
 	}
@@ -882,6 +887,7 @@ done:
 	json_decref(out);
 	free(outcomes);
 	free(ids);
+	free(tagged);
 	strbuf_release(&fa);
 	strbuf_release(&ma);
 	strbuf_release(&ca);
