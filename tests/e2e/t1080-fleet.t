@@ -162,4 +162,27 @@ test_expect 'a token without the confirm role cannot post an outcome (403)' '
 	grep -q "answered 403" err
 '
 
+test_expect 'docs/examples/two-machines.sh runs as docs/sweep.md shows it' '
+	BENCHLINE="$BENCHLINE" sh "$ROOT/docs/examples/two-machines.sh" >ex.out 2>ex.err &&
+	sed "s|http://127.0.0.1:[0-9]*|URL|" ex.out >actual &&
+	cat >expect <<-\EOF &&
+	== the first night: both machines fill the history
+	sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 records pushed to URL
+	sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 records pushed to URL
+	records on the server: 10
+	== a docs-only change: nothing to measure
+	sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 records pushed to URL
+	== a commit doing 15% more work, then one more night
+	sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record pushed to URL
+	sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record pushed to URL, 1 alert confirmed (1 Regression)
+	== the Regressions on the server
+	m-a loop work: +15.0%, pull request #9
+	and the subject of the commit it pinned: 15% more work (#9)
+	EOF
+	test_cmp expect actual
+'
+
+# The restarted server, stopped cleanly before the directory goes.
+[ ! -f srv2.pid ] || serve_stop srv2
+
 test_done
