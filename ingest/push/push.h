@@ -189,8 +189,9 @@ int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
 struct push_flushed {
 	const char *path;		    /* the spooled file */
 	const struct push_response *answer; /* the server's answer */
-	const char *moved_to; /* NULL: acknowledged and removed; else refused and moved here */
-	const struct bl_error *why; /* refused: the server's message; NULL when acknowledged */
+	int kept;	      /* 1: not acknowledged, it stays (and the flush stops) */
+	const char *moved_to; /* refused and moved here; NULL when acknowledged or kept */
+	const struct bl_error *why; /* kept or refused: why; NULL when acknowledged */
 };
 typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
 
@@ -198,8 +199,8 @@ typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
  * Pushes the spooled bodies, oldest first, under the spool's lock. Each one acknowledged is
  * handed to fn, then removed. One refused for what it holds (400, 403, 413 or any other 4xx but
  * those below) is moved to rejected/ and handed to fn, and the flush goes on. It stops at the
- * first body not acknowledged after every retry (the session becomes unreachable; that body
- * and the later ones stay), and at a 401, 404 or 405, which say the command's token or URL is
+ * first body not acknowledged after every retry, handed to fn as kept (the session becomes
+ * unreachable; that body and the later ones stay), and at a 401, 404 or 405, which say the command's token or URL is
  * wrong, not the body: then it returns BL_EDENIED with the server's message and leaves the
  * spool as it is. *left (may be NULL) is how many bodies stay in the spool. BL_EIO when the
  * spool cannot be read or changed.
