@@ -189,8 +189,8 @@ int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
 struct push_flushed {
 	const char *path;		    /* the spooled file */
 	const struct push_response *answer; /* the server's answer */
-	int kept;	      /* 1: not acknowledged, it stays (and the flush stops) */
-	const char *moved_to; /* refused and moved here; NULL when acknowledged or kept */
+	int kept;		    /* 1: not acknowledged, it stays (and the flush stops) */
+	const char *moved_to;	    /* refused and moved here; NULL when acknowledged or kept */
 	const struct bl_error *why; /* kept or refused: why; NULL when acknowledged */
 };
 typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
@@ -200,10 +200,10 @@ typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
  * handed to fn, then removed. One refused for what it holds (400, 403, 413 or any other 4xx but
  * those below) is moved to rejected/ and handed to fn, and the flush goes on. It stops at the
  * first body not acknowledged after every retry, handed to fn as kept (the session becomes
- * unreachable; that body and the later ones stay), and at a 401, 404 or 405, which say the command's token or URL is
- * wrong, not the body: then it returns BL_EDENIED with the server's message and leaves the
- * spool as it is. *left (may be NULL) is how many bodies stay in the spool. BL_EIO when the
- * spool cannot be read or changed.
+ * unreachable; that body and the later ones stay), and at a 401, 404 or 405, which say the
+ * command's token or URL is wrong, not the body: then it returns BL_EDENIED with the server's
+ * message and leaves the spool as it is. *left (may be NULL) is how many bodies stay in the spool.
+ * BL_EIO when the spool cannot be read or changed.
  */
 int push_session_flush(size_t *left, struct push_session *s, push_flush_fn fn, void *data,
 		       struct bl_error *err);
