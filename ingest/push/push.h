@@ -16,8 +16,10 @@
 
 /* The largest body POST /api/records takes (the server's cap, web.h's WEB_MAX_BODY). */
 #define PUSH_MAX_BODY ((size_t)16 << 20)
-/* The largest answer read from a server; past it the request fails (BL_ETOOBIG). */
-#define PUSH_MAX_RESPONSE ((size_t)16 << 20)
+/* The largest answer read from a server; past it the request fails (BL_ETOOBIG). An answer
+ * to POST /api/records is smaller than its body (a line per record, without the metrics), so
+ * four times the body's cap leaves room for any server. */
+#define PUSH_MAX_RESPONSE ((size_t)64 << 20)
 /* The largest token file read. */
 #define PUSH_MAX_TOKEN_FILE ((size_t)64 << 10)
 /* Defaults: the retries after a first failed attempt, the first retry's delay (each next one
