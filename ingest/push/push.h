@@ -96,16 +96,21 @@ long push_retry_delay_ms(const struct push_retry *r, int attempt, double retry_a
 int push_status_retryable(long status);
 
 /*
- * POSTs one body of native records (§2) to /api/records, trying again on what may pass (no
- * answer, or a retryable status) up to retry->retries times, waiting push_retry_delay_ms in
- * between. name is the body's in messages (its file). 0: acknowledged (a 2xx), out holds the
- * answer; BL_EDENIED: refused (a 4xx, or a status neither 2xx nor retryable), never retried,
- * out->status the status, and err the server's message ("error" of its JSON, else its text),
- * with the server's name for the body ("request:LINE:COLUMN: ...") made name; BL_EIO: not
- * acknowledged after every attempt ("NAME: not acknowledged after N attempts: " and the last
- * failure); BL_ETOOBIG: the body is empty or over PUSH_MAX_BODY, nothing was sent; BL_EINVALID
- * when libcurl refuses the request.
+ * push_request (JSON bodies), trying again on what may pass (no answer, or a retryable status)
+ * up to retry->retries times, waiting push_retry_delay_ms in between; name is what is sent, in
+ * messages (a file). 0: acknowledged (a 2xx), out holds the answer; BL_EDENIED: refused (a 4xx,
+ * or a status neither 2xx nor retryable), never retried, out->status the status, and err the
+ * server's message ("error" of its JSON, else its text), with the server's name for a body
+ * ("request:LINE:COLUMN: ...") made name; BL_EIO: not acknowledged after every attempt ("NAME:
+ * not acknowledged after N attempts: " and the last failure); BL_ETOOBIG and BL_EINVALID as
+ * push_request says.
  */
+int push_request_retrying(struct push_response *out, struct push_server *srv,
+			  const struct push_retry *retry, const char *name, const char *method,
+			  const char *path_and_query, const char *body, size_t len,
+			  struct bl_error *err);
+/* POSTs one body of native records (§2) to /api/records with push_request_retrying; also
+ * BL_ETOOBIG, nothing sent, when the body is empty or over PUSH_MAX_BODY. */
 int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
 		 const char *name, const char *body, size_t len, struct bl_error *err);
 
