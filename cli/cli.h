@@ -100,7 +100,7 @@ struct cli_push {
 /* The option entries of the pushing flags. */
 #define CLI_PUSH_OPTIONS(p)                                                                        \
 	{OPT_STRING, "server", &(p)->server, "URL",                                                \
-	 "push to this benchline server instead of storing (no database)"},                        \
+	 "the benchline server to push to (then no database is opened)"},                          \
 	    {OPT_STRING, "token-file", &(p)->token_file, "F",                                      \
 	     "the server's bearer token: the first field of F's first line"},                      \
 	    {OPT_STRING, "spool", &(p)->spool_dir, "DIR",                                          \

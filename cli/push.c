@@ -161,7 +161,9 @@ static void flushed_one(const struct push_flushed *f, void *data)
 	struct flush_report *r = data;
 	struct bl_error err = BL_ERROR_INIT;
 
-	if (f->moved_to) {
+	if (f->kept) {
+		cli_error("%s", f->why->msg.buf);
+	} else if (f->moved_to) {
 		cli_error("%s; moved to '%s'", f->why->msg.buf, f->moved_to);
 		r->p->failed = 1;
 	} else if (report_answer(f->path, f->answer, (size_t)-1, r->json_out, &err)) {

@@ -326,22 +326,21 @@ static void add_answer_message(struct strbuf *sb, const struct push_response *r)
 	json_decref(j);
 }
 
-int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
-		 const char *name, const char *body, size_t len, struct bl_error *err)
+int push_request_retrying(struct push_response *out, struct push_server *srv,
+			  const struct push_retry *retry, const char *name, const char *method,
+			  const char *path_and_query, const char *body, size_t len,
+			  struct bl_error *err)
 {
 	struct strbuf msg = STRBUF_INIT;
 	int attempts = 0, ret = 0;
 
-	if (!len || len > PUSH_MAX_BODY)
-		return bl_error_set(err, BL_ETOOBIG, "%s: %zu bytes: a body is 1 byte to %zu", name,
-				    len, PUSH_MAX_BODY);
 	for (int attempt = 0; attempt <= retry->retries; attempt++) {
 		if (attempt)
 			sleep_ms(push_retry_delay_ms(retry, attempt, out->retry_after_s));
 		attempts++;
 		if (err)
 			bl_error_clear(err);
-		ret = push_request(out, srv, "POST", "/api/records", body, len, NULL, err);
+		ret = push_request(out, srv, method, path_and_query, body, len, NULL, err);
 		if (ret == BL_EIO)
 			continue; /* no answer: try again */
 		if (ret) {
@@ -371,6 +370,15 @@ int push_records(struct push_response *out, struct push_server *srv, const struc
 done:
 	strbuf_release(&msg);
 	return ret;
+}
+
+int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
+		 const char *name, const char *body, size_t len, struct bl_error *err)
+{
+	if (!len || len > PUSH_MAX_BODY)
+		return bl_error_set(err, BL_ETOOBIG, "%s: %zu bytes: a body is 1 byte to %zu", name,
+				    len, PUSH_MAX_BODY);
+	return push_request_retrying(out, srv, retry, name, "POST", "/api/records", body, len, err);
 }
 
 int push_answer_outcomes(json_t **out, const char *answer, size_t len, struct bl_error *err)

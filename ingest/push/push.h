@@ -16,8 +16,10 @@
 
 /* The largest body POST /api/records takes (the server's cap, web.h's WEB_MAX_BODY). */
 #define PUSH_MAX_BODY ((size_t)16 << 20)
-/* The largest answer read from a server; past it the request fails (BL_ETOOBIG). */
-#define PUSH_MAX_RESPONSE ((size_t)16 << 20)
+/* The largest answer read from a server; past it the request fails (BL_ETOOBIG). An answer
+ * to POST /api/records is smaller than its body (a line per record, without the metrics), so
+ * four times the body's cap leaves room for any server. */
+#define PUSH_MAX_RESPONSE ((size_t)64 << 20)
 /* The largest token file read. */
 #define PUSH_MAX_TOKEN_FILE ((size_t)64 << 10)
 /* Defaults: the retries after a first failed attempt, the first retry's delay (each next one
@@ -94,16 +96,21 @@ long push_retry_delay_ms(const struct push_retry *r, int attempt, double retry_a
 int push_status_retryable(long status);
 
 /*
- * POSTs one body of native records (§2) to /api/records, trying again on what may pass (no
- * answer, or a retryable status) up to retry->retries times, waiting push_retry_delay_ms in
- * between. name is the body's in messages (its file). 0: acknowledged (a 2xx), out holds the
- * answer; BL_EDENIED: refused (a 4xx, or a status neither 2xx nor retryable), never retried,
- * out->status the status, and err the server's message ("error" of its JSON, else its text),
- * with the server's name for the body ("request:LINE:COLUMN: ...") made name; BL_EIO: not
- * acknowledged after every attempt ("NAME: not acknowledged after N attempts: " and the last
- * failure); BL_ETOOBIG: the body is empty or over PUSH_MAX_BODY, nothing was sent; BL_EINVALID
- * when libcurl refuses the request.
+ * push_request (JSON bodies), trying again on what may pass (no answer, or a retryable status)
+ * up to retry->retries times, waiting push_retry_delay_ms in between; name is what is sent, in
+ * messages (a file). 0: acknowledged (a 2xx), out holds the answer; BL_EDENIED: refused (a 4xx,
+ * or a status neither 2xx nor retryable), never retried, out->status the status, and err the
+ * server's message ("error" of its JSON, else its text), with the server's name for a body
+ * ("request:LINE:COLUMN: ...") made name; BL_EIO: not acknowledged after every attempt ("NAME:
+ * not acknowledged after N attempts: " and the last failure); BL_ETOOBIG and BL_EINVALID as
+ * push_request says.
  */
+int push_request_retrying(struct push_response *out, struct push_server *srv,
+			  const struct push_retry *retry, const char *name, const char *method,
+			  const char *path_and_query, const char *body, size_t len,
+			  struct bl_error *err);
+/* POSTs one body of native records (§2) to /api/records with push_request_retrying; also
+ * BL_ETOOBIG, nothing sent, when the body is empty or over PUSH_MAX_BODY. */
 int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
 		 const char *name, const char *body, size_t len, struct bl_error *err);
 
@@ -189,8 +196,9 @@ int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
 struct push_flushed {
 	const char *path;		    /* the spooled file */
 	const struct push_response *answer; /* the server's answer */
-	const char *moved_to; /* NULL: acknowledged and removed; else refused and moved here */
-	const struct bl_error *why; /* refused: the server's message; NULL when acknowledged */
+	int kept;		    /* 1: not acknowledged, it stays (and the flush stops) */
+	const char *moved_to;	    /* refused and moved here; NULL when acknowledged or kept */
+	const struct bl_error *why; /* kept or refused: why; NULL when acknowledged */
 };
 typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
 
@@ -198,11 +206,11 @@ typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
  * Pushes the spooled bodies, oldest first, under the spool's lock. Each one acknowledged is
  * handed to fn, then removed. One refused for what it holds (400, 403, 413 or any other 4xx but
  * those below) is moved to rejected/ and handed to fn, and the flush goes on. It stops at the
- * first body not acknowledged after every retry (the session becomes unreachable; that body
- * and the later ones stay), and at a 401, 404 or 405, which say the command's token or URL is
- * wrong, not the body: then it returns BL_EDENIED with the server's message and leaves the
- * spool as it is. *left (may be NULL) is how many bodies stay in the spool. BL_EIO when the
- * spool cannot be read or changed.
+ * first body not acknowledged after every retry, handed to fn as kept (the session becomes
+ * unreachable; that body and the later ones stay), and at a 401, 404 or 405, which say the
+ * command's token or URL is wrong, not the body: then it returns BL_EDENIED with the server's
+ * message and leaves the spool as it is. *left (may be NULL) is how many bodies stay in the spool.
+ * BL_EIO when the spool cannot be read or changed.
  */
 int push_session_flush(size_t *left, struct push_session *s, push_flush_fn fn, void *data,
 		       struct bl_error *err);

@@ -69,7 +69,7 @@ int push_session_flush(size_t *left, struct push_session *s, push_flush_fn fn, v
 	    (ret = push_spool_list(&names, &n, s->spool, err)))
 		goto done;
 	for (; i < n; i++) {
-		struct push_flushed f = {NULL, &answer, NULL, NULL};
+		struct push_flushed f = {NULL, &answer, 0, NULL, NULL};
 		strbuf_reset(&body);
 		strbuf_reset(&path);
 		strbuf_reset(&moved);
@@ -88,6 +88,10 @@ int push_session_flush(size_t *left, struct push_session *s, push_flush_fn fn, v
 			/* Not acknowledged: it and the rest wait for a later command. */
 			s->unreachable = 1;
 			ret = 0;
+			f.kept = 1;
+			f.why = &why;
+			if (fn)
+				fn(&f, data);
 			goto done;
 		}
 		if (ret && setup_fault(answer.status)) {

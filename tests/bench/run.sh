@@ -25,6 +25,13 @@
 #           rebench` less both builds, against the same number of `sh -c ./bench` runs):
 #           goal at most 2 ms; and bisection's probes over 32 distinct sources with one step:
 #           at most the ends plus ceil(log2(32)) = 6.
+#   push    the fleet (§10): BENCH_PUSH_FILES files (default 400) of BENCH_PUSH_RECORDS native
+#           records each (default 100, 10 metrics), pushed to a local `benchline serve` over
+#           loopback by 8 concurrent clients (`benchline push`, the files as they are; then
+#           `benchline ingest --server`, parsed on the client first), each into a fresh
+#           database; beside `benchline ingest` of the same files into a fresh database, one
+#           transaction per file, by one process and by 8 at once (the server's own ingest
+#           with no HTTP: the limit). Reported, no budget.
 #   corpora real histories from ../shared/data (Django's asv history, github-action-benchmark's
 #           own), converted and detected by tests/corpora/measure.sh: records, Series, slower
 #           Suspects per 100 records, asv's regression ranges matched. Reported, no budget;
@@ -34,7 +41,7 @@
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
 # change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
 # BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
-# sections (default "ingest sync detect gate confirm corpora"). BENCH_DETECT_DB=FILE keeps the
+# sections (default "ingest sync detect gate confirm push corpora"). BENCH_DETECT_DB=FILE keeps the
 # generated detect history in FILE and reuses it when it exists (generating it takes a few
 # minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
@@ -45,7 +52,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate confirm corpora}
+SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate confirm push corpora}
 GROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -455,6 +462,132 @@ else
 	printf '  %-34s %8s     %s probes over %s distinct sources (at most %s)  %s\n' \
 		"benchline bisect" "$1" "$2" "$3" "$bound" "$verdict"
 fi
+echo
+fi
+
+# --- push -------------------------------------------------------------------------------------
+# Figures only, like the corpora: no budget in §12 yet; a failure is printed and counts.
+if want push; then
+PUSH_FILES=${BENCH_PUSH_FILES:-400}
+PUSH_RECORDS=${BENCH_PUSH_RECORDS:-100}
+PUSH_CLIENTS=8
+total=$((PUSH_FILES * PUSH_RECORDS))
+echo "push: $PUSH_FILES files x $PUSH_RECORDS records (10 metrics) over loopback," \
+	"$PUSH_CLIENTS clients"
+mkdir -p "$WORK/push" || die "cannot create $WORK/push"
+perl "$HERE/gen-records.pl" --count "$total" --metrics 10 --prefix fleet --seed 7 |
+	perl -e '
+		my ($dir, $per) = @ARGV;
+		my ($n, $f) = (0, undef);
+		while (my $line = <STDIN>) {
+			if ($n % $per == 0) {
+				close $f if $f;
+				open $f, ">", sprintf("%s/%05d.json", $dir, $n / $per) or die "$!\n";
+			}
+			print $f $line;
+			$n++;
+		}
+		close $f if $f;
+	' "$WORK/push" "$PUSH_RECORDS" || die "cannot generate the push files"
+printf 'secret\n' >"$WORK/push.token"
+printf '  input: %.1f MB in %s files\n' "$(calc "$(cat "$WORK"/push/*.json | wc -c) / 1e6")" \
+	"$PUSH_FILES"
+
+fresh_push_db() {
+	rm -f "$WORK/push.db" "$WORK/push.db-wal" "$WORK/push.db-shm"
+}
+push_pid=
+push_serve() {
+	fresh_push_db
+	rm -f "$WORK/serve.out"
+	"$BL" --db "$WORK/push.db" serve --port 0 --threads 4 --token-file "$WORK/push.token" \
+		>"$WORK/serve.out" 2>"$WORK/serve.err" &
+	push_pid=$!
+	i=0
+	until grep -q serving "$WORK/serve.out" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat "$WORK/serve.err" >&2; return 1; }
+		sleep 0.1
+	done
+	push_url=$(sed -n 's/.* at \(http[^ ]*\)\/ .*/\1/p' "$WORK/serve.out")
+}
+push_stop() {
+	[ -n "$push_pid" ] && kill -TERM "$push_pid" && wait "$push_pid"
+	push_pid=
+}
+# push_clients CMD...: the files dealt round-robin to PUSH_CLIENTS concurrent `benchline CMD
+# --server ...` processes, each with a spool of its own (CMD "local": `benchline ingest` into
+# the database, no server); fails when one does not exit 0.
+push_clients() {
+	c=0
+	pids=
+	while [ $c -lt $PUSH_CLIENTS ]; do
+		files=$(ls "$WORK"/push/*.json | awk -v n=$PUSH_CLIENTS -v c=$c 'NR % n == c')
+		# shellcheck disable=SC2086
+		if [ "$1" = local ]; then
+			"$BL" --db "$WORK/push.db" ingest $files >/dev/null 2>"$WORK/client-$c.err" &
+		else
+			BENCHLINE_DB=$WORK/none.db "$BL" "$@" --server "$push_url" \
+				--token-file "$WORK/push.token" --spool "$WORK/spool-$c" $files \
+				>/dev/null 2>"$WORK/client-$c.err" &
+		fi
+		pids="$pids $!"
+		c=$((c + 1))
+	done
+	rc=0
+	for p in $pids; do
+		wait "$p" || rc=1
+	done
+	return $rc
+}
+# push_round CMD...: a fresh server and database, the clients timed; prints the seconds.
+push_round() {
+	push_serve || return 1
+	t0=$(now)
+	push_clients "$@" || { push_stop; cat "$WORK"/client-*.err | head -5 >&2; return 1; }
+	t1=$(now)
+	push_stop
+	n=$(sqlite3 "$WORK/push.db" "select count(*) from runs")
+	[ "$n" = "$total" ] || { echo "the server stored $n runs, not $total" >&2; return 1; }
+	[ -z "$(ls "$WORK"/spool-* 2>/dev/null | grep json)" ] || { echo "a body was spooled" >&2; return 1; }
+	calc "$t1 - $t0"
+}
+
+# The limits: the same files ingested with no HTTP, by one process, and by as many processes
+# as there are clients (the server's threads parse bodies at once and share the write lock).
+t_lim=$(best fresh_push_db "$BL" --db "$WORK/push.db" ingest "$WORK"/push/*.json) ||
+	die "benchline ingest of the push files failed"
+rate_lim=$(calc "$total / $t_lim")
+printf '  %-34s %8.2f s %9.0f records/s\n' "benchline ingest, 1 process (limit)" "$t_lim" \
+	"$rate_lim"
+# (Created first: eight processes would all migrate a missing database at once.)
+init_push_db() {
+	fresh_push_db
+	"$BL" --db "$WORK/push.db" init >/dev/null
+}
+t_lim8=$(best init_push_db push_clients local) || die "concurrent benchline ingest failed"
+rate_lim8=$(calc "$total / $t_lim8")
+printf '  %-34s %8.2f s %9.0f records/s\n' "benchline ingest, $PUSH_CLIENTS processes" "$t_lim8" \
+	"$rate_lim8"
+for mode in push ingest; do
+	t_push=
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		if ! t=$(push_round "$mode"); then
+			echo "  $mode --server FAILED"
+			missed=1
+			t_push=
+			break
+		fi
+		t_push=$(min "$t_push" "$t")
+		r=$((r + 1))
+	done
+	[ -n "$t_push" ] || continue
+	rate=$(calc "$total / $t_push")
+	printf '  %-34s %8.2f s %9.0f records/s   %.2f of 1 process, %.2f of %s\n' \
+		"$mode --server, $PUSH_CLIENTS clients" "$t_push" "$rate" "$(calc "$rate / $rate_lim")" \
+		"$(calc "$rate / $rate_lim8")" "$PUSH_CLIENTS"
+done
 echo
 fi
 

@@ -19,6 +19,8 @@ FIXTURES=$ROOT/fixtures
 export BENCHLINE
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/benchline-test.XXXXXX")
 export BENCHLINE_DB="$TMP/bench.db"
+# A server named in the environment would take the records away from the test's database.
+unset BENCHLINE_SERVER BENCHLINE_TOKEN_FILE XDG_STATE_HOME
 export GIT_AUTHOR_NAME=tester GIT_AUTHOR_EMAIL=tester@example.com
 export GIT_COMMITTER_NAME=tester GIT_COMMITTER_EMAIL=tester@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP"

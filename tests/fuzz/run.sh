@@ -29,7 +29,7 @@ command -v "$CLANG" >/dev/null || die "clang is needed (make deps)"
 mkdir -p "$OUT" || die "cannot create $OUT"
 
 CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -I$GEN"
-LIBS="-lsqlite3 -lgit2 -ljansson -lm"
+LIBS="-lsqlite3 -lgit2 -ljansson -lcurl -lm"
 # The same sources as the Makefile's library (make prints them).
 LIB_SRC=$(make -s print-lib-src) || die "make print-lib-src failed"
 
