@@ -256,6 +256,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_alerts(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx);

@@ -7,6 +7,8 @@
 
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
+#include "ingest/ingest.h"
+#include "ingest/push/push.h"
 #include "store/store.h"
 
 /* A step of the use case, on stderr, after any progress line left open. */
@@ -43,9 +45,12 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	struct confirm_alerts_request req;
 	struct confirm_alert_result *res = NULL;
 	struct cli_progress progress = {"confirm", 0, 0};
-	struct strbuf machine = STRBUF_INIT;
+	struct strbuf machine = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
+	struct cli_push push;
+	struct ingest_config cfg;
 	const char *machine_flag = NULL;
+	int remote;
 	int64_t *ids = NULL;
 	size_t n = 0, counts[ALERT_TRANSIENT + 1] = {0}, regressions = 0;
 	int json = 0, ret = 0;
@@ -57,10 +62,16 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
 	     "the ratio a metric may grow by before it is slower (default: gate.limit, else 1.02)"},
 	    {OPT_BOOL, "json", &json, NULL, "print one JSON array of outcomes (§14)"},
+	    {OPT_STRING, "server", &push.server, "URL",
+	     "take this machine's alerts from a benchline server, post the outcomes there"},
+	    {OPT_STRING, "token-file", &push.token_file, "F",
+	     "the server's bearer token (a token with the confirm role)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 
 	memset(&req, 0, sizeof(req));
+	cli_push_init(&push);
+	ingest_config_init(&cfg);
 	argc = cli_parse(argc, argv, opts, ctx);
 	if (gate_check_limit(req.limit, &err))
 		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
@@ -79,12 +90,26 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	req.machine = machine.buf;
+	/* A server (--server, $BENCHLINE_SERVER or benchline.json's server) holds the alerts;
+	 * else the database does. */
+	if (repo_toplevel(&root, req.repo ? req.repo : ".", &err) ||
+	    ingest_config_load(&cfg, root.buf, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	remote = cli_push_wanted(&push, ctx, &cfg);
+	if (remote ? cli_push_connect(&push, &cfg, &err)
+		   : store_open(&ctx->store, ctx->db_path, 0, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
 	progress.tty = isatty(2);
 	req.progress = cli_measure_progress;
 	req.progress_data = &progress;
 	req.note = print_note;
 	req.note_data = &progress;
-	ret = confirm_alerts(&res, &n, ctx->store, &req, &err);
+	ret = remote ? confirm_alerts_remote(&res, &n, push.session->srv, &req, &err)
+		     : confirm_alerts(&res, &n, ctx->store, &req, &err);
 	cli_progress_done(&progress);
 	if (ret) {
 		ret = cli_fail(&err);
@@ -115,6 +140,9 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 done:
 	confirm_alert_results_free(res, n);
 	free(ids);
+	cli_push_release(&push);
+	ingest_config_release(&cfg);
+	strbuf_release(&root);
 	strbuf_release(&machine);
 	bl_error_release(&err);
 	return ret;

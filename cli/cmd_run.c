@@ -47,21 +47,8 @@ static int annotate(struct ingest_batch *batch, const struct preflight *pf, cons
 static int check_machine(struct preflight *pf, const struct ingest_config *cfg,
 			 struct bl_error *err)
 {
-	struct preflight_limits limits;
-	char **processes = NULL;
-	size_t nprocesses = 0;
 	int ret;
-
-	preflight_limits_init(&limits);
-	limits.cpu_load_pct = cfg->cpu_load_pct;
-	limits.gpu_load_pct = cfg->gpu_load_pct;
-	if ((ret = preflight_config_processes(&processes, &nprocesses, cfg, err)))
-		return ret;
-	limits.processes = processes;
-	limits.nprocesses = nprocesses;
-	ret = preflight_run(pf, &limits, err);
-	strings_free(processes, nprocesses);
-	if (ret)
+	if ((ret = preflight_check(pf, cfg, err)))
 		return ret;
 	if (pf->quiet) {
 		fputs("benchline: preflight: the machine is quiet\n", stderr);

@@ -6,27 +6,37 @@
 #include "cli/cli.h"
 #include "ingest/repo/repo.h"
 
+/* What the server's background thread did, one line at a time on stderr (one write, so lines
+ * of two threads never mix). */
+static void serve_log(const char *line, void *data)
+{
+	(void)data;
+	fprintf(stderr, "benchline: %s\n", line);
+}
+
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct web_options opts;
 	struct web_server *srv = NULL;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf root = STRBUF_INIT;
-	long port = 8080, threads = 4, timeout = 10;
+	long port = 8080, threads = 4, timeout = 10, sync_interval = -1;
 	sigset_t stop, old;
 	int sig = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "bind", &opts.bind, "ADDR", "the address to listen on (127.0.0.1)"},
 	    {OPT_INT, "port", &port, "PORT", "the port (8080; 0 picks a free one)"},
 	    {OPT_STRING, "token-file", &opts.token_file, "F",
-	     "bearer tokens for POST /api/records, one a line: TOKEN [MACHINE-GLOB]"},
+	     "bearer tokens, one a line: TOKEN [MACHINE-GLOB [ROLES]], ROLES push,confirm"},
 	    {OPT_STRING, "base-url", &opts.base_url, "URL",
 	     "the public URL prefix, behind a reverse proxy"},
 	    {OPT_INT, "threads", &threads, "N", "request threads (4)"},
 	    {OPT_INT, "timeout", &timeout, "SECONDS", "drop idle or slow connections after (10)"},
 	    {OPT_STRING, "gnuplot", &opts.gnuplot, "PROGRAM", "the gnuplot to run (gnuplot)"},
 	    {OPT_STRING, "repo", &opts.repo_dir, "DIR",
-	     "the benchmarked repository: serve /gate and /api/gate"},
+	     "the benchmarked repository: its benchline.json, /gate, main synced"},
+	    {OPT_INT, "sync-interval", &sync_interval, "SECONDS",
+	     "with --repo: sync main this often (300)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&opts, 0, sizeof(opts));
@@ -38,6 +48,10 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "--threads must be 1 to 256");
 	if (timeout < 1 || timeout > 3600)
 		cli_usage_error(ctx->cmd, options, "--timeout must be 1 to 3600 seconds");
+	if (sync_interval != -1 && !opts.repo_dir)
+		cli_usage_error(ctx->cmd, options, "--sync-interval needs --repo");
+	if (sync_interval != -1 && (sync_interval < 1 || sync_interval > 86400))
+		cli_usage_error(ctx->cmd, options, "--sync-interval must be 1 to 86400 seconds");
 	if (opts.repo_dir) {
 		/* A repository the gate routes could not read is a startup error, not a 500
 		 * on every request. */
@@ -60,6 +74,8 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	opts.port = (unsigned)port;
 	opts.threads = (unsigned)threads;
 	opts.timeout_s = (unsigned)timeout;
+	opts.sync_interval_s = sync_interval > 0 ? (unsigned)sync_interval : 0;
+	opts.log = serve_log;
 
 	/* Every thread inherits this mask: the signals are taken by sigwait below, and a
 	 * closed pipe or socket is an error return, never a signal. */

@@ -113,6 +113,7 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 		     struct ingest_batch *batch, struct bl_error *err)
 {
 	enum ingest_outcome *outcomes;
+	struct ingest_tagged *tagged;
 	int64_t *ids;
 	int ret;
 
@@ -120,12 +121,16 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 		return push_batch(in, name, batch, err);
 	outcomes = xcalloc(batch->nr ? batch->nr : 1, sizeof(*outcomes));
 	ids = xcalloc(batch->nr ? batch->nr : 1, sizeof(*ids));
+	tagged = xcalloc(batch->nr ? batch->nr : 1, sizeof(*tagged));
+	in->core.tagged = tagged;
 	ret = ingest_intake_store(&in->core, ctx->store, name, batch, outcomes, ids, err);
+	in->core.tagged = NULL;
 	for (size_t i = 0; !ret && i < batch->nr; i++) {
 		const struct ingest_record *rec = &batch->records[i];
 		if (in->json_out) {
-			json_array_append_new(
-			    in->json_out, ingest_outcome_json(name, i, rec, ids[i], outcomes[i]));
+			json_t *row = ingest_outcome_json(name, i, rec, ids[i], outcomes[i]);
+			ingest_outcome_add_tags(row, rec, &tagged[i]);
+			json_array_append_new(in->json_out, row);
 			continue;
 		}
 		cli_intake_say(name, rec->machine, rec->benchmark, rec->config, rec->source_hash,
@@ -133,6 +138,7 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 	}
 	free(outcomes);
 	free(ids);
+	free(tagged);
 	return ret;
 }
 

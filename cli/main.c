@@ -57,8 +57,14 @@ const struct cli_command cli_commands[] = {
      "list the Suspects detect found, in Series order"},
     {"alerts", cmd_alerts, NEED_DB, "benchline alerts [--machine M] [--state S] [--json]",
      "list the alerts: Suspects grouped into what confirm measures"},
-    {"confirm", cmd_confirm, NEED_DB,
-     "benchline confirm [--repo DIR] [--machine M] [--limit RATIO] [--json] [ALERT...]",
+    {"sweep", cmd_sweep, 0, /* opens the database itself: --server needs none */
+     "benchline sweep [--repo DIR] [--machine M] [--since REV | --last N] [--confirm]\n"
+     "                       [--harness-version N] [--wait-quiet SECONDS] [--no-preflight]\n"
+     "                       [--server URL --token-file F]",
+     "the nightly job: build, run and store main's commits not measured yet, then detect"},
+    {"confirm", cmd_confirm, 0, /* opens the database itself: --server needs none */
+     "benchline confirm [--repo DIR] [--machine M] [--limit RATIO] [--json]\n"
+     "                         [--server URL --token-file F] [ALERT...]",
      "re-bench open slower alerts and bisect the ones that hold into Regressions"},
     {"regressions", cmd_regressions, NEED_DB, "benchline regressions [--json]",
      "list the Regressions bisection pinned"},

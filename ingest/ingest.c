@@ -264,9 +264,9 @@ static int insert_metrics(struct store *st, int64_t run_id, const struct ingest_
 }
 
 /* Stores one record: its run, metrics and tags, and settles which run holds its key. */
-static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct store *st,
-		     struct id_cache *ids, const struct ingest_record *rec, double noisy_limit,
-		     struct bl_error *err)
+static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct ingest_tagged *tg,
+		     struct store *st, struct id_cache *ids, const struct ingest_record *rec,
+		     double noisy_limit, struct bl_error *err)
 {
 	double quietness = ingest_quietness(rec);
 	int dirty = rec->dirty, off_profile = strcmp(rec->profile, "release") != 0;
@@ -279,11 +279,23 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct store
 	int standing_flawed;
 	struct store_key key;
 
+	memset(tg, 0, sizeof(*tg));
+	tg->quietness = quietness;
+	tg->noisy_limit = noisy_limit;
+	tg->standing_quietness = NAN;
 	if ((ret = store_run_by_digest(&existing, st, rec->digest, err)))
 		return ret;
 	if (existing) {
 		*outcome = INGEST_DUPLICATE;
 		*run_id = existing;
+		/* Stored before: the tags it has now. */
+		for (unsigned i = 0; i < INGEST_NTAGS; i++) {
+			int has;
+			if ((ret = store_has_tag(&has, st, existing, ingest_tag_name(i), err)))
+				return ret;
+			if (has)
+				tg->tags |= 1u << i;
+		}
 		return 0;
 	}
 	if (!rec->source_hash[0])
@@ -324,6 +336,9 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct store
 	    (noisy && (ret = store_add_tag(st, *run_id, "noisy", err))) ||
 	    (!on_main && (ret = store_add_tag(st, *run_id, "not-main", err))))
 		return ret;
+	tg->tags = (dirty ? INGEST_TAG_DIRTY : 0) | (off_profile ? INGEST_TAG_PROFILE : 0) |
+		   (busy ? INGEST_TAG_PREFLIGHT : 0) | (noisy ? INGEST_TAG_NOISY : 0) |
+		   (!on_main ? INGEST_TAG_NOT_MAIN : 0);
 
 	key.machine_id = ids->machine_id;
 	key.benchmark_id = ids->benchmark_id;
@@ -335,6 +350,12 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct store
 	if (standing && !ingest_new_run_stands(ids->keep_first, standing_flawed, standing_quietness,
 					       flawed, quietness)) {
 		*outcome = INGEST_SUPERSEDED;
+		tg->tags |= INGEST_TAG_SUPERSEDED;
+		tg->standing = standing;
+		tg->standing_quietness = standing_quietness;
+		tg->kept = ids->keep_first	       ? INGEST_KEPT_FIRST
+			   : standing_flawed != flawed ? INGEST_KEPT_CLEAN
+						       : INGEST_KEPT_QUIETER;
 		return store_add_tag(st, *run_id, "superseded", err);
 	}
 	*outcome = INGEST_STANDS;
@@ -355,9 +376,10 @@ int ingest_store(struct store *st, struct ingest_batch *batch, const struct inge
 		return ret;
 	for (size_t i = 0; i < batch->nr; i++) {
 		enum ingest_outcome outcome = INGEST_DUPLICATE;
+		struct ingest_tagged tagged;
 		int64_t run_id = 0;
-		if ((ret = store_one(&outcome, &run_id, st, &ids, &batch->records[i], noisy_limit,
-				     err))) {
+		if ((ret = store_one(&outcome, &run_id, &tagged, st, &ids, &batch->records[i],
+				     noisy_limit, err))) {
 			bl_error_prefix(err, "record %zu", i + 1);
 			store_rollback(st);
 			goto done;
@@ -366,6 +388,8 @@ int ingest_store(struct store *st, struct ingest_batch *batch, const struct inge
 			outcomes[i] = outcome;
 		if (run_ids)
 			run_ids[i] = run_id;
+		if (opts && opts->tagged)
+			opts->tagged[i] = tagged;
 	}
 	ret = store_commit(st, err);
 done:

@@ -118,8 +118,42 @@ enum ingest_outcome {
 	INGEST_DUPLICATE,  /* the same run was already stored: nothing new */
 };
 
+/* The tags a stored run can carry (§5), as bits; each keeps the run off its Series. */
+enum ingest_tag {
+	INGEST_TAG_DIRTY = 1 << 0,
+	INGEST_TAG_NOISY = 1 << 1,
+	INGEST_TAG_NOT_MAIN = 1 << 2,
+	INGEST_TAG_PREFLIGHT = 1 << 3,
+	INGEST_TAG_PROFILE = 1 << 4,
+	INGEST_TAG_SUPERSEDED = 1 << 5,
+};
+#define INGEST_NTAGS 6
+/* The tag of bit i (0 to INGEST_NTAGS - 1), in the store's (alphabetical) order. */
+const char *ingest_tag_name(unsigned i);
+
+/* Why the run does not stand: the run that holds its key keeps it because... */
+enum ingest_kept {
+	INGEST_KEPT_NONE,    /* (it stands, or it was stored before) */
+	INGEST_KEPT_FIRST,   /* its machine keeps the first run of a key (keep "first") */
+	INGEST_KEPT_CLEAN,   /* that run has no quality tag and this one has */
+	INGEST_KEPT_QUIETER, /* that run is as quiet or quieter (p95/median) */
+};
+
+/* What kept a stored record off its Series: its run's tags and the figures that decided them,
+ * for the one-line report and the JSON outcome (§10: `noisy: p95/median 1.12 >= 1.06`). */
+struct ingest_tagged {
+	unsigned tags;		       /* enum ingest_tag bits */
+	double quietness, noisy_limit; /* p95/median of the primary metric (NAN: unknown), and the
+					  limit it was held to */
+	int64_t standing;	       /* superseded: the run that holds the key (0: unknown) */
+	double standing_quietness;     /* that run's p95/median (NAN: unknown) */
+	enum ingest_kept kept;
+};
+
 struct ingest_options {
-	double noisy_limit; /* 0 for INGEST_NOISY_LIMIT */
+	double noisy_limit;	      /* 0 for INGEST_NOISY_LIMIT */
+	struct ingest_tagged *tagged; /* may be NULL: one per record, what kept it off (a
+					  duplicate: its stored run's tags) */
 };
 
 /*
@@ -213,8 +247,12 @@ struct ingest_intake {
 	const char *repo;	      /* the records come from this repository's HEAD; NULL: none */
 	const char *settings_dir;     /* where benchline.json is read when repo is NULL (the
 					 server's --repo); NULL: defaults */
+	const char *commit, *source_hash; /* what a format lacks when there is no repo (a push's
+					     query); NULL: not given */
 	const char *machine_glob; /* the machines records may name (a push token's); NULL: any */
-	const char *no_hash_hint; /* how a record without a source hash could get one */
+	struct ingest_tagged *tagged; /* may be NULL: one per record ingest_intake_store stores,
+					 why it joins no Series (ingest_outcome_add_tags) */
+	const char *no_hash_hint;     /* how a record without a source hash could get one */
 
 	/* Filled by ingest_intake_setup and ingest_intake_parse. */
 	struct ingest_config cfg; /* benchline.json, defaults without one */
@@ -260,6 +298,14 @@ int ingest_outcome_parse(enum ingest_outcome *out, const char *name);
  * harness_version, baseline, outcome}. */
 struct json_t *ingest_outcome_json(const char *file, size_t index, const struct ingest_record *rec,
 				   int64_t run_id, enum ingest_outcome o);
+/* Adds to an outcome row what keeps the record off its Series: "tags" (names, in the store's
+ * order; [] when it joins its Series) and "why" ({TAG: reason}, e.g. {"noisy": "p95/median 1.12
+ * >= 1.06"}). */
+void ingest_outcome_add_tags(struct json_t *row, const struct ingest_record *rec,
+			     const struct ingest_tagged *t);
+/* The reason for tag bit i of t, appended to out (`p95/median 1.12 >= 1.06`). */
+void ingest_tag_why(struct strbuf *out, unsigned i, const struct ingest_record *rec,
+		    const struct ingest_tagged *t);
 
 /*
  * Positions in JSON text, for messages (jsonpos.c). jansson does not keep the position of

@@ -119,6 +119,9 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 		d.dirty = in->head.dirty;
 		d.branch = in->head.branch[0] ? in->head.branch : NULL;
 		d.committed_at = in->head.committed_at;
+	} else if (in->commit) {
+		d.commit = in->commit;
+		d.source_hash = in->source_hash;
 	}
 	if ((ret = adapters_parse(out, &in->chosen_format, in->format, name, text, len, &d, err)))
 		return ret;
@@ -145,7 +148,7 @@ int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *
 			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
 			struct bl_error *err)
 {
-	struct ingest_options opts = {in->cfg.noisy_limit};
+	struct ingest_options opts = {in->cfg.noisy_limit, in->tagged};
 	int ret;
 
 	for (size_t i = 0; in->machine_glob && i < batch->nr; i++)
@@ -257,4 +260,72 @@ json_t *ingest_outcome_json(const char *file, size_t index, const struct ingest_
 	json_object_set_new(row, "baseline", json_boolean(rec->baseline));
 	json_object_set_new(row, "outcome", json_string(ingest_outcome_name(o)));
 	return row;
+}
+
+static const char *const tag_names[INGEST_NTAGS] = {
+    "dirty", "noisy", "not-main", "preflight", "profile", "superseded",
+};
+
+const char *ingest_tag_name(unsigned i)
+{
+	return i < INGEST_NTAGS ? tag_names[i] : "?";
+}
+
+void ingest_tag_why(struct strbuf *out, unsigned i, const struct ingest_record *rec,
+		    const struct ingest_tagged *t)
+{
+	switch (1u << i) {
+	case INGEST_TAG_DIRTY:
+		strbuf_addf(out, "its measured paths differed from commit %.12s", rec->commit);
+		break;
+	case INGEST_TAG_NOISY:
+		if (isnan(t->quietness))
+			strbuf_addstr(out, "p95/median over the limit");
+		else
+			strbuf_addf(out, "p95/median %.3g >= %.3g", t->quietness, t->noisy_limit);
+		break;
+	case INGEST_TAG_NOT_MAIN:
+		strbuf_addf(out, "commit %.12s is not on main", rec->commit);
+		break;
+	case INGEST_TAG_PREFLIGHT:
+		strbuf_addstr(out, "preflight found the machine busy");
+		break;
+	case INGEST_TAG_PROFILE:
+		strbuf_addf(out, "profile '%s', not release", rec->profile);
+		break;
+	case INGEST_TAG_SUPERSEDED:
+		if (t->kept == INGEST_KEPT_FIRST)
+			strbuf_addf(out, "machine %s keeps the first run of a key (run %lld)",
+				    rec->machine, (long long)t->standing);
+		else if (t->kept == INGEST_KEPT_CLEAN)
+			strbuf_addf(out, "run %lld, with no quality tag, holds its key",
+				    (long long)t->standing);
+		else if (t->kept == INGEST_KEPT_QUIETER && !isnan(t->standing_quietness) &&
+			 !isnan(t->quietness))
+			strbuf_addf(out, "run %lld holds its key: p95/median %.3g <= %.3g",
+				    (long long)t->standing, t->standing_quietness, t->quietness);
+		else if (t->kept == INGEST_KEPT_QUIETER)
+			strbuf_addf(out, "run %lld holds its key", (long long)t->standing);
+		else
+			strbuf_addstr(out, "another run holds its key");
+		break;
+	}
+}
+
+void ingest_outcome_add_tags(json_t *row, const struct ingest_record *rec,
+			     const struct ingest_tagged *t)
+{
+	json_t *tags = json_array(), *why = json_object();
+	struct strbuf sb = STRBUF_INIT;
+	for (unsigned i = 0; i < INGEST_NTAGS; i++) {
+		if (!(t->tags & (1u << i)))
+			continue;
+		strbuf_reset(&sb);
+		ingest_tag_why(&sb, i, rec, t);
+		json_array_append_new(tags, json_string(tag_names[i]));
+		json_object_set_new(why, tag_names[i], json_string_or_null(sb.buf));
+	}
+	json_object_set_new(row, "tags", tags);
+	json_object_set_new(row, "why", why);
+	strbuf_release(&sb);
 }

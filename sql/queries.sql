@@ -126,6 +126,57 @@ SELECT id, machine, benchmark, config, source_hash, harness_version, commit_sha,
 FROM listed
 ORDER BY machine, benchmark, config, place, at, started_at, id;
 
+-- Pages of runs for GET /api/records, by run id (keyset paging: ?1 the last id of the page
+-- before, ?9 the page's size), with the columns of records_list. ?2 a machine's name, ?3 a
+-- benchmark's, NULL for any; ?4 1 for every run, 0 for standing ones; ?5/?6 and ?7/?8 the
+-- range of commits and of source hashes a hex prefix names ([prefix, prefix || 'g')), NULL
+-- for any. Three statements that differ in what leads, so each reads one index range: the
+-- run ids, the commits (runs_commit) or the source hashes (runs_source).
+-- name: records_page
+SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
+       runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
+       r.run_id IS NOT NULL, runs.place
+FROM placed_runs runs
+JOIN machines m ON m.id = runs.machine_id
+JOIN benchmarks b ON b.id = runs.benchmark_id
+LEFT JOIN records r ON r.run_id = runs.id
+WHERE runs.id > ?1 AND (?2 IS NULL OR m.name = ?2) AND (?3 IS NULL OR b.name = ?3)
+  AND (?4 = 1 OR r.run_id IS NOT NULL)
+  AND (?5 IS NULL OR (runs.commit_sha >= ?5 AND runs.commit_sha < ?6))
+  AND (?7 IS NULL OR (runs.source_hash >= ?7 AND runs.source_hash < ?8))
+ORDER BY runs.id
+LIMIT ?9;
+
+-- name: records_page_commit
+SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
+       runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
+       r.run_id IS NOT NULL, runs.place
+FROM placed_runs runs
+JOIN machines m ON m.id = runs.machine_id
+JOIN benchmarks b ON b.id = runs.benchmark_id
+LEFT JOIN records r ON r.run_id = runs.id
+WHERE runs.commit_sha >= ?5 AND runs.commit_sha < ?6 AND runs.id > ?1
+  AND (?2 IS NULL OR m.name = ?2) AND (?3 IS NULL OR b.name = ?3)
+  AND (?4 = 1 OR r.run_id IS NOT NULL)
+  AND (?7 IS NULL OR (runs.source_hash >= ?7 AND runs.source_hash < ?8))
+ORDER BY runs.id
+LIMIT ?9;
+
+-- name: records_page_source
+SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
+       runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
+       r.run_id IS NOT NULL, runs.place
+FROM placed_runs runs
+JOIN machines m ON m.id = runs.machine_id
+JOIN benchmarks b ON b.id = runs.benchmark_id
+LEFT JOIN records r ON r.run_id = runs.id
+WHERE runs.source_hash >= ?7 AND runs.source_hash < ?8 AND runs.id > ?1
+  AND (?2 IS NULL OR m.name = ?2) AND (?3 IS NULL OR b.name = ?3)
+  AND (?4 = 1 OR r.run_id IS NOT NULL)
+  AND (?5 IS NULL OR (runs.commit_sha >= ?5 AND runs.commit_sha < ?6))
+ORDER BY runs.id
+LIMIT ?9;
+
 -- name: run_tags
 SELECT tag FROM tags WHERE run_id = ?1 ORDER BY tag;
 
@@ -150,3 +201,12 @@ SELECT count(*) FROM machines;
 
 -- name: count_benchmarks
 SELECT count(*) FROM benchmarks;
+
+-- Whether machine ?1 (by name) has a clean standing record at source hash ?2 (a sweep skips
+-- that source).
+-- name: machine_measured
+SELECT EXISTS (SELECT 1 FROM runs r
+	       JOIN records rec ON rec.run_id = r.id
+	       WHERE r.source_hash = ?2
+		 AND r.machine_id = (SELECT id FROM machines WHERE name = ?1)
+		 AND r.dirty = 0 AND r.profile = 'release');

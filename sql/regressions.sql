@@ -32,6 +32,22 @@ LEFT JOIN alerts a ON a.id = r.alert_id
 WHERE ?1 = 0 OR r.alert_id = ?1
 ORDER BY r.id;
 
+-- The Regressions GET /api/regressions filters, oldest first, with the same columns: ?1 a
+-- machine's name, ?2 a benchmark's, NULL for any; ?3/?4 the range of commits a hex prefix
+-- names ([prefix, prefix || 'g')), NULL for any; ?5 an alert's id, NULL for any.
+-- name: regressions_filtered
+SELECT r.id, r.alert_id, m.name, b.name, r.config, r.metric, r.commit_sha, r.seq,
+       r.source_hash, r.subject, r.pr, r.ratio, r.lo, r.hi, r.reference_commit, r.probes,
+       a.filed_url, r.created_at
+FROM regressions r
+JOIN machines m ON m.id = r.machine_id
+JOIN benchmarks b ON b.id = r.benchmark_id
+LEFT JOIN alerts a ON a.id = r.alert_id
+WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR b.name = ?2)
+  AND (?3 IS NULL OR (r.commit_sha >= ?3 AND r.commit_sha < ?4))
+  AND (?5 IS NULL OR r.alert_id = ?5)
+ORDER BY r.id;
+
 -- The Regressions of one Series (machine and benchmark by name, config, metric), oldest
 -- first, with the same columns.
 -- name: regressions_of_series

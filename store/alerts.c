@@ -118,10 +118,12 @@ int store_alert_set_outcome(struct store *st, int64_t id, enum suspect_state sta
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_ALERTS_SET_OUTCOME, err);
 	sqlite3_stmt *u;
-	int ret;
+	/* Its own transaction, unless the caller's is open (an outcome stored with its
+	 * Regressions, confirm_apply_outcome). */
+	int own_txn = sqlite3_get_autocommit(store_sqlite(st)), ret;
 	if (!s)
 		return BL_EDB;
-	if ((ret = store_begin(st, err)))
+	if (own_txn && (ret = store_begin(st, err)))
 		return ret;
 	sqlite3_bind_int64(s, 1, id);
 	store_bind_text(s, 2, suspect_state_name(state));
@@ -138,8 +140,9 @@ int store_alert_set_outcome(struct store *st, int64_t id, enum suspect_state sta
 	store_bind_text(u, 2, suspect_state_name(state));
 	if ((ret = store_exec(st, u, "cannot record an alert's outcome", err)))
 		goto fail;
-	return store_commit(st, err);
+	return own_txn ? store_commit(st, err) : 0;
 fail:
-	store_rollback(st);
+	if (own_txn)
+		store_rollback(st);
 	return ret;
 }

@@ -29,7 +29,8 @@ int store_exec(struct store *st, sqlite3_stmt *s, const char *what, struct bl_er
  * is no row or the value is NULL. */
 int store_query_int64(int64_t *out, int64_t dflt, struct store *st, sqlite3_stmt *s,
 		      const char *what, struct bl_error *err);
-/* The one formatter of database errors: "WHAT in 'FILE': sqlite's message". Returns BL_EDB. */
+/* The one formatter of database errors: "WHAT in 'FILE': sqlite's message". Returns BL_EDB, or
+ * BL_EBUSY when the connection's last error is SQLITE_BUSY or SQLITE_LOCKED. */
 int store_db_error(struct bl_error *err, struct store *st, const char *what);
 
 /* Binding and reading the values the store keeps: a NULL string and a NAN double are SQL

@@ -123,6 +123,28 @@ int store_each_regression(struct store *st, int64_t alert_id, store_regression_f
 	return walk_regressions(st, s, fn, data, err);
 }
 
+int store_each_regression_filtered(struct store *st, const struct store_regression_filter *f,
+				   store_regression_fn fn, void *data, struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_REGRESSIONS_FILTERED, err);
+	struct strbuf hi = STRBUF_INIT;
+	int ret;
+	if (!s)
+		return BL_EDB;
+	store_bind_text(s, 1, f->machine);
+	store_bind_text(s, 2, f->benchmark);
+	if (f->commit) {
+		/* "g" comes after every hex digit: the range holds every id with the prefix */
+		strbuf_addf(&hi, "%sg", f->commit);
+		store_bind_text(s, 3, f->commit);
+		store_bind_text(s, 4, hi.buf);
+	}
+	store_bind_id(s, 5, f->alert_id);
+	ret = walk_regressions(st, s, fn, data, err);
+	strbuf_release(&hi);
+	return ret;
+}
+
 int store_series_regressions(struct store *st, const char *machine, const char *benchmark,
 			     const char *config, const char *metric, store_regression_fn fn,
 			     void *data, struct bl_error *err)

@@ -24,7 +24,11 @@ sqlite3 *store_sqlite(struct store *st)
 
 int store_db_error(struct bl_error *err, struct store *st, const char *what)
 {
-	return bl_error_set(err, BL_EDB, "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+	/* A lock another connection held past the busy timeout is not a broken database: the
+	 * server answers it 503, so the client tries again later. */
+	int rc = sqlite3_errcode(st->db) & 0xff;
+	return bl_error_set(err, rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? BL_EBUSY : BL_EDB,
+			    "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
 }
 
 sqlite3_stmt *store_stmt(struct store *st, enum sql_stmt id, struct bl_error *err)
@@ -791,17 +795,11 @@ void store_metrics_free(struct store_record_metric *metrics, size_t n)
 	free(metrics);
 }
 
-int store_each_record(struct store *st, const struct store_record_filter *filter,
-		      store_record_fn fn, void *data, struct bl_error *err)
+/* Walks the rows of records_list or one of the records_page statements (the same columns). */
+static int walk_records(struct store *st, sqlite3_stmt *list, store_record_fn fn, void *data,
+			const char *what, struct bl_error *err)
 {
-	/* Each row's tags and metrics are read by other statements while the listing steps. */
-	sqlite3_stmt *list = store_stmt(st, SQL_RECORDS_LIST, err);
 	int rc, ret = 0;
-	if (!list)
-		return BL_EDB;
-	store_bind_text(list, 1, filter->machine);
-	store_bind_text(list, 2, filter->benchmark);
-	sqlite3_bind_int(list, 3, filter->all ? 1 : 0);
 	while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
 		struct store_record_row row;
 		memset(&row, 0, sizeof(row));
@@ -826,7 +824,74 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 			break;
 	}
 	if (!ret && rc != SQLITE_DONE)
-		ret = store_db_error(err, st, "cannot list records");
+		ret = store_db_error(err, st, what);
 	sqlite3_reset(list);
 	return ret < 0 ? ret : 0;
+}
+
+int store_each_record(struct store *st, const struct store_record_filter *filter,
+		      store_record_fn fn, void *data, struct bl_error *err)
+{
+	/* Each row's tags and metrics are read by other statements while the listing steps. */
+	sqlite3_stmt *list = store_stmt(st, SQL_RECORDS_LIST, err);
+	if (!list)
+		return BL_EDB;
+	store_bind_text(list, 1, filter->machine);
+	store_bind_text(list, 2, filter->benchmark);
+	sqlite3_bind_int(list, 3, filter->all ? 1 : 0);
+	return walk_records(st, list, fn, data, "cannot list records", err);
+}
+
+/* Binds the range of hex ids a prefix names: [prefix, prefix + "g"), "g" coming after every
+ * hex digit, so the range is one index seek. */
+static void bind_prefix_range(sqlite3_stmt *s, int i, const char *prefix, struct strbuf *hi)
+{
+	strbuf_reset(hi);
+	strbuf_addstr(hi, prefix);
+	strbuf_addch(hi, 'g');
+	sqlite3_bind_text(s, i, prefix, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, i + 1, hi->buf, -1, SQLITE_TRANSIENT);
+}
+
+int store_record_page(struct store *st, const struct store_record_page *p, store_record_fn fn,
+		      void *data, struct bl_error *err)
+{
+	/* The commit or source hash leads when given (its index), else the run id. */
+	enum sql_stmt which = p->commit	       ? SQL_RECORDS_PAGE_COMMIT
+			      : p->source_hash ? SQL_RECORDS_PAGE_SOURCE
+					       : SQL_RECORDS_PAGE;
+	sqlite3_stmt *list = store_stmt(st, which, err);
+	struct strbuf hi = STRBUF_INIT, hi2 = STRBUF_INIT;
+	int ret;
+	if (!list)
+		return BL_EDB;
+	sqlite3_bind_int64(list, 1, p->after);
+	store_bind_text(list, 2, p->machine);
+	store_bind_text(list, 3, p->benchmark);
+	sqlite3_bind_int(list, 4, p->all ? 1 : 0);
+	if (p->commit)
+		bind_prefix_range(list, 5, p->commit, &hi);
+	if (p->source_hash)
+		bind_prefix_range(list, 7, p->source_hash, &hi2);
+	sqlite3_bind_int64(list, 9, (sqlite3_int64)p->limit);
+	ret = walk_records(st, list, fn, data, "cannot list records", err);
+	strbuf_release(&hi);
+	strbuf_release(&hi2);
+	return ret;
+}
+
+int store_machine_measured(int *out, struct store *st, const char *machine, const char *source_hash,
+			   struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_MACHINE_MEASURED, err);
+	int64_t v = 0;
+	int ret;
+	*out = 0;
+	if (!s)
+		return BL_EDB;
+	store_bind_text(s, 1, machine);
+	store_bind_text(s, 2, source_hash);
+	ret = store_query_int64(&v, 0, st, s, "cannot read records", err);
+	*out = v != 0;
+	return ret;
 }

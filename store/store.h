@@ -161,6 +161,20 @@ typedef int (*store_record_fn)(const struct store_record_row *row, void *data);
 int store_each_record(struct store *st, const struct store_record_filter *filter,
 		      store_record_fn fn, void *data, struct bl_error *err);
 
+/* A page of runs in run id order (GET /api/records): keyset paging, each page after the last
+ * id of the one before. */
+struct store_record_page {
+	const char *machine, *benchmark; /* NULL: any */
+	const char *commit;		 /* a prefix of lowercase hex digits; NULL: any */
+	const char *source_hash;	 /* likewise */
+	int all;			 /* 1: every run, not just standing ones */
+	int64_t after;			 /* only runs with a larger id (0: from the first) */
+	size_t limit;			 /* at most this many rows */
+};
+/* Called once per row by ascending run id, as store_each_record calls fn. */
+int store_record_page(struct store *st, const struct store_record_page *p, store_record_fn fn,
+		      void *data, struct bl_error *err);
+
 /* Counts, for tests and `init`. */
 int store_count(int64_t *out, struct store *st, const char *table, struct bl_error *err);
 
@@ -466,6 +480,10 @@ typedef int (*store_suspect_fn)(const struct store_suspect *s, void *data);
  * walk (store_each_suspect then returns 0). */
 int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
 		       struct bl_error *err);
+/* Whether machine (by name) has a clean standing record (not dirty, release profile) at
+ * source_hash: what a sweep need not measure again. */
+int store_machine_measured(int *out, struct store *st, const char *machine, const char *source_hash,
+			   struct bl_error *err);
 /* Whether detect has ever run on this database. */
 int store_detect_ran(int *out, struct store *st, struct bl_error *err);
 /* Open Suspects on one Series. */
@@ -556,7 +574,8 @@ int store_alert_suspect_ids(int64_t **ids, size_t *nr, struct store *st, int64_t
 int store_alert_suspects(struct store *st, int64_t alert_id, store_suspect_fn fn, void *data,
 			 struct bl_error *err);
 /* Records what confirm found: the alert's state (its Suspects take it too), its outcome, the
- * re-bench report as JSON text and a note (each may be NULL). */
+ * re-bench report as JSON text and a note (each may be NULL). In its own transaction, or in
+ * the caller's when one is open. */
 int store_alert_set_outcome(struct store *st, int64_t id, enum suspect_state state,
 			    enum alert_outcome outcome, const char *rebench, const char *note,
 			    struct bl_error *err);
@@ -592,6 +611,15 @@ typedef int (*store_regression_fn)(const struct store_regression *r, void *data)
  * the walk. */
 int store_each_regression(struct store *st, int64_t alert_id, store_regression_fn fn, void *data,
 			  struct bl_error *err);
+/* What GET /api/regressions asks for: NULL (0) for any. */
+struct store_regression_filter {
+	const char *machine, *benchmark;
+	const char *commit; /* a prefix of lowercase hex digits */
+	int64_t alert_id;
+};
+/* The Regressions the filter takes, oldest first. A non-zero return from fn stops the walk. */
+int store_each_regression_filtered(struct store *st, const struct store_regression_filter *f,
+				   store_regression_fn fn, void *data, struct bl_error *err);
 /* The Regressions of one Series (machine, benchmark, config, metric by name), oldest first. A
  * non-zero return from fn stops the walk. */
 int store_series_regressions(struct store *st, const char *machine, const char *benchmark,

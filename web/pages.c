@@ -124,14 +124,105 @@ static int api_regressions_one(const struct store_regression *g, void *data)
 	return 0;
 }
 
-int web_api_regressions(struct web_reply *r, struct store *st, struct bl_error *err)
+int web_api_regressions(struct web_reply *r, struct store *st,
+			const struct store_regression_filter *f, struct bl_error *err)
 {
 	struct api_regressions a = {&r->body, 0};
 	int ret;
 	strbuf_addch(&r->body, '[');
-	if ((ret = store_each_regression(st, 0, api_regressions_one, &a, err)))
+	if ((ret = store_each_regression_filtered(st, f, api_regressions_one, &a, err)))
 		return ret;
 	close_json_array(&r->body, a.count);
+	r->status = 200;
+	r->type = "application/json";
+	return 0;
+}
+
+struct api_alerts {
+	struct strbuf *out;
+	size_t count;
+	struct store *st;
+	struct bl_error *err;
+	int failed;
+};
+
+static int api_alerts_one(const struct store_alert *al, void *data)
+{
+	struct api_alerts *a = data;
+	int64_t *ids;
+	size_t n;
+	json_t *arr;
+	if (store_alert_suspect_ids(&ids, &n, a->st, al->id, a->err)) {
+		a->failed = 1;
+		return 1;
+	}
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_integer(ids[i]));
+	free(ids);
+	add_json_element(a->out, detect_alert_json(al, arr), a->count++);
+	return 0;
+}
+
+int web_api_alerts(struct web_reply *r, struct store *st, const struct store_alert_filter *f,
+		   struct bl_error *err)
+{
+	struct api_alerts a = {&r->body, 0, st, err, 0};
+	int ret;
+	strbuf_addch(&r->body, '[');
+	ret = store_each_alert(st, f, api_alerts_one, &a, err);
+	if (!ret && a.failed)
+		ret = err->code ? err->code : BL_EDB;
+	if (ret)
+		return ret;
+	close_json_array(&r->body, a.count);
+	r->status = 200;
+	r->type = "application/json";
+	return 0;
+}
+
+/* A page of GET /api/records: one row more than the page is read, to know whether another
+ * page follows. */
+struct api_page {
+	json_t *records;
+	size_t limit, count;
+	int64_t last_id;
+	int more;
+};
+
+static int api_page_one(const struct store_record_row *row, void *data)
+{
+	struct api_page *p = data;
+	if (p->count == p->limit) {
+		p->more = 1;
+		return 1;
+	}
+	json_array_append_new(p->records, detect_record_json(row));
+	p->count++;
+	p->last_id = row->id;
+	return 0;
+}
+
+int web_api_records(struct web_reply *r, struct store *st, const struct store_record_page *q,
+		    struct bl_error *err)
+{
+	struct store_record_page page = *q;
+	struct api_page p = {json_array(), q->limit, 0, 0, 0};
+	json_t *o = NULL;
+	char *text;
+	int ret;
+	page.limit = q->limit + 1;
+	if ((ret = store_record_page(st, &page, api_page_one, &p, err))) {
+		json_decref(p.records);
+		return ret;
+	}
+	o = json_pack("{s:o, s:o}", "records", p.records, "next",
+		      p.more ? json_integer(p.last_id) : json_null());
+	text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	strbuf_addstr(&r->body, text ? text : "{}");
+	strbuf_addch(&r->body, '\n');
+	free(text);
+	json_decref(o);
 	r->status = 200;
 	r->type = "application/json";
 	return 0;

@@ -4,6 +4,7 @@
  * connections are never shared by two threads at once).
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -16,12 +17,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "detect/confirm/confirm.h"
 #include "ingest/ingest.h"
 #include "web/web.h"
+
+/* What a token may do (token file lines `TOKEN [MACHINE-GLOB [ROLES]]`, §11). */
+enum token_role {
+	TOKEN_PUSH = 1,	   /* POST /api/records */
+	TOKEN_CONFIRM = 2, /* POST /api/alerts/{id}/outcome */
+};
 
 struct token {
 	char *token;
 	char *glob; /* NULL: any machine */
+	unsigned roles;
 };
 
 /* A cached answer to a GET, valid while the database generation is the same. */
@@ -56,11 +65,20 @@ struct web_server {
 	struct token *tokens;
 	size_t ntokens;
 	int have_token_file;
+	struct web_background *bg; /* detection after pushes, the sync of --repo */
+};
+
+/* What a request is, decided on its first call. */
+enum request_kind {
+	REQUEST_GET,	 /* a GET or HEAD route (a body is read and ignored) */
+	REQUEST_PUSH,	 /* POST /api/records */
+	REQUEST_OUTCOME, /* POST /api/alerts/{id}/outcome */
 };
 
 /* What one connection carries between calls of the access handler. */
 struct request {
-	int is_push;
+	enum request_kind kind;
+	int64_t alert_id; /* REQUEST_OUTCOME */
 	struct strbuf body;
 	int too_big;
 	const struct token *token;
@@ -149,32 +167,67 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return s ? web_hash(h, s, strlen(s) + 1) : web_hash(h, "\xff", 1);
 }
 
-/* Tokens: one a line, "TOKEN" or "TOKEN MACHINE-GLOB"; blank lines and # comments skipped. */
+/* ROLES of a token line: a comma list of push and confirm, each at most once. */
+static int parse_roles(unsigned *out, const char *list)
+{
+	*out = 0;
+	for (const char *p = list;;) {
+		size_t n = strcspn(p, ",");
+		unsigned role;
+		if (n == 4 && !strncmp(p, "push", 4))
+			role = TOKEN_PUSH;
+		else if (n == 7 && !strncmp(p, "confirm", 7))
+			role = TOKEN_CONFIRM;
+		else
+			return BL_EINVALID;
+		if (*out & role)
+			return BL_EINVALID;
+		*out |= role;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+/* Tokens: one a line, "TOKEN [MACHINE-GLOB [ROLES]]" (ROLES a comma list of push and confirm,
+ * both when not given); blank lines and # comments skipped. */
 static int load_tokens(struct web_server *srv, const char *path, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
-	size_t alloc = 0;
+	size_t alloc = 0, lineno = 0;
 	int ret = read_file_capped(&text, path, WEB_MAX_TOKEN_FILE, err);
 	if (ret) {
 		bl_error_prefix(err, "token file");
 		goto done;
 	}
 	for (char *line = text.buf; *line;) {
-		char *end = strchr(line, '\n'), *tok, *glob, *extra, *save = NULL;
+		char *end = strchr(line, '\n'), *tok, *glob, *roles, *extra, *save = NULL;
+		unsigned mask = TOKEN_PUSH | TOKEN_CONFIRM;
+		lineno++;
 		if (end)
 			*end = '\0';
 		tok = strtok_r(line, " \t\r", &save);
 		glob = tok ? strtok_r(NULL, " \t\r", &save) : NULL;
-		extra = glob ? strtok_r(NULL, " \t\r", &save) : NULL;
+		roles = glob ? strtok_r(NULL, " \t\r", &save) : NULL;
+		extra = roles ? strtok_r(NULL, " \t\r", &save) : NULL;
 		if (tok && tok[0] != '#') {
 			if (extra) {
 				ret = bl_error_set(err, BL_EINVALID,
-						   "%s: a line is TOKEN [MACHINE-GLOB]", path);
+						   "%s:%zu: a line is TOKEN [MACHINE-GLOB [ROLES]]",
+						   path, lineno);
+				goto done;
+			}
+			if (roles && parse_roles(&mask, roles)) {
+				ret = bl_error_set(err, BL_EINVALID,
+						   "%s:%zu: roles are a comma list of push and "
+						   "confirm, not '%s'",
+						   path, lineno, roles);
 				goto done;
 			}
 			ALLOC_GROW(srv->tokens, srv->ntokens, alloc);
 			srv->tokens[srv->ntokens].token = xstrdup(tok);
 			srv->tokens[srv->ntokens].glob = glob ? xstrdup(glob) : NULL;
+			srv->tokens[srv->ntokens].roles = mask;
 			srv->ntokens++;
 		}
 		if (!end)
@@ -254,6 +307,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply 
 	if (r->status == 401)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"benchline\"");
+	if (r->retry_after_s) {
+		char secs[16];
+		snprintf(secs, sizeof(secs), "%u", r->retry_after_s);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	}
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(resp, "Content-Security-Policy",
@@ -313,6 +371,276 @@ static int is_get(const char *method)
 	return !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 }
 
+/* An error of a use case as an HTTP status: the client's fault, its token's, a state that
+ * forbids it, a lock held too long (503, try again), or ours. */
+static unsigned error_status(int code)
+{
+	switch (code) {
+	case BL_EINVALID:
+		return 400;
+	case BL_EDENIED:
+		return 403;
+	case BL_ENOTFOUND:
+		return 404;
+	case BL_ECONFLICT:
+		return 409;
+	case BL_EBUSY:
+		return 503;
+	default:
+		return 500;
+	}
+}
+
+/* r answers err: JSON under /api/, else an HTML page; a 503 says when to try again. */
+static void reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
+			const struct bl_error *err)
+{
+	unsigned status = error_status(err->code);
+	const char *msg = err->msg.len ? err->msg.buf : "unknown error";
+	if (api)
+		web_reply_json_error(r, (int)status, msg);
+	else
+		web_page_error(r, ctx, (int)status, msg);
+	if (status == 503)
+		r->retry_after_s = WEB_RETRY_AFTER;
+}
+
+/* The query parameters an API route takes: any other is a 400 naming it. */
+struct param_check {
+	const char *const *known;
+	struct strbuf unknown;
+	int bad;
+};
+
+static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	struct param_check *c = cls;
+	(void)kind;
+	(void)value;
+	for (size_t i = 0; c->known[i]; i++)
+		if (!strcmp(key, c->known[i]))
+			return MHD_YES;
+	c->bad = 1;
+	if (web_percent_decode(&c->unknown, key, strlen(key), 1) ||
+	    !utf8_valid(c->unknown.buf, c->unknown.len) || c->unknown.len > 256) {
+		strbuf_reset(&c->unknown);
+		strbuf_addstr(&c->unknown, "?");
+	}
+	return MHD_NO;
+}
+
+/* 0, or BL_EINVALID with the 400 in r when the query has a parameter not in known. */
+static int check_params(struct web_reply *r, struct MHD_Connection *conn, const char *const *known)
+{
+	struct param_check c = {known, STRBUF_INIT, 0};
+	struct strbuf msg = STRBUF_INIT;
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, check_param, &c);
+	if (c.bad) {
+		strbuf_addf(&msg, "unknown parameter '%s' (", c.unknown.buf);
+		for (size_t i = 0; known[i]; i++)
+			strbuf_addf(&msg, "%s%s", i ? ", " : "", known[i]);
+		strbuf_addstr(&msg, known[0] ? ")" : "none is taken)");
+		web_reply_json_error(r, 400, msg.buf);
+	}
+	strbuf_release(&c.unknown);
+	strbuf_release(&msg);
+	return c.bad ? BL_EINVALID : 0;
+}
+
+/* A query parameter of the API: 0 when absent (*out NULL), 1 when given (*out its decoded
+ * value in buf; "" for a bare "?all"), BL_EINVALID (a 400 in r) when it does not decode to
+ * UTF-8 of at most 4096 bytes. */
+static int api_param(const char **out, struct strbuf *buf, struct web_reply *r,
+		     struct MHD_Connection *conn, const char *key)
+{
+	const char *raw = NULL;
+	size_t len = 0;
+	*out = NULL;
+	strbuf_reset(buf);
+	if (MHD_lookup_connection_value_n(conn, MHD_GET_ARGUMENT_KIND, key, strlen(key), &raw,
+					  &len) != MHD_YES)
+		return 0;
+	if (raw && (len > 4096 || web_percent_decode(buf, raw, len, 1) ||
+		    !utf8_valid(buf->buf, buf->len))) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addf(&msg, "%s: not percent-encoded UTF-8 of at most 4096 bytes", key);
+		web_reply_json_error(r, 400, msg.buf);
+		strbuf_release(&msg);
+		return BL_EINVALID;
+	}
+	*out = buf->buf;
+	return 1;
+}
+
+static int bad_param(struct web_reply *r, const char *key, const char *value, const char *want)
+{
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_addf(&msg, "%s: '%s' is not %s", key, value, want);
+	web_reply_json_error(r, 400, msg.buf);
+	strbuf_release(&msg);
+	return BL_EINVALID;
+}
+
+/* machine=NAME: a machine name (§1). */
+static int param_machine(const char **out, struct strbuf *buf, struct web_reply *r,
+			 struct MHD_Connection *conn, const char *key)
+{
+	int ret = api_param(out, buf, r, conn, key);
+	if (ret == 1 && !ingest_valid_machine(*out))
+		return bad_param(r, key, *out, "a machine name ([A-Za-z0-9._-], 1 to 64)");
+	return ret < 0 ? ret : 0;
+}
+
+/* A name (benchmark=, config=): any string, "" meaning not given for a filter. */
+static int param_string(const char **out, struct strbuf *buf, struct web_reply *r,
+			struct MHD_Connection *conn, const char *key)
+{
+	int ret = api_param(out, buf, r, conn, key);
+	return ret < 0 ? ret : 0;
+}
+
+/* commit= and source_hash= as filters: 4 to 40 hex digits, a prefix, kept in lowercase. */
+static int param_hex_prefix(const char **out, struct strbuf *buf, struct web_reply *r,
+			    struct MHD_Connection *conn, const char *key)
+{
+	int ret = api_param(out, buf, r, conn, key);
+	if (ret <= 0)
+		return ret;
+	if (buf->len < 4 || buf->len > 40 || strspn(buf->buf, "0123456789abcdefABCDEF") != buf->len)
+		return bad_param(r, key, *out, "4 to 40 hex digits");
+	for (size_t i = 0; i < buf->len; i++)
+		buf->buf[i] = (char)tolower((unsigned char)buf->buf[i]);
+	return 0;
+}
+
+/* An integer in [min, max]; *out keeps its value when the parameter is absent. */
+static int param_int(int64_t *out, struct web_reply *r, struct MHD_Connection *conn,
+		     const char *key, int64_t min, int64_t max)
+{
+	struct strbuf buf = STRBUF_INIT, want = STRBUF_INIT;
+	const char *v;
+	char *end;
+	long long n;
+	int ret = api_param(&v, &buf, r, conn, key);
+	if (ret == 1) {
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		if (!*v || *end || errno || n < min || n > max || !isdigit((unsigned char)*v)) {
+			strbuf_addf(&want, "an integer from %lld to %lld", (long long)min,
+				    (long long)max);
+			ret = bad_param(r, key, v, want.buf);
+		} else {
+			*out = n;
+			ret = 0;
+		}
+	}
+	strbuf_release(&buf);
+	strbuf_release(&want);
+	return ret < 0 ? ret : 0;
+}
+
+/* all=1 (or a bare ?all, all=true), all=0 (all=false). */
+static int param_bool(int *out, struct web_reply *r, struct MHD_Connection *conn, const char *key)
+{
+	struct strbuf buf = STRBUF_INIT;
+	const char *v;
+	int ret = api_param(&v, &buf, r, conn, key);
+	if (ret == 1) {
+		ret = 0;
+		if (!*v || !strcmp(v, "1") || !strcmp(v, "true"))
+			*out = 1;
+		else if (!strcmp(v, "0") || !strcmp(v, "false"))
+			*out = 0;
+		else
+			ret = bad_param(r, key, v, "1 or 0");
+	}
+	strbuf_release(&buf);
+	return ret < 0 ? ret : 0;
+}
+
+/* GET /api/records, /api/alerts, /api/regressions and /api/status: their parameters checked,
+ * then the store asked. Never cached: each answer is for its own query. */
+static int api_query(struct web_server *srv, struct web_reply *r, struct MHD_Connection *conn,
+		     struct store *st, const char *url, struct bl_error *err)
+{
+	static const char *const records_params[] = {
+	    "machine", "benchmark", "commit", "source_hash", "all", "limit", "after", NULL};
+	static const char *const alerts_params[] = {"machine", "state", NULL};
+	static const char *const regressions_params[] = {"machine", "benchmark", "commit", "alert",
+							 NULL};
+	static const char *const no_params[] = {NULL};
+	struct strbuf b1 = STRBUF_INIT, b2 = STRBUF_INIT, b3 = STRBUF_INIT, b4 = STRBUF_INIT;
+	int ret = 0;
+
+	if (!strcmp(url, "/api/records")) {
+		struct store_record_page p;
+		int64_t limit = WEB_PAGE_DEFAULT, after = 0;
+		memset(&p, 0, sizeof(p));
+		if (check_params(r, conn, records_params) ||
+		    param_machine(&p.machine, &b1, r, conn, "machine") ||
+		    param_string(&p.benchmark, &b2, r, conn, "benchmark") ||
+		    param_hex_prefix(&p.commit, &b3, r, conn, "commit") ||
+		    param_hex_prefix(&p.source_hash, &b4, r, conn, "source_hash") ||
+		    param_bool(&p.all, r, conn, "all") ||
+		    param_int(&limit, r, conn, "limit", 1, WEB_PAGE_MAX) ||
+		    param_int(&after, r, conn, "after", 0, INT64_MAX))
+			goto done;
+		p.limit = (size_t)limit;
+		p.after = after;
+		ret = web_api_records(r, st, &p, err);
+	} else if (!strcmp(url, "/api/alerts")) {
+		struct store_alert_filter f;
+		const char *state;
+		memset(&f, 0, sizeof(f));
+		if (check_params(r, conn, alerts_params) ||
+		    param_machine(&f.machine, &b1, r, conn, "machine") ||
+		    param_string(&state, &b2, r, conn, "state"))
+			goto done;
+		if (state && *state) {
+			if (suspect_state_parse(&f.state, state)) {
+				bad_param(r, "state", state,
+					  "a state (open, transient, cleared, confirmed, covered, "
+					  "ignored)");
+				goto done;
+			}
+			f.state_given = 1;
+		}
+		ret = web_api_alerts(r, st, &f, err);
+	} else if (!strcmp(url, "/api/regressions")) {
+		struct store_regression_filter f;
+		memset(&f, 0, sizeof(f));
+		if (check_params(r, conn, regressions_params) ||
+		    param_machine(&f.machine, &b1, r, conn, "machine") ||
+		    param_string(&f.benchmark, &b2, r, conn, "benchmark") ||
+		    param_hex_prefix(&f.commit, &b3, r, conn, "commit") ||
+		    param_int(&f.alert_id, r, conn, "alert", 1, INT64_MAX))
+			goto done;
+		if (f.benchmark && !*f.benchmark)
+			f.benchmark = NULL;
+		ret = web_api_regressions(r, st, &f, err);
+	} else {
+		json_t *o;
+		char *text;
+		if (check_params(r, conn, no_params))
+			goto done;
+		o = web_background_status(srv->bg);
+		text = json_dumps(o, JSON_COMPACT);
+		strbuf_addstr(&r->body, text ? text : "{}");
+		strbuf_addch(&r->body, '\n');
+		free(text);
+		json_decref(o);
+		r->status = 200;
+		r->type = "application/json";
+	}
+done:
+	strbuf_release(&b1);
+	strbuf_release(&b2);
+	strbuf_release(&b3);
+	strbuf_release(&b4);
+	return ret;
+}
+
 /* The GET routes. */
 static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Connection *conn,
 		      const char *url, const char *method)
@@ -327,6 +655,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	const char *rest = NULL;
 	const char *names[4];
 	int api = !strncmp(url, "/api/", 5), ret = 0;
+	int query = !strcmp(url, "/api/records") || !strcmp(url, "/api/alerts") ||
+		    !strcmp(url, "/api/regressions") || !strcmp(url, "/api/status");
 
 	if (!strncmp(url, "/assets/", 8)) {
 		const struct web_asset *a = web_asset_find(url + 8);
@@ -341,10 +671,10 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		}
 		goto done;
 	}
-	if (strcmp(url, "/") && strcmp(url, "/api/series") && strncmp(url, "/series/", 8) &&
-	    strncmp(url, "/api/series/", 12) && strcmp(url, "/suspects") &&
-	    strcmp(url, "/api/suspects") && strcmp(url, "/regressions") &&
-	    strcmp(url, "/api/regressions") &&
+	if (!query && strcmp(url, "/") && strcmp(url, "/api/series") &&
+	    strncmp(url, "/series/", 8) && strncmp(url, "/api/series/", 12) &&
+	    strcmp(url, "/suspects") && strcmp(url, "/api/suspects") &&
+	    strcmp(url, "/regressions") &&
 	    (!srv->ctx.repo_dir || (strcmp(url, "/gate") && strcmp(url, "/api/gate")))) {
 		if (api)
 			web_reply_json_error(r, 404, "no such route");
@@ -353,7 +683,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		goto done;
 	}
 	if (!is_get(method)) {
-		r->allow = "GET, HEAD";
+		r->allow = !strcmp(url, "/api/records") ? "GET, HEAD, POST" : "GET, HEAD";
 		if (api)
 			web_reply_json_error(r, 405, "method not allowed");
 		else
@@ -365,6 +695,11 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	q.to = query_arg(&ta, conn, "to");
 	slot = pool_take(srv, &gen);
 	st = srv->stores[slot];
+	if (query) {
+		if (api_query(srv, r, conn, st, url, &err))
+			reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
 	if (!strcmp(url, "/gate") || !strcmp(url, "/api/gate")) {
 		/* Never cached: the repository moves under the server. */
 		struct strbuf ha = STRBUF_INIT, ba = STRBUF_INIT, ra = STRBUF_INIT;
@@ -385,7 +720,9 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 			ret = api ? web_api_gate(r, &srv->ctx, st, &gq, &err)
 				  : web_page_gate(r, &srv->ctx, st, &gq, &err);
 			if (ret) {
-				if (api)
+				if (err.code == BL_EBUSY)
+					reply_error(r, &srv->ctx, api, &err);
+				else if (api)
 					web_reply_json_error(r, 500, err.msg.buf);
 				else
 					web_page_error(r, &srv->ctx, 500, err.msg.buf);
@@ -409,8 +746,6 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		ret = web_api_suspects(r, st, &err);
 	} else if (!strcmp(url, "/regressions")) {
 		ret = web_page_regressions(r, &srv->ctx, st, &err);
-	} else if (!strcmp(url, "/api/regressions")) {
-		ret = web_api_regressions(r, st, &err);
 	} else if (!strncmp(url, "/series/", 8)) {
 		if (split_series_id(parts, &rest, url + 8) ||
 		    (*rest && strcmp(rest, "/chart.svg"))) {
@@ -430,10 +765,10 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		ret = web_api_series_records(r, st, names, &err);
 	}
 	if (ret) {
-		if (api)
-			web_reply_json_error(r, 500, err.msg.buf);
-		else
-			web_page_error(r, &srv->ctx, 500, err.msg.buf);
+		/* A page's own failures are 500s, but a lock held too long is a 503. */
+		if (err.code != BL_EBUSY)
+			err.code = BL_EDB;
+		reply_error(r, &srv->ctx, api, &err);
 	} else {
 		reply_cache_put(srv, r, key, gen);
 	}
@@ -448,57 +783,91 @@ done:
 	bl_error_release(&err);
 }
 
-/* An error of the intake as an HTTP status: the client's fault, its token's, or ours. */
-static unsigned intake_status(int code)
-{
-	if (code == BL_EINVALID)
-		return 400;
-	if (code == BL_EDENIED)
-		return 403;
-	return 500;
-}
+/* The parameters of POST /api/records: a harness's own output in format F, with what the
+ * format lacks (as `benchline ingest --format F` takes it from flags). */
+static const char *const push_params[] = {
+    "format", "machine", "harness_version", "commit", "source_hash", "config", NULL};
 
-/* POST /api/records with the whole body read: the intake use case on native records, one
- * transaction for the body, with the served repository's benchline.json. */
-static void push_records(struct web_server *srv, struct web_reply *r, struct request *req)
+/* POST /api/records with the whole body read: the intake use case, one transaction for the
+ * body, with the served repository's benchline.json; native records unless ?format= names
+ * another format, parsed by the same adapters as `benchline ingest --format`. */
+static void push_records(struct web_server *srv, struct web_reply *r, struct request *req,
+			 struct MHD_Connection *conn)
 {
 	struct ingest_intake in;
 	struct ingest_batch batch = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf fa = STRBUF_INIT, ma = STRBUF_INIT, ca = STRBUF_INIT, sa = STRBUF_INIT;
+	struct strbuf cfa = STRBUF_INIT;
 	enum ingest_outcome *outcomes = NULL;
-	int64_t *ids = NULL;
+	struct ingest_tagged *tagged = NULL;
+	int64_t *ids = NULL, harness = -1;
 	struct store *st = NULL;
 	size_t slot = 0;
 	json_t *out = NULL;
+	const char *format = NULL;
 	char *text;
 	int stored = 0;
 
 	ingest_intake_init(&in);
-	in.format = "benchline";
+	if (check_params(r, conn, push_params) || param_string(&format, &fa, r, conn, "format") ||
+	    param_machine(&in.machine, &ma, r, conn, "machine") ||
+	    param_int(&harness, r, conn, "harness_version", 0, INT64_MAX) ||
+	    param_string(&in.commit, &ca, r, conn, "commit") ||
+	    param_string(&in.source_hash, &sa, r, conn, "source_hash") ||
+	    param_string(&in.config, &cfa, r, conn, "config"))
+		goto done;
+	if (format && !*format)
+		format = NULL;
+	if (!format && (in.machine || harness >= 0 || in.commit || in.source_hash || in.config)) {
+		web_reply_json_error(r, 400,
+				     "machine=, harness_version=, commit=, source_hash= and "
+				     "config= fill what a format lacks: give format= too (native "
+				     "records carry their own)");
+		goto done;
+	}
+	if (in.source_hash && !in.commit) {
+		web_reply_json_error(r, 400, "source_hash= needs commit=");
+		goto done;
+	}
+	in.format = format ? format : "benchline";
+	in.harness_version = (long)harness;
 	in.settings_dir = srv->ctx.repo_dir;
 	in.machine_glob = req->token->glob;
-	in.no_hash_hint = "the server cannot compute it";
+	in.no_hash_hint = format ? "give source_hash= with commit=: the server cannot compute it"
+				 : "the server cannot compute it";
 	if (req->body.len == 0) {
 		web_reply_json_error(r, 400, "request: empty body");
 		goto done;
 	}
+	if (ingest_intake_setup(&in, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
 	if (ingest_intake_parse(&in, &batch, "request", req->body.buf, req->body.len, NAN, &err)) {
+		if (format && strstr(err.msg.buf, "give --"))
+			strbuf_addstr(&err.msg,
+				      " (a push gives machine=, harness_version=, commit=, "
+				      "source_hash= and config= in its query)");
 		web_reply_json_error(r, 400, err.msg.buf);
 		goto done;
 	}
 	outcomes = xcalloc(batch.nr ? batch.nr : 1, sizeof(*outcomes));
 	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
+	tagged = xcalloc(batch.nr ? batch.nr : 1, sizeof(*tagged));
+	in.tagged = tagged;
 	slot = pool_take(srv, NULL);
 	st = srv->stores[slot];
-	if (ingest_intake_setup(&in, &err) ||
-	    ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
-		web_reply_json_error(r, intake_status(err.code), err.msg.buf);
+	if (ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
 		goto done;
 	}
 	out = json_array();
 	for (size_t i = 0; i < batch.nr; i++) {
-		json_array_append_new(
-		    out, ingest_outcome_json(NULL, i, &batch.records[i], ids[i], outcomes[i]));
+		json_t *row = ingest_outcome_json(NULL, i, &batch.records[i], ids[i], outcomes[i]);
+		/* why it joins no Series, if it does not (§10) */
+		ingest_outcome_add_tags(row, &batch.records[i], &tagged[i]);
+		json_array_append_new(out, row);
 		if (outcomes[i] != INGEST_DUPLICATE)
 			stored = 1;
 	}
@@ -508,6 +877,9 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	free(text);
 	r->status = stored ? 201 : 200;
 	r->type = "application/json";
+	/* New records: detection runs in the background, never in this request. */
+	if (stored)
+		web_background_poke(srv->bg);
 done:
 	/* Any push may have written: cached replies are dropped. */
 	if (st)
@@ -515,9 +887,177 @@ done:
 	json_decref(out);
 	free(outcomes);
 	free(ids);
+	free(tagged);
+	strbuf_release(&fa);
+	strbuf_release(&ma);
+	strbuf_release(&ca);
+	strbuf_release(&sa);
+	strbuf_release(&cfa);
 	ingest_batch_release(&batch);
 	ingest_intake_release(&in);
 	bl_error_release(&err);
+}
+
+/* The alert a confirm outcome is posted for: its machine, or *found 0. */
+struct outcome_alert {
+	int found;
+	struct strbuf machine;
+	enum suspect_state state;
+	enum alert_outcome outcome;
+};
+
+static int outcome_alert_one(const struct store_alert *a, void *data)
+{
+	struct outcome_alert *x = data;
+	x->found = 1;
+	strbuf_reset(&x->machine);
+	strbuf_addstr(&x->machine, a->machine);
+	x->state = a->state;
+	x->outcome = a->outcome;
+	return 1;
+}
+
+static int find_alert(struct outcome_alert *out, struct store *st, int64_t id, struct bl_error *err)
+{
+	struct store_alert_filter f;
+	memset(&f, 0, sizeof(f));
+	f.id = id;
+	out->found = 0;
+	return store_each_alert(st, &f, outcome_alert_one, out, err);
+}
+
+/* POST /api/alerts/{id}/outcome with the whole body read: the outcome document stored by the
+ * use case a local confirm would share (confirm_apply_outcome), for an alert of a machine the
+ * token may confirm. */
+static void post_outcome(struct web_server *srv, struct web_reply *r, struct request *req,
+			 struct MHD_Connection *conn)
+{
+	static const char *const no_params[] = {NULL};
+	struct confirm_alert_result res;
+	struct outcome_alert alert = {0, STRBUF_INIT, SUSPECT_OPEN, ALERT_NO_OUTCOME};
+	struct bl_error err = BL_ERROR_INIT;
+	struct store *st = NULL;
+	json_error_t jerr;
+	json_t *doc = NULL, *ids, *o;
+	size_t slot = 0;
+	char *text;
+
+	memset(&res, 0, sizeof(res));
+	if (check_params(r, conn, no_params))
+		goto done;
+	doc = json_loadb(req->body.buf, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addf(&msg, "request:%d:%d: %s", jerr.line, jerr.column, jerr.text);
+		web_reply_json_error(r, 400, msg.buf);
+		strbuf_release(&msg);
+		goto done;
+	}
+	slot = pool_take(srv, NULL);
+	st = srv->stores[slot];
+	if (find_alert(&alert, st, req->alert_id, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	if (!alert.found) {
+		bl_error_set(&err, BL_ENOTFOUND, "no alert %lld", (long long)req->alert_id);
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	if (req->token->glob && !glob_match(req->token->glob, alert.machine.buf)) {
+		bl_error_set(&err, BL_EDENIED, "this token may not confirm alerts of machine %s",
+			     alert.machine.buf);
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	if (confirm_apply_outcome(&res, st, req->alert_id, doc, &err) ||
+	    find_alert(&alert, st, req->alert_id, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	ids = json_array();
+	for (size_t i = 0; i < res.nregressions; i++)
+		json_array_append_new(ids, json_integer(res.regressions[i]));
+	o = json_pack("{s:I, s:s, s:s, s:o}", "alert", (json_int_t)req->alert_id, "state",
+		      suspect_state_name(alert.state), "outcome", alert_outcome_name(res.outcome),
+		      "regressions", ids);
+	text = json_dumps(o, JSON_COMPACT);
+	strbuf_addstr(&r->body, text ? text : "{}");
+	strbuf_addch(&r->body, '\n');
+	free(text);
+	json_decref(o);
+	r->status = 200;
+	r->type = "application/json";
+	/* A Regression starts a pinned line: the next detection reads every Series. */
+	if (res.nregressions)
+		web_background_poke(srv->bg);
+done:
+	if (st)
+		pool_give(srv, slot, 1);
+	confirm_alert_result_release(&res);
+	json_decref(doc);
+	strbuf_release(&alert.machine);
+	bl_error_release(&err);
+}
+
+/* "/api/alerts/{id}/outcome": *id the alert's (a positive decimal number), else 0. */
+static int64_t outcome_route(const char *url)
+{
+	const char *p;
+	int64_t id = 0;
+	if (strncmp(url, "/api/alerts/", 12))
+		return 0;
+	p = url + 12;
+	if (*p < '1' || *p > '9')
+		return 0;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (id > (INT64_MAX - 9) / 10)
+			return 0;
+		id = id * 10 + (*p - '0');
+	}
+	return strcmp(p, "/outcome") ? 0 : id;
+}
+
+/* The first call of a request with a body (a push or an outcome): its method, token and role,
+ * the body's announced size. 0 to read the body, or an error answer already in r. */
+static int body_request_start(struct web_server *srv, struct web_reply *r, struct request *req,
+			      struct MHD_Connection *conn, const char *method)
+{
+	const char *len_header;
+	unsigned role = req->kind == REQUEST_PUSH ? TOKEN_PUSH : TOKEN_CONFIRM;
+	if (strcmp(method, MHD_HTTP_METHOD_POST)) {
+		r->allow = req->kind == REQUEST_PUSH ? "GET, HEAD, POST" : "POST";
+		web_reply_json_error(r, 405, "method not allowed");
+		return -1;
+	}
+	if (!srv->have_token_file) {
+		web_reply_json_error(r, 401,
+				     req->kind == REQUEST_PUSH
+					 ? "pushing is off: the server has no --token-file"
+					 : "confirming is off: the server has no --token-file");
+		return -1;
+	}
+	req->token =
+	    find_token(srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"));
+	if (!req->token) {
+		web_reply_json_error(r, 401, "a valid bearer token is required");
+		return -1;
+	}
+	if (!(req->token->roles & role)) {
+		web_reply_json_error(r, 403,
+				     role == TOKEN_PUSH
+					 ? "this token may not push records (its roles lack push)"
+					 : "this token may not post confirm outcomes (its roles "
+					   "lack confirm)");
+		return -1;
+	}
+	len_header =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (len_header && strtoull(len_header, NULL, 10) > WEB_MAX_BODY) {
+		web_reply_json_error(r, 413, "the body is over 16 MiB");
+		return -1;
+	}
+	return 0;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -533,63 +1073,44 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	memset(&r, 0, sizeof(r));
 	strbuf_init(&r.body, 0);
 	if (!req) {
-		const char *len_header;
 		req = xcalloc(1, sizeof(*req));
 		strbuf_init(&req->body, 0);
 		*con_cls = req;
-		/* Answering on the first call would make libmicrohttpd close the connection
-		 * (the body might be unread): GETs answer on the next call, keeping it alive. */
-		if (strcmp(url, "/api/records")) {
+		if (!strcmp(url, "/api/records") && !is_get(method)) {
+			req->kind = REQUEST_PUSH;
+		} else if ((req->alert_id = outcome_route(url))) {
+			req->kind = REQUEST_OUTCOME;
+		} else {
+			/* Answering on the first call would make libmicrohttpd close the
+			 * connection (the body might be unread): GETs answer on the next call,
+			 * keeping it alive. */
 			strbuf_release(&r.body);
 			return MHD_YES;
 		}
-		if (strcmp(method, MHD_HTTP_METHOD_POST)) {
-			r.allow = "POST";
-			web_reply_json_error(&r, 405, "method not allowed");
+		if (body_request_start(srv, &r, req, conn, method))
 			goto send;
-		}
-		req->is_push = 1;
-		if (!srv->have_token_file) {
-			web_reply_json_error(&r, 401,
-					     "pushing is off: the server has no --token-file");
-			goto send;
-		}
-		req->token = find_token(
-		    srv, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"));
-		if (!req->token) {
-			web_reply_json_error(&r, 401, "a valid bearer token is required");
-			goto send;
-		}
-		len_header = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							 MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (len_header && strtoull(len_header, NULL, 10) > WEB_MAX_BODY) {
-			web_reply_json_error(&r, 413, "the body is over 16 MiB");
-			goto send;
-		}
 		strbuf_release(&r.body);
 		return MHD_YES;
 	}
-	if (req->is_push && *upload_data_size) {
-		if (!req->too_big && req->body.len + *upload_data_size <= WEB_MAX_BODY)
+	if (*upload_data_size) {
+		/* A body on a GET is read and ignored. */
+		if (req->kind != REQUEST_GET && !req->too_big &&
+		    req->body.len + *upload_data_size <= WEB_MAX_BODY)
 			strbuf_add(&req->body, upload_data, *upload_data_size);
-		else
+		else if (req->kind != REQUEST_GET)
 			req->too_big = 1;
 		*upload_data_size = 0;
 		strbuf_release(&r.body);
 		return MHD_YES;
 	}
-	if (!req->is_push && *upload_data_size) {
-		/* A body on a GET is read and ignored. */
-		*upload_data_size = 0;
-		strbuf_release(&r.body);
-		return MHD_YES;
-	}
-	if (!req->is_push)
+	if (req->kind == REQUEST_GET)
 		route_get(srv, &r, conn, url, method);
 	else if (req->too_big)
 		web_reply_json_error(&r, 413, "the body is over 16 MiB");
+	else if (req->kind == REQUEST_PUSH)
+		push_records(srv, &r, req, conn);
 	else
-		push_records(srv, &r, req);
+		post_outcome(srv, &r, req, conn);
 send:
 	ret = send_reply(conn, &r);
 	strbuf_release(&r.body);
@@ -612,6 +1133,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void server_free(struct web_server *srv)
 {
+	/* The daemon is stopped: no request can ask for another run. */
+	web_background_stop(srv->bg);
 	for (size_t i = 0; i < srv->nstores; i++)
 		store_free(srv->stores[i]);
 	free(srv->stores);
@@ -690,6 +1213,8 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 		srv->data_version[i] = -1;
 		srv->free[srv->nfree++] = i;
 	}
+	if ((ret = web_background_start(&srv->bg, &srv->opts, err)))
+		goto done;
 	srv->daemon = MHD_start_daemon(
 	    flags, (uint16_t)opts->port, NULL, NULL, handle, srv, MHD_OPTION_SOCK_ADDR, sa,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)srv->opts.threads, MHD_OPTION_CONNECTION_TIMEOUT,

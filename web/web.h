@@ -19,6 +19,11 @@
 #define WEB_MAX_TOKEN_FILE ((size_t)1 << 20)
 /* gnuplot is killed when it runs longer than this. */
 #define WEB_GNUPLOT_TIMEOUT_MS 5000
+/* Seconds between two syncs of --repo's main (--sync-interval). */
+#define WEB_SYNC_INTERVAL 300
+/* GET /api/records: rows of a page by default, and at the most. */
+#define WEB_PAGE_DEFAULT 100
+#define WEB_PAGE_MAX	 1000
 
 struct web_options {
 	const char *db_path;
@@ -29,7 +34,14 @@ struct web_options {
 	const char *gnuplot;	/* the program, "gnuplot" when NULL */
 	unsigned threads;	/* request threads (and store connections); 4 when 0 */
 	unsigned timeout_s;	/* idle or slow connections are dropped after this; 10 when 0 */
-	const char *repo_dir;	/* the benchmarked repository: /gate and /api/gate need it */
+	const char *repo_dir;	/* the benchmarked repository: /gate, /api/gate and the sync need
+				   it; its benchline.json applies to pushes and detection */
+	unsigned
+	    sync_interval_s; /* with repo_dir: seconds between syncs; WEB_SYNC_INTERVAL when 0 */
+	/* What the background thread did ("detect: 2 new Suspects, ..."), one line a call, from
+	 * that thread; NULL: not told. */
+	void (*log)(const char *line, void *data);
+	void *log_data;
 };
 
 struct web_server;
@@ -43,6 +55,20 @@ unsigned web_port(const struct web_server *srv);
 void web_stop(struct web_server *srv);
 
 /* Internal to web/: shared by its files. */
+
+/* The background thread (background.c): detection after pushes, and the sync of --repo's main
+ * at start and every sync_interval_s (then detection). Started with its own store connection;
+ * web_background_poke asks for one more detection (pokes during a run make one more run
+ * after it); web_background_stop lets a run in progress finish, then joins the thread. */
+struct web_background;
+int web_background_start(struct web_background **out, const struct web_options *opts,
+			 struct bl_error *err);
+void web_background_poke(struct web_background *bg);
+void web_background_stop(struct web_background *bg);
+/* GET /api/status: {"state": "idle"|"queued"|"running", "detect": {"runs", "failures",
+ * "new_suspects", "last_error"}, "sync": null | {"interval", "runs", "failures", "tip",
+ * "commits", "last_error"}}. */
+struct json_t *web_background_status(struct web_background *bg);
 
 /* HTML-escapes s (&, <, >, ", '). */
 void web_html_escape(struct strbuf *out, const char *s);
@@ -106,8 +132,12 @@ struct web_reply {
 	struct strbuf body;
 	uint64_t etag;
 	int has_etag;
-	const char *allow; /* the Allow header of a 405 */
+	const char *allow;	/* the Allow header of a 405 */
+	unsigned retry_after_s; /* a Retry-After header (a 503 for a lock); 0: none */
 };
+
+/* Seconds a client is told to wait when the database stayed locked (503). */
+#define WEB_RETRY_AFTER 5
 
 /* Makes r the JSON error {"error": msg} with status (no ETag: errors are not cached). */
 void web_reply_json_error(struct web_reply *r, int status, const char *msg);
@@ -143,10 +173,20 @@ int web_api_series_records(struct web_reply *r, struct store *st, const char *co
 int web_api_suspects(struct web_reply *r, struct store *st, struct bl_error *err);
 int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
 		      struct bl_error *err);
-/* Regressions (§9.3): `benchline regressions --json` and its HTML view. */
-int web_api_regressions(struct web_reply *r, struct store *st, struct bl_error *err);
+/* Regressions (§9.3): `benchline regressions --json` (every filter field NULL, 0), or the
+ * Regressions the filter takes, and the HTML view. */
+int web_api_regressions(struct web_reply *r, struct store *st,
+			const struct store_regression_filter *f, struct bl_error *err);
 int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
 			 struct bl_error *err);
+/* Alerts (§9.1): `benchline alerts --json` with the filter's machine and state. */
+int web_api_alerts(struct web_reply *r, struct store *st, const struct store_alert_filter *f,
+		   struct bl_error *err);
+/* A page of runs by id (GET /api/records): {"records": [records as `records --json` prints
+ * them], "next": the last id of the page when another page follows, else null}. q->limit
+ * rows at the most. */
+int web_api_records(struct web_reply *r, struct store *st, const struct store_record_page *q,
+		    struct bl_error *err);
 /* The gate (§7) for ?head=REV&base=REF[&ratchet=REF]: the JSON of `gate --json`, and a page
  * with the table and links to each Series chart. A bad revision is a 400. */
 struct web_gate_query {

@@ -13,51 +13,8 @@
 #include <string.h>
 
 #include "detect/confirm/confirm.h"
+#include "ingest/push/push.h"
 #include "store/store.h"
-
-/* The alerts a request takes up, copied out of the store's walk. */
-struct picked {
-	int64_t id;
-	char *commit, *reference, *machine;
-	enum suspect_state state;
-	enum alert_outcome outcome;
-	enum suspect_side side;
-};
-
-struct pick_ctx {
-	struct picked *v;
-	size_t n, alloc;
-	int all; /* the default selection: open, slower, no outcome yet */
-};
-
-static int pick(const struct store_alert *a, void *data)
-{
-	struct pick_ctx *p = data;
-	struct picked *x;
-	if (p->all && (a->state != SUSPECT_OPEN || a->side != SUSPECT_SLOWER ||
-		       a->outcome != ALERT_NO_OUTCOME))
-		return 0;
-	ALLOC_GROW(p->v, p->n, p->alloc);
-	x = &p->v[p->n++];
-	x->id = a->id;
-	x->commit = xstrdup(a->commit);
-	x->reference = a->reference_commit ? xstrdup(a->reference_commit) : NULL;
-	x->machine = xstrdup(a->machine);
-	x->state = a->state;
-	x->outcome = a->outcome;
-	x->side = a->side;
-	return 0;
-}
-
-static void picked_release(struct pick_ctx *p)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		free(p->v[i].commit);
-		free(p->v[i].reference);
-		free(p->v[i].machine);
-	}
-	free(p->v);
-}
 
 /* A Series of the alert, as bisection and the re-bench's keys name it. */
 struct alert_series {
@@ -98,6 +55,55 @@ static void series_release(struct series_ctx *c)
 	free(c->v);
 }
 
+/* The alerts a request takes up, copied out of the store's walk. */
+struct picked {
+	int64_t id;
+	char *commit, *reference, *machine;
+	enum suspect_state state;
+	enum alert_outcome outcome;
+	enum suspect_side side;
+	struct series_ctx series; /* the Series of its Suspects */
+};
+
+struct pick_ctx {
+	struct picked *v;
+	size_t n, alloc;
+	int all; /* the default selection: open, slower, no outcome yet */
+};
+
+static int pick(const struct store_alert *a, void *data)
+{
+	struct pick_ctx *p = data;
+	struct picked *x;
+	if (p->all && (a->state != SUSPECT_OPEN || a->side != SUSPECT_SLOWER ||
+		       a->outcome != ALERT_NO_OUTCOME))
+		return 0;
+	ALLOC_GROW(p->v, p->n, p->alloc);
+	x = &p->v[p->n++];
+	x->id = a->id;
+	x->commit = xstrdup(a->commit);
+	x->reference = a->reference_commit ? xstrdup(a->reference_commit) : NULL;
+	x->machine = xstrdup(a->machine);
+	x->state = a->state;
+	x->outcome = a->outcome;
+	x->side = a->side;
+	memset(&x->series, 0, sizeof(x->series));
+	return 0;
+}
+
+static void series_release(struct series_ctx *c);
+
+static void picked_release(struct pick_ctx *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].commit);
+		free(p->v[i].reference);
+		free(p->v[i].machine);
+		series_release(&p->v[i].series);
+	}
+	free(p->v);
+}
+
 /* The re-bench's verdict on one of the alert's Series; NONE when it measured no such key. */
 static enum gate_verdict series_verdict(const struct confirm_rebench_report *r,
 					const struct alert_series *s)
@@ -123,20 +129,58 @@ static void note(const struct confirm_alerts_request *req, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
-/* Bisects each Series of the alert that the re-bench found slower; every pinned commit is a
- * Regression of the alert. *pinned counts them, *undecided the bisections that pinned none. */
-static int bisect_series(struct confirm_alert_result *res, size_t *undecided, struct strbuf *why,
-			 struct store *st, const struct picked *a, const struct series_ctx *series,
+/*
+ * Where what confirm found goes: an outcome document (confirm_apply_outcome's) applied to the
+ * local store, or posted to a server, which applies it the same way. out receives what was
+ * stored (the Regressions' ids among it).
+ */
+struct sink {
+	int (*apply)(struct confirm_alert_result *out, int64_t alert_id, const json_t *doc,
+		     void *data, struct bl_error *err);
+	/* An alert decided before: what it holds (NULL: nothing to say). */
+	int (*decided)(struct confirm_alert_result *out, int64_t alert_id, void *data,
+		       struct bl_error *err);
+	void *data;
+};
+
+/* {"outcome", "rebench", "note", "regressions"}: rebench is borrowed, regressions (an array,
+ * NULL for none) taken. */
+static json_t *outcome_doc(enum alert_outcome o, json_t *rebench, const char *note,
+			   json_t *regressions)
+{
+	json_t *doc = json_object();
+	json_object_set_new(doc, "outcome", json_string(alert_outcome_name(o)));
+	json_object_set_new(doc, "rebench", rebench ? json_incref(rebench) : json_null());
+	json_object_set_new(doc, "note", json_string_or_null(note));
+	json_object_set_new(doc, "regressions", regressions ? regressions : json_array());
+	return doc;
+}
+
+/* Applies the document; res becomes what was stored. */
+static int apply(struct confirm_alert_result *res, const struct sink *sk, int64_t alert_id,
+		 json_t *doc, struct bl_error *err)
+{
+	int ret;
+	confirm_alert_result_release(res);
+	ret = sk->apply(res, alert_id, doc, sk->data, err);
+	res->alert = alert_id;
+	json_decref(doc);
+	return ret;
+}
+
+/* Bisects each Series of the alert that the re-bench found slower: each pinned bisection goes
+ * into regs ({"benchmark", "config", "metric", "bisect"}); *undecided counts those that pinned
+ * nothing, why says what they left. */
+static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
+			 const struct picked *a, const struct series_ctx *series,
 			 const struct confirm_rebench_report *rb,
 			 const struct confirm_alerts_request *req, struct bl_error *err)
 {
-	int ret = 0;
 	*undecided = 0;
 	for (size_t i = 0; i < series->n; i++) {
 		const struct alert_series *s = &series->v[i];
 		struct confirm_bisect_request breq;
 		struct confirm_bisect_report rep;
-		int64_t id;
 		if (series_verdict(rb, s) != GATE_VERDICT_SLOWER)
 			continue;
 		memset(&breq, 0, sizeof(breq));
@@ -151,21 +195,17 @@ static int bisect_series(struct confirm_alert_result *res, size_t *undecided, st
 		note(req, "alert %lld: bisecting %s between %.12s and %.12s", (long long)a->id,
 		     s->key.buf, a->reference, a->commit);
 		memset(&rep, 0, sizeof(rep));
-		if ((ret = confirm_bisect(&rep, &breq, err))) {
+		if (confirm_bisect(&rep, &breq, err)) {
 			confirm_bisect_report_release(&rep);
-			return ret;
+			return err->code ? err->code : BL_EINVALID;
 		}
 		if (rep.outcome == CONFIRM_PINNED) {
-			ret =
-			    confirm_store_regression(&id, NULL, st, &rep, a->machine, s->benchmark,
-						     s->config, s->metric, a->id, err);
-			if (!ret) {
-				ALLOC_GROW(res->regressions, res->nregressions,
-					   res->regressions_alloc);
-				res->regressions[res->nregressions++] = id;
-				note(req, "alert %lld: %s pinned at %.12s (Regression %lld)",
-				     (long long)a->id, s->key.buf, rep.pinned.sha, (long long)id);
-			}
+			json_array_append_new(regs, json_pack("{s:s, s:s, s:s, s:o}", "benchmark",
+							      s->benchmark, "config", s->config,
+							      "metric", s->metric, "bisect",
+							      confirm_bisect_json(&rep)));
+			note(req, "alert %lld: %s pinned at %.12s", (long long)a->id, s->key.buf,
+			     rep.pinned.sha);
 		} else {
 			(*undecided)++;
 			if (why->len)
@@ -178,59 +218,45 @@ static int bisect_series(struct confirm_alert_result *res, size_t *undecided, st
 					    s->key.buf);
 		}
 		confirm_bisect_report_release(&rep);
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
 
-static int collect_regression(const struct store_regression *r, void *data)
-{
-	struct confirm_alert_result *res = data;
-	ALLOC_GROW(res->regressions, res->nregressions, res->regressions_alloc);
-	res->regressions[res->nregressions++] = r->id;
-	return 0;
-}
-
-/* Takes one alert up: re-bench, and bisection when it holds. */
-static int confirm_one(struct confirm_alert_result *res, struct store *st, const struct picked *a,
-		       const struct confirm_alerts_request *req, struct bl_error *err)
+/* Takes one alert up: re-bench, and bisection when it holds; what it finds goes to sk. */
+static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
+		       const struct picked *a, const struct confirm_alerts_request *req,
+		       struct bl_error *err)
 {
 	struct confirm_rebench_request rreq;
 	struct confirm_rebench_report rb;
-	struct series_ctx series;
 	struct strbuf why = STRBUF_INIT;
-	enum suspect_state state = SUSPECT_OPEN;
-	char *rebench_text = NULL;
+	json_t *rebench = NULL, *regs = NULL;
 	size_t slower = 0, unsettled = 0, undecided = 0;
 	int ret;
 
-	memset(&series, 0, sizeof(series));
 	memset(&rb, 0, sizeof(rb));
 	res->alert = a->id;
 	if (a->state == SUSPECT_TRANSIENT) {
 		/* Asked for by id: a transient alert is cleared without measuring (§9.1). */
-		res->outcome = ALERT_TRANSIENT;
-		ret = store_alert_set_outcome(st, a->id, SUSPECT_TRANSIENT, ALERT_TRANSIENT, NULL,
-					      NULL, err);
+		ret = apply(res, sk, a->id, outcome_doc(ALERT_TRANSIENT, NULL, NULL, NULL), err);
 		goto done;
 	}
 	if (a->state != SUSPECT_OPEN || a->outcome != ALERT_NO_OUTCOME) {
 		/* Decided before: nothing to do again but say what was found. */
 		res->outcome = a->outcome;
 		res->already = 1;
-		ret = store_each_regression(st, a->id, collect_regression, res, err);
+		ret = sk->decided ? sk->decided(res, a->id, sk->data, err) : 0;
 		goto done;
 	}
 	if (!a->reference) {
-		res->outcome = ALERT_INCONCLUSIVE;
-		res->note = xstrdup("none of its Suspects has a record inside its band before it");
-		ret = store_alert_set_outcome(st, a->id, SUSPECT_OPEN, ALERT_INCONCLUSIVE, NULL,
-					      res->note, err);
+		ret =
+		    apply(res, sk, a->id,
+			  outcome_doc(ALERT_INCONCLUSIVE, NULL,
+				      "none of its Suspects has a record inside its band before it",
+				      NULL),
+			  err);
 		goto done;
 	}
-	if ((ret = store_alert_suspects(st, a->id, collect_series, &series, err)))
-		goto done;
 	memset(&rreq, 0, sizeof(rreq));
 	rreq.repo = req->repo;
 	rreq.a = a->reference;
@@ -242,54 +268,93 @@ static int confirm_one(struct confirm_alert_result *res, struct store *st, const
 	     a->commit, a->reference);
 	ret = confirm_rebench_revs(&rb, &rreq, err);
 	if (ret == BL_EBUILD) {
-		res->outcome = ALERT_UNBUILDABLE;
-		res->note = xstrdup(err->msg.buf);
+		char *msg = xstrdup(err->msg.buf);
 		bl_error_release(err);
-		ret = store_alert_set_outcome(st, a->id, SUSPECT_OPEN, ALERT_UNBUILDABLE, NULL,
-					      res->note, err);
+		ret = apply(res, sk, a->id, outcome_doc(ALERT_UNBUILDABLE, NULL, msg, NULL), err);
+		free(msg);
 		goto done;
 	}
 	if (ret)
 		goto done;
-	res->rebench = confirm_rebench_json(&rb);
-	rebench_text = json_dumps(res->rebench, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	for (size_t i = 0; i < series.n; i++) {
-		enum gate_verdict v = series_verdict(&rb, &series.v[i]);
+	rebench = confirm_rebench_json(&rb);
+	for (size_t i = 0; i < a->series.n; i++) {
+		enum gate_verdict v = series_verdict(&rb, &a->series.v[i]);
 		slower += v == GATE_VERDICT_SLOWER;
 		unsettled += v == GATE_VERDICT_UNDECIDED;
 	}
 	if (!slower) {
-		res->outcome = unsettled ? ALERT_INCONCLUSIVE : ALERT_CLEARED;
-		state = unsettled ? SUSPECT_OPEN : SUSPECT_CLEARED;
-		if (unsettled)
-			res->note = xstrdup("the re-bench stayed undecided");
-		ret = store_alert_set_outcome(st, a->id, state, res->outcome, rebench_text,
-					      res->note, err);
+		ret = apply(res, sk, a->id,
+			    outcome_doc(unsettled ? ALERT_INCONCLUSIVE : ALERT_CLEARED, rebench,
+					unsettled ? "the re-bench stayed undecided" : NULL, NULL),
+			    err);
 		goto done;
 	}
 	/* Confirmed: kept before bisecting, so an interrupted bisection leaves it confirmed. */
-	if ((ret = store_alert_set_outcome(st, a->id, SUSPECT_CONFIRMED, ALERT_CONFIRMED,
-					   rebench_text, NULL, err)) ||
-	    (ret = bisect_series(res, &undecided, &why, st, a, &series, &rb, req, err)))
+	if ((ret = apply(res, sk, a->id, outcome_doc(ALERT_CONFIRMED, rebench, NULL, NULL), err)))
 		goto done;
-	res->outcome = res->nregressions || !undecided ? ALERT_CONFIRMED : ALERT_INCONCLUSIVE;
-	state = res->nregressions ? SUSPECT_COVERED : SUSPECT_CONFIRMED;
-	if (why.len)
-		res->note = strbuf_detach(&why, NULL);
-	ret = store_alert_set_outcome(st, a->id, state, res->outcome, rebench_text, res->note, err);
+	regs = json_array();
+	if ((ret = bisect_series(regs, &undecided, &why, a, &a->series, &rb, req, err)))
+		goto done;
+	ret = apply(
+	    res, sk, a->id,
+	    outcome_doc(json_array_size(regs) || !undecided ? ALERT_CONFIRMED : ALERT_INCONCLUSIVE,
+			rebench, why.len ? why.buf : NULL, json_incref(regs)),
+	    err);
+	for (size_t i = 0; !ret && i < res->nregressions; i++)
+		note(req, "alert %lld: Regression %lld stored", (long long)a->id,
+		     (long long)res->regressions[i]);
 done:
-	free(rebench_text);
-	series_release(&series);
+	json_decref(rebench);
+	json_decref(regs);
 	confirm_rebench_report_release(&rb);
 	strbuf_release(&why);
 	return ret;
+}
+
+/* The local sink: the store, through confirm_apply_outcome. */
+static int local_apply(struct confirm_alert_result *out, int64_t alert_id, const json_t *doc,
+		       void *data, struct bl_error *err)
+{
+	return confirm_apply_outcome(out, data, alert_id, doc, err);
+}
+
+static int collect_regression(const struct store_regression *r, void *data)
+{
+	struct confirm_alert_result *res = data;
+	ALLOC_GROW(res->regressions, res->nregressions, res->regressions_alloc);
+	res->regressions[res->nregressions++] = r->id;
+	return 0;
+}
+
+static int local_decided(struct confirm_alert_result *out, int64_t alert_id, void *data,
+			 struct bl_error *err)
+{
+	return store_each_regression(data, alert_id, collect_regression, out, err);
+}
+
+/* Takes up every picked alert in turn; *out gets one result each. */
+static int take_up(struct confirm_alert_result **out, size_t *nr, struct pick_ctx *p,
+		   const struct sink *sk, const struct confirm_alerts_request *req,
+		   struct bl_error *err)
+{
+	struct confirm_alert_result *res = xcalloc(p->n ? p->n : 1, sizeof(*res));
+	for (size_t i = 0; i < p->n; i++) {
+		int ret = confirm_one(&res[i], sk, &p->v[i], req, err);
+		if (ret) {
+			bl_error_prefix(err, "alert %lld", (long long)p->v[i].id);
+			confirm_alert_results_free(res, i + 1);
+			return ret;
+		}
+	}
+	*out = res;
+	*nr = p->n;
+	return 0;
 }
 
 int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
 		   const struct confirm_alerts_request *req, struct bl_error *err)
 {
 	struct pick_ctx p;
-	struct confirm_alert_result *res = NULL;
 	int ret = 0;
 
 	*out = NULL;
@@ -313,31 +378,20 @@ int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *
 			ret = bl_error_set(err, BL_ENOTFOUND, "no alert %lld",
 					   (long long)req->ids[i]);
 	}
-	if (ret)
-		goto done;
-	res = xcalloc(p.n ? p.n : 1, sizeof(*res));
-	for (size_t i = 0; i < p.n; i++) {
-		if ((ret = confirm_one(&res[i], st, &p.v[i], req, err))) {
-			bl_error_prefix(err, "alert %lld", (long long)p.v[i].id);
-			confirm_alert_results_free(res, i + 1);
-			res = NULL;
-			goto done;
-		}
+	for (size_t i = 0; !ret && i < p.n; i++)
+		ret = store_alert_suspects(st, p.v[i].id, collect_series, &p.v[i].series, err);
+	if (!ret) {
+		struct sink sk = {local_apply, local_decided, st};
+		ret = take_up(out, nr, &p, &sk, req, err);
 	}
-	*out = res;
-	*nr = p.n;
-done:
 	picked_release(&p);
 	return ret;
 }
 
 void confirm_alert_results_free(struct confirm_alert_result *r, size_t n)
 {
-	for (size_t i = 0; r && i < n; i++) {
-		json_decref(r[i].rebench);
-		free(r[i].regressions);
-		free(r[i].note);
-	}
+	for (size_t i = 0; r && i < n; i++)
+		confirm_alert_result_release(&r[i]);
 	free(r);
 }
 
@@ -353,4 +407,175 @@ json_t *confirm_alert_result_json(const struct confirm_alert_result *r)
 	json_object_set_new(o, "regressions", ids);
 	json_object_set_new(o, "note", json_string_or_null(r->note));
 	return o;
+}
+
+/* --- Confirm from a sweep machine (§10's fleet): the alerts come from a server, and what is
+ * found goes back to it as the same outcome document --- */
+
+/* A GET of a JSON array from the server; *out a new reference. */
+static int server_get_array(json_t **out, struct push_server *srv, const char *path,
+			    struct bl_error *err)
+{
+	struct push_response res;
+	json_error_t jerr;
+	int ret;
+	*out = NULL;
+	push_response_init(&res);
+	if ((ret = push_request(&res, srv, "GET", path, NULL, 0, NULL, err)))
+		goto done;
+	if (res.status != 200) {
+		ret = bl_error_set(err, BL_EIO, "GET %s: the server answered %ld: %.200s", path,
+				   res.status, res.body.buf);
+		goto done;
+	}
+	*out = json_loadb(res.body.buf, res.body.len, 0, &jerr);
+	if (!*out || !json_is_array(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		ret =
+		    bl_error_set(err, BL_EINVALID, "GET %s: the answer is not a JSON array", path);
+	}
+done:
+	push_response_release(&res);
+	return ret;
+}
+
+/* An alert of GET /api/alerts, with its Suspects' Series from GET /api/suspects. */
+static int remote_pick(struct pick_ctx *p, const json_t *alert, const json_t *suspects,
+		       struct bl_error *err)
+{
+	struct store_alert a;
+	const char *side = json_string_value(json_object_get(alert, "side"));
+	const char *state = json_string_value(json_object_get(alert, "state"));
+	const char *outcome = json_string_value(json_object_get(alert, "outcome"));
+	const json_t *ids = json_object_get(alert, "suspects"), *id;
+	size_t i, before = p->n;
+
+	memset(&a, 0, sizeof(a));
+	a.id = json_integer_value(json_object_get(alert, "id"));
+	a.machine = json_string_value(json_object_get(alert, "machine"));
+	a.commit = json_string_value(json_object_get(alert, "commit"));
+	a.reference_commit = json_string_value(json_object_get(alert, "reference_commit"));
+	if (a.id <= 0 || !a.machine || !a.commit || !side || !state || !json_is_array(ids) ||
+	    suspect_side_parse(&a.side, side) || suspect_state_parse(&a.state, state) ||
+	    (outcome && alert_outcome_parse(&a.outcome, outcome)))
+		return bl_error_set(err, BL_EINVALID,
+				    "GET /api/alerts: an alert the server sent is "
+				    "not one (id, machine, commit, side, state)");
+	pick(&a, p);
+	if (p->n == before)
+		return 0;
+	json_array_foreach(ids, i, id)
+	{
+		size_t k;
+		const json_t *s;
+		json_array_foreach(suspects, k, s)
+		{
+			struct store_suspect x;
+			if (json_integer_value(json_object_get(s, "id")) != json_integer_value(id))
+				continue;
+			memset(&x, 0, sizeof(x));
+			x.benchmark = json_string_value(json_object_get(s, "benchmark"));
+			x.config = json_string_value(json_object_get(s, "config"));
+			x.metric = json_string_value(json_object_get(s, "metric"));
+			if (x.benchmark && x.config && x.metric)
+				collect_series(&x, &p->v[p->n - 1].series);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The remote sink: POST /api/alerts/{id}/outcome; the answer says what the server stored. */
+static int remote_apply(struct confirm_alert_result *out, int64_t alert_id, const json_t *doc,
+			void *data, struct bl_error *err)
+{
+	struct push_server *srv = data;
+	struct push_response res;
+	struct strbuf path = STRBUF_INIT;
+	char *body = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_t *answer = NULL, *ids, *id;
+	json_error_t jerr;
+	size_t i;
+	int ret;
+
+	push_response_init(&res);
+	strbuf_addf(&path, "/api/alerts/%lld/outcome", (long long)alert_id);
+	if ((ret = push_request(&res, srv, "POST", path.buf, body, strlen(body), NULL, err)))
+		goto done;
+	if (res.status != 200) {
+		ret = bl_error_set(err, res.status >= 400 && res.status < 500 ? BL_EDENIED : BL_EIO,
+				   "POST %s: the server answered %ld: %.300s", path.buf, res.status,
+				   res.body.buf);
+		goto done;
+	}
+	answer = json_loadb(res.body.buf, res.body.len, 0, &jerr);
+	ids = json_object_get(answer, "regressions");
+	alert_outcome_parse(&out->outcome, json_string_value(json_object_get(doc, "outcome")));
+	out->alert = alert_id;
+	if (json_is_object(json_object_get(doc, "rebench")))
+		out->rebench = json_incref(json_object_get(doc, "rebench"));
+	if (json_is_string(json_object_get(doc, "note")))
+		out->note = xstrdup(json_string_value(json_object_get(doc, "note")));
+	json_array_foreach(ids, i, id)
+	{
+		ALLOC_GROW(out->regressions, out->nregressions, out->regressions_alloc);
+		out->regressions[out->nregressions++] = json_integer_value(id);
+	}
+done:
+	json_decref(answer);
+	free(body);
+	strbuf_release(&path);
+	push_response_release(&res);
+	return ret;
+}
+
+int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct push_server *srv,
+			  const struct confirm_alerts_request *req, struct bl_error *err)
+{
+	struct pick_ctx p;
+	struct strbuf path = STRBUF_INIT;
+	json_t *alerts = NULL, *suspects = NULL, *a;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*nr = 0;
+	memset(&p, 0, sizeof(p));
+	p.all = !req->nids;
+	/* By id, any state: every alert of the machine is read and the ids picked. */
+	strbuf_addf(&path, "/api/alerts?machine=%s%s", req->machine,
+		    req->nids ? "" : "&state=open");
+	if ((ret = server_get_array(&alerts, srv, path.buf, err)) ||
+	    (ret = server_get_array(&suspects, srv, "/api/suspects", err)))
+		goto done;
+	json_array_foreach(alerts, i, a)
+	{
+		int64_t id = json_integer_value(json_object_get(a, "id"));
+		int wanted = !req->nids;
+		for (size_t k = 0; k < req->nids && !wanted; k++)
+			wanted = req->ids[k] == id;
+		if (wanted && (ret = remote_pick(&p, a, suspects, err)))
+			goto done;
+	}
+	for (size_t k = 0; k < req->nids; k++) {
+		int found = 0;
+		for (size_t j = 0; j < p.n && !found; j++)
+			found = p.v[j].id == req->ids[k];
+		if (!found) {
+			ret = bl_error_set(err, BL_ENOTFOUND, "no alert %lld of '%s' on the server",
+					   (long long)req->ids[k], req->machine);
+			goto done;
+		}
+	}
+	{
+		struct sink sk = {remote_apply, NULL, srv};
+		ret = take_up(out, nr, &p, &sk, req, err);
+	}
+done:
+	json_decref(alerts);
+	json_decref(suspects);
+	strbuf_release(&path);
+	picked_release(&p);
+	return ret;
 }

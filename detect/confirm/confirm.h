@@ -439,8 +439,116 @@ struct confirm_alert_result {
 int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
 		   const struct confirm_alerts_request *req, struct bl_error *err);
 void confirm_alert_results_free(struct confirm_alert_result *r, size_t n);
+struct push_server;
+/*
+ * The same from a sweep machine (§10's fleet): the server holds the history, this machine
+ * measures. The alerts are this machine's open slower ones on the server (GET /api/alerts, with
+ * their Series from GET /api/suspects), or those req->ids names; each is re-benched and bisected
+ * here, in req->repo, and what is found is posted back as an outcome document (POST
+ * /api/alerts/{id}/outcome, confirm_apply_outcome's), which the server stores as a local confirm
+ * stores it. BL_EDENIED when the server refuses a document (its token lacks the confirm role,
+ * another machine's alert), BL_EIO when it cannot be reached.
+ */
+int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct push_server *srv,
+			  const struct confirm_alerts_request *req, struct bl_error *err);
 /* One result as `confirm --json` lists it: {"alert", "outcome", "already", "rebench",
  * "regressions", "note"}. */
 struct json_t *confirm_alert_result_json(const struct confirm_alert_result *r);
+
+/* --- `benchline sweep` (sweep.c): main's unmeasured commits built, run and stored --- */
+
+#define CONFIRM_SWEEP_NTAGS 6
+/* The i-th tag the summary counts (§5): dirty, profile, not-main, preflight, noisy,
+ * superseded. */
+const char *confirm_sweep_tag_name(size_t i);
+
+struct ingest_intake;
+struct ingest_batch;
+/* One commit swept, for progress. */
+struct confirm_sweep_step {
+	size_t index, total; /* 1-based, of the commits to measure */
+	char commit[41];
+	const char *subject;
+	double build_s, run_s; /* bench.build, and every bench.run process together */
+	size_t processes, records;
+	int unbuildable;
+	const char *why; /* when unbuildable: the build's error */
+};
+/* What a sweep did. */
+struct confirm_sweep_result {
+	size_t candidates; /* distinct sources looked at */
+	size_t already;	   /* of which this machine had a clean record of */
+	size_t measured, unbuildable;
+	size_t records; /* stored (a re-delivered run counts nothing) */
+	size_t joined;	/* of which stand on their Series */
+	size_t tagged;	/* of which a tag keeps off it */
+	size_t tagged_by[CONFIRM_SWEEP_NTAGS];
+	char *busy_why; /* the first preflight failure, when the machine was busy */
+};
+struct confirm_sweep_request {
+	const char *repo;     /* a directory inside the main checkout; NULL: "." */
+	const char *machine;  /* this machine */
+	const char *since;    /* every source after this revision; NULL: the newest `last` */
+	size_t last;	      /* 0: 1, tonight's main */
+	long harness_version; /* the records' when bench.format lacks one; 0: 1 */
+	int no_preflight;
+	double wait_quiet_s; /* retry a busy preflight for this long before measuring anyway */
+	/* With a store, the sweep syncs main, asks it which sources are measured and stores the
+	 * records. Without one (a sweep machine pushing to a server), measured and deliver
+	 * answer those. */
+	int (*measured)(int *yes, const char *source_hash, void *data, struct bl_error *err);
+	int (*deliver)(struct confirm_sweep_result *counts, const char *name,
+		       struct ingest_intake *in, struct ingest_batch *batch, void *data,
+		       struct bl_error *err);
+	void (*progress)(const struct confirm_sweep_step *step, void *data);
+	void (*note)(const char *line, void *data);
+	void *data;
+};
+/*
+ * Sweeps main (§10): with a store, syncs its history first; picks main's newest `last`
+ * distinct sources (or every one after `since`), newest first, each at its newest commit, and
+ * drops those this machine has a clean record of; for each left, checks it out in side a's
+ * worktree, builds it (one that cannot be built is counted and skipped), and runs bench.run
+ * bench.processes times, each after a preflight, each process's output parsed by bench.format's
+ * adapter into records of that commit (its source hash, commit time, main's branch) and
+ * delivered. Detection and confirmation are the caller's next steps.
+ */
+int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
+		  const struct confirm_sweep_request *req, struct bl_error *err);
+void confirm_sweep_result_release(struct confirm_sweep_result *r);
+
+/* --- A confirm outcome from another machine (outcome.c, POST /api/alerts/{id}/outcome) --- */
+
+/* The key the re-bench names a metric by on both sides, "benchmark[ [config]] metric" (sb is
+ * reset first; measure.c). */
+void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *config,
+			const char *metric);
+
+/*
+ * Stores what a confirm elsewhere found for alert_id, given as the document
+ *   {"outcome": "cleared"|"confirmed"|"unbuildable"|"inconclusive"|"transient",
+ *    "rebench": {the `rebench --json` report}|null, "note": string|null,
+ *    "regressions": [{"benchmark", "config", "metric", "bisect": {the `bisect --json`
+ *                     report, status "pinned"}}]}
+ * exactly as confirm_alerts stores its own: the alert's state (cleared; covered when it holds
+ * a Regression after this, else confirmed; inconclusive: confirmed when the re-bench found one
+ * of the alert's Series slower, else open; unbuildable: open; transient) with the outcome, the
+ * re-bench report as JSON text and the note (store_alert_set_outcome), and each regression a
+ * Regression of the alert on its machine (store_regression_add: the pinned commit, its source
+ * hash, subject and pull request, the report's ratio and interval, good's commit as the
+ * reference and the probe log), all in one transaction. Every field is checked first:
+ * BL_EINVALID naming the field ("regressions[0].bisect.pinned.commit: ..."), also for a
+ * regression on a Series none of the alert's Suspects is on, Regressions with another outcome
+ * than confirmed, a cleared or confirmed outcome without its re-bench report, or a transient one
+ * with one; BL_ENOTFOUND ("no alert N"); BL_ECONFLICT for an ignored alert, or one that holds
+ * Regressions given another outcome than confirmed. Sending the same document again changes
+ * nothing (a Series and commit keep their first Regression). out receives the outcome, the
+ * re-bench report, the note and the Regressions' ids in the document's order; the caller
+ * releases it with confirm_alert_result_release.
+ */
+int confirm_apply_outcome(struct confirm_alert_result *out, struct store *st, int64_t alert_id,
+			  const struct json_t *doc, struct bl_error *err);
+/* Frees what confirm_apply_outcome put in r (not r itself). */
+void confirm_alert_result_release(struct confirm_alert_result *r);
 
 #endif

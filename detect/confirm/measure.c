@@ -34,9 +34,8 @@ struct sampler {
 	struct confirm_run run;
 };
 
-/* The key a record's metric is matched by on both sides: "benchmark[ config] metric". */
-static void metric_key(struct strbuf *sb, const char *benchmark, const char *config,
-		       const char *metric)
+void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *config,
+			const char *metric)
 {
 	strbuf_reset(sb);
 	strbuf_addstr(sb, benchmark);
@@ -132,7 +131,7 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 				double v = im->kind == METRIC_TIMED ? im->median : im->value;
 				if (isnan(v) || (s->metric && strcmp(s->metric, im->name)))
 					continue;
-				metric_key(&key, rec->benchmark, rec->config, im->name);
+				confirm_metric_key(&key, rec->benchmark, rec->config, im->name);
 				keep(s, side, key.buf, rec->benchmark, rec->config, im->name,
 				     im->unit, im->kind, v, im->better_higher, CONFIRM_JUDGE_RATIO);
 			}

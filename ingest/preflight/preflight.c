@@ -1082,3 +1082,21 @@ int preflight_config_processes(char ***out, size_t *nr, const struct ingest_conf
 	*nr = cfg->n_quiet_processes;
 	return 0;
 }
+
+int preflight_check(struct preflight *out, const struct ingest_config *cfg, struct bl_error *err)
+{
+	struct preflight_limits limits;
+	char **processes = NULL;
+	size_t nprocesses = 0;
+	int ret;
+	preflight_limits_init(&limits);
+	limits.cpu_load_pct = cfg->cpu_load_pct;
+	limits.gpu_load_pct = cfg->gpu_load_pct;
+	if ((ret = preflight_config_processes(&processes, &nprocesses, cfg, err)))
+		return ret;
+	limits.processes = processes;
+	limits.nprocesses = nprocesses;
+	ret = preflight_run(out, &limits, err);
+	strings_free(processes, nprocesses);
+	return ret;
+}

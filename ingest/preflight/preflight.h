@@ -110,6 +110,9 @@ struct json_t *preflight_to_json(const struct preflight *p);
 /* The same object as compact JSON text, appended to out. */
 int preflight_json(struct strbuf *out, const struct preflight *p);
 
+/* preflight_run with benchline.json's limits (quiet.cpu_load_pct, gpu_load_pct, processes):
+ * what `run` and `sweep` check before measuring. */
+int preflight_check(struct preflight *out, const struct ingest_config *cfg, struct bl_error *err);
 /* quiet.processes of the benchline.json cfg was read from (none when it has no file). */
 int preflight_config_processes(char ***out, size_t *nr, const struct ingest_config *cfg,
 			       struct bl_error *err);

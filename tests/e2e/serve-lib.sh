@@ -53,6 +53,18 @@ serve_wait() {
 	test "$(cat "$1.rc")" = 0 || { echo "server $1 exited $(cat "$1.rc")" >&2; return 1; }
 }
 
+# serve_idle [SECONDS]: waits (at most SECONDS, 30) until the server at $URL has no background
+# work running or queued: the detection a push asked for, the sync of --repo. A push that was
+# answered has queued its detection already, so after this its Suspects are stored.
+serve_idle() {
+	i=0
+	while ! curl -s --max-time 5 "$URL/api/status" | grep -q '"state":"idle"'; do
+		i=$((i + 1))
+		[ $i -le $((${1:-30} * 10)) ] || { echo "the server stayed busy" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
 # serve_stop NAME: SIGTERM, then waits for a clean exit.
 serve_stop() {
 	kill -TERM "$(cat "$1.pid")" && serve_wait "$1"

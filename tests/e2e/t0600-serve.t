@@ -34,7 +34,9 @@ test_expect 'every route answers with its status and content type' '
 	expect_status 400 text/html GET "$URL/series/$SID?from=x" &&
 	expect_status 405 text/plain POST "$URL/" &&
 	expect_status 405 application/json DELETE "$URL/api/series" &&
-	expect_status 405 application/json GET "$URL/api/records"
+	expect_status 405 application/json DELETE "$URL/api/records" &&
+	curl -s -o /dev/null -D headers -X DELETE "$URL/api/records" &&
+	grep -qi "^Allow: GET, HEAD, POST" headers
 '
 test_expect 'the overview lists every Series with a link, and ?q= filters' '
 	curl -s "$URL/" >page &&
@@ -95,7 +97,10 @@ test_expect 'POST /api/records stores a record (201) and it shows on its Series 
 	grep -q "123.5 us" page &&
 	grep -q "<title>commit $(echo $MAIN1 | cut -c1-12) (seq 7): 123.5 us" page
 '
+# (Each push queues a detection in the background: tests that compare the database wait until
+# it is done.)
 test_expect 'a record ingested by the CLI while serving shows at once (no stale cache)' '
+	serve_idle &&
 	curl -s "$URL/api/series" >before.json &&
 	curl -s "$URL/series/m1-box/pushed/c/t" >before.html &&
 	record m1-box pushed $MAIN2 77.25 >cli.json &&
@@ -116,6 +121,7 @@ test_expect 'a machine-restricted token pushes its machines' '
 		-H "Authorization: Bearer secret-m1" --data-binary @r2.json
 '
 test_expect '401, 403, 413 and 400 store nothing' '
+	serve_idle &&
 	db_dump >before &&
 	record m1-box pushed 3 >r3.json &&
 	record other-box pushed 4 >r4.json &&

@@ -14,9 +14,12 @@ bl init >/dev/null 2>&1
 printf 'secret\n' >tokens
 serve_start intake --token-file tokens --timeout 5 --repo "$TMP/repo" || exit 1
 
-# timed MACHINE BENCH MEDIAN P95 [CONTENT]: a record whose primary metric has those figures.
+# timed MACHINE BENCH MEDIAN P95 [CONTENT]: a record whose primary metric has those figures, at
+# the repository's one commit (the server syncs main at start: a commit off main would be
+# not-main).
+HEAD_SHA=$(git -C repo rev-parse HEAD)
 timed() {
-	c=$(printf '%040x' 7)
+	c=$HEAD_SHA
 	printf '{"schema":1,"machine":"%s","benchmark":"%s","config":"","harness_version":1,' "$1" "$2"
 	printf '"source":{"commit":"%s","source_hash":"%s"},' "$c" "$c"
 	printf '"started_at":"2026-11-02T04:00:0%sZ",' "${5:-0}"
@@ -77,6 +80,7 @@ test_expect 'a token that may not push a machine stores nothing (403)' '
 		>repo/benchline.json &&
 	printf "secret\nsecret-a a-*\n" >tokens &&
 	serve_stop intake && serve_start intake2 --token-file tokens --timeout 5 --repo "$TMP/repo" &&
+	serve_idle &&
 	db_dump >before &&
 	timed b-box b5 100 100 >denied.json &&
 	test "$(curl -s -o out -w "%{http_code}" -H "Authorization: Bearer secret-a" \

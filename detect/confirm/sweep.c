@@ -1,0 +1,394 @@
+/*
+ * `benchline sweep` as a use case (§10): the nightly job. Main's newest commits, one per
+ * distinct source hash, that this machine has no clean record of yet are checked out in a
+ * worktree, built with bench.build, run bench.processes times with preflight, parsed by
+ * bench.format's adapter and delivered (stored, or pushed by the caller), each with its
+ * commit, source hash and commit time. It is asv's `run --skip-existing-commits`, keyed on
+ * source hashes: a docs-only commit measures what its parent measured, so it is never run.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "detect/confirm/confirm.h"
+#include "ingest/ingest.h"
+#include "ingest/preflight/preflight.h"
+#include "ingest/repo/repo.h"
+#include "store/store.h"
+
+/* The tags a stored run can carry (§5), for the summary. */
+static const char *const sweep_tags[CONFIRM_SWEEP_NTAGS] = {
+    "dirty", "profile", "not-main", "preflight", "noisy", "superseded",
+};
+
+const char *confirm_sweep_tag_name(size_t i)
+{
+	return i < CONFIRM_SWEEP_NTAGS ? sweep_tags[i] : "?";
+}
+
+static void note(const struct confirm_sweep_request *req, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const struct confirm_sweep_request *req, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!req->note)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	req->note(sb.buf, req->data);
+	strbuf_release(&sb);
+}
+
+/* The candidates, newest first, one commit per distinct source hash: the newest `last`
+ * sources of main, or every source after `since`. */
+static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char *tip,
+		const struct confirm_sweep_request *req, struct bl_error *err)
+{
+	struct repo_commit *list = NULL;
+	size_t n = 0, alloc = 0;
+	int ret = 0;
+	*out = NULL;
+	*nr = 0;
+	if (req->since) {
+		char since[41], source[41];
+		struct repo_commit *range = NULL;
+		size_t nrange = 0;
+		if ((ret = repo_resolve(since, source, NULL, r, req->since, err)) ||
+		    (ret = repo_first_parent_range(&range, &nrange, r, since, tip, err)))
+			return ret;
+		/* Newest first, each source at its newest commit, as repo_history gives them. */
+		for (size_t i = nrange; i-- > 0;) {
+			int seen = 0;
+			for (size_t k = 0; k < n && !seen; k++)
+				seen = !strcmp(list[k].source_hash, range[i].source_hash);
+			if (seen)
+				continue;
+			ALLOC_GROW(list, n, alloc);
+			list[n++] = range[i];
+		}
+		free(range);
+	} else {
+		struct repo_history *h;
+		size_t last = req->last ? req->last : 1;
+		if ((ret = repo_history_open(&h, r, tip, SIZE_MAX, err)))
+			return ret;
+		for (size_t i = 0; i < last; i++) {
+			const char *source, *commit;
+			int got = repo_history_get(&source, &commit, h, i, err);
+			if (got < 0) {
+				ret = got;
+				break;
+			}
+			if (got)
+				break;
+			ALLOC_GROW(list, n, alloc);
+			memcpy(list[n].sha, commit, 41);
+			memcpy(list[n].source_hash, source, 41);
+			n++;
+		}
+		repo_history_free(h);
+	}
+	if (ret) {
+		free(list);
+		return ret;
+	}
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+/* Whether this machine has a clean record at the source: the store's answer, or the
+ * caller's. */
+static int measured(int *yes, struct store *st, const struct confirm_sweep_request *req,
+		    const char *source, struct bl_error *err)
+{
+	*yes = 0;
+	if (req->measured)
+		return req->measured(yes, source, req->data, err);
+	return store_machine_measured(yes, st, req->machine, source, err);
+}
+
+/* The preflight before a run: retried while the machine is busy, up to wait_quiet_s. */
+static int check_quiet(struct preflight *pf, const struct ingest_config *cfg,
+		       const struct confirm_sweep_request *req, struct bl_error *err)
+{
+	time_t until = time(NULL) + (time_t)req->wait_quiet_s;
+	int ret;
+	for (;;) {
+		preflight_release(pf);
+		preflight_init(pf);
+		if ((ret = preflight_check(pf, cfg, err)) || pf->quiet || time(NULL) >= until)
+			return ret;
+		note(req, "the machine is busy (%s): waiting to measure",
+		     pf->nfailures ? pf->failures[0] : "preflight");
+		sleep(1);
+	}
+}
+
+/* The records one commit's processes stored: per key (a record's benchmark, config and
+ * harness version), the run that stands for it now. */
+struct commit_records {
+	struct strbuf *keys;
+	int64_t *standing; /* 0: no run of the key stands (each was already stored) */
+	size_t n, alloc;
+};
+
+static void commit_records_release(struct commit_records *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		strbuf_release(&c->keys[i]);
+	free(c->keys);
+	free(c->standing);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Notes what became of a run of the key. */
+static void commit_records_add(struct commit_records *c, const struct ingest_record *rec,
+			       enum ingest_outcome o, int64_t run_id)
+{
+	struct strbuf key = STRBUF_INIT;
+	size_t i;
+	strbuf_addf(&key, "%s\n%s\n%lld", rec->benchmark, rec->config,
+		    (long long)rec->harness_version);
+	for (i = 0; i < c->n && strcmp(c->keys[i].buf, key.buf); i++)
+		;
+	if (i == c->n) {
+		if (c->n == c->alloc) {
+			c->alloc = c->alloc ? 2 * c->alloc : 8;
+			c->keys = xrealloc(c->keys, c->alloc * sizeof(*c->keys));
+			c->standing = xrealloc(c->standing, c->alloc * sizeof(*c->standing));
+		}
+		c->keys[i] = key;
+		c->standing[i] = 0;
+		c->n++;
+	} else {
+		strbuf_release(&key);
+	}
+	if (o == INGEST_STANDS)
+		c->standing[i] = run_id;
+}
+
+/* Stores one process's records. */
+static int store_batch(struct commit_records *recs, struct store *st, struct ingest_intake *in,
+		       const char *name, struct ingest_batch *batch, struct bl_error *err)
+{
+	enum ingest_outcome *outcomes = xcalloc(batch->nr + 1, sizeof(*outcomes));
+	int64_t *ids = xcalloc(batch->nr + 1, sizeof(*ids));
+	int ret = ingest_intake_store(in, st, name, batch, outcomes, ids, err);
+	for (size_t i = 0; !ret && i < batch->nr; i++)
+		if (outcomes[i] != INGEST_DUPLICATE)
+			commit_records_add(recs, &batch->records[i], outcomes[i], ids[i]);
+	free(outcomes);
+	free(ids);
+	return ret;
+}
+
+/* Counts a commit's records once its processes are stored: each key's standing run, joined
+ * or kept off its Series by its tags. */
+static int count_records(struct confirm_sweep_result *res, struct store *st,
+			 const struct commit_records *recs, struct bl_error *err)
+{
+	for (size_t i = 0; i < recs->n; i++) {
+		int tagged = 0, ret;
+		if (!recs->standing[i])
+			continue;
+		res->records++;
+		for (size_t t = 0; t < CONFIRM_SWEEP_NTAGS; t++) {
+			int has = 0;
+			if ((ret = store_has_tag(&has, st, recs->standing[i], sweep_tags[t], err)))
+				return ret;
+			if (has) {
+				res->tagged_by[t]++;
+				tagged = 1;
+			}
+		}
+		if (tagged)
+			res->tagged++;
+		else
+			res->joined++;
+	}
+	return 0;
+}
+
+/* Builds, runs and delivers one commit. *built 0 when it cannot be built (err says why). */
+static int sweep_commit(int *built, struct confirm_sweep_step *step,
+			struct confirm_sweep_result *res, struct store *st,
+			struct ingest_intake *in, struct repo *r, const struct repo_commit *c,
+			const char *branch, const struct confirm_sweep_request *req,
+			struct bl_error *err)
+{
+	struct strbuf wt = STRBUF_INIT, name = STRBUF_INIT;
+	struct confirm_run run;
+	struct preflight pf;
+	struct commit_records recs = {NULL, NULL, 0, 0};
+	long processes = in->cfg.bench_processes > 0 ? in->cfg.bench_processes : 1;
+	int ret;
+
+	*built = 0;
+	confirm_run_init(&run);
+	preflight_init(&pf);
+	if ((ret = repo_worktree(&wt, r, c->sha, REPO_SIDE_A, err)))
+		goto done;
+	ret = confirm_build(&step->build_s, &in->cfg, wt.buf, err);
+	if (ret == BL_EBUILD) {
+		step->unbuildable = 1;
+		ret = 0;
+		goto done;
+	}
+	if (ret)
+		goto done;
+	*built = 1;
+	/* What the records were measured at: the worktree's HEAD, on main. */
+	if ((ret = repo_read_head(&in->head, wt.buf, &in->cfg, err)))
+		goto done;
+	snprintf(in->head.branch, sizeof(in->head.branch), "%s", branch);
+	in->have_head = 1;
+	for (long p = 0; p < processes; p++) {
+		struct ingest_batch batch = {NULL, 0, 0};
+		double started = (double)time(NULL);
+		if (!req->no_preflight && (ret = check_quiet(&pf, &in->cfg, req, err)))
+			goto done;
+		if ((ret = confirm_run_once(&run, &in->cfg, wt.buf, err)))
+			goto done;
+		step->run_s += run.wall_s;
+		step->processes++;
+		strbuf_reset(&name);
+		strbuf_addf(&name, "bench.run at %.12s (process %ld)", c->sha, p + 1);
+		ret = ingest_intake_parse(in, &batch, name.buf, run.out.buf, run.out.len, started,
+					  err);
+		for (size_t i = 0; !ret && i < batch.nr; i++) {
+			struct ingest_record *rec = &batch.records[i];
+			if (!req->no_preflight) {
+				rec->has_preflight = 1;
+				rec->preflight_quiet = pf.quiet;
+				ret = ingest_record_annotate(rec, "preflight",
+							     preflight_to_json(&pf), err);
+			}
+		}
+		if (!ret && !req->no_preflight && !pf.quiet && pf.nfailures && !res->busy_why)
+			res->busy_why = xstrdup(pf.failures[0]);
+		if (!ret) {
+			step->records += batch.nr;
+			if (req->deliver)
+				ret = req->deliver(res, name.buf, in, &batch, req->data, err);
+			else
+				ret = store_batch(&recs, st, in, name.buf, &batch, err);
+		}
+		ingest_batch_release(&batch);
+		if (ret)
+			goto done;
+	}
+	if (!req->deliver)
+		ret = count_records(res, st, &recs, err);
+done:
+	commit_records_release(&recs);
+	confirm_run_release(&run);
+	preflight_release(&pf);
+	strbuf_release(&wt);
+	strbuf_release(&name);
+	return ret;
+}
+
+int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
+		  const struct confirm_sweep_request *req, struct bl_error *err)
+{
+	struct ingest_intake in;
+	struct strbuf root = STRBUF_INIT, branch = STRBUF_INIT;
+	struct repo *r = NULL;
+	struct repo_commit *list = NULL;
+	char tip[41], tip_source[41];
+	size_t n = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ingest_intake_init(&in);
+	if ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)))
+		goto done;
+	/* The main checkout's benchline.json rules every commit, as the re-bench's does. */
+	in.settings_dir = root.buf;
+	in.machine = req->machine;
+	in.harness_version = req->harness_version > 0 ? req->harness_version : 1;
+	if ((ret = ingest_intake_setup(&in, err)))
+		goto done;
+	if (in.cfg.bench_format)
+		in.format = in.cfg.bench_format;
+	if (!in.cfg.bench_run) {
+		ret = bl_error_set(err, BL_ECONFIG,
+				   "%s: bench.run: not set (the command that prints the results)",
+				   in.cfg.path ? in.cfg.path : "benchline.json");
+		goto done;
+	}
+	if (st) {
+		struct repo_sync_result sync;
+		if ((ret = repo_sync(&sync, st, root.buf, &in.cfg, err)))
+			goto done;
+		note(req, "synced main (%s): %zu new commit%s, %zu in all", sync.branch,
+		     sync.walked, sync.walked == 1 ? "" : "s", sync.total);
+	}
+	if ((ret = repo_open(&r, root.buf, &in.cfg, err)) ||
+	    (ret = repo_resolve(tip, tip_source, &branch, r, NULL, err)) ||
+	    (ret = pick(&list, &n, r, tip, req, err)))
+		goto done;
+	out->candidates = n;
+	/* Only the sources not measured yet, still newest first. */
+	for (size_t i = 0; i < n;) {
+		int yes;
+		if ((ret = measured(&yes, st, req, list[i].source_hash, err)))
+			goto done;
+		if (yes) {
+			memmove(list + i, list + i + 1, (n - i - 1) * sizeof(*list));
+			n--;
+			out->already++;
+			continue;
+		}
+		i++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct confirm_sweep_step step;
+		struct strbuf subject = STRBUF_INIT;
+		int built;
+		memset(&step, 0, sizeof(step));
+		step.index = i + 1;
+		step.total = n;
+		memcpy(step.commit, list[i].sha, 41);
+		if ((ret = repo_commit_subject(&subject, r, list[i].sha, err))) {
+			strbuf_release(&subject);
+			goto done;
+		}
+		step.subject = subject.buf;
+		ret = sweep_commit(&built, &step, out, st, &in, r, &list[i], branch.buf, req, err);
+		if (!ret && step.unbuildable) {
+			step.why = err->msg.buf;
+			out->unbuildable++;
+		} else if (!ret) {
+			out->measured++;
+		}
+		if (!ret && req->progress)
+			req->progress(&step, req->data);
+		if (step.unbuildable)
+			bl_error_clear(err);
+		strbuf_release(&subject);
+		if (ret)
+			goto done;
+	}
+done:
+	free(list);
+	repo_free(r);
+	ingest_intake_release(&in);
+	strbuf_release(&root);
+	strbuf_release(&branch);
+	return ret;
+}
+
+void confirm_sweep_result_release(struct confirm_sweep_result *r)
+{
+	free(r->busy_why);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,116 @@
+#!/bin/sh
+# benchline sweep (§10) on a real benchmark program: tonight's main is built, run and stored
+# with its commit and source hash; a docs-only commit is not measured again; --since measures
+# every source not measured yet, newest first, and the summary counts right; a commit that
+# cannot be built is skipped and counted; preflight runs before each process; --confirm turns
+# a planted 15% slowdown into one Regression. The metric judged is the program's iteration
+# count ("work"), so no verdict depends on how busy the machine is.
+. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/e2e/bench-lib.sh"
+
+# c0; k1..k6 comments (new sources, the same work); then, test by test, d1 docs only; s1 15% more
+# work, k7, k8 comments; b1 broken.
+(
+	set -e
+	git init -q repo
+	mkdir repo/docs
+	bench_program repo/bench.c 2000000 latency
+	echo notes >repo/docs/notes.md
+	printf 'bench\nbenchline.json\n' >repo/.gitignore
+	commit 'a benchmark' >c0
+	for k in 1 2 3 4 5 6; do
+		echo "/* comment $k */" >>repo/bench.c
+		commit "comment $k" >k$k
+	done
+) >setup.log 2>&1 || { cat setup.log; echo 'Bail out! cannot build the test repository'; exit 1; }
+c0=$(cat c0)
+for k in 1 2 3 4 5 6; do eval "k$k=\$(cat k$k)"; done
+cat >repo/benchline.json <<'EOF2'
+{"measured_paths": ["bench.c"], "unmeasured_paths": ["docs", ".gitignore"],
+ "metrics": ["work"], "machine": "night1",
+ "quiet": {"cpu_load_pct": 100, "gpu_load_pct": 100},
+ "bench": {"build": "cc -O2 -o bench bench.c", "run": "./bench", "processes": 2}}
+EOF2
+
+# records DB: "COMMIT-SHORT SOURCE-SHORT work" per standing record, newest first.
+records() {
+	bl --db "$1" records --json | json_get - 'join "", map { substr($_->{commit}, 0, 7) . " " . substr($_->{source_hash}, 0, 7) . " " . $_->{metrics}{work}{median} . "\n" } sort { $b->{seq} <=> $a->{seq} } @$j' |
+		sed '/^$/d'
+}
+
+test_expect 'tonight'"'"'s main: built, run twice with preflight, stored with its commit and source hash' '
+	bl --db s.db sweep --repo repo >out 2>err &&
+	grep -q "^\[1/1\] $(echo $k6 | cut -c1-7) comment 6: build [0-9.]* s, run 2 x [0-9.]* s, 2 records$" err &&
+	tail -1 err >actual &&
+	echo "sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record stored, 1 joined their Series, 0 tagged, 0 new Suspects, 0 new alerts" >expect &&
+	test_cmp expect actual &&
+	bl hash --repo repo "$k6" | cut -c1-7 >src &&
+	printf "%s %s 2000000\n" "$(echo $k6 | cut -c1-7)" "$(cat src)" >expect &&
+	records s.db >actual &&
+	test_cmp expect actual &&
+	bl --db s.db records --json | json_get - "\$j->[0]{machine} . q( ) . (exists \$j->[0]{tags} ? scalar @{\$j->[0]{tags}} : 0)" >actual &&
+	echo "night1 0" >expect &&
+	test_cmp expect actual &&
+	bl --db s.db records --all --json | json_get - "scalar @\$j" >actual &&
+	echo 2 >expect &&
+	test_cmp expect actual
+'
+
+test_expect 'a docs-only commit is not measured again' '
+	echo "more notes" >>repo/docs/notes.md &&
+	git -C repo add -A && git -C repo commit -q -m "docs only" &&
+	bl --db s.db sweep --repo repo >out 2>err &&
+	tail -1 err >actual &&
+	echo "sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 records stored, 0 joined their Series, 0 tagged, 0 new Suspects, 0 new alerts" >expect &&
+	test_cmp expect actual &&
+	! grep -q "^\[" err
+'
+
+test_expect '--since: every source not measured yet, newest first; the summary counts right' '
+	bl --db s.db sweep --repo repo --since "$c0" --no-preflight >out 2>err &&
+	grep "^\[" err | cut -d" " -f1,2 >actual &&
+	printf "[1/5] %s\n[2/5] %s\n[3/5] %s\n[4/5] %s\n[5/5] %s\n" \
+		"$(echo $k5 | cut -c1-7)" "$(echo $k4 | cut -c1-7)" "$(echo $k3 | cut -c1-7)" \
+		"$(echo $k2 | cut -c1-7)" "$(echo $k1 | cut -c1-7)" >expect &&
+	test_cmp expect actual &&
+	tail -1 err >actual &&
+	echo "sweep: 5 commits measured (1 already measured, 0 unbuildable), 5 records stored, 5 joined their Series, 0 tagged, 0 new Suspects, 0 new alerts" >expect &&
+	test_cmp expect actual
+'
+
+test_expect '--confirm: a planted 15% slowdown becomes one Regression' '
+	sed "s/^#define WORK 2000000\$/#define WORK 2300000/" repo/bench.c >repo/bench.c.new &&
+	mv repo/bench.c.new repo/bench.c &&
+	git -C repo add -A && git -C repo commit -q -m "15% more work (#7)" &&
+	git -C repo rev-parse HEAD >s1 &&
+	for k in 7 8; do
+		echo "/* comment $k */" >>repo/bench.c &&
+		git -C repo add -A && git -C repo commit -q -m "comment $k" &&
+		git -C repo rev-parse HEAD >k$k || return 1
+	done &&
+	bl --db s.db sweep --repo repo --no-preflight --confirm >out 2>err &&
+	tail -1 err >actual &&
+	echo "sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record stored, 1 joined their Series, 0 tagged, 1 new Suspect, 1 new alert, 1 alert confirmed (1 Regression)" >expect &&
+	test_cmp expect actual &&
+	bl --db s.db regressions --json | json_get - "join q( ), scalar @\$j, \$j->[0]{commit}, \$j->[0]{machine}, \$j->[0]{pull_request}" >actual &&
+	echo "1 $(cat s1) night1 7" >expect &&
+	test_cmp expect actual
+'
+
+test_expect 'a commit that cannot be built is skipped and counted' '
+	echo "this is not C" >>repo/bench.c &&
+	git -C repo add -A && git -C repo commit -q -m "broken" &&
+	git -C repo rev-parse HEAD >b1 &&
+	bl --db s.db sweep --repo repo --no-preflight >out 2>err &&
+	grep -q "^\[1/1\] $(cut -c1-7 b1) broken: cannot be built, skipped (cannot build in" err &&
+	tail -1 err | grep -q "^sweep: 0 commits measured (0 already measured, 1 unbuildable), 0 records stored"
+'
+
+test_expect 'usage: --since with --last, a negative --last' '
+	expect_exit 2 bl --db s.db sweep --repo repo --since "$c0" --last 2 2>err &&
+	grep -q "give --since or --last, not both" err &&
+	expect_exit 2 bl --db s.db sweep --repo repo --last -1 2>err &&
+	grep -q "cannot be negative" err
+'
+
+test_done

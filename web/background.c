@@ -1,0 +1,304 @@
+/*
+ * The server's background work (§11): incremental detection after every accepted push, and,
+ * with --repo, main's history synced at start and every --sync-interval seconds. One thread
+ * with its own store connection does it all, one run at a time, so no request ever waits for
+ * it: a push only marks that detection is wanted, and pushes that arrive while a run is going
+ * make exactly one more run after it. The same use cases as `benchline sync` and `benchline
+ * detect` (repo_sync, detect_run); what they did goes to the server's log callback.
+ */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "detect/detect.h"
+#include "ingest/ingest.h"
+#include "ingest/repo/repo.h"
+#include "web/web.h"
+
+struct web_background {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct store *st;
+	char *repo_dir; /* NULL: nothing to sync */
+	unsigned sync_interval_s;
+	void (*log)(const char *line, void *data);
+	void *log_data;
+	/* Under lock: */
+	int stop, pending, running;
+	struct timespec next_sync; /* CLOCK_MONOTONIC */
+	int64_t detect_runs, detect_failures, new_suspects;
+	int64_t sync_runs, sync_failures;
+	size_t commits;
+	char tip[41];
+	char *detect_error, *sync_error; /* the last run's, NULL when it succeeded */
+};
+
+static void say(struct web_background *bg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(struct web_background *bg, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!bg->log)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	bg->log(sb.buf, bg->log_data);
+	strbuf_release(&sb);
+}
+
+static int due(const struct timespec *now, const struct timespec *at)
+{
+	return now->tv_sec > at->tv_sec ||
+	       (now->tv_sec == at->tv_sec && now->tv_nsec >= at->tv_nsec);
+}
+
+/* Records a step's error (NULL: it succeeded). */
+static void set_error(char **slot, const struct bl_error *err)
+{
+	free(*slot);
+	*slot = err ? xstrdup(err->msg.len ? err->msg.buf : "unknown error") : NULL;
+}
+
+/* main's new commits; *stored 1 when any were stored or some dropped. cfg is the repository's
+ * benchline.json, read for this run. */
+static void sync_main(int *stored, struct web_background *bg, const struct ingest_config *cfg)
+{
+	struct repo_sync_result res;
+	struct bl_error err = BL_ERROR_INIT;
+	int ret;
+
+	*stored = 0;
+	memset(&res, 0, sizeof(res));
+	ret = repo_sync(&res, bg->st, bg->repo_dir, cfg, &err);
+	pthread_mutex_lock(&bg->lock);
+	bg->sync_runs++;
+	if (ret) {
+		bg->sync_failures++;
+		set_error(&bg->sync_error, &err);
+	} else {
+		set_error(&bg->sync_error, NULL);
+		bg->commits = res.total;
+		memcpy(bg->tip, res.tip, sizeof(bg->tip));
+	}
+	pthread_mutex_unlock(&bg->lock);
+	if (ret) {
+		say(bg, "sync failed: %s", err.msg.buf);
+	} else if (res.walked || res.rewritten) {
+		*stored = 1;
+		say(bg, "sync: %zu new commit%s of %s (%zu in all), tip %.12s%s", res.walked,
+		    res.walked == 1 ? "" : "s", res.branch, res.total, res.tip,
+		    res.rewritten ? "; it was rewritten: commits no longer on it were dropped"
+				  : "");
+	}
+	bl_error_release(&err);
+}
+
+/* Incremental detection with the judged metrics the server knows: cfg's (--repo's
+ * benchline.json) when there is one, else the set the last detect used. */
+static void detect(struct web_background *bg, const struct ingest_config *cfg)
+{
+	struct detect_options opts;
+	struct detect_result res;
+	struct bl_error err = BL_ERROR_INIT;
+	int ret;
+
+	memset(&opts, 0, sizeof(opts));
+	if (cfg) {
+		opts.metrics_given = 1;
+		opts.metrics = (const char *const *)cfg->judged_metrics;
+		opts.nmetrics = cfg->n_judged_metrics;
+		opts.ladders = cfg->path ? cfg->ladders : NULL;
+		opts.ladders_file = cfg->path;
+		opts.transient_records = cfg->transient_records;
+	}
+	ret = detect_run(&res, bg->st, &opts, &err);
+	pthread_mutex_lock(&bg->lock);
+	bg->detect_runs++;
+	if (ret) {
+		bg->detect_failures++;
+		set_error(&bg->detect_error, &err);
+	} else {
+		set_error(&bg->detect_error, NULL);
+		bg->new_suspects += res.new_suspects;
+	}
+	pthread_mutex_unlock(&bg->lock);
+	if (ret)
+		say(bg, "detect failed: %s", err.msg.buf);
+	else if (res.new_suspects || res.lines_recomputed)
+		say(bg, "detect: %lld new Suspect%s, %lld line%s recomputed%s",
+		    (long long)res.new_suspects, res.new_suspects == 1 ? "" : "s",
+		    (long long)res.lines_recomputed, res.lines_recomputed == 1 ? "" : "s",
+		    res.full ? " (every Series read)" : "");
+	bl_error_release(&err);
+}
+
+static void *background_main(void *arg)
+{
+	struct web_background *bg = arg;
+	for (;;) {
+		struct ingest_config cfg;
+		struct bl_error err = BL_ERROR_INIT;
+		struct timespec now;
+		int do_sync, do_detect, have_cfg = 0;
+
+		pthread_mutex_lock(&bg->lock);
+		for (;;) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (bg->stop || bg->pending || (bg->repo_dir && due(&now, &bg->next_sync)))
+				break;
+			if (bg->repo_dir)
+				pthread_cond_timedwait(&bg->cond, &bg->lock, &bg->next_sync);
+			else
+				pthread_cond_wait(&bg->cond, &bg->lock);
+		}
+		if (bg->stop) {
+			pthread_mutex_unlock(&bg->lock);
+			break;
+		}
+		do_sync = bg->repo_dir && due(&now, &bg->next_sync);
+		do_detect = bg->pending;
+		bg->pending = 0;
+		bg->running = 1;
+		pthread_mutex_unlock(&bg->lock);
+
+		/* benchline.json is read again for every run, as every push reads it. */
+		ingest_config_init(&cfg);
+		if (bg->repo_dir) {
+			if (ingest_config_load(&cfg, bg->repo_dir, &err)) {
+				say(bg, "cannot read benchline.json: %s", err.msg.buf);
+				pthread_mutex_lock(&bg->lock);
+				if (do_sync)
+					set_error(&bg->sync_error, &err);
+				if (do_detect)
+					set_error(&bg->detect_error, &err);
+				pthread_mutex_unlock(&bg->lock);
+				do_sync = do_detect = 0;
+			} else {
+				have_cfg = 1;
+			}
+		}
+		if (do_sync) {
+			int stored;
+			sync_main(&stored, bg, &cfg);
+			do_detect |= stored;
+		}
+		if (bg->repo_dir && due(&now, &bg->next_sync)) {
+			/* The next sync an interval after this one ended (or failed to start), so a
+			 * sync slower than the interval does not run back to back. */
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			pthread_mutex_lock(&bg->lock);
+			bg->next_sync = now;
+			bg->next_sync.tv_sec += bg->sync_interval_s;
+			pthread_mutex_unlock(&bg->lock);
+		}
+		if (do_detect)
+			detect(bg, have_cfg ? &cfg : NULL);
+		ingest_config_release(&cfg);
+		bl_error_release(&err);
+
+		pthread_mutex_lock(&bg->lock);
+		bg->running = 0;
+		pthread_cond_broadcast(&bg->cond);
+		pthread_mutex_unlock(&bg->lock);
+	}
+	return NULL;
+}
+
+static void background_free(struct web_background *bg)
+{
+	store_free(bg->st);
+	free(bg->repo_dir);
+	free(bg->detect_error);
+	free(bg->sync_error);
+	pthread_mutex_destroy(&bg->lock);
+	pthread_cond_destroy(&bg->cond);
+	free(bg);
+}
+
+int web_background_start(struct web_background **out, const struct web_options *opts,
+			 struct bl_error *err)
+{
+	struct web_background *bg = xcalloc(1, sizeof(*bg));
+	pthread_condattr_t attr;
+	int ret;
+
+	*out = NULL;
+	pthread_mutex_init(&bg->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&bg->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	bg->repo_dir = opts->repo_dir ? xstrdup(opts->repo_dir) : NULL;
+	bg->sync_interval_s = opts->sync_interval_s ? opts->sync_interval_s : WEB_SYNC_INTERVAL;
+	bg->log = opts->log;
+	bg->log_data = opts->log_data;
+	if ((ret = store_open(&bg->st, opts->db_path, 0, err)))
+		goto fail;
+	/* With a repository: sync, then detect, at once. */
+	clock_gettime(CLOCK_MONOTONIC, &bg->next_sync);
+	bg->pending = bg->repo_dir != NULL;
+	if (pthread_create(&bg->thread, NULL, background_main, bg)) {
+		ret = bl_error_set(err, BL_EIO, "cannot start the background thread");
+		goto fail;
+	}
+	*out = bg;
+	return 0;
+fail:
+	background_free(bg);
+	return ret;
+}
+
+void web_background_poke(struct web_background *bg)
+{
+	if (!bg)
+		return;
+	pthread_mutex_lock(&bg->lock);
+	bg->pending = 1;
+	pthread_cond_broadcast(&bg->cond);
+	pthread_mutex_unlock(&bg->lock);
+}
+
+void web_background_stop(struct web_background *bg)
+{
+	if (!bg)
+		return;
+	pthread_mutex_lock(&bg->lock);
+	bg->stop = 1;
+	pthread_cond_broadcast(&bg->cond);
+	pthread_mutex_unlock(&bg->lock);
+	/* A run in progress finishes (its one transaction commits); one only wanted is left to
+	 * the next start: the change log keeps what it would read. */
+	pthread_join(bg->thread, NULL);
+	background_free(bg);
+}
+
+json_t *web_background_status(struct web_background *bg)
+{
+	json_t *o = json_object(), *sync = json_null();
+	pthread_mutex_lock(&bg->lock);
+	json_object_set_new(o, "state",
+			    json_string(bg->running   ? "running"
+					: bg->pending ? "queued"
+						      : "idle"));
+	json_object_set_new(o, "detect",
+			    json_pack("{s:I, s:I, s:I, s:o}", "runs", (json_int_t)bg->detect_runs,
+				      "failures", (json_int_t)bg->detect_failures, "new_suspects",
+				      (json_int_t)bg->new_suspects, "last_error",
+				      json_string_or_null(bg->detect_error)));
+	if (bg->repo_dir)
+		sync = json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}", "interval",
+				 (json_int_t)bg->sync_interval_s, "runs", (json_int_t)bg->sync_runs,
+				 "failures", (json_int_t)bg->sync_failures, "tip",
+				 bg->tip[0] ? json_string(bg->tip) : json_null(), "commits",
+				 bg->tip[0] ? json_integer((json_int_t)bg->commits) : json_null(),
+				 "last_error", json_string_or_null(bg->sync_error));
+	pthread_mutex_unlock(&bg->lock);
+	json_object_set_new(o, "sync", sync);
+	return o;
+}
