@@ -9,7 +9,8 @@
 set -eu
 BL=${BENCHLINE:-benchline}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/benchline-fleet.XXXXXX")
-trap 'kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; rm -rf "$DIR"' EXIT
+SERVER=
+trap '[ -z "$SERVER" ] || { kill "$SERVER"; wait "$SERVER"; } 2>/dev/null; rm -rf "$DIR"' EXIT
 cd "$DIR"
 export GIT_AUTHOR_NAME=example GIT_AUTHOR_EMAIL=example@example.org
 export GIT_COMMITTER_NAME=example GIT_COMMITTER_EMAIL=example@example.org
@@ -46,7 +47,12 @@ echo tok-b >b.token
 "$BL" --db server.db serve --port 0 --token-file tokens --repo engine --sync-interval 1 \
 	>server.out 2>server.err &
 SERVER=$!
-until grep -q serving server.out 2>/dev/null; do sleep 0.1; done
+i=0
+until grep -q serving server.out 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -le 100 ] || { cat server.err >&2; exit 2; }
+	sleep 0.1
+done
 URL=$(sed -n 's/.* at \(http[^ ]*\)\/ .*/\1/p' server.out)
 
 # sweep MACHINE ARGS...: one night of a sweep machine (its own spool).
@@ -57,6 +63,7 @@ sweep() {
 		--server "$URL" --token-file "$m.token" --no-preflight "$@"
 }
 idle() { until curl -s "$URL/api/status" | grep -q '"state":"idle"'; do sleep 0.1; done; }
+# (the server answers 201 only once a push's detection is queued, so idle means detected)
 
 echo "== the first night: both machines fill the history"
 sweep a --since HEAD~5 2>&1 >/dev/null | tail -1
