@@ -66,8 +66,15 @@ while (my $c = $srv->accept) {
 	close $c;
 }
 EOF
-# fake_start STATUS...: starts it, with its log in fake.log.
+# fake_stop: stops it, when it runs (its pid file is also what serve_cleanup kills at exit).
+fake_stop() {
+	[ -f "$TMP/fake.pid" ] || return 0
+	kill "$(cat "$TMP/fake.pid")" 2>/dev/null
+	rm -f "$TMP/fake.pid"
+}
+# fake_start STATUS...: starts it (stopping one left by a failed test), its log in fake.log.
 fake_start() {
+	fake_stop
 	rm -f fake.port fake.log
 	perl fake.pl fake.port fake.log "$@" >/dev/null 2>&1 &
 	echo $! >"$TMP/fake.pid"
@@ -81,10 +88,6 @@ fake_start() {
 # fake: the fake server's URL.
 fake() {
 	echo "http://127.0.0.1:$(cat fake.port)"
-}
-fake_stop() {
-	kill "$(cat "$TMP/fake.pid")" 2>/dev/null
-	rm -f "$TMP/fake.pid"
 }
 
 test_expect 'ingest --server stores a gbench file on the server, and opens no database' '
