@@ -29,7 +29,11 @@ struct web_background {
 	void *log_data;
 	/* Under lock: */
 	int stop, pending, running;
-	struct timespec next_sync; /* CLOCK_MONOTONIC */
+	/* A detection waits for pushes to pause (BACKGROUND_QUIET_MS after the last), or at most
+	 * BACKGROUND_MAX_WAIT_MS after the first it serves: a burst of pushes (a fleet's night,
+	 * a bulk upload) is one detection, not one per body holding the write lock between them. */
+	struct timespec first_poke, last_poke; /* CLOCK_MONOTONIC, while pending */
+	struct timespec next_sync;	       /* CLOCK_MONOTONIC */
 	int64_t detect_runs, detect_failures, new_suspects;
 	int64_t sync_runs, sync_failures;
 	size_t commits;
@@ -56,6 +60,29 @@ static int due(const struct timespec *now, const struct timespec *at)
 {
 	return now->tv_sec > at->tv_sec ||
 	       (now->tv_sec == at->tv_sec && now->tv_nsec >= at->tv_nsec);
+}
+
+#define BACKGROUND_QUIET_MS    300
+#define BACKGROUND_MAX_WAIT_MS 3000
+
+static struct timespec after_ms(const struct timespec *t, long ms)
+{
+	struct timespec r = *t;
+	r.tv_sec += ms / 1000;
+	r.tv_nsec += (ms % 1000) * 1000000L;
+	if (r.tv_nsec >= 1000000000L) {
+		r.tv_sec++;
+		r.tv_nsec -= 1000000000L;
+	}
+	return r;
+}
+
+/* When the pending detection may start: the pushes paused, or it waited long enough. */
+static struct timespec detect_due(const struct web_background *bg)
+{
+	struct timespec quiet = after_ms(&bg->last_poke, BACKGROUND_QUIET_MS);
+	struct timespec most = after_ms(&bg->first_poke, BACKGROUND_MAX_WAIT_MS);
+	return due(&quiet, &most) ? most : quiet;
 }
 
 /* Records a step's error (NULL: it succeeded). */
@@ -149,11 +176,24 @@ static void *background_main(void *arg)
 
 		pthread_mutex_lock(&bg->lock);
 		for (;;) {
+			struct timespec wake, ready;
+			int timed = 0;
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (bg->stop || bg->pending || (bg->repo_dir && due(&now, &bg->next_sync)))
+			if (bg->pending)
+				ready = detect_due(bg);
+			if (bg->stop || (bg->pending && due(&now, &ready)) ||
+			    (bg->repo_dir && due(&now, &bg->next_sync)))
 				break;
-			if (bg->repo_dir)
-				pthread_cond_timedwait(&bg->cond, &bg->lock, &bg->next_sync);
+			if (bg->pending) {
+				wake = ready;
+				timed = 1;
+			}
+			if (bg->repo_dir && (!timed || due(&wake, &bg->next_sync))) {
+				wake = bg->next_sync;
+				timed = 1;
+			}
+			if (timed)
+				pthread_cond_timedwait(&bg->cond, &bg->lock, &wake);
 			else
 				pthread_cond_wait(&bg->cond, &bg->lock);
 		}
@@ -259,6 +299,9 @@ void web_background_poke(struct web_background *bg)
 	if (!bg)
 		return;
 	pthread_mutex_lock(&bg->lock);
+	clock_gettime(CLOCK_MONOTONIC, &bg->last_poke);
+	if (!bg->pending)
+		bg->first_poke = bg->last_poke;
 	bg->pending = 1;
 	pthread_cond_broadcast(&bg->cond);
 	pthread_mutex_unlock(&bg->lock);
