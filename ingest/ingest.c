@@ -203,38 +203,114 @@ int ingest_new_run_stands(int keep_first, int old_flawed, double old_quietness, 
 	return new_quietness < old_quietness;
 }
 
-/* The last machine and benchmark looked up: a file usually repeats them. */
-struct id_cache {
-	char *machine, *machine_info, *benchmark;
-	int64_t machine_id, benchmark_id;
+/*
+ * The machines and benchmarks of a batch, each looked up (or created) once: a file names a few
+ * machines and benchmarks over and over, interleaved (a sweep runs every benchmark on every
+ * machine). An open-addressing table keyed by name; a machine also keeps the info it last
+ * stored, so a record carrying other info updates the row as before.
+ */
+struct id_entry {
+	char *name, *info;
+	int64_t id;
 	int keep_first;
 };
+
+struct id_table {
+	struct id_entry *slots;
+	size_t nr, alloc; /* alloc: a power of two, or 0 */
+};
+
+struct id_cache {
+	struct id_table machines, benchmarks;
+};
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct id_entry *id_find(struct id_table *t, const char *name)
+{
+	if (!t->alloc)
+		return NULL;
+	for (size_t i = name_hash(name) & (t->alloc - 1);; i = (i + 1) & (t->alloc - 1)) {
+		if (!t->slots[i].name)
+			return NULL;
+		if (!strcmp(t->slots[i].name, name))
+			return &t->slots[i];
+	}
+}
+
+static struct id_entry *id_add(struct id_table *t, const char *name)
+{
+	if ((t->nr + 1) * 2 > t->alloc) {
+		struct id_table bigger = {NULL, t->nr, t->alloc ? t->alloc * 2 : 64};
+		bigger.slots = xcalloc(bigger.alloc, sizeof(*bigger.slots));
+		for (size_t i = 0; i < t->alloc; i++) {
+			size_t j;
+			if (!t->slots[i].name)
+				continue;
+			for (j = name_hash(t->slots[i].name) & (bigger.alloc - 1);
+			     bigger.slots[j].name; j = (j + 1) & (bigger.alloc - 1))
+				;
+			bigger.slots[j] = t->slots[i];
+		}
+		free(t->slots);
+		*t = bigger;
+	}
+	size_t i = name_hash(name) & (t->alloc - 1);
+	while (t->slots[i].name)
+		i = (i + 1) & (t->alloc - 1);
+	t->slots[i].name = xstrdup(name);
+	t->nr++;
+	return &t->slots[i];
+}
+
+static void id_table_release(struct id_table *t)
+{
+	for (size_t i = 0; i < t->alloc; i++) {
+		free(t->slots[i].name);
+		free(t->slots[i].info);
+	}
+	free(t->slots);
+}
 
 static int same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static int lookup_ids(struct id_cache *c, struct store *st, const struct ingest_record *rec,
+static int lookup_ids(int64_t *machine_id, int *keep_first, int64_t *benchmark_id,
+		      struct id_cache *c, struct store *st, const struct ingest_record *rec,
 		      struct bl_error *err)
 {
+	struct id_entry *m = id_find(&c->machines, rec->machine), *b;
 	int ret;
-	if (!c->machine || strcmp(c->machine, rec->machine) ||
-	    (rec->machine_info && !same_str(c->machine_info, rec->machine_info))) {
-		if ((ret = store_machine(&c->machine_id, &c->keep_first, st, rec->machine,
-					 rec->machine_info, err)))
+	if (!m || (rec->machine_info && !same_str(m->info, rec->machine_info))) {
+		int64_t id;
+		int first;
+		if ((ret = store_machine(&id, &first, st, rec->machine, rec->machine_info, err)))
 			return ret;
-		free(c->machine);
-		free(c->machine_info);
-		c->machine = xstrdup(rec->machine);
-		c->machine_info = rec->machine_info ? xstrdup(rec->machine_info) : NULL;
+		if (!m)
+			m = id_add(&c->machines, rec->machine);
+		m->id = id;
+		m->keep_first = first;
+		free(m->info);
+		m->info = rec->machine_info ? xstrdup(rec->machine_info) : NULL;
 	}
-	if (!c->benchmark || strcmp(c->benchmark, rec->benchmark)) {
-		if ((ret = store_benchmark(&c->benchmark_id, st, rec->benchmark, err)))
+	if (!(b = id_find(&c->benchmarks, rec->benchmark))) {
+		int64_t id;
+		if ((ret = store_benchmark(&id, st, rec->benchmark, err)))
 			return ret;
-		free(c->benchmark);
-		c->benchmark = xstrdup(rec->benchmark);
+		b = id_add(&c->benchmarks, rec->benchmark);
+		b->id = id;
 	}
+	*machine_id = m->id;
+	*keep_first = m->keep_first;
+	*benchmark_id = b->id;
 	return 0;
 }
 
@@ -278,6 +354,8 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct inges
 	double standing_quietness;
 	int standing_flawed;
 	struct store_key key;
+	int64_t machine_id, benchmark_id;
+	int keep_first;
 
 	memset(tg, 0, sizeof(*tg));
 	tg->quietness = quietness;
@@ -302,13 +380,13 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct inges
 		return bl_error_set(err, BL_EINVALID,
 				    "record %s/%s has no source hash (give --repo to compute it)",
 				    rec->machine, rec->benchmark);
-	if ((ret = lookup_ids(ids, st, rec, err)))
+	if ((ret = lookup_ids(&machine_id, &keep_first, &benchmark_id, ids, st, rec, err)))
 		return ret;
 
 	struct store_run run = {
 	    .digest = rec->digest,
-	    .machine_id = ids->machine_id,
-	    .benchmark_id = ids->benchmark_id,
+	    .machine_id = machine_id,
+	    .benchmark_id = benchmark_id,
 	    .config = rec->config,
 	    .source_hash = rec->source_hash,
 	    .harness_version = rec->harness_version,
@@ -340,20 +418,20 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct inges
 		   (busy ? INGEST_TAG_PREFLIGHT : 0) | (noisy ? INGEST_TAG_NOISY : 0) |
 		   (!on_main ? INGEST_TAG_NOT_MAIN : 0);
 
-	key.machine_id = ids->machine_id;
-	key.benchmark_id = ids->benchmark_id;
+	key.machine_id = machine_id;
+	key.benchmark_id = benchmark_id;
 	key.config = rec->config;
 	key.source_hash = rec->source_hash;
 	key.harness_version = rec->harness_version;
 	if ((ret = store_standing(&standing, &standing_quietness, &standing_flawed, st, &key, err)))
 		return ret;
-	if (standing && !ingest_new_run_stands(ids->keep_first, standing_flawed, standing_quietness,
+	if (standing && !ingest_new_run_stands(keep_first, standing_flawed, standing_quietness,
 					       flawed, quietness)) {
 		*outcome = INGEST_SUPERSEDED;
 		tg->tags |= INGEST_TAG_SUPERSEDED;
 		tg->standing = standing;
 		tg->standing_quietness = standing_quietness;
-		tg->kept = ids->keep_first	       ? INGEST_KEPT_FIRST
+		tg->kept = keep_first		       ? INGEST_KEPT_FIRST
 			   : standing_flawed != flawed ? INGEST_KEPT_CLEAN
 						       : INGEST_KEPT_QUIETER;
 		return store_add_tag(st, *run_id, "superseded", err);
@@ -393,8 +471,7 @@ int ingest_store(struct store *st, struct ingest_batch *batch, const struct inge
 	}
 	ret = store_commit(st, err);
 done:
-	free(ids.machine);
-	free(ids.machine_info);
-	free(ids.benchmark);
+	id_table_release(&ids.machines);
+	id_table_release(&ids.benchmarks);
 	return ret;
 }

@@ -51,7 +51,8 @@ SELECT 1 FROM tags WHERE run_id = ?1 AND tag = ?2;
 -- name: standing_get
 SELECT r.run_id, runs.quietness,
        EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id
-	       AND t.tag IN ('dirty', 'profile', 'preflight', 'noisy'))
+	       AND (t.tag = 'dirty' OR t.tag = 'profile' OR t.tag = 'preflight'
+		    OR t.tag = 'noisy'))
 FROM records r JOIN runs ON runs.id = r.run_id
 WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3 AND r.source_hash = ?4
   AND r.harness_version = ?5;
