@@ -246,6 +246,12 @@ void cli_measure_progress(int measurement, size_t pairs, size_t max_pairs,
 			  const struct confirm_metric *metrics, size_t n, void *data);
 void cli_progress_done(struct cli_progress *p);
 
+struct detect_options;
+struct ingest_config;
+/* The judged metrics, their ladders and quiet.transient_records of benchline.json (cfg) into
+ * opts, as `detect --repo` and `sweep` judge. */
+void cli_detect_options(struct detect_options *opts, const struct ingest_config *cfg);
+
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_init(int argc, const char **argv, struct cli_ctx *ctx);

@@ -82,15 +82,9 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 			ret = cli_fail(&err);
 			goto done;
 		}
-		opts.metrics_given = 1;
-		opts.metrics = (const char *const *)cfg.judged_metrics;
-		opts.nmetrics = cfg.n_judged_metrics;
-		/* the ladders of the quantile metrics `metrics` names (§8) */
-		opts.ladders = cfg.path ? cfg.ladders : NULL;
-		opts.ladders_file = cfg.path;
+		cli_detect_options(&opts, &cfg);
 	}
 	opts.all = all;
-	opts.transient_records = cfg.transient_records;
 	test_pass_limits(&opts);
 	if (detect_run(&res, ctx->store, &opts, &err)) {
 		ret = cli_fail(&err);

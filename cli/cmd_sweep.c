@@ -134,13 +134,6 @@ static void print_step(const struct confirm_sweep_step *s, void *data)
 		s->records == 1 ? "" : "s");
 }
 
-static int count_alert(const struct store_alert *a, void *data)
-{
-	(void)a;
-	(*(size_t *)data)++;
-	return 0;
-}
-
 static void confirm_note(const char *line, void *data)
 {
 	print_note(line, data);
@@ -176,10 +169,11 @@ static int wait_server_idle(struct push_server *srv, struct bl_error *err)
 	return 0;
 }
 
-/* --confirm with a server: this machine's open alerts there, measured here. */
-static int sweep_confirm_remote(size_t *confirmed, size_t *regressions,
-				const struct confirm_sweep_request *sreq, struct sweep_out *out,
-				struct cli_push *push, struct bl_error *err)
+/* --confirm: this machine's open alerts, in the database, or on the server (after its
+ * detection of tonight's pushes), measured here. */
+static int sweep_confirm(size_t *confirmed, size_t *regressions,
+			 const struct confirm_sweep_request *sreq, struct sweep_out *out,
+			 struct store *st, struct cli_push *push, struct bl_error *err)
 {
 	struct confirm_alerts_request creq;
 	struct confirm_alert_result *cres = NULL;
@@ -192,9 +186,10 @@ static int sweep_confirm_remote(size_t *confirmed, size_t *regressions,
 	creq.progress_data = &out->progress;
 	creq.note = confirm_note;
 	creq.note_data = out;
-	if ((ret = wait_server_idle(push->session->srv, err)))
+	if (push && (ret = wait_server_idle(push->session->srv, err)))
 		return cli_fail(err);
-	ret = confirm_alerts_remote(&cres, &n, push->session->srv, &creq, err);
+	ret = push ? confirm_alerts_remote(&cres, &n, push->session->srv, &creq, err)
+		   : confirm_alerts(&cres, &n, st, &creq, err);
 	cli_progress_done(&out->progress);
 	if (ret)
 		return cli_fail(err);
@@ -226,7 +221,8 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	long last = 0, harness = 0;
 	double wait_quiet = 0;
 	int do_confirm = 0, no_preflight = 0, ret = 0, remote;
-	size_t alerts_before = 0, alerts_after = 0, confirmed = 0, regressions = 0;
+	int64_t last_alert = 0, new_alerts = 0;
+	size_t confirmed = 0, regressions = 0;
 	const struct cli_option opts[] = {
 	    {OPT_STRING, "repo", &req.repo, "DIR",
 	     "the main checkout (default: the current directory)"},
@@ -290,8 +286,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	req.progress = print_step;
 	req.note = print_note;
 	req.data = &out;
-	if ((!remote && store_each_alert(ctx->store, &(struct store_alert_filter){0}, count_alert,
-					 &alerts_before, &err)) ||
+	if ((!remote && store_alerts_last_id(&last_alert, ctx->store, &err)) ||
 	    confirm_sweep(&res, remote ? NULL : ctx->store, &req, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -299,7 +294,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	if (remote) {
 		/* The server detects after each push; confirm measures here, stores there. */
 		if (do_confirm &&
-		    (ret = sweep_confirm_remote(&confirmed, &regressions, &req, &out, &push, &err)))
+		    (ret = sweep_confirm(&confirmed, &regressions, &req, &out, NULL, &push, &err)))
 			goto done;
 		fprintf(stderr,
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
@@ -317,44 +312,16 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	/* Detection, with the judged metrics of the repository's benchline.json. */
-	{
-		memset(&dopts, 0, sizeof(dopts));
-		dopts.metrics_given = 1;
-		dopts.metrics = (const char *const *)cfg.judged_metrics;
-		dopts.nmetrics = cfg.n_judged_metrics;
-		dopts.ladders = cfg.path ? cfg.ladders : NULL;
-		dopts.ladders_file = cfg.path;
-		dopts.transient_records = cfg.transient_records;
-	}
+	memset(&dopts, 0, sizeof(dopts));
+	cli_detect_options(&dopts, &cfg);
 	if (detect_run(&dres, ctx->store, &dopts, &err) ||
-	    store_each_alert(ctx->store, &(struct store_alert_filter){0}, count_alert,
-			     &alerts_after, &err)) {
+	    store_alerts_count_after(&new_alerts, ctx->store, last_alert, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
-	if (do_confirm) {
-		struct confirm_alerts_request creq;
-		struct confirm_alert_result *cres = NULL;
-		size_t n = 0;
-		memset(&creq, 0, sizeof(creq));
-		creq.repo = req.repo;
-		creq.machine = machine.buf;
-		creq.progress = cli_measure_progress;
-		creq.progress_data = &out.progress;
-		creq.note = confirm_note;
-		creq.note_data = &out;
-		if (confirm_alerts(&cres, &n, ctx->store, &creq, &err)) {
-			cli_progress_done(&out.progress);
-			ret = cli_fail(&err);
-			goto done;
-		}
-		cli_progress_done(&out.progress);
-		for (size_t i = 0; i < n; i++) {
-			confirmed += cres[i].outcome == ALERT_CONFIRMED;
-			regressions += cres[i].nregressions;
-		}
-		confirm_alert_results_free(cres, n);
-	}
+	if (do_confirm &&
+	    (ret = sweep_confirm(&confirmed, &regressions, &req, &out, ctx->store, NULL, &err)))
+		goto done;
 	for (size_t t = 0; t < CONFIRM_SWEEP_NTAGS; t++) {
 		if (!res.tagged_by[t])
 			continue;
@@ -366,12 +333,12 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	fprintf(
 	    stderr,
 	    "sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu record%s "
-	    "stored, %zu joined their Series, %zu tagged%s%s%s, %lld new Suspect%s, %zu new "
+	    "stored, %zu joined their Series, %zu tagged%s%s%s, %lld new Suspect%s, %lld new "
 	    "alert%s",
 	    res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable, res.records,
 	    res.records == 1 ? "" : "s", res.joined, res.tagged, why.len ? " (" : "", why.buf,
 	    why.len ? ")" : "", (long long)dres.new_suspects, dres.new_suspects == 1 ? "" : "s",
-	    alerts_after - alerts_before, alerts_after - alerts_before == 1 ? "" : "s");
+	    (long long)new_alerts, new_alerts == 1 ? "" : "s");
 	if (do_confirm)
 		fprintf(stderr, ", %zu alert%s confirmed (%zu Regression%s)", confirmed,
 			confirmed == 1 ? "" : "s", regressions, regressions == 1 ? "" : "s");

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "detect/detect.h"
+#include "ingest/ingest.h"
 #include "detect/confirm/confirm.h"
 
 void cli_table_init(struct cli_table *t, const char *const *header, size_t ncols, const char *align)
@@ -137,4 +139,15 @@ void cli_progress_done(struct cli_progress *p)
 	if (p->shown && p->tty)
 		fputc('\n', stderr);
 	p->shown = 0;
+}
+
+void cli_detect_options(struct detect_options *opts, const struct ingest_config *cfg)
+{
+	opts->metrics_given = 1;
+	opts->metrics = (const char *const *)cfg->judged_metrics;
+	opts->nmetrics = cfg->n_judged_metrics;
+	/* the ladders of the quantile metrics `metrics` names (§8) */
+	opts->ladders = cfg->path ? cfg->ladders : NULL;
+	opts->ladders_file = cfg->path;
+	opts->transient_records = cfg->transient_records;
 }

@@ -127,3 +127,9 @@ UPDATE alerts SET state = ?2, outcome = ?3, rebench = ?4, note = ?5 WHERE id = ?
 -- name: alerts_set_suspects_state
 UPDATE suspects SET state = ?2 WHERE alert_id = ?1;
 
+
+-- name: alerts_last_id
+SELECT coalesce(max(id), 0) FROM alerts;
+
+-- name: alerts_count_after
+SELECT count(*) FROM alerts WHERE id > ?1;

@@ -146,3 +146,22 @@ fail:
 		store_rollback(st);
 	return ret;
 }
+
+int store_alerts_last_id(int64_t *out, struct store *st, struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_ALERTS_LAST_ID, err);
+	*out = 0;
+	if (!s)
+		return BL_EDB;
+	return store_query_int64(out, 0, st, s, "cannot read alerts", err);
+}
+
+int store_alerts_count_after(int64_t *out, struct store *st, int64_t after_id, struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_ALERTS_COUNT_AFTER, err);
+	*out = 0;
+	if (!s)
+		return BL_EDB;
+	sqlite3_bind_int64(s, 1, after_id);
+	return store_query_int64(out, 0, st, s, "cannot count alerts", err);
+}

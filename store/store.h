@@ -567,6 +567,11 @@ struct store_alert_filter {
 /* The alerts the filter takes, oldest first. A non-zero return from fn stops the walk. */
 int store_each_alert(struct store *st, const struct store_alert_filter *f, store_alert_fn fn,
 		     void *data, struct bl_error *err);
+/* The largest alert id (0 before the first), and how many alerts stand with an id over
+ * after_id: a command's new alerts, without listing them. */
+int store_alerts_last_id(int64_t *out, struct store *st, struct bl_error *err);
+int store_alerts_count_after(int64_t *out, struct store *st, int64_t after_id,
+			     struct bl_error *err);
 /* The ids of an alert's Suspects, ascending (*ids the caller's to free). */
 int store_alert_suspect_ids(int64_t **ids, size_t *nr, struct store *st, int64_t alert_id,
 			    struct bl_error *err);
