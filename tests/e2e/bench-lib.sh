@@ -44,3 +44,33 @@ EOC
 commit() {
 	git -C repo add -A . && git -C repo commit -q -m "$1" && git -C repo rev-parse HEAD
 }
+
+# bench_repo: ./repo, a repository of the benchmark program (2,000,000 iterations; its
+# measures "latency" and "work"), docs/notes.md beside it and a .gitignore of the build and
+# benchline.json, committed as 'a benchmark' with the commit's id in ./c0. docs/ and
+# .gitignore are for benchline.json's unmeasured_paths.
+bench_repo() {
+	git init -q repo &&
+		mkdir repo/docs &&
+		bench_program repo/bench.c 2000000 latency &&
+		echo notes >repo/docs/notes.md &&
+		printf 'bench\nbenchline.json\n' >repo/.gitignore &&
+		commit 'a benchmark' >c0
+}
+
+# comment_commits FROM TO: one comment-only commit ("comment N": a new source, the same work)
+# per N from FROM to TO, each id in ./kN.
+comment_commits() {
+	k=$1
+	while [ "$k" -le "$2" ]; do
+		echo "/* comment $k */" >>repo/bench.c &&
+			commit "comment $k" >k$k || return 1
+		k=$((k + 1))
+	done
+}
+
+# more_work: the benchmark does 15% more iterations (2,300,000), not yet committed.
+more_work() {
+	sed 's/^#define WORK 2000000$/#define WORK 2300000/' repo/bench.c >repo/bench.c.new &&
+		mv repo/bench.c.new repo/bench.c
+}

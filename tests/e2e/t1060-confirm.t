@@ -14,25 +14,13 @@
 # k11..k14 comments.
 (
 	set -e
-	git init -q repo
-	mkdir repo/docs
-	bench_program repo/bench.c 2000000 latency
-	echo notes >repo/docs/notes.md
-	printf 'bench\nbenchline.json\n' >repo/.gitignore
-	commit 'a benchmark' >c0
-	for k in 1 2 3 4 5 6 7 8 9 10; do
-		echo "/* comment $k */" >>repo/bench.c
-		commit "comment $k" >k$k
-	done
+	bench_repo
+	comment_commits 1 10
 	echo 'more notes' >>repo/docs/notes.md
 	commit 'docs only' >d1
-	sed 's/^#define WORK 2000000$/#define WORK 2300000/' repo/bench.c >repo/bench.c.new
-	mv repo/bench.c.new repo/bench.c
+	more_work
 	commit '15% more work (#42)' >s1
-	for k in 11 12 13 14; do
-		echo "/* comment $k */" >>repo/bench.c
-		commit "comment $k" >k$k
-	done
+	comment_commits 11 14
 ) >setup.log 2>&1 || { cat setup.log; echo 'Bail out! cannot build the test repository'; exit 1; }
 c0=$(cat c0) s1=$(cat s1)
 for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do eval "k$k=\$(cat k$k)"; done

@@ -12,16 +12,8 @@
 # work, k7, k8 comments; b1 broken.
 (
 	set -e
-	git init -q repo
-	mkdir repo/docs
-	bench_program repo/bench.c 2000000 latency
-	echo notes >repo/docs/notes.md
-	printf 'bench\nbenchline.json\n' >repo/.gitignore
-	commit 'a benchmark' >c0
-	for k in 1 2 3 4 5 6; do
-		echo "/* comment $k */" >>repo/bench.c
-		commit "comment $k" >k$k
-	done
+	bench_repo
+	comment_commits 1 6
 ) >setup.log 2>&1 || { cat setup.log; echo 'Bail out! cannot build the test repository'; exit 1; }
 c0=$(cat c0)
 for k in 1 2 3 4 5 6; do eval "k$k=\$(cat k$k)"; done
@@ -79,8 +71,7 @@ test_expect '--since: every source not measured yet, newest first; the summary c
 '
 
 test_expect '--confirm: a planted 15% slowdown becomes one Regression' '
-	sed "s/^#define WORK 2000000\$/#define WORK 2300000/" repo/bench.c >repo/bench.c.new &&
-	mv repo/bench.c.new repo/bench.c &&
+	more_work &&
 	git -C repo add -A && git -C repo commit -q -m "15% more work (#7)" &&
 	git -C repo rev-parse HEAD >s1 &&
 	for k in 7 8; do
@@ -104,6 +95,17 @@ test_expect 'a commit that cannot be built is skipped and counted' '
 	bl --db s.db sweep --repo repo --no-preflight >out 2>err &&
 	grep -q "^\[1/1\] $(cut -c1-7 b1) broken: cannot be built, skipped (cannot build in" err &&
 	tail -1 err | grep -q "^sweep: 0 commits measured (0 already measured, 1 unbuildable), 0 records stored"
+'
+
+test_expect 'no bench.run: an error naming benchline.json, nothing stored' '
+	mkdir norun && git -C norun init -q && echo "int main(void) { return 0; }" >norun/x.c &&
+	git -C norun add -A && git -C norun commit -q -m one &&
+	echo "{\"bench\": {\"build\": \"true\"}}" >norun/benchline.json &&
+	expect_exit 2 bl --db norun.db sweep --repo norun --no-preflight 2>err &&
+	grep -q "norun/benchline.json: bench.run: not set" err &&
+	bl --db norun.db records --all --json >actual &&
+	echo "[]" >expect &&
+	test_cmp expect actual
 '
 
 test_expect 'usage: --since with --last, a negative --last' '

@@ -13,16 +13,8 @@
 # c0; k1..k5 comments; then, test by test, d1 docs; s1 15% more work; k6, k7.
 (
 	set -e
-	git init -q repo
-	mkdir repo/docs
-	bench_program repo/bench.c 2000000 latency
-	echo notes >repo/docs/notes.md
-	printf 'bench\nbenchline.json\n' >repo/.gitignore
-	commit 'a benchmark' >c0
-	for k in 1 2 3 4 5; do
-		echo "/* comment $k */" >>repo/bench.c
-		commit "comment $k" >k$k
-	done
+	bench_repo
+	comment_commits 1 5
 ) >setup.log 2>&1 || { cat setup.log; echo 'Bail out! cannot build the test repository'; exit 1; }
 c0=$(cat c0)
 cat >repo/benchline.json <<'EOF2'
@@ -118,8 +110,7 @@ test_expect 'the server down: the records wait in the spool; the next command pu
 '
 
 test_expect 'a push is followed by new Suspects on the server, with no other command' '
-	sed "s/^#define WORK 2000000\$/#define WORK 2300000/" repo/bench.c >repo/bench.c.new &&
-	mv repo/bench.c.new repo/bench.c &&
+	more_work &&
 	git -C repo add -A && git -C repo commit -q -m "15% more work (#9)" &&
 	git -C repo rev-parse HEAD >s1 &&
 	echo "/* comment 7 */" >>repo/bench.c &&
@@ -180,6 +171,12 @@ test_expect 'docs/examples/two-machines.sh runs as docs/sweep.md shows it' '
 	and the subject of the commit it pinned: 15% more work (#9)
 	EOF
 	test_cmp expect actual
+'
+
+test_expect 'confirm --server with no server there: exit 2, naming the URL' '
+	expect_exit 2 env XDG_STATE_HOME="$TMP/state-a" "$BENCHLINE" confirm --repo repo \
+		--machine m-a --server http://127.0.0.1:9 --token-file "$TMP/a.token" 2>err &&
+	grep -q "cannot reach .http://127.0.0.1:9/api/alerts" err
 '
 
 # The restarted server, stopped cleanly before the directory goes.
