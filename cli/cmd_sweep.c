@@ -134,11 +134,6 @@ static void print_step(const struct confirm_sweep_step *s, void *data)
 		s->records == 1 ? "" : "s");
 }
 
-static void confirm_note(const char *line, void *data)
-{
-	print_note(line, data);
-}
-
 /* The longest a sweep waits for the server's detection of what it pushed, before --confirm. */
 #define SWEEP_DETECT_WAIT_S 120
 
@@ -184,7 +179,7 @@ static int sweep_confirm(size_t *confirmed, size_t *regressions,
 	creq.machine = sreq->machine;
 	creq.progress = cli_measure_progress;
 	creq.progress_data = &out->progress;
-	creq.note = confirm_note;
+	creq.note = print_note;
 	creq.note_data = out;
 	if (push && (ret = wait_server_idle(push->session->srv, err)))
 		return cli_fail(err);

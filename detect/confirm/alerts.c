@@ -114,21 +114,6 @@ static enum gate_verdict series_verdict(const struct confirm_rebench_report *r,
 	return GATE_VERDICT_NONE;
 }
 
-static void note(const struct confirm_alerts_request *req, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(const struct confirm_alerts_request *req, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	if (!req->note)
-		return;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	req->note(sb.buf, req->note_data);
-	strbuf_release(&sb);
-}
-
 /*
  * Where what confirm found goes: an outcome document (confirm_apply_outcome's) applied to the
  * local store, or posted to a server, which applies it the same way. out receives what was
@@ -192,8 +177,9 @@ static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 		breq.limit = req->limit;
 		breq.progress = req->progress;
 		breq.progress_data = req->progress_data;
-		note(req, "alert %lld: bisecting %s between %.12s and %.12s", (long long)a->id,
-		     s->key.buf, a->reference, a->commit);
+		confirm_note(req->note, req->note_data,
+			     "alert %lld: bisecting %s between %.12s and %.12s", (long long)a->id,
+			     s->key.buf, a->reference, a->commit);
 		memset(&rep, 0, sizeof(rep));
 		if (confirm_bisect(&rep, &breq, err)) {
 			confirm_bisect_report_release(&rep);
@@ -204,8 +190,8 @@ static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 							      s->benchmark, "config", s->config,
 							      "metric", s->metric, "bisect",
 							      confirm_bisect_json(&rep)));
-			note(req, "alert %lld: %s pinned at %.12s", (long long)a->id, s->key.buf,
-			     rep.pinned.sha);
+			confirm_note(req->note, req->note_data, "alert %lld: %s pinned at %.12s",
+				     (long long)a->id, s->key.buf, rep.pinned.sha);
 		} else {
 			(*undecided)++;
 			if (why->len)
@@ -264,8 +250,9 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 	rreq.limit = req->limit;
 	rreq.progress = req->progress;
 	rreq.progress_data = req->progress_data;
-	note(req, "alert %lld: re-benching %.12s against its reference %.12s", (long long)a->id,
-	     a->commit, a->reference);
+	confirm_note(req->note, req->note_data,
+		     "alert %lld: re-benching %.12s against its reference %.12s", (long long)a->id,
+		     a->commit, a->reference);
 	ret = confirm_rebench_revs(&rb, &rreq, err);
 	if (ret == BL_EBUILD) {
 		char *msg = xstrdup(err->msg.buf);
@@ -301,8 +288,8 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 			rebench, why.len ? why.buf : NULL, json_incref(regs)),
 	    err);
 	for (size_t i = 0; !ret && i < res->nregressions; i++)
-		note(req, "alert %lld: Regression %lld stored", (long long)a->id,
-		     (long long)res->regressions[i]);
+		confirm_note(req->note, req->note_data, "alert %lld: Regression %lld stored",
+			     (long long)a->id, (long long)res->regressions[i]);
 done:
 	json_decref(rebench);
 	json_decref(regs);

@@ -31,21 +31,6 @@ const char *confirm_sweep_tag_name(size_t i)
 	return i < CONFIRM_SWEEP_NTAGS ? sweep_tags[i] : "?";
 }
 
-static void note(const struct confirm_sweep_request *req, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(const struct confirm_sweep_request *req, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	if (!req->note)
-		return;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	req->note(sb.buf, req->data);
-	strbuf_release(&sb);
-}
-
 /* The candidates, newest first, one commit per distinct source hash: the newest `last`
  * sources of main, or every source after `since`. */
 static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char *tip,
@@ -126,8 +111,8 @@ static int check_quiet(struct preflight *pf, const struct ingest_config *cfg,
 		preflight_init(pf);
 		if ((ret = preflight_check(pf, cfg, err)) || pf->quiet || time(NULL) >= until)
 			return ret;
-		note(req, "the machine is busy (%s): waiting to measure",
-		     pf->nfailures ? pf->failures[0] : "preflight");
+		confirm_note(req->note, req->data, "the machine is busy (%s): waiting to measure",
+			     pf->nfailures ? pf->failures[0] : "preflight");
 		sleep(1);
 	}
 }
@@ -329,8 +314,8 @@ int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
 		struct repo_sync_result sync;
 		if ((ret = repo_sync(&sync, st, root.buf, &in.cfg, err)))
 			goto done;
-		note(req, "synced main (%s): %zu new commit%s, %zu in all", sync.branch,
-		     sync.walked, sync.walked == 1 ? "" : "s", sync.total);
+		confirm_note(req->note, req->data, "synced main (%s): %zu new commit%s, %zu in all",
+			     sync.branch, sync.walked, sync.walked == 1 ? "" : "s", sync.total);
 	}
 	if ((ret = repo_open(&r, root.buf, &in.cfg, err)) ||
 	    (ret = repo_resolve(tip, tip_source, &branch, r, NULL, err)) ||
@@ -391,4 +376,17 @@ void confirm_sweep_result_release(struct confirm_sweep_result *r)
 {
 	free(r->busy_why);
 	memset(r, 0, sizeof(*r));
+}
+
+void confirm_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fn(sb.buf, data);
+	strbuf_release(&sb);
 }
