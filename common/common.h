@@ -60,6 +60,21 @@ void strbuf_add_json_string(struct strbuf *sb, const char *s);
 struct json_t;
 struct json_t *json_real_or_null(double v);
 struct json_t *json_string_or_null(const char *s);
+/*
+ * The JSON text of v appended to sb (common/json.c). Compact unless JSON_WRITE_INDENT; reals
+ * in their shortest round-trip form unless JSON_WRITE_CANONICAL. BL_EINVALID (sb as it was)
+ * for a value JSON cannot hold.
+ */
+enum json_write_flags {
+	JSON_WRITE_SORT_KEYS = 1 << 0, /* members in byte order of their keys */
+	JSON_WRITE_INDENT = 1 << 1,    /* two spaces per level, a member per line */
+	/* sorted keys and reals as "%.17g" (a ".0" added to whole numbers, no '+' or leading zero
+	 * in an exponent): byte for byte what jansson's json_dumps writes with JSON_COMPACT |
+	 * JSON_SORT_KEYS | JSON_REAL_PRECISION(17), the form every stored record (and its digest)
+	 * has had since the first schema */
+	JSON_WRITE_CANONICAL = 1 << 2,
+};
+int json_write(struct strbuf *sb, const struct json_t *v, unsigned flags);
 
 /* Details of a failure: the code that was returned and a lowercase message. */
 struct bl_error {
@@ -249,6 +264,9 @@ enum double_text_flags {
 				       digit count (1e+02, 1.2e+03), not only from 1e16 */
 };
 const char *format_double(char *buf, double v, unsigned flags);
+/* Exactly snprintf's "%.17g" of a finite v, into buf (DOUBLE_TEXT_MAX bytes); returns the
+ * length. The form stored records are written in (their digest is over it), made fast. */
+int format_double_g17(char *buf, double v);
 void strbuf_add_double(struct strbuf *sb, double v, unsigned flags);
 /* qsort's comparison of two doubles, ascending (NaN compares equal to everything). */
 int cmp_double(const void *a, const void *b);

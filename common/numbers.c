@@ -87,3 +87,107 @@ void strbuf_add_double(struct strbuf *sb, double v, unsigned flags)
 	char buf[DOUBLE_TEXT_MAX];
 	strbuf_addstr(sb, format_double(buf, v, flags));
 }
+
+/*
+ * The exact %.17g of v when 1e-4 <= |v| < 1e15, through integers: v is m * 2^-s exactly, so
+ * its 17 significant digits are m * 10^k / 2^s rounded half to even (as printf rounds), with
+ * k chosen so that the quotient has 17 digits. -1 outside that range, for snprintf to do it.
+ * Most figures a benchmark reports fall inside, and printf's multi-precision path is the
+ * costliest step of writing a record's canonical JSON.
+ */
+static int g17_fast(char *buf, double v)
+{
+	static const uint64_t p10[20] = {
+	    1ull,
+	    10ull,
+	    100ull,
+	    1000ull,
+	    10000ull,
+	    100000ull,
+	    1000000ull,
+	    10000000ull,
+	    100000000ull,
+	    1000000000ull,
+	    10000000000ull,
+	    100000000000ull,
+	    1000000000000ull,
+	    10000000000000ull,
+	    100000000000000ull,
+	    1000000000000000ull,
+	    10000000000000000ull,
+	    100000000000000000ull,
+	    1000000000000000000ull,
+	    10000000000000000000ull,
+	};
+	double a = fabs(v), fr;
+	unsigned __int128 num, rem, half, scale;
+	uint64_t m, q = 0;
+	int e2, s, e10, len = 0, tries;
+	char digits[17];
+
+	if (!(a >= 1e-4 && a < 1e15))
+		return -1;
+	fr = frexp(a, &e2);
+	m = (uint64_t)ldexp(fr, 53);
+	s = 53 - e2; /* a = m / 2^s, 40 <= s <= 66 here */
+	e10 = (int)floor(log10(a));
+	for (tries = 0; tries < 3; tries++) {
+		int k = 16 - e10; /* 2 <= k <= 20 */
+		if (k < 0 || k > 20)
+			return -1;
+		scale = k == 20 ? (unsigned __int128)p10[19] * 10 : p10[k];
+		num = (unsigned __int128)m * scale;
+		q = (uint64_t)(num >> s);
+		rem = num & ((((unsigned __int128)1) << s) - 1);
+		half = ((unsigned __int128)1) << (s - 1);
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+		if (q < p10[16])
+			e10--;
+		else if (q >= p10[17])
+			e10++;
+		else
+			break;
+	}
+	if (tries == 3 || e10 < -4 || e10 >= 17)
+		return -1;
+	for (int i = 16; i >= 0; i--) {
+		digits[i] = (char)('0' + q % 10);
+		q /= 10;
+	}
+	if (v < 0)
+		buf[len++] = '-';
+	if (e10 < 0) {
+		buf[len++] = '0';
+		buf[len++] = '.';
+		for (int i = -1; i > e10; i--)
+			buf[len++] = '0';
+		memcpy(buf + len, digits, 17);
+		len += 17;
+	} else {
+		memcpy(buf + len, digits, (size_t)e10 + 1);
+		len += e10 + 1;
+		if (e10 < 16) {
+			buf[len++] = '.';
+			memcpy(buf + len, digits + e10 + 1, (size_t)(16 - e10));
+			len += 16 - e10;
+		}
+	}
+	/* %g drops trailing zeros, and the point when nothing follows it */
+	if (memchr(buf, '.', (size_t)len)) {
+		while (buf[len - 1] == '0')
+			len--;
+		if (buf[len - 1] == '.')
+			len--;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+int format_double_g17(char *buf, double v)
+{
+	int len = g17_fast(buf, v);
+	if (len >= 0)
+		return len;
+	return snprintf(buf, DOUBLE_TEXT_MAX, "%.17g", v);
+}

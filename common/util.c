@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,8 +98,16 @@ void bl_error_release(struct bl_error *err)
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	struct stat st;
+
 	if (fd < 0)
 		return bl_error_set(err, BL_EIO, "cannot open '%s': %s", path, strerror(errno));
+	/* a regular file says its size: one over the cap is refused before a byte is read */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > cap) {
+		if (fd)
+			close(fd);
+		return bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", path, cap);
+	}
 	for (;;) {
 		strbuf_grow(sb, 65536);
 		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);

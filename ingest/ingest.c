@@ -123,9 +123,10 @@ static json_t *record_to_json(const struct ingest_record *rec)
 
 int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, struct bl_error *err)
 {
+	struct strbuf raw = STRBUF_INIT;
 	json_t *built = NULL;
 	git_oid oid;
-	char *raw;
+	int ret;
 
 	if (rec->nmetrics > 1)
 		qsort(rec->metrics, rec->nmetrics, sizeof(*rec->metrics), metric_cmp);
@@ -146,13 +147,14 @@ int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, st
 	}
 	if (!obj)
 		obj = built = record_to_json(rec);
-	raw = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	ret = json_write(&raw, obj, JSON_WRITE_CANONICAL);
 	json_decref(built);
-	if (!raw)
+	if (ret) {
+		strbuf_release(&raw);
 		return bl_error_set(err, BL_EINVALID, "cannot encode a record as JSON");
+	}
 	free(rec->raw);
-	rec->raw = xstrdup(raw);
-	free(raw);
+	rec->raw = strbuf_detach(&raw, NULL);
 	if (git_odb_hash(&oid, rec->raw, strlen(rec->raw), GIT_OBJECT_BLOB) < 0)
 		return bl_error_set(err, BL_EGIT, "cannot hash a record");
 	git_oid_tostr(rec->digest, sizeof(rec->digest), &oid);

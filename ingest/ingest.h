@@ -85,6 +85,18 @@ void ingest_batch_release(struct ingest_batch *batch);
 int ingest_parse_native(struct ingest_batch *out, const char *name, const char *text, size_t len,
 			struct bl_error *err);
 
+/* Takes each record a parser produces, in order: it may move the record's contents out (the
+ * parser releases what is left). Non-zero stops the parse with that error. */
+typedef int ingest_record_fn(struct ingest_record *rec, void *data, struct bl_error *err);
+/*
+ * The same parser over a file read piece by piece from fd (start: the first start_len bytes,
+ * already read), so memory holds one record at a time whatever the file's size: each record
+ * goes to fn as soon as it is parsed. Fails like ingest_parse_native, and past
+ * INGEST_MAX_FILE bytes; fn may have taken records before a later one fails.
+ */
+int ingest_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
+			   ingest_record_fn *fn, void *data, struct bl_error *err);
+
 struct json_t;
 /* Fills the record's canonical raw JSON (sorted keys, compact) and its digest. obj is the
  * validated object the record came from (unknown keys kept); NULL builds the JSON from the

@@ -170,7 +170,6 @@ static int add_with_source_hash(struct strbuf *out, const struct ingest_record *
 				struct bl_error *err)
 {
 	json_t *obj = json_loads(rec->raw, 0, NULL), *src;
-	char *text = NULL;
 	int ret = 0;
 
 	src = json_is_object(obj) ? json_object_get(obj, "source") : NULL;
@@ -179,14 +178,9 @@ static int add_with_source_hash(struct strbuf *out, const struct ingest_record *
 		goto done;
 	}
 	json_object_set_new(src, "source_hash", json_string(rec->source_hash));
-	text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-	if (!text) {
+	if (json_write(out, obj, JSON_WRITE_CANONICAL))
 		ret = bl_error_set(err, BL_EINVALID, "cannot encode a record as JSON");
-		goto done;
-	}
-	strbuf_addstr(out, text);
 done:
-	free(text);
 	json_decref(obj);
 	return ret;
 }

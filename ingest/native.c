@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ingest/ingest.h"
 
@@ -20,8 +22,16 @@
 
 struct native_parser {
 	const char *name;
-	const char *text;
+	const char *text; /* the text read so far and not yet let go (a file is read piece by
+			     piece into buf; text in memory is all there from the start) */
 	size_t len;
+	int fd;		   /* where more text comes from, -1 for none */
+	int eof;	   /* no more text: the file ended, or a NUL byte ends it for jansson */
+	int nul;	   /* the text was cut at a NUL byte */
+	size_t consumed;   /* bytes of the file before text[0] */
+	struct strbuf buf; /* text's storage when reading a file */
+	ingest_record_fn *fn;
+	void *fn_data;
 	struct bl_error *err;
 	struct ingest_json_cursor cur; /* at the start of the value being parsed */
 	size_t rec_start;	       /* byte offset of the current record */
@@ -667,11 +677,11 @@ static int parse_fields(struct native_parser *p, json_t *obj, struct ingest_reco
 	return 0;
 }
 
-/* Parses the top-level value at *pos into a new record of batch; *pos moves past it. */
-static int parse_one(struct native_parser *p, struct ingest_batch *batch, size_t *pos)
+/* Parses the top-level value at *pos into a record for p->fn; *pos moves past it. */
+static int parse_one(struct native_parser *p, size_t *pos)
 {
+	struct ingest_record one, *rec = &one;
 	json_error_t je;
-	struct ingest_record *rec;
 	json_t *obj;
 	int ret;
 
@@ -703,11 +713,9 @@ static int parse_one(struct native_parser *p, struct ingest_batch *batch, size_t
 	}
 
 	p->rec_start = *pos;
-	p->recno = batch->nr + 1;
+	p->recno++;
 	p->depth = 0;
 	*pos += je.position > 0 ? (size_t)je.position : 0;
-	ALLOC_GROW(batch->records, batch->nr, batch->alloc);
-	rec = &batch->records[batch->nr];
 	memset(rec, 0, sizeof(*rec));
 	rec->committed_at = NAN;
 	if (!json_is_object(obj))
@@ -720,58 +728,218 @@ static int parse_one(struct native_parser *p, struct ingest_batch *batch, size_t
 			bl_error_prefix(p->err, "%s:%d:%d: record %zu", p->name, rec->line,
 					rec->column, p->recno);
 	}
-	if (ret)
-		ingest_record_release(rec);
-	else
-		batch->nr++;
 	json_decref(obj);
+	if (!ret)
+		ret = p->fn(rec, p->fn_data, p->err);
+	ingest_record_release(rec);
 	return ret;
 }
 
-/* Parses every record of the text into batch. */
-static int parse_all(struct native_parser *p, struct ingest_batch *batch)
+/*
+ * The end of the value starting at i when the text holds all of it: a string by its quotes, an
+ * object or array by its brackets (strings skipped), anything else up to the next delimiter.
+ * 0 when the text ends first. Invalid text is only measured here; jansson judges it.
+ */
+static size_t value_end(const char *t, size_t len, size_t i)
 {
-	const char *text = p->text;
-	size_t len = p->len, pos, open;
+	size_t depth = 0;
+
+	if (t[i] != '{' && t[i] != '[' && t[i] != '"') {
+		for (; i < len; i++)
+			if (strchr(" \t\r\n{}[]:,\"", t[i]))
+				return i;
+		return 0;
+	}
+	for (; i < len; i++) {
+		char c = t[i];
+		if (c == '"') {
+			for (i++; i < len && t[i] != '"'; i++)
+				if (t[i] == '\\')
+					i++;
+			if (i >= len)
+				return 0;
+			if (!depth)
+				return i + 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if ((c == '}' || c == ']') && !--depth) {
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Reads more of the file, first letting go of the text before *pos (the cursor, which is never
+ * past *pos, moves there). At the end of the file, or at a NUL byte, p->eof is set. */
+static int read_more(struct native_parser *p, size_t *pos)
+{
+	ssize_t n;
+
+	ingest_json_cursor_advance(&p->cur, p->text, *pos);
+	if (*pos) {
+		memmove(p->buf.buf, p->buf.buf + *pos, p->buf.len - *pos);
+		strbuf_setlen(&p->buf, p->buf.len - *pos);
+		p->consumed += *pos;
+		p->cur.offset -= *pos;
+		*pos = 0;
+	}
+	strbuf_grow(&p->buf, p->buf.alloc > (1 << 16) ? p->buf.alloc / 2 : 1 << 16);
+	do
+		n = read(p->fd, p->buf.buf + p->buf.len, p->buf.alloc - p->buf.len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return bl_error_set(p->err, BL_EIO, "cannot read '%s': %s", p->name,
+				    strerror(errno));
+	if (n == 0) {
+		p->eof = 1;
+	} else {
+		const char *nul = memchr(p->buf.buf + p->buf.len, '\0', (size_t)n);
+		if (nul) {
+			n = nul - (p->buf.buf + p->buf.len);
+			p->eof = p->nul = 1;
+		}
+		strbuf_setlen(&p->buf, p->buf.len + (size_t)n);
+	}
+	if (p->consumed + p->buf.len > INGEST_MAX_FILE)
+		return bl_error_set(p->err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", p->name,
+				    (size_t)INGEST_MAX_FILE);
+	p->text = p->buf.buf;
+	p->len = p->buf.len;
+	return 0;
+}
+
+/* Past the whitespace at *pos, reading on when the text ends there. */
+static int skip_ws(struct native_parser *p, size_t *pos)
+{
+	int ret;
+	for (;;) {
+		*pos = ingest_json_skip_ws(p->text, p->len, *pos);
+		if (*pos < p->len || p->eof)
+			return 0;
+		if ((ret = read_more(p, pos)))
+			return ret;
+	}
+}
+
+/* Makes sure the text holds the whole value at *pos (or all there is), then parses it. */
+static int next_record(struct native_parser *p, size_t *pos)
+{
+	int ret;
+	while (!p->eof && !value_end(p->text, p->len, *pos))
+		if ((ret = read_more(p, pos)))
+			return ret;
+	return parse_one(p, pos);
+}
+
+/* Parses every record of the text, one at a time. */
+static int parse_all(struct native_parser *p)
+{
+	size_t pos = 0, open;
 	int ret;
 
 	/* a UTF-8 byte order mark is skipped, and not counted as a column */
-	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
-		p->cur.offset = 3;
-	pos = ingest_json_skip_ws(text, len, p->cur.offset);
-	if (pos == len)
+	while (!p->eof && p->len < 3 && !(ret = read_more(p, &pos)))
+		;
+	if (ret)
+		return ret;
+	if (p->len >= 3 && !memcmp(p->text, "\xEF\xBB\xBF", 3))
+		p->cur.offset = pos = 3;
+	if ((ret = skip_ws(p, &pos)))
+		return ret;
+	if (pos == p->len)
 		return fail_offset(p, pos, "no records");
-	if (text[pos] != '[') {
+	if (p->text[pos] != '[') {
 		/* one object, or one after another (JSON lines) */
-		while (pos < len) {
-			if ((ret = parse_one(p, batch, &pos)))
+		while (pos < p->len) {
+			if ((ret = next_record(p, &pos)) || (ret = skip_ws(p, &pos)))
 				return ret;
-			pos = ingest_json_skip_ws(text, len, pos);
 		}
 		return 0;
 	}
 	/* an array of records, read one element at a time */
 	open = pos;
-	pos = ingest_json_skip_ws(text, len, pos + 1);
-	if (pos < len && text[pos] == ']')
+	pos++;
+	if ((ret = skip_ws(p, &pos)))
+		return ret;
+	if (pos < p->len && p->text[pos] == ']')
 		return fail_offset(p, open, "no records");
 	for (;;) {
-		if (pos == len)
+		if (pos == p->len)
 			return fail_offset(p, pos, "']' expected near end of file");
-		if ((ret = parse_one(p, batch, &pos)))
+		if ((ret = next_record(p, &pos)) || (ret = skip_ws(p, &pos)))
 			return ret;
-		pos = ingest_json_skip_ws(text, len, pos);
-		if (pos == len)
+		if (pos == p->len)
 			return fail_offset(p, pos, "']' expected near end of file");
-		if (text[pos] == ']')
+		if (p->text[pos] == ']')
 			break;
-		if (text[pos] != ',')
+		if (p->text[pos] != ',')
 			return fail_offset(p, pos, "',' or ']' expected");
-		pos = ingest_json_skip_ws(text, len, pos + 1);
+		pos++;
+		if ((ret = skip_ws(p, &pos)))
+			return ret;
 	}
-	pos = ingest_json_skip_ws(text, len, pos + 1);
-	if (pos != len)
+	pos++;
+	if ((ret = skip_ws(p, &pos)))
+		return ret;
+	if (pos != p->len)
 		return fail_offset(p, pos, "end of file expected");
+	return 0;
+}
+
+/* Runs the parser over its text, then says whether a NUL byte is to blame (an error found
+ * before the NUL stands, anything else is the NUL's fault). */
+static int run_parser(struct native_parser *p)
+{
+	int ret = parse_all(p);
+	if (p->nul && (!ret || p->err_stop >= p->len))
+		ret = fail_offset(p, p->len, "nul byte in file");
+	free(p->path);
+	strbuf_release(&p->buf);
+	return ret;
+}
+
+static void parser_init(struct native_parser *p, const char *name, ingest_record_fn *fn, void *data,
+			struct bl_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->fd = -1;
+	p->err = err;
+	p->fn = fn;
+	p->fn_data = data;
+	strbuf_init(&p->buf, 0);
+	ingest_json_cursor_init(&p->cur);
+}
+
+int ingest_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
+			   ingest_record_fn *fn, void *data, struct bl_error *err)
+{
+	struct native_parser p;
+
+	parser_init(&p, name, fn, data, err);
+	p.fd = fd;
+	strbuf_add(&p.buf, start, start_len);
+	p.text = p.buf.buf;
+	p.len = p.buf.len;
+	{
+		const char *nul = memchr(p.text, '\0', p.len);
+		if (nul) {
+			strbuf_setlen(&p.buf, (size_t)(nul - p.text));
+			p.len = p.buf.len;
+			p.eof = p.nul = 1;
+		}
+	}
+	return run_parser(&p);
+}
+
+/* ingest_parse_native's sink: each record appended to the batch. */
+static int add_to_batch(struct ingest_record *rec, void *data, struct bl_error *err)
+{
+	struct ingest_batch *batch = data;
+	(void)err;
+	ALLOC_GROW(batch->records, batch->nr, batch->alloc);
+	batch->records[batch->nr++] = *rec;
+	memset(rec, 0, sizeof(*rec));
 	return 0;
 }
 
@@ -786,23 +954,17 @@ int ingest_parse_native(struct ingest_batch *out, const char *name, const char *
 	if (len > INGEST_MAX_FILE)
 		return bl_error_set(err, BL_ETOOBIG, "%s: over %zu bytes", name,
 				    (size_t)INGEST_MAX_FILE);
-	memset(&p, 0, sizeof(p));
-	p.name = name;
+	parser_init(&p, name, add_to_batch, &local, err);
 	p.text = text;
 	p.len = len;
-	p.err = err;
-	ingest_json_cursor_init(&p.cur);
-	/*
-	 * jansson cannot be given a NUL byte (it ends its saved tokens), so the text ends there
-	 * for it: an error found before the NUL stands, anything else is the NUL's fault.
-	 */
+	p.eof = 1;
+	/* jansson cannot be given a NUL byte (it ends its saved tokens), so the text ends there */
 	nul = memchr(text, '\0', len);
-	if (nul)
+	if (nul) {
 		p.len = (size_t)(nul - text);
-	ret = parse_all(&p, &local);
-	if (nul && (!ret || p.err_stop >= p.len))
-		ret = fail_offset(&p, p.len, "nul byte in file");
-	if (ret)
+		p.nul = 1;
+	}
+	if ((ret = run_parser(&p)))
 		goto done;
 	if (!out->nr) {
 		free(out->records);
@@ -817,6 +979,5 @@ int ingest_parse_native(struct ingest_batch *out, const char *name, const char *
 	}
 done:
 	ingest_batch_release(&local);
-	free(p.path);
 	return ret;
 }

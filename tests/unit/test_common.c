@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "common/common.h"
 
@@ -659,6 +660,122 @@ static void doubles_compare_in_order(void **state)
 		assert_true(v[i] == sorted[i]);
 }
 
+/* A double from a seeded generator: uniform bits, short decimals, whole numbers and the
+ * edges of format_double_g17's fast range. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static double some_double(unsigned i)
+{
+	static const double edges[] = {1e-4,
+				       1e15,
+				       9.99999999999999e14,
+				       0.0001000000000000001,
+				       0.5,
+				       2.5,
+				       1e16,
+				       1e-5,
+				       123456789012345678.0,
+				       5e-324,
+				       1.7976931348623157e308,
+				       0.1,
+				       0.3,
+				       8124.4,
+				       1374.7};
+	uint64_t r = rng_next(), bits;
+	double v;
+
+	switch (i % 4) {
+	case 0:
+		bits = r;
+		memcpy(&v, &bits, sizeof(v));
+		return isfinite(v) ? v : 1.5;
+	case 1: /* a short decimal, as people and harnesses write them */
+		return (double)(int64_t)(r % 100000000) / pow(10, (double)((r >> 40) % 12));
+	case 2:
+		return (double)(int64_t)(r >> 12) * (r & 1 ? 1 : -1);
+	default:
+		return edges[(r >> 3) % (sizeof(edges) / sizeof(*edges))] * (r & 1 ? 1 : -1);
+	}
+}
+
+static void doubles_as_printf_g17(void **state)
+{
+	char mine[DOUBLE_TEXT_MAX], libc[64];
+	(void)state;
+	for (unsigned i = 0; i < 400000; i++) {
+		double v = some_double(i);
+		int len = format_double_g17(mine, v);
+		snprintf(libc, sizeof(libc), "%.17g", v);
+		if (strcmp(mine, libc))
+			fail_msg("%a: %s, printf %s", v, mine, libc);
+		assert_int_equal(len, (int)strlen(libc));
+	}
+}
+
+/* The canonical writer is byte for byte jansson's sorted, compact, 17-digit dump: stored
+ * records are hashed over it. */
+static void json_canonical_is_janssons_dump(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	for (unsigned round = 0; round < 2000; round++) {
+		json_t *o = json_object(), *arr = json_array(), *inner = json_object();
+		char key[16], *theirs;
+		for (unsigned k = 0; k < 12; k++) {
+			snprintf(key, sizeof(key), "k%02u", (unsigned)(rng_next() % 40));
+			json_object_set_new(o, key, json_real(some_double(round * 12 + k)));
+		}
+		for (unsigned k = 0; k < 5; k++)
+			json_array_append_new(arr, json_real(some_double(round + k)));
+		json_array_append_new(arr, json_integer((json_int_t)(rng_next() >> 2)));
+		json_object_set_new(inner, "s", json_string("tab\t\"q\" \\ \x01 \x1f é"));
+		json_object_set_new(inner, "b", json_true());
+		json_object_set_new(inner, "n", json_null());
+		json_object_set_new(inner, "f", json_false());
+		json_object_set_new(inner, "empty", json_object());
+		json_object_set_new(inner, "none", json_array());
+		json_object_set_new(o, "samples", arr);
+		json_object_set_new(o, "a", inner);
+		json_object_set_new(o, "", json_string(""));
+		theirs = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+		strbuf_reset(&sb);
+		assert_int_equal(json_write(&sb, o, JSON_WRITE_CANONICAL), 0);
+		assert_string_equal(sb.buf, theirs);
+		free(theirs);
+		theirs = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+		strbuf_reset(&sb);
+		assert_int_equal(json_write(&sb, o, JSON_WRITE_CANONICAL | JSON_WRITE_INDENT), 0);
+		assert_string_equal(sb.buf, theirs);
+		free(theirs);
+		json_decref(o);
+	}
+	/* not JSON: nothing written */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "kept");
+	assert_int_equal(json_write(&sb, NULL, 0), BL_EINVALID);
+	assert_string_equal(sb.buf, "kept");
+	strbuf_release(&sb);
+}
+
+/* Outside the canonical form, reals are written in their shortest round-trip form. */
+static void json_shortest_reals(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *a = json_pack("[f,f,f,i]", 8124.4, 100.0, 0.1, 7);
+	(void)state;
+	assert_int_equal(json_write(&sb, a, 0), 0);
+	assert_string_equal(sb.buf, "[8124.4,100.0,0.1,7]");
+	json_decref(a);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +804,9 @@ int main(void)
 	    cmocka_unit_test(doubles_in_shortest_round_trip_form),
 	    cmocka_unit_test(doubles_in_the_g_layout),
 	    cmocka_unit_test(doubles_compare_in_order),
+	    cmocka_unit_test(doubles_as_printf_g17),
+	    cmocka_unit_test(json_canonical_is_janssons_dump),
+	    cmocka_unit_test(json_shortest_reals),
 	};
 	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
