@@ -145,7 +145,8 @@ int cli_push_status(const struct cli_push *p);
 struct cli_intake {
 	struct ingest_intake core;
 	int verbose, json;
-	struct json_t *json_out; /* with --json: the array printed at the end */
+	struct json_t *json_out; /* with --json: rows not printed yet */
+	size_t json_rows;	 /* rows printed */
 	struct cli_push push;
 };
 
@@ -179,7 +180,9 @@ int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char
  * record. A body spooled is not an error (see cli_intake_status). */
 int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,
 		     struct ingest_batch *batch, struct bl_error *err);
-/* Prints the JSON array when --json was given. */
+/* With --json: prints the rows of json_out not printed yet, as elements of one array. */
+void cli_intake_flush_json(struct cli_intake *in);
+/* Ends the JSON array when --json was given. */
 void cli_intake_finish(struct cli_intake *in);
 /* The command's exit status: 2 when failed (a file of its own failed) or a push failed,
  * EXIT_SPOOLED when a body waits in the spool, else 0. */

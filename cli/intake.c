@@ -131,6 +131,7 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 			json_t *row = ingest_outcome_json(name, i, rec, ids[i], outcomes[i]);
 			ingest_outcome_add_tags(row, rec, &tagged[i]);
 			json_array_append_new(in->json_out, row);
+			cli_intake_flush_json(in);
 			continue;
 		}
 		cli_intake_say(name, rec->machine, rec->benchmark, rec->config, rec->source_hash,
@@ -142,11 +143,63 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 	return ret;
 }
 
+void cli_intake_flush_json(struct cli_intake *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = in->json_out ? json_array_size(in->json_out) : 0;
+
+	/* the rows as the one JSON_INDENT(2) array they always were, printed as they come */
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&sb);
+		json_write(&sb, json_array_get(in->json_out, i), JSON_WRITE_INDENT);
+		fputs(in->json_rows++ ? ",\n  " : "[\n  ", stdout);
+		for (const char *p = sb.buf; *p; p++) {
+			fputc(*p, stdout);
+			if (*p == '\n')
+				fputs("  ", stdout);
+		}
+	}
+	if (n)
+		json_array_clear(in->json_out);
+	strbuf_release(&sb);
+}
+
 void cli_intake_finish(struct cli_intake *in)
 {
 	if (!in->json_out)
 		return;
-	cli_json_print(json_incref(in->json_out));
+	cli_intake_flush_json(in);
+	fputs(in->json_rows ? "\n]\n" : "[]\n", stdout);
+}
+
+/* One stored record of a file, printed as soon as the file is stored: a line, or a row of the
+ * --json array. */
+struct report {
+	struct cli_intake *in;
+	const char *file;
+};
+
+static void report_record(void *data, size_t index, const struct ingest_record *rec, int64_t run_id,
+			  enum ingest_outcome o, const struct ingest_tagged *t)
+{
+	struct report *r = data;
+	if (r->in->json) {
+		json_t *row = ingest_outcome_json(r->file, index, rec, run_id, o);
+		ingest_outcome_add_tags(row, rec, t);
+		json_array_append_new(r->in->json_out, row);
+		cli_intake_flush_json(r->in);
+		return;
+	}
+	cli_intake_say(r->file, rec->machine, rec->benchmark, rec->config, rec->source_hash,
+		       (long long)rec->harness_version, o);
+}
+
+/* The command's mark step, as the intake use case calls it. */
+static int mark_records(struct ingest_batch *batch, const char *file, void *data,
+			struct bl_error *err)
+{
+	const cli_intake_mark_fn *mark = data;
+	return (*mark)(batch, file, err);
 }
 
 int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,
@@ -162,9 +215,20 @@ int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, con
 	}
 	for (int i = 0; i < nfiles; i++) {
 		struct ingest_batch batch = {NULL, 0, 0};
-		if (cli_intake_read(in, &batch, files[i], &err) ||
-		    (mark && mark(&batch, files[i], &err)) ||
-		    cli_intake_store(in, ctx, files[i], &batch, &err)) {
+		struct report r = {in, files[i]};
+		int ret;
+		if (in->push.session) {
+			ret = cli_intake_read(in, &batch, files[i], &err) ||
+			      (mark && mark(&batch, files[i], &err)) ||
+			      cli_intake_store(in, ctx, files[i], &batch, &err);
+		} else {
+			ret = ingest_intake_file(&in->core, ctx->store, files[i],
+						 mark ? mark_records : NULL, &mark, report_record,
+						 &r, &err);
+			if (in->core.chosen_format)
+				say_format(in, files[i]);
+		}
+		if (ret) {
 			cli_fail(&err);
 			failed = 1;
 		}

@@ -444,36 +444,80 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct inges
 	return store_set_standing(st, &key, *run_id, err);
 }
 
-int ingest_store(struct store *st, struct ingest_batch *batch, const struct ingest_options *opts,
-		 enum ingest_outcome *outcomes, int64_t *run_ids, struct bl_error *err)
+/* The records a transaction stores: a batch in memory, or a stage on disk. */
+struct record_source {
+	struct ingest_batch *batch;
+	struct ingest_stage *stage;
+	size_t next;
+};
+
+static int source_next(const struct ingest_record **out, struct record_source *src,
+		       struct bl_error *err)
+{
+	if (src->stage)
+		return ingest_stage_next(out, src->stage, err);
+	if (src->next == src->batch->nr) {
+		*out = NULL;
+		return 0;
+	}
+	*out = &src->batch->records[src->next++];
+	return 1;
+}
+
+/* Stores every record of src in one transaction, or (on any error) none; results go to the
+ * arrays (a batch) or to the stage. */
+static int store_records(struct store *st, struct record_source *src,
+			 const struct ingest_options *opts, enum ingest_outcome *outcomes,
+			 int64_t *run_ids, struct bl_error *err)
 {
 	double noisy_limit = opts && opts->noisy_limit > 0 ? opts->noisy_limit : INGEST_NOISY_LIMIT;
+	const struct ingest_record *rec;
 	struct id_cache ids;
+	size_t i = 0;
 	int ret;
 
 	memset(&ids, 0, sizeof(ids));
+	if (src->stage && (ret = ingest_stage_rewind(src->stage, err)))
+		return ret;
 	if ((ret = store_begin(st, err)))
 		return ret;
-	for (size_t i = 0; i < batch->nr; i++) {
-		enum ingest_outcome outcome = INGEST_DUPLICATE;
-		struct ingest_tagged tagged;
-		int64_t run_id = 0;
-		if ((ret = store_one(&outcome, &run_id, &tagged, st, &ids, &batch->records[i],
+	while ((ret = source_next(&rec, src, err)) > 0) {
+		struct ingest_stage_result res = {0, INGEST_DUPLICATE, {0}};
+		if ((ret = store_one(&res.outcome, &res.run_id, &res.tagged, st, &ids, rec,
 				     noisy_limit, err))) {
 			bl_error_prefix(err, "record %zu", i + 1);
-			store_rollback(st);
-			goto done;
+			break;
 		}
+		if (src->stage && (ret = ingest_stage_put_result(src->stage, &res, err)))
+			break;
 		if (outcomes)
-			outcomes[i] = outcome;
+			outcomes[i] = res.outcome;
 		if (run_ids)
-			run_ids[i] = run_id;
+			run_ids[i] = res.run_id;
 		if (opts && opts->tagged)
-			opts->tagged[i] = tagged;
+			opts->tagged[i] = res.tagged;
+		i++;
 	}
-	ret = store_commit(st, err);
-done:
+	if (ret)
+		store_rollback(st);
+	else
+		ret = store_commit(st, err);
 	id_table_release(&ids.machines);
 	id_table_release(&ids.benchmarks);
 	return ret;
+}
+
+int ingest_store(struct store *st, struct ingest_batch *batch, const struct ingest_options *opts,
+		 enum ingest_outcome *outcomes, int64_t *run_ids, struct bl_error *err)
+{
+	struct record_source src = {batch, NULL, 0};
+	return store_records(st, &src, opts, outcomes, run_ids, err);
+}
+
+int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct ingest_options *opts,
+		       struct bl_error *err)
+{
+	struct record_source src = {NULL, sg, 0};
+	struct ingest_options staged = {opts ? opts->noisy_limit : 0, NULL};
+	return store_records(st, &src, &staged, NULL, NULL, err);
 }

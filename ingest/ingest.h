@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/common.h"
 #include "ingest/repo/repo.h"
@@ -176,6 +177,47 @@ int ingest_store(struct store *st, struct ingest_batch *batch, const struct inge
 		 enum ingest_outcome *outcomes, int64_t *run_ids, struct bl_error *err);
 
 /*
+ * A file's records staged on disk (stage.c), between reading the file and storing it: memory
+ * holds one record at a time, and the write lock is taken only for ingest_store_stage, once
+ * the whole file was read and found good. A record read back (ingest_stage_next) points into
+ * the stage's buffer until the next one is read; it is never released.
+ */
+struct ingest_stage {
+	FILE *records;		   /* the packed records, one after another */
+	FILE *results;		   /* what ingest_store_stage did with each, in the same order */
+	size_t nr;		   /* records staged */
+	struct strbuf buf;	   /* the record being packed or read back */
+	struct ingest_record view; /* the record read back */
+	struct ingest_metric *metrics;
+	size_t metrics_alloc;
+};
+
+/* What became of one staged record. */
+struct ingest_stage_result {
+	int64_t run_id;
+	enum ingest_outcome outcome;
+	struct ingest_tagged tagged;
+};
+
+void ingest_stage_init(struct ingest_stage *sg);
+void ingest_stage_release(struct ingest_stage *sg);
+int ingest_stage_add(struct ingest_stage *sg, const struct ingest_record *rec,
+		     struct bl_error *err);
+/* Back to the first record (and result), after adding or after storing. */
+int ingest_stage_rewind(struct ingest_stage *sg, struct bl_error *err);
+/* The next record in *out: 1, or 0 after the last (*out NULL then). */
+int ingest_stage_next(const struct ingest_record **out, struct ingest_stage *sg,
+		      struct bl_error *err);
+int ingest_stage_put_result(struct ingest_stage *sg, const struct ingest_stage_result *res,
+			    struct bl_error *err);
+int ingest_stage_get_result(struct ingest_stage_result *res, struct ingest_stage *sg,
+			    struct bl_error *err);
+/* Stores the staged records in one transaction, as ingest_store does a batch, keeping each
+ * record's result in the stage (ingest_stage_get_result, after ingest_stage_rewind). */
+int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct ingest_options *opts,
+		       struct bl_error *err);
+
+/*
  * benchline.json (§3), at the root of the benchmarked repository. Unknown keys and wrong
  * types are errors naming the file and the key.
  */
@@ -290,6 +332,25 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *name,
 			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
 			struct bl_error *err);
+
+/* What became of each record of a file, told once the whole file is stored (index 0-based). */
+typedef void ingest_report_fn(void *data, size_t index, const struct ingest_record *rec,
+			      int64_t run_id, enum ingest_outcome o, const struct ingest_tagged *t);
+/* A step between reading and storing (import-baseline marks its records), given the records
+ * in order, a batch at a time. */
+typedef int ingest_mark_fn(struct ingest_batch *batch, const char *file, void *data,
+			   struct bl_error *err);
+/*
+ * The whole intake of one file (or "-", or a criterion directory): read, completed, marked
+ * (mark may be NULL), stored in one transaction and reported to fn. A file of native records
+ * larger than a first read is parsed as it is read and staged on disk (struct ingest_stage),
+ * so memory holds a few records whatever its size; other formats are whole documents, read
+ * into memory under INGEST_MAX_FILE. Either way the write lock is taken only after the
+ * whole file was read and found good. Errors are prefixed by path; nothing is stored then.
+ */
+int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *path,
+		       ingest_mark_fn *mark, void *mark_data, ingest_report_fn *fn, void *data,
+		       struct bl_error *err);
 
 /*
  * The batch as one body of native records for a server (POST /api/records, §10's fleet),

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <unistd.h>
 
 #include "ingest/ingest.h"
 #include "ingest/adapters/adapters.h"
@@ -53,7 +57,7 @@ int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 /* Fills the source hash of every record that lacks one from the repository, opening it
  * once. */
 static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *batch,
-			      const char *file, struct bl_error *err)
+			      const char *file, size_t base, struct bl_error *err)
 {
 	const char **revs = NULL;
 	size_t *index = NULL, nr = 0, alloc = 0, index_alloc = 0;
@@ -66,7 +70,7 @@ static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *bat
 		if (!in->repo) {
 			ret = bl_error_set(err, BL_EINVALID,
 					   "%s: record %zu: source.source_hash: missing (%s)", file,
-					   i + 1, in->no_hash_hint);
+					   base + i + 1, in->no_hash_hint);
 			goto done;
 		}
 		ALLOC_GROW(revs, nr, alloc);
@@ -85,7 +89,7 @@ static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *bat
 			if (repo_source_hash_revs(hashes, commits, in->repo, &in->cfg, revs + k, 1,
 						  err)) {
 				bl_error_prefix(err, "%s: record %zu: source.commit", file,
-						index[k] + 1);
+						base + index[k] + 1);
 				goto done;
 			}
 		}
@@ -125,7 +129,7 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 	}
 	if ((ret = adapters_parse(out, &in->chosen_format, in->format, name, text, len, &d, err)))
 		return ret;
-	return fill_source_hashes(in, out, name, err);
+	return fill_source_hashes(in, out, name, 0, err);
 }
 
 int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const char *path,
@@ -144,6 +148,206 @@ int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const
 	return ret;
 }
 
+/* BL_EDENIED when a record names a machine the pushing token may not push. */
+static int check_machines(struct ingest_intake *in, const char *name, struct ingest_batch *batch,
+			  size_t base, struct bl_error *err)
+{
+	for (size_t i = 0; in->machine_glob && i < batch->nr; i++)
+		if (!glob_match(in->machine_glob, batch->records[i].machine))
+			return bl_error_set(err, BL_EDENIED,
+					    "%s: record %zu: this token may not push machine %s",
+					    name, base + i + 1, batch->records[i].machine);
+	return 0;
+}
+
+/* benchline.json's machine settings, recorded before the records they decide. */
+static int record_machine_settings(struct ingest_intake *in, struct store *st, struct bl_error *err)
+{
+	int ret;
+	for (size_t i = 0; i < in->cfg.n_keep_first; i++)
+		if ((ret = store_set_machine_keep(st, in->cfg.keep_first_machines[i], 1, err)))
+			return ret;
+	return 0;
+}
+
+/* How many records a streamed file hands on at a time: enough that a repository is opened
+ * once for many source hashes, few enough that they are a small part of memory. */
+#define STREAM_PIECE 256
+
+/* A file read piece by piece, on its way to the stage. */
+struct streamed {
+	struct ingest_intake *in;
+	const char *path;
+	ingest_mark_fn *mark;
+	void *mark_data;
+	struct ingest_batch piece; /* records parsed and not yet staged */
+	struct ingest_stage *stage;
+};
+
+/* Completes, marks and stages the records parsed since the last piece. */
+static int stage_piece(struct streamed *s, struct bl_error *err)
+{
+	size_t base = s->stage->nr;
+	int ret = 0;
+
+	if (!s->piece.nr)
+		return 0;
+	if ((ret = fill_source_hashes(s->in, &s->piece, s->path, base, err)) ||
+	    (s->mark && (ret = s->mark(&s->piece, s->path, s->mark_data, err))) ||
+	    (ret = check_machines(s->in, s->path, &s->piece, base, err)))
+		goto done;
+	for (size_t i = 0; i < s->piece.nr && !ret; i++)
+		ret = ingest_stage_add(s->stage, &s->piece.records[i], err);
+done:
+	for (size_t i = 0; i < s->piece.nr; i++)
+		ingest_record_release(&s->piece.records[i]);
+	s->piece.nr = 0;
+	return ret;
+}
+
+static int take_streamed(struct ingest_record *rec, void *data, struct bl_error *err)
+{
+	struct streamed *s = data;
+	ALLOC_GROW(s->piece.records, s->piece.nr, s->piece.alloc);
+	s->piece.records[s->piece.nr++] = *rec;
+	memset(rec, 0, sizeof(*rec));
+	return s->piece.nr >= STREAM_PIECE ? stage_piece(s, err) : 0;
+}
+
+/* The rest of a large native file, staged as it is parsed, then stored. */
+static int intake_streamed(struct ingest_intake *in, struct store *st, const char *path, int fd,
+			   const struct strbuf *start, ingest_mark_fn *mark, void *mark_data,
+			   ingest_report_fn *fn, void *data, struct bl_error *err)
+{
+	struct ingest_options opts = {in->cfg.noisy_limit, NULL};
+	struct ingest_stage stage;
+	struct streamed s = {in, path, mark, mark_data, {NULL, 0, 0}, &stage};
+	const struct ingest_record *rec;
+	int ret;
+
+	ingest_stage_init(&stage);
+	in->chosen_format = "benchline";
+	if ((ret = ingest_parse_native_fd(path, fd, start->buf, start->len, take_streamed, &s,
+					  err)) ||
+	    (ret = stage_piece(&s, err)) || (ret = record_machine_settings(in, st, err)))
+		goto done;
+	if ((ret = ingest_store_stage(st, &stage, &opts, err))) {
+		bl_error_prefix(err, "%s", path);
+		goto done;
+	}
+	if ((ret = ingest_stage_rewind(&stage, err)))
+		goto done;
+	for (size_t i = 0; (ret = ingest_stage_next(&rec, &stage, err)) > 0; i++) {
+		struct ingest_stage_result res;
+		if ((ret = ingest_stage_get_result(&res, &stage, err)))
+			break;
+		fn(data, i, rec, res.run_id, res.outcome, &res.tagged);
+	}
+done:
+	ingest_batch_release(&s.piece);
+	ingest_stage_release(&stage);
+	return ret < 0 ? ret : 0;
+}
+
+/* A whole document (or a small file) in memory: parsed, marked, stored, reported. */
+static int intake_whole(struct ingest_intake *in, struct store *st, const char *path,
+			const char *text, size_t len, ingest_mark_fn *mark, void *mark_data,
+			ingest_report_fn *fn, void *data, struct bl_error *err)
+{
+	struct ingest_batch batch = {NULL, 0, 0};
+	enum ingest_outcome *outcomes = NULL;
+	struct ingest_tagged *tagged = NULL, *saved = in->tagged;
+	int64_t *ids = NULL;
+	int ret;
+
+	if ((ret = ingest_intake_parse(in, &batch, path, text, len, NAN, err)) ||
+	    (mark && (ret = mark(&batch, path, mark_data, err))))
+		goto done;
+	outcomes = xcalloc(batch.nr ? batch.nr : 1, sizeof(*outcomes));
+	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
+	tagged = xcalloc(batch.nr ? batch.nr : 1, sizeof(*tagged));
+	in->tagged = tagged;
+	ret = ingest_intake_store(in, st, path, &batch, outcomes, ids, err);
+	in->tagged = saved;
+	for (size_t i = 0; !ret && i < batch.nr; i++)
+		fn(data, i, &batch.records[i], ids[i], outcomes[i], &tagged[i]);
+done:
+	free(outcomes);
+	free(ids);
+	free(tagged);
+	ingest_batch_release(&batch);
+	return ret;
+}
+
+/* What a first read takes: a file that ends within it is read whole, as before streaming. */
+#define FIRST_READ (1 << 16)
+
+int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *path,
+		       ingest_mark_fn *mark, void *mark_data, ingest_report_fn *fn, void *data,
+		       struct bl_error *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	const char *format = in->format;
+	struct stat sb;
+	int fd = 0, eof = 0, ret = 0;
+
+	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return intake_whole(in, st, path, NULL, 0, mark, mark_data, fn, data, err);
+	if (strcmp(path, "-") && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return bl_error_set(err, BL_EIO, "cannot open '%s': %s", path, strerror(errno));
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > INGEST_MAX_FILE) {
+		ret = bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", path,
+				   (size_t)INGEST_MAX_FILE);
+		goto done;
+	}
+	while (!eof && text.len < FIRST_READ) {
+		ssize_t n;
+		strbuf_grow(&text, FIRST_READ);
+		n = read(fd, text.buf + text.len, FIRST_READ - text.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = bl_error_set(err, BL_EIO, "cannot read '%s': %s", path,
+					   strerror(errno));
+			goto done;
+		}
+		eof = n == 0;
+		strbuf_setlen(&text, text.len + (size_t)n);
+	}
+	if (!eof && !strcmp(format, "auto"))
+		format = adapters_detect_format(path, text.buf, text.len);
+	if (!eof && format && (!strcmp(format, "benchline") || !strcmp(format, "native"))) {
+		ret = intake_streamed(in, st, path, fd, &text, mark, mark_data, fn, data, err);
+		goto done;
+	}
+	/* a whole document: the rest of it read into memory */
+	while (!eof) {
+		ssize_t n;
+		strbuf_grow(&text, FIRST_READ);
+		n = read(fd, text.buf + text.len, text.alloc - text.len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = bl_error_set(err, BL_EIO, "cannot read '%s': %s", path,
+					   strerror(errno));
+			goto done;
+		}
+		eof = n == 0;
+		strbuf_setlen(&text, text.len + (size_t)n);
+		if (text.len > INGEST_MAX_FILE) {
+			ret = bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)",
+					   path, (size_t)INGEST_MAX_FILE);
+			goto done;
+		}
+	}
+	ret = intake_whole(in, st, path, text.buf, text.len, mark, mark_data, fn, data, err);
+done:
+	if (fd > 0)
+		close(fd);
+	strbuf_release(&text);
+	return ret;
+}
+
 int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *name,
 			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
 			struct bl_error *err)
@@ -151,15 +355,9 @@ int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *
 	struct ingest_options opts = {in->cfg.noisy_limit, in->tagged};
 	int ret;
 
-	for (size_t i = 0; in->machine_glob && i < batch->nr; i++)
-		if (!glob_match(in->machine_glob, batch->records[i].machine))
-			return bl_error_set(err, BL_EDENIED,
-					    "%s: record %zu: this token may not push machine %s",
-					    name, i + 1, batch->records[i].machine);
-	/* benchline.json's machine settings, recorded before the records they decide. */
-	for (size_t i = 0; i < in->cfg.n_keep_first; i++)
-		if ((ret = store_set_machine_keep(st, in->cfg.keep_first_machines[i], 1, err)))
-			return ret;
+	if ((ret = check_machines(in, name, batch, 0, err)) ||
+	    (ret = record_machine_settings(in, st, err)))
+		return ret;
 	if ((ret = ingest_store(st, batch, &opts, outcomes, run_ids, err)))
 		bl_error_prefix(err, "%s", name);
 	return ret;

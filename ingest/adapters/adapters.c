@@ -809,7 +809,8 @@ const char *adapters_detect_format(const char *path, const char *text, size_t le
 		return path && !stat(path, &st) && S_ISDIR(st.st_mode) ? "criterion" : NULL;
 	if (memchr(text, '\0', len))
 		return NULL;
-	i = ingest_json_skip_ws(text, len, 0);
+	/* a UTF-8 byte order mark is no part of the content (the native parser skips it too) */
+	i = ingest_json_skip_ws(text, len, len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0);
 	if (i == len)
 		return NULL;
 	if (text[i] == '{' || text[i] == '[')

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -91,9 +93,75 @@ static char *repeat(char c, size_t n)
 	return s;
 }
 
+static int take_record(struct ingest_record *rec, void *data, struct bl_error *err)
+{
+	struct ingest_batch *b = data;
+	(void)err;
+	ALLOC_GROW(b->records, b->nr, b->alloc);
+	b->records[b->nr++] = *rec;
+	memset(rec, 0, sizeof(*rec));
+	return 0;
+}
+
+/* The text parsed as a file read piece by piece: the first 3 bytes given as already read, the
+ * rest through a pipe in small writes, so every boundary the reader can meet is met. */
+static int parse_streamed(struct ingest_batch *b, const char *text, size_t len,
+			  struct bl_error *err)
+{
+	size_t first = len < 3 ? len : 3, piece = len < 65536 ? 5 : 4096;
+	int fds[2], ret, status;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(fds[0]);
+		for (size_t at = first; at < len; at += piece) {
+			size_t n = len - at < piece ? len - at : piece;
+			if (write(fds[1], text + at, n) != (ssize_t)n)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	ret = ingest_parse_native_fd("x.json", fds[0], text, first, take_record, b, err);
+	/* the reader may stop early, at an error: let the writer end */
+	{
+		char sink[4096];
+		while (read(fds[0], sink, sizeof(sink)) > 0)
+			;
+	}
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return ret;
+}
+
+/* Parses text in memory, and as a file read piece by piece, which must agree exactly: the same
+ * records with the same digests, or the same error. */
 static int parse_len(struct ingest_batch *b, const char *text, size_t len, struct bl_error *err)
 {
-	return ingest_parse_native(b, "x.json", text, len, err);
+	struct ingest_batch streamed = {NULL, 0, 0};
+	struct bl_error serr = BL_ERROR_INIT;
+	size_t before = b->nr;
+	int ret = ingest_parse_native(b, "x.json", text, len, err);
+	int sret = parse_streamed(&streamed, text, len, &serr);
+
+	assert_int_equal(sret, ret);
+	if (ret) {
+		assert_string_equal(serr.msg.buf, err->msg.buf);
+	} else {
+		assert_int_equal(streamed.nr, b->nr - before);
+		for (size_t i = 0; i < streamed.nr; i++) {
+			assert_string_equal(streamed.records[i].digest,
+					    b->records[before + i].digest);
+			assert_int_equal(streamed.records[i].line, b->records[before + i].line);
+			assert_int_equal(streamed.records[i].column, b->records[before + i].column);
+		}
+	}
+	ingest_batch_release(&streamed);
+	bl_error_release(&serr);
+	return ret;
 }
 
 static int parse(struct ingest_batch *b, const char *text, struct bl_error *err)
@@ -1012,10 +1080,108 @@ static void fuzz_regressions_replay(void **state)
 	assert_true(n > 0);
 }
 
+static void assert_same_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+/* A record staged on disk reads back field for field (every optional field set, samples, a
+ * record without them), in order, and the results kept beside them too. */
+static void records_round_trip_through_a_stage(void **state)
+{
+	struct ingest_batch b = {NULL, 0, 0};
+	struct ingest_stage sg;
+	struct bl_error err = BL_ERROR_INIT;
+	const struct ingest_record *back;
+	char *full = record(
+	    "source",
+	    "{\"commit\": \"ABCDEF0123456789ABCDEF0123456789ABCDEF01\", \"source_hash\": "
+	    "\"FEDCBA9876543210FEDCBA9876543210FEDCBA98\", \"branch\": \"topic\", "
+	    "\"committed_at\": \"2026-11-01T22:10:00Z\", \"dirty\": true}",
+	    "metrics",
+	    "{\"z\": {\"kind\": \"timed\", \"unit\": \"us\", \"samples\": [3, 1.5, 2]}, "
+	    "\"allocs\": "
+	    "{\"kind\": \"counted\", \"unit\": \"allocs\", \"value\": 5790}, \"q\": {\"kind\": "
+	    "\"quantile\", \"unit\": \"ms\", \"value\": -0.5, \"ladder\": \"ms\"}}",
+	    "config", "\"1080p\"", "content_hash", "\"5d41\"", "profile", "\"debug\"", "baseline",
+	    "true", "machine_info", "{\"os\": \"linux\"}", "preflight", "{\"quiet\": false}", NULL);
+	char *plain = record(NULL);
+
+	(void)state;
+	parse_ok(&b, full);
+	parse_ok(&b, plain);
+	ingest_stage_init(&sg);
+	for (size_t i = 0; i < b.nr; i++)
+		assert_int_equal(ingest_stage_add(&sg, &b.records[i], &err), 0);
+	assert_int_equal(ingest_stage_rewind(&sg, &err), 0);
+	for (size_t i = 0; i < b.nr; i++) {
+		const struct ingest_record *rec = &b.records[i];
+		struct ingest_stage_result res = {(int64_t)i + 7, INGEST_SUPERSEDED, {0}};
+		assert_int_equal(ingest_stage_next(&back, &sg, &err), 1);
+		assert_same_str(back->machine, rec->machine);
+		assert_same_str(back->machine_info, rec->machine_info);
+		assert_same_str(back->benchmark, rec->benchmark);
+		assert_same_str(back->config, rec->config);
+		assert_same_str(back->content_hash, rec->content_hash);
+		assert_same_str(back->branch, rec->branch);
+		assert_same_str(back->profile, rec->profile);
+		assert_same_str(back->primary, rec->primary);
+		assert_same_str(back->raw, rec->raw);
+		assert_string_equal(back->commit, rec->commit);
+		assert_string_equal(back->source_hash, rec->source_hash);
+		assert_string_equal(back->digest, rec->digest);
+		assert_int_equal(back->harness_version, rec->harness_version);
+		assert_int_equal(back->dirty, rec->dirty);
+		assert_int_equal(back->baseline, rec->baseline);
+		assert_int_equal(back->has_preflight, rec->has_preflight);
+		assert_int_equal(back->preflight_quiet, rec->preflight_quiet);
+		assert_int_equal(back->line, rec->line);
+		assert_memory_equal(&back->committed_at, &rec->committed_at, sizeof(double));
+		assert_memory_equal(&back->started_at, &rec->started_at, sizeof(double));
+		assert_int_equal(back->nmetrics, rec->nmetrics);
+		for (size_t k = 0; k < rec->nmetrics; k++) {
+			const struct ingest_metric *x = &back->metrics[k], *y = &rec->metrics[k];
+			assert_string_equal(x->name, y->name);
+			assert_string_equal(x->unit, y->unit);
+			assert_same_str(x->ladder, y->ladder);
+			assert_int_equal(x->kind, y->kind);
+			assert_int_equal(x->better_higher, y->better_higher);
+			assert_int_equal(x->n, y->n);
+			assert_memory_equal(&x->median, &y->median, sizeof(double));
+			assert_memory_equal(&x->p95, &y->p95, sizeof(double));
+			assert_memory_equal(&x->value, &y->value, sizeof(double));
+			assert_int_equal(x->nsamples, y->nsamples);
+			assert_int_equal(!x->samples, !y->samples);
+			if (y->samples)
+				assert_memory_equal(x->samples, y->samples,
+						    y->nsamples * sizeof(double));
+		}
+		assert_int_equal(ingest_stage_put_result(&sg, &res, &err), 0);
+	}
+	assert_int_equal(ingest_stage_next(&back, &sg, &err), 0);
+	assert_null(back);
+	assert_int_equal(ingest_stage_rewind(&sg, &err), 0);
+	for (size_t i = 0; i < b.nr; i++) {
+		struct ingest_stage_result res;
+		assert_int_equal(ingest_stage_get_result(&res, &sg, &err), 0);
+		assert_int_equal(res.run_id, (int64_t)i + 7);
+		assert_int_equal(res.outcome, INGEST_SUPERSEDED);
+	}
+	ingest_stage_release(&sg);
+	ingest_batch_release(&b);
+	bl_error_release(&err);
+	free(full);
+	free(plain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(one_object_with_defaults),
+	    cmocka_unit_test(records_round_trip_through_a_stage),
 	    cmocka_unit_test(every_optional_field),
 	    cmocka_unit_test(primary_defaults_to_first_timed_by_name),
 	    cmocka_unit_test(an_array_of_records),

@@ -1,0 +1,307 @@
+/*
+ * A file's records staged on disk (ingest.h): each parsed record is packed into a temporary
+ * file as soon as it is checked, so a file of any size is held in memory one record at a time,
+ * and the store's write lock is taken only once the whole file has been read and found good.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ingest/ingest.h"
+
+/* A string's length in the packing when the string is NULL. */
+#define NO_STRING UINT32_MAX
+
+void ingest_stage_init(struct ingest_stage *sg)
+{
+	memset(sg, 0, sizeof(*sg));
+	strbuf_init(&sg->buf, 0);
+}
+
+void ingest_stage_release(struct ingest_stage *sg)
+{
+	if (sg->records)
+		fclose(sg->records);
+	if (sg->results)
+		fclose(sg->results);
+	strbuf_release(&sg->buf);
+	free(sg->metrics);
+	memset(sg, 0, sizeof(*sg));
+	strbuf_init(&sg->buf, 0);
+}
+
+/* A temporary file in $TMPDIR (else /tmp), gone once closed. */
+static int open_temp(FILE **out, struct bl_error *err)
+{
+	const char *dir = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	int fd, ret = 0;
+
+	strbuf_addf(&path, "%s/benchline-stage.XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path.buf);
+	if (fd < 0) {
+		ret = bl_error_set(err, BL_EIO, "cannot create a temporary file in '%s': %s",
+				   dir && *dir ? dir : "/tmp", strerror(errno));
+		goto done;
+	}
+	unlink(path.buf);
+	if (!(*out = fdopen(fd, "w+b"))) {
+		close(fd);
+		ret =
+		    bl_error_set(err, BL_EIO, "cannot open a temporary file: %s", strerror(errno));
+	}
+done:
+	strbuf_release(&path);
+	return ret;
+}
+
+static void put(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_add(sb, data, len);
+}
+
+static void put_u32(struct strbuf *sb, uint32_t v)
+{
+	put(sb, &v, sizeof(v));
+}
+
+static void put_str(struct strbuf *sb, const char *s)
+{
+	uint32_t len = s ? (uint32_t)strlen(s) : NO_STRING;
+	put_u32(sb, len);
+	if (s)
+		put(sb, s, (size_t)len + 1);
+}
+
+/* Pads to a multiple of 8 bytes, so doubles can be read in place. */
+static void put_align(struct strbuf *sb)
+{
+	static const char zeros[8];
+	put(sb, zeros, (8 - sb->len % 8) % 8);
+}
+
+static void pack(struct strbuf *sb, const struct ingest_record *rec)
+{
+	int64_t ints[] = {rec->harness_version, rec->dirty, rec->baseline, rec->has_preflight,
+			  rec->preflight_quiet, rec->line,  rec->column,   (int64_t)rec->nmetrics};
+	double reals[] = {rec->committed_at, rec->started_at};
+
+	strbuf_setlen(sb, 0);
+	put_u32(sb, 0); /* the length, filled in below */
+	put_u32(sb, 0);
+	put(sb, ints, sizeof(ints));
+	put(sb, reals, sizeof(reals));
+	put(sb, rec->commit, sizeof(rec->commit));
+	put(sb, rec->source_hash, sizeof(rec->source_hash));
+	put(sb, rec->digest, sizeof(rec->digest));
+	put_str(sb, rec->machine);
+	put_str(sb, rec->machine_info);
+	put_str(sb, rec->benchmark);
+	put_str(sb, rec->config);
+	put_str(sb, rec->content_hash);
+	put_str(sb, rec->branch);
+	put_str(sb, rec->profile);
+	put_str(sb, rec->primary);
+	put_str(sb, rec->raw);
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct ingest_metric *m = &rec->metrics[i];
+		int64_t mints[] = {m->kind, m->better_higher, m->n, (int64_t)m->nsamples,
+				   m->samples != NULL};
+		double mreals[] = {m->median, m->p95, m->value};
+		put_str(sb, m->name);
+		put_str(sb, m->unit);
+		put_str(sb, m->ladder);
+		put_align(sb);
+		put(sb, mints, sizeof(mints));
+		put(sb, mreals, sizeof(mreals));
+		if (m->samples)
+			put(sb, m->samples, m->nsamples * sizeof(double));
+	}
+	uint32_t len = (uint32_t)sb->len;
+	memcpy(sb->buf, &len, sizeof(len));
+}
+
+int ingest_stage_add(struct ingest_stage *sg, const struct ingest_record *rec, struct bl_error *err)
+{
+	int ret;
+
+	if (!sg->records && (ret = open_temp(&sg->records, err)))
+		return ret;
+	pack(&sg->buf, rec);
+	if (fwrite(sg->buf.buf, 1, sg->buf.len, sg->records) != sg->buf.len)
+		return bl_error_set(err, BL_EIO, "cannot write a temporary file: %s",
+				    strerror(errno));
+	sg->nr++;
+	return 0;
+}
+
+int ingest_stage_rewind(struct ingest_stage *sg, struct bl_error *err)
+{
+	if (sg->records && (fflush(sg->records) || fseek(sg->records, 0, SEEK_SET)))
+		return bl_error_set(err, BL_EIO, "cannot read a temporary file: %s",
+				    strerror(errno));
+	if (sg->results && (fflush(sg->results) || fseek(sg->results, 0, SEEK_SET)))
+		return bl_error_set(err, BL_EIO, "cannot read a temporary file: %s",
+				    strerror(errno));
+	return 0;
+}
+
+/* Reading back what pack wrote; the record's strings and samples point into the buffer. */
+struct reader {
+	const char *p, *end;
+	int bad;
+};
+
+static const void *take(struct reader *r, size_t len)
+{
+	const char *at = r->p;
+	if ((size_t)(r->end - r->p) < len) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->p += len;
+	return at;
+}
+
+static char *take_str(struct reader *r)
+{
+	uint32_t len;
+	const void *at = take(r, sizeof(len));
+	if (!at)
+		return NULL;
+	memcpy(&len, at, sizeof(len));
+	if (len == NO_STRING)
+		return NULL;
+	return (char *)take(r, (size_t)len + 1);
+}
+
+static void take_align(struct reader *r, const char *base)
+{
+	take(r, (8 - (size_t)(r->p - base) % 8) % 8);
+}
+
+static int unpack(struct ingest_stage *sg, struct bl_error *err)
+{
+	struct ingest_record *rec = &sg->view;
+	struct reader r = {sg->buf.buf, sg->buf.buf + sg->buf.len, 0};
+	int64_t ints[8];
+	double reals[2];
+	const void *at;
+
+	memset(rec, 0, sizeof(*rec));
+	take(&r, 8);
+	if ((at = take(&r, sizeof(ints))))
+		memcpy(ints, at, sizeof(ints));
+	if ((at = take(&r, sizeof(reals))))
+		memcpy(reals, at, sizeof(reals));
+	if ((at = take(&r, 3 * 41))) {
+		memcpy(rec->commit, at, 41);
+		memcpy(rec->source_hash, (const char *)at + 41, 41);
+		memcpy(rec->digest, (const char *)at + 82, 41);
+	}
+	if (r.bad)
+		goto bad;
+	rec->harness_version = ints[0];
+	rec->dirty = (int)ints[1];
+	rec->baseline = (int)ints[2];
+	rec->has_preflight = (int)ints[3];
+	rec->preflight_quiet = (int)ints[4];
+	rec->line = (int)ints[5];
+	rec->column = (int)ints[6];
+	rec->nmetrics = (size_t)ints[7];
+	rec->committed_at = reals[0];
+	rec->started_at = reals[1];
+	rec->machine = take_str(&r);
+	rec->machine_info = take_str(&r);
+	rec->benchmark = take_str(&r);
+	rec->config = take_str(&r);
+	rec->content_hash = take_str(&r);
+	rec->branch = take_str(&r);
+	rec->profile = take_str(&r);
+	rec->primary = take_str(&r);
+	rec->raw = take_str(&r);
+	if (r.bad || rec->nmetrics > (size_t)(r.end - r.p))
+		goto bad;
+	ALLOC_GROW(sg->metrics, rec->nmetrics, sg->metrics_alloc);
+	rec->metrics = sg->metrics;
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		struct ingest_metric *m = &sg->metrics[i];
+		int64_t mints[5];
+		double mreals[3];
+		memset(m, 0, sizeof(*m));
+		m->name = take_str(&r);
+		m->unit = take_str(&r);
+		m->ladder = take_str(&r);
+		take_align(&r, sg->buf.buf);
+		if ((at = take(&r, sizeof(mints))))
+			memcpy(mints, at, sizeof(mints));
+		if ((at = take(&r, sizeof(mreals))))
+			memcpy(mreals, at, sizeof(mreals));
+		if (r.bad)
+			goto bad;
+		m->kind = (enum metric_kind)mints[0];
+		m->better_higher = (int)mints[1];
+		m->n = mints[2];
+		m->nsamples = (size_t)mints[3];
+		m->median = mreals[0];
+		m->p95 = mreals[1];
+		m->value = mreals[2];
+		if (mints[4] && !(m->samples = (double *)take(&r, m->nsamples * sizeof(double))))
+			goto bad;
+	}
+	if (!r.bad && rec->machine && rec->benchmark && rec->config && rec->profile && rec->raw)
+		return 0;
+bad:
+	return bl_error_set(err, BL_EIO, "a temporary file was damaged");
+}
+
+int ingest_stage_next(const struct ingest_record **out, struct ingest_stage *sg,
+		      struct bl_error *err)
+{
+	uint32_t len;
+
+	*out = NULL;
+	if (!sg->records)
+		return 0;
+	if (fread(&len, sizeof(len), 1, sg->records) != 1)
+		return ferror(sg->records)
+			   ? bl_error_set(err, BL_EIO, "cannot read a temporary file: %s",
+					  strerror(errno))
+			   : 0;
+	if (len < 8)
+		return bl_error_set(err, BL_EIO, "a temporary file was damaged");
+	strbuf_setlen(&sg->buf, 0);
+	strbuf_grow(&sg->buf, len);
+	memcpy(sg->buf.buf, &len, sizeof(len));
+	if (fread(sg->buf.buf + sizeof(len), 1, len - sizeof(len), sg->records) !=
+	    len - sizeof(len))
+		return bl_error_set(err, BL_EIO, "a temporary file was damaged");
+	strbuf_setlen(&sg->buf, len);
+	if (unpack(sg, err))
+		return BL_EIO;
+	*out = &sg->view;
+	return 1;
+}
+
+int ingest_stage_put_result(struct ingest_stage *sg, const struct ingest_stage_result *res,
+			    struct bl_error *err)
+{
+	int ret;
+	if (!sg->results && (ret = open_temp(&sg->results, err)))
+		return ret;
+	if (fwrite(res, sizeof(*res), 1, sg->results) != 1)
+		return bl_error_set(err, BL_EIO, "cannot write a temporary file: %s",
+				    strerror(errno));
+	return 0;
+}
+
+int ingest_stage_get_result(struct ingest_stage_result *res, struct ingest_stage *sg,
+			    struct bl_error *err)
+{
+	if (!sg->results || fread(res, sizeof(*res), 1, sg->results) != 1)
+		return bl_error_set(err, BL_EIO, "cannot read a temporary file");
+	return 0;
+}
