@@ -88,6 +88,23 @@ db_dump() {
 	sqlite3 "${1:-$BENCHLINE_DB}" .dump
 }
 
+# native_lines N [FIRST [MACHINE]]: N native records on lines of their own (about 420 bytes
+# each), machine MACHINE (m1), benchmarks bFIRST.. (so no two share a key), commit c00..1,
+# source hash a00..1, 8 samples each.
+native_lines() {
+	perl -e '
+		my ($n, $i, $m) = @ARGV;
+		my ($c, $s) = ("c" . "0" x 38 . "1", "a" . "0" x 38 . "1");
+		for my $k ($i .. $i + $n - 1) {
+			printf "{\"schema\":1,\"machine\":\"%s\",\"benchmark\":\"b%d\",\"config\":\"\",".
+			  "\"harness_version\":1,\"source\":{\"commit\":\"%s\",\"source_hash\":\"%s\",".
+			  "\"branch\":\"main\"},\"started_at\":\"2026-11-02T04:00:00Z\",\"metrics\":".
+			  "{\"t_us\":{\"unit\":\"us\",\"median\":%.1f,\"p95\":%.1f,\"n\":8,".
+			  "\"samples\":[1.5,2.25,3,4.125,5,6,7,8.5]}}}\n", $m, $k, $c, $s, 100 + $k % 7,
+			  101 + $k % 7;
+		}' "$1" "${2:-1}" "${3:-m1}"
+}
+
 test_done() {
 	echo "1..$test_count"
 	[ $test_failed -eq 0 ]

@@ -6,31 +6,15 @@
 # file over the cap refused before it is read; source hashes computed from --repo.
 . "$(dirname "$0")/lib.sh"
 
-C1=$(printf 'c%039d' 1)
 S1=$(printf 'a%039d' 1)
-
-# lines N [FIRST]: N native records on lines of their own (about 420 bytes each), benchmarks
-# b1.. (so no two share a key), each with 8 samples.
-lines() (
-	n=$1 i=${2:-1}
-	perl -e '
-		my ($n, $i, $c, $s) = @ARGV;
-		for my $k ($i .. $i + $n - 1) {
-			printf "{\"schema\":1,\"machine\":\"m1\",\"benchmark\":\"b%d\",\"config\":\"\",".
-			  "\"harness_version\":1,\"source\":{\"commit\":\"%s\",\"source_hash\":\"%s\",".
-			  "\"branch\":\"main\"},\"started_at\":\"2026-11-02T04:00:00Z\",\"metrics\":".
-			  "{\"t_us\":{\"unit\":\"us\",\"median\":%.1f,\"p95\":%.1f,\"n\":8,".
-			  "\"samples\":[1.5,2.25,3,4.125,5,6,7,8.5]}}}\n", $k, $c, $s, 100 + $k % 7,
-			  101 + $k % 7;
-		}' "$n" "$i" "$C1" "$S1"
-)
+C1=$(printf 'c%039d' 1)
 
 runs() {
 	sqlite3 "$BENCHLINE_DB" "select count(*) from runs"
 }
 
 test_expect 'a JSON-lines file of 1,000 records is stored whole, in order, once' '
-	lines 1000 >big.jsonl &&
+	native_lines 1000 >big.jsonl &&
 	test "$(wc -c <big.jsonl)" -gt 200000 &&
 	bl ingest big.jsonl >out &&
 	test "$(wc -l <out)" = 1000 &&
@@ -46,7 +30,7 @@ test_expect 'a JSON-lines file of 1,000 records is stored whole, in order, once'
 test_expect 'the same records as a small file, one by one, have the same digests' '
 	rm -f "$BENCHLINE_DB" &&
 	bl --db big.db ingest big.jsonl >/dev/null &&
-		lines 1000 | split -l 100 - part. &&
+		native_lines 1000 | split -l 100 - part. &&
 	for f in part.*; do bl --db small.db ingest "$f" >/dev/null || return 1; done &&
 	sqlite3 big.db "select digest, raw from runs order by id" >expect &&
 	sqlite3 small.db "select digest, raw from runs order by id" >actual &&
@@ -58,10 +42,10 @@ test_expect 'the same records as a small file, one by one, have the same digests
 
 test_expect 'an array with a byte order mark, read piece by piece, and from standard input' '
 	rm -f "$BENCHLINE_DB" &&
-	{ printf "\357\273\277[\n"; lines 600 | sed "\$!s/\$/,/"; printf "]\n"; } >big-array.json &&
+	{ printf "\357\273\277[\n"; native_lines 600 | sed "\$!s/\$/,/"; printf "]\n"; } >big-array.json &&
 	bl ingest big-array.json >out &&
 	test "$(wc -l <out)" = 600 &&
-	lines 600 601 | bl ingest - >out2 &&
+	native_lines 600 601 | bl ingest - >out2 &&
 	test "$(grep -c "^-: m1/b.* stands$" out2)" = 600 &&
 	test "$(runs)" = 1200
 '
@@ -81,7 +65,7 @@ test_expect '--json prints one array of every record as it always did' '
 
 test_expect 'an error in the last record names its line and column, and nothing is stored' '
 	rm -f "$BENCHLINE_DB" &&
-	{ lines 999; lines 1 1000 | sed "s/\"unit\":\"us\"/\"unit\":7/"; } >bad-last.jsonl &&
+	{ native_lines 999; native_lines 1 1000 | sed "s/\"unit\":\"us\"/\"unit\":7/"; } >bad-last.jsonl &&
 	expect_exit 2 bl ingest bad-last.jsonl >out 2>err &&
 	col=$(tail -1 bad-last.jsonl | perl -ne "print index(\$_, q(7,)) + 1") &&
 	echo "benchline: bad-last.jsonl:1000:$col: record 1000: metrics.t_us.unit: expected a string" >expect &&
@@ -91,7 +75,7 @@ test_expect 'an error in the last record names its line and column, and nothing 
 '
 
 test_expect 'a syntax error far into an array is found where it is' '
-	{ printf "[\n"; lines 700 | sed "\$!s/\$/,/"; printf "]\n"; } | sed "650s/},\$/} x,/" >bad-array.json &&
+	{ printf "[\n"; native_lines 700 | sed "\$!s/\$/,/"; printf "]\n"; } | sed "650s/},\$/} x,/" >bad-array.json &&
 	expect_exit 2 bl ingest bad-array.json 2>err &&
 	col=$(sed -n 650p bad-array.json | perl -ne "print index(\$_, q( x,)) + 2") &&
 	echo "benchline: bad-array.json:650:$col: '"','"' or '"']'"' expected" >expect &&
@@ -100,7 +84,7 @@ test_expect 'a syntax error far into an array is found where it is' '
 '
 
 test_expect 'a NUL byte after the first read is refused where it is' '
-	{ lines 500; printf "\000"; lines 1 501; } >nul.jsonl &&
+	{ native_lines 500; printf "\000"; native_lines 1 501; } >nul.jsonl &&
 	expect_exit 2 bl ingest nul.jsonl 2>err &&
 	echo "benchline: nul.jsonl:501:1: nul byte in file" >expect &&
 	test_cmp expect err &&
@@ -119,7 +103,7 @@ test_expect 'a large file without source hashes gets them from --repo, one per c
 	git init -q repo && echo v1 >repo/main.c && git -C repo add -A &&
 	git -C repo commit -q -m one && head=$(git -C repo rev-parse HEAD) &&
 	want=$(bl hash --repo repo | cut -d" " -f1) &&
-	lines 800 | sed "s/\"source_hash\":\"$S1\",//; s/$C1/$head/" >nohash.jsonl &&
+	native_lines 800 | sed "s/\"source_hash\":\"$S1\",//; s/$C1/$head/" >nohash.jsonl &&
 	rm -f "$BENCHLINE_DB" &&
 	bl ingest --repo repo nohash.jsonl >out &&
 	test "$(runs)" = 800 &&

@@ -1,0 +1,76 @@
+#!/bin/sh
+# The write lock and ingest (issue 14): a file is read, checked and staged before the lock is
+# taken, and whoever meets the lock (a push to the server, a detect, another ingest) waits
+# for it and succeeds. No timing is asserted: the order is shown by what each one reports.
+. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/e2e/serve-lib.sh"
+
+printf 'secret\n' >tokens
+printf 'secret\n' >token
+runs() {
+	sqlite3 "$BENCHLINE_DB" "select count(*) from runs"
+}
+# hold_lock: another process takes the database's write lock and keeps it until killed.
+hold_lock() {
+	printf 'BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('"'"'held'"'"', 1);\n.shell sleep 120\n' |
+		sqlite3 "$BENCHLINE_DB" >/dev/null 2>&1 &
+	echo $! >holder.pid
+	# the lock is held once a writer is refused at once
+	i=0
+	while sqlite3 -cmd ".timeout 0" "$BENCHLINE_DB" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || return 1
+		sleep 0.1
+	done
+}
+release_lock() {
+	kill "$(cat holder.pid)" 2>/dev/null
+	pkill -f "sleep 120" 2>/dev/null
+	wait "$(cat holder.pid)" 2>/dev/null
+	return 0
+}
+
+bl init >/dev/null || exit 1
+native_lines 3000 >big.jsonl
+{ native_lines 2999 1 m2; echo '{"schema": 1, "machine": "m2", "benchmark": ['; } >bad.jsonl
+
+test_expect 'a bad file is refused while another process holds the lock: it is read first' '
+	hold_lock &&
+	bl ingest bad.jsonl >out 2>err; rc=$?; release_lock;
+	test $rc = 2 &&
+	grep -q "^benchline: bad.jsonl:3001:1: " err &&
+	! grep -q locked err &&
+	test "$(runs)" = 0
+'
+
+test_expect 'an ingest that meets the lock waits for it and stores the file' '
+	hold_lock &&
+	{ bl ingest big.jsonl >out 2>err; echo $? >rc; } &
+	sleep 1 && release_lock && wait &&
+	test "$(cat rc)" = 0 &&
+	test "$(wc -l <out)" = 3000 &&
+	test "$(runs)" = 3000
+'
+
+serve_start srv --token-file tokens --timeout 60 || exit 1
+
+test_expect 'pushes and a detect during a long ingest wait and succeed' '
+	native_lines 20000 1 m3 >bigger.jsonl &&
+	{ bl ingest bigger.jsonl >out 2>err; echo $? >rc; } &
+	ok=0 &&
+	for k in 1 2 3; do
+		native_lines 5 $((k * 10)) "m-push" >push$k.jsonl &&
+		BENCHLINE_DB=none.db bl ingest --server "$URL" --token-file token push$k.jsonl \
+			>push$k.out 2>push$k.err && ok=$((ok + 1))
+		bl detect >detect$k.out 2>detect$k.err && ok=$((ok + 1))
+	done
+	wait
+	test "$ok" = 6 &&
+	test "$(cat rc)" = 0 &&
+	! grep -l "locked\|503" push*.err detect*.err &&
+	test "$(runs)" = $((3000 + 20000 + 15)) &&
+	test ! -e none.db
+'
+
+serve_stop srv
+test_done
