@@ -14,13 +14,13 @@ endif
 # Debian packages the build and the tests need (make deps installs the missing ones).
 DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev \
 	libmicrohttpd-dev libcmocka-dev sqlite3 git perl gnuplot-nox clang clang-format \
-	libclang-rt-14-dev valgrind libcurl4-openssl-dev
+	libclang-rt-14-dev valgrind libcurl4-openssl-dev libssl-dev
 
-PKGS = sqlite3 libgit2 jansson libcurl
+PKGS = sqlite3 libgit2 jansson libcurl libcrypto
 WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(WARN) $(CFLAGS)
-LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcurl) -lm
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcurl -lcrypto) -lm
 
 # The sanitizer variant builds into its own directory so both can coexist.
 ifneq ($(SANITIZE),)

@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <git2.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -341,11 +340,10 @@ int main(int argc, char **argv_in)
 	}
 	ctx.db_path = db_path;
 	ctx.cmd = cmd;
-	git_libgit2_init();
 	ret = cmd->fn(argc - i, argv + i, &ctx);
 	store_free(ctx.store);
 	bl_error_release(&err);
-	git_libgit2_shutdown();
+	repo_libgit2_shutdown();
 	if (fflush(stdout) || ferror(stdout)) {
 		if (ret == 0)
 			ret = 2;

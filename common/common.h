@@ -248,6 +248,11 @@ void format_rfc3339_utc(struct strbuf *sb, int64_t unix_seconds);
 
 /* 1 when the string is 40 lowercase or uppercase hex digits. */
 int is_hex40(const char *s);
+/* The git blob id of data (SHA-1 of "blob LEN\0" and the bytes) in lowercase hex: the
+ * digest a stored run is known by. Computed with libcrypto, which needs no start-up and
+ * hashes several times faster than libgit2's collision-detecting SHA-1; the same id git
+ * gives the bytes (`git hash-object`). */
+int digest_blob(char out[41], const void *data, size_t len);
 /* 1 when the bytes are valid UTF-8. */
 int utf8_valid(const char *s, size_t len);
 

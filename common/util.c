@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "common/common.h"
 
 static void out_of_memory(void)
@@ -322,4 +324,27 @@ void strings_free(char **strings, size_t nr)
 	for (size_t i = 0; i < nr; i++)
 		free(strings[i]);
 	free(strings);
+}
+
+int digest_blob(char out[41], const void *data, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	char header[32];
+	int hlen = snprintf(header, sizeof(header), "blob %zu", len) + 1, ok;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) &&
+	     EVP_DigestUpdate(ctx, header, (size_t)hlen) && EVP_DigestUpdate(ctx, data, len) &&
+	     EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 20;
+	EVP_MD_CTX_free(ctx);
+	if (!ok)
+		return BL_EINVALID;
+	for (unsigned i = 0; i < 20; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[40] = '\0';
+	return 0;
 }

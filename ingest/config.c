@@ -602,6 +602,7 @@ int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct b
 
 	ingest_config_init(cfg);
 	/* The file sits at the working tree's root, which may be above repo_dir. */
+	repo_libgit2_init();
 	if (git_repository_open_ext(&repo, repo_dir, 0, NULL) == 0) {
 		root = git_repository_workdir(repo);
 		if (root && same_dir(root, repo_dir))

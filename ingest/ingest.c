@@ -1,4 +1,3 @@
-#include <git2.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -125,7 +124,6 @@ int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, st
 {
 	struct strbuf raw = STRBUF_INIT;
 	json_t *built = NULL;
-	git_oid oid;
 	int ret;
 
 	if (rec->nmetrics > 1)
@@ -155,9 +153,8 @@ int ingest_record_finish(struct ingest_record *rec, const struct json_t *obj, st
 	}
 	free(rec->raw);
 	rec->raw = strbuf_detach(&raw, NULL);
-	if (git_odb_hash(&oid, rec->raw, strlen(rec->raw), GIT_OBJECT_BLOB) < 0)
-		return bl_error_set(err, BL_EGIT, "cannot hash a record");
-	git_oid_tostr(rec->digest, sizeof(rec->digest), &oid);
+	if (digest_blob(rec->digest, rec->raw, strlen(rec->raw)))
+		return bl_error_set(err, BL_EINVALID, "cannot hash a record");
 	return 0;
 }
 

@@ -53,7 +53,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest sync detect gate confirm push corpora}
+SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm push corpora}
 GROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -211,6 +211,81 @@ if [ -n "$t_bl" ]; then
 	printf '  %-34s %8.2f  (issue 14 goal >= 0.50; no budget)\n' "ratio benchline / floor" \
 		"$(calc "$rate_bl / $rate_floor")"
 fi
+echo
+fi
+
+# --- stream (issue 14) -------------------------------------------------------------------------
+# Memory, the write lock and the first detection, each beside its own floor in the same run:
+# - peak RSS of `benchline ingest` of 1M native records (3 metrics each, about 450 MB): the
+#   file is read piece by piece and staged on disk, so memory should not grow with it;
+# - the write lock during a 300k-record ingest: another process tries `BEGIN IMMEDIATE` with no
+#   wait every 20 ms; the share of tries refused is the share of the ingest's wall time the lock
+#   was held;
+# - ingest + the first detect of a 200k-record history (200 Series x 1,000 commits, gen_history
+#   exported as native lines into a database holding only main's commits) against
+#   `detect --all` on the same records (detection alone).
+if want stream; then
+echo "stream: memory, the write lock and the first detection (issue 14)"
+perl "$HERE/gen-records.pl" --count 1000000 --metrics 3 --prefix big >"$WORK/1m.json" ||
+	die "cannot generate records"
+rm -f "$WORK/1m.db"*
+t0=$(now)
+rss_run "$BL" --db "$WORK/1m.db" ingest "$WORK/1m.json" >/dev/null 2>"$WORK/err" ||
+	{ echo "  ingest of 1M records FAILED"; head -3 "$WORK/err"; missed=1; }
+t1=$(now)
+printf '  %-46s %8.2f s   %5.0f MB file   peak RSS %.0f MB  (goal <= 64 MB)\n' \
+	"benchline ingest, 1M records x 3 metrics" "$(calc "$t1 - $t0")" \
+	"$(calc "$(wc -c <"$WORK/1m.json") / 1e6")" "$(calc "$(cat "$WORK/rss.kib") / 1024")"
+rm -f "$WORK/1m.json" "$WORK/1m.db"*
+
+perl "$HERE/gen-records.pl" --count 300000 --metrics 3 --prefix lock >"$WORK/300k.json" ||
+	die "cannot generate records"
+rm -f "$WORK/lock.db"*
+"$BL" --db "$WORK/lock.db" init >/dev/null || die "cannot create a database"
+t0=$(now)
+"$BL" --db "$WORK/lock.db" ingest "$WORK/300k.json" >/dev/null 2>"$WORK/err" &
+ingest_pid=$!
+tries=0
+held=0
+while kill -0 "$ingest_pid" 2>/dev/null; do
+	if sqlite3 -cmd ".timeout 0" "$WORK/lock.db" "BEGIN IMMEDIATE; ROLLBACK;" >/dev/null 2>&1; then
+		:
+	else
+		held=$((held + 1))
+	fi
+	tries=$((tries + 1))
+	sleep 0.02
+done
+wait "$ingest_pid" || { echo "  ingest of 300k records FAILED"; missed=1; }
+t1=$(now)
+printf '  %-46s %8.2f s   lock held in %d of %d tries: %.0f%% of the time (goal <= 10%%)\n' \
+	"benchline ingest, 300k records x 3 metrics" "$(calc "$t1 - $t0")" "$held" "$tries" \
+	"$(calc "100 * $held / ($tries ? $tries : 1)")"
+rm -f "$WORK/300k.json" "$WORK/lock.db"*
+
+$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$ROOT" -I"$ROOT/build/default/gen" \
+	-o "$WORK/gen_history" "$HERE/gen_history.c" "$ROOT/build/default/libbenchline.a" \
+	$(pkg-config --libs sqlite3 libgit2 jansson 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson) \
+	-lm || die "cannot build gen_history.c"
+rm -f "$WORK/h200.db"* "$WORK/first.db"*
+"$WORK/gen_history" "$WORK/h200.db" --groups 200 --commits 1000 >/dev/null ||
+	die "cannot generate the 200k history"
+sqlite3 "$WORK/h200.db" "select raw from runs order by id" >"$WORK/h200.json"
+"$BL" --db "$WORK/first.db" init >/dev/null || die "cannot create a database"
+sqlite3 "$WORK/first.db" "attach '$WORK/h200.db' as h; insert into commits select * from h.commits;
+	insert or replace into meta select * from h.meta where key in ('main_branch', 'synced_tip');" ||
+	die "cannot copy main's commits"
+t0=$(now)
+"$BL" --db "$WORK/first.db" ingest "$WORK/h200.json" >/dev/null 2>"$WORK/err" &&
+	"$BL" --db "$WORK/first.db" detect >/dev/null 2>>"$WORK/err" ||
+	{ echo "  ingest + detect FAILED"; head -3 "$WORK/err"; missed=1; }
+t1=$(now)
+t_first=$(calc "$t1 - $t0")
+t_alone=$(best nothing "$BL" --db "$WORK/first.db" detect --all)
+printf '  %-46s %8.2f s\n' "ingest + first detect, 200k records" "$t_first"
+printf '  %-46s %8.2f s\n' "detect --all on them (detection alone)" "$t_alone"
+printf '  %-46s %8.2f  (goal <= 3)\n' "ratio" "$(calc "$t_first / $t_alone")"
+rm -f "$WORK/h200.db"* "$WORK/first.db"* "$WORK/h200.json"
 echo
 fi
 

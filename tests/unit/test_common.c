@@ -776,6 +776,17 @@ static void json_shortest_reals(void **state)
 	strbuf_release(&sb);
 }
 
+/* A run's digest is git's blob id of its canonical text. */
+static void digests_are_git_blob_ids(void **state)
+{
+	char id[41];
+	(void)state;
+	assert_int_equal(digest_blob(id, "hello", 5), 0);
+	assert_string_equal(id, "b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0");
+	assert_int_equal(digest_blob(id, "", 0), 0);
+	assert_string_equal(id, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -807,6 +818,7 @@ int main(void)
 	    cmocka_unit_test(doubles_as_printf_g17),
 	    cmocka_unit_test(json_canonical_is_janssons_dump),
 	    cmocka_unit_test(json_shortest_reals),
+	    cmocka_unit_test(digests_are_git_blob_ids),
 	};
 	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
