@@ -187,11 +187,9 @@ void cli_intake_finish(struct cli_intake *in);
 /* The command's exit status: 2 when failed (a file of its own failed) or a push failed,
  * EXIT_SPOOLED when a body waits in the spool, else 0. */
 int cli_intake_status(const struct cli_intake *in, int failed);
-/* One record's line, as ingest prints it: "NAME: MACHINE/BENCHMARK[ CONFIG] HASH12 harness N:
- * OUTCOME". */
-void cli_intake_say(const char *name, const char *machine, const char *benchmark,
-		    const char *config, const char *source_hash, long long harness_version,
-		    enum ingest_outcome o);
+/* One record's line, as ingest prints it: "NAME: " and ingest_outcome_text of its outcome
+ * row. */
+void cli_intake_say(const char *name, const struct json_t *row);
 /*
  * The whole of ingest and import-baseline: sets up, then reads, (with mark) changes and stores
  * each file, each on its own: a bad one is reported, nothing of it stored, and the rest still go

@@ -52,13 +52,12 @@ int cli_intake_status(const struct cli_intake *in, int failed)
 	return cli_push_status(&in->push);
 }
 
-void cli_intake_say(const char *name, const char *machine, const char *benchmark,
-		    const char *config, const char *source_hash, long long harness_version,
-		    enum ingest_outcome o)
+void cli_intake_say(const char *name, const json_t *row)
 {
-	printf("%s: %s/%s%s%s %.12s harness %lld: %s\n", name, machine, benchmark,
-	       config[0] ? " " : "", config, source_hash, harness_version,
-	       ingest_outcome_phrase(o));
+	struct strbuf line = STRBUF_INIT;
+	ingest_outcome_text(&line, row);
+	printf("%s: %s\n", name, line.buf);
+	strbuf_release(&line);
 }
 
 static void say_format(const struct cli_intake *in, const char *name)
@@ -127,15 +126,15 @@ int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *nam
 	in->core.tagged = NULL;
 	for (size_t i = 0; !ret && i < batch->nr; i++) {
 		const struct ingest_record *rec = &batch->records[i];
+		json_t *row = ingest_outcome_json(name, i, rec, ids[i], outcomes[i]);
+		ingest_outcome_add_tags(row, rec, &tagged[i]);
 		if (in->json_out) {
-			json_t *row = ingest_outcome_json(name, i, rec, ids[i], outcomes[i]);
-			ingest_outcome_add_tags(row, rec, &tagged[i]);
 			json_array_append_new(in->json_out, row);
 			cli_intake_flush_json(in);
 			continue;
 		}
-		cli_intake_say(name, rec->machine, rec->benchmark, rec->config, rec->source_hash,
-			       (long long)rec->harness_version, outcomes[i]);
+		cli_intake_say(name, row);
+		json_decref(row);
 	}
 	free(outcomes);
 	free(ids);
@@ -183,15 +182,15 @@ static void report_record(void *data, size_t index, const struct ingest_record *
 			  enum ingest_outcome o, const struct ingest_tagged *t)
 {
 	struct report *r = data;
+	json_t *row = ingest_outcome_json(r->file, index, rec, run_id, o);
+	ingest_outcome_add_tags(row, rec, t);
 	if (r->in->json) {
-		json_t *row = ingest_outcome_json(r->file, index, rec, run_id, o);
-		ingest_outcome_add_tags(row, rec, t);
 		json_array_append_new(r->in->json_out, row);
 		cli_intake_flush_json(r->in);
 		return;
 	}
-	cli_intake_say(r->file, rec->machine, rec->benchmark, rec->config, rec->source_hash,
-		       (long long)rec->harness_version, o);
+	cli_intake_say(r->file, row);
+	json_decref(row);
 }
 
 /* The command's mark step, as the intake use case calls it. */

@@ -129,8 +129,6 @@ static int report_answer(const char *name, const struct push_response *answer, s
 	}
 	json_array_foreach(rows, i, row)
 	{
-		enum ingest_outcome o;
-		ingest_outcome_parse(&o, json_string_value(json_object_get(row, "outcome")));
 		if (json_out) {
 			/* The row of `ingest --json`: the file first, then the server's keys. */
 			json_t *out = json_object();
@@ -139,12 +137,7 @@ static int report_answer(const char *name, const struct push_response *answer, s
 			json_array_append_new(json_out, out);
 			continue;
 		}
-		cli_intake_say(
-		    name, json_string_value(json_object_get(row, "machine")),
-		    json_string_value(json_object_get(row, "benchmark")),
-		    json_string_value(json_object_get(row, "config")),
-		    json_string_value(json_object_get(row, "source_hash")),
-		    (long long)json_integer_value(json_object_get(row, "harness_version")), o);
+		cli_intake_say(name, row);
 	}
 done:
 	json_decref(rows);

@@ -28,6 +28,7 @@ void ingest_config_init(struct ingest_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->noisy_limit = INGEST_NOISY_LIMIT;
+	cfg->min_samples = INGEST_MIN_SAMPLES;
 	cfg->cpu_load_pct = 10;
 	cfg->gpu_load_pct = 10;
 	cfg->bench_build_timeout = INGEST_BENCH_TIMEOUT;
@@ -208,6 +209,12 @@ static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const cha
 				cfg->quiet_processes[cfg->n_quiet_processes++] =
 				    xstrdup(json_string_value(item));
 			}
+		} else if (!strcmp(key, "min_samples")) {
+			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
+			if (x < 1 || x > INGEST_MAX_SAMPLES)
+				return type_error(err, name, "quiet.min_samples",
+						  "expected an integer from 1 to 1000000");
+			cfg->min_samples = (int64_t)x;
 		} else if (!strcmp(key, "transient_records")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
 			if (x < 1 || x > 8)

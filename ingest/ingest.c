@@ -188,13 +188,32 @@ double ingest_quietness(const struct ingest_record *rec)
 	return NAN;
 }
 
+int64_t ingest_sample_count(const struct ingest_record *rec)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct ingest_metric *m = &rec->metrics[i];
+		if (rec->primary && !strcmp(m->name, rec->primary))
+			return m->n >= 0 ? m->n : m->samples ? (int64_t)m->nsamples : -1;
+	}
+	return -1;
+}
+
+int ingest_is_noisy(const struct ingest_record *rec, double limit, int64_t min_samples)
+{
+	double quietness = ingest_quietness(rec);
+	int64_t count = ingest_sample_count(rec);
+	return !isnan(quietness) && quietness >= limit && (count < 0 || count >= min_samples);
+}
+
 int ingest_new_run_stands(int keep_first, int old_flawed, double old_quietness, int new_flawed,
 			  double new_quietness)
 {
-	if (keep_first)
-		return 0;
+	/* a flaw decides first: a flawed run never displaces a clean one, nor outlasts it, even on a
+	 * machine that keeps its first run */
 	if (old_flawed != new_flawed)
 		return old_flawed;
+	if (keep_first)
+		return 0;
 	if (isnan(new_quietness))
 		return 0;
 	if (isnan(old_quietness))
@@ -341,12 +360,12 @@ static int insert_metrics(struct store *st, int64_t run_id, const struct ingest_
 /* Stores one record: its run, metrics and tags, and settles which run holds its key. */
 static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct ingest_tagged *tg,
 		     struct store *st, struct id_cache *ids, const struct ingest_record *rec,
-		     double noisy_limit, struct bl_error *err)
+		     double noisy_limit, int64_t min_samples, struct bl_error *err)
 {
 	double quietness = ingest_quietness(rec);
 	int dirty = rec->dirty, off_profile = strcmp(rec->profile, "release") != 0;
 	int busy = rec->has_preflight && !rec->preflight_quiet;
-	int noisy = !isnan(quietness) && quietness >= noisy_limit;
+	int noisy = ingest_is_noisy(rec, noisy_limit, min_samples);
 	int flawed = dirty || off_profile || busy || noisy;
 	int on_main = 1, ret;
 	int64_t existing, standing;
@@ -468,6 +487,7 @@ static int store_records(struct store *st, struct record_source *src,
 			 int64_t *run_ids, struct bl_error *err)
 {
 	double noisy_limit = opts && opts->noisy_limit > 0 ? opts->noisy_limit : INGEST_NOISY_LIMIT;
+	int64_t min_samples = opts && opts->min_samples > 0 ? opts->min_samples : INGEST_MIN_SAMPLES;
 	const struct ingest_record *rec;
 	struct id_cache ids;
 	size_t i = 0;
@@ -481,7 +501,7 @@ static int store_records(struct store *st, struct record_source *src,
 	while ((ret = source_next(&rec, src, err)) > 0) {
 		struct ingest_stage_result res = {0, INGEST_DUPLICATE, {0}};
 		if ((ret = store_one(&res.outcome, &res.run_id, &res.tagged, st, &ids, rec,
-				     noisy_limit, err))) {
+				     noisy_limit, min_samples, err))) {
 			bl_error_prefix(err, "record %zu", i + 1);
 			break;
 		}
@@ -515,6 +535,7 @@ int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct i
 		       struct bl_error *err)
 {
 	struct record_source src = {NULL, sg, 0};
-	struct ingest_options staged = {opts ? opts->noisy_limit : 0, NULL};
+	struct ingest_options staged = {opts ? opts->noisy_limit : 0, opts ? opts->min_samples : 0,
+					NULL};
 	return store_records(st, &src, &staged, NULL, NULL, err);
 }

@@ -23,6 +23,10 @@ struct store;
 #define INGEST_MAX_FILE ((size_t)1 << 30)
 /* Default p95/median at or over which a run is tagged noisy (§4). */
 #define INGEST_NOISY_LIMIT 1.06
+/* Default of quiet.min_samples: the fewest measurements behind a p95 for the noisy limit to
+ * apply. With fewer, a nearest-rank p95 is the slowest repetition or next to it, and one slow
+ * repetition would tag the whole run. */
+#define INGEST_MIN_SAMPLES 10
 /* The re-bench's defaults (§9): seconds a build and one benchmark process may take, and the
  * fresh processes of one sample. */
 #define INGEST_BENCH_TIMEOUT   600
@@ -123,6 +127,13 @@ int ingest_new_run_stands(int keep_first, int old_flawed, double old_quietness, 
 
 /* p95/median of the record's primary metric, NAN when either is unknown. */
 double ingest_quietness(const struct ingest_record *rec);
+/* How many measurements the primary metric's figures come from: its "n", else the samples it
+ * carries; -1 when the record says neither. */
+int64_t ingest_sample_count(const struct ingest_record *rec);
+/* The noisy rule (§4, §10): p95/median of the primary metric at or over limit, for a run of at
+ * least min_samples measurements (or of an unknown count: the producer computed the p95, and
+ * benchline cannot tell it was from few). */
+int ingest_is_noisy(const struct ingest_record *rec, double limit, int64_t min_samples);
 
 /* What ingest_store did with one record. */
 enum ingest_outcome {
@@ -165,6 +176,7 @@ struct ingest_tagged {
 
 struct ingest_options {
 	double noisy_limit;	      /* 0 for INGEST_NOISY_LIMIT */
+	int64_t min_samples;	      /* 0 for INGEST_MIN_SAMPLES */
 	struct ingest_tagged *tagged; /* may be NULL: one per record, what kept it off (a
 					  duplicate: its stored run's tags) */
 };
@@ -237,6 +249,7 @@ struct ingest_config {
 	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
 	size_t n_judged_metrics;
 	double noisy_limit;  /* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
+	int64_t min_samples; /* quiet.min_samples, default INGEST_MIN_SAMPLES */
 	double cpu_load_pct; /* quiet.cpu_load_pct, default 10 */
 	double gpu_load_pct; /* quiet.gpu_load_pct, default 10 */
 	/* quiet.transient_records: a Suspect back inside its band within this many records is
@@ -376,6 +389,11 @@ struct json_t *ingest_outcome_json(const char *file, size_t index, const struct 
  * >= 1.06"}). */
 void ingest_outcome_add_tags(struct json_t *row, const struct ingest_record *rec,
 			     const struct ingest_tagged *t);
+/* An outcome row (ingest_outcome_json with ingest_outcome_add_tags, or a server's) as the line
+ * a terminal shows, appended to out: "MACHINE/BENCHMARK[ CONFIG] HASH12 harness N: OUTCOME",
+ * then what keeps it off its Series when something does: "stands, tagged noisy (p95/median
+ * 1.12 >= 1.06), preflight (preflight found the machine busy): not on its Series". */
+void ingest_outcome_text(struct strbuf *out, const struct json_t *row);
 /* The reason for tag bit i of t, appended to out (`p95/median 1.12 >= 1.06`). */
 void ingest_tag_why(struct strbuf *out, unsigned i, const struct ingest_record *rec,
 		    const struct ingest_tagged *t);

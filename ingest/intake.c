@@ -219,7 +219,7 @@ static int intake_streamed(struct ingest_intake *in, struct store *st, const cha
 			   const struct strbuf *start, ingest_mark_fn *mark, void *mark_data,
 			   ingest_report_fn *fn, void *data, struct bl_error *err)
 {
-	struct ingest_options opts = {in->cfg.noisy_limit, NULL};
+	struct ingest_options opts = {in->cfg.noisy_limit, in->cfg.min_samples, NULL};
 	struct ingest_stage stage;
 	struct streamed s = {in, path, mark, mark_data, {NULL, 0, 0}, &stage};
 	const struct ingest_record *rec;
@@ -352,7 +352,7 @@ int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *
 			struct ingest_batch *batch, enum ingest_outcome *outcomes, int64_t *run_ids,
 			struct bl_error *err)
 {
-	struct ingest_options opts = {in->cfg.noisy_limit, in->tagged};
+	struct ingest_options opts = {in->cfg.noisy_limit, in->cfg.min_samples, in->tagged};
 	int ret;
 
 	if ((ret = check_machines(in, name, batch, 0, err)) ||
@@ -502,6 +502,43 @@ void ingest_tag_why(struct strbuf *out, unsigned i, const struct ingest_record *
 			strbuf_addstr(out, "another run holds its key");
 		break;
 	}
+}
+
+void ingest_outcome_text(struct strbuf *out, const json_t *row)
+{
+	const char *config = json_string_value(json_object_get(row, "config"));
+	const char *outcome = json_string_value(json_object_get(row, "outcome"));
+	json_t *tags = json_object_get(row, "tags"), *why = json_object_get(row, "why"), *tag;
+	enum ingest_outcome o = INGEST_DUPLICATE;
+	size_t i, listed = 0;
+
+	ingest_outcome_parse(&o, outcome);
+	strbuf_addf(out, "%s/%s%s%s %.12s harness %lld: %s",
+		    json_string_value(json_object_get(row, "machine")),
+		    json_string_value(json_object_get(row, "benchmark")),
+		    config && config[0] ? " " : "", config ? config : "",
+		    json_string_value(json_object_get(row, "source_hash")),
+		    (long long)json_integer_value(json_object_get(row, "harness_version")),
+		    ingest_outcome_phrase(o));
+	/* a superseded run says why right after its outcome, the other tags after "tagged" */
+	if (o == INGEST_SUPERSEDED) {
+		const char *reason = json_string_value(json_object_get(why, "superseded"));
+		if (reason)
+			strbuf_addf(out, " (%s)", reason);
+	}
+	json_array_foreach(tags, i, tag)
+	{
+		const char *name = json_string_value(tag);
+		const char *reason = name ? json_string_value(json_object_get(why, name)) : NULL;
+		if (!name || (o == INGEST_SUPERSEDED && !strcmp(name, "superseded")))
+			continue;
+		strbuf_addstr(out, listed++ ? ", " : ", tagged ");
+		strbuf_addstr(out, name);
+		if (reason)
+			strbuf_addf(out, " (%s)", reason);
+	}
+	if (json_array_size(tags))
+		strbuf_addstr(out, ": not on its Series");
 }
 
 void ingest_outcome_add_tags(json_t *row, const struct ingest_record *rec,

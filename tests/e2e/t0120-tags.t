@@ -174,4 +174,43 @@ test_expect 'after a sync, new runs are judged by main, not by their branch name
 	test "$(json_get new.out "join q( ), map { \$_->{benchmark} . q(=) . (join(q(,), @{\$_->{tags}}) || q(-)) } sort { \$a->{benchmark} cmp \$b->{benchmark} } grep { \$_->{benchmark} =~ /new/ } @\$j")" = "s-new-base=- s-new-feat=not-main s-new-main=-"
 '
 
+test_expect 'the noisy limit holds only from quiet.min_samples measurements (default 10)' '
+	few() { echo "{\"gpu_frame_us\":{\"unit\":\"us\",\"median\":100,\"p95\":130,$1}}"; } &&
+	expect_tags - metrics="$(few "\"n\":5")" &&
+	expect_tags - metrics="$(few "\"n\":9")" &&
+	expect_tags noisy metrics="$(few "\"n\":10")" &&
+	expect_tags - metrics="{\"gpu_frame_us\":{\"unit\":\"us\",\"samples\":[100,100,101,100,140]}}" &&
+	expect_tags noisy metrics="$(few "\"samples\":[100,100,100,100,100,100,100,100,100,100,130]")" &&
+	expect_tags noisy metrics="{\"gpu_frame_us\":{\"unit\":\"us\",\"median\":100,\"p95\":130}}"
+'
+
+test_expect 'quiet.min_samples in benchline.json moves the threshold; a bad value is refused' '
+	git init -q minrepo && echo x >minrepo/f && git -C minrepo add -A &&
+	git -C minrepo commit -q -m one &&
+	echo "{\"quiet\": {\"min_samples\": 3}}" >minrepo/benchline.json &&
+	rec benchmark=few3 metrics="{\"gpu_frame_us\":{\"unit\":\"us\",\"median\":100,\"p95\":130,\"n\":5}}" \
+		>few3.json &&
+	bl --db min.db ingest --repo minrepo --json few3.json >few3.out &&
+	test "$(json_get few3.out "join q(,), @{\$j->[0]{tags}}")" = noisy &&
+	echo "{\"quiet\": {\"min_samples\": 0}}" >minrepo/benchline.json &&
+	expect_exit 2 bl --db min.db ingest --repo minrepo few3.json 2>err &&
+	grep -q "quiet.min_samples: expected an integer from 1 to 1000000" err
+'
+
+test_expect 'ingest says on the record line which tags keep a run off its Series, and why' '
+	rec benchmark=line1 p95=112 extra="\"preflight\":{\"quiet\":false}," >line1.json &&
+	bl --db line.db ingest line1.json >actual &&
+	echo "line1.json: m1/line1 aaaaaaaaaaaa harness 1: stands, tagged noisy (p95/median 1.12 >= 1.06), preflight (preflight found the machine busy): not on its Series" |
+		sed "s/aaaaaaaaaaaa/a00000000000/" >expect &&
+	test_cmp expect actual &&
+	rec benchmark=line1 p95=115 extra="\"preflight\":{\"quiet\":false}," >line2.json &&
+	bl --db line.db ingest line2.json >actual &&
+	echo "line2.json: m1/line1 a00000000000 harness 1: superseded (run 1 holds its key: p95/median 1.12 <= 1.15), tagged noisy (p95/median 1.15 >= 1.06), preflight (preflight found the machine busy): not on its Series" >expect &&
+	test_cmp expect actual &&
+	rec benchmark=line3 >line3.json &&
+	bl --db line.db ingest line3.json >actual &&
+	echo "line3.json: m1/line3 a00000000000 harness 1: stands" >expect &&
+	test_cmp expect actual
+'
+
 test_done

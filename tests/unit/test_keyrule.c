@@ -29,10 +29,14 @@ static void keep_first_keeps_the_standing_run(void **state)
 	assert_int_equal(ingest_new_run_stands(1, CLEAN, 1.05, CLEAN, 1.01), 0);
 	assert_int_equal(ingest_new_run_stands(1, CLEAN, 1.05, CLEAN, 1.10), 0);
 	assert_int_equal(ingest_new_run_stands(1, CLEAN, 1.05, CLEAN, 1.05), 0);
-	/* Times mean nothing there: flaws and unknown figures do not matter either. */
-	assert_int_equal(ingest_new_run_stands(1, FLAWED, 1.05, CLEAN, 1.01), 0);
+	/* Times mean nothing there: unknown figures do not matter either. */
 	assert_int_equal(ingest_new_run_stands(1, CLEAN, NAN, CLEAN, 1.01), 0);
-	assert_int_equal(ingest_new_run_stands(1, FLAWED, NAN, CLEAN, NAN), 0);
+	assert_int_equal(ingest_new_run_stands(1, FLAWED, NAN, FLAWED, 1.01), 0);
+	/* But a flaw still decides first: a flawed first run does not outlast a clean one, and a
+	 * flawed later run does not displace a clean first one (§10). */
+	assert_int_equal(ingest_new_run_stands(1, FLAWED, 1.05, CLEAN, 1.01), 1);
+	assert_int_equal(ingest_new_run_stands(1, FLAWED, NAN, CLEAN, NAN), 1);
+	assert_int_equal(ingest_new_run_stands(1, CLEAN, 1.05, FLAWED, 1.01), 0);
 }
 
 static void a_flawed_run_never_displaces_a_clean_one(void **state)
@@ -230,10 +234,40 @@ static void nearest_rank_edges(void **state)
 	assert_true(isnan(nearest_rank_sorted(one, 0, 50)));
 }
 
+/* The noisy limit holds only where a p95 can mean something: at least min_samples
+ * measurements behind it (n, else the samples given), or a count the record does not say. */
+static void the_noisy_rule_needs_enough_samples(void **state)
+{
+	struct fixture f;
+	double five[5] = {200, 201, 202, 203, 260};
+	(void)state;
+	fixture_init(&f, "cpu_us"); /* p95/median 1.25, n = 10 */
+	assert_int_equal(ingest_sample_count(&f.rec), 10);
+	assert_true(ingest_is_noisy(&f.rec, 1.06, 10));
+	assert_false(ingest_is_noisy(&f.rec, 1.06, 11));
+	assert_false(ingest_is_noisy(&f.rec, 1.30, 10));
+	/* no n: the samples count */
+	f.metrics[1].n = -1;
+	f.metrics[1].samples = five;
+	f.metrics[1].nsamples = 5;
+	assert_int_equal(ingest_sample_count(&f.rec), 5);
+	assert_false(ingest_is_noisy(&f.rec, 1.06, 10));
+	assert_true(ingest_is_noisy(&f.rec, 1.06, 5));
+	/* neither: the producer's p95 is held to the limit */
+	f.metrics[1].samples = NULL;
+	f.metrics[1].nsamples = 0;
+	assert_int_equal(ingest_sample_count(&f.rec), -1);
+	assert_true(ingest_is_noisy(&f.rec, 1.06, 10));
+	/* an unknown quietness is never noisy */
+	fixture_init(&f, "allocations");
+	assert_false(ingest_is_noisy(&f.rec, 1.06, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(keep_first_keeps_the_standing_run),
+	    cmocka_unit_test(the_noisy_rule_needs_enough_samples),
 	    cmocka_unit_test(a_flawed_run_never_displaces_a_clean_one),
 	    cmocka_unit_test(a_clean_run_displaces_a_flawed_one),
 	    cmocka_unit_test(both_flawed_the_quieter_stands),
