@@ -273,6 +273,20 @@ const char *format_double(char *buf, double v, unsigned flags);
  * length. The form stored records are written in (their digest is over it), made fast. */
 int format_double_g17(char *buf, double v);
 void strbuf_add_double(struct strbuf *sb, double v, unsigned flags);
+/*
+ * Figures in units people read (145 µs, 798 MB/s, 1.2 s), one scale per Series so its values
+ * compare at a glance: unit_scale_choose picks, for a unit benchline knows (ns, us, ms, s; B,
+ * kB, MB, GB, KiB, MiB, GiB; B/s, kB/s, MB/s, GB/s), the largest step in which typical is 1 or
+ * more; any other unit is kept as it is. out->unit may point into unit.
+ */
+struct unit_scale {
+	double factor;	  /* a value times factor is in unit */
+	const char *unit; /* what to write after it ("" for none) */
+};
+void unit_scale_choose(struct unit_scale *out, const char *unit, double typical);
+/* v in the scale, three significant digits without trailing zeros (a whole number in its own
+ * unit, a count, as it is), then the unit: "28.3 ms", "12316 allocs". */
+void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s);
 /* qsort's comparison of two doubles, ascending (NaN compares equal to everything). */
 int cmp_double(const void *a, const void *b);
 

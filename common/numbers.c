@@ -191,3 +191,101 @@ int format_double_g17(char *buf, double v)
 		return len;
 	return snprintf(buf, DOUBLE_TEXT_MAX, "%.17g", v);
 }
+
+/* A family of units that scale into one another: each step's name and its size in the
+ * family's base (seconds, bytes, bytes per second). */
+struct unit_step {
+	const char *name;
+	double size;
+};
+
+static const struct unit_step time_steps[] = {
+    {"ns", 1e-9}, {"µs", 1e-6}, {"ms", 1e-3}, {"s", 1}, {NULL, 0}};
+static const struct unit_step byte_steps[] = {{"B", 1},	   {"kB", 1e3},	 {"MB", 1e6},
+					      {"GB", 1e9}, {"TB", 1e12}, {NULL, 0}};
+static const struct unit_step ibyte_steps[] = {
+    {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {NULL, 0}};
+static const struct unit_step rate_steps[] = {{"B/s", 1},    {"kB/s", 1e3},  {"MB/s", 1e6},
+					      {"GB/s", 1e9}, {"TB/s", 1e12}, {NULL, 0}};
+
+/* The names a unit is written with, and what they mean: the unit's family and its size. */
+static const struct {
+	const char *spelling;
+	const struct unit_step *family;
+	double size;
+} unit_spellings[] = {
+    {"ns", time_steps, 1e-9},
+    {"us", time_steps, 1e-6},
+    {"µs", time_steps, 1e-6},
+    {"ms", time_steps, 1e-3},
+    {"s", time_steps, 1},
+    {"B", byte_steps, 1},
+    {"bytes", byte_steps, 1},
+    {"kB", byte_steps, 1e3},
+    {"KB", byte_steps, 1e3},
+    {"MB", byte_steps, 1e6},
+    {"GB", byte_steps, 1e9},
+    {"KiB", ibyte_steps, 1024.0},
+    {"MiB", ibyte_steps, 1048576.0},
+    {"GiB", ibyte_steps, 1073741824.0},
+    {"B/s", rate_steps, 1},
+    {"kB/s", rate_steps, 1e3},
+    {"KB/s", rate_steps, 1e3},
+    {"MB/s", rate_steps, 1e6},
+    {"GB/s", rate_steps, 1e9},
+};
+
+void unit_scale_choose(struct unit_scale *out, const char *unit, double typical)
+{
+	const struct unit_step *family = NULL;
+	double size = 1, base;
+
+	out->factor = 1;
+	out->unit = unit ? unit : "";
+	for (size_t i = 0; unit && i < sizeof(unit_spellings) / sizeof(*unit_spellings); i++) {
+		if (!strcmp(unit, unit_spellings[i].spelling)) {
+			family = unit_spellings[i].family;
+			size = unit_spellings[i].size;
+		}
+	}
+	if (!family || !isfinite(typical) || typical == 0)
+		return;
+	/* the largest step in which the typical value is 1 or more (else the smallest) */
+	base = fabs(typical) * size;
+	const struct unit_step *pick = &family[0];
+	for (const struct unit_step *s = family; s->name; s++)
+		if (base >= s->size * (1 - 1e-9))
+			pick = s;
+	out->factor = size / pick->size;
+	out->unit = pick->name;
+}
+
+void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s)
+{
+	char buf[DOUBLE_TEXT_MAX];
+	double x = v * s->factor, a = fabs(x);
+	int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+	size_t len;
+
+	if (!isfinite(x)) {
+		strbuf_addstr(sb, format_double(buf, x, 0));
+	} else if (s->factor == 1 && x == floor(x) && a < 1e15) {
+		/* a whole number in its own unit (a count) is written as it is */
+		strbuf_addf(sb, "%.0f", x);
+	} else {
+		/* three significant digits, no trailing zeros: 145, 28.3, 1.2, 0.125 */
+		snprintf(buf, sizeof(buf), "%.*f", decimals, x);
+		len = strlen(buf);
+		if (memchr(buf, '.', len)) {
+			while (buf[len - 1] == '0')
+				len--;
+			if (buf[len - 1] == '.')
+				len--;
+		}
+		strbuf_add(sb, buf, len);
+	}
+	if (s->unit && s->unit[0]) {
+		strbuf_addch(sb, ' ');
+		strbuf_addstr(sb, s->unit);
+	}
+}

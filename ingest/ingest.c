@@ -208,8 +208,8 @@ int ingest_is_noisy(const struct ingest_record *rec, double limit, int64_t min_s
 int ingest_new_run_stands(int keep_first, int old_flawed, double old_quietness, int new_flawed,
 			  double new_quietness)
 {
-	/* a flaw decides first: a flawed run never displaces a clean one, nor outlasts it, even on a
-	 * machine that keeps its first run */
+	/* a flaw decides first: a flawed run never displaces a clean one, nor outlasts it, even on
+	 * a machine that keeps its first run */
 	if (old_flawed != new_flawed)
 		return old_flawed;
 	if (keep_first)
@@ -487,7 +487,8 @@ static int store_records(struct store *st, struct record_source *src,
 			 int64_t *run_ids, struct bl_error *err)
 {
 	double noisy_limit = opts && opts->noisy_limit > 0 ? opts->noisy_limit : INGEST_NOISY_LIMIT;
-	int64_t min_samples = opts && opts->min_samples > 0 ? opts->min_samples : INGEST_MIN_SAMPLES;
+	int64_t min_samples =
+	    opts && opts->min_samples > 0 ? opts->min_samples : INGEST_MIN_SAMPLES;
 	const struct ingest_record *rec;
 	struct id_cache ids;
 	size_t i = 0;

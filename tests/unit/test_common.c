@@ -787,6 +787,40 @@ static void digests_are_git_blob_ids(void **state)
 	assert_string_equal(id, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
 }
 
+static void quantity(const char *unit, double typical, double v, const char *want)
+{
+	struct unit_scale sc;
+	struct strbuf sb = STRBUF_INIT;
+	unit_scale_choose(&sc, unit, typical);
+	strbuf_add_quantity(&sb, v, &sc);
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+}
+
+/* Figures in the units people read, one scale per Series. */
+static void quantities_in_human_units(void **state)
+{
+	(void)state;
+	quantity("us", 145, 145, "145 µs");
+	quantity("us", 28268.7, 28268.7, "28.3 ms");
+	quantity("us", 28268.7, 31000, "31 ms");
+	quantity("us", 1.2e6, 1.2e6, "1.2 s");
+	quantity("ms", 9394, 9394, "9.39 s");
+	quantity("ns", 0.5, 0.5, "0.5 ns");
+	quantity("s", 0.0042, 0.0042, "4.2 ms");
+	quantity("MB/s", 798, 798, "798 MB/s");
+	quantity("B/s", 7.98e8, 7.98e8, "798 MB/s");
+	quantity("bytes", 1536, 1536, "1.54 kB");
+	quantity("KiB", 2048, 2048, "2 MiB");
+	/* a Series scaled by its typical value keeps one unit */
+	quantity("us", 28268.7, 950, "0.95 ms");
+	/* other units as they are; counts whole */
+	quantity("allocs", 12316, 12316, "12316 allocs");
+	quantity("frames", 3, 2.5, "2.5 frames");
+	quantity("", 7, 7, "7");
+	quantity("us", NAN, 145, "145 us");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -819,6 +853,7 @@ int main(void)
 	    cmocka_unit_test(json_canonical_is_janssons_dump),
 	    cmocka_unit_test(json_shortest_reals),
 	    cmocka_unit_test(digests_are_git_blob_ids),
+	    cmocka_unit_test(quantities_in_human_units),
 	};
 	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
