@@ -101,7 +101,7 @@ test_expect 'a head doing 10% more work fails with exit 1 and a FAIL row' '
 	tail -1 out | grep -q "^gate: fail ([0-9]* failing)$" &&
 	row slow.json loop work "join q( ), @\$c{qw(status verdict method ratio ci_low ci_high measurements)}" >actual &&
 	echo "FAIL slower paired 1.1 1.1 1.1 3" >expect && test_cmp expect actual &&
-	grep -q "^| FAIL | loop | work | $HOST | +10.0% | \[+10.0%, +10.0%\] | +2.0% |  |$" slow.md &&
+	grep -q "^| FAIL | loop | work | $HOST | 2000000 → 2200000 | +10.0% | \[+10.0%, +10.0%\] | +2.0% |  |  |$" slow.md &&
 	grep -q "^### benchline gate: FAIL$" slow.md &&
 	grep -q "^Both measured now on \`$HOST\`, interleaved (\`gate --live\`): " slow.md &&
 	test "$(json_get repo/.benchline/gate-status.json "\$j->{passed} ? 1 : 0")" = 0
