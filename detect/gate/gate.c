@@ -137,8 +137,9 @@ static void window_take(struct window *w, struct store_gate_record *list, size_t
 }
 
 /*
- * No reference in the first steps source hashes of the history: what the search looked at, and
- * which standing records there a tag kept from being one (§7.2), so the report can say why.
+ * A search that found no reference in the first `steps` steps of the history: the source hashes
+ * it looked at, and the standing records there that a tag kept from being one (§7.2), so the
+ * report can say why.
  */
 static int count_skipped(struct window *w, struct gate_walk *gr,
 			 const struct store_gate_record *head, size_t steps, struct bl_error *err)
@@ -776,7 +777,6 @@ static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo 
 			c->references++;
 		}
 		if (!w.n) {
-			c->unreferenced++;
 			c->searched = w.searched > c->searched ? w.searched : c->searched;
 			c->skipped += w.skipped;
 			for (unsigned t = 0; t < INGEST_NTAGS; t++)

@@ -124,7 +124,7 @@ struct gate_comparison {
 	size_t failures, references; /* FAIL rows (and boards); rows that found a reference */
 	/* Groups that found no reference: the source hashes their searches looked at, and the
 	 * standing records found there that a tag kept from being one (§7.2), per tag. */
-	size_t unreferenced, searched, skipped;
+	size_t searched, skipped;
 	size_t skipped_by_tag[INGEST_NTAGS];
 };
 
