@@ -281,6 +281,10 @@ void gate_json_text(struct strbuf *out, const struct gate_report *r);
 void gate_table(struct strbuf *out, const struct gate_report *r);
 /* The first line of every comment gate_markdown writes, for a bot to find and update it. */
 #define GATE_MARKDOWN_MARKER "<!-- benchline-gate -->"
+/* What a GitHub comment holds, in characters, and the bytes of a comment after which its tables
+ * take no more rows (the rest is counted, leaving room for the text around them). */
+#define GATE_MARKDOWN_LIMIT  65536
+#define GATE_MARKDOWN_BUDGET 48000
 /* A pull-request comment (and a CI job summary): the marker, the verdict, the rows that need a
  * look with their before and after values, an accept hint when something fails, then every
  * row in a collapsed <details>; chart links when base_url is not NULL. */

@@ -437,6 +437,16 @@ static void md_row(struct strbuf *out, const struct gate_row *r, const char *bas
 	strbuf_addstr(out, " |\n");
 }
 
+/* Rows a table could not hold within GATE_MARKDOWN_BUDGET. */
+static void md_left_out(struct strbuf *out, size_t n)
+{
+	strbuf_addf(
+	    out,
+	    "\n%zu more row%s left out: a pull-request comment holds %d characters at most, "
+	    "and `--json` writes every row.\n",
+	    n, n == 1 ? "" : "s", GATE_MARKDOWN_LIMIT);
+}
+
 static const char md_header[] =
     "| status | benchmark | metric | machine | before → after | delta | interval | limit | "
     "noise | note |\n|---|---|---|---|---:|---:|---|---:|---:|---|\n";
@@ -458,10 +468,15 @@ static void md_look(struct strbuf *out, const struct gate_comparison *c, double 
 				    undecided);
 		strbuf_addstr(out, ".\n");
 	} else {
+		size_t listed = 0;
 		strbuf_addstr(out, md_header);
-		for (size_t i = 0; i < c->nrows; i++)
-			if (changed(&c->rows[i]))
+		for (size_t i = 0; i < c->nrows && out->len < GATE_MARKDOWN_BUDGET; i++)
+			if (changed(&c->rows[i])) {
 				md_row(out, &c->rows[i], base_url);
+				listed++;
+			}
+		if (listed < shown)
+			md_left_out(out, shown - listed);
 		if (shown < c->nrows) {
 			strbuf_addf(out, "\n%zu other metrics unchanged", c->nrows - shown);
 			if (undecided)
@@ -493,15 +508,19 @@ static void md_look(struct strbuf *out, const struct gate_comparison *c, double 
 				    c->boards[i].note);
 }
 
-/* Every row, collapsed: the comment stays short, and nothing is hidden. */
+/* Every row, collapsed: the comment stays short, and nothing is hidden, up to what a comment
+ * can hold (GATE_MARKDOWN_BUDGET); the rows past that are counted and left to the JSON. */
 static void md_details(struct strbuf *out, const struct gate_comparison *c, const char *base_url)
 {
+	size_t i;
 	if (!c->nrows)
 		return;
 	strbuf_addf(out, "\n<details><summary>Every compared metric (%zu)</summary>\n\n", c->nrows);
 	strbuf_addstr(out, md_header);
-	for (size_t i = 0; i < c->nrows; i++)
+	for (i = 0; i < c->nrows && out->len < GATE_MARKDOWN_BUDGET; i++)
 		md_row(out, &c->rows[i], base_url);
+	if (i < c->nrows)
+		md_left_out(out, c->nrows - i);
 	strbuf_addstr(out, "\n</details>\n");
 }
 
