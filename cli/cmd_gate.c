@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +47,49 @@ done:
 	return ret;
 }
 
+/* Appends the comment to the job summary of a GitHub Actions step ($GITHUB_STEP_SUMMARY), which
+ * the step's other commands may also write to. */
+static int append_summary(const char *path, const char *text, size_t len, struct bl_error *err)
+{
+	FILE *f = fopen(path, "a");
+	int ret = 0;
+	if (!f)
+		return bl_error_set(err, BL_EIO, "cannot open the job summary '%s': %s", path,
+				    strerror(errno));
+	if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF)
+		ret = bl_error_set(err, BL_EIO, "cannot write the job summary '%s': %s", path,
+				   strerror(errno));
+	if (fclose(f) && !ret)
+		ret = bl_error_set(err, BL_EIO, "cannot write the job summary '%s': %s", path,
+				   strerror(errno));
+	return ret;
+}
+
+/* A usage error: exit 2, or with --bisect-exit 125, so git bisect run skips rather than marks
+ * the commit bad. */
+static void usage_error(const struct cli_ctx *ctx, const struct cli_option *options, int bisect,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5), noreturn));
+static void usage_error(const struct cli_ctx *ctx, const struct cli_option *options, int bisect,
+			const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	if (!bisect)
+		cli_usage_error(ctx->cmd, options, "%s", msg.buf);
+	cli_error("%s", msg.buf);
+	cli_print_usage(stderr, ctx->cmd, options);
+	strbuf_release(&msg);
+	exit(GATE_EXIT_SKIP);
+}
+
 /*
  * benchline gate [--repo DIR] [--head REV] [--base REF] [--live] ...: the verdict of §7, from
  * stored records or (--live, §7.10) from the head and the merge base measured now; exit 0 pass
  * or nothing to compare, 1 regression, 2 error (a side that cannot be built, under --live),
- * 4 no verdict possible.
+ * 4 no verdict possible; with --bisect-exit, 125 (git bisect run's skip) for 2 and 4.
  * benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...: §7.6, exit 0
  * when every named metric was recorded, 3 when some were skipped.
  */
@@ -65,7 +105,8 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf out = STRBUF_INIT;
 	struct cli_progress progress = {"gate", isatty(2), 0};
-	int accept = 0, live = 0, ret = 0;
+	const char *summary = getenv("GITHUB_STEP_SUMMARY");
+	int accept = 0, live = 0, bisect = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
 	    {OPT_STRING, "head", &head, "REV", "the pull request's head (default HEAD)"},
@@ -80,8 +121,11 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_STRING, "ratchet", &ratchet, "REF",
 	     "also compare with the records at REF (a release tag)"},
 	    {OPT_STRING, "json", &json_path, "FILE", "write the report as JSON (- for stdout)"},
-	    {OPT_STRING, "markdown", &md_path, "FILE", "write a pull-request comment"},
+	    {OPT_STRING, "markdown", &md_path, "FILE",
+	     "write a pull-request comment (- for stdout); also $GITHUB_STEP_SUMMARY when set"},
 	    {OPT_STRING, "base-url", &base_url, "URL", "link each metric to its chart on URL"},
+	    {OPT_BOOL, "bisect-exit", &bisect, NULL,
+	     "exit 125 for an error or no verdict, as git bisect run skips a commit"},
 	    {OPT_STRING, "justification", &justification, "TEXT", "accept: why the shift is fine"},
 	    {OPT_DOUBLE, "headroom", &headroom, "PCT",
 	     "accept: a passing metric within PCT points of its limit may be accepted"},
@@ -100,24 +144,30 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		argv++;
 	}
 	if (argc > 0)
-		cli_usage_error(ctx->cmd, options, "unexpected argument '%s'", argv[0]);
+		usage_error(ctx, options, bisect, "unexpected argument '%s'", argv[0]);
+	if (json_path && md_path && !strcmp(json_path, "-") && !strcmp(md_path, "-"))
+		usage_error(ctx, options, bisect,
+			    "--json - and --markdown - both want stdout: give one of them a file");
+	if (accept && bisect)
+		usage_error(ctx, options, bisect,
+			    "--bisect-exit goes with the gate's verdict, not with 'gate accept'");
 	if (accept && !justification)
-		cli_usage_error(ctx->cmd, options, "accept needs --justification TEXT");
+		usage_error(ctx, options, bisect, "accept needs --justification TEXT");
 	if (!accept && (justification || only.nr))
-		cli_usage_error(ctx->cmd, options,
-				"--justification and --only go with 'gate accept'");
+		usage_error(ctx, options, bisect,
+			    "--justification and --only go with 'gate accept'");
 	if (headroom < 0)
-		cli_usage_error(ctx->cmd, options, "--headroom is 0 or more points");
+		usage_error(ctx, options, bisect, "--headroom is 0 or more points");
 	if (live && accept)
-		cli_usage_error(ctx->cmd, options,
-				"accept records stored references: not with --live");
+		usage_error(ctx, options, bisect,
+			    "accept records stored references: not with --live");
 	if (live && ratchet)
-		cli_usage_error(ctx->cmd, options,
-				"--ratchet compares stored records: not with --live");
+		usage_error(ctx, options, bisect,
+			    "--ratchet compares stored records: not with --live");
 	if (live && base_url)
-		cli_usage_error(ctx->cmd, options,
-				"--base-url links stored Series: not with --live, whose rows are "
-				"measured now");
+		usage_error(ctx, options, bisect,
+			    "--base-url links stored Series: not with --live, whose rows are "
+			    "measured now");
 
 	memset(&req, 0, sizeof(req));
 	req.repo = repo;
@@ -134,7 +184,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	if ((ret = gate_options_build(&opts, &req, &err))) {
 		/* A bad --limit or --override is a usage error, as a bad flag is. */
 		if (ret == BL_EINVALID)
-			cli_usage_error(ctx->cmd, options, "%s", err.msg.buf);
+			usage_error(ctx, options, bisect, "%s", err.msg.buf);
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -187,8 +237,11 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 
+	/* stdout is the report's when --json - or --markdown - asks for it. */
 	gate_table(&out, &report);
-	fputs(out.buf, json_path && !strcmp(json_path, "-") ? stderr : stdout);
+	fputs(out.buf, (json_path && !strcmp(json_path, "-")) || (md_path && !strcmp(md_path, "-"))
+			   ? stderr
+			   : stdout);
 	fflush(stdout);
 	if (json_path) {
 		struct strbuf t = STRBUF_INIT;
@@ -199,13 +252,15 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		if (ret)
 			goto done;
 	}
-	if (md_path) {
-		strbuf_reset(&out);
-		gate_markdown(&out, &report, base_url);
-		if (write_out(md_path, out.buf, out.len, &err)) {
-			ret = cli_fail(&err);
-			goto done;
-		}
+	strbuf_reset(&out);
+	gate_markdown(&out, &report, base_url);
+	if (md_path && write_out(md_path, out.buf, out.len, &err)) {
+		ret = cli_fail(&err);
+		goto done;
+	}
+	if (summary && *summary && append_summary(summary, out.buf, out.len, &err)) {
+		ret = cli_fail(&err);
+		goto done;
 	}
 	if (write_status(repo, &report, &err)) {
 		ret = cli_fail(&err);
@@ -220,5 +275,5 @@ done:
 	cli_list_release(&only);
 	strbuf_release(&out);
 	bl_error_release(&err);
-	return ret;
+	return bisect ? gate_bisect_exit(ret) : ret;
 }

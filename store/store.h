@@ -525,6 +525,12 @@ int store_gate_group_at(struct store_gate_record **out, size_t *nr, struct store
 int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store_gate *g,
 			int64_t machine_id, int64_t benchmark_id, const char *config,
 			const char *const *source_hashes, size_t nhashes, struct bl_error *err);
+/* Why a group found no reference: how many of its standing records at these source hashes
+ * carry a tag (*runs_out), and per tag of tag_names (the stored names) how many carry it. */
+int store_gate_skipped(size_t *runs_out, size_t *by_tag, const char *const *tag_names, size_t ntags,
+		       struct store *st, int64_t machine_id, int64_t benchmark_id,
+		       const char *config, const char *const *source_hashes, size_t nhashes,
+		       struct bl_error *err);
 void store_gate_record_release(struct store_gate_record *r);
 void store_gate_records_free(struct store_gate_record *r, size_t nr);
 

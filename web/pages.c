@@ -1453,6 +1453,16 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 	}
 }
 
+/* " (a slower parser)": a commit's subject after its id, as the pull-request comment shows it. */
+static void gate_subject(struct strbuf *sb, const char *subject)
+{
+	if (!subject || !*subject)
+		return;
+	strbuf_addstr(sb, " (");
+	web_html_escape(sb, subject);
+	strbuf_addch(sb, ')');
+}
+
 int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
 		  const struct web_gate_query *q, struct bl_error *err)
 {
@@ -1480,11 +1490,14 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 	strbuf_addf(sb, "<p class=\"verdict verdict-%s\">Verdict: <strong>",
 		    gate_outcome_name(report.outcome));
 	web_html_escape(sb, gate_outcome_name(report.outcome));
-	strbuf_addf(sb, "</strong> (exit %d, %zu failing). Head <code>%.12s</code> against ",
+	strbuf_addf(sb, "</strong> (exit %d, %zu failing). Head <code>%.12s</code>",
 		    report.exit_code, report.failures, report.head_commit);
+	gate_subject(sb, report.head_subject);
+	strbuf_addstr(sb, " against ");
 	web_html_escape(sb, report.main.ref_name ? report.main.ref_name : "");
-	strbuf_addf(sb, ", merge base <code>%.12s</code>, limit %.4f.</p>\n", report.main.commit,
-		    report.limit);
+	strbuf_addf(sb, ", merge base <code>%.12s</code>", report.main.commit);
+	gate_subject(sb, report.merge_base_subject);
+	strbuf_addf(sb, ", limit %.4f.</p>\n", report.limit);
 	if (report.message) {
 		strbuf_addstr(sb, "<p class=\"muted\">");
 		web_html_escape(sb, report.message);

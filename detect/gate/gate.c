@@ -87,6 +87,9 @@ struct window {
 	struct store_gate_record *recs;
 	size_t n, alloc;
 	const char *rule;
+	/* No reference found: the source hashes searched, and the tagged records there. */
+	size_t searched, skipped;
+	size_t skipped_by_tag[INGEST_NTAGS];
 };
 
 static void window_release(struct window *w)
@@ -99,6 +102,7 @@ static void window_release(struct window *w)
 
 /* Everything one comparison needs while it runs. */
 struct gate_walk {
+	struct store *st;
 	struct store_gate *sg;
 	struct repo_history *hist;
 	const struct gate_options *opts;
@@ -133,6 +137,68 @@ static void window_take(struct window *w, struct store_gate_record *list, size_t
 }
 
 /*
+ * A search that found no reference in the first `steps` steps of the history: the source hashes
+ * it looked at, and the standing records there that a tag kept from being one (§7.2), so the
+ * report can say why.
+ */
+static int count_skipped(struct window *w, struct gate_walk *gr,
+			 const struct store_gate_record *head, size_t steps, struct bl_error *err)
+{
+	const char **hashes = xcalloc(steps + 1, sizeof(*hashes));
+	const char *names[INGEST_NTAGS];
+	size_t n = 0;
+	int ret = 0;
+
+	for (unsigned i = 0; i < INGEST_NTAGS; i++)
+		names[i] = ingest_tag_name(i);
+	for (size_t step = 0; step < steps; step++) {
+		const char *source;
+		if ((ret = repo_history_get(&source, NULL, gr->hist, step, err)) < 0)
+			goto done;
+		if (ret == 1)
+			break;
+		if (strcmp(source, head->source_hash))
+			hashes[n++] = source;
+	}
+	ret = 0;
+	w->searched = n;
+	if (n)
+		ret = store_gate_skipped(&w->skipped, w->skipped_by_tag, names, INGEST_NTAGS,
+					 gr->st, head->machine_id, head->benchmark_id, head->config,
+					 hashes, n, err);
+done:
+	free(hashes);
+	return ret;
+}
+
+/* "2 noisy, 1 dirty": the tags that kept candidate references off their Series. */
+static void add_skipped_tags(struct strbuf *sb, const size_t *by_tag)
+{
+	int first = 1;
+	for (unsigned i = 0; i < INGEST_NTAGS; i++) {
+		if (!by_tag[i])
+			continue;
+		strbuf_addf(sb, "%s%zu %s", first ? "" : ", ", by_tag[i], ingest_tag_name(i));
+		first = 0;
+	}
+}
+
+/* What a search that found no reference saw: "none in the 12 source hashes searched", or "12
+ * source hashes searched, 3 candidates skipped: tagged 2 noisy, 1 dirty". */
+static void add_search_summary(struct strbuf *sb, size_t searched, size_t skipped,
+			       const size_t *by_tag)
+{
+	const char *es = searched == 1 ? "" : "es";
+	if (!skipped) {
+		strbuf_addf(sb, "none in the %zu source hash%s searched", searched, es);
+		return;
+	}
+	strbuf_addf(sb, "%zu source hash%s searched, %zu candidate%s skipped: tagged ", searched,
+		    es, skipped, skipped == 1 ? "" : "s");
+	add_skipped_tags(sb, by_tag);
+}
+
+/*
  * The reference of a head record (§7.2): the Series record at the newest source hash of the
  * base's first-parent history that has one (step 0 is S(M) itself), the head's harness version
  * preferred; then up to 7 records before it on its line.
@@ -149,7 +215,7 @@ static int find_window(struct window *w, struct gate_walk *gr, const struct stor
 		size_t n = 0, pick = 0;
 		ret = repo_history_get(&source, NULL, gr->hist, step, err);
 		if (ret == 1)
-			return 0;
+			break;
 		if (ret)
 			return ret;
 		if (!strcmp(source, head->source_hash))
@@ -173,7 +239,7 @@ static int find_window(struct window *w, struct gate_walk *gr, const struct stor
 		break;
 	}
 	if (!found)
-		return 0;
+		return count_skipped(w, gr, head, step, err);
 
 	/*
 	 * The records before it on its line: same harness and content, stopping at a break.
@@ -587,6 +653,15 @@ void gate_settings_for(struct gate_settings *out, const struct gate_options *o, 
 		out->excluded |= matches(o->excludes[i], benchmark, metric);
 	for (size_t i = 0; i < cfg->n_gate_excludes; i++)
 		out->excluded |= matches(cfg->gate_excludes[i], benchmark, metric);
+	/* benchline.json's metrics names what is judged, for detect and the gate alike: Google
+	 * Benchmark's real and CPU time must not both fail for one regression. */
+	if (cfg->judged_metrics) {
+		int listed = 0;
+		for (size_t i = 0; i < cfg->n_judged_metrics && !listed; i++)
+			listed = !strcmp(cfg->judged_metrics[i], metric);
+		out->unlisted = !listed;
+		out->excluded |= !listed;
+	}
 }
 
 /* Judges one metric present on both sides. */
@@ -601,6 +676,7 @@ static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct s
 	row->limit = set.limit;
 	row->override_glob = set.override_glob;
 	row->excluded = set.excluded;
+	row->unlisted = set.unlisted;
 
 	row->status = GATE_PASS;
 	if (hm->kind != rm->kind) {
@@ -642,6 +718,8 @@ static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct s
 		row->status = GATE_EXCL;
 		row->accept_stale = 0;
 	}
+	if (row->unlisted)
+		set_note(row, "not in benchline.json's metrics: shown, never failing");
 }
 
 static struct gate_row *new_row(struct gate_comparison *c, size_t *alloc)
@@ -681,8 +759,15 @@ static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo 
 			row->limit = gr->limit;
 			if (!rm) {
 				row->status = GATE_NEW;
-				set_note(row, w.n ? "the reference did not measure this metric"
-						  : "no reference record");
+				if (w.n) {
+					set_note(row, "the reference did not measure this metric");
+				} else {
+					struct strbuf why = STRBUF_INIT;
+					add_search_summary(&why, w.searched, w.skipped,
+							   w.skipped_by_tag);
+					set_note(row, "no reference record: %s", why.buf);
+					strbuf_release(&why);
+				}
 				continue;
 			}
 			row->has_ref = 1;
@@ -690,6 +775,12 @@ static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo 
 			side_from(&row->ref, &w.recs[0], rm);
 			judge_row(row, gr, h, &w, hm, rm);
 			c->references++;
+		}
+		if (!w.n) {
+			c->searched = w.searched > c->searched ? w.searched : c->searched;
+			c->skipped += w.skipped;
+			for (unsigned t = 0; t < INGEST_NTAGS; t++)
+				c->skipped_by_tag[t] += w.skipped_by_tag[t];
 		}
 		/* Metrics the reference measured and the head did not. */
 		for (size_t k = 0; w.n && k < w.recs[0].nmetrics; k++) {
@@ -852,6 +943,8 @@ void gate_report_release(struct gate_report *r)
 	comparison_release(&r->ratchet);
 	free(r->head_name);
 	free(r->base_name);
+	free(r->head_subject);
+	free(r->merge_base_subject);
 	free(r->message);
 	free(r->lock_source);
 	json_decref(r->lock);
@@ -981,6 +1074,24 @@ static void no_verdict(struct gate_report *out, const char *fmt, ...)
 	out->message = strbuf_detach(&msg, NULL);
 }
 
+/* A commit's subject for the report, NULL when it cannot be read (it only decorates). */
+static char *commit_subject(struct repo *repo, const char *sha)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct bl_error err = BL_ERROR_INIT;
+	if (repo_commit_subject(&sb, repo, sha, &err)) {
+		bl_error_release(&err);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+int gate_bisect_exit(int status)
+{
+	return status == 2 || status == 4 ? GATE_EXIT_SKIP : status;
+}
+
 int gate_report_begin(struct gate_report *out, struct repo *repo, const struct gate_options *opts,
 		      struct bl_error *err)
 {
@@ -1014,6 +1125,8 @@ int gate_report_begin(struct gate_report *out, struct repo *repo, const struct g
 	if ((ret = repo_merge_base(out->main.commit, out->main.source_hash, repo, out->head_commit,
 				   out->base_commit, err)))
 		goto done;
+	out->head_subject = commit_subject(repo, out->head_commit);
+	out->merge_base_subject = commit_subject(repo, out->main.commit);
 	if (repo_checkout(out->checkout_commit, repo))
 		out->head_checked_out = !strcmp(out->checkout_commit, out->head_commit);
 	if (opts->ratchet) {
@@ -1062,6 +1175,7 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 	ladder_set_init(&gr.ladders);
 	gr.opts = opts;
 	gr.cfg = cfg;
+	gr.st = st;
 
 	if (cfg->ladders &&
 	    (ret = ladder_set_from_json(&gr.ladders, cfg->ladders,
@@ -1096,10 +1210,17 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 		goto done;
 	out->failures = out->main.failures + out->ratchet.failures;
 	if (!out->main.references) {
+		struct strbuf why = STRBUF_INIT;
+		add_search_summary(&why, out->main.searched, out->main.skipped,
+				   out->main.skipped_by_tag);
+		if (out->main.skipped)
+			strbuf_addstr(&why, " (a reference is a Series record: standing, with no "
+					    "tag)");
 		no_verdict(out,
 			   "no reference for any of the head's %zu records in the history of the "
-			   "merge base %.12s",
-			   nheads, out->main.commit);
+			   "merge base %.12s: %s",
+			   nheads, out->main.commit, why.buf);
+		strbuf_release(&why);
 	} else if (out->failures) {
 		out->outcome = GATE_OUTCOME_FAIL;
 		out->exit_code = 1;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "ingest/ingest.h"
 
 struct store;
 struct json_t;
@@ -93,6 +94,7 @@ struct gate_row {
 	const char *reference_rule; /* "merge-base": the record at S(M); "history": an older one */
 	const char *override_glob;  /* the --override that set the limit, else NULL */
 	int excluded;
+	int unlisted; /* excluded because benchline.json's metrics does not name it */
 	char *accepted_justification; /* a lock entry applies (ACPT, stale or over its ceiling) */
 	double accepted_ceiling;
 	int accept_stale;
@@ -120,6 +122,10 @@ struct gate_comparison {
 	struct gate_board *boards;
 	size_t nboards;
 	size_t failures, references; /* FAIL rows (and boards); rows that found a reference */
+	/* Groups that found no reference: the source hashes their searches looked at, and the
+	 * standing records found there that a tag kept from being one (§7.2), per tag. */
+	size_t searched, skipped;
+	size_t skipped_by_tag[INGEST_NTAGS];
 };
 
 /* Stored records compared, or both sides measured now (--live, §7.10). */
@@ -140,6 +146,7 @@ struct gate_report {
 	enum gate_outcome outcome;
 	int exit_code; /* §7.9: 0, 1 or 4 */
 	char *head_name, *base_name;
+	char *head_subject, *merge_base_subject; /* the commits' subjects; NULL when unknown */
 	char head_commit[41], head_source[41];
 	char base_commit[41];
 	double limit;
@@ -245,6 +252,7 @@ struct gate_settings {
 	double limit;
 	const char *override_glob;
 	int excluded;
+	int unlisted; /* benchline.json lists `metrics` without this one: excluded too */
 };
 void gate_settings_for(struct gate_settings *out, const struct gate_options *o, double limit,
 		       const char *benchmark, const char *metric);
@@ -271,8 +279,21 @@ struct json_t *gate_json(const struct gate_report *r);
 void gate_json_text(struct strbuf *out, const struct gate_report *r);
 /* The terminal table. */
 void gate_table(struct strbuf *out, const struct gate_report *r);
-/* A pull-request comment; chart links when base_url is not NULL. */
+/* The first line of every comment gate_markdown writes, for a bot to find and update it. */
+#define GATE_MARKDOWN_MARKER "<!-- benchline-gate -->"
+/* What a GitHub comment holds, in characters, and the bytes of a comment after which its tables
+ * take no more rows (the rest is counted, leaving room for the text around them). */
+#define GATE_MARKDOWN_LIMIT  65536
+#define GATE_MARKDOWN_BUDGET 48000
+/* A pull-request comment (and a CI job summary): the marker, the verdict, the rows that need a
+ * look with their before and after values, an accept hint when something fails, then every
+ * row in a collapsed <details>; chart links when base_url is not NULL. */
 void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *base_url);
+
+/* The exit status git bisect run reads from a gate's (§7.9) under --bisect-exit: 125, "skip
+ * this commit", for an error (2) or no verdict (4); pass and fail are good and bad. */
+#define GATE_EXIT_SKIP 125
+int gate_bisect_exit(int status);
 
 struct gate_accept_options {
 	const char *justification;

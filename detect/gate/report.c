@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "detect/detect.h"
 #include "detect/gate/gate.h"
 
 #define NSTATUS (GATE_MISSING + 1)
@@ -129,14 +130,17 @@ json_t *gate_json(const struct gate_report *r)
 	json_object_set_new(o, "exit_code", json_integer(r->exit_code));
 	json_object_set_new(o, "message", json_string_or_null(r->message));
 	json_object_set_new(o, "head",
-			    json_pack("{s:o, s:s, s:s}", "ref", json_string_or_null(r->head_name),
-				      "commit", r->head_commit, "source_hash", r->head_source));
+			    json_pack("{s:o, s:s, s:s, s:o}", "ref",
+				      json_string_or_null(r->head_name), "commit", r->head_commit,
+				      "source_hash", r->head_source, "subject",
+				      json_string_or_null(r->head_subject)));
 	json_object_set_new(o, "base",
 			    json_pack("{s:o, s:s}", "ref", json_string_or_null(r->base_name),
 				      "commit", r->base_commit));
-	json_object_set_new(
-	    o, "merge_base",
-	    json_pack("{s:s, s:s}", "commit", r->main.commit, "source_hash", r->main.source_hash));
+	json_object_set_new(o, "merge_base",
+			    json_pack("{s:s, s:s, s:o}", "commit", r->main.commit, "source_hash",
+				      r->main.source_hash, "subject",
+				      json_string_or_null(r->merge_base_subject)));
 	json_object_set_new(o, "limit", json_real_or_null(r->limit));
 	json_object_set_new(o, "measured_paths", paths);
 	json_object_set_new(o, "lock", json_string_or_null(r->lock_source));
@@ -287,14 +291,25 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 	strbuf_addch(out, '\n');
 }
 
-/* What the comment lists: everything but a plain pass or an undecided row (whose interval
- * straddles the limit: nothing is known to have changed, and it does not fail). */
+/* What the comment's first table lists: the rows that need a look. Not a plain pass, not an
+ * undecided row (its interval straddles the limit: nothing is known to have changed, and it
+ * does not fail), not an excluded row that did not move. */
 static int changed(const struct gate_row *r)
 {
+	int moved = r->verdict == GATE_VERDICT_SLOWER || r->verdict == GATE_VERDICT_FASTER;
 	if (r->status == GATE_UNDECIDED)
 		return 0;
-	return r->status != GATE_PASS ||
-	       (r->verdict == GATE_VERDICT_SLOWER || r->verdict == GATE_VERDICT_FASTER);
+	if (r->status == GATE_PASS || r->status == GATE_EXCL)
+		return moved;
+	return 1;
+}
+
+/* A row whose limit the Series' own noise widened past the one asked for (§7.3). */
+static int widened(const struct gate_row *r)
+{
+	return r->kind == METRIC_TIMED && r->method != GATE_METHOD_PAIRED &&
+	       r->window >= DETECT_MIN_WINDOW && isfinite(r->effective_limit) &&
+	       r->effective_limit > r->limit * (1 + 1e-12);
 }
 
 static void add_pct(struct strbuf *sb, double ratio)
@@ -320,12 +335,131 @@ static void md_cell(struct strbuf *sb, const char *s)
 	}
 }
 
-static void md_rows(struct strbuf *out, const struct gate_comparison *c, const char *base_url)
+/* Text from outside (a commit subject) in running Markdown: shown as it is, never formatting. */
+static void md_text(struct strbuf *sb, const char *s)
 {
-	size_t shown = 0, undecided = 0;
+	for (; s && *s; s++) {
+		if (*s == '<')
+			strbuf_addstr(sb, "&lt;");
+		else if (*s == '&')
+			strbuf_addstr(sb, "&amp;");
+		else if (*s == '\n')
+			strbuf_addch(sb, ' ');
+		else if (strchr("\\`*_[]#|~>", *s))
+			strbuf_addf(sb, "\\%c", *s);
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+/* A value as a person reads it: 5 significant digits, no exponent for large ones. */
+static void add_value(struct strbuf *sb, double v)
+{
+	if (!isfinite(v))
+		strbuf_addstr(sb, "-");
+	else if (fabs(v) >= 1e5)
+		strbuf_addf(sb, "%.0f", v);
+	else
+		strbuf_addf(sb, "%.5g", v);
+}
+
+/* "998.36 → 1101.1 ns": the reference's value, then the head's. */
+static void md_before_after(struct strbuf *sb, const struct gate_row *r)
+{
+	const char *unit = r->unit && *r->unit ? r->unit : NULL;
+	if (r->has_ref)
+		add_value(sb, r->ref.value);
+	else
+		strbuf_addstr(sb, "-");
+	if (unit && !r->has_head) {
+		strbuf_addch(sb, ' ');
+		md_cell(sb, unit);
+	}
+	strbuf_addstr(sb, " → ");
+	if (r->has_head)
+		add_value(sb, r->head.value);
+	else
+		strbuf_addstr(sb, "-");
+	if (unit && r->has_head) {
+		strbuf_addch(sb, ' ');
+		md_cell(sb, unit);
+	}
+}
+
+static void md_row(struct strbuf *out, const struct gate_row *r, const char *base_url)
+{
+	strbuf_addf(out, "| %s | ", gate_status_name(r->status));
+	if (base_url)
+		strbuf_addch(out, '[');
+	md_cell(out, r->benchmark);
+	if (*r->config) {
+		strbuf_addstr(out, " ");
+		md_cell(out, r->config);
+	}
+	if (base_url) {
+		struct strbuf id = STRBUF_INIT;
+		store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
+		strbuf_addf(out, "](%s/series/%s)", base_url, id.buf);
+		strbuf_release(&id);
+	}
+	strbuf_addstr(out, " | ");
+	md_cell(out, r->metric);
+	strbuf_addstr(out, " | ");
+	md_cell(out, r->machine);
+	strbuf_addstr(out, " | ");
+	md_before_after(out, r);
+	strbuf_addstr(out, " | ");
+	add_pct(out, r->ratio);
+	strbuf_addstr(out, " | ");
+	if (isfinite(r->lo)) {
+		strbuf_addch(out, '[');
+		add_pct(out, r->lo);
+		strbuf_addstr(out, ", ");
+		add_pct(out, r->hi);
+		strbuf_addch(out, ']');
+	}
+	strbuf_addstr(out, " | ");
+	if (r->method == GATE_METHOD_LADDER) {
+		strbuf_addf(out, "%.4g ", r->effective_limit);
+		md_cell(out, r->unit);
+	} else if (isfinite(r->effective_limit)) {
+		add_pct(out, r->effective_limit);
+		if (widened(r))
+			strbuf_addstr(out, " †");
+	}
+	if (r->override_glob)
+		strbuf_addstr(out, " (override)");
+	strbuf_addstr(out, " | ");
+	if (isfinite(r->noise))
+		strbuf_addf(out, "%.1f%%", 100 * r->noise);
+	strbuf_addstr(out, " | ");
+	md_cell(out, r->note);
+	strbuf_addstr(out, " |\n");
+}
+
+/* Rows a table could not hold within GATE_MARKDOWN_BUDGET. */
+static void md_left_out(struct strbuf *out, size_t n)
+{
+	strbuf_addf(
+	    out,
+	    "\n%zu more row%s left out: a pull-request comment holds %d characters at most, "
+	    "and `--json` writes every row.\n",
+	    n, n == 1 ? "" : "s", GATE_MARKDOWN_LIMIT);
+}
+
+static const char md_header[] =
+    "| status | benchmark | metric | machine | before → after | delta | interval | limit | "
+    "noise | note |\n|---|---|---|---|---:|---:|---|---:|---:|---|\n";
+
+/* The rows that need a look, how many others there are, and what the columns mean. */
+static void md_look(struct strbuf *out, const struct gate_comparison *c, double limit,
+		    const char *base_url)
+{
+	size_t shown = 0, undecided = 0, wide = 0;
 	for (size_t i = 0; i < c->nrows; i++) {
 		shown += changed(&c->rows[i]);
 		undecided += c->rows[i].status == GATE_UNDECIDED;
+		wide += widened(&c->rows[i]);
 	}
 	if (!shown) {
 		strbuf_addf(out, "All %zu compared metrics are within their limits", c->nrows);
@@ -333,68 +467,89 @@ static void md_rows(struct strbuf *out, const struct gate_comparison *c, const c
 			strbuf_addf(out, " (%zu undecided: the interval straddles the limit)",
 				    undecided);
 		strbuf_addstr(out, ".\n");
-		return;
-	}
-	strbuf_addstr(out, "| status | benchmark | metric | machine | delta | interval | limit | "
-			   "note |\n|---|---|---|---|---:|---|---:|---|\n");
-	for (size_t i = 0; i < c->nrows; i++) {
-		const struct gate_row *r = &c->rows[i];
-		if (!changed(r))
-			continue;
-		strbuf_addf(out, "| %s | ", gate_status_name(r->status));
-		if (base_url) {
-			struct strbuf id = STRBUF_INIT;
-			store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
-			strbuf_addch(out, '[');
-			md_cell(out, r->benchmark);
-			if (*r->config) {
-				strbuf_addstr(out, " ");
-				md_cell(out, r->config);
+	} else {
+		size_t listed = 0;
+		strbuf_addstr(out, md_header);
+		for (size_t i = 0; i < c->nrows && out->len < GATE_MARKDOWN_BUDGET; i++)
+			if (changed(&c->rows[i])) {
+				md_row(out, &c->rows[i], base_url);
+				listed++;
 			}
-			strbuf_addf(out, "](%s/series/%s)", base_url, id.buf);
-			strbuf_release(&id);
-		} else {
-			md_cell(out, r->benchmark);
-			if (*r->config) {
-				strbuf_addstr(out, " ");
-				md_cell(out, r->config);
-			}
+		if (listed < shown)
+			md_left_out(out, shown - listed);
+		if (shown < c->nrows) {
+			strbuf_addf(out, "\n%zu other metrics unchanged", c->nrows - shown);
+			if (undecided)
+				strbuf_addf(out,
+					    " (%zu of them undecided: the interval straddles the "
+					    "limit)",
+					    undecided);
+			strbuf_addstr(out, ".\n");
 		}
-		strbuf_addstr(out, " | ");
-		md_cell(out, r->metric);
-		strbuf_addstr(out, " | ");
-		md_cell(out, r->machine);
-		strbuf_addstr(out, " | ");
-		add_pct(out, r->ratio);
-		strbuf_addstr(out, " | ");
-		if (isfinite(r->lo)) {
-			strbuf_addch(out, '[');
-			add_pct(out, r->lo);
-			strbuf_addstr(out, ", ");
-			add_pct(out, r->hi);
-			strbuf_addch(out, ']');
-		}
-		strbuf_addstr(out, " | ");
-		if (r->method == GATE_METHOD_LADDER)
-			strbuf_addf(out, "%.4g %s", r->effective_limit, r->unit);
-		else if (isfinite(r->effective_limit))
-			add_pct(out, r->effective_limit);
-		strbuf_addstr(out, " | ");
-		md_cell(out, r->note);
-		strbuf_addstr(out, " |\n");
+		strbuf_addstr(out, "\n*Before → after*: the reference's value and the head's (the "
+				   "median of a timed metric); *delta* and *interval*: head / "
+				   "reference, from the samples when both sides have them.\n");
 	}
-	if (shown < c->nrows) {
-		strbuf_addf(out, "\n%zu other metrics unchanged", c->nrows - shown);
-		if (undecided)
-			strbuf_addf(out,
-				    " (%zu of them undecided: the interval straddles the limit)",
-				    undecided);
-		strbuf_addstr(out, ".\n");
+	if (wide) {
+		strbuf_addstr(out, "\n† Wider than the ");
+		add_pct(out, limit);
+		strbuf_addf(
+		    out,
+		    " limit because of the Series' own noise: two stored runs, measured on "
+		    "different occasions, differ that much by themselves. A row's limit is "
+		    "its Series' band when that is wider: %g × the noise (the spread of the "
+		    "reference and up to %d records before it, over their median), at least "
+		    "%g%%.\n",
+		    DETECT_MAD_FACTOR, DETECT_WINDOW - 1, 100 * DETECT_FLOOR);
 	}
 	for (size_t i = 0; i < c->nboards; i++)
 		if (c->boards[i].note)
 			strbuf_addf(out, "\n**Across the board (%s):** %s\n", c->boards[i].metric,
 				    c->boards[i].note);
+}
+
+/* Every row, collapsed: the comment stays short, and nothing is hidden, up to what a comment
+ * can hold (GATE_MARKDOWN_BUDGET); the rows past that are counted and left to the JSON. */
+static void md_details(struct strbuf *out, const struct gate_comparison *c, const char *base_url)
+{
+	size_t i;
+	if (!c->nrows)
+		return;
+	strbuf_addf(out, "\n<details><summary>Every compared metric (%zu)</summary>\n\n", c->nrows);
+	strbuf_addstr(out, md_header);
+	for (i = 0; i < c->nrows && out->len < GATE_MARKDOWN_BUDGET; i++)
+		md_row(out, &c->rows[i], base_url);
+	if (i < c->nrows)
+		md_left_out(out, c->nrows - i);
+	strbuf_addstr(out, "\n</details>\n");
+}
+
+/* "`2555f91b05c1` (a slower parser)": a commit and its subject. */
+static void md_commit(struct strbuf *out, const char *sha, const char *subject)
+{
+	strbuf_addf(out, "`%.12s`", sha);
+	if (subject && *subject) {
+		strbuf_addstr(out, " (");
+		md_text(out, subject);
+		strbuf_addch(out, ')');
+	}
+}
+
+/* What to do about a failure that is the price of something worth it. */
+static void md_accept_hint(struct strbuf *out, const struct gate_report *r)
+{
+	if (r->mode == GATE_MODE_LIVE) {
+		strbuf_addstr(out, "\nA live gate reads no " GATE_LOCK_FILE
+				   ": to let an intended slowdown pass, give its benchmark an "
+				   "override or an exclude in benchline.json's `gate` settings, "
+				   "reviewed with the pull request.\n");
+		return;
+	}
+	strbuf_addstr(out, "\nIf the slowdown is intended, accept it: with the head checked out, "
+			   "run this with the gate's own options and commit " GATE_LOCK_FILE
+			   ", where review sees the justification.\n\n"
+			   "```sh\nbenchline gate accept --justification 'WHY IT IS WORTH IT'\n"
+			   "git add " GATE_LOCK_FILE "\n```\n");
 }
 
 void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *base_url)
@@ -403,27 +558,38 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 			      : r->outcome == GATE_OUTCOME_FAIL	      ? "FAIL"
 			      : r->outcome == GATE_NOTHING_TO_COMPARE ? "nothing to compare"
 								      : "no verdict";
+	int failing_rows = 0;
+	strbuf_addstr(out, GATE_MARKDOWN_MARKER "\n");
 	strbuf_addf(out, "### benchline gate: %s\n\n", verdict);
 	if (r->message)
 		strbuf_addf(out, "%s\n\n", r->message);
 	if (!r->main.nrows)
 		return;
-	strbuf_addf(out,
-		    "Head `%.12s` against `%s` (merge base `%.12s`), limit %+.1f%%: %zu failing "
-		    "of %zu compared metrics.\n\n",
-		    r->head_commit, r->main.ref_name, r->main.commit, 100 * (r->limit - 1),
-		    r->main.failures, r->main.nrows);
+	strbuf_addstr(out, "Head ");
+	md_commit(out, r->head_commit, r->head_subject);
+	strbuf_addstr(out, " against `");
+	md_cell(out, r->main.ref_name);
+	strbuf_addstr(out, "`, merge base ");
+	md_commit(out, r->main.commit, r->merge_base_subject);
+	strbuf_addf(out, ", limit %+.1f%%: %zu failing of %zu compared metrics.\n\n",
+		    100 * (r->limit - 1), r->main.failures, r->main.nrows);
 	if (r->mode == GATE_MODE_LIVE)
 		strbuf_addf(out,
 			    "Both measured now on `%s`, interleaved (`gate --live`): %zu "
 			    "measurement%s, %zu pairs.\n\n",
 			    r->live.machine, r->live.measurements,
 			    r->live.measurements == 1 ? "" : "s", r->live.pairs);
-	md_rows(out, &r->main, base_url);
+	md_look(out, &r->main, r->limit, base_url);
+	for (size_t i = 0; i < r->main.nrows; i++)
+		failing_rows |= r->main.rows[i].status == GATE_FAIL;
+	if (failing_rows)
+		md_accept_hint(out, r);
+	md_details(out, &r->main, base_url);
 	if (r->have_ratchet) {
 		strbuf_addf(out, "\n#### Ratchet against `%s` (`%.12s`): %zu failing\n\n",
 			    r->ratchet.ref_name, r->ratchet.commit, r->ratchet.failures);
-		md_rows(out, &r->ratchet, base_url);
+		md_look(out, &r->ratchet, r->limit, base_url);
+		md_details(out, &r->ratchet, base_url);
 	}
 }
 

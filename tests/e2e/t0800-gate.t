@@ -58,9 +58,9 @@ test_expect 'the JSON report has every key, in every comparison' '
 		for my \$k (qw(schema status passed exit_code message head base merge_base limit
 			measured_paths lock failures counts comparisons across_the_board ratchet unix)) {
 			die qq(top-level \$k\n) unless exists \$j->{\$k} }
-		die qq(head\n) unless join(q( ), sort keys %{\$j->{head}}) eq q(commit ref source_hash);
+		die qq(head\n) unless join(q( ), sort keys %{\$j->{head}}) eq q(commit ref source_hash subject);
 		die qq(base\n) unless join(q( ), sort keys %{\$j->{base}}) eq q(commit ref);
-		die qq(merge_base\n) unless join(q( ), sort keys %{\$j->{merge_base}}) eq q(commit source_hash);
+		die qq(merge_base\n) unless join(q( ), sort keys %{\$j->{merge_base}}) eq q(commit source_hash subject);
 		die qq(counts\n) unless join(q( ), sort keys %{\$j->{counts}}) eq
 			q(ACPT EXCL FAIL MISSING NEW PASS SOFT UNDECIDED);
 		die qq(comparisons\n) unless @{\$j->{comparisons}} == 8;
@@ -86,10 +86,11 @@ test_expect 'the counted metric passes when it is unchanged; it has no interval'
 			&& !defined \$_->{ci_low} && \$_->{kind} eq q(counted) } 1"
 '
 
-test_expect 'the markdown comment: verdict line, a linked row for the failing benchmark' '
-	head -1 slow.md >first &&
-	test "$(cat first)" = "### benchline gate: FAIL" &&
-	grep -q "^| FAIL | \[bench_01\](http://x/series/ci-1/bench_01//wall_ns) | wall_ns | ci-1 | +[0-9.]*% | \[+[0-9.]*%, +[0-9.]*%\] | +[0-9.]*% |" slow.md &&
+test_expect 'the markdown comment: marker, verdict line, a linked row for the failing benchmark' '
+	head -2 slow.md >first &&
+	printf "%s\n" "<!-- benchline-gate -->" "### benchline gate: FAIL" >expect &&
+	test_cmp expect first &&
+	grep -q "^| FAIL | \[bench_01\](http://x/series/ci-1/bench_01//wall_ns) | wall_ns | ci-1 | [0-9.]* → [0-9.]* ns | +[0-9.]*% | \[+[0-9.]*%, +[0-9.]*%\] | +[0-9.]*% † | [0-9.]*% |" slow.md &&
 	grep -q "1 failing of 8 compared metrics" slow.md &&
 	gate_run r --head slow --markdown "$TMP/plain.md" >/dev/null;
 	grep -q "^| FAIL | bench_01 | wall_ns | ci-1 |" plain.md &&
@@ -394,8 +395,8 @@ test_expect 'NEW (a benchmark main never had) and MISSING (one the head did not 
 	gate_run r --json "$TMP/newmiss.json" >out &&
 	cat out &&
 	test "$(gate_rows out FAIL)" = 0 &&
-	grep -q "^NEW .* ci-1/extra_00 wall_ns  (no reference record)$" out &&
-	grep -q "^NEW .* ci-1/extra_00 allocs  (no reference record)$" out &&
+	grep -q "^NEW .* ci-1/extra_00 wall_ns  (no reference record: none in the 12 source hashes searched)$" out &&
+	grep -q "^NEW .* ci-1/extra_00 allocs  (no reference record: none in the 12 source hashes searched)$" out &&
 	grep -q "^MISSING .* ci-1/bench_03 wall_ns  (the head did not run this benchmark)$" out &&
 	grep -q "^MISSING .* ci-1/bench_03 allocs  (the head did not run this benchmark)$" out &&
 	test "$(json_get newmiss.json "join q( ), @{\$j->{counts}}{qw(NEW MISSING FAIL)}, \$j->{status}")" = "2 2 0 pass" &&

@@ -4,7 +4,8 @@
 # changed but not its speed passes; a head doing 10% more work fails with a FAIL row; the
 # report says mode live with each row's pairs and measurements (and the stored gate says
 # stored); equal source hashes build nothing; identical artifacts measure nothing; 1% slower
-# everywhere fails across the board; a head that cannot be built is an error (exit 2).
+# everywhere fails across the board; a head that cannot be built is an error (exit 2, and 125
+# with --bisect-exit); benchline.json's metrics leaves the unlisted metrics EXCL.
 #
 # The verdicts asserted are those of the program's "work" figure (its iteration count, which
 # no machine state moves) or of a script printing fixed figures; the timed metrics (latency,
@@ -101,7 +102,7 @@ test_expect 'a head doing 10% more work fails with exit 1 and a FAIL row' '
 	tail -1 out | grep -q "^gate: fail ([0-9]* failing)$" &&
 	row slow.json loop work "join q( ), @\$c{qw(status verdict method ratio ci_low ci_high measurements)}" >actual &&
 	echo "FAIL slower paired 1.1 1.1 1.1 3" >expect && test_cmp expect actual &&
-	grep -q "^| FAIL | loop | work | $HOST | +10.0% | \[+10.0%, +10.0%\] | +2.0% |  |$" slow.md &&
+	grep -q "^| FAIL | loop | work | $HOST | 2000000 → 2200000 | +10.0% | \[+10.0%, +10.0%\] | +2.0% |  |  |$" slow.md &&
 	grep -q "^### benchline gate: FAIL$" slow.md &&
 	grep -q "^Both measured now on \`$HOST\`, interleaved (\`gate --live\`): " slow.md &&
 	test "$(json_get repo/.benchline/gate-status.json "\$j->{passed} ? 1 : 0")" = 0
@@ -123,6 +124,17 @@ test_expect 'the JSON says mode live, each row its pairs and measurements, each 
 	echo 1.1 >expect && test_cmp expect actual &&
 	json_get slow.json "join q( ), \$j->{live}{machine}, \$j->{live}{identical_artifacts} ? 1 : 0, \$j->{live}{pairs} >= 30 ? 1 : 0, \$j->{live}{build_s}{head} >= 0 ? 1 : 0" >actual &&
 	echo "$HOST 0 1 1" >expect && test_cmp expect actual
+'
+
+test_expect 'benchline.json'"'"'s metrics: live too, an unlisted metric is EXCL and never fails' '
+	sed "s/^{\"measured_paths\"/{\"metrics\": [\"work\"], \"measured_paths\"/" \
+		repo/benchline.json >metrics.json && cp metrics.json repo/benchline.json &&
+	grep -q "\"metrics\": \[\"work\"\]" repo/benchline.json &&
+	expect_exit 1 live --head slow --json metrics-live.json >out 2>err;
+	status=$?; settings ""; test $status = 0 &&
+	json_get metrics-live.json "join q( ), map { qq(\$_->{metric}:\$_->{status}) } @{\$j->{comparisons}}" >actual &&
+	echo "latency:EXCL work:FAIL cpu_s:EXCL peak_rss_kib:EXCL" >expect && test_cmp expect actual &&
+	test "$(json_get metrics-live.json "\$j->{failures}")" = 1
 '
 test_expect 'every key of the live report is one docs/gate-json.md lists, and none is missing' '
 	perl -MJSON::PP -e '"'"'
@@ -176,7 +188,8 @@ test_expect 'a head that cannot be built: exit 2, naming the head and its commit
 	grep -q "^benchline: the head ($(git -C repo rev-parse broken | cut -c1-12)): cannot build in .*\.benchline/worktrees/b.*: bench.build exited with status" err &&
 	grep -q "this is not C" err &&
 	! test -e broken.json &&
-	test_cmp status.before repo/.benchline/gate-status.json
+	test_cmp status.before repo/.benchline/gate-status.json &&
+	expect_exit 125 live --head broken --bisect-exit >/dev/null 2>&1
 '
 
 # board: eight benchmarks of one metric, from a script printing fixed figures; the head adds

@@ -143,6 +143,157 @@ static void test_across_the_board_fails_only_live(void **state)
 	}
 }
 
+/* --bisect-exit: git bisect run reads 125 as "skip this commit"; pass and fail stay good and
+ * bad, and accept's 3 is not the gate's to change. */
+static void test_bisect_exit(void **state)
+{
+	(void)state;
+	assert_int_equal(gate_bisect_exit(0), 0);
+	assert_int_equal(gate_bisect_exit(1), 1);
+	assert_int_equal(gate_bisect_exit(2), GATE_EXIT_SKIP);
+	assert_int_equal(gate_bisect_exit(4), GATE_EXIT_SKIP);
+	assert_int_equal(gate_bisect_exit(3), 3);
+}
+
+/* benchline.json's metrics names what is judged: another metric is excluded, and says why. */
+static void test_settings_honour_the_judged_metrics(void **state)
+{
+	struct ingest_config cfg;
+	struct gate_options o;
+	struct gate_settings set;
+	char *names[] = {"real_time"};
+	(void)state;
+	ingest_config_init(&cfg);
+	memset(&o, 0, sizeof(o));
+	o.cfg = &cfg;
+	gate_settings_for(&set, &o, 1.02, "parse", "cpu_time");
+	assert_int_equal(set.excluded, 0); /* no list: every metric is judged */
+	assert_int_equal(set.unlisted, 0);
+	cfg.judged_metrics = names;
+	cfg.n_judged_metrics = 1;
+	gate_settings_for(&set, &o, 1.02, "parse", "real_time");
+	assert_int_equal(set.excluded, 0);
+	assert_int_equal(set.unlisted, 0);
+	gate_settings_for(&set, &o, 1.02, "parse", "cpu_time");
+	assert_int_equal(set.excluded, 1);
+	assert_int_equal(set.unlisted, 1);
+	assert_close(set.limit, 1.02);
+	cfg.judged_metrics = NULL;
+	cfg.n_judged_metrics = 0;
+	ingest_config_release(&cfg);
+}
+
+static void md_test_row(struct gate_row *r, const char *metric, enum gate_status status,
+			enum gate_verdict verdict, double ref, double head)
+{
+	memset(r, 0, sizeof(*r));
+	r->machine = "ci";
+	r->benchmark = "parse";
+	r->config = "";
+	r->metric = (char *)metric;
+	r->unit = "ns";
+	r->kind = METRIC_TIMED;
+	r->status = status;
+	r->verdict = verdict;
+	r->method = GATE_METHOD_HL;
+	r->ratio = head / ref;
+	r->lo = r->ratio * 0.99;
+	r->hi = r->ratio * 1.01;
+	r->limit = 1.02;
+	r->effective_limit = 1.03;
+	r->noise = 0.001;
+	r->window = 8;
+	r->has_head = r->has_ref = 1;
+	r->ref.value = ref;
+	r->head.value = head;
+}
+
+/* The comment: its marker first, the subjects shown as text, only the rows that need a look
+ * in the first table, the widened limit marked and explained, every row in <details>. */
+static void test_markdown_comment(void **state)
+{
+	struct gate_report r;
+	struct gate_row rows[3];
+	struct strbuf md = STRBUF_INIT;
+	const char *details;
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.outcome = GATE_OUTCOME_FAIL;
+	r.exit_code = 1;
+	r.limit = 1.02;
+	memcpy(r.head_commit, "aaaaaaaaaaaabbbbbbbbbbbbbbbbbbbbbbbbbbbb", 41);
+	r.head_subject = "make *all* <b>lookups</b> faster";
+	r.main.ref_name = "main";
+	memcpy(r.main.commit, "ccccccccccccdddddddddddddddddddddddddddd", 41);
+	md_test_row(&rows[0], "real_time", GATE_FAIL, GATE_VERDICT_SLOWER, 1000, 1100);
+	md_test_row(&rows[1], "cpu_time", GATE_PASS, GATE_VERDICT_SAME, 800, 801);
+	md_test_row(&rows[2], "wall_ns", GATE_MISSING, GATE_VERDICT_NONE, 5, NAN);
+	rows[2].has_head = 0;
+	r.main.rows = rows;
+	r.main.nrows = 3;
+	r.main.failures = 1;
+	gate_markdown(&md, &r, NULL);
+
+	assert_int_equal(strncmp(md.buf, GATE_MARKDOWN_MARKER "\n### benchline gate: FAIL\n",
+				 strlen(GATE_MARKDOWN_MARKER) + 26),
+			 0);
+	assert_non_null(strstr(md.buf,
+			       "Head `aaaaaaaaaaaa` (make \\*all\\* &lt;b\\>lookups&lt;/b\\> "
+			       "faster) against `main`, merge base `cccccccccccc`,"));
+	details = strstr(md.buf, "<details><summary>Every compared metric (3)</summary>");
+	assert_non_null(details);
+	/* the first table: the failure and the missing metric, not the pass */
+	assert_non_null(strstr(md.buf,
+			       "| FAIL | parse | real_time | ci | 1000 → 1100 ns | +10.0% | "
+			       "[+8.9%, +11.1%] | +3.0% † | 0.1% |  |"));
+	assert_true(strstr(md.buf, "| MISSING | parse | wall_ns | ci | 5 ns → - |") < details);
+	assert_true(strstr(md.buf, "| PASS | parse | cpu_time |") > details);
+	assert_non_null(strstr(md.buf, "† Wider than the +2.0% limit because of the Series' own "
+				       "noise"));
+	assert_non_null(strstr(md.buf, "benchline gate accept --justification"));
+	assert_non_null(strstr(details, "\n</details>\n"));
+	strbuf_release(&md);
+
+	/* nothing failing, nothing widened: no accept hint, no footnote */
+	rows[0].status = GATE_PASS;
+	rows[0].verdict = GATE_VERDICT_SAME;
+	for (int i = 0; i < 3; i++)
+		rows[i].effective_limit = 1.02;
+	r.outcome = GATE_OUTCOME_PASS;
+	r.main.failures = 0;
+	gate_markdown(&md, &r, NULL);
+	assert_null(strstr(md.buf, "gate accept"));
+	assert_null(strstr(md.buf, "†"));
+	strbuf_release(&md);
+}
+
+/* A suite of thousands of benchmarks still makes a comment GitHub accepts: the tables stop
+ * within the budget and count what they left out. */
+static void test_markdown_fits_a_comment(void **state)
+{
+	enum { NROWS = 3000 };
+	struct gate_report r;
+	struct gate_row *rows = calloc(NROWS, sizeof(*rows));
+	struct strbuf md = STRBUF_INIT;
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.outcome = GATE_OUTCOME_FAIL;
+	r.limit = 1.02;
+	r.main.ref_name = "main";
+	for (int i = 0; i < NROWS; i++)
+		md_test_row(&rows[i], "real_time", i % 2 ? GATE_FAIL : GATE_PASS,
+			    i % 2 ? GATE_VERDICT_SLOWER : GATE_VERDICT_SAME, 1000, 1100);
+	r.main.rows = rows;
+	r.main.nrows = NROWS;
+	r.main.failures = NROWS / 2;
+	gate_markdown(&md, &r, "https://bench.example.org");
+	assert_true(md.len < GATE_MARKDOWN_LIMIT);
+	assert_non_null(strstr(md.buf, "more rows left out: a pull-request comment holds"));
+	assert_non_null(strstr(md.buf, "\n</details>\n"));
+	strbuf_release(&md);
+	free(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +304,10 @@ int main(void)
 	    cmocka_unit_test(test_interval_verdicts),
 	    cmocka_unit_test(test_interval_better_higher_flips),
 	    cmocka_unit_test(test_across_the_board_fails_only_live),
+	    cmocka_unit_test(test_bisect_exit),
+	    cmocka_unit_test(test_settings_honour_the_judged_metrics),
+	    cmocka_unit_test(test_markdown_comment),
+	    cmocka_unit_test(test_markdown_fits_a_comment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
