@@ -75,6 +75,8 @@ enum json_write_flags {
 	JSON_WRITE_CANONICAL = 1 << 2,
 };
 int json_write(struct strbuf *sb, const struct json_t *v, unsigned flags);
+/* The same as a new string (free it), NULL for a value JSON cannot hold: where json_dumps was. */
+char *json_write_text(const struct json_t *v, unsigned flags);
 
 /* Details of a failure: the code that was returned and a lowercase message. */
 struct bl_error {

@@ -215,3 +215,13 @@ int json_write(struct strbuf *sb, const json_t *v, unsigned flags)
 		strbuf_setlen(sb, start);
 	return ret;
 }
+
+char *json_write_text(const json_t *v, unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (json_write(&sb, v, flags)) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}

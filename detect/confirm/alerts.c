@@ -480,7 +480,7 @@ static int remote_apply(struct confirm_alert_result *out, int64_t alert_id, cons
 	struct push_server *srv = data;
 	struct push_response res;
 	struct strbuf path = STRBUF_INIT;
-	char *body = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	char *body = json_write_text(doc, 0);
 	json_t *answer = NULL, *ids, *id;
 	json_error_t jerr;
 	size_t i;

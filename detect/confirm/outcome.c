@@ -262,7 +262,7 @@ static int parse_bisect(struct outcome_regression *g, const json_t *b, const cha
 			goto done;
 		}
 	}
-	g->probes = json_dumps(probes, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	g->probes = json_write_text(probes, 0);
 done:
 	strbuf_release(&at);
 	return ret;
@@ -483,7 +483,7 @@ int confirm_apply_outcome(struct confirm_alert_result *out, struct store *st, in
 	/* Stored together: the Regressions (the first of a Series and commit kept) and the
 	 * outcome. */
 	if (rebench)
-		rebench_text = json_dumps(rebench, JSON_COMPACT | JSON_REAL_PRECISION(17));
+		rebench_text = json_write_text(rebench, 0);
 	if ((ret = store_begin(st, err)))
 		goto done;
 	began = 1;

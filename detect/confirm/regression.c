@@ -34,8 +34,7 @@ int confirm_store_regression(int64_t *id_out, int *added, struct store *st,
 		goto done;
 	}
 	report = confirm_bisect_json(r);
-	probes =
-	    json_dumps(json_object_get(report, "probes"), JSON_COMPACT | JSON_REAL_PRECISION(17));
+	probes = json_write_text(json_object_get(report, "probes"), 0);
 	memset(&reg, 0, sizeof(reg));
 	reg.alert_id = alert_id;
 	reg.machine = machine;

@@ -179,10 +179,8 @@ json_t *gate_json(const struct gate_report *r)
 void gate_json_text(struct strbuf *out, const struct gate_report *r)
 {
 	json_t *o = gate_json(r);
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-	strbuf_addstr(out, text);
+	json_write(out, o, JSON_WRITE_INDENT);
 	strbuf_addch(out, '\n');
-	free(text);
 	json_decref(o);
 }
 
@@ -664,7 +662,6 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 	size_t n = 0, alloc = 0, i;
 	size_t *hits = xcalloc(o->n_only + 1, sizeof(*hits));
 	json_t *e;
-	char *text;
 
 	*skipped = 0;
 	if (!o->justification || !*o->justification) {
@@ -751,10 +748,8 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, entries[i]);
 	root = json_pack("{s:i, s:o}", "schema", 1, "entries", arr);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-	strbuf_addstr(lock_out, text);
+	json_write(lock_out, root, JSON_WRITE_INDENT | JSON_WRITE_SORT_KEYS);
 	strbuf_addch(lock_out, '\n');
-	free(text);
 	json_decref(root);
 	free(entries);
 	free(hits);
