@@ -19,6 +19,7 @@
 
 #include "detect/confirm/confirm.h"
 #include "ingest/ingest.h"
+#include "ingest/repo/repo.h"
 #include "web/web.h"
 
 /* What a token may do (token file lines `TOKEN [MACHINE-GLOB [ROLES]]`, §11). */
@@ -641,6 +642,31 @@ done:
 	return ret;
 }
 
+/* 0 when the gate's revisions of a request are plain (repo_rev_is_plain), else BL_EINVALID
+ * with a 400 naming the first that is not. */
+static int gate_revs_plain(struct web_reply *r, const struct web_ctx *ctx, int api,
+			   const struct web_gate_query *q)
+{
+	const char *const keys[] = {"head", "base", "ratchet"};
+	const char *const revs[] = {q->head, q->base, q->ratchet};
+	for (size_t i = 0; i < 3; i++) {
+		struct strbuf msg = STRBUF_INIT;
+		if (!revs[i] || !*revs[i] || repo_rev_is_plain(revs[i]))
+			continue;
+		strbuf_addf(&msg,
+			    "%s: '%s' is not a ref name or a commit id (4 to 40 hex digits); "
+			    "the server takes no revision expressions",
+			    keys[i], revs[i]);
+		if (api)
+			web_reply_json_error(r, 400, msg.buf);
+		else
+			web_page_error(r, ctx, 400, msg.buf);
+		strbuf_release(&msg);
+		return BL_EINVALID;
+	}
+	return 0;
+}
+
 /* The GET routes. */
 static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Connection *conn,
 		      const char *url, const char *method)
@@ -714,6 +740,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		if (api && (!gq.head || !*gq.head)) {
 			web_reply_json_error(r, 400,
 					     "/api/gate needs ?head=REV (and optionally base=REF)");
+		} else if (gate_revs_plain(r, &srv->ctx, api, &gq)) {
+			/* the 400 is in r */
 		} else {
 			if (!gq.head || !*gq.head)
 				gq.head = "HEAD";
