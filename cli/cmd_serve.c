@@ -21,6 +21,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf root = STRBUF_INIT;
 	long port = 8080, threads = 4, timeout = 10, sync_interval = -1;
+	long lock_timeout = WEB_LOCK_TIMEOUT;
 	sigset_t stop, old;
 	int sig = 0, ret = 0;
 	const struct cli_option options[] = {
@@ -32,6 +33,8 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	     "the public URL prefix, behind a reverse proxy"},
 	    {OPT_INT, "threads", &threads, "N", "request threads (4)"},
 	    {OPT_INT, "timeout", &timeout, "SECONDS", "drop idle or slow connections after (10)"},
+	    {OPT_INT, "lock-timeout", &lock_timeout, "SECONDS",
+	     "a write waits this long for the database lock, then 503 (30)"},
 	    {OPT_STRING, "gnuplot", &opts.gnuplot, "PROGRAM", "the gnuplot to run (gnuplot)"},
 	    {OPT_STRING, "repo", &opts.repo_dir, "DIR",
 	     "the benchmarked repository: its benchline.json, /gate, main synced"},
@@ -48,6 +51,8 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "--threads must be 1 to 256");
 	if (timeout < 1 || timeout > 3600)
 		cli_usage_error(ctx->cmd, options, "--timeout must be 1 to 3600 seconds");
+	if (lock_timeout < 1 || lock_timeout > 3600)
+		cli_usage_error(ctx->cmd, options, "--lock-timeout must be 1 to 3600 seconds");
 	if (sync_interval != -1 && !opts.repo_dir)
 		cli_usage_error(ctx->cmd, options, "--sync-interval needs --repo");
 	if (sync_interval != -1 && (sync_interval < 1 || sync_interval > 86400))
@@ -74,6 +79,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	opts.port = (unsigned)port;
 	opts.threads = (unsigned)threads;
 	opts.timeout_s = (unsigned)timeout;
+	opts.lock_timeout_s = (unsigned)lock_timeout;
 	opts.sync_interval_s = sync_interval > 0 ? (unsigned)sync_interval : 0;
 	opts.log = serve_log;
 

@@ -25,6 +25,9 @@ enum store_open_flags {
 /* Opens (and migrates) the database at path: WAL, a busy timeout, foreign keys on. */
 int store_open(struct store **out, const char *path, int flags, struct bl_error *err);
 void store_free(struct store *st);
+/* How long this connection waits for another's write lock before BL_EBUSY (30 s after
+ * store_open). */
+void store_set_busy_timeout(struct store *st, unsigned ms);
 /* The schema version now in force (PRAGMA user_version). */
 int store_schema_version(struct store *st);
 /* The number of migrations this binary knows. */

@@ -250,17 +250,25 @@ static int token_equal(const char *a, const char *b)
 	return !diff;
 }
 
+/* The token of an "Authorization: Bearer TOKEN" header, without the blanks around it (a
+ * client or proxy may pad the value). */
 static const struct token *find_token(const struct web_server *srv, const char *header)
 {
 	const struct token *found = NULL;
+	struct strbuf presented = STRBUF_INIT;
+	size_t n;
 	if (!header || strncasecmp(header, "Bearer ", 7))
 		return NULL;
 	header += 7;
-	while (*header == ' ')
-		header++;
+	header += strspn(header, " \t");
+	n = strlen(header);
+	while (n && (header[n - 1] == ' ' || header[n - 1] == '\t'))
+		n--;
+	strbuf_add(&presented, header, n);
 	for (size_t i = 0; i < srv->ntokens; i++)
-		if (token_equal(srv->tokens[i].token, header))
+		if (token_equal(srv->tokens[i].token, presented.buf))
 			found = &srv->tokens[i];
+	strbuf_release(&presented);
 	return found;
 }
 
@@ -392,7 +400,8 @@ static unsigned error_status(int code)
 	}
 }
 
-/* r answers err: JSON under /api/, else an HTML page; a 503 says when to try again. */
+/* r answers err: JSON under /api/, else an HTML page; a 503 says when to try again. The one
+ * place an error becomes a status. */
 static void reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
 			const struct bl_error *err)
 {
@@ -404,6 +413,15 @@ static void reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
 		web_page_error(r, ctx, (int)status, msg);
 	if (status == 503)
 		r->retry_after_s = WEB_RETRY_AFTER;
+}
+
+/* r answers a route's own failure: a 500, but a lock held too long is still a 503. */
+static void reply_failure(struct web_reply *r, const struct web_ctx *ctx, int api,
+			  struct bl_error *err)
+{
+	if (err->code != BL_EBUSY)
+		err->code = BL_EDB;
+	reply_error(r, ctx, api, err);
 }
 
 /* The query parameters an API route takes: any other is a 400 naming it. */
@@ -747,14 +765,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 				gq.head = "HEAD";
 			ret = api ? web_api_gate(r, &srv->ctx, st, &gq, &err)
 				  : web_page_gate(r, &srv->ctx, st, &gq, &err);
-			if (ret) {
-				if (err.code == BL_EBUSY)
-					reply_error(r, &srv->ctx, api, &err);
-				else if (api)
-					web_reply_json_error(r, 500, err.msg.buf);
-				else
-					web_page_error(r, &srv->ctx, 500, err.msg.buf);
-			}
+			if (ret)
+				reply_failure(r, &srv->ctx, api, &err);
 		}
 		strbuf_release(&ha);
 		strbuf_release(&ba);
@@ -793,10 +805,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		ret = web_api_series_records(r, st, names, &err);
 	}
 	if (ret) {
-		/* A page's own failures are 500s, but a lock held too long is a 503. */
-		if (err.code != BL_EBUSY)
-			err.code = BL_EDB;
-		reply_error(r, &srv->ctx, api, &err);
+		reply_failure(r, &srv->ctx, api, &err);
 	} else {
 		reply_cache_put(srv, r, key, gen);
 	}
@@ -1201,6 +1210,8 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 		srv->opts.threads = 4;
 	if (!srv->opts.timeout_s)
 		srv->opts.timeout_s = 10;
+	if (!srv->opts.lock_timeout_s)
+		srv->opts.lock_timeout_s = WEB_LOCK_TIMEOUT;
 	memset(&sa4, 0, sizeof(sa4));
 	memset(&sa6, 0, sizeof(sa6));
 	if (inet_pton(AF_INET, bind, &sa4.sin_addr) == 1) {
@@ -1238,6 +1249,7 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	for (size_t i = 0; i < srv->nstores; i++) {
 		if ((ret = store_open(&srv->stores[i], opts->db_path, 0, err)))
 			goto done;
+		store_set_busy_timeout(srv->stores[i], srv->opts.lock_timeout_s * 1000);
 		srv->data_version[i] = -1;
 		srv->free[srv->nfree++] = i;
 	}

@@ -27,15 +27,16 @@
 
 struct web_options {
 	const char *db_path;
-	const char *bind;	/* "127.0.0.1" when NULL */
-	unsigned port;		/* 0: any free port (web_port() says which) */
-	const char *token_file; /* NULL: pushing is refused with 401 */
-	const char *base_url;	/* prefix of absolute links, NULL for relative ones */
-	const char *gnuplot;	/* the program, "gnuplot" when NULL */
-	unsigned threads;	/* request threads (and store connections); 4 when 0 */
-	unsigned timeout_s;	/* idle or slow connections are dropped after this; 10 when 0 */
-	const char *repo_dir;	/* the benchmarked repository: /gate, /api/gate and the sync need
-				   it; its benchline.json applies to pushes and detection */
+	const char *bind;	 /* "127.0.0.1" when NULL */
+	unsigned port;		 /* 0: any free port (web_port() says which) */
+	const char *token_file;	 /* NULL: pushing is refused with 401 */
+	const char *base_url;	 /* prefix of absolute links, NULL for relative ones */
+	const char *gnuplot;	 /* the program, "gnuplot" when NULL */
+	unsigned threads;	 /* request threads (and store connections); 4 when 0 */
+	unsigned timeout_s;	 /* idle or slow connections are dropped after this; 10 when 0 */
+	unsigned lock_timeout_s; /* a write waits this long for the lock, then 503; 30 when 0 */
+	const char *repo_dir;	 /* the benchmarked repository: /gate, /api/gate and the sync need
+				    it; its benchline.json applies to pushes and detection */
 	unsigned
 	    sync_interval_s; /* with repo_dir: seconds between syncs; WEB_SYNC_INTERVAL when 0 */
 	/* What the background thread did ("detect: 2 new Suspects, ..."), one line a call, from
@@ -136,6 +137,8 @@ struct web_reply {
 	unsigned retry_after_s; /* a Retry-After header (a 503 for a lock); 0: none */
 };
 
+/* Seconds a write waits for another's lock by default (--lock-timeout). */
+#define WEB_LOCK_TIMEOUT 30
 /* Seconds a client is told to wait when the database stayed locked (503). */
 #define WEB_RETRY_AFTER 5
 
