@@ -34,18 +34,6 @@ struct token {
 	unsigned roles;
 };
 
-/* A cached answer to a GET, valid while the database generation is the same. */
-struct cached_reply {
-	uint64_t key, gen;
-	int status, has_etag;
-	const char *type;
-	uint64_t etag;
-	char *body;
-	size_t len;
-};
-#define REPLY_CACHE_SIZE     64
-#define REPLY_CACHE_MAX_BODY ((size_t)4 << 20)
-
 struct web_server {
 	struct MHD_Daemon *daemon;
 	struct web_options opts;
@@ -61,8 +49,7 @@ struct web_server {
 	/* Bumped whenever the database may have changed: a push, or a connection that sees
 	 * another one's commit (SQLite's data_version). Cached replies are for one generation. */
 	uint64_t gen;
-	struct cached_reply replies[REPLY_CACHE_SIZE];
-	size_t next_reply;
+	struct web_reply_cache *replies;
 	struct token *tokens;
 	size_t ntokens;
 	int have_token_file;
@@ -78,6 +65,8 @@ enum request_kind {
 
 /* What one connection carries between calls of the access handler. */
 struct request {
+	int started;	     /* the access handler has seen it */
+	int too_many_params; /* the query had more than WEB_MAX_PARAMS parameters */
 	enum request_kind kind;
 	int64_t alert_id; /* REQUEST_OUTCOME */
 	struct strbuf body;
@@ -120,52 +109,14 @@ static void pool_give(struct web_server *srv, size_t i, int wrote)
 	pthread_mutex_unlock(&srv->lock);
 }
 
-static int reply_cache_get(struct web_server *srv, struct web_reply *r, uint64_t key, uint64_t gen)
+/* A reply cache key: the parts NUL-terminated, a missing one as a lone 0xff byte (never in
+ * a decoded UTF-8 value). */
+static void cache_key_add(struct strbuf *key, const char *s)
 {
-	int hit = 0;
-	pthread_mutex_lock(&srv->lock);
-	for (size_t i = 0; i < REPLY_CACHE_SIZE; i++) {
-		struct cached_reply *c = &srv->replies[i];
-		if (c->body && c->key == key && c->gen == gen) {
-			strbuf_add(&r->body, c->body, c->len);
-			r->status = c->status;
-			r->type = c->type;
-			r->etag = c->etag;
-			r->has_etag = c->has_etag;
-			hit = 1;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&srv->lock);
-	return hit;
-}
-
-static void reply_cache_put(struct web_server *srv, const struct web_reply *r, uint64_t key,
-			    uint64_t gen)
-{
-	struct cached_reply *c;
-	if (r->status != 200 || r->body.len > REPLY_CACHE_MAX_BODY)
-		return;
-	pthread_mutex_lock(&srv->lock);
-	c = &srv->replies[srv->next_reply];
-	srv->next_reply = (srv->next_reply + 1) % REPLY_CACHE_SIZE;
-	free(c->body);
-	c->key = key;
-	c->gen = gen;
-	c->status = r->status;
-	c->type = r->type;
-	c->etag = r->etag;
-	c->has_etag = r->has_etag;
-	c->len = r->body.len;
-	c->body = xmalloc(r->body.len + 1);
-	memcpy(c->body, r->body.buf, r->body.len + 1);
-	pthread_mutex_unlock(&srv->lock);
-}
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	/* The terminating NUL too, so ("ab", "c") and ("a", "bc") differ. */
-	return s ? web_hash(h, s, strlen(s) + 1) : web_hash(h, "\xff", 1);
+	if (s)
+		strbuf_add(key, s, strlen(s) + 1);
+	else
+		strbuf_addch(key, '\xff');
 }
 
 /* ROLES of a token line: a comma list of push and confirm, each at most once. */
@@ -695,7 +646,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	struct bl_error err = BL_ERROR_INIT;
 	struct store *st = NULL;
 	size_t slot = 0;
-	uint64_t gen = 0, key;
+	struct strbuf key = STRBUF_INIT;
+	uint64_t gen = 0, key_hash;
 	const char *rest = NULL;
 	const char *names[4];
 	int api = !strncmp(url, "/api/", 5), ret = 0;
@@ -773,8 +725,12 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		strbuf_release(&ra);
 		goto done;
 	}
-	key = hash_str(hash_str(hash_str(hash_str(WEB_HASH_INIT, url), q.q), q.from), q.to);
-	if (reply_cache_get(srv, r, key, gen))
+	cache_key_add(&key, url);
+	cache_key_add(&key, q.q);
+	cache_key_add(&key, q.from);
+	cache_key_add(&key, q.to);
+	key_hash = web_hash(WEB_HASH_INIT, key.buf, key.len);
+	if (web_reply_cache_get(srv->replies, r, key_hash, key.buf, key.len, gen))
 		goto done;
 	if (!strcmp(url, "/")) {
 		ret = web_page_overview(r, &srv->ctx, st, &q, &err);
@@ -807,7 +763,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	if (ret) {
 		reply_failure(r, &srv->ctx, api, &err);
 	} else {
-		reply_cache_put(srv, r, key, gen);
+		web_reply_cache_put(srv->replies, r, key_hash, key.buf, key.len, gen);
 	}
 done:
 	if (st)
@@ -817,6 +773,7 @@ done:
 	strbuf_release(&qa);
 	strbuf_release(&fa);
 	strbuf_release(&ta);
+	strbuf_release(&key);
 	bl_error_release(&err);
 }
 
@@ -1097,6 +1054,73 @@ static int body_request_start(struct web_server *srv, struct web_reply *r, struc
 	return 0;
 }
 
+/* A body in a Transfer-Encoding other than chunked alone ("gzip, chunked") is a 501: the
+ * server cannot read it, and libmicrohttpd would wait for it forever. 0 when the request has
+ * none or chunked. */
+static int transfer_encoding_unknown(struct web_reply *r, const struct web_ctx *ctx,
+				     struct MHD_Connection *conn, const char *url)
+{
+	const char *te =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	struct strbuf msg = STRBUF_INIT;
+	size_t n;
+	if (!te)
+		return 0;
+	te += strspn(te, " \t");
+	n = strlen(te);
+	while (n && (te[n - 1] == ' ' || te[n - 1] == '\t'))
+		n--;
+	if (n == 7 && !strncasecmp(te, "chunked", 7))
+		return 0;
+	strbuf_addf(&msg, "Transfer-Encoding '%.*s' is not supported (only chunked)", (int)n, te);
+	if (!utf8_valid(msg.buf, msg.len)) {
+		strbuf_reset(&msg);
+		strbuf_addstr(&msg, "Transfer-Encoding: only chunked is supported");
+	}
+	if (!strncmp(url, "/api/", 5))
+		web_reply_json_error(r, 501, msg.buf);
+	else
+		web_page_error(r, ctx, 501, msg.buf);
+	strbuf_release(&msg);
+	return BL_EINVALID;
+}
+
+static void reply_too_many_params(struct web_reply *r, const struct web_ctx *ctx, const char *url)
+{
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_addf(&msg, "too many query parameters (at most %d)", WEB_MAX_PARAMS);
+	if (!strncmp(url, "/api/", 5))
+		web_reply_json_error(r, 414, msg.buf);
+	else
+		web_page_error(r, ctx, 414, msg.buf);
+	strbuf_release(&msg);
+}
+
+/* Every request starts here, with its URI as the client sent it, before libmicrohttpd splits
+ * the query: the request's state is made, and a query of more than WEB_MAX_PARAMS parameters
+ * is marked to be refused (414) and cut off. libmicrohttpd keeps each parameter in the
+ * connection's 64 KiB memory pool, and with a thousand of them it runs out and drops the
+ * connection without an answer, so the query is emptied in place (the URI is the
+ * connection's own buffer, split after this returns) to leave room for the 414. */
+static void *request_begin(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct request *req = xcalloc(1, sizeof(*req));
+	char *query = (char *)strchr(uri, '?');
+	size_t params = 1;
+	(void)cls;
+	(void)conn;
+	strbuf_init(&req->body, 0);
+	if (query) {
+		for (const char *p = query + 1; *p; p++)
+			params += *p == '&';
+		if (params > WEB_MAX_PARAMS) {
+			req->too_many_params = 1;
+			query[1] = '\0';
+		}
+	}
+	return req;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
@@ -1109,10 +1133,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 	memset(&r, 0, sizeof(r));
 	strbuf_init(&r.body, 0);
-	if (!req) {
-		req = xcalloc(1, sizeof(*req));
-		strbuf_init(&req->body, 0);
-		*con_cls = req;
+	if (!req->started) {
+		req->started = 1;
+		if (req->too_many_params) {
+			reply_too_many_params(&r, &srv->ctx, url);
+			goto send;
+		}
+		if (transfer_encoding_unknown(&r, &srv->ctx, conn, url))
+			goto send;
 		if (!strcmp(url, "/api/records") && !is_get(method)) {
 			req->kind = REQUEST_PUSH;
 		} else if ((req->alert_id = outcome_route(url))) {
@@ -1177,8 +1205,7 @@ static void server_free(struct web_server *srv)
 	free(srv->stores);
 	free(srv->free);
 	free(srv->data_version);
-	for (size_t i = 0; i < REPLY_CACHE_SIZE; i++)
-		free(srv->replies[i].body);
+	web_reply_cache_free(srv->replies);
 	for (size_t i = 0; i < srv->ntokens; i++) {
 		free(srv->tokens[i].token);
 		free(srv->tokens[i].glob);
@@ -1240,6 +1267,7 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	srv->ctx.base = srv->base;
 	srv->ctx.gnuplot = opts->gnuplot ? opts->gnuplot : "gnuplot";
 	srv->ctx.cache = web_chart_cache_new(128);
+	srv->replies = web_reply_cache_new(WEB_REPLY_CACHE_SLOTS);
 	srv->ctx.repo_dir = opts->repo_dir;
 	/* One connection per request thread, so a request never waits for a connection. */
 	srv->nstores = srv->opts.threads;
@@ -1260,7 +1288,8 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)srv->opts.threads, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED,
-	    completed, srv, MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL, MHD_OPTION_END);
+	    completed, srv, MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL,
+	    MHD_OPTION_URI_LOG_CALLBACK, request_begin, srv, MHD_OPTION_END);
 	if (!srv->daemon) {
 		ret = bl_error_set(err, BL_EIO, "cannot listen on %s port %u: %s", bind, opts->port,
 				   strerror(errno ? errno : EADDRINUSE));

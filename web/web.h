@@ -15,6 +15,8 @@
 
 /* Largest body POST /api/records takes (413 over it). */
 #define WEB_MAX_BODY ((size_t)16 << 20)
+/* Most query parameters a request may have (414 over it). */
+#define WEB_MAX_PARAMS 64
 /* Largest token file read. */
 #define WEB_MAX_TOKEN_FILE ((size_t)1 << 20)
 /* gnuplot is killed when it runs longer than this. */
@@ -141,6 +143,22 @@ struct web_reply {
 #define WEB_LOCK_TIMEOUT 30
 /* Seconds a client is told to wait when the database stayed locked (503). */
 #define WEB_RETRY_AFTER 5
+
+/* Answers to GETs kept for one database generation (the server bumps it on every change),
+ * found by their whole key: the hash only picks candidates. Safe to share between threads. */
+#define WEB_REPLY_CACHE_SLOTS	 64
+#define WEB_REPLY_CACHE_MAX_BODY ((size_t)4 << 20)
+struct web_reply_cache;
+struct web_reply_cache *web_reply_cache_new(size_t slots);
+void web_reply_cache_free(struct web_reply_cache *c);
+/* 1 and r filled (body appended) when the cache holds key's answer for gen, else 0. hash is
+ * web_hash of the key. */
+int web_reply_cache_get(struct web_reply_cache *c, struct web_reply *r, uint64_t hash,
+			const char *key, size_t key_len, uint64_t gen);
+/* Keeps r (a 200 of at most WEB_REPLY_CACHE_MAX_BODY bytes) for key and gen, in place of the
+ * oldest entry. */
+void web_reply_cache_put(struct web_reply_cache *c, const struct web_reply *r, uint64_t hash,
+			 const char *key, size_t key_len, uint64_t gen);
 
 /* Makes r the JSON error {"error": msg} with status (no ETag: errors are not cached). */
 void web_reply_json_error(struct web_reply *r, int status, const char *msg);

@@ -17,6 +17,29 @@ C2=$(cd repo && git rev-parse HEAD~1)
 bl init >/dev/null || exit 1
 printf 'secret-all\n' >tokens
 
+# raw PORT [SECONDS]: sends stdin as it is to the server at 127.0.0.1:PORT and prints what
+# comes back until the server closes the connection, or "(no more)" after SECONDS (3).
+raw() {
+	perl -MIO::Socket::INET -e '
+		my ($port, $secs) = @ARGV;
+		local $/; my $req = <STDIN>;
+		my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port") or die "connect: $!\n";
+		print $s $req;
+		my $out = "";
+		eval {
+			local $SIG{ALRM} = sub { die "alarm\n" };
+			alarm $secs;
+			while (sysread($s, my $buf, 65536)) { $out .= $buf }
+			alarm 0;
+		};
+		print $out, ($@ ? "(no more)\n" : "");
+	' "$1" "${2:-3}"
+}
+# params N: a query of N parameters p1=v&p2=v...
+params() {
+	perl -e 'print join("&", map { "p$_=v" } 1 .. $ARGV[0])' "$1"
+}
+
 # lock_hold: another process (the sqlite3 shell) takes the database's write lock and keeps it
 # until lock_release.
 lock_hold() {
@@ -72,6 +95,39 @@ test_expect 'a bearer token padded with blanks is the token' '
 		-H "Authorization: Bearer secret-al l" --data-binary @rec.json &&
 	expect_status 401 application/json POST "$URL/api/records" \
 		-H "Authorization: Bearer    " --data-binary @rec.json
+'
+
+# D10: a query of many parameters is answered (414), not dropped.
+test_expect 'a query of more than 64 parameters is a 414' '
+	expect_status 200 application/json GET "$URL/api/series?$(params 64)" &&
+	expect_status 414 application/json GET "$URL/api/series?$(params 65)" &&
+	echo "{\"error\":\"too many query parameters (at most 64)\"}" >expect &&
+	test_cmp expect body &&
+	expect_status 414 application/json GET "$URL/api/series?$(params 1000)" &&
+	expect_status 414 text/html GET "$URL/?$(params 1000)" &&
+	expect_status 414 application/json GET "$URL/api/records?$(params 3000)"
+'
+test_expect 'a header block of many headers is answered (431)' '
+	for i in $(seq 1 1500); do echo "X-H$i: v"; done >many-headers &&
+	expect_status 431 "" GET "$URL/api/series" -H @many-headers
+'
+
+# A body in an encoding the server cannot read is a 501, not a wait for ever.
+PORT=${URL##*:}
+test_expect 'Transfer-Encoding other than chunked is a 501' '
+	printf "POST /api/records HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" |
+		raw "$PORT" >answer &&
+	head -1 answer | tr -d "\r" >actual &&
+	echo "HTTP/1.1 501 Not Implemented" >expect &&
+	test_cmp expect actual &&
+	grep -q "Transfer-Encoding .gzip, chunked. is not supported (only chunked)" answer &&
+	printf "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n" | raw "$PORT" >answer &&
+	grep -q "^HTTP/1.1 501" answer &&
+	grep -qi "^Content-Type: text/html" answer &&
+	body=$(cat rec.json) &&
+	printf "POST /api/records HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer secret-all\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" \
+		"${#body}" "$body" | raw "$PORT" >answer &&
+	grep -q "^HTTP/1.1 200" answer
 '
 
 serve_stop gate || exit 1
