@@ -293,7 +293,7 @@ struct store_member {
 	uint32_t group;	  /* index into store_members.groups */
 	uint32_t content; /* index into store_members.contents; 0: no content hash */
 	uint32_t point;	  /* its metrics, by name: points[point .. point + npoints) */
-	uint16_t npoints;
+	uint32_t npoints; /* a record's metrics: as many as a 1 GiB file can name */
 	uint8_t baseline;
 	uint8_t dropped; /* set while a bulk read works out the members; never set after */
 };
