@@ -54,7 +54,115 @@ struct web_server {
 	size_t ntokens;
 	int have_token_file;
 	struct web_background *bg; /* detection after pushes, the sync of --repo */
+	/* The request deadline's watch: every open connection, and the thread that drops those
+	 * whose request is not in after opts.request_deadline_s. */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_cond;
+	struct watched *watched; /* a list */
+	pthread_t watcher;
+	int watching, stop_watching;
 };
+
+/* An open connection as the deadline's watch sees it. */
+struct watched {
+	struct watched *prev, *next;
+	int fd;
+	int receiving;	       /* a request is coming in (or the next one may) */
+	int dropped;	       /* shut down by the watch */
+	struct timespec since; /* CLOCK_MONOTONIC: accepted, or the last answer sent */
+};
+
+static struct timespec now_monotonic(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+/* Connections come and go (libmicrohttpd's connection notification): each is watched from its
+ * start to its close. */
+static void connection_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct web_server *srv = cls;
+	struct watched *w = *socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *info =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		w = xcalloc(1, sizeof(*w));
+		w->fd = info ? info->connect_fd : -1;
+		w->receiving = 1;
+		w->since = now_monotonic();
+		pthread_mutex_lock(&srv->watch_lock);
+		w->next = srv->watched;
+		if (w->next)
+			w->next->prev = w;
+		srv->watched = w;
+		pthread_mutex_unlock(&srv->watch_lock);
+		*socket_context = w;
+		return;
+	}
+	if (!w)
+		return;
+	/* Closed: the socket is still open until this returns, so the watch never shuts down
+	 * another connection's descriptor. */
+	pthread_mutex_lock(&srv->watch_lock);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		srv->watched = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_mutex_unlock(&srv->watch_lock);
+	free(w);
+	*socket_context = NULL;
+}
+
+/* The request of conn is in (headers and body): the deadline no longer runs, or, with
+ * receiving set, the connection waits for its next request and the deadline starts again. */
+static void watch_mark(struct web_server *srv, struct MHD_Connection *conn, int receiving)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct watched *w = info ? info->socket_context : NULL;
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	w->receiving = receiving;
+	if (receiving)
+		w->since = now_monotonic();
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
+/* The watch: a client that takes longer than the deadline to send its request (a header byte
+ * every few seconds keeps libmicrohttpd's idle timeout from ever firing) has its connection
+ * shut down, which ends it in its own thread. */
+static void *watch_run(void *data)
+{
+	struct web_server *srv = data;
+	int64_t deadline_ms = (int64_t)srv->opts.request_deadline_s * 1000;
+	pthread_mutex_lock(&srv->watch_lock);
+	while (!srv->stop_watching) {
+		struct timespec now = now_monotonic(), wake;
+		for (struct watched *w = srv->watched; w; w = w->next) {
+			int64_t waited_ms = (int64_t)(now.tv_sec - w->since.tv_sec) * 1000 +
+					    (now.tv_nsec - w->since.tv_nsec) / 1000000;
+			if (!w->receiving || w->dropped || w->fd < 0 || waited_ms < deadline_ms)
+				continue;
+			shutdown(w->fd, SHUT_RDWR);
+			w->dropped = 1;
+		}
+		clock_gettime(CLOCK_REALTIME, &wake);
+		wake.tv_nsec += WEB_WATCH_PERIOD_MS * 1000000L;
+		if (wake.tv_nsec >= 1000000000L) {
+			wake.tv_sec++;
+			wake.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&srv->watch_cond, &srv->watch_lock, &wake);
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+	return NULL;
+}
 
 /* What a request is, decided on its first call. */
 enum request_kind {
@@ -1137,10 +1245,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		req->started = 1;
 		if (req->too_many_params) {
 			reply_too_many_params(&r, &srv->ctx, url);
-			goto send;
+			goto answer_now;
 		}
 		if (transfer_encoding_unknown(&r, &srv->ctx, conn, url))
-			goto send;
+			goto answer_now;
 		if (!strcmp(url, "/api/records") && !is_get(method)) {
 			req->kind = REQUEST_PUSH;
 		} else if ((req->alert_id = outcome_route(url))) {
@@ -1153,7 +1261,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return MHD_YES;
 		}
 		if (body_request_start(srv, &r, req, conn, method))
-			goto send;
+			goto answer_now;
 		strbuf_release(&r.body);
 		return MHD_YES;
 	}
@@ -1168,6 +1276,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		strbuf_release(&r.body);
 		return MHD_YES;
 	}
+	/* The whole request is in: what follows is the server's time, not the client's. */
+	watch_mark(srv, conn, 0);
 	if (req->kind == REQUEST_GET)
 		route_get(srv, &r, conn, url, method);
 	else if (req->too_big)
@@ -1176,6 +1286,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		push_records(srv, &r, req, conn);
 	else
 		post_outcome(srv, &r, req, conn);
+	goto send;
+answer_now:
+	/* answered before its body: the connection closes after the answer */
+	watch_mark(srv, conn, 0);
 send:
 	ret = send_reply(conn, &r);
 	strbuf_release(&r.body);
@@ -1186,9 +1300,9 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
 	struct request *req = *con_cls;
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	/* The next request on a kept-alive connection has the whole deadline again. */
+	watch_mark(cls, conn, 1);
 	if (!req)
 		return;
 	strbuf_release(&req->body);
@@ -1198,6 +1312,15 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void server_free(struct web_server *srv)
 {
+	if (srv->daemon)
+		MHD_stop_daemon(srv->daemon);
+	if (srv->watching) {
+		pthread_mutex_lock(&srv->watch_lock);
+		srv->stop_watching = 1;
+		pthread_cond_signal(&srv->watch_cond);
+		pthread_mutex_unlock(&srv->watch_lock);
+		pthread_join(srv->watcher, NULL);
+	}
 	/* The daemon is stopped: no request can ask for another run. */
 	web_background_stop(srv->bg);
 	for (size_t i = 0; i < srv->nstores; i++)
@@ -1215,6 +1338,8 @@ static void server_free(struct web_server *srv)
 	free(srv->base);
 	pthread_mutex_destroy(&srv->lock);
 	pthread_cond_destroy(&srv->cond);
+	pthread_mutex_destroy(&srv->watch_lock);
+	pthread_cond_destroy(&srv->watch_cond);
 	free(srv);
 }
 
@@ -1232,7 +1357,11 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	*out = NULL;
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_cond_init(&srv->cond, NULL);
+	pthread_mutex_init(&srv->watch_lock, NULL);
+	pthread_cond_init(&srv->watch_cond, NULL);
 	srv->opts = *opts;
+	if (!srv->opts.request_deadline_s)
+		srv->opts.request_deadline_s = WEB_REQUEST_DEADLINE;
 	if (!srv->opts.threads)
 		srv->opts.threads = 4;
 	if (!srv->opts.timeout_s)
@@ -1288,13 +1417,20 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)srv->opts.threads, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED,
-	    completed, srv, MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL,
-	    MHD_OPTION_URI_LOG_CALLBACK, request_begin, srv, MHD_OPTION_END);
+	    completed, srv, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, srv,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)srv->opts.client_connections,
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+	    request_begin, srv, MHD_OPTION_END);
 	if (!srv->daemon) {
 		ret = bl_error_set(err, BL_EIO, "cannot listen on %s port %u: %s", bind, opts->port,
 				   strerror(errno ? errno : EADDRINUSE));
 		goto done;
 	}
+	if (pthread_create(&srv->watcher, NULL, watch_run, srv)) {
+		ret = bl_error_set(err, BL_EIO, "cannot start the request deadline's thread");
+		goto done;
+	}
+	srv->watching = 1;
 done:
 	if (ret)
 		server_free(srv);
@@ -1331,6 +1467,7 @@ void web_stop(struct web_server *srv)
 		waited_ms += 20;
 	}
 	MHD_stop_daemon(srv->daemon);
+	srv->daemon = NULL;
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	server_free(srv);

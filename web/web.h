@@ -37,8 +37,13 @@ struct web_options {
 	unsigned threads;	 /* request threads (and store connections); 4 when 0 */
 	unsigned timeout_s;	 /* idle or slow connections are dropped after this; 10 when 0 */
 	unsigned lock_timeout_s; /* a write waits this long for the lock, then 503; 30 when 0 */
-	const char *repo_dir;	 /* the benchmarked repository: /gate, /api/gate and the sync need
-				    it; its benchline.json applies to pushes and detection */
+	/* A request's headers and body must be in this long after the connection is ready for
+	 * it (accepted, or its previous answer sent), else it is dropped; WEB_REQUEST_DEADLINE
+	 * when 0. */
+	unsigned request_deadline_s;
+	unsigned client_connections; /* open connections one address may have; 0: no limit */
+	const char *repo_dir; /* the benchmarked repository: /gate, /api/gate and the sync need
+				 it; its benchline.json applies to pushes and detection */
 	unsigned
 	    sync_interval_s; /* with repo_dir: seconds between syncs; WEB_SYNC_INTERVAL when 0 */
 	/* What the background thread did ("detect: 2 new Suspects, ..."), one line a call, from
@@ -139,6 +144,11 @@ struct web_reply {
 	unsigned retry_after_s; /* a Retry-After header (a 503 for a lock); 0: none */
 };
 
+/* Defaults of --request-deadline and --client-connections. */
+#define WEB_REQUEST_DEADLINE   30
+#define WEB_CLIENT_CONNECTIONS 32
+/* How often the request deadline is checked. */
+#define WEB_WATCH_PERIOD_MS 250
 /* Seconds a write waits for another's lock by default (--lock-timeout). */
 #define WEB_LOCK_TIMEOUT 30
 /* Seconds a client is told to wait when the database stayed locked (503). */

@@ -40,6 +40,58 @@ params() {
 	perl -e 'print join("&", map { "p$_=v" } 1 .. $ARGV[0])' "$1"
 }
 
+# slow PORT GAP MAX [BODY]: a client that sends a request one byte every GAP seconds (its
+# headers, or with BODY its headers whole and then a body of BODY bytes): prints "dropped" when
+# the server closes the connection, "answered" when it answers, "open" when it is still open
+# after MAX seconds.
+slow() {
+	perl -MIO::Socket::INET -MTime::HiRes=time -e '
+		my ($port, $gap, $max, $body) = @ARGV;
+		$SIG{PIPE} = "IGNORE";
+		my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port") or die "connect: $!\n";
+		my ($head, $rest);
+		if ($body) {
+			print $s "POST /api/records HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret-all\r\nContent-Length: $body\r\n\r\n";
+			$rest = "x" x $body;
+		} else {
+			$rest = "GET /api/series HTTP/1.1\r\nHost: x\r\nX-Slow: " . ("a" x 100000);
+		}
+		my $t0 = time;
+		for (my $i = 0; time - $t0 < $max; $i++) {
+			if (!defined syswrite($s, substr($rest, $i, 1), 1)) { print "dropped\n"; exit }
+			my $rin = "";
+			vec($rin, fileno($s), 1) = 1;
+			next unless select(my $rout = $rin, undef, undef, $gap);
+			print sysread($s, my $buf, 100) ? "answered\n" : "dropped\n";
+			exit;
+		}
+		print "open\n";
+	' "$@"
+}
+
+# hold PORT N: opens N connections from 127.0.0.1, each with a request begun, and keeps them
+# open until release.
+hold() {
+	rm -f hold.ready hold.release
+	perl -MIO::Socket::INET -e '
+		my ($port, $n) = @ARGV;
+		my @s = map { IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port") or die "connect: $!\n" } 1 .. $n;
+		print $_ "GET /api/series HTTP/1.1\r\n" for @s;
+		open my $f, ">", "hold.ready" or die;
+		close $f;
+		for (1 .. 300) { last if -e "hold.release"; select(undef, undef, undef, 0.1) }
+	' "$1" "$2" &
+	i=0
+	until [ -e hold.ready ]; do
+		i=$((i + 1))
+		[ $i -le 100 ] || return 1
+		sleep 0.1
+	done
+}
+release() {
+	touch hold.release && wait
+}
+
 # lock_hold: another process (the sqlite3 shell) takes the database's write lock and keeps it
 # until lock_release.
 lock_hold() {
@@ -132,8 +184,40 @@ test_expect 'Transfer-Encoding other than chunked is a 501' '
 
 serve_stop gate || exit 1
 
+# D2: a client slow to send its request is dropped at the deadline; one address may hold a
+# bounded number of connections.
+serve_start slow --request-deadline 2 --token-file tokens || exit 1
+PORT=${URL##*:}
+test_expect 'a client sending its headers a byte at a time is dropped' '
+	slow "$PORT" 0.5 20 >actual &&
+	echo dropped >expect &&
+	test_cmp expect actual &&
+	expect_status 200 application/json GET "$URL/api/series"
+'
+test_expect 'a client sending its body a byte at a time is dropped' '
+	slow "$PORT" 0.5 20 1000 >actual &&
+	echo dropped >expect &&
+	test_cmp expect actual
+'
+serve_stop slow || exit 1
+
+serve_start crowd --client-connections 3 || exit 1
+PORT=${URL##*:}
+test_expect 'an address holds at most --client-connections connections; others still answer' '
+	hold "$PORT" 3 &&
+	status GET "$URL/api/series" >over.status;
+	status GET "$URL/api/series" --interface 127.0.0.2 >other.status;
+	release &&
+	echo "000 " >expect && test_cmp expect over.status &&
+	echo "200 application/json" >expect && test_cmp expect other.status &&
+	expect_status 200 application/json GET "$URL/api/series"
+'
+serve_stop crowd || exit 1
+
 # D3: a write lock the server cannot get within --lock-timeout is a 503 with Retry-After.
-serve_start locked --lock-timeout 1 --token-file tokens || exit 1
+# With a deadline shorter than the wait for the lock: the deadline is the client's time to send
+# its request, never the server's time to answer it.
+serve_start locked --lock-timeout 3 --request-deadline 1 --token-file tokens || exit 1
 record m1 b2 2 >rec2.json
 lock_hold || exit 1
 test_expect 'a push that cannot get the write lock is a 503 with Retry-After' '
