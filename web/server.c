@@ -34,18 +34,48 @@ struct token {
 	unsigned roles;
 };
 
+/* The store connections, one pool for each kind of work, so that one kind never waits for
+ * another's connections: reads are never held up behind pushes waiting for the write lock
+ * (WAL readers need no lock), nor behind charts, which hold theirs while gnuplot draws. */
+enum pool_kind {
+	POOL_READ,  /* GETs but Series pages and charts; --threads connections */
+	POOL_CHART, /* Series pages and charts (gnuplot); --threads connections */
+	POOL_WRITE, /* pushes and confirm outcomes: one, the server's write lock */
+	POOL__COUNT
+};
+
+struct pool {
+	struct store **stores;
+	size_t *idle;	       /* idle[0..nidle): indexes into stores */
+	int64_t *data_version; /* per store: the data_version last seen */
+	size_t n, nidle;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC: a connection was given back */
+};
+
+/* A connection taken from a pool. */
+struct pooled {
+	struct pool *pool;
+	size_t slot;
+	struct store *st; /* NULL: none taken */
+};
+
+/* The charts one client address is drawing (--client-charts at most). */
+struct client_charts {
+	char addr[INET6_ADDRSTRLEN];
+	unsigned drawing;
+};
+
 struct web_server {
 	struct MHD_Daemon *daemon;
 	struct web_options opts;
 	struct web_ctx ctx;
 	char *base;
-	/* The store pool: free[0..nfree) are idle connections. */
+	/* Under lock: the store pools, the generation and the charts each client is drawing. */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct store **stores;
-	size_t *free;	       /* indexes into stores */
-	int64_t *data_version; /* per store: the data_version last seen */
-	size_t nstores, nfree;
+	struct pool pools[POOL__COUNT];
+	struct client_charts *charts;
+	size_t ncharts, charts_alloc;
+	pthread_cond_t charts_cond; /* a client's chart is done */
 	/* Bumped whenever the database may have changed: a push, or a connection that sees
 	 * another one's commit (SQLite's data_version). Cached replies are for one generation. */
 	uint64_t gen;
@@ -182,38 +212,147 @@ struct request {
 	const struct token *token;
 };
 
-/* Takes an idle connection; *gen_out (may be NULL) receives the database generation, bumped
- * first when this connection sees a commit it has not seen. */
-static size_t pool_take(struct web_server *srv, uint64_t *gen_out)
+static int pool_open(struct pool *p, size_t n, const struct web_options *opts, struct bl_error *err)
 {
-	size_t i;
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	p->stores = xcalloc(n, sizeof(*p->stores));
+	p->idle = xcalloc(n, sizeof(*p->idle));
+	p->data_version = xcalloc(n, sizeof(*p->data_version));
+	for (; p->n < n; p->n++) {
+		int ret = store_open(&p->stores[p->n], opts->db_path, 0, err);
+		if (ret)
+			return ret;
+		store_set_busy_timeout(p->stores[p->n], opts->lock_timeout_s * 1000);
+		p->data_version[p->n] = -1;
+		p->idle[p->nidle++] = p->n;
+	}
+	return 0;
+}
+
+static void pool_close(struct pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		store_free(p->stores[i]);
+	free(p->stores);
+	free(p->idle);
+	free(p->data_version);
+	if (p->stores)
+		pthread_cond_destroy(&p->cond);
+}
+
+/* Takes an idle connection of the kind's pool into *out; *gen_out (may be NULL) receives the
+ * database generation, bumped first when this connection sees a commit it has not seen. The
+ * write pool is waited for at most --lock-timeout (BL_EBUSY after it, the 503 of a lock held
+ * too long); the others as long as it takes (their work is bounded). */
+static int pool_take(struct pooled *out, uint64_t *gen_out, struct web_server *srv,
+		     enum pool_kind kind, struct bl_error *err)
+{
+	struct pool *p = &srv->pools[kind];
+	struct timespec until = now_monotonic();
 	int64_t dv = 0;
 	int have_dv;
+	size_t i;
+
+	until.tv_sec += srv->opts.lock_timeout_s;
+	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&srv->lock);
-	while (!srv->nfree)
-		pthread_cond_wait(&srv->cond, &srv->lock);
-	i = srv->free[--srv->nfree];
+	while (!p->nidle) {
+		if (kind != POOL_WRITE) {
+			pthread_cond_wait(&p->cond, &srv->lock);
+		} else if (pthread_cond_timedwait(&p->cond, &srv->lock, &until) == ETIMEDOUT &&
+			   !p->nidle) {
+			pthread_mutex_unlock(&srv->lock);
+			return bl_error_set(err, BL_EBUSY,
+					    "the database is busy: other writes held it for %u s",
+					    srv->opts.lock_timeout_s);
+		}
+	}
+	i = p->idle[--p->nidle];
 	pthread_mutex_unlock(&srv->lock);
 	/* Only this thread uses connection i until it is given back. */
-	have_dv = !store_web_data_version(&dv, srv->stores[i], NULL);
+	have_dv = !store_web_data_version(&dv, p->stores[i], NULL);
 	pthread_mutex_lock(&srv->lock);
-	if (!have_dv || dv != srv->data_version[i]) {
+	if (!have_dv || dv != p->data_version[i]) {
 		srv->gen++;
-		srv->data_version[i] = dv;
+		p->data_version[i] = dv;
 	}
 	if (gen_out)
 		*gen_out = srv->gen;
 	pthread_mutex_unlock(&srv->lock);
-	return i;
+	out->pool = p;
+	out->slot = i;
+	out->st = p->stores[i];
+	return 0;
 }
 
-static void pool_give(struct web_server *srv, size_t i, int wrote)
+/* Gives a taken connection back (none taken: nothing); wrote: cached replies are stale. */
+static void pool_give(struct web_server *srv, struct pooled *c, int wrote)
 {
+	if (!c->st)
+		return;
 	pthread_mutex_lock(&srv->lock);
 	if (wrote)
 		srv->gen++;
-	srv->free[srv->nfree++] = i;
-	pthread_cond_signal(&srv->cond);
+	c->pool->idle[c->pool->nidle++] = c->slot;
+	pthread_cond_signal(&c->pool->cond);
+	pthread_mutex_unlock(&srv->lock);
+	c->st = NULL;
+}
+
+/* The client's address as text, "" when unknown. */
+static void client_address(char out[INET6_ADDRSTRLEN], struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = info ? info->client_addr : NULL;
+	out[0] = '\0';
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out,
+			  INET6_ADDRSTRLEN);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
+			  INET6_ADDRSTRLEN);
+}
+
+static struct client_charts *client_charts_find(struct web_server *srv, const char *addr)
+{
+	for (size_t i = 0; i < srv->ncharts; i++)
+		if (!strcmp(srv->charts[i].addr, addr))
+			return &srv->charts[i];
+	return NULL;
+}
+
+/* Waits until the client draws fewer than --client-charts charts, then counts one more: a
+ * client asking for many charts at once has them drawn a few at a time, and leaves the rest
+ * of the chart pool to others. */
+static void chart_begin(struct web_server *srv, const char *addr)
+{
+	struct client_charts *c;
+	pthread_mutex_lock(&srv->lock);
+	while ((c = client_charts_find(srv, addr)) && c->drawing >= srv->opts.client_charts)
+		pthread_cond_wait(&srv->charts_cond, &srv->lock);
+	if (!c) {
+		ALLOC_GROW(srv->charts, srv->ncharts, srv->charts_alloc);
+		c = &srv->charts[srv->ncharts++];
+		memset(c, 0, sizeof(*c));
+		memcpy(c->addr, addr, strlen(addr) + 1);
+	}
+	c->drawing++;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static void chart_end(struct web_server *srv, const char *addr)
+{
+	struct client_charts *c;
+	pthread_mutex_lock(&srv->lock);
+	c = client_charts_find(srv, addr);
+	if (c && !--c->drawing)
+		*c = srv->charts[--srv->ncharts];
+	pthread_cond_broadcast(&srv->charts_cond);
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -752,8 +891,10 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	struct strbuf qa = STRBUF_INIT, fa = STRBUF_INIT, ta = STRBUF_INIT;
 	struct web_query q = {NULL, NULL, NULL};
 	struct bl_error err = BL_ERROR_INIT;
+	struct pooled conn_db = {NULL, 0, NULL};
 	struct store *st = NULL;
-	size_t slot = 0;
+	char client[INET6_ADDRSTRLEN];
+	int drawing = 0;
 	struct strbuf key = STRBUF_INIT;
 	uint64_t gen = 0, key_hash;
 	const char *rest = NULL;
@@ -797,8 +938,18 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	q.q = query_arg(&qa, conn, "q");
 	q.from = query_arg(&fa, conn, "from");
 	q.to = query_arg(&ta, conn, "to");
-	slot = pool_take(srv, &gen);
-	st = srv->stores[slot];
+	/* Series pages and charts draw with gnuplot: a few at a time per client, on their own
+	 * connections. */
+	if (!strncmp(url, "/series/", 8)) {
+		client_address(client, conn);
+		chart_begin(srv, client);
+		drawing = 1;
+	}
+	if (pool_take(&conn_db, &gen, srv, drawing ? POOL_CHART : POOL_READ, &err)) {
+		reply_failure(r, &srv->ctx, api, &err);
+		goto done;
+	}
+	st = conn_db.st;
 	if (query) {
 		if (api_query(srv, r, conn, st, url, &err))
 			reply_error(r, &srv->ctx, 1, &err);
@@ -874,8 +1025,9 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		web_reply_cache_put(srv->replies, r, key_hash, key.buf, key.len, gen);
 	}
 done:
-	if (st)
-		pool_give(srv, slot, 0);
+	pool_give(srv, &conn_db, 0);
+	if (drawing)
+		chart_end(srv, client);
 	for (int i = 0; i < 4; i++)
 		strbuf_release(&parts[i]);
 	strbuf_release(&qa);
@@ -905,7 +1057,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	struct ingest_tagged *tagged = NULL;
 	int64_t *ids = NULL, harness = -1;
 	struct store *st = NULL;
-	size_t slot = 0;
+	struct pooled writer = {NULL, 0, NULL};
 	json_t *out = NULL;
 	const char *format = NULL;
 	char *text;
@@ -958,8 +1110,12 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
 	tagged = xcalloc(batch.nr ? batch.nr : 1, sizeof(*tagged));
 	in.tagged = tagged;
-	slot = pool_take(srv, NULL);
-	st = srv->stores[slot];
+	/* The write lock first: a push waiting for it holds no connection a read needs. */
+	if (pool_take(&writer, NULL, srv, POOL_WRITE, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	st = writer.st;
 	if (ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
 		reply_error(r, &srv->ctx, 1, &err);
 		goto done;
@@ -984,8 +1140,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 		web_background_poke(srv->bg);
 done:
 	/* Any push may have written: cached replies are dropped. */
-	if (st)
-		pool_give(srv, slot, 1);
+	pool_give(srv, &writer, 1);
 	json_decref(out);
 	free(outcomes);
 	free(ids);
@@ -1041,7 +1196,7 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 	struct store *st = NULL;
 	json_error_t jerr;
 	json_t *doc = NULL, *ids, *o;
-	size_t slot = 0;
+	struct pooled writer = {NULL, 0, NULL};
 	char *text;
 
 	memset(&res, 0, sizeof(res));
@@ -1055,8 +1210,11 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 		strbuf_release(&msg);
 		goto done;
 	}
-	slot = pool_take(srv, NULL);
-	st = srv->stores[slot];
+	if (pool_take(&writer, NULL, srv, POOL_WRITE, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	st = writer.st;
 	if (find_alert(&alert, st, req->alert_id, &err)) {
 		reply_error(r, &srv->ctx, 1, &err);
 		goto done;
@@ -1094,8 +1252,7 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 	if (res.nregressions)
 		web_background_poke(srv->bg);
 done:
-	if (st)
-		pool_give(srv, slot, 1);
+	pool_give(srv, &writer, 1);
 	confirm_alert_result_release(&res);
 	json_decref(doc);
 	strbuf_release(&alert.machine);
@@ -1323,11 +1480,10 @@ static void server_free(struct web_server *srv)
 	}
 	/* The daemon is stopped: no request can ask for another run. */
 	web_background_stop(srv->bg);
-	for (size_t i = 0; i < srv->nstores; i++)
-		store_free(srv->stores[i]);
-	free(srv->stores);
-	free(srv->free);
-	free(srv->data_version);
+	for (int i = 0; i < POOL__COUNT; i++)
+		pool_close(&srv->pools[i]);
+	free(srv->charts);
+	pthread_cond_destroy(&srv->charts_cond);
 	web_reply_cache_free(srv->replies);
 	for (size_t i = 0; i < srv->ntokens; i++) {
 		free(srv->tokens[i].token);
@@ -1337,7 +1493,6 @@ static void server_free(struct web_server *srv)
 	web_chart_cache_free(srv->ctx.cache);
 	free(srv->base);
 	pthread_mutex_destroy(&srv->lock);
-	pthread_cond_destroy(&srv->cond);
 	pthread_mutex_destroy(&srv->watch_lock);
 	pthread_cond_destroy(&srv->watch_cond);
 	free(srv);
@@ -1349,19 +1504,25 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	struct sockaddr_in sa4;
 	struct sockaddr_in6 sa6;
 	struct sockaddr *sa;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_EPOLL;
+	/* A thread for each connection: a request waiting on the database or on gnuplot holds up
+	 * no other connection (with a shared pool of threads, every connection of a waiting
+	 * thread went unanswered, kept-alive ones dropped). */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_POLL | MHD_USE_ITC;
 	const char *bind = opts->bind ? opts->bind : "127.0.0.1";
 	size_t n;
 	int ret = 0;
 
 	*out = NULL;
 	pthread_mutex_init(&srv->lock, NULL);
-	pthread_cond_init(&srv->cond, NULL);
+	pthread_cond_init(&srv->charts_cond, NULL);
 	pthread_mutex_init(&srv->watch_lock, NULL);
 	pthread_cond_init(&srv->watch_cond, NULL);
 	srv->opts = *opts;
 	if (!srv->opts.request_deadline_s)
 		srv->opts.request_deadline_s = WEB_REQUEST_DEADLINE;
+	if (!srv->opts.client_charts)
+		srv->opts.client_charts = WEB_CLIENT_CHARTS;
 	if (!srv->opts.threads)
 		srv->opts.threads = 4;
 	if (!srv->opts.timeout_s)
@@ -1398,26 +1559,18 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	srv->ctx.cache = web_chart_cache_new(128);
 	srv->replies = web_reply_cache_new(WEB_REPLY_CACHE_SLOTS);
 	srv->ctx.repo_dir = opts->repo_dir;
-	/* One connection per request thread, so a request never waits for a connection. */
-	srv->nstores = srv->opts.threads;
-	srv->stores = xcalloc(srv->nstores, sizeof(*srv->stores));
-	srv->free = xcalloc(srv->nstores, sizeof(*srv->free));
-	srv->data_version = xcalloc(srv->nstores, sizeof(*srv->data_version));
-	for (size_t i = 0; i < srv->nstores; i++) {
-		if ((ret = store_open(&srv->stores[i], opts->db_path, 0, err)))
-			goto done;
-		store_set_busy_timeout(srv->stores[i], srv->opts.lock_timeout_s * 1000);
-		srv->data_version[i] = -1;
-		srv->free[srv->nfree++] = i;
-	}
+	if ((ret = pool_open(&srv->pools[POOL_READ], srv->opts.threads, &srv->opts, err)) ||
+	    (ret = pool_open(&srv->pools[POOL_CHART], srv->opts.threads, &srv->opts, err)) ||
+	    (ret = pool_open(&srv->pools[POOL_WRITE], 1, &srv->opts, err)))
+		goto done;
 	if ((ret = web_background_start(&srv->bg, &srv->opts, err)))
 		goto done;
 	srv->daemon = MHD_start_daemon(
 	    flags, (uint16_t)opts->port, NULL, NULL, handle, srv, MHD_OPTION_SOCK_ADDR, sa,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)srv->opts.threads, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED,
-	    completed, srv, MHD_OPTION_NOTIFY_CONNECTION, connection_notify, srv,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->opts.timeout_s,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+	    MHD_OPTION_NOTIFY_CONNECTION, connection_notify, srv,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)srv->opts.client_connections,
 	    MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL, MHD_OPTION_URI_LOG_CALLBACK,
 	    request_begin, srv, MHD_OPTION_END);

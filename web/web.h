@@ -1,7 +1,8 @@
 /*
  * web: `benchline serve` (§11). An HTTP server on libmicrohttpd with a thread pool: the
  * overview, Series pages with gnuplot charts, the JSON API and POST /api/records. Each
- * request thread borrows its own store connection from a small pool. Nothing here prints
+ * connection has its own thread; a request borrows a store connection from the pool of its
+ * kind (reads, charts, the one writer). Nothing here prints
  * or exits; cli/cmd_serve.c starts and stops the server.
  */
 #ifndef BENCHLINE_WEB_H
@@ -34,7 +35,7 @@ struct web_options {
 	const char *token_file;	 /* NULL: pushing is refused with 401 */
 	const char *base_url;	 /* prefix of absolute links, NULL for relative ones */
 	const char *gnuplot;	 /* the program, "gnuplot" when NULL */
-	unsigned threads;	 /* request threads (and store connections); 4 when 0 */
+	unsigned threads;	 /* store connections for reads, and for charts: 4 each when 0 */
 	unsigned timeout_s;	 /* idle or slow connections are dropped after this; 10 when 0 */
 	unsigned lock_timeout_s; /* a write waits this long for the lock, then 503; 30 when 0 */
 	/* A request's headers and body must be in this long after the connection is ready for
@@ -42,6 +43,8 @@ struct web_options {
 	 * when 0. */
 	unsigned request_deadline_s;
 	unsigned client_connections; /* open connections one address may have; 0: no limit */
+	unsigned client_charts;	     /* charts one address has drawn at once; WEB_CLIENT_CHARTS
+					when 0 */
 	const char *repo_dir; /* the benchmarked repository: /gate, /api/gate and the sync need
 				 it; its benchline.json applies to pushes and detection */
 	unsigned
@@ -147,6 +150,7 @@ struct web_reply {
 /* Defaults of --request-deadline and --client-connections. */
 #define WEB_REQUEST_DEADLINE   30
 #define WEB_CLIENT_CONNECTIONS 32
+#define WEB_CLIENT_CHARTS      2
 /* How often the request deadline is checked. */
 #define WEB_WATCH_PERIOD_MS 250
 /* Seconds a write waits for another's lock by default (--lock-timeout). */

@@ -238,4 +238,74 @@ test_expect 'the same push is stored once the lock is free' '
 		-H "Authorization: Bearer secret-all" --data-binary @rec2.json
 '
 serve_stop locked || exit 1
+# D5/D6: reads do not wait behind writes or behind another client's charts.
+for i in 1 2 3 4 5 6; do record m1 "b$i" "$C2" >>series.json; done
+bl ingest series.json >/dev/null || exit 1
+# A gnuplot that waits for ./release (at most 4 s, under the server's 5 s limit): the charts
+# asked for stay in flight until the test lets them go. Each run leaves a started.* file.
+cat >wait-gnuplot <<EOF
+#!/bin/sh
+touch "$TMP/started.\$\$"
+i=0
+while [ ! -e "$TMP/release" ] && [ \$i -lt 40 ]; do sleep 0.1; i=\$((i + 1)); done
+exec gnuplot "\$@"
+EOF
+chmod +x wait-gnuplot
+serve_start pools --threads 2 --lock-timeout 60 --gnuplot "$TMP/wait-gnuplot" --token-file tokens || exit 1
+
+# wait_for FILE-GLOB N: waits until N files match (at most 10 s).
+wait_for() {
+	i=0
+	until [ "$(ls $1 2>/dev/null | wc -l)" -ge "$2" ]; do
+		i=$((i + 1))
+		[ $i -le 100 ] || return 1
+		sleep 0.1
+	done
+}
+
+lock_hold || exit 1
+pushes=
+for i in 1 2 3 4; do
+	record m2 b1 "$((10 + i))" >"late$i.json"
+	curl -s -o /dev/null -w "%{http_code}\n" --max-time 120 -H "Authorization: Bearer secret-all" \
+		--data-binary @"late$i.json" "$URL/api/records" >"late$i.code" &
+	pushes="$pushes $!"
+done
+sleep 1 # the pushes are in, each waiting for the write lock
+test_expect 'reads answer while pushes wait for a write lock another process holds' '
+	expect_status 200 application/json GET "$URL/api/series" &&
+	expect_status 200 text/html GET "$URL/" &&
+	expect_status 200 application/json GET "$URL/api/records" &&
+	cat late1.code late2.code late3.code late4.code >codes &&
+	test ! -s codes
+'
+lock_release
+wait $pushes
+test_expect 'the waiting pushes are stored once the lock is free' '
+	printf "201\n201\n201\n201\n" >expect &&
+	cat late1.code late2.code late3.code late4.code >actual &&
+	test_cmp expect actual
+'
+
+test_expect 'one client drawing many charts is bounded, and another client is answered meanwhile' '
+	for i in 1 2 3 4 5 6; do
+		curl -s -o "chart$i.svg" -w "%{http_code}\n" --max-time 60 \
+			"$URL/series/m1/b$i/c/t/chart.svg" >"chart$i.code" &
+	done &&
+	wait_for "started.*" 2 &&
+	sleep 0.5 &&
+	ls started.* | wc -l | tr -d " " >drawing &&
+	expect_status 200 application/json GET "$URL/api/series" --interface 127.0.0.2 &&
+	expect_status 200 text/html GET "$URL/" --interface 127.0.0.2 &&
+	cat chart?.code >codes &&
+	touch release &&
+	wait &&
+	echo 2 >expect &&
+	test_cmp expect drawing &&
+	test ! -s codes &&
+	printf "200\n200\n200\n200\n200\n200\n" >expect &&
+	cat chart?.code >actual &&
+	test_cmp expect actual
+'
+serve_stop pools || exit 1
 test_done
