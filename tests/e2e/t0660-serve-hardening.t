@@ -272,10 +272,14 @@ for i in 1 2 3 4; do
 	pushes="$pushes $!"
 done
 sleep 1 # the pushes are in, each waiting for the write lock
-test_expect 'reads answer while pushes wait for a write lock another process holds' '
+test_expect 'reads, kept-alive ones too, answer while pushes wait for a write lock another process holds' '
 	expect_status 200 application/json GET "$URL/api/series" &&
 	expect_status 200 text/html GET "$URL/" &&
 	expect_status 200 application/json GET "$URL/api/records" &&
+	curl -s -o /dev/null -o /dev/null -w "%{http_code} %{num_connects}\n" --max-time 20 \
+		"$URL/api/series" "$URL/api/suspects" >actual &&
+	printf "200 1\n200 0\n" >expect &&
+	test_cmp expect actual &&
 	cat late1.code late2.code late3.code late4.code >codes &&
 	test ! -s codes
 '
