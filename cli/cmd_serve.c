@@ -21,6 +21,8 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf root = STRBUF_INIT;
 	long port = 8080, threads = 4, timeout = 10, sync_interval = -1;
+	long lock_timeout = WEB_LOCK_TIMEOUT, deadline = WEB_REQUEST_DEADLINE;
+	long client_connections = WEB_CLIENT_CONNECTIONS, client_charts = WEB_CLIENT_CHARTS;
 	sigset_t stop, old;
 	int sig = 0, ret = 0;
 	const struct cli_option options[] = {
@@ -30,8 +32,17 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	     "bearer tokens, one a line: TOKEN [MACHINE-GLOB [ROLES]], ROLES push,confirm"},
 	    {OPT_STRING, "base-url", &opts.base_url, "URL",
 	     "the public URL prefix, behind a reverse proxy"},
-	    {OPT_INT, "threads", &threads, "N", "request threads (4)"},
+	    {OPT_INT, "threads", &threads, "N",
+	     "database connections for reads, and for charts (4)"},
 	    {OPT_INT, "timeout", &timeout, "SECONDS", "drop idle or slow connections after (10)"},
+	    {OPT_INT, "lock-timeout", &lock_timeout, "SECONDS",
+	     "a write waits this long for the database lock, then 503 (30)"},
+	    {OPT_INT, "request-deadline", &deadline, "SECONDS",
+	     "drop a client that has not sent its whole request after (30)"},
+	    {OPT_INT, "client-connections", &client_connections, "N",
+	     "open connections one address may have; 0: no limit (32)"},
+	    {OPT_INT, "client-charts", &client_charts, "N",
+	     "charts drawn at once for one address; more wait their turn (2)"},
 	    {OPT_STRING, "gnuplot", &opts.gnuplot, "PROGRAM", "the gnuplot to run (gnuplot)"},
 	    {OPT_STRING, "repo", &opts.repo_dir, "DIR",
 	     "the benchmarked repository: its benchline.json, /gate, main synced"},
@@ -48,6 +59,14 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "--threads must be 1 to 256");
 	if (timeout < 1 || timeout > 3600)
 		cli_usage_error(ctx->cmd, options, "--timeout must be 1 to 3600 seconds");
+	if (deadline < 1 || deadline > 3600)
+		cli_usage_error(ctx->cmd, options, "--request-deadline must be 1 to 3600 seconds");
+	if (client_connections < 0 || client_connections > 512)
+		cli_usage_error(ctx->cmd, options, "--client-connections must be 0 to 512");
+	if (client_charts < 1 || client_charts > 64)
+		cli_usage_error(ctx->cmd, options, "--client-charts must be 1 to 64");
+	if (lock_timeout < 1 || lock_timeout > 3600)
+		cli_usage_error(ctx->cmd, options, "--lock-timeout must be 1 to 3600 seconds");
 	if (sync_interval != -1 && !opts.repo_dir)
 		cli_usage_error(ctx->cmd, options, "--sync-interval needs --repo");
 	if (sync_interval != -1 && (sync_interval < 1 || sync_interval > 86400))
@@ -74,6 +93,10 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	opts.port = (unsigned)port;
 	opts.threads = (unsigned)threads;
 	opts.timeout_s = (unsigned)timeout;
+	opts.lock_timeout_s = (unsigned)lock_timeout;
+	opts.request_deadline_s = (unsigned)deadline;
+	opts.client_connections = (unsigned)client_connections;
+	opts.client_charts = (unsigned)client_charts;
 	opts.sync_interval_s = sync_interval > 0 ? (unsigned)sync_interval : 0;
 	opts.log = serve_log;
 

@@ -280,6 +280,11 @@ void store_free(struct store *st)
 	free(st);
 }
 
+void store_set_busy_timeout(struct store *st, unsigned ms)
+{
+	sqlite3_busy_timeout(st->db, (int)ms);
+}
+
 int store_begin(struct store *st, struct bl_error *err)
 {
 	int ret = exec_sql(st, "BEGIN IMMEDIATE", "cannot begin a transaction", err);

@@ -25,6 +25,9 @@ enum store_open_flags {
 /* Opens (and migrates) the database at path: WAL, a busy timeout, foreign keys on. */
 int store_open(struct store **out, const char *path, int flags, struct bl_error *err);
 void store_free(struct store *st);
+/* How long this connection waits for another's write lock before BL_EBUSY (30 s after
+ * store_open). */
+void store_set_busy_timeout(struct store *st, unsigned ms);
 /* The schema version now in force (PRAGMA user_version). */
 int store_schema_version(struct store *st);
 /* The number of migrations this binary knows. */
@@ -290,7 +293,7 @@ struct store_member {
 	uint32_t group;	  /* index into store_members.groups */
 	uint32_t content; /* index into store_members.contents; 0: no content hash */
 	uint32_t point;	  /* its metrics, by name: points[point .. point + npoints) */
-	uint16_t npoints;
+	uint32_t npoints; /* a record's metrics: as many as a 1 GiB file can name */
 	uint8_t baseline;
 	uint8_t dropped; /* set while a bulk read works out the members; never set after */
 };

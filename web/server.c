@@ -19,6 +19,7 @@
 
 #include "detect/confirm/confirm.h"
 #include "ingest/ingest.h"
+#include "ingest/repo/repo.h"
 #include "web/web.h"
 
 /* What a token may do (token file lines `TOKEN [MACHINE-GLOB [ROLES]]`, §11). */
@@ -33,40 +34,165 @@ struct token {
 	unsigned roles;
 };
 
-/* A cached answer to a GET, valid while the database generation is the same. */
-struct cached_reply {
-	uint64_t key, gen;
-	int status, has_etag;
-	const char *type;
-	uint64_t etag;
-	char *body;
-	size_t len;
+/* The store connections, one pool for each kind of work, so that one kind never waits for
+ * another's connections: reads are never held up behind pushes waiting for the write lock
+ * (WAL readers need no lock), nor behind charts, which hold theirs while gnuplot draws. */
+enum pool_kind {
+	POOL_READ,  /* GETs but Series pages and charts; --threads connections */
+	POOL_CHART, /* Series pages and charts (gnuplot); --threads connections */
+	POOL_WRITE, /* pushes and confirm outcomes: one, the server's write lock */
+	POOL__COUNT
 };
-#define REPLY_CACHE_SIZE     64
-#define REPLY_CACHE_MAX_BODY ((size_t)4 << 20)
+
+struct pool {
+	struct store **stores;
+	size_t *idle;	       /* idle[0..nidle): indexes into stores */
+	int64_t *data_version; /* per store: the data_version last seen */
+	size_t n, nidle;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC: a connection was given back */
+};
+
+/* A connection taken from a pool. */
+struct pooled {
+	struct pool *pool;
+	size_t slot;
+	struct store *st; /* NULL: none taken */
+};
+
+/* The charts one client address is drawing (--client-charts at most). */
+struct client_charts {
+	char addr[INET6_ADDRSTRLEN];
+	unsigned drawing;
+};
 
 struct web_server {
 	struct MHD_Daemon *daemon;
 	struct web_options opts;
 	struct web_ctx ctx;
 	char *base;
-	/* The store pool: free[0..nfree) are idle connections. */
+	/* Under lock: the store pools, the generation and the charts each client is drawing. */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct store **stores;
-	size_t *free;	       /* indexes into stores */
-	int64_t *data_version; /* per store: the data_version last seen */
-	size_t nstores, nfree;
+	struct pool pools[POOL__COUNT];
+	struct client_charts *charts;
+	size_t ncharts, charts_alloc;
+	pthread_cond_t charts_cond; /* a client's chart is done */
 	/* Bumped whenever the database may have changed: a push, or a connection that sees
 	 * another one's commit (SQLite's data_version). Cached replies are for one generation. */
 	uint64_t gen;
-	struct cached_reply replies[REPLY_CACHE_SIZE];
-	size_t next_reply;
+	struct web_reply_cache *replies;
 	struct token *tokens;
 	size_t ntokens;
 	int have_token_file;
 	struct web_background *bg; /* detection after pushes, the sync of --repo */
+	/* The request deadline's watch: every open connection, and the thread that drops those
+	 * whose request is not in after opts.request_deadline_s. */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_cond;
+	struct watched *watched; /* a list */
+	pthread_t watcher;
+	int watching, stop_watching;
 };
+
+/* An open connection as the deadline's watch sees it. */
+struct watched {
+	struct watched *prev, *next;
+	int fd;
+	int receiving;	       /* a request is coming in (or the next one may) */
+	int dropped;	       /* shut down by the watch */
+	struct timespec since; /* CLOCK_MONOTONIC: accepted, or the last answer sent */
+};
+
+static struct timespec now_monotonic(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+/* Connections come and go (libmicrohttpd's connection notification): each is watched from its
+ * start to its close. */
+static void connection_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct web_server *srv = cls;
+	struct watched *w = *socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *info =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		w = xcalloc(1, sizeof(*w));
+		w->fd = info ? info->connect_fd : -1;
+		w->receiving = 1;
+		w->since = now_monotonic();
+		pthread_mutex_lock(&srv->watch_lock);
+		w->next = srv->watched;
+		if (w->next)
+			w->next->prev = w;
+		srv->watched = w;
+		pthread_mutex_unlock(&srv->watch_lock);
+		*socket_context = w;
+		return;
+	}
+	if (!w)
+		return;
+	/* Closed: the socket is still open until this returns, so the watch never shuts down
+	 * another connection's descriptor. */
+	pthread_mutex_lock(&srv->watch_lock);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		srv->watched = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_mutex_unlock(&srv->watch_lock);
+	free(w);
+	*socket_context = NULL;
+}
+
+/* The request of conn is in (headers and body): the deadline no longer runs, or, with
+ * receiving set, the connection waits for its next request and the deadline starts again. */
+static void watch_mark(struct web_server *srv, struct MHD_Connection *conn, int receiving)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct watched *w = info ? info->socket_context : NULL;
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	w->receiving = receiving;
+	if (receiving)
+		w->since = now_monotonic();
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
+/* The watch: a client that takes longer than the deadline to send its request (a header byte
+ * every few seconds keeps libmicrohttpd's idle timeout from ever firing) has its connection
+ * shut down, which ends it in its own thread. */
+static void *watch_run(void *data)
+{
+	struct web_server *srv = data;
+	int64_t deadline_ms = (int64_t)srv->opts.request_deadline_s * 1000;
+	pthread_mutex_lock(&srv->watch_lock);
+	while (!srv->stop_watching) {
+		struct timespec now = now_monotonic(), wake;
+		for (struct watched *w = srv->watched; w; w = w->next) {
+			int64_t waited_ms = (int64_t)(now.tv_sec - w->since.tv_sec) * 1000 +
+					    (now.tv_nsec - w->since.tv_nsec) / 1000000;
+			if (!w->receiving || w->dropped || w->fd < 0 || waited_ms < deadline_ms)
+				continue;
+			shutdown(w->fd, SHUT_RDWR);
+			w->dropped = 1;
+		}
+		clock_gettime(CLOCK_REALTIME, &wake);
+		wake.tv_nsec += WEB_WATCH_PERIOD_MS * 1000000L;
+		if (wake.tv_nsec >= 1000000000L) {
+			wake.tv_sec++;
+			wake.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&srv->watch_cond, &srv->watch_lock, &wake);
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+	return NULL;
+}
 
 /* What a request is, decided on its first call. */
 enum request_kind {
@@ -77,6 +203,8 @@ enum request_kind {
 
 /* What one connection carries between calls of the access handler. */
 struct request {
+	int started;	     /* the access handler has seen it */
+	int too_many_params; /* the query had more than WEB_MAX_PARAMS parameters */
 	enum request_kind kind;
 	int64_t alert_id; /* REQUEST_OUTCOME */
 	struct strbuf body;
@@ -84,87 +212,158 @@ struct request {
 	const struct token *token;
 };
 
-/* Takes an idle connection; *gen_out (may be NULL) receives the database generation, bumped
- * first when this connection sees a commit it has not seen. */
-static size_t pool_take(struct web_server *srv, uint64_t *gen_out)
+static int pool_open(struct pool *p, size_t n, const struct web_options *opts, struct bl_error *err)
 {
-	size_t i;
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	p->stores = xcalloc(n, sizeof(*p->stores));
+	p->idle = xcalloc(n, sizeof(*p->idle));
+	p->data_version = xcalloc(n, sizeof(*p->data_version));
+	for (; p->n < n; p->n++) {
+		int ret = store_open(&p->stores[p->n], opts->db_path, 0, err);
+		if (ret)
+			return ret;
+		store_set_busy_timeout(p->stores[p->n], opts->lock_timeout_s * 1000);
+		p->data_version[p->n] = -1;
+		p->idle[p->nidle++] = p->n;
+	}
+	return 0;
+}
+
+static void pool_close(struct pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		store_free(p->stores[i]);
+	free(p->stores);
+	free(p->idle);
+	free(p->data_version);
+	if (p->stores)
+		pthread_cond_destroy(&p->cond);
+}
+
+/* Takes an idle connection of the kind's pool into *out; *gen_out (may be NULL) receives the
+ * database generation, bumped first when this connection sees a commit it has not seen. The
+ * write pool is waited for at most --lock-timeout (BL_EBUSY after it, the 503 of a lock held
+ * too long); the others as long as it takes (their work is bounded). */
+static int pool_take(struct pooled *out, uint64_t *gen_out, struct web_server *srv,
+		     enum pool_kind kind, struct bl_error *err)
+{
+	struct pool *p = &srv->pools[kind];
+	struct timespec until = now_monotonic();
 	int64_t dv = 0;
 	int have_dv;
+	size_t i;
+
+	until.tv_sec += srv->opts.lock_timeout_s;
+	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&srv->lock);
-	while (!srv->nfree)
-		pthread_cond_wait(&srv->cond, &srv->lock);
-	i = srv->free[--srv->nfree];
+	while (!p->nidle) {
+		if (kind != POOL_WRITE) {
+			pthread_cond_wait(&p->cond, &srv->lock);
+		} else if (pthread_cond_timedwait(&p->cond, &srv->lock, &until) == ETIMEDOUT &&
+			   !p->nidle) {
+			pthread_mutex_unlock(&srv->lock);
+			return bl_error_set(err, BL_EBUSY,
+					    "the database is busy: other writes held it for %u s",
+					    srv->opts.lock_timeout_s);
+		}
+	}
+	i = p->idle[--p->nidle];
 	pthread_mutex_unlock(&srv->lock);
 	/* Only this thread uses connection i until it is given back. */
-	have_dv = !store_web_data_version(&dv, srv->stores[i], NULL);
+	have_dv = !store_web_data_version(&dv, p->stores[i], NULL);
 	pthread_mutex_lock(&srv->lock);
-	if (!have_dv || dv != srv->data_version[i]) {
+	if (!have_dv || dv != p->data_version[i]) {
 		srv->gen++;
-		srv->data_version[i] = dv;
+		p->data_version[i] = dv;
 	}
 	if (gen_out)
 		*gen_out = srv->gen;
 	pthread_mutex_unlock(&srv->lock);
-	return i;
+	out->pool = p;
+	out->slot = i;
+	out->st = p->stores[i];
+	return 0;
 }
 
-static void pool_give(struct web_server *srv, size_t i, int wrote)
+/* Gives a taken connection back (none taken: nothing); wrote: cached replies are stale. */
+static void pool_give(struct web_server *srv, struct pooled *c, int wrote)
 {
+	if (!c->st)
+		return;
 	pthread_mutex_lock(&srv->lock);
 	if (wrote)
 		srv->gen++;
-	srv->free[srv->nfree++] = i;
-	pthread_cond_signal(&srv->cond);
+	c->pool->idle[c->pool->nidle++] = c->slot;
+	pthread_cond_signal(&c->pool->cond);
 	pthread_mutex_unlock(&srv->lock);
+	c->st = NULL;
 }
 
-static int reply_cache_get(struct web_server *srv, struct web_reply *r, uint64_t key, uint64_t gen)
+/* The client's address as text, "" when unknown. */
+static void client_address(char out[INET6_ADDRSTRLEN], struct MHD_Connection *conn)
 {
-	int hit = 0;
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = info ? info->client_addr : NULL;
+	out[0] = '\0';
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out,
+			  INET6_ADDRSTRLEN);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
+			  INET6_ADDRSTRLEN);
+}
+
+static struct client_charts *client_charts_find(struct web_server *srv, const char *addr)
+{
+	for (size_t i = 0; i < srv->ncharts; i++)
+		if (!strcmp(srv->charts[i].addr, addr))
+			return &srv->charts[i];
+	return NULL;
+}
+
+/* Waits until the client draws fewer than --client-charts charts, then counts one more: a
+ * client asking for many charts at once has them drawn a few at a time, and leaves the rest
+ * of the chart pool to others. */
+static void chart_begin(struct web_server *srv, const char *addr)
+{
+	struct client_charts *c;
 	pthread_mutex_lock(&srv->lock);
-	for (size_t i = 0; i < REPLY_CACHE_SIZE; i++) {
-		struct cached_reply *c = &srv->replies[i];
-		if (c->body && c->key == key && c->gen == gen) {
-			strbuf_add(&r->body, c->body, c->len);
-			r->status = c->status;
-			r->type = c->type;
-			r->etag = c->etag;
-			r->has_etag = c->has_etag;
-			hit = 1;
-			break;
-		}
+	while ((c = client_charts_find(srv, addr)) && c->drawing >= srv->opts.client_charts)
+		pthread_cond_wait(&srv->charts_cond, &srv->lock);
+	if (!c) {
+		ALLOC_GROW(srv->charts, srv->ncharts, srv->charts_alloc);
+		c = &srv->charts[srv->ncharts++];
+		memset(c, 0, sizeof(*c));
+		memcpy(c->addr, addr, strlen(addr) + 1);
 	}
+	c->drawing++;
 	pthread_mutex_unlock(&srv->lock);
-	return hit;
 }
 
-static void reply_cache_put(struct web_server *srv, const struct web_reply *r, uint64_t key,
-			    uint64_t gen)
+static void chart_end(struct web_server *srv, const char *addr)
 {
-	struct cached_reply *c;
-	if (r->status != 200 || r->body.len > REPLY_CACHE_MAX_BODY)
-		return;
+	struct client_charts *c;
 	pthread_mutex_lock(&srv->lock);
-	c = &srv->replies[srv->next_reply];
-	srv->next_reply = (srv->next_reply + 1) % REPLY_CACHE_SIZE;
-	free(c->body);
-	c->key = key;
-	c->gen = gen;
-	c->status = r->status;
-	c->type = r->type;
-	c->etag = r->etag;
-	c->has_etag = r->has_etag;
-	c->len = r->body.len;
-	c->body = xmalloc(r->body.len + 1);
-	memcpy(c->body, r->body.buf, r->body.len + 1);
+	c = client_charts_find(srv, addr);
+	if (c && !--c->drawing)
+		*c = srv->charts[--srv->ncharts];
+	pthread_cond_broadcast(&srv->charts_cond);
 	pthread_mutex_unlock(&srv->lock);
 }
 
-static uint64_t hash_str(uint64_t h, const char *s)
+/* A reply cache key: the parts NUL-terminated, a missing one as a lone 0xff byte (never in
+ * a decoded UTF-8 value). */
+static void cache_key_add(struct strbuf *key, const char *s)
 {
-	/* The terminating NUL too, so ("ab", "c") and ("a", "bc") differ. */
-	return s ? web_hash(h, s, strlen(s) + 1) : web_hash(h, "\xff", 1);
+	if (s)
+		strbuf_add(key, s, strlen(s) + 1);
+	else
+		strbuf_addch(key, '\xff');
 }
 
 /* ROLES of a token line: a comma list of push and confirm, each at most once. */
@@ -249,17 +448,25 @@ static int token_equal(const char *a, const char *b)
 	return !diff;
 }
 
+/* The token of an "Authorization: Bearer TOKEN" header, without the blanks around it (a
+ * client or proxy may pad the value). */
 static const struct token *find_token(const struct web_server *srv, const char *header)
 {
 	const struct token *found = NULL;
+	struct strbuf presented = STRBUF_INIT;
+	size_t n;
 	if (!header || strncasecmp(header, "Bearer ", 7))
 		return NULL;
 	header += 7;
-	while (*header == ' ')
-		header++;
+	header += strspn(header, " \t");
+	n = strlen(header);
+	while (n && (header[n - 1] == ' ' || header[n - 1] == '\t'))
+		n--;
+	strbuf_add(&presented, header, n);
 	for (size_t i = 0; i < srv->ntokens; i++)
-		if (token_equal(srv->tokens[i].token, header))
+		if (token_equal(srv->tokens[i].token, presented.buf))
 			found = &srv->tokens[i];
+	strbuf_release(&presented);
 	return found;
 }
 
@@ -391,7 +598,8 @@ static unsigned error_status(int code)
 	}
 }
 
-/* r answers err: JSON under /api/, else an HTML page; a 503 says when to try again. */
+/* r answers err: JSON under /api/, else an HTML page; a 503 says when to try again. The one
+ * place an error becomes a status. */
 static void reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
 			const struct bl_error *err)
 {
@@ -403,6 +611,15 @@ static void reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
 		web_page_error(r, ctx, (int)status, msg);
 	if (status == 503)
 		r->retry_after_s = WEB_RETRY_AFTER;
+}
+
+/* r answers a route's own failure: a 500, but a lock held too long is still a 503. */
+static void reply_failure(struct web_reply *r, const struct web_ctx *ctx, int api,
+			  struct bl_error *err)
+{
+	if (err->code != BL_EBUSY)
+		err->code = BL_EDB;
+	reply_error(r, ctx, api, err);
 }
 
 /* The query parameters an API route takes: any other is a 400 naming it. */
@@ -641,6 +858,31 @@ done:
 	return ret;
 }
 
+/* 0 when the gate's revisions of a request are plain (repo_rev_is_plain), else BL_EINVALID
+ * with a 400 naming the first that is not. */
+static int gate_revs_plain(struct web_reply *r, const struct web_ctx *ctx, int api,
+			   const struct web_gate_query *q)
+{
+	const char *const keys[] = {"head", "base", "ratchet"};
+	const char *const revs[] = {q->head, q->base, q->ratchet};
+	for (size_t i = 0; i < 3; i++) {
+		struct strbuf msg = STRBUF_INIT;
+		if (!revs[i] || !*revs[i] || repo_rev_is_plain(revs[i]))
+			continue;
+		strbuf_addf(&msg,
+			    "%s: '%s' is not a ref name or a commit id (4 to 40 hex digits); "
+			    "the server takes no revision expressions",
+			    keys[i], revs[i]);
+		if (api)
+			web_reply_json_error(r, 400, msg.buf);
+		else
+			web_page_error(r, ctx, 400, msg.buf);
+		strbuf_release(&msg);
+		return BL_EINVALID;
+	}
+	return 0;
+}
+
 /* The GET routes. */
 static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Connection *conn,
 		      const char *url, const char *method)
@@ -649,9 +891,12 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	struct strbuf qa = STRBUF_INIT, fa = STRBUF_INIT, ta = STRBUF_INIT;
 	struct web_query q = {NULL, NULL, NULL};
 	struct bl_error err = BL_ERROR_INIT;
+	struct pooled conn_db = {NULL, 0, NULL};
 	struct store *st = NULL;
-	size_t slot = 0;
-	uint64_t gen = 0, key;
+	char client[INET6_ADDRSTRLEN];
+	int drawing = 0;
+	struct strbuf key = STRBUF_INIT;
+	uint64_t gen = 0, key_hash;
 	const char *rest = NULL;
 	const char *names[4];
 	int api = !strncmp(url, "/api/", 5), ret = 0;
@@ -693,8 +938,18 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	q.q = query_arg(&qa, conn, "q");
 	q.from = query_arg(&fa, conn, "from");
 	q.to = query_arg(&ta, conn, "to");
-	slot = pool_take(srv, &gen);
-	st = srv->stores[slot];
+	/* Series pages and charts draw with gnuplot: a few at a time per client, on their own
+	 * connections. */
+	if (!strncmp(url, "/series/", 8)) {
+		client_address(client, conn);
+		chart_begin(srv, client);
+		drawing = 1;
+	}
+	if (pool_take(&conn_db, &gen, srv, drawing ? POOL_CHART : POOL_READ, &err)) {
+		reply_failure(r, &srv->ctx, api, &err);
+		goto done;
+	}
+	st = conn_db.st;
 	if (query) {
 		if (api_query(srv, r, conn, st, url, &err))
 			reply_error(r, &srv->ctx, 1, &err);
@@ -714,27 +969,27 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		if (api && (!gq.head || !*gq.head)) {
 			web_reply_json_error(r, 400,
 					     "/api/gate needs ?head=REV (and optionally base=REF)");
+		} else if (gate_revs_plain(r, &srv->ctx, api, &gq)) {
+			/* the 400 is in r */
 		} else {
 			if (!gq.head || !*gq.head)
 				gq.head = "HEAD";
 			ret = api ? web_api_gate(r, &srv->ctx, st, &gq, &err)
 				  : web_page_gate(r, &srv->ctx, st, &gq, &err);
-			if (ret) {
-				if (err.code == BL_EBUSY)
-					reply_error(r, &srv->ctx, api, &err);
-				else if (api)
-					web_reply_json_error(r, 500, err.msg.buf);
-				else
-					web_page_error(r, &srv->ctx, 500, err.msg.buf);
-			}
+			if (ret)
+				reply_failure(r, &srv->ctx, api, &err);
 		}
 		strbuf_release(&ha);
 		strbuf_release(&ba);
 		strbuf_release(&ra);
 		goto done;
 	}
-	key = hash_str(hash_str(hash_str(hash_str(WEB_HASH_INIT, url), q.q), q.from), q.to);
-	if (reply_cache_get(srv, r, key, gen))
+	cache_key_add(&key, url);
+	cache_key_add(&key, q.q);
+	cache_key_add(&key, q.from);
+	cache_key_add(&key, q.to);
+	key_hash = web_hash(WEB_HASH_INIT, key.buf, key.len);
+	if (web_reply_cache_get(srv->replies, r, key_hash, key.buf, key.len, gen))
 		goto done;
 	if (!strcmp(url, "/")) {
 		ret = web_page_overview(r, &srv->ctx, st, &q, &err);
@@ -765,21 +1020,20 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		ret = web_api_series_records(r, st, names, &err);
 	}
 	if (ret) {
-		/* A page's own failures are 500s, but a lock held too long is a 503. */
-		if (err.code != BL_EBUSY)
-			err.code = BL_EDB;
-		reply_error(r, &srv->ctx, api, &err);
+		reply_failure(r, &srv->ctx, api, &err);
 	} else {
-		reply_cache_put(srv, r, key, gen);
+		web_reply_cache_put(srv->replies, r, key_hash, key.buf, key.len, gen);
 	}
 done:
-	if (st)
-		pool_give(srv, slot, 0);
+	pool_give(srv, &conn_db, 0);
+	if (drawing)
+		chart_end(srv, client);
 	for (int i = 0; i < 4; i++)
 		strbuf_release(&parts[i]);
 	strbuf_release(&qa);
 	strbuf_release(&fa);
 	strbuf_release(&ta);
+	strbuf_release(&key);
 	bl_error_release(&err);
 }
 
@@ -803,7 +1057,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	struct ingest_tagged *tagged = NULL;
 	int64_t *ids = NULL, harness = -1;
 	struct store *st = NULL;
-	size_t slot = 0;
+	struct pooled writer = {NULL, 0, NULL};
 	json_t *out = NULL;
 	const char *format = NULL;
 	char *text;
@@ -856,8 +1110,12 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	ids = xcalloc(batch.nr ? batch.nr : 1, sizeof(*ids));
 	tagged = xcalloc(batch.nr ? batch.nr : 1, sizeof(*tagged));
 	in.tagged = tagged;
-	slot = pool_take(srv, NULL);
-	st = srv->stores[slot];
+	/* The write lock first: a push waiting for it holds no connection a read needs. */
+	if (pool_take(&writer, NULL, srv, POOL_WRITE, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	st = writer.st;
 	if (ingest_intake_store(&in, st, "request", &batch, outcomes, ids, &err)) {
 		reply_error(r, &srv->ctx, 1, &err);
 		goto done;
@@ -882,8 +1140,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 		web_background_poke(srv->bg);
 done:
 	/* Any push may have written: cached replies are dropped. */
-	if (st)
-		pool_give(srv, slot, 1);
+	pool_give(srv, &writer, 1);
 	json_decref(out);
 	free(outcomes);
 	free(ids);
@@ -939,7 +1196,7 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 	struct store *st = NULL;
 	json_error_t jerr;
 	json_t *doc = NULL, *ids, *o;
-	size_t slot = 0;
+	struct pooled writer = {NULL, 0, NULL};
 	char *text;
 
 	memset(&res, 0, sizeof(res));
@@ -953,8 +1210,11 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 		strbuf_release(&msg);
 		goto done;
 	}
-	slot = pool_take(srv, NULL);
-	st = srv->stores[slot];
+	if (pool_take(&writer, NULL, srv, POOL_WRITE, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	st = writer.st;
 	if (find_alert(&alert, st, req->alert_id, &err)) {
 		reply_error(r, &srv->ctx, 1, &err);
 		goto done;
@@ -992,8 +1252,7 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 	if (res.nregressions)
 		web_background_poke(srv->bg);
 done:
-	if (st)
-		pool_give(srv, slot, 1);
+	pool_give(srv, &writer, 1);
 	confirm_alert_result_release(&res);
 	json_decref(doc);
 	strbuf_release(&alert.machine);
@@ -1060,6 +1319,74 @@ static int body_request_start(struct web_server *srv, struct web_reply *r, struc
 	return 0;
 }
 
+/* A body in a Transfer-Encoding other than chunked alone ("gzip, chunked") is a 501: the
+ * server cannot read it, and libmicrohttpd would wait for it forever. 0 when the request has
+ * none or chunked. */
+static int transfer_encoding_unknown(struct web_reply *r, const struct web_ctx *ctx,
+				     struct MHD_Connection *conn, const char *url)
+{
+	const char *te =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	struct strbuf msg = STRBUF_INIT;
+	size_t n;
+	if (!te)
+		return 0;
+	te += strspn(te, " \t");
+	n = strlen(te);
+	while (n && (te[n - 1] == ' ' || te[n - 1] == '\t'))
+		n--;
+	if (n == 7 && !strncasecmp(te, "chunked", 7))
+		return 0;
+	strbuf_addf(&msg, "Transfer-Encoding '%.*s' is not supported (only chunked)", (int)n, te);
+	if (!utf8_valid(msg.buf, msg.len)) {
+		strbuf_reset(&msg);
+		strbuf_addstr(&msg, "Transfer-Encoding: only chunked is supported");
+	}
+	if (!strncmp(url, "/api/", 5))
+		web_reply_json_error(r, 501, msg.buf);
+	else
+		web_page_error(r, ctx, 501, msg.buf);
+	strbuf_release(&msg);
+	return BL_EINVALID;
+}
+
+static void reply_too_many_params(struct web_reply *r, const struct web_ctx *ctx, const char *url)
+{
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_addf(&msg, "too many query parameters (at most %d)", WEB_MAX_PARAMS);
+	if (!strncmp(url, "/api/", 5))
+		web_reply_json_error(r, 414, msg.buf);
+	else
+		web_page_error(r, ctx, 414, msg.buf);
+	strbuf_release(&msg);
+}
+
+/* Every request starts here, with its URI as the client sent it, before libmicrohttpd splits
+ * the query: the request's state is made, and a query of more than WEB_MAX_PARAMS parameters
+ * is marked to be refused (414) and cut off. libmicrohttpd keeps each parameter in the
+ * connection's 64 KiB memory pool, and with a thousand of them it runs out and drops the
+ * connection without an answer, so the query is emptied in place (the URI is the
+ * connection's own buffer, split after this returns, in libmicrohttpd 0.9.75; t0660 sees a
+ * 414 for 3,000 parameters) to leave room for the 414. */
+static void *request_begin(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct request *req = xcalloc(1, sizeof(*req));
+	char *query = (char *)strchr(uri, '?');
+	size_t params = 1;
+	(void)cls;
+	(void)conn;
+	strbuf_init(&req->body, 0);
+	if (query) {
+		for (const char *p = query + 1; *p; p++)
+			params += *p == '&';
+		if (params > WEB_MAX_PARAMS) {
+			req->too_many_params = 1;
+			query[1] = '\0';
+		}
+	}
+	return req;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
@@ -1072,10 +1399,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 	memset(&r, 0, sizeof(r));
 	strbuf_init(&r.body, 0);
-	if (!req) {
-		req = xcalloc(1, sizeof(*req));
-		strbuf_init(&req->body, 0);
-		*con_cls = req;
+	if (!req->started) {
+		req->started = 1;
+		if (req->too_many_params) {
+			reply_too_many_params(&r, &srv->ctx, url);
+			goto answer_now;
+		}
+		if (transfer_encoding_unknown(&r, &srv->ctx, conn, url))
+			goto answer_now;
 		if (!strcmp(url, "/api/records") && !is_get(method)) {
 			req->kind = REQUEST_PUSH;
 		} else if ((req->alert_id = outcome_route(url))) {
@@ -1088,7 +1419,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return MHD_YES;
 		}
 		if (body_request_start(srv, &r, req, conn, method))
-			goto send;
+			goto answer_now;
 		strbuf_release(&r.body);
 		return MHD_YES;
 	}
@@ -1103,6 +1434,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		strbuf_release(&r.body);
 		return MHD_YES;
 	}
+	/* The whole request is in: what follows is the server's time, not the client's. */
+	watch_mark(srv, conn, 0);
 	if (req->kind == REQUEST_GET)
 		route_get(srv, &r, conn, url, method);
 	else if (req->too_big)
@@ -1111,6 +1444,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		push_records(srv, &r, req, conn);
 	else
 		post_outcome(srv, &r, req, conn);
+	goto send;
+answer_now:
+	/* answered before its body: the connection closes after the answer */
+	watch_mark(srv, conn, 0);
 send:
 	ret = send_reply(conn, &r);
 	strbuf_release(&r.body);
@@ -1121,9 +1458,9 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
 	struct request *req = *con_cls;
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	/* The next request on a kept-alive connection has the whole deadline again. */
+	watch_mark(cls, conn, 1);
 	if (!req)
 		return;
 	strbuf_release(&req->body);
@@ -1133,15 +1470,22 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void server_free(struct web_server *srv)
 {
+	if (srv->daemon)
+		MHD_stop_daemon(srv->daemon);
+	if (srv->watching) {
+		pthread_mutex_lock(&srv->watch_lock);
+		srv->stop_watching = 1;
+		pthread_cond_signal(&srv->watch_cond);
+		pthread_mutex_unlock(&srv->watch_lock);
+		pthread_join(srv->watcher, NULL);
+	}
 	/* The daemon is stopped: no request can ask for another run. */
 	web_background_stop(srv->bg);
-	for (size_t i = 0; i < srv->nstores; i++)
-		store_free(srv->stores[i]);
-	free(srv->stores);
-	free(srv->free);
-	free(srv->data_version);
-	for (size_t i = 0; i < REPLY_CACHE_SIZE; i++)
-		free(srv->replies[i].body);
+	for (int i = 0; i < POOL__COUNT; i++)
+		pool_close(&srv->pools[i]);
+	free(srv->charts);
+	pthread_cond_destroy(&srv->charts_cond);
+	web_reply_cache_free(srv->replies);
 	for (size_t i = 0; i < srv->ntokens; i++) {
 		free(srv->tokens[i].token);
 		free(srv->tokens[i].glob);
@@ -1150,7 +1494,8 @@ static void server_free(struct web_server *srv)
 	web_chart_cache_free(srv->ctx.cache);
 	free(srv->base);
 	pthread_mutex_destroy(&srv->lock);
-	pthread_cond_destroy(&srv->cond);
+	pthread_mutex_destroy(&srv->watch_lock);
+	pthread_cond_destroy(&srv->watch_cond);
 	free(srv);
 }
 
@@ -1160,19 +1505,31 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	struct sockaddr_in sa4;
 	struct sockaddr_in6 sa6;
 	struct sockaddr *sa;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_EPOLL;
+	/* A thread for each connection: a request waiting on the database or on gnuplot holds up
+	 * no other connection (with a shared pool of threads, every connection of a waiting
+	 * thread went unanswered, kept-alive ones dropped). */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_POLL | MHD_USE_ITC;
 	const char *bind = opts->bind ? opts->bind : "127.0.0.1";
 	size_t n;
 	int ret = 0;
 
 	*out = NULL;
 	pthread_mutex_init(&srv->lock, NULL);
-	pthread_cond_init(&srv->cond, NULL);
+	pthread_cond_init(&srv->charts_cond, NULL);
+	pthread_mutex_init(&srv->watch_lock, NULL);
+	pthread_cond_init(&srv->watch_cond, NULL);
 	srv->opts = *opts;
+	if (!srv->opts.request_deadline_s)
+		srv->opts.request_deadline_s = WEB_REQUEST_DEADLINE;
+	if (!srv->opts.client_charts)
+		srv->opts.client_charts = WEB_CLIENT_CHARTS;
 	if (!srv->opts.threads)
 		srv->opts.threads = 4;
 	if (!srv->opts.timeout_s)
 		srv->opts.timeout_s = 10;
+	if (!srv->opts.lock_timeout_s)
+		srv->opts.lock_timeout_s = WEB_LOCK_TIMEOUT;
 	memset(&sa4, 0, sizeof(sa4));
 	memset(&sa6, 0, sizeof(sa6));
 	if (inet_pton(AF_INET, bind, &sa4.sin_addr) == 1) {
@@ -1201,31 +1558,33 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	srv->ctx.base = srv->base;
 	srv->ctx.gnuplot = opts->gnuplot ? opts->gnuplot : "gnuplot";
 	srv->ctx.cache = web_chart_cache_new(128);
+	srv->replies = web_reply_cache_new(WEB_REPLY_CACHE_SLOTS);
 	srv->ctx.repo_dir = opts->repo_dir;
-	/* One connection per request thread, so a request never waits for a connection. */
-	srv->nstores = srv->opts.threads;
-	srv->stores = xcalloc(srv->nstores, sizeof(*srv->stores));
-	srv->free = xcalloc(srv->nstores, sizeof(*srv->free));
-	srv->data_version = xcalloc(srv->nstores, sizeof(*srv->data_version));
-	for (size_t i = 0; i < srv->nstores; i++) {
-		if ((ret = store_open(&srv->stores[i], opts->db_path, 0, err)))
-			goto done;
-		srv->data_version[i] = -1;
-		srv->free[srv->nfree++] = i;
-	}
+	if ((ret = pool_open(&srv->pools[POOL_READ], srv->opts.threads, &srv->opts, err)) ||
+	    (ret = pool_open(&srv->pools[POOL_CHART], srv->opts.threads, &srv->opts, err)) ||
+	    (ret = pool_open(&srv->pools[POOL_WRITE], 1, &srv->opts, err)))
+		goto done;
 	if ((ret = web_background_start(&srv->bg, &srv->opts, err)))
 		goto done;
 	srv->daemon = MHD_start_daemon(
 	    flags, (uint16_t)opts->port, NULL, NULL, handle, srv, MHD_OPTION_SOCK_ADDR, sa,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)srv->opts.threads, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)srv->opts.timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED,
-	    completed, srv, MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL, MHD_OPTION_END);
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->opts.timeout_s,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
+	    MHD_OPTION_NOTIFY_CONNECTION, connection_notify, srv,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)srv->opts.client_connections,
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+	    request_begin, srv, MHD_OPTION_END);
 	if (!srv->daemon) {
 		ret = bl_error_set(err, BL_EIO, "cannot listen on %s port %u: %s", bind, opts->port,
 				   strerror(errno ? errno : EADDRINUSE));
 		goto done;
 	}
+	if (pthread_create(&srv->watcher, NULL, watch_run, srv)) {
+		ret = bl_error_set(err, BL_EIO, "cannot start the request deadline's thread");
+		goto done;
+	}
+	srv->watching = 1;
 done:
 	if (ret)
 		server_free(srv);
@@ -1262,6 +1621,7 @@ void web_stop(struct web_server *srv)
 		waited_ms += 20;
 	}
 	MHD_stop_daemon(srv->daemon);
+	srv->daemon = NULL;
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	server_free(srv);

@@ -1,8 +1,9 @@
 /*
  * Small helpers of the web module: HTML escaping, percent-decoding, a hash for ETags, JSON
- * error replies.
+ * error replies, the reply cache.
  */
 #include <jansson.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,4 +93,91 @@ void web_reply_json_error(struct web_reply *r, int status, const char *msg)
 	r->status = status;
 	r->type = "application/json";
 	r->has_etag = 0;
+}
+
+struct cached_reply {
+	uint64_t hash, gen;
+	char *key; /* NULL: an empty slot */
+	size_t key_len;
+	int status, has_etag;
+	const char *type;
+	uint64_t etag;
+	char *body;
+	size_t len;
+};
+
+struct web_reply_cache {
+	pthread_mutex_t lock;
+	struct cached_reply *slots;
+	size_t nslots, next;
+};
+
+struct web_reply_cache *web_reply_cache_new(size_t slots)
+{
+	struct web_reply_cache *c = xcalloc(1, sizeof(*c));
+	pthread_mutex_init(&c->lock, NULL);
+	c->nslots = slots ? slots : 1;
+	c->slots = xcalloc(c->nslots, sizeof(*c->slots));
+	return c;
+}
+
+void web_reply_cache_free(struct web_reply_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nslots; i++) {
+		free(c->slots[i].key);
+		free(c->slots[i].body);
+	}
+	free(c->slots);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+int web_reply_cache_get(struct web_reply_cache *c, struct web_reply *r, uint64_t hash,
+			const char *key, size_t key_len, uint64_t gen)
+{
+	int hit = 0;
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nslots; i++) {
+		const struct cached_reply *e = &c->slots[i];
+		if (!e->key || e->hash != hash || e->gen != gen || e->key_len != key_len ||
+		    memcmp(e->key, key, key_len))
+			continue;
+		strbuf_add(&r->body, e->body, e->len);
+		r->status = e->status;
+		r->type = e->type;
+		r->etag = e->etag;
+		r->has_etag = e->has_etag;
+		hit = 1;
+		break;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return hit;
+}
+
+void web_reply_cache_put(struct web_reply_cache *c, const struct web_reply *r, uint64_t hash,
+			 const char *key, size_t key_len, uint64_t gen)
+{
+	struct cached_reply *e;
+	if (r->status != 200 || r->body.len > WEB_REPLY_CACHE_MAX_BODY)
+		return;
+	pthread_mutex_lock(&c->lock);
+	e = &c->slots[c->next];
+	c->next = (c->next + 1) % c->nslots;
+	free(e->key);
+	free(e->body);
+	e->hash = hash;
+	e->gen = gen;
+	e->key = xmalloc(key_len ? key_len : 1);
+	memcpy(e->key, key, key_len);
+	e->key_len = key_len;
+	e->status = r->status;
+	e->type = r->type;
+	e->etag = r->etag;
+	e->has_etag = r->has_etag;
+	e->len = r->body.len;
+	e->body = xmalloc(r->body.len + 1);
+	memcpy(e->body, r->body.buf, r->body.len + 1);
+	pthread_mutex_unlock(&c->lock);
 }

@@ -1,7 +1,8 @@
 /*
  * web: `benchline serve` (§11). An HTTP server on libmicrohttpd with a thread pool: the
  * overview, Series pages with gnuplot charts, the JSON API and POST /api/records. Each
- * request thread borrows its own store connection from a small pool. Nothing here prints
+ * connection has its own thread; a request borrows a store connection from the pool of its
+ * kind (reads, charts, the one writer). Nothing here prints
  * or exits; cli/cmd_serve.c starts and stops the server.
  */
 #ifndef BENCHLINE_WEB_H
@@ -15,6 +16,8 @@
 
 /* Largest body POST /api/records takes (413 over it). */
 #define WEB_MAX_BODY ((size_t)16 << 20)
+/* Most query parameters a request may have (414 over it). */
+#define WEB_MAX_PARAMS 64
 /* Largest token file read. */
 #define WEB_MAX_TOKEN_FILE ((size_t)1 << 20)
 /* gnuplot is killed when it runs longer than this. */
@@ -27,15 +30,23 @@
 
 struct web_options {
 	const char *db_path;
-	const char *bind;	/* "127.0.0.1" when NULL */
-	unsigned port;		/* 0: any free port (web_port() says which) */
-	const char *token_file; /* NULL: pushing is refused with 401 */
-	const char *base_url;	/* prefix of absolute links, NULL for relative ones */
-	const char *gnuplot;	/* the program, "gnuplot" when NULL */
-	unsigned threads;	/* request threads (and store connections); 4 when 0 */
-	unsigned timeout_s;	/* idle or slow connections are dropped after this; 10 when 0 */
-	const char *repo_dir;	/* the benchmarked repository: /gate, /api/gate and the sync need
-				   it; its benchline.json applies to pushes and detection */
+	const char *bind;	 /* "127.0.0.1" when NULL */
+	unsigned port;		 /* 0: any free port (web_port() says which) */
+	const char *token_file;	 /* NULL: pushing is refused with 401 */
+	const char *base_url;	 /* prefix of absolute links, NULL for relative ones */
+	const char *gnuplot;	 /* the program, "gnuplot" when NULL */
+	unsigned threads;	 /* store connections for reads, and for charts: 4 each when 0 */
+	unsigned timeout_s;	 /* idle or slow connections are dropped after this; 10 when 0 */
+	unsigned lock_timeout_s; /* a write waits this long for the lock, then 503; 30 when 0 */
+	/* A request's headers and body must be in this long after the connection is ready for
+	 * it (accepted, or its previous answer sent), else it is dropped; WEB_REQUEST_DEADLINE
+	 * when 0. */
+	unsigned request_deadline_s;
+	unsigned client_connections; /* open connections one address may have; 0: no limit */
+	unsigned client_charts;	     /* charts one address has drawn at once; WEB_CLIENT_CHARTS
+					when 0 */
+	const char *repo_dir; /* the benchmarked repository: /gate, /api/gate and the sync need
+				 it; its benchline.json applies to pushes and detection */
 	unsigned
 	    sync_interval_s; /* with repo_dir: seconds between syncs; WEB_SYNC_INTERVAL when 0 */
 	/* What the background thread did ("detect: 2 new Suspects, ..."), one line a call, from
@@ -136,8 +147,32 @@ struct web_reply {
 	unsigned retry_after_s; /* a Retry-After header (a 503 for a lock); 0: none */
 };
 
+/* Defaults of --request-deadline and --client-connections. */
+#define WEB_REQUEST_DEADLINE   30
+#define WEB_CLIENT_CONNECTIONS 32
+#define WEB_CLIENT_CHARTS      2
+/* How often the request deadline is checked. */
+#define WEB_WATCH_PERIOD_MS 250
+/* Seconds a write waits for another's lock by default (--lock-timeout). */
+#define WEB_LOCK_TIMEOUT 30
 /* Seconds a client is told to wait when the database stayed locked (503). */
 #define WEB_RETRY_AFTER 5
+
+/* Answers to GETs kept for one database generation (the server bumps it on every change),
+ * found by their whole key: the hash only picks candidates. Safe to share between threads. */
+#define WEB_REPLY_CACHE_SLOTS	 64
+#define WEB_REPLY_CACHE_MAX_BODY ((size_t)4 << 20)
+struct web_reply_cache;
+struct web_reply_cache *web_reply_cache_new(size_t slots);
+void web_reply_cache_free(struct web_reply_cache *c);
+/* 1 and r filled (body appended) when the cache holds key's answer for gen, else 0. hash is
+ * web_hash of the key. */
+int web_reply_cache_get(struct web_reply_cache *c, struct web_reply *r, uint64_t hash,
+			const char *key, size_t key_len, uint64_t gen);
+/* Keeps r (a 200 of at most WEB_REPLY_CACHE_MAX_BODY bytes) for key and gen, in place of the
+ * oldest entry. */
+void web_reply_cache_put(struct web_reply_cache *c, const struct web_reply *r, uint64_t hash,
+			 const char *key, size_t key_len, uint64_t gen);
 
 /* Makes r the JSON error {"error": msg} with status (no ETag: errors are not cached). */
 void web_reply_json_error(struct web_reply *r, int status, const char *msg);

@@ -131,10 +131,20 @@ static int read_samples(double **out, size_t *n, const struct adapters_criterion
 		ret = adapters_json_fail(&a, &p, INGEST_AT_VALUE, "iteration count is 0");
 		goto done;
 	}
+	adapters_path_pop(&p);
+	adapters_path_key(&p, "times");
 	for (size_t i = 0; i < nt; i++) {
-		times[i] /= iters[i];
-		if (!isfinite(times[i]))
-			times[i] = 0; /* under the smallest double: no time at all */
+		double per_iter = times[i] / iters[i];
+		/* A time too large for a double per iteration is no measurement to keep. */
+		if (!isfinite(per_iter)) {
+			adapters_path_index(&p, i);
+			ret =
+			    adapters_json_fail(&a, &p, INGEST_AT_VALUE,
+					       "time per iteration %g / %g is not a finite number",
+					       times[i], iters[i]);
+			goto done;
+		}
+		times[i] = per_iter;
 	}
 	*out = times;
 	*n = nt;

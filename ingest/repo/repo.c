@@ -764,6 +764,22 @@ int repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out,
 	return ret;
 }
 
+int repo_rev_is_plain(const char *rev)
+{
+	size_t n = rev ? strlen(rev) : 0;
+	char normalized[256];
+	if (!n)
+		return 0;
+	if (n >= 4 && n <= 40 && strspn(rev, "0123456789abcdefABCDEF") == n)
+		return 1;
+	/* The rule git applies to a new branch's name: no ~ ^ : ? * [ or backslash, no "..",
+	 * no "@{", no control characters or spaces. */
+	return git_reference_normalize_name(normalized, sizeof(normalized), rev,
+					    GIT_REFERENCE_FORMAT_ALLOW_ONELEVEL |
+						GIT_REFERENCE_FORMAT_REFSPEC_SHORTHAND) == 0 &&
+	       !strcmp(normalized, rev);
+}
+
 int repo_commit_subject(struct strbuf *out, struct repo *r, const char *sha, struct bl_error *err)
 {
 	git_commit *commit = NULL;

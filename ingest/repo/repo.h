@@ -71,6 +71,11 @@ void repo_free(struct repo *r);
  * NULL) receives rev, or the main branch's name. */
 int repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out, struct repo *r,
 		 const char *rev, struct bl_error *err);
+/* 1 when rev is a plain revision: a ref name (git's rules, one level allowed: "main",
+ * "origin/pr-7", "HEAD") or 4 to 40 hex digits. Plain revisions resolve by a lookup, never
+ * by revparse's expression forms (":/regex", "^{/regex}", "@{...}", "~N"), some of which walk
+ * the whole history; the server takes only these from a request. */
+int repo_rev_is_plain(const char *rev);
 /* A commit's subject (its message's first paragraph on one line, as git log --oneline shows
  * it), appended to out; BL_ENOTFOUND when the repository has no such commit. */
 int repo_commit_subject(struct strbuf *out, struct repo *r, const char *sha, struct bl_error *err);

@@ -835,6 +835,14 @@ static void criterion_directories(void **state)
 	strbuf_reset(&msg);
 	strbuf_addf(&msg, "%s/h/new/sample.json:1:15: iters[1]: iteration count is 0", dir);
 	expect_error_len("criterion", dir, NULL, 0, &d, msg.buf);
+	/* a time per iteration too large for a double is refused, not stored as 0 */
+	put(dir, "h/new/sample.json", "{\"iters\": [1, 0.5],\n \"times\": [1, 1.5e308]}");
+	strbuf_reset(&msg);
+	strbuf_addf(&msg,
+		    "%s/h/new/sample.json:2:15: times[1]: time per iteration 1.5e+308 / 0.5 is not "
+		    "a finite number",
+		    dir);
+	expect_error_len("criterion", dir, NULL, 0, &d, msg.buf);
 	put(dir, "h/new/sample.json", "{\"iters\": [1],\n \"times\": [1, 2]}");
 	strbuf_reset(&msg);
 	strbuf_addf(&msg, "%s/h/new/sample.json:2:11: times: 2 times for 1 iteration counts", dir);

@@ -431,6 +431,26 @@ static void add_entry(git_treebuilder *tb, git_repository *repo, const char *nam
 
 /* git's tree order puts a tree "foo" after "foo.c" and "foo-x" (as if "foo/"), a blob "foo"
  * before them: the hash must use that order, as a tree libgit2 writes does. */
+/* What the server takes as a revision: ref names and hex ids, no revparse expressions. */
+static void test_rev_is_plain(void **state)
+{
+	static const char *const plain[] = {
+	    "main",	   "HEAD", "origin/pr-7", "refs/heads/main",
+	    "feature/x.y", "v1.0", "4f1c",	  "4f1c2e9d0000000000000000000000000000abcd",
+	    "DEADBEEF",
+	};
+	static const char *const not_plain[] = {
+	    "",	   "HEAD^{/x}",	   ":/fix", "main@{1}", "@{-1}", "HEAD~1", "HEAD^",	"a..b",
+	    "a b", "main:src/a.c", "x*",    "x?",	"x[1]",	 "a\\b",   "trailing/", "a\tb",
+	};
+	(void)state;
+	assert_false(repo_rev_is_plain(NULL));
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		assert_true(repo_rev_is_plain(plain[i]));
+	for (size_t i = 0; i < sizeof(not_plain) / sizeof(not_plain[0]); i++)
+		assert_false(repo_rev_is_plain(not_plain[i]));
+}
+
 static void test_source_hash_tree_order(void **state)
 {
 	git_repository *repo;
@@ -530,6 +550,7 @@ int main(void)
 	    cmocka_unit_test(test_config_malformed),
 	    cmocka_unit_test(test_config_load),
 	    cmocka_unit_test(test_source_hash_tree_order),
+	    cmocka_unit_test(test_rev_is_plain),
 	};
 	int ret;
 	git_libgit2_init();
