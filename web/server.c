@@ -647,7 +647,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 {
 	struct strbuf parts[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
 	struct strbuf qa = STRBUF_INIT, fa = STRBUF_INIT, ta = STRBUF_INIT;
-	struct web_query q = {NULL, NULL, NULL};
+	struct strbuf xa = STRBUF_INIT, sa = STRBUF_INIT;
+	struct web_query q = {NULL, NULL, NULL, NULL, NULL};
 	struct bl_error err = BL_ERROR_INIT;
 	struct store *st = NULL;
 	size_t slot = 0;
@@ -693,6 +694,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	q.q = query_arg(&qa, conn, "q");
 	q.from = query_arg(&fa, conn, "from");
 	q.to = query_arg(&ta, conn, "to");
+	q.x = query_arg(&xa, conn, "x");
+	q.side = query_arg(&sa, conn, "side");
 	slot = pool_take(srv, &gen);
 	st = srv->stores[slot];
 	if (query) {
@@ -734,6 +737,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		goto done;
 	}
 	key = hash_str(hash_str(hash_str(hash_str(WEB_HASH_INIT, url), q.q), q.from), q.to);
+	key = hash_str(hash_str(key, q.x), q.side);
 	if (reply_cache_get(srv, r, key, gen))
 		goto done;
 	if (!strcmp(url, "/")) {
@@ -741,7 +745,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	} else if (!strcmp(url, "/api/series")) {
 		ret = web_api_series(r, st, &err);
 	} else if (!strcmp(url, "/suspects")) {
-		ret = web_page_suspects(r, &srv->ctx, st, &err);
+		ret = web_page_suspects(r, &srv->ctx, st, &q, &err);
 	} else if (!strcmp(url, "/api/suspects")) {
 		ret = web_api_suspects(r, st, &err);
 	} else if (!strcmp(url, "/regressions")) {
@@ -780,6 +784,8 @@ done:
 	strbuf_release(&qa);
 	strbuf_release(&fa);
 	strbuf_release(&ta);
+	strbuf_release(&xa);
+	strbuf_release(&sa);
 	bl_error_release(&err);
 }
 
