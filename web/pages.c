@@ -393,11 +393,59 @@ static void format_value(struct strbuf *sb, double v, const char *unit)
 	}
 }
 
+/* Whether a Series id has a part that is "." or "..": a browser resolves such a path segment
+ * away before sending it, percent-encoded or not (to the URL standard "%2E" is a dot too). */
+static int has_dot_part(const char *id)
+{
+	for (const char *part = id; part; part = strchr(part, '/') ? strchr(part, '/') + 1 : NULL) {
+		size_t n = strcspn(part, "/");
+		if ((n == 1 || n == 2) && !strncmp(part, "..", n))
+			return 1;
+	}
+	return 0;
+}
+
+/* What of a Series a link opens. */
+enum series_view { SERIES_PAGE, SERIES_CHART, SERIES_RECORDS };
+
+/* A link to a Series (its page, chart or records), with query parameters (already encoded,
+ * "x=date"; NULL: none) and a fragment (NULL: none). The id goes in the path, or, when a part
+ * of it is a dot segment, in the query (?id=ID, its '%' escaped once more), which the server
+ * takes as the same route. */
+static void add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
+			   enum series_view view, const char *query, const char *fragment)
+{
+	static const char *const path_of[][2] = {
+	    {"/series/", ""}, {"/series/", "/chart.svg"}, {"/api/series/", "/records"}};
+	static const char *const query_of[] = {
+	    "/series?id=", "/series/chart.svg?id=", "/api/series/records?id="};
+	int in_query = has_dot_part(id);
+	web_html_escape(sb, ctx->base);
+	if (in_query) {
+		strbuf_addstr(sb, query_of[view]);
+		for (const char *c = id; *c; c++)
+			if (*c == '%')
+				strbuf_addstr(sb, "%25");
+			else
+				web_html_escape(sb, (char[]){*c, '\0'});
+	} else {
+		strbuf_addstr(sb, path_of[view][0]);
+		web_html_escape(sb, id);
+		strbuf_addstr(sb, path_of[view][1]);
+	}
+	if (query && *query) {
+		strbuf_addstr(sb, in_query ? "&amp;" : "?");
+		web_html_escape(sb, query);
+	}
+	if (fragment) {
+		strbuf_addch(sb, '#');
+		web_html_escape(sb, fragment);
+	}
+}
+
 static void add_series_link(struct strbuf *sb, const struct web_ctx *ctx, const char *id)
 {
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/series/");
-	web_html_escape(sb, id);
+	add_series_url(sb, ctx, id, SERIES_PAGE, NULL, NULL);
 }
 
 static void add_lower(struct strbuf *sb, const char *s)
@@ -615,15 +663,12 @@ static int overview_one(const struct store_series *s, void *data)
 	}
 	if (s->regressions) {
 		strbuf_addstr(sb, "<td class=\"num regressions\"><a href=\"");
-		add_series_link(sb, o->ctx, s->id);
-		strbuf_addf(sb, "#regressions\">%lld</a></td><td><a href=\"",
-			    (long long)s->regressions);
+		add_series_url(sb, o->ctx, s->id, SERIES_PAGE, NULL, "regressions");
+		strbuf_addf(sb, "\">%lld</a></td><td><a href=\"", (long long)s->regressions);
 	} else {
 		strbuf_addstr(sb, "<td class=\"num\">0</td><td><a href=\"");
 	}
-	web_html_escape(sb, o->ctx->base);
-	strbuf_addstr(sb, "/series/");
-	web_html_escape(sb, s->id);
+	add_series_link(sb, o->ctx, s->id);
 	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
 	return 0;
 }
@@ -924,22 +969,16 @@ static void use_dates(struct web_point *p, size_t n, struct web_mark *marks, siz
 	}
 }
 
-/* The query of a Series page's links: its zoom and its axis. */
-static void add_query(struct strbuf *sb, const struct web_query *q, int by_date)
+/* The query of a Series page's links, "from=1&to=2&x=date": its zoom and its axis (from and
+ * to are numbers, parse_bound checked them). */
+static void series_query(struct strbuf *out, const struct web_query *q, int by_date)
 {
-	char sep = '?';
-	if (q->from && *q->from) {
-		strbuf_addstr(sb, "?from=");
-		web_html_escape(sb, q->from);
-		sep = '&';
-	}
-	if (q->to && *q->to) {
-		strbuf_addf(sb, "%cto=", sep);
-		web_html_escape(sb, q->to);
-		sep = '&';
-	}
+	if (q->from && *q->from)
+		strbuf_addf(out, "from=%s", q->from);
+	if (q->to && *q->to)
+		strbuf_addf(out, "%sto=%s", out->len ? "&" : "", q->to);
 	if (by_date)
-		strbuf_addf(sb, "%cx=date", sep);
+		strbuf_addf(out, "%sx=date", out->len ? "&" : "");
 }
 
 /* "by commit" or "by date": a link to the other axis, the current one in bold. */
@@ -947,14 +986,16 @@ static void add_axis_link(struct strbuf *sb, const struct web_ctx *ctx, const ch
 			  const struct web_query *q, int date, int by_date)
 {
 	const char *label = date ? "by date" : "by commit";
+	struct strbuf query = STRBUF_INIT;
 	if (date == by_date) {
 		strbuf_addf(sb, "<strong class=\"axis\">%s</strong>", label);
 		return;
 	}
+	series_query(&query, q, date);
 	strbuf_addstr(sb, "<a class=\"axis\" href=\"");
-	add_series_link(sb, ctx, id);
-	add_query(sb, q, date);
+	add_series_url(sb, ctx, id, SERIES_PAGE, query.buf, NULL);
 	strbuf_addf(sb, "\">%s</a>", label);
+	strbuf_release(&query);
 }
 
 /* benchline.json's repo_url of the served repository (malloc'd), NULL without one. Read for
@@ -1034,16 +1075,24 @@ static void add_delta_interval(struct strbuf *sb, double lo, double hi)
 	strbuf_addch(sb, ']');
 }
 
-/* A commit cell: 12 digits shown, all 40 on hover. */
-static void add_commit_cell(struct strbuf *sb, const char *commit)
+/* A commit cell: 12 digits shown, all 40 on hover, linked to repo_url's page of it when there
+ * is one. */
+static void add_commit_cell(struct strbuf *sb, const char *repo_url, const char *commit)
 {
 	struct strbuf short12 = STRBUF_INIT;
 	strbuf_add(&short12, commit, strnlen(commit, 12));
 	strbuf_addstr(sb, "<td class=\"mono\" title=\"");
 	web_html_escape(sb, commit);
 	strbuf_addstr(sb, "\">");
+	if (repo_url && *commit) {
+		strbuf_addstr(sb, "<a href=\"");
+		web_html_escape(sb, repo_url);
+		strbuf_addstr(sb, "/commit/");
+		web_html_escape(sb, commit);
+		strbuf_addstr(sb, "\">");
+	}
 	web_html_escape(sb, short12.buf);
-	strbuf_addstr(sb, "</td>");
+	strbuf_addstr(sb, repo_url && *commit ? "</a></td>" : "</td>");
 	strbuf_release(&short12);
 }
 
@@ -1073,7 +1122,7 @@ static void add_json_number(struct strbuf *sb, json_t *v)
 }
 
 /* A bisection's probe log (the `probes` of bisect --json, as stored) as a table. */
-static void add_probe_log(struct strbuf *sb, const char *probes)
+static void add_probe_log(struct strbuf *sb, const char *repo_url, const char *probes)
 {
 	json_t *arr = json_loads(probes, JSON_DECODE_ANY, NULL), *p;
 	size_t i;
@@ -1097,7 +1146,7 @@ static void add_probe_log(struct strbuf *sb, const char *probes)
 			    : verdict && !strcmp(verdict, "slower") ? "slower"
 								    : "other",
 			    i + 1);
-		add_commit_cell(sb, commit ? commit : "");
+		add_commit_cell(sb, repo_url, commit ? commit : "");
 		strbuf_addstr(sb, "<td>");
 		if (skipped) {
 			strbuf_addstr(sb, "skipped: ");
@@ -1127,25 +1176,24 @@ static void add_probe_log(struct strbuf *sb, const char *probes)
 
 /* The Series page's list of its Regressions, each with its bisection's probe log. */
 static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
-				   const struct page_regressions *pr)
+				   const char *repo_url, const struct page_regressions *pr)
 {
 	strbuf_addstr(sb, "<h2 id=\"regressions\">Regressions</h2>\n");
 	for (size_t i = 0; i < pr->nr; i++) {
 		const struct page_regression *x = &pr->r[i];
 		strbuf_addf(sb, "<div class=\"regression\"><p><strong>Regression %lld</strong>: ",
 			    (long long)x->id);
-		strbuf_addstr(sb, "<code title=\"");
-		web_html_escape(sb, x->commit);
-		strbuf_addstr(sb, "\">");
-		strbuf_add(sb, x->commit, strnlen(x->commit, 12));
-		strbuf_addstr(sb, "</code> ");
+		add_commit(sb, repo_url, x->commit, NULL);
+		strbuf_addch(sb, ' ');
 		if (x->subject) {
 			strbuf_addstr(sb, "“");
 			web_html_escape(sb, x->subject);
 			strbuf_addstr(sb, "”");
 		}
-		if (x->pr > 0)
-			strbuf_addf(sb, ", PR #%lld", (long long)x->pr);
+		if (x->pr > 0) {
+			strbuf_addstr(sb, ", PR ");
+			add_pr(sb, repo_url, x->pr);
+		}
 		strbuf_addstr(sb, ": <span class=\"slower\">");
 		add_delta(sb, x->ratio);
 		strbuf_addstr(sb, "</span>, 99% interval ");
@@ -1164,7 +1212,7 @@ static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
 		strbuf_addstr(sb, ". <a href=\"");
 		web_html_escape(sb, ctx->base);
 		strbuf_addstr(sb, "/regressions\">All Regressions</a></p>\n");
-		add_probe_log(sb, x->probes);
+		add_probe_log(sb, repo_url, x->probes);
 		strbuf_addstr(sb, "</div>\n");
 	}
 }
@@ -1173,7 +1221,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 		    const char *const names[4], const struct web_query *q, int chart_only,
 		    struct bl_error *err)
 {
-	struct strbuf *sb = &r->body, title = STRBUF_INIT;
+	struct strbuf *sb = &r->body, title = STRBUF_INIT, query = STRBUF_INIT;
 	struct series_copy c;
 	struct points ps;
 	struct web_point *drawn = NULL;
@@ -1298,7 +1346,14 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 
 	/* Zoom. */
 	strbuf_addstr(sb, "<form class=\"zoom\" method=\"get\" action=\"");
-	add_series_link(sb, ctx, c.id);
+	if (has_dot_part(c.id)) {
+		/* A form's GET drops its action's query: the id goes as a field. */
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb, "/series\"><input type=\"hidden\" name=\"id\" value=\"");
+		web_html_escape(sb, c.id);
+	} else {
+		add_series_link(sb, ctx, c.id);
+	}
 	strbuf_addstr(sb, "\">Zoom: from <input name=\"from\" value=\"");
 	web_html_escape(sb, q->from ? q->from : "");
 	strbuf_addstr(sb, "\"> to <input name=\"to\" value=\"");
@@ -1307,21 +1362,17 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	if (by_date)
 		strbuf_addstr(sb, "<input type=\"hidden\" name=\"x\" value=\"date\">");
 	strbuf_addstr(sb, "<button>Draw</button> <a href=\"");
-	add_series_link(sb, ctx, c.id);
-	strbuf_addstr(sb, by_date ? "?x=date" : "");
+	add_series_url(sb, ctx, c.id, SERIES_PAGE, by_date ? "x=date" : NULL, NULL);
 	strbuf_addstr(sb, "\">all</a> · x axis: ");
 	add_axis_link(sb, ctx, c.id, q, 0, by_date);
 	strbuf_addstr(sb, " ");
 	add_axis_link(sb, ctx, c.id, q, 1, by_date);
 	strbuf_addstr(sb, " · <a href=\"");
-	add_series_link(sb, ctx, c.id);
-	strbuf_addstr(sb, "/chart.svg");
-	add_query(sb, q, by_date);
+	series_query(&query, q, by_date);
+	add_series_url(sb, ctx, c.id, SERIES_CHART, query.buf, NULL);
 	strbuf_addstr(sb, "\">SVG</a> · <a href=\"");
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/api/series/");
-	web_html_escape(sb, c.id);
-	strbuf_addstr(sb, "/records\">JSON</a></form>\n");
+	add_series_url(sb, ctx, c.id, SERIES_RECORDS, NULL, NULL);
+	strbuf_addstr(sb, "\">JSON</a></form>\n");
 
 	strbuf_addstr(sb, "<div class=\"chart\">\n");
 	if (chart_ret) {
@@ -1342,7 +1393,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			  "<span class=\"ring-faster\">◯ faster Suspect</span>"
 			  "<span class=\"slower\">▼ Regression (its pinned commit)</span></p>\n");
 	if (pr.nr)
-		add_series_regressions(sb, ctx, &pr);
+		add_series_regressions(sb, ctx, repo_url, &pr);
 	strbuf_addstr(sb, "<h2>Records</h2>\n");
 
 	strbuf_addstr(sb, "<table id=\"records\"><thead><tr><th>seq</th><th>commit</th>"
@@ -1425,6 +1476,7 @@ done:
 	points_release(&ps);
 	series_copy_release(&c);
 	strbuf_release(&title);
+	strbuf_release(&query);
 	bl_error_release(&chart_err);
 	return ret;
 }
@@ -1638,6 +1690,7 @@ struct regressions_page {
 	const struct web_ctx *ctx;
 	size_t count;
 	struct strbuf id;
+	char *repo_url;
 };
 
 static int regressions_page_one(const struct store_regression *g, void *data)
@@ -1662,10 +1715,9 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_addstr(sb, "#regressions\">");
 	web_html_escape(sb, g->metric);
 	strbuf_addstr(sb, "</a></td>");
-	add_commit_cell(sb, g->commit);
+	add_commit_cell(sb, rp->repo_url, g->commit);
 	strbuf_addstr(sb, "<td>");
-	if (g->pr > 0)
-		strbuf_addf(sb, "#%lld", (long long)g->pr);
+	add_pr(sb, rp->repo_url, g->pr);
 	strbuf_addstr(sb, "</td><td class=\"subject\">");
 	web_html_escape(sb, g->subject ? g->subject : "");
 	strbuf_addstr(sb, "</td><td class=\"num slower\">");
@@ -1673,7 +1725,7 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_addstr(sb, "</td><td class=\"nowrap\">");
 	add_delta_interval(sb, g->lo, g->hi);
 	strbuf_addstr(sb, "</td>");
-	add_commit_cell(sb, g->reference_commit);
+	add_commit_cell(sb, rp->repo_url, g->reference_commit);
 	if (g->alert_id)
 		strbuf_addf(sb, "<td class=\"num\">%lld</td><td>", (long long)g->alert_id);
 	else
@@ -1689,7 +1741,7 @@ int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct 
 			 struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
-	struct regressions_page rp = {sb, ctx, 0, STRBUF_INIT};
+	struct regressions_page rp = {sb, ctx, 0, STRBUF_INIT, page_repo_url(ctx)};
 	size_t table_at;
 	int ret;
 
@@ -1708,7 +1760,7 @@ int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct 
 	ret = store_each_regression(st, 0, regressions_page_one, &rp, err);
 	strbuf_release(&rp.id);
 	if (ret)
-		return ret;
+		goto done;
 	strbuf_addstr(sb, "</tbody></table>\n");
 	if (!rp.count) {
 		strbuf_setlen(sb, table_at);
@@ -1724,7 +1776,9 @@ int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct 
 	}
 	page_end(sb);
 	html_reply(r, 200);
-	return 0;
+done:
+	free(rp.repo_url);
+	return ret;
 }
 
 /* The gate (§7) */
@@ -1807,9 +1861,7 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 		const char *status = gate_status_name(row->status);
 		store_series_id(&id, row->machine, row->benchmark, row->config, row->metric);
 		strbuf_addf(sb, "<tr class=\"gate-%s\"><td>%s</td><td><a href=\"", status, status);
-		web_html_escape(sb, ctx->base);
-		strbuf_addstr(sb, "/series/");
-		web_html_escape(sb, id.buf);
+		add_series_link(sb, ctx, id.buf);
 		strbuf_addstr(sb, "\">");
 		web_html_escape(sb, row->benchmark);
 		if (*row->config) {

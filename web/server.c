@@ -647,7 +647,8 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 {
 	struct strbuf parts[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
 	struct strbuf qa = STRBUF_INIT, fa = STRBUF_INIT, ta = STRBUF_INIT;
-	struct strbuf xa = STRBUF_INIT, sa = STRBUF_INIT;
+	struct strbuf xa = STRBUF_INIT, sa = STRBUF_INIT, ia = STRBUF_INIT;
+	const char *in_query = NULL; /* ?id=: a Series id given in the query */
 	struct web_query q = {NULL, NULL, NULL, NULL, NULL};
 	struct bl_error err = BL_ERROR_INIT;
 	struct store *st = NULL;
@@ -672,7 +673,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		}
 		goto done;
 	}
-	if (!query && strcmp(url, "/") && strcmp(url, "/api/series") &&
+	if (!query && strcmp(url, "/") && strcmp(url, "/api/series") && strcmp(url, "/series") &&
 	    strncmp(url, "/series/", 8) && strncmp(url, "/api/series/", 12) &&
 	    strcmp(url, "/suspects") && strcmp(url, "/api/suspects") &&
 	    strcmp(url, "/regressions") &&
@@ -696,6 +697,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	q.to = query_arg(&ta, conn, "to");
 	q.x = query_arg(&xa, conn, "x");
 	q.side = query_arg(&sa, conn, "side");
+	in_query = query_arg(&ia, conn, "id");
 	slot = pool_take(srv, &gen);
 	st = srv->stores[slot];
 	if (query) {
@@ -737,7 +739,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		goto done;
 	}
 	key = hash_str(hash_str(hash_str(hash_str(WEB_HASH_INIT, url), q.q), q.from), q.to);
-	key = hash_str(hash_str(key, q.x), q.side);
+	key = hash_str(hash_str(hash_str(key, q.x), q.side), in_query);
 	if (reply_cache_get(srv, r, key, gen))
 		goto done;
 	if (!strcmp(url, "/")) {
@@ -750,6 +752,22 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		ret = web_api_suspects(r, st, &err);
 	} else if (!strcmp(url, "/regressions")) {
 		ret = web_page_regressions(r, &srv->ctx, st, &err);
+	} else if (!strcmp(url, "/series") || !strcmp(url, "/series/chart.svg") ||
+		   !strcmp(url, "/api/series/records")) {
+		/* The Series named by ?id=ID: how the pages link one with a "." or ".." part,
+		 * which a browser resolves away in a path. */
+		api = url[1] == 'a';
+		if (!in_query || split_series_id(parts, &rest, in_query) || *rest) {
+			if (api)
+				web_reply_json_error(r, 404, "no such series");
+			else
+				web_page_error(r, &srv->ctx, 404, "No such Series");
+			goto done;
+		}
+		for (int i = 0; i < 4; i++)
+			names[i] = parts[i].buf;
+		ret = api ? web_api_series_records(r, st, names, &err)
+			  : web_page_series(r, &srv->ctx, st, names, &q, url[7] != '\0', &err);
 	} else if (!strncmp(url, "/series/", 8)) {
 		if (split_series_id(parts, &rest, url + 8) ||
 		    (*rest && strcmp(rest, "/chart.svg"))) {
@@ -786,6 +804,7 @@ done:
 	strbuf_release(&ta);
 	strbuf_release(&xa);
 	strbuf_release(&sa);
+	strbuf_release(&ia);
 	bl_error_release(&err);
 }
 
