@@ -397,7 +397,7 @@ static void add_mark(struct strbuf *sb, const struct web_chart_frame *f, const s
 		    "<text class=\"regression-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
 		    "font-family=\"sans-serif\" font-weight=\"bold\" fill=\"#b00000\" "
 		    "text-anchor=\"%s\">Regression %lld%s%s</text>",
-		    right ? x - 9 : x + 9, top - 2, right ? "end" : "start", (long long)m->id,
+		    right ? x - 9 : x + 9, top - 16, right ? "end" : "start", (long long)m->id,
 		    delta.len ? " " : "", delta.buf);
 	strbuf_addf(&title, "Regression %lld: commit %.12s", (long long)m->id, m->commit);
 	if (delta.len)
@@ -409,7 +409,7 @@ static void add_mark(struct strbuf *sb, const struct web_chart_frame *f, const s
 	strbuf_release(&title);
 }
 
-/* A label at each break of the Series, over its rule or band: "harness 9→10". */
+/* A label at each break of the Series, above the plot over its rule or band: "harness 9→10". */
 static void add_break_labels(struct strbuf *sb, const struct web_chart_frame *f,
 			     const struct web_chart *c)
 {
@@ -427,7 +427,7 @@ static void add_break_labels(struct strbuf *sb, const struct web_chart_frame *f,
 				    "font-size=\"11\" font-family=\"sans-serif\" fill=\"#8a4000\" "
 				    "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" "
 				    "text-anchor=\"%s\">",
-				    x + (x > CHART_W * 0.8 ? -3 : 3), PLOT_TOP + 12,
+				    x + (x > CHART_W * 0.8 ? -3 : 3), PLOT_TOP - 4,
 				    x > CHART_W * 0.8 ? "end" : "start");
 			if (p[i].brk == LINE_HARNESS)
 				strbuf_addf(sb, "harness %lld→%lld",
