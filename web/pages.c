@@ -1396,7 +1396,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 		add_series_regressions(sb, ctx, repo_url, &pr);
 	strbuf_addstr(sb, "<h2>Records</h2>\n");
 
-	strbuf_addstr(sb, "<table id=\"records\"><thead><tr><th>seq</th><th>commit</th>"
+	strbuf_addstr(sb, "<table><thead><tr><th>seq</th><th>commit</th>"
 			  "<th>date (UTC)</th><th>PR</th><th>source hash</th><th>harness</th>"
 			  "<th>value</th><th>line</th><th>tags</th><th>suspect</th></tr></thead>"
 			  "<tbody>\n");

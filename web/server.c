@@ -756,7 +756,6 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		   !strcmp(url, "/api/series/records")) {
 		/* The Series named by ?id=ID: how the pages link one with a "." or ".." part,
 		 * which a browser resolves away in a path. */
-		api = url[1] == 'a';
 		if (!in_query || split_series_id(parts, &rest, in_query) || *rest) {
 			if (api)
 				web_reply_json_error(r, 404, "no such series");
