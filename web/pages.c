@@ -1498,8 +1498,8 @@ struct suspects_page {
 	char *subject;
 	int64_t seq;
 	double date;
-	int64_t alerts[16];
-	size_t nalerts, nslower, nfaster;
+	int64_t *alerts;
+	size_t nalerts, alerts_alloc, nslower, nfaster;
 	int open;
 };
 
@@ -1582,8 +1582,10 @@ static int suspects_page_one(const struct store_web_suspect_row *sx, void *data)
 		sp->nfaster++;
 	for (k = 0; k < sp->nalerts && sp->alerts[k] != sx->alert_id; k++)
 		;
-	if (sx->alert_id && k == sp->nalerts && k < sizeof(sp->alerts) / sizeof(sp->alerts[0]))
+	if (sx->alert_id && k == sp->nalerts) {
+		ALLOC_GROW(sp->alerts, sp->nalerts, sp->alerts_alloc);
 		sp->alerts[sp->nalerts++] = sx->alert_id;
+	}
 	strbuf_reset(&sp->id);
 	store_series_id(&sp->id, sx->machine, sx->benchmark, sx->config, sx->metric);
 	strbuf_addf(sb, "<tr class=\"suspect %s\"><td class=\"num\">%lld</td><td>", side,
@@ -1679,6 +1681,7 @@ end:
 	html_reply(r, 200);
 done:
 	free(sp.subject);
+	free(sp.alerts);
 	free(sp.repo_url);
 	strbuf_release(&sp.id);
 	strbuf_release(&sp.rows);
