@@ -123,7 +123,8 @@ static double fraction(double v, double lo, double hi)
 	return (v / 2 - lo / 2) / (hi / 2 - lo / 2);
 }
 
-void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_t n)
+void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_t n,
+		     enum web_axis axis)
 {
 	int any_x = 0, any_y = 0, own = 0;
 	double mid, half;
@@ -153,7 +154,7 @@ void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_
 		return;
 	}
 	/* Half a step on either side: a place is a commit, a date pads by 1% (an hour at least). */
-	if (f->x1 - f->x0 > 1e6 || f->x0 > 1e6) {
+	if (axis == WEB_AXIS_DATE) {
 		double pad = fmax((f->x1 - f->x0) * 0.01, 3600);
 		f->x0 -= pad;
 		f->x1 += pad;
@@ -169,8 +170,12 @@ void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_
 		half = mid == 0 ? 1 : fabs(mid) * 0.05;
 	f->y0 = clamp_y(mid - half);
 	f->y1 = clamp_y(mid + half);
-	if (!(f->y0 < f->y1)) /* a value at the very edge */
-		f->y0 = f->y1 > 0 ? f->y1 * 0.95 : f->y1 * 1.05;
+	if (!(f->y0 < f->y1)) { /* both at one edge */
+		if (f->y1 > 0)
+			f->y0 = f->y1 * 0.95;
+		else
+			f->y1 = f->y0 * 0.95;
+	}
 }
 
 static double px_x(const struct web_chart_frame *f, double x)
@@ -638,7 +643,7 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 	int ret = 0;
 
 	*svg_out = NULL;
-	web_chart_frame(&f, chart->points, chart->npoints);
+	web_chart_frame(&f, chart->points, chart->npoints, chart->axis);
 	build_script(&script, &f, chart);
 	build_band(&under, &f, chart);
 	build_overlay(&overlay, &f, chart);

@@ -149,12 +149,14 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 /* The values a chart's y axis may reach: gnuplot's tick arithmetic overflows near DBL_MAX, so
  * the frame stays inside +/- this and a value beyond it is drawn at the edge. */
 #define WEB_CHART_YMAX 1e300
-/* A chart's frame: the x range of its points, the y range of its Series' own (untagged)
- * points, padded; always finite, x0 < x1, y0 < y1, |y| <= WEB_CHART_YMAX. */
+/* A chart's frame: the x range of its points (on the axis their x is on), the y range of its
+ * Series' own (untagged) points, padded; always finite, x0 < x1, y0 < y1, |y| <=
+ * WEB_CHART_YMAX. */
 struct web_chart_frame {
 	double x0, x1, y0, y1;
 };
-void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_t n);
+void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_t n,
+		     enum web_axis axis);
 
 /* A time (seconds since the epoch) as "2026-11-02 04:00" in UTC. */
 void web_format_date(struct strbuf *out, double t);

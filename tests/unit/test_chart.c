@@ -40,15 +40,15 @@ static void frame_near_dbl_max(void **state)
 	point(&p[0], 1, DBL_MAX, "");
 	point(&p[1], 2, -DBL_MAX, "");
 	point(&p[2], 3, 1.7e308, "");
-	web_chart_frame(&f, p, 3);
+	web_chart_frame(&f, p, 3, WEB_AXIS_PLACE);
 	assert_sane(&f);
-	web_chart_frame(&f, p, 1); /* one value, at the very top */
+	web_chart_frame(&f, p, 1, WEB_AXIS_PLACE); /* one value, at the very top */
 	assert_sane(&f);
 	point(&p[0], 1, -DBL_MAX, "");
-	web_chart_frame(&f, p, 1);
+	web_chart_frame(&f, p, 1, WEB_AXIS_PLACE);
 	assert_sane(&f);
 	point(&p[0], 1, DBL_MIN, "");
-	web_chart_frame(&f, p, 1);
+	web_chart_frame(&f, p, 1, WEB_AXIS_PLACE);
 	assert_sane(&f);
 }
 
@@ -61,20 +61,34 @@ static void frame_from_the_series_own_points(void **state)
 	point(&p[1], 11, 110, "");
 	point(&p[2], 12, 5000, "noisy");
 	point(&p[3], 13, NAN, "");
-	web_chart_frame(&f, p, 4);
+	web_chart_frame(&f, p, 4, WEB_AXIS_PLACE);
 	assert_sane(&f);
 	assert_true(f.y0 < 100 && f.y0 > 90);
 	assert_true(f.y1 > 110 && f.y1 < 120); /* the tagged 5000 is drawn at the edge */
 	assert_true(f.x0 < 10 && f.x1 > 12);   /* but it has its place on the x axis */
 	/* Only tagged points: their own range. */
-	web_chart_frame(&f, p + 2, 1);
+	web_chart_frame(&f, p + 2, 1, WEB_AXIS_PLACE);
 	assert_sane(&f);
 	assert_true(f.y0 < 5000 && f.y1 > 5000);
 	/* Nothing to draw: a unit frame. */
-	web_chart_frame(&f, p + 3, 1);
+	web_chart_frame(&f, p + 3, 1, WEB_AXIS_PLACE);
 	assert_sane(&f);
-	web_chart_frame(&f, NULL, 0);
+	web_chart_frame(&f, NULL, 0, WEB_AXIS_PLACE);
 	assert_sane(&f);
+}
+
+static void frame_by_date(void **state)
+{
+	struct web_point p[2];
+	struct web_chart_frame f;
+	(void)state;
+	point(&p[0], 1793592000, 5, "");
+	web_chart_frame(&f, p, 1, WEB_AXIS_DATE); /* one date: an hour either side */
+	assert_sane(&f);
+	assert_true(f.x0 == 1793592000 - 3600 && f.x1 == 1793592000 + 3600);
+	point(&p[1], 1793592000 + 100 * 86400, 6, "");
+	web_chart_frame(&f, p, 2, WEB_AXIS_DATE); /* a hundred days: a day either side */
+	assert_true(f.x0 == 1793592000 - 86400 && f.x1 == 1793592000 + 101 * 86400);
 }
 
 static void dates_in_utc(void **state)
@@ -94,6 +108,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(frame_near_dbl_max),
 	    cmocka_unit_test(frame_from_the_series_own_points),
+	    cmocka_unit_test(frame_by_date),
 	    cmocka_unit_test(dates_in_utc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
