@@ -2,7 +2,8 @@
 # A real browser (§11 issue 5): headless Chromium loads a Series page; the chart's SVG must be
 # in the rendered DOM with a <title> on its points, and screenshots are kept in tests/output/
 # for people to look at: series.png, series-date.png, suspect-series.png, overview.png,
-# suspects.png, suspects-slower.png, regression.png, regressions.png, dots.png, gate.png. Run by `make e2e` (tests/e2e/t0620-browser.t)
+# suspects.png, suspects-slower.png, regression.png, regressions.png, dots.png, huge.png,
+# gate.png, linked.png. Run by `make e2e` (tests/e2e/t0620-browser.t)
 # and `make browser`. Chromium is a test dependency: missing, the test fails (make deps).
 TEST_FILE_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$TEST_FILE_DIR/../e2e/lib.sh"
@@ -127,6 +128,17 @@ test_expect 'D9: Chromium opens a Series named ".." / "." from the overview'"'"'
 	chrome --screenshot="$OUTPUT/dots.png" --window-size=1280,700 --hide-scrollbars \
 		"$URL$link" >/dev/null 2>chrome.err
 '
+# D7: values near DBL_MAX are drawn (on the edge, marked), not a 503.
+for i in 1 2 3 4; do
+	record m1 huge $i 1.7e308
+done >huge.jsonl && bl ingest huge.jsonl >/dev/null || exit 1
+test_expect 'D7: a Series of values near DBL_MAX renders its chart, and a screenshot' '
+	chrome --dump-dom "$URL/series/m1/huge/c/t" >huge.html 2>chrome.err &&
+	grep -q "<path class=\"clamped\"" huge.html &&
+	! grep -q "The chart was not drawn" huge.html &&
+	chrome --screenshot="$OUTPUT/huge.png" --window-size=1280,800 --hide-scrollbars \
+		"$URL/series/m1/huge/c/t" >/dev/null 2>chrome.err
+'
 test_expect 'the dots server stops cleanly' '
 	serve_stop dots
 '
@@ -136,7 +148,7 @@ export BENCHLINE_DB="$TMP/gate.db"
 git init -q -b main repo
 (
 	cd repo && mkdir src &&
-	printf '{"measured_paths": ["src"], "unmeasured_paths": ["benchline.json", ".benchline"]}\n' >benchline.json &&
+	printf '{"measured_paths": ["src"], "unmeasured_paths": ["benchline.json", ".benchline"], "repo_url": "https://git.example.org/team/engine"}\n' >benchline.json &&
 	echo 0 >src/a.c && git add . && git commit -qm init
 ) || exit 1
 gate_sweep() {
@@ -147,7 +159,7 @@ gate_sweep() {
 		"$@" >sweep.json && bl ingest sweep.json >/dev/null
 }
 for i in 1 2 3 4 5 6; do
-	(cd repo && echo $i >src/a.c && git commit -qam "c$i") && gate_sweep $i || exit 1
+	(cd repo && echo $i >src/a.c && git commit -qam "c$i (#$i)") && gate_sweep $i || exit 1
 done
 (cd repo && git checkout -qb pr && echo slow >src/a.c && git commit -qam slow) &&
 	gate_sweep 99 --branch pr --shift 1.10 --shift-only bench_01 || exit 1
@@ -160,6 +172,16 @@ test_expect 'the rendered gate page shows the failing row linked to its chart, a
 	chrome --screenshot="$OUTPUT/gate.png" --window-size=1280,700 --hide-scrollbars \
 		"$URL/gate?head=pr&base=main" >/dev/null 2>chrome.err &&
 	test "$(wc -c <"$OUTPUT/gate.png")" -gt 10000
+'
+test_expect 'with repo_url, a Series page links its commits and pull requests, and a screenshot' '
+	gid=$(bl series --json | json_get - "(grep { \$_->{benchmark} eq q(bench_01) } @\$j)[0]{id}") &&
+	c6=$(git -C repo rev-parse main) &&
+	chrome --dump-dom "$URL/series/$gid" >linked.html 2>chrome.err &&
+	grep -q "<a class=\"mono\" href=\"https://git.example.org/team/engine/commit/$c6\" title=\"$c6: c6 (#6)\">" linked.html &&
+	grep -q "<a href=\"https://git.example.org/team/engine/pull/6\">#6</a>" linked.html &&
+	grep -q "<a href=\"https://git.example.org/team/engine/commit/$c6\"><circle" linked.html &&
+	chrome --screenshot="$OUTPUT/linked.png" --window-size=1280,1000 --hide-scrollbars \
+		"$URL/series/$gid" >/dev/null 2>chrome.err
 '
 test_expect 'the gate server stops cleanly' '
 	serve_stop gate
