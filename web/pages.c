@@ -592,6 +592,8 @@ static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_
 	strbuf_addstr(sb, "\">");
 	if (isnan(change))
 		strbuf_addstr(sb, "–");
+	else if (fabs(100 * change) < 0.05) /* no "-0.0%" */
+		strbuf_addstr(sb, "0.0%");
 	else
 		strbuf_addf(sb, "%+.1f%%", 100 * change);
 	strbuf_addstr(sb, "</td>");

@@ -79,7 +79,8 @@ test_expect 'the overview: a summary, a sparkline and the change against the cen
 	grep -q "<p class=\"summary\"><a href=\"/suspects\" class=\"slower\"><strong>$open</strong> open alerts</a> · <a href=\"/regressions\"><strong>0</strong> Regressions</a> · <strong>3</strong> machines · last push <strong>20[0-9-]* [0-9:]* UTC</strong></p>" ov &&
 	n=$(bl series --json | json_get - "scalar @\$j") &&
 	test "$(grep -c "<svg class=\"sparkline\"" ov)" = "$n" &&
-	grep -q "<td class=\"num\" data-v=\"[-0-9.e]*\" title=\"against the center [0-9.]* ± [0-9.]*\">[+-][0-9]*\.[0-9]%</td>" ov
+	grep -q "<td class=\"num\" data-v=\"[-0-9.e]*\" title=\"against the center [0-9.]* ± [0-9.]*\">[+-][0-9]*\.[0-9]%</td>" ov &&
+	grep -q ">0.0%</td>" ov && ! grep -q ">-0.0%</td>" ov
 '
 test_expect 'the overview'"'"'s columns are sortable (sort.js, data-sort and data-v)' '
 	grep -q "<table id=\"series\" class=\"sortable\">" ov &&
