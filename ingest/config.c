@@ -47,6 +47,7 @@ void ingest_config_release(struct ingest_config *cfg)
 	free(cfg->machine);
 	free(cfg->server);
 	free(cfg->token_file);
+	free(cfg->repo_url);
 	free(cfg->primary_metric);
 	free(cfg->path);
 	strings_free(cfg->gate_override_globs, cfg->n_gate_overrides);
@@ -480,6 +481,17 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 			ret = parse_string(&cfg->server, v, name, key, err);
 			if (!ret && strncmp(cfg->server, "http://", 7) &&
 			    strncmp(cfg->server, "https://", 8))
+				ret = type_error(err, name, key,
+						 "expected an http:// or https:// URL");
+		} else if (!strcmp(key, "repo_url")) {
+			size_t len;
+			ret = parse_string(&cfg->repo_url, v, name, key, err);
+			/* Kept without its trailing '/', so links append "/commit/SHA". */
+			for (len = ret ? 0 : strlen(cfg->repo_url);
+			     len && cfg->repo_url[len - 1] == '/'; len--)
+				cfg->repo_url[len - 1] = '\0';
+			if (!ret && !((!strncmp(cfg->repo_url, "http://", 7) && len > 7) ||
+				      (!strncmp(cfg->repo_url, "https://", 8) && len > 8)))
 				ret = type_error(err, name, key,
 						 "expected an http:// or https:// URL");
 		} else if (!strcmp(key, "token_file")) {

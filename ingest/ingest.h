@@ -245,6 +245,10 @@ struct ingest_config {
 	 * unset. */
 	char *server;
 	char *token_file;
+	/* "repo_url": the repository's web page, an http:// or https:// URL kept without a
+	 * trailing '/'; the server's pages link commits to REPO_URL/commit/SHA and pull requests
+	 * to REPO_URL/pull/N. NULL: unset, no links. */
+	char *repo_url;
 	char *primary_metric;  /* NULL when not set */
 	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
 	size_t n_judged_metrics;

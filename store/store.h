@@ -228,6 +228,12 @@ void store_series_id(struct strbuf *out, const char *machine, const char *benchm
 
 /* Web */
 
+enum store_spread {
+	STORE_SPREAD_NONE,
+	STORE_SPREAD_SAMPLES, /* the smallest to the largest sample */
+	STORE_SPREAD_P95,     /* the median to the p95 */
+};
+
 /* One standing record of a Series as the web server draws and lists it. Strings live until
  * the callback returns. */
 struct store_web_point {
@@ -239,8 +245,14 @@ struct store_web_point {
 	int64_t seq;		  /* -1 when the place is not a known commit */
 	int64_t harness_version;
 	int baseline;
-	double value; /* the median (timed) or value; NAN when absent */
-	int64_t pr;   /* the commit's pull request, 0 when none */
+	double value;	     /* the median (timed) or value; NAN when absent */
+	int64_t pr;	     /* the commit's pull request, 0 when none */
+	const char *subject; /* the commit's subject when it is on main, else NULL */
+	double date; /* its commit's time on main, else the record's committed_at or started_at */
+	/* How far its samples spread (§11's whiskers): the smallest and largest sample when the
+	 * record kept two or more, else the median and p95 of a timed metric when it gave them. */
+	enum store_spread spread;
+	double spread_lo, spread_hi; /* NAN when spread is STORE_SPREAD_NONE */
 };
 typedef int (*store_web_point_fn)(const struct store_web_point *p, void *data);
 /* Every standing record (tagged or not) of the Series (machine, benchmark, config, metric),
@@ -263,6 +275,35 @@ typedef int (*store_web_suspect_fn)(const struct store_web_suspect *s, void *dat
 int store_web_suspects(struct store *st, const char *machine, const char *benchmark,
 		       const char *config, const char *metric, store_web_suspect_fn fn, void *data,
 		       struct bl_error *err);
+
+/* The last (at most limit) values of a Series' untagged records, oldest first, into *out
+ * (malloc'd, *n_out of them; the median of a timed metric, else its value, NAN when absent). */
+int store_web_recent_values(double **out, size_t *n_out, struct store *st, const char *machine,
+			    const char *benchmark, const char *config, const char *metric,
+			    size_t limit, struct bl_error *err);
+/* The overview's header. */
+struct store_web_summary {
+	int64_t open_alerts, regressions, machines;
+	double last_stored; /* seconds since the epoch of the last run stored; NAN before one */
+};
+int store_web_summary(struct store_web_summary *out, struct store *st, struct bl_error *err);
+/* A Suspect as the Suspects page lists it. Strings live until the callback returns. */
+struct store_web_suspect_row {
+	int64_t id, alert_id; /* alert_id 0 when it has none yet */
+	const char *machine, *benchmark, *config, *metric, *commit;
+	const char *subject; /* NULL when its commit is not on main */
+	const char *unit;    /* "" when unknown */
+	int64_t seq;	     /* -1 when its place on main is unknown */
+	double date;	     /* as store_web_point's */
+	enum suspect_side side;
+	enum suspect_state state;
+	double shift, center, tolerance; /* shift NAN when the center was 0 */
+};
+typedef int (*store_web_suspect_row_fn)(const struct store_web_suspect_row *s, void *data);
+/* Every Suspect, grouped by machine and commit (the newest commit first), then in Series
+ * order. A non-zero return from fn stops the walk. */
+int store_web_suspect_rows(struct store *st, store_web_suspect_row_fn fn, void *data,
+			   struct bl_error *err);
 
 /* Detection */
 

@@ -1,9 +1,11 @@
 /*
  * The web server's reads (sql/web.sql): every standing record of one Series, tagged or not,
- * with what its chart and table show, and the Suspects its chart rings.
+ * with what its chart and table show, and the Suspects its chart rings; the overview's
+ * sparklines and header; the Suspects page's rows.
  */
 #include <math.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/internal.h"
@@ -17,6 +19,32 @@ static void bind_series(sqlite3_stmt *s, const char *machine, const char *benchm
 	store_bind_text(s, 2, benchmark);
 	store_bind_text(s, 3, config);
 	store_bind_text(s, 4, metric);
+}
+
+/* A point's spread: its samples' range when it kept two or more, else median to p95. */
+static void set_spread(struct store_web_point *p, enum metric_kind kind, double p95,
+		       sqlite3_stmt *s, int samples_col)
+{
+	const unsigned char *blob = sqlite3_column_blob(s, samples_col);
+	size_t bytes = (size_t)sqlite3_column_bytes(s, samples_col), n = 0;
+	double *samples = blob ? store_decode_samples(blob, bytes, &n) : NULL;
+	p->spread = STORE_SPREAD_NONE;
+	p->spread_lo = p->spread_hi = NAN;
+	if (n >= 2) {
+		double lo = samples[0], hi = samples[0];
+		for (size_t i = 1; i < n; i++) {
+			lo = samples[i] < lo ? samples[i] : lo;
+			hi = samples[i] > hi ? samples[i] : hi;
+		}
+		p->spread = STORE_SPREAD_SAMPLES;
+		p->spread_lo = lo;
+		p->spread_hi = hi;
+	} else if (kind == METRIC_TIMED && !isnan(p95) && !isnan(p->value)) {
+		p->spread = STORE_SPREAD_P95;
+		p->spread_lo = p->value;
+		p->spread_hi = p95;
+	}
+	free(samples);
 }
 
 int store_web_points(struct store *st, const char *machine, const char *benchmark,
@@ -46,6 +74,9 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		p.tags = store_column_text(s, 7, "");
 		p.value = kind == METRIC_TIMED && !isnan(median) ? median : value;
 		p.pr = store_column_int64(s, 11, 0);
+		p.subject = store_column_text(s, 14, NULL);
+		p.date = sqlite3_column_double(s, 15);
+		set_spread(&p, kind, store_column_real(s, 12), s, 13);
 		if (fn(&p, data)) {
 			rc = SQLITE_DONE;
 			break;
@@ -82,6 +113,103 @@ int store_web_suspects(struct store *st, const char *machine, const char *benchm
 		x.shift = store_column_real(s, 3);
 		if ((ret = store_column_side(&x.side, st, s, 2, err)) ||
 		    (ret = store_column_state(&x.state, st, s, 4, err)))
+			break;
+		if (fn(&x, data)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_db_error(err, st, "cannot read Suspects");
+	sqlite3_reset(s);
+	return ret;
+}
+
+int store_web_recent_values(double **out, size_t *n_out, struct store *st, const char *machine,
+			    const char *benchmark, const char *config, const char *metric,
+			    size_t limit, struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_WEB_RECENT_VALUES, err);
+	double *v = NULL;
+	size_t n = 0, alloc = 0;
+	int rc, ret = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!s)
+		return BL_EDB;
+	bind_series(s, machine, benchmark, config, metric);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)limit);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ALLOC_GROW(v, n, alloc);
+		v[n++] = store_column_real(s, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_db_error(err, st, "cannot read a series");
+		free(v);
+		v = NULL;
+		n = 0;
+	}
+	sqlite3_reset(s);
+	/* Read newest first (the limit keeps the newest): handed back oldest first. */
+	for (size_t i = 0; i < n / 2; i++) {
+		double t = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	*out = v;
+	*n_out = n;
+	return ret;
+}
+
+int store_web_summary(struct store_web_summary *out, struct store *st, struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_WEB_SUMMARY, err);
+	int rc, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->last_stored = NAN;
+	if (!s)
+		return BL_EDB;
+	store_bind_text(s, 1, suspect_state_name(SUSPECT_OPEN));
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		out->open_alerts = sqlite3_column_int64(s, 0);
+		out->regressions = sqlite3_column_int64(s, 1);
+		out->machines = sqlite3_column_int64(s, 2);
+		out->last_stored = store_column_real(s, 3);
+	} else {
+		ret = store_db_error(err, st, "cannot read the summary");
+	}
+	sqlite3_reset(s);
+	return ret;
+}
+
+int store_web_suspect_rows(struct store *st, store_web_suspect_row_fn fn, void *data,
+			   struct bl_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_WEB_SUSPECT_ROWS, err);
+	int rc, ret = 0;
+
+	if (!s)
+		return BL_EDB;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_web_suspect_row x;
+		x.id = sqlite3_column_int64(s, 0);
+		x.alert_id = store_column_int64(s, 1, 0);
+		x.machine = store_column_text(s, 2, "");
+		x.benchmark = store_column_text(s, 3, "");
+		x.config = store_column_text(s, 4, "");
+		x.metric = store_column_text(s, 5, "");
+		x.commit = store_column_text(s, 6, "");
+		x.seq = store_place_seq(sqlite3_column_double(s, 7));
+		x.subject = store_column_text(s, 8, NULL);
+		x.date = sqlite3_column_double(s, 9);
+		x.shift = store_column_real(s, 11);
+		x.center = store_column_real(s, 12);
+		x.tolerance = store_column_real(s, 13);
+		x.unit = store_column_text(s, 15, "");
+		if ((ret = store_column_side(&x.side, st, s, 10, err)) ||
+		    (ret = store_column_state(&x.state, st, s, 14, err)))
 			break;
 		if (fn(&x, data)) {
 			rc = SQLITE_DONE;

@@ -1,18 +1,23 @@
 /*
  * Charts (§11): gnuplot draws the axes, the lines (joined only within a line), a dashed rule
- * at each harness-version change and a shaded band at other breaks; this file then draws the
- * points itself on top, each with an SVG <title> naming its commit and value, so hovering
- * works without gnuplot_svg.js and nothing loads from the network, and rings each Suspect
- * (red: slower, green: faster) and marks each Regression with a triangle on the top edge. The
- * overlay is part of the cache key, so a detect that adds, drops or moves a Suspect, or a new
- * Regression, changes the chart's ETag. The plot area is pinned with screen
- * margins and explicit ranges, so a point's pixel position is known here. gnuplot runs as a
- * child (child_process_run): script on stdin, SVG on stdout, killed after 5 s.
+ * at each harness-version change and a shaded band at other breaks; this file draws the rest
+ * itself, so that every string in the SVG is its own and escaped, and hovering works without
+ * gnuplot_svg.js: under gnuplot's layer, the §6 band each record was judged by as a light
+ * area; over it, each record's spread as a whisker, the points, each with an SVG <title>
+ * naming its commit, subject, date and value, Suspect rings with their shift written beside
+ * them, Regression marks with their id and delta, and a label at each break. The plot area is
+ * pinned with screen margins and explicit ranges, so a point's pixel position is known here;
+ * the y range is the Series' own, and a tagged point outside it is drawn at the edge and
+ * marked. All of it is part of the cache key, so a detect that adds, drops or moves a
+ * Suspect, or a new Regression, changes the chart's ETag. gnuplot runs as a child
+ * (child_process_run): script on stdin, SVG on stdout, killed after 5 s.
  */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "web/web.h"
 
@@ -21,7 +26,7 @@
 #define MARGIN_L      0.09
 #define MARGIN_R      0.98
 #define MARGIN_B      0.12
-#define MARGIN_T      0.95
+#define MARGIN_T      0.92
 #define MAX_SVG_BYTES ((size_t)32 << 20)
 
 struct cache_entry {
@@ -91,51 +96,106 @@ static void add_gnuplot_text(struct strbuf *sb, const char *s)
 	}
 }
 
-struct frame {
-	double x0, x1, y0, y1;
-};
-
-static double px_x(const struct frame *f, double x)
+void web_format_date(struct strbuf *out, double t)
 {
-	return CHART_W * (MARGIN_L + (x - f->x0) / (f->x1 - f->x0) * (MARGIN_R - MARGIN_L));
-}
-
-static double px_y(const struct frame *f, double y)
-{
-	return CHART_H * (1 - (MARGIN_B + (y - f->y0) / (f->y1 - f->y0) * (MARGIN_T - MARGIN_B)));
-}
-
-static void compute_frame(struct frame *f, const struct web_point *p, size_t n)
-{
-	int any = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(p[i].value))
-			continue;
-		if (!any || p[i].place < f->x0)
-			f->x0 = p[i].place;
-		if (!any || p[i].place > f->x1)
-			f->x1 = p[i].place;
-		if (!any || p[i].value < f->y0)
-			f->y0 = p[i].value;
-		if (!any || p[i].value > f->y1)
-			f->y1 = p[i].value;
-		any = 1;
+	char buf[32];
+	struct tm tm;
+	time_t secs;
+	if (!isfinite(t) || t < 0 || t > 253402300799.0) { /* past 9999-12-31 */
+		strbuf_addstr(out, "unknown date");
+		return;
 	}
-	if (!any) {
+	secs = (time_t)t;
+	gmtime_r(&secs, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", &tm);
+	strbuf_addstr(out, buf);
+}
+
+static double clamp_y(double y)
+{
+	return y > WEB_CHART_YMAX ? WEB_CHART_YMAX : y < -WEB_CHART_YMAX ? -WEB_CHART_YMAX : y;
+}
+
+/* Where v falls between lo and hi, 0 to 1 (beyond when outside), computed on halves so that
+ * no difference of two finite doubles overflows. */
+static double fraction(double v, double lo, double hi)
+{
+	return (v / 2 - lo / 2) / (hi / 2 - lo / 2);
+}
+
+void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_t n,
+		     enum web_axis axis)
+{
+	int any_x = 0, any_y = 0, own = 0;
+	double mid, half;
+	/* The y range is the Series' own points; with none, every point's. */
+	for (size_t i = 0; i < n && !own; i++)
+		own = !p[i].tags[0] && isfinite(p[i].value);
+	for (size_t i = 0; i < n; i++) {
+		double y;
+		if (!isfinite(p[i].value) || !isfinite(p[i].x))
+			continue;
+		if (!any_x || p[i].x < f->x0)
+			f->x0 = p[i].x;
+		if (!any_x || p[i].x > f->x1)
+			f->x1 = p[i].x;
+		any_x = 1;
+		if (own && p[i].tags[0])
+			continue;
+		y = clamp_y(p[i].value);
+		if (!any_y || y < f->y0)
+			f->y0 = y;
+		if (!any_y || y > f->y1)
+			f->y1 = y;
+		any_y = 1;
+	}
+	if (!any_x) {
 		f->x0 = 0, f->x1 = 1, f->y0 = 0, f->y1 = 1;
 		return;
 	}
-	f->x0 -= 0.5;
-	f->x1 += 0.5;
-	if (f->y1 - f->y0 > 0) {
-		double pad = (f->y1 - f->y0) * 0.08;
-		f->y0 -= pad;
-		f->y1 += pad;
+	/* Half a step on either side: a place is a commit, a date pads by 1% (an hour at least). */
+	if (axis == WEB_AXIS_DATE) {
+		double pad = fmax((f->x1 - f->x0) * 0.01, 3600);
+		f->x0 -= pad;
+		f->x1 += pad;
 	} else {
-		double pad = fabs(f->y0) * 0.05 + (f->y0 == 0 ? 1 : 0);
-		f->y0 -= pad;
-		f->y1 += pad;
+		f->x0 -= 0.5;
+		f->x1 += 0.5;
 	}
+	mid = f->y0 / 2 + f->y1 / 2;
+	half = f->y1 / 2 - f->y0 / 2;
+	if (half > fabs(mid) * 1e-9)
+		half *= 1.08;
+	else
+		half = mid == 0 ? 1 : fabs(mid) * 0.05;
+	f->y0 = clamp_y(mid - half);
+	f->y1 = clamp_y(mid + half);
+	if (!(f->y0 < f->y1)) { /* both at one edge */
+		if (f->y1 > 0)
+			f->y0 = f->y1 * 0.95;
+		else
+			f->y1 = f->y0 * 0.95;
+	}
+}
+
+static double px_x(const struct web_chart_frame *f, double x)
+{
+	return CHART_W * (MARGIN_L + fraction(x, f->x0, f->x1) * (MARGIN_R - MARGIN_L));
+}
+
+/* Pixels of the plot area's edges. */
+#define PLOT_TOP    (CHART_H * (1 - MARGIN_T))
+#define PLOT_BOTTOM (CHART_H * (1 - MARGIN_B))
+
+/* A value's pixel row, kept inside the plot area: *clamped (may be NULL) says which edge
+ * it was held at (-1 the bottom, +1 the top, 0 none). */
+static double px_y(const struct web_chart_frame *f, double y, int *clamped)
+{
+	double at = CHART_H * (1 - (MARGIN_B + fraction(y, f->y0, f->y1) * (MARGIN_T - MARGIN_B)));
+	int edge = at < PLOT_TOP ? 1 : at > PLOT_BOTTOM ? -1 : 0;
+	if (clamped)
+		*clamped = edge;
+	return edge > 0 ? PLOT_TOP : edge < 0 ? PLOT_BOTTOM : at;
 }
 
 /* Where a rule goes: halfway between the last point before the break and the first after. */
@@ -144,38 +204,74 @@ static double rule_x(double prev, double cur)
 	return isnan(prev) ? cur - 0.5 : (prev + cur) / 2;
 }
 
-static void build_script(struct strbuf *sb, const struct frame *f, const struct web_point *p,
-			 size_t n, const char *unit)
+static int on_series(const struct web_point *p)
 {
-	double prev_place = NAN;
+	return !p->tags[0] && isfinite(p->value);
+}
+
+/* Date ticks at round steps, at most 8 of them, as gnuplot's explicit tic list. */
+static void add_date_tics(struct strbuf *sb, const struct web_chart_frame *f)
+{
+	static const double steps[] = {
+	    3600,	3 * 3600,   6 * 3600,	12 * 3600,   86400,	  2 * 86400,	  7 * 86400,
+	    14 * 86400, 30 * 86400, 91 * 86400, 182 * 86400, 365 * 86400, 5 * 365 * 86400};
+	size_t nsteps = sizeof(steps) / sizeof(steps[0]), k = 0;
+	double step, t;
+	int first = 1;
+	while (k + 1 < nsteps && (f->x1 - f->x0) / steps[k] > 8)
+		k++;
+	step = steps[k];
+	strbuf_addstr(sb, "set xtics (");
+	for (t = ceil(f->x0 / step) * step; t <= f->x1; t += step) {
+		char buf[32];
+		struct tm tm;
+		time_t secs = (time_t)t;
+		gmtime_r(&secs, &tm);
+		strftime(buf, sizeof(buf), step < 86400 ? "%m-%d %H:%M" : "%Y-%m-%d", &tm);
+		strbuf_addf(sb, "%s\"%s\" %.17g", first ? "" : ", ", buf, t);
+		first = 0;
+	}
+	strbuf_addstr(sb, ")\n");
+}
+
+static void build_script(struct strbuf *sb, const struct web_chart_frame *f,
+			 const struct web_chart *c)
+{
+	const struct web_point *p = c->points;
+	size_t n = c->npoints;
+	double prev_x = NAN;
 	int objects = 0, lines = 0;
 	strbuf_addf(sb,
-		    "set terminal svg size %d,%d dynamic font 'sans,11' background rgb 'white'\n"
+		    "set terminal svg size %d,%d dynamic font 'sans,11'\n"
 		    "unset key\n"
 		    "set lmargin at screen %g\nset rmargin at screen %g\n"
 		    "set bmargin at screen %g\nset tmargin at screen %g\n"
 		    "set xrange [%.17g:%.17g]\nset yrange [%.17g:%.17g]\n"
 		    "set grid ytics lc rgb '#e4e4e4'\nset border 3 lc rgb '#777777'\n"
-		    "set xtics nomirror\nset ytics nomirror\n"
-		    "set xlabel 'commit (place on main)'\n",
+		    "set xtics nomirror\nset ytics nomirror\n",
 		    CHART_W, CHART_H, MARGIN_L, MARGIN_R, MARGIN_B, MARGIN_T, f->x0, f->x1, f->y0,
 		    f->y1);
+	if (c->axis == WEB_AXIS_DATE) {
+		add_date_tics(sb, f);
+		strbuf_addstr(sb, "set xlabel 'commit date (UTC)'\n");
+	} else {
+		strbuf_addstr(sb, "set xlabel 'commit (place on main)'\n");
+	}
 	strbuf_addstr(sb, "set ylabel '");
-	add_gnuplot_text(sb, unit);
+	add_gnuplot_text(sb, c->unit);
 	strbuf_addstr(sb, "'\n");
 	for (size_t i = 0; i < n; i++) {
-		if (p[i].tags[0] || isnan(p[i].value))
+		if (!on_series(&p[i]))
 			continue;
 		if (p[i].brk == LINE_HARNESS) {
 			strbuf_addf(sb,
 				    "set arrow %d from %.17g, graph 0 to %.17g, graph 1 nohead "
 				    "dt 2 lw 1.5 lc rgb '#b05000' back\n",
-				    ++objects, rule_x(prev_place, p[i].place),
-				    rule_x(prev_place, p[i].place));
+				    ++objects, rule_x(prev_x, p[i].x), rule_x(prev_x, p[i].x));
 		} else if ((p[i].brk == LINE_CONTENT || p[i].brk == LINE_BASELINE) &&
-			   !isnan(prev_place)) {
+			   !isnan(prev_x)) {
 			/* Across the gap, and never thinner than 1% of the chart. */
-			double lo = prev_place, hi = p[i].place, min = (f->x1 - f->x0) * 0.01;
+			double lo = prev_x, hi = p[i].x, min = (f->x1 - f->x0) * 0.01;
 			if (hi - lo < min) {
 				double mid = (lo + hi) / 2;
 				lo = mid - min / 2;
@@ -186,20 +282,20 @@ static void build_script(struct strbuf *sb, const struct frame *f, const struct 
 				    "behind fc rgb '#f0e2b6' fs solid 0.7 noborder\n",
 				    ++objects, lo, hi);
 		}
-		prev_place = p[i].place;
+		prev_x = p[i].x;
 	}
 	strbuf_addstr(sb, "$d << EOD\n");
 	for (size_t i = 0; i < n; i++) {
-		if (p[i].tags[0] || isnan(p[i].value))
+		if (!on_series(&p[i]))
 			continue;
 		if (p[i].brk != LINE_CONTINUES && lines)
 			strbuf_addstr(sb, "\n");
-		strbuf_addf(sb, "%.17g %.17g\n", p[i].place, p[i].value);
+		strbuf_addf(sb, "%.17g %.17g\n", p[i].x, clamp_y(p[i].value));
 		lines++;
 	}
 	strbuf_addstr(sb, "EOD\n");
 	if (lines)
-		strbuf_addstr(sb, "plot $d using 1:2 with lines lw 1.5 lc rgb '#3465a4'\n");
+		strbuf_addstr(sb, "plot $d using 1:2 with lines lw 1.5 lc rgb '#3465a4' notitle\n");
 	else
 		strbuf_addstr(sb, "plot 1/0 notitle\n");
 }
@@ -212,30 +308,87 @@ static void format_num(struct strbuf *sb, double v)
 		strbuf_addf(sb, "%.6g", v);
 }
 
-/* A Suspect's ring (§11): red around a slower one, green around a faster one. */
+/* The §6 band under gnuplot's layer: one light polygon per run of judged records on a line,
+ * through each record's center +/- tolerance. */
+static void build_band(struct strbuf *sb, const struct web_chart_frame *f,
+		       const struct web_chart *c)
+{
+	const struct web_point *p = c->points;
+	size_t n = c->npoints, *run = xcalloc(n ? n : 1, sizeof(*run)), nrun = 0;
+	strbuf_addf(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+		    CHART_W, CHART_H);
+	strbuf_addstr(sb, "<g class=\"bands\">\n");
+	for (size_t i = 0; i <= n; i++) {
+		int judged = i < n && on_series(&p[i]) && isfinite(p[i].band_center) &&
+			     isfinite(p[i].band_tolerance);
+		int ends = i == n || (on_series(&p[i]) && (p[i].brk != LINE_CONTINUES || !judged));
+		if (ends && nrun) {
+			if (nrun > 1) {
+				strbuf_addstr(sb, "<polygon class=\"band\" points=\"");
+				for (size_t k = 0; k < nrun; k++) {
+					const struct web_point *q = &p[run[k]];
+					strbuf_addf(
+					    sb, "%.1f,%.1f ", px_x(f, q->x),
+					    px_y(f, q->band_center + q->band_tolerance, NULL));
+				}
+				for (size_t k = nrun; k-- > 0;) {
+					const struct web_point *q = &p[run[k]];
+					strbuf_addf(
+					    sb, "%.1f,%.1f ", px_x(f, q->x),
+					    px_y(f, q->band_center - q->band_tolerance, NULL));
+				}
+				strbuf_setlen(sb, sb->len - 1);
+				strbuf_addstr(sb, "\" fill=\"#3465a4\" fill-opacity=\"0.10\" "
+						  "stroke=\"none\"/>\n");
+			}
+			nrun = 0;
+		}
+		if (judged)
+			run[nrun++] = i;
+	}
+	strbuf_addstr(sb, "</g>\n");
+	free(run);
+}
+
+/* A Suspect's ring (§11): red around a slower one, green around a faster one, its shift
+ * written above it. */
 static void add_ring(struct strbuf *sb, double x, double y, const struct web_point *p)
 {
 	const char *side = suspect_side_name(p->suspect_side);
+	const char *color = p->suspect_side == SUSPECT_SLOWER ? "#cc0000" : "#2e9a2e";
+	struct strbuf label = STRBUF_INIT;
+	strbuf_addstr(&label, side);
+	if (!isnan(p->suspect_shift))
+		strbuf_addf(&label, " %+.1f%%", p->suspect_shift * 100);
 	strbuf_addf(sb,
 		    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7.5\" fill=\"none\" stroke=\"%s\" "
 		    "stroke-width=\"2\" class=\"suspect %s\"><title>suspect: %s",
-		    x, y, p->suspect_side == SUSPECT_SLOWER ? "#cc0000" : "#2e9a2e", side, side);
-	if (!isnan(p->suspect_shift))
-		strbuf_addf(sb, " %+.1f%%", p->suspect_shift * 100);
+		    x, y, color, side, label.buf);
 	if (p->suspect_state != SUSPECT_OPEN) {
 		strbuf_addstr(sb, " (");
 		web_html_escape(sb, suspect_state_name(p->suspect_state));
 		strbuf_addch(sb, ')');
 	}
 	strbuf_addstr(sb, "</title></circle>\n");
+	strbuf_addf(sb,
+		    "<text class=\"suspect-label %s\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		    "font-family=\"sans-serif\" text-anchor=\"middle\" fill=\"%s\" "
+		    "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
+		    side, x, y > PLOT_TOP + 24 ? y - 11 : y + 20, color);
+	if (isnan(p->suspect_shift))
+		web_html_escape(sb, side);
+	else
+		strbuf_addf(sb, "%+.1f%%", p->suspect_shift * 100);
+	strbuf_addstr(sb, "</text>\n");
+	strbuf_release(&label);
 }
 
 /* A Regression's mark (§11): a red triangle on the top edge pointing down at its pinned
- * commit, a dashed rule under it through the plot, and its delta beside it. */
-static void add_mark(struct strbuf *sb, const struct frame *f, const struct web_mark *m)
+ * commit, a dashed rule under it through the plot, and its id and delta beside it. */
+static void add_mark(struct strbuf *sb, const struct web_chart_frame *f, const struct web_mark *m)
 {
-	double x = px_x(f, m->place), top = CHART_H * (1 - MARGIN_T),
-	       bottom = CHART_H * (1 - MARGIN_B);
+	double x = px_x(f, m->x), top = PLOT_TOP, bottom = PLOT_BOTTOM;
+	int right = x > CHART_W * 0.75;
 	struct strbuf delta = STRBUF_INIT, title = STRBUF_INIT;
 	if (isfinite(m->ratio))
 		strbuf_addf(&delta, "%+.1f%%", 100 * (m->ratio - 1));
@@ -245,12 +398,12 @@ static void add_mark(struct strbuf *sb, const struct frame *f, const struct web_
 		    "opacity=\"0.6\"/><path d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\" "
 		    "fill=\"#cc0000\"/>",
 		    x, top, x, bottom, x - 7, top - 12, x + 7, top - 12, x, top);
-	if (delta.len)
-		strbuf_addf(
-		    sb,
-		    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-family=\"sans-serif\" "
-		    "fill=\"#b00000\">%s</text>",
-		    x + 9, top - 2, delta.buf);
+	strbuf_addf(sb,
+		    "<text class=\"regression-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+		    "font-family=\"sans-serif\" font-weight=\"bold\" fill=\"#b00000\" "
+		    "text-anchor=\"%s\">Regression %lld%s%s</text>",
+		    right ? x - 9 : x + 9, top - 16, right ? "end" : "start", (long long)m->id,
+		    delta.len ? " " : "", delta.buf);
 	strbuf_addf(&title, "Regression %lld: commit %.12s", (long long)m->id, m->commit);
 	if (delta.len)
 		strbuf_addf(&title, ", %s", delta.buf);
@@ -261,33 +414,127 @@ static void add_mark(struct strbuf *sb, const struct frame *f, const struct web_
 	strbuf_release(&title);
 }
 
-static void build_overlay(struct strbuf *sb, const struct frame *f, const struct web_point *p,
-			  size_t n, const struct web_mark *marks, size_t nmarks, const char *unit)
+/* A label at each break of the Series, above the plot over its rule or band: "harness 9→10". */
+static void add_break_labels(struct strbuf *sb, const struct web_chart_frame *f,
+			     const struct web_chart *c)
 {
-	struct strbuf t = STRBUF_INIT;
-	for (size_t i = 0; i < nmarks; i++)
-		if (marks[i].place >= f->x0 && marks[i].place <= f->x1)
-			add_mark(sb, f, &marks[i]);
-	strbuf_addstr(sb, "<g class=\"bl-points\">\n");
-	for (size_t i = 0; i < n; i++) {
-		double x, y;
-		if (isnan(p[i].value))
+	const struct web_point *p = c->points, *prev = NULL;
+	for (size_t i = 0; i < c->npoints; i++) {
+		double x;
+		if (!on_series(&p[i]))
 			continue;
-		x = px_x(f, p[i].place);
-		y = px_y(f, p[i].value);
+		/* A pinned commit's break is labelled by its Regression's mark. */
+		if (prev && p[i].brk != LINE_CONTINUES && p[i].brk != LINE_FIRST &&
+		    p[i].brk != LINE_PINNED) {
+			x = px_x(f, rule_x(prev->x, p[i].x));
+			strbuf_addf(sb,
+				    "<text class=\"break-label\" x=\"%.1f\" y=\"%.1f\" "
+				    "font-size=\"11\" font-family=\"sans-serif\" fill=\"#8a4000\" "
+				    "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\" "
+				    "text-anchor=\"%s\">",
+				    x + (x > CHART_W * 0.8 ? -3 : 3), PLOT_TOP - 4,
+				    x > CHART_W * 0.8 ? "end" : "start");
+			if (p[i].brk == LINE_HARNESS)
+				strbuf_addf(sb, "harness %lld→%lld",
+					    (long long)prev->harness_version,
+					    (long long)p[i].harness_version);
+			else if (p[i].brk == LINE_CONTENT)
+				strbuf_addstr(sb, "content changed");
+			else
+				strbuf_addstr(sb, "Baseline");
+			strbuf_addstr(sb, "</text>\n");
+		}
+		prev = &p[i];
+	}
+}
+
+/* A point's hover text: its commit, subject, date and value, then what else is known. */
+static void point_title(struct strbuf *t, const struct web_point *p, const char *unit)
+{
+	strbuf_addf(t, "commit %.12s", p->commit);
+	if (p->seq >= 0)
+		strbuf_addf(t, " (seq %lld)", (long long)p->seq);
+	strbuf_addstr(t, ", ");
+	web_format_date(t, p->date);
+	strbuf_addstr(t, " UTC");
+	if (p->subject && *p->subject)
+		strbuf_addf(t, "\n%s", p->subject);
+	strbuf_addch(t, '\n');
+	format_num(t, p->value);
+	if (unit && *unit)
+		strbuf_addf(t, " %s", unit);
+	if (p->spread == STORE_SPREAD_SAMPLES) {
+		strbuf_addstr(t, ", samples ");
+		format_num(t, p->spread_lo);
+		strbuf_addstr(t, "–");
+		format_num(t, p->spread_hi);
+	} else if (p->spread == STORE_SPREAD_P95) {
+		strbuf_addstr(t, ", p95 ");
+		format_num(t, p->spread_hi);
+	}
+	if (p->baseline)
+		strbuf_addstr(t, ", imported Baseline");
+	if (p->tags[0])
+		strbuf_addf(t, ", tagged %s", p->tags);
+}
+
+/* A whisker from the spread's low to its high end, with caps, kept inside the plot. */
+static void add_whisker(struct strbuf *sb, const struct web_chart_frame *f, double x,
+			const struct web_point *p)
+{
+	double lo = px_y(f, p->spread_lo, NULL), hi = px_y(f, p->spread_hi, NULL);
+	if (p->spread == STORE_SPREAD_NONE || !isfinite(p->spread_lo) || !isfinite(p->spread_hi) ||
+	    fabs(lo - hi) < 1)
+		return;
+	strbuf_addf(sb,
+		    "<path class=\"whisker\" d=\"M%.1f %.1f V%.1f M%.1f %.1f H%.1f M%.1f %.1f "
+		    "H%.1f\" stroke=\"#7f9cc8\" stroke-width=\"1\" stroke-opacity=\"0.5\" "
+		    "fill=\"none\"/>\n",
+		    x, lo, hi, x - 2, lo, x + 2, x - 2, hi, x + 2);
+}
+
+static void build_overlay(struct strbuf *sb, const struct web_chart_frame *f,
+			  const struct web_chart *c)
+{
+	const struct web_point *p = c->points;
+	struct strbuf t = STRBUF_INIT;
+	add_break_labels(sb, f, c);
+	for (size_t i = 0; i < c->nmarks; i++)
+		if (c->marks[i].x >= f->x0 && c->marks[i].x <= f->x1)
+			add_mark(sb, f, &c->marks[i]);
+	strbuf_addstr(sb, "<g class=\"whiskers\">\n");
+	for (size_t i = 0; i < c->npoints; i++)
+		if (on_series(&p[i]))
+			add_whisker(sb, f, px_x(f, p[i].x), &p[i]);
+	strbuf_addstr(sb, "</g>\n<g class=\"bl-points\">\n");
+	for (size_t i = 0; i < c->npoints; i++) {
+		double x, y;
+		int clamped;
+		if (!isfinite(p[i].value))
+			continue;
+		x = px_x(f, p[i].x);
+		y = px_y(f, p[i].value, &clamped);
 		strbuf_reset(&t);
-		strbuf_addf(&t, "commit %.12s", p[i].commit);
-		if (p[i].seq >= 0)
-			strbuf_addf(&t, " (seq %lld)", (long long)p[i].seq);
-		strbuf_addstr(&t, ": ");
-		format_num(&t, p[i].value);
-		if (unit && *unit)
-			strbuf_addf(&t, " %s", unit);
-		if (p[i].baseline)
-			strbuf_addstr(&t, ", imported Baseline");
-		if (p[i].tags[0])
-			strbuf_addf(&t, ", tagged %s", p[i].tags);
-		if (p[i].tags[0])
+		point_title(&t, &p[i], c->unit);
+		if (clamped)
+			strbuf_addstr(&t,
+				      clamped > 0 ? " (above the chart)" : " (below the chart)");
+		if (c->repo_url) {
+			strbuf_addstr(sb, "<a href=\"");
+			web_html_escape(sb, c->repo_url);
+			strbuf_addstr(sb, "/commit/");
+			web_html_escape(sb, p[i].commit);
+			strbuf_addstr(sb, "\">");
+		}
+		if (clamped)
+			/* An arrowhead at the edge, pointing the way to the value. */
+			strbuf_addf(
+			    sb,
+			    "<path class=\"clamped%s\" d=\"M%.1f %.1f L%.1f %.1f L%.1f "
+			    "%.1f Z\" fill=\"white\" stroke=\"#777777\" stroke-width=\"1.5\">",
+			    p[i].tags[0] ? " tagged" : "", x - 5, y + 4 * clamped, x + 5,
+			    y + 4 * clamped, x, y - 5 * clamped);
+		else if (p[i].tags[0])
 			strbuf_addf(sb,
 				    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" "
 				    "stroke=\"#999999\" stroke-width=\"1.5\" class=\"tagged\">",
@@ -304,14 +551,42 @@ static void build_overlay(struct strbuf *sb, const struct frame *f, const struct
 				    x, y);
 		strbuf_addstr(sb, "<title>");
 		web_html_escape(sb, t.buf);
-		strbuf_addstr(sb, p[i].tags[0]	  ? "</title></circle>\n"
-				  : p[i].baseline ? "</title></rect>\n"
-						  : "</title></circle>\n");
+		strbuf_addstr(sb, clamped	  ? "</title></path>"
+				  : p[i].tags[0]  ? "</title></circle>"
+				  : p[i].baseline ? "</title></rect>"
+						  : "</title></circle>");
+		strbuf_addstr(sb, c->repo_url ? "</a>\n" : "\n");
 		if (p[i].suspect)
 			add_ring(sb, x, y, &p[i]);
 	}
 	strbuf_addstr(sb, "</g>\n");
 	strbuf_release(&t);
+}
+
+/* gnuplot's SVG without what it names itself by: its <title>s ("Gnuplot", the plot's data
+ * expression) and <desc>, so every hover text in the chart is the server's. */
+static void add_gnuplot_svg(struct strbuf *out, const char *s, size_t len)
+{
+	static const char *const drop[][2] = {{"<title>", "</title>"}, {"<desc>", "</desc>"}};
+	const char *end = s + len;
+	while (s < end) {
+		const char *next = end, *close = NULL;
+		size_t which = 0;
+		for (size_t k = 0; k < 2; k++) {
+			const char *at = strstr(s, drop[k][0]);
+			if (at && at < next) {
+				next = at;
+				which = k;
+			}
+		}
+		strbuf_add(out, s, (size_t)(next - s));
+		if (next == end)
+			break;
+		close = strstr(next, drop[which][1]);
+		if (!close || close >= end)
+			break;
+		s = close + strlen(drop[which][1]);
+	}
 }
 
 /* Bytes of gnuplot's standard error kept for the message when it fails. */
@@ -357,25 +632,25 @@ static int run_gnuplot(struct strbuf *out, const char *program, const struct str
 }
 
 int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
-		  const char *gnuplot, const struct web_point *points, size_t npoints,
-		  const struct web_mark *marks, size_t nmarks, const char *title, const char *unit,
-		  struct bl_error *err)
+		  const char *gnuplot, const struct web_chart *chart, struct bl_error *err)
 {
-	struct strbuf script = STRBUF_INIT, overlay = STRBUF_INIT, out = STRBUF_INIT;
-	struct strbuf svg = STRBUF_INIT;
-	struct frame f = {0, 0, 0, 0};
+	struct strbuf script = STRBUF_INIT, under = STRBUF_INIT, overlay = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, svg = STRBUF_INIT;
+	struct web_chart_frame f = {0, 0, 0, 0};
 	uint64_t key;
-	const char *start, *end;
+	const char *start, *open_end, *end;
 	char *hit;
 	int ret = 0;
 
 	*svg_out = NULL;
-	compute_frame(&f, points, npoints);
-	build_script(&script, &f, points, npoints, unit);
-	build_overlay(&overlay, &f, points, npoints, marks, nmarks, unit);
+	web_chart_frame(&f, chart->points, chart->npoints, chart->axis);
+	build_script(&script, &f, chart);
+	build_band(&under, &f, chart);
+	build_overlay(&overlay, &f, chart);
 	key = web_hash(WEB_HASH_INIT, script.buf, script.len);
+	key = web_hash(key, under.buf, under.len);
 	key = web_hash(key, overlay.buf, overlay.len);
-	key = web_hash(key, title, strlen(title));
+	key = web_hash(key, chart->title, strlen(chart->title));
 	*etag_out = key;
 	if ((hit = cache_get(cache, key))) {
 		*svg_out = hit;
@@ -384,23 +659,27 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 	if ((ret = run_gnuplot(&out, gnuplot ? gnuplot : "gnuplot", &script, err)))
 		goto done;
 	start = strstr(out.buf, "<svg");
+	open_end = start ? strchr(start, '>') : NULL;
 	end = NULL;
 	for (const char *q = out.buf; (q = strstr(q, "</svg>")); q++)
 		end = q;
-	if (!start || !end || end < start) {
+	if (!open_end || !end || end < open_end) {
 		ret = bl_error_set(err, BL_EIO, "gnuplot wrote no SVG");
 		goto done;
 	}
-	strbuf_add(&svg, start, (size_t)(end - start));
-	strbuf_addstr(&svg, "<title>");
-	web_html_escape(&svg, title);
+	strbuf_add(&svg, start, (size_t)(open_end + 1 - start));
+	strbuf_addstr(&svg, "\n<title>");
+	web_html_escape(&svg, chart->title);
 	strbuf_addstr(&svg, "</title>\n");
-	strbuf_addstr(&svg, overlay.buf);
+	strbuf_add(&svg, under.buf, under.len);
+	add_gnuplot_svg(&svg, open_end + 1, (size_t)(end - open_end - 1));
+	strbuf_add(&svg, overlay.buf, overlay.len);
 	strbuf_addstr(&svg, "</svg>\n");
 	cache_put(cache, key, svg.buf);
 	*svg_out = strbuf_detach(&svg, NULL);
 done:
 	strbuf_release(&script);
+	strbuf_release(&under);
 	strbuf_release(&overlay);
 	strbuf_release(&out);
 	strbuf_release(&svg);

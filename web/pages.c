@@ -393,17 +393,91 @@ static void format_value(struct strbuf *sb, double v, const char *unit)
 	}
 }
 
+/* Whether a Series id has a part that is "." or "..": a browser resolves such a path segment
+ * away before sending it, percent-encoded or not (to the URL standard "%2E" is a dot too). */
+static int has_dot_part(const char *id)
+{
+	for (const char *part = id; part; part = strchr(part, '/') ? strchr(part, '/') + 1 : NULL) {
+		size_t n = strcspn(part, "/");
+		if ((n == 1 || n == 2) && !strncmp(part, "..", n))
+			return 1;
+	}
+	return 0;
+}
+
+/* What of a Series a link opens. */
+enum series_view { SERIES_PAGE, SERIES_CHART, SERIES_RECORDS };
+
+/* A link to a Series (its page, chart or records), with query parameters (already encoded,
+ * "x=date"; NULL: none) and a fragment (NULL: none). The id goes in the path, or, when a part
+ * of it is a dot segment, in the query (?id=ID, its '%' escaped once more), which the server
+ * takes as the same route. */
+static void add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
+			   enum series_view view, const char *query, const char *fragment)
+{
+	static const char *const path_of[][2] = {
+	    {"/series/", ""}, {"/series/", "/chart.svg"}, {"/api/series/", "/records"}};
+	static const char *const query_of[] = {
+	    "/series?id=", "/series/chart.svg?id=", "/api/series/records?id="};
+	int in_query = has_dot_part(id);
+	web_html_escape(sb, ctx->base);
+	if (in_query) {
+		strbuf_addstr(sb, query_of[view]);
+		for (const char *c = id; *c; c++)
+			if (*c == '%')
+				strbuf_addstr(sb, "%25");
+			else
+				web_html_escape(sb, (char[]){*c, '\0'});
+	} else {
+		strbuf_addstr(sb, path_of[view][0]);
+		web_html_escape(sb, id);
+		strbuf_addstr(sb, path_of[view][1]);
+	}
+	if (query && *query) {
+		strbuf_addstr(sb, in_query ? "&amp;" : "?");
+		web_html_escape(sb, query);
+	}
+	if (fragment) {
+		strbuf_addch(sb, '#');
+		web_html_escape(sb, fragment);
+	}
+}
+
 static void add_series_link(struct strbuf *sb, const struct web_ctx *ctx, const char *id)
 {
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/series/");
-	web_html_escape(sb, id);
+	add_series_url(sb, ctx, id, SERIES_PAGE, NULL, NULL);
 }
 
 static void add_lower(struct strbuf *sb, const char *s)
 {
 	for (; *s; s++)
 		strbuf_addch(sb, (char)tolower((unsigned char)*s));
+}
+
+/* The overview's header: what needs looking at, and how fresh the data is. */
+static void add_summary(struct strbuf *sb, const struct web_ctx *ctx,
+			const struct store_web_summary *sum)
+{
+	strbuf_addstr(sb, "<p class=\"summary\"><a href=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addf(sb, "/suspects\"%s><strong>%lld</strong> open alert%s</a> · <a href=\"",
+		    sum->open_alerts ? " class=\"slower\"" : "", (long long)sum->open_alerts,
+		    sum->open_alerts == 1 ? "" : "s");
+	web_html_escape(sb, ctx->base);
+	strbuf_addf(sb,
+		    "/regressions\"%s><strong>%lld</strong> Regression%s</a> · "
+		    "<strong>%lld</strong> machine%s · last push ",
+		    sum->regressions ? " class=\"slower\"" : "", (long long)sum->regressions,
+		    sum->regressions == 1 ? "" : "s", (long long)sum->machines,
+		    sum->machines == 1 ? "" : "s");
+	if (isnan(sum->last_stored))
+		strbuf_addstr(sb, "<strong>none yet</strong>");
+	else {
+		strbuf_addstr(sb, "<strong>");
+		web_format_date(sb, sum->last_stored);
+		strbuf_addstr(sb, " UTC</strong>");
+	}
+	strbuf_addstr(sb, "</p>\n");
 }
 
 struct overview {
@@ -413,6 +487,7 @@ struct overview {
 	size_t shown, total;
 	struct strbuf hay;
 	struct store_detect *detect; /* NULL before detect has ever run */
+	struct store *st;
 	struct bl_error *err;
 	int failed;
 };
@@ -435,10 +510,101 @@ static int matches(const char *hay, const char *q)
 	return ok;
 }
 
+/* Records a sparkline draws: the last ones of the Series. */
+#define SPARK_RECORDS 60
+#define SPARK_W	      100
+#define SPARK_H	      24
+
+/* A number for the overview's column sort (data-v), "" when unknown. */
+static void add_sort_number(struct strbuf *sb, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "%.17g", v);
+}
+
+/* The last records of a Series as a small inline SVG line, the last one a dot; its own y
+ * range, so it shows the shape, not the level. */
+static void add_sparkline(struct strbuf *sb, const double *v, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY, x = 0, y = 0;
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			lo = fmin(lo, v[i]);
+			hi = fmax(hi, v[i]);
+			shown++;
+		}
+	if (shown < 2) {
+		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+		return;
+	}
+	strbuf_addf(sb,
+		    "<svg class=\"sparkline\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		    "role=\"img\"><title>the last %zu records</title><polyline fill=\"none\" "
+		    "stroke=\"#3465a4\" stroke-width=\"1.2\" points=\"",
+		    SPARK_W, SPARK_H, SPARK_W, SPARK_H, shown);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			continue;
+		x = 2 + (SPARK_W - 4) * (double)k++ / (double)(shown - 1);
+		/* On halves: no difference of two finite doubles overflows. */
+		y = hi > lo ? 2 + (SPARK_H - 4) * (1 - (v[i] / 2 - lo / 2) / (hi / 2 - lo / 2))
+			    : SPARK_H / 2.0;
+		strbuf_addf(sb, "%s%.1f,%.1f", k > 1 ? " " : "", x, y);
+	}
+	strbuf_addf(sb, "\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"#3465a4\"/></svg>", x,
+		    y);
+}
+
+/* The last record against its line's center (§6: the median of up to 8 records before it
+ * on its line), as a signed percent; red or green when it is outside the band, on the slower
+ * or faster side. v holds the last n values, the last line the last line_records of them. */
+static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_t line_records,
+			    int better_higher)
+{
+	size_t m = n < DETECT_WINDOW + 1 ? n : DETECT_WINDOW + 1;
+	struct detect_verdict verdicts[DETECT_WINDOW + 1];
+	const struct detect_verdict *last;
+	double change;
+	if (line_records >= 0 && (size_t)line_records < m)
+		m = (size_t)line_records;
+	for (size_t i = n - m; i < n; i++)
+		if (!isfinite(v[i]))
+			m = n - i - 1;
+	if (m < DETECT_MIN_WINDOW + 1) {
+		strbuf_addstr(sb, "<td class=\"num muted\" data-v=\"\" title=\"fewer than 3 "
+				  "records before it on its line\">–</td>");
+		return;
+	}
+	detect_line(verdicts, v + n - m, m);
+	last = &verdicts[m - 1];
+	change = isnan(last->shift) ? NAN : last->shift;
+	strbuf_addstr(sb, "<td class=\"num");
+	if (last->outside)
+		strbuf_addstr(sb,
+			      detect_is_slower(last->above, better_higher) ? " slower" : " faster");
+	strbuf_addstr(sb, "\" data-v=\"");
+	add_sort_number(sb, change);
+	strbuf_addstr(sb, "\" title=\"against the center ");
+	format_value(sb, last->center, NULL);
+	strbuf_addstr(sb, " ± ");
+	format_value(sb, last->tolerance, NULL);
+	strbuf_addstr(sb, "\">");
+	if (isnan(change))
+		strbuf_addstr(sb, "–");
+	else if (fabs(100 * change) < 0.05) /* no "-0.0%" */
+		strbuf_addstr(sb, "0.0%");
+	else
+		strbuf_addf(sb, "%+.1f%%", 100 * change);
+	strbuf_addstr(sb, "</td>");
+}
+
 static int overview_one(const struct store_series *s, void *data)
 {
 	struct overview *o = data;
 	struct strbuf *sb = o->out;
+	double *values = NULL;
+	size_t nvalues = 0;
 	o->total++;
 	strbuf_reset(&o->hay);
 	add_lower(&o->hay, s->machine);
@@ -464,9 +630,23 @@ static int overview_one(const struct store_series *s, void *data)
 		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
 	strbuf_addstr(sb, "</td><td>");
 	web_html_escape(sb, s->metric);
-	strbuf_addstr(sb, "</td><td class=\"num\">");
+	strbuf_addstr(sb, "</td><td class=\"spark\">");
+	if (store_web_recent_values(&values, &nvalues, o->st, s->machine, s->benchmark, s->config,
+				    s->metric, SPARK_RECORDS, o->err)) {
+		o->failed = 1;
+		return 1;
+	}
+	add_sparkline(sb, values, nvalues);
+	strbuf_addstr(sb, "</td><td class=\"num\" data-v=\"");
+	add_sort_number(sb, s->last_value);
+	strbuf_addstr(sb, "\">");
 	format_value(sb, s->last_value, s->unit);
-	strbuf_addf(sb, "</td><td class=\"num\">%lld</td><td class=\"num\">%zu</td>",
+	strbuf_addstr(sb, "</td>");
+	add_change_cell(sb, values, nvalues,
+			s->nlines ? s->lines[s->nlines - 1].records : (int64_t)nvalues,
+			s->better_higher);
+	free(values);
+	strbuf_addf(sb, "<td class=\"num\">%lld</td><td class=\"num\">%zu</td>",
 		    (long long)s->records, s->nlines);
 	if (o->detect) {
 		int64_t n;
@@ -480,19 +660,17 @@ static int overview_one(const struct store_series *s, void *data)
 		strbuf_addf(sb, "/suspects\">%lld</a></td>", (long long)n);
 	} else {
 		/* Detection has never run: the count is unknown, not zero. */
-		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\">–</td>");
+		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\" "
+				  "data-v=\"-1\">–</td>");
 	}
 	if (s->regressions) {
 		strbuf_addstr(sb, "<td class=\"num regressions\"><a href=\"");
-		add_series_link(sb, o->ctx, s->id);
-		strbuf_addf(sb, "#regressions\">%lld</a></td><td><a href=\"",
-			    (long long)s->regressions);
+		add_series_url(sb, o->ctx, s->id, SERIES_PAGE, NULL, "regressions");
+		strbuf_addf(sb, "\">%lld</a></td><td><a href=\"", (long long)s->regressions);
 	} else {
 		strbuf_addstr(sb, "<td class=\"num\">0</td><td><a href=\"");
 	}
-	web_html_escape(sb, o->ctx->base);
-	strbuf_addstr(sb, "/series/");
-	web_html_escape(sb, s->id);
+	add_series_link(sb, o->ctx, s->id);
 	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
 	return 0;
 }
@@ -501,24 +679,32 @@ int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct sto
 		      const struct web_query *q, struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
-	struct overview o = {sb, ctx, q->q, 0, 0, STRBUF_INIT, NULL, err, 0};
+	struct overview o = {sb, ctx, q->q, 0, 0, STRBUF_INIT, NULL, st, err, 0};
+	struct store_web_summary sum;
 	size_t table_at;
 	int ret;
 
-	if ((ret = open_detect(&o.detect, st, err)))
+	if ((ret = store_web_summary(&sum, st, err)) || (ret = open_detect(&o.detect, st, err)))
 		return ret;
 	page_start(sb, ctx, "Series");
-	strbuf_addstr(sb, "<h1>Every Series</h1>\n<form class=\"search\" method=\"get\" action=\"");
+	strbuf_addstr(sb, "<h1>Every Series</h1>\n");
+	add_summary(sb, ctx, &sum);
+	strbuf_addstr(sb, "<form class=\"search\" method=\"get\" action=\"");
 	web_html_escape(sb, ctx->base);
 	strbuf_addstr(sb, "/\"><input type=\"search\" id=\"q\" name=\"q\" "
 			  "placeholder=\"machine, benchmark, config or metric\" value=\"");
 	web_html_escape(sb, q->q ? q->q : "");
 	strbuf_addstr(sb, "\"> <button>Search</button></form>\n");
 	table_at = sb->len;
-	strbuf_addstr(sb, "<table id=\"series\"><thead><tr><th>machine</th><th>benchmark</th>"
-			  "<th>config</th><th>metric</th><th>last value</th><th>records</th>"
-			  "<th>lines</th><th>open suspects</th><th>regressions</th><th></th></tr>"
-			  "</thead><tbody>\n");
+	strbuf_addstr(sb, "<table id=\"series\" class=\"sortable\"><thead><tr>"
+			  "<th data-sort=\"text\">machine</th><th data-sort=\"text\">benchmark</th>"
+			  "<th data-sort=\"text\">config</th><th data-sort=\"text\">metric</th>"
+			  "<th>recent</th><th data-sort=\"num\">last value</th>"
+			  "<th data-sort=\"num\" title=\"the last record against its line's "
+			  "center (§6)\">change</th><th data-sort=\"num\">records</th>"
+			  "<th data-sort=\"num\">lines</th><th data-sort=\"num\" title=\"open "
+			  "Suspects\">suspects</th><th data-sort=\"num\">regressions</th><th></th>"
+			  "</tr></thead><tbody>\n");
 	ret = store_each_series(st, NULL, overview_one, &o, err);
 	strbuf_release(&o.hay);
 	if (o.failed)
@@ -546,7 +732,9 @@ int web_page_overview(struct web_reply *r, const struct web_ctx *ctx, struct sto
 	store_detect_close(o.detect);
 	strbuf_addstr(sb, "<script src=\"");
 	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/assets/filter.js\"></script>\n");
+	strbuf_addstr(sb, "/assets/filter.js\"></script>\n<script src=\"");
+	web_html_escape(sb, ctx->base);
+	strbuf_addstr(sb, "/assets/sort.js\"></script>\n");
 	page_end(sb);
 	html_reply(r, 200);
 	return 0;
@@ -580,6 +768,13 @@ static int points_one(const struct store_web_point *sp, void *data)
 	snprintf(p->source_hash, sizeof(p->source_hash), "%s", sp->source_hash);
 	p->content_hash = sp->content_hash ? xstrdup(sp->content_hash) : NULL;
 	p->tags = xstrdup(sp->tags);
+	p->subject = sp->subject ? xstrdup(sp->subject) : NULL;
+	p->date = sp->date;
+	p->x = sp->place;
+	p->spread = sp->spread;
+	p->spread_lo = sp->spread_lo;
+	p->spread_hi = sp->spread_hi;
+	p->band_center = p->band_tolerance = NAN;
 	p->baseline = sp->baseline;
 	if (p->tags[0])
 		return 0;
@@ -629,6 +824,7 @@ static void points_release(struct points *ps)
 	for (size_t i = 0; i < ps->nr; i++) {
 		free(ps->p[i].content_hash);
 		free(ps->p[i].tags);
+		free(ps->p[i].subject);
 	}
 	free(ps->p);
 }
@@ -728,6 +924,137 @@ static void place_regressions(struct page_regressions *pr, struct points *ps)
 	free(pinned);
 }
 
+/* Each untagged point's §6 band (detect_line over its line, the rule detection judges by),
+ * so the chart draws what each record was judged against. */
+static void set_bands(struct points *ps)
+{
+	size_t *at = xcalloc(ps->nr ? ps->nr : 1, sizeof(*at)), n = 0;
+	double *medians = xcalloc(ps->nr ? ps->nr : 1, sizeof(*medians));
+	struct detect_verdict *v = xcalloc(ps->nr ? ps->nr : 1, sizeof(*v));
+	for (size_t i = 0; i <= ps->nr; i++) {
+		struct web_point *p = i < ps->nr ? &ps->p[i] : NULL;
+		if (p && (p->tags[0] || isnan(p->value)))
+			continue;
+		if ((!p || p->brk != LINE_CONTINUES) && n) {
+			detect_line(v, medians, n);
+			for (size_t k = 0; k < n; k++)
+				if (v[k].judged) {
+					ps->p[at[k]].band_center = v[k].center;
+					ps->p[at[k]].band_tolerance = v[k].tolerance;
+				}
+			n = 0;
+		}
+		if (p) {
+			at[n] = i;
+			medians[n++] = p->value;
+		}
+	}
+	free(at);
+	free(medians);
+	free(v);
+}
+
+/* The chart's axis by date: each point at its date, each mark at the date of the first point
+ * at or after its place (its own commit's record when the Series has one). */
+static void use_dates(struct web_point *p, size_t n, struct web_mark *marks, size_t nmarks)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i].x = p[i].date;
+	for (size_t k = 0; k < nmarks; k++) {
+		marks[k].x = NAN;
+		for (size_t i = 0; i < n && isnan(marks[k].x); i++)
+			if (!strcmp(p[i].commit, marks[k].commit))
+				marks[k].x = p[i].date;
+		for (size_t i = 0; i < n && isnan(marks[k].x); i++)
+			if (p[i].place >= marks[k].place)
+				marks[k].x = p[i].date;
+	}
+}
+
+/* The query of a Series page's links, "from=1&to=2&x=date": its zoom and its axis (from and
+ * to are numbers, parse_bound checked them). */
+static void series_query(struct strbuf *out, const struct web_query *q, int by_date)
+{
+	if (q->from && *q->from)
+		strbuf_addf(out, "from=%s", q->from);
+	if (q->to && *q->to)
+		strbuf_addf(out, "%sto=%s", out->len ? "&" : "", q->to);
+	if (by_date)
+		strbuf_addf(out, "%sx=date", out->len ? "&" : "");
+}
+
+/* "by commit" or "by date": a link to the other axis, the current one in bold. */
+static void add_axis_link(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
+			  const struct web_query *q, int date, int by_date)
+{
+	const char *label = date ? "by date" : "by commit";
+	struct strbuf query = STRBUF_INIT;
+	if (date == by_date) {
+		strbuf_addf(sb, "<strong class=\"axis\">%s</strong>", label);
+		return;
+	}
+	series_query(&query, q, date);
+	strbuf_addstr(sb, "<a class=\"axis\" href=\"");
+	add_series_url(sb, ctx, id, SERIES_PAGE, query.buf, NULL);
+	strbuf_addf(sb, "\">%s</a>", label);
+	strbuf_release(&query);
+}
+
+/* benchline.json's repo_url of the served repository (malloc'd), NULL without one. Read for
+ * each page, as the background thread reads the settings for each run; a file that does not
+ * parse gives no links (the sync and detection report it). */
+static char *page_repo_url(const struct web_ctx *ctx)
+{
+	struct ingest_config cfg;
+	char *url = NULL;
+	if (!ctx->repo_dir)
+		return NULL;
+	ingest_config_init(&cfg);
+	if (!ingest_config_load(&cfg, ctx->repo_dir, NULL) && cfg.repo_url)
+		url = xstrdup(cfg.repo_url);
+	ingest_config_release(&cfg);
+	return url;
+}
+
+/* A commit: 12 digits shown, all 40 and the subject on hover, linked to repo_url's page of
+ * it when there is one. */
+static void add_commit(struct strbuf *sb, const char *repo_url, const char *commit,
+		       const char *subject)
+{
+	char short12[13];
+	strbuf_addstr(sb, repo_url ? "<a class=\"mono\" href=\"" : "<span class=\"mono\"");
+	if (repo_url) {
+		web_html_escape(sb, repo_url);
+		strbuf_addstr(sb, "/commit/");
+		web_html_escape(sb, commit);
+		strbuf_addch(sb, '"');
+	}
+	strbuf_addstr(sb, " title=\"");
+	web_html_escape(sb, commit);
+	if (subject && *subject) {
+		strbuf_addstr(sb, ": ");
+		web_html_escape(sb, subject);
+	}
+	strbuf_addstr(sb, "\">");
+	snprintf(short12, sizeof(short12), "%.12s", commit);
+	web_html_escape(sb, short12);
+	strbuf_addstr(sb, repo_url ? "</a>" : "</span>");
+}
+
+/* A pull request: "#42", linked to repo_url's page of it when there is one. */
+static void add_pr(struct strbuf *sb, const char *repo_url, int64_t pr)
+{
+	if (pr <= 0)
+		return;
+	if (!repo_url) {
+		strbuf_addf(sb, "#%lld", (long long)pr);
+		return;
+	}
+	strbuf_addstr(sb, "<a href=\"");
+	web_html_escape(sb, repo_url);
+	strbuf_addf(sb, "/pull/%lld\">#%lld</a>", (long long)pr, (long long)pr);
+}
+
 /* A ratio as a signed percent change ("+15.2%"), "–" when unknown. */
 static void add_delta(struct strbuf *sb, double ratio)
 {
@@ -750,16 +1077,24 @@ static void add_delta_interval(struct strbuf *sb, double lo, double hi)
 	strbuf_addch(sb, ']');
 }
 
-/* A commit cell: 12 digits shown, all 40 on hover. */
-static void add_commit_cell(struct strbuf *sb, const char *commit)
+/* A commit cell: 12 digits shown, all 40 on hover, linked to repo_url's page of it when there
+ * is one. */
+static void add_commit_cell(struct strbuf *sb, const char *repo_url, const char *commit)
 {
 	struct strbuf short12 = STRBUF_INIT;
 	strbuf_add(&short12, commit, strnlen(commit, 12));
 	strbuf_addstr(sb, "<td class=\"mono\" title=\"");
 	web_html_escape(sb, commit);
 	strbuf_addstr(sb, "\">");
+	if (repo_url && *commit) {
+		strbuf_addstr(sb, "<a href=\"");
+		web_html_escape(sb, repo_url);
+		strbuf_addstr(sb, "/commit/");
+		web_html_escape(sb, commit);
+		strbuf_addstr(sb, "\">");
+	}
 	web_html_escape(sb, short12.buf);
-	strbuf_addstr(sb, "</td>");
+	strbuf_addstr(sb, repo_url && *commit ? "</a></td>" : "</td>");
 	strbuf_release(&short12);
 }
 
@@ -789,7 +1124,7 @@ static void add_json_number(struct strbuf *sb, json_t *v)
 }
 
 /* A bisection's probe log (the `probes` of bisect --json, as stored) as a table. */
-static void add_probe_log(struct strbuf *sb, const char *probes)
+static void add_probe_log(struct strbuf *sb, const char *repo_url, const char *probes)
 {
 	json_t *arr = json_loads(probes, JSON_DECODE_ANY, NULL), *p;
 	size_t i;
@@ -813,7 +1148,7 @@ static void add_probe_log(struct strbuf *sb, const char *probes)
 			    : verdict && !strcmp(verdict, "slower") ? "slower"
 								    : "other",
 			    i + 1);
-		add_commit_cell(sb, commit ? commit : "");
+		add_commit_cell(sb, repo_url, commit ? commit : "");
 		strbuf_addstr(sb, "<td>");
 		if (skipped) {
 			strbuf_addstr(sb, "skipped: ");
@@ -843,25 +1178,24 @@ static void add_probe_log(struct strbuf *sb, const char *probes)
 
 /* The Series page's list of its Regressions, each with its bisection's probe log. */
 static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
-				   const struct page_regressions *pr)
+				   const char *repo_url, const struct page_regressions *pr)
 {
 	strbuf_addstr(sb, "<h2 id=\"regressions\">Regressions</h2>\n");
 	for (size_t i = 0; i < pr->nr; i++) {
 		const struct page_regression *x = &pr->r[i];
 		strbuf_addf(sb, "<div class=\"regression\"><p><strong>Regression %lld</strong>: ",
 			    (long long)x->id);
-		strbuf_addstr(sb, "<code title=\"");
-		web_html_escape(sb, x->commit);
-		strbuf_addstr(sb, "\">");
-		strbuf_add(sb, x->commit, strnlen(x->commit, 12));
-		strbuf_addstr(sb, "</code> ");
+		add_commit(sb, repo_url, x->commit, NULL);
+		strbuf_addch(sb, ' ');
 		if (x->subject) {
 			strbuf_addstr(sb, "“");
 			web_html_escape(sb, x->subject);
 			strbuf_addstr(sb, "”");
 		}
-		if (x->pr > 0)
-			strbuf_addf(sb, ", PR #%lld", (long long)x->pr);
+		if (x->pr > 0) {
+			strbuf_addstr(sb, ", PR ");
+			add_pr(sb, repo_url, x->pr);
+		}
 		strbuf_addstr(sb, ": <span class=\"slower\">");
 		add_delta(sb, x->ratio);
 		strbuf_addstr(sb, "</span>, 99% interval ");
@@ -880,7 +1214,7 @@ static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
 		strbuf_addstr(sb, ". <a href=\"");
 		web_html_escape(sb, ctx->base);
 		strbuf_addstr(sb, "/regressions\">All Regressions</a></p>\n");
-		add_probe_log(sb, x->probes);
+		add_probe_log(sb, repo_url, x->probes);
 		strbuf_addstr(sb, "</div>\n");
 	}
 }
@@ -889,7 +1223,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 		    const char *const names[4], const struct web_query *q, int chart_only,
 		    struct bl_error *err)
 {
-	struct strbuf *sb = &r->body, title = STRBUF_INIT;
+	struct strbuf *sb = &r->body, title = STRBUF_INIT, query = STRBUF_INIT;
 	struct series_copy c;
 	struct points ps;
 	struct web_point *drawn = NULL;
@@ -902,6 +1236,9 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	struct page_regressions pr = {NULL, 0, 0};
 	struct web_mark *marks = NULL;
 	size_t nmarks = 0;
+	struct web_chart chart;
+	char *repo_url = NULL;
+	int by_date = q->x && !strcmp(q->x, "date");
 	int ret, chart_ret, ran = 0;
 
 	memset(&ps, 0, sizeof(ps));
@@ -927,6 +1264,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 					    page_regression_one, &pr, err)))
 		goto done;
 	place_regressions(&pr, &ps);
+	set_bands(&ps);
 	drawn = xcalloc(ps.nr ? ps.nr : 1, sizeof(*drawn));
 	for (size_t i = 0; i < ps.nr; i++)
 		if (ps.p[i].place >= from && ps.p[i].place <= to)
@@ -938,14 +1276,25 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			continue;
 		m->id = pr.r[i].id;
 		m->place = pr.r[i].place;
+		m->x = m->place;
 		m->ratio = pr.r[i].ratio;
 		memcpy(m->commit, pr.r[i].commit, sizeof(m->commit));
 		nmarks++;
 	}
+	if (by_date)
+		use_dates(drawn, ndrawn, marks, nmarks);
+	repo_url = page_repo_url(ctx);
 	strbuf_addf(&title, "%s / %s / %s / %s", names[0], names[1], names[2][0] ? names[2] : "-",
 		    names[3]);
-	chart_ret = web_chart_svg(&svg, &chart_etag, ctx->cache, ctx->gnuplot, drawn, ndrawn, marks,
-				  nmarks, title.buf, c.unit, &chart_err);
+	chart.points = drawn;
+	chart.npoints = ndrawn;
+	chart.marks = marks;
+	chart.nmarks = nmarks;
+	chart.title = title.buf;
+	chart.unit = c.unit;
+	chart.axis = by_date ? WEB_AXIS_DATE : WEB_AXIS_PLACE;
+	chart.repo_url = repo_url;
+	chart_ret = web_chart_svg(&svg, &chart_etag, ctx->cache, ctx->gnuplot, &chart, &chart_err);
 	if (chart_only) {
 		if (chart_ret) {
 			strbuf_addstr(sb, chart_err.msg.buf);
@@ -999,20 +1348,33 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 
 	/* Zoom. */
 	strbuf_addstr(sb, "<form class=\"zoom\" method=\"get\" action=\"");
-	add_series_link(sb, ctx, c.id);
+	if (has_dot_part(c.id)) {
+		/* A form's GET drops its action's query: the id goes as a field. */
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb, "/series\"><input type=\"hidden\" name=\"id\" value=\"");
+		web_html_escape(sb, c.id);
+	} else {
+		add_series_link(sb, ctx, c.id);
+	}
 	strbuf_addstr(sb, "\">Zoom: from <input name=\"from\" value=\"");
 	web_html_escape(sb, q->from ? q->from : "");
 	strbuf_addstr(sb, "\"> to <input name=\"to\" value=\"");
 	web_html_escape(sb, q->to ? q->to : "");
-	strbuf_addstr(sb, "\"> <button>Draw</button> <a href=\"");
-	add_series_link(sb, ctx, c.id);
-	strbuf_addstr(sb, "\">all</a> · <a href=\"");
-	add_series_link(sb, ctx, c.id);
-	strbuf_addstr(sb, "/chart.svg\">SVG</a> · <a href=\"");
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/api/series/");
-	web_html_escape(sb, c.id);
-	strbuf_addstr(sb, "/records\">JSON</a></form>\n");
+	strbuf_addstr(sb, "\"> ");
+	if (by_date)
+		strbuf_addstr(sb, "<input type=\"hidden\" name=\"x\" value=\"date\">");
+	strbuf_addstr(sb, "<button>Draw</button> <a href=\"");
+	add_series_url(sb, ctx, c.id, SERIES_PAGE, by_date ? "x=date" : NULL, NULL);
+	strbuf_addstr(sb, "\">all</a> · x axis: ");
+	add_axis_link(sb, ctx, c.id, q, 0, by_date);
+	strbuf_addstr(sb, " ");
+	add_axis_link(sb, ctx, c.id, q, 1, by_date);
+	strbuf_addstr(sb, " · <a href=\"");
+	series_query(&query, q, by_date);
+	add_series_url(sb, ctx, c.id, SERIES_CHART, query.buf, NULL);
+	strbuf_addstr(sb, "\">SVG</a> · <a href=\"");
+	add_series_url(sb, ctx, c.id, SERIES_RECORDS, NULL, NULL);
+	strbuf_addstr(sb, "\">JSON</a></form>\n");
 
 	strbuf_addstr(sb, "<div class=\"chart\">\n");
 	if (chart_ret) {
@@ -1023,18 +1385,23 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 		strbuf_addstr(sb, svg);
 	}
 	strbuf_addstr(sb, "</div>\n<p class=\"legend muted\"><span>● record</span>"
+			  "<span class=\"band\">▬ the band it was judged by (center ± "
+			  "tolerance, §6)</span><span>┃ spread (samples min–max, or median to "
+			  "p95)</span>"
 			  "<span>■ imported Baseline</span><span>○ tagged (not judged)</span>"
+			  "<span>△ beyond the Series' range, drawn at the edge</span>"
 			  "<span>┆ harness-version change</span><span>▒ other break</span>"
 			  "<span class=\"ring-slower\">◯ slower Suspect</span>"
 			  "<span class=\"ring-faster\">◯ faster Suspect</span>"
 			  "<span class=\"slower\">▼ Regression (its pinned commit)</span></p>\n");
 	if (pr.nr)
-		add_series_regressions(sb, ctx, &pr);
+		add_series_regressions(sb, ctx, repo_url, &pr);
 	strbuf_addstr(sb, "<h2>Records</h2>\n");
 
-	strbuf_addstr(sb, "<table><thead><tr><th>seq</th><th>commit</th><th>PR</th>"
-			  "<th>source hash</th><th>harness</th><th>value</th><th>line</th>"
-			  "<th>tags</th><th>suspect</th></tr></thead><tbody>\n");
+	strbuf_addstr(sb, "<table><thead><tr><th>seq</th><th>commit</th>"
+			  "<th>date (UTC)</th><th>PR</th><th>source hash</th><th>harness</th>"
+			  "<th>value</th><th>line</th><th>tags</th><th>suspect</th></tr></thead>"
+			  "<tbody>\n");
 	for (size_t k = ndrawn; k-- > 0;) {
 		const struct web_point *p = &drawn[k];
 		if (p->suspect)
@@ -1048,13 +1415,12 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			strbuf_addf(sb,
 				    "<td class=\"num muted\" title=\"placed by time\">%.1f</td>",
 				    p->place);
-		strbuf_addstr(sb, "<td class=\"mono\" title=\"");
-		web_html_escape(sb, p->commit);
-		strbuf_addstr(sb, "\">");
-		strbuf_add(sb, p->commit, strnlen(p->commit, 12));
+		strbuf_addstr(sb, "<td>");
+		add_commit(sb, repo_url, p->commit, p->subject);
+		strbuf_addstr(sb, "</td><td class=\"nowrap\">");
+		web_format_date(sb, p->date);
 		strbuf_addstr(sb, "</td><td>");
-		if (p->pr > 0)
-			strbuf_addf(sb, "#%lld", (long long)p->pr);
+		add_pr(sb, repo_url, p->pr);
 		strbuf_addstr(sb, "</td><td class=\"mono\" title=\"");
 		web_html_escape(sb, p->source_hash);
 		strbuf_addstr(sb, "\">");
@@ -1105,26 +1471,41 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	r->has_etag = !chart_ret;
 done:
 	free(svg);
+	free(repo_url);
 	free(drawn);
 	free(marks);
 	page_regressions_release(&pr);
 	points_release(&ps);
 	series_copy_release(&c);
 	strbuf_release(&title);
+	strbuf_release(&query);
 	bl_error_release(&chart_err);
 	return ret;
 }
 
 /* The Suspects and Regressions views. */
 
+/* The Suspects page: one group per machine and commit (what an alert is made of), its
+ * Suspects below it; a group's rows are kept until it ends, since its header names the alerts
+ * they belong to. */
 struct suspects_page {
 	struct strbuf *out;
 	const struct web_ctx *ctx;
-	size_t count;
-	struct strbuf id, commit;
+	char *repo_url;
+	int slower_only;
+	size_t count, groups;
+	struct strbuf id, rows;
+	/* the group being read */
+	char machine[256], commit[41];
+	char *subject;
+	int64_t seq;
+	double date;
+	int64_t *alerts;
+	size_t nalerts, alerts_alloc, nslower, nfaster;
+	int open;
 };
 
-static void add_num_cell(struct strbuf *sb, double v)
+static void add_num_cell(struct strbuf *sb, double v, const char *unit)
 {
 	strbuf_addstr(sb, "<td class=\"num\">");
 	if (isnan(v))
@@ -1133,20 +1514,84 @@ static void add_num_cell(struct strbuf *sb, double v)
 		strbuf_addf(sb, "%.0f", v);
 	else
 		strbuf_addf(sb, "%.6g", v);
+	if (!isnan(v) && unit && *unit) {
+		strbuf_addch(sb, ' ');
+		web_html_escape(sb, unit);
+	}
 	strbuf_addstr(sb, "</td>");
 }
 
-static int suspects_page_one(const struct store_suspect *sx, void *data)
+/* Writes the group read so far: its header row, then its Suspects. */
+static void suspects_group_end(struct suspects_page *sp)
+{
+	struct strbuf *sb = sp->out;
+	if (!sp->open)
+		return;
+	sp->open = 0;
+	sp->groups++;
+	strbuf_addstr(sb, "<tbody class=\"alert-group\"><tr class=\"group\"><td colspan=\"10\">"
+			  "<strong>");
+	web_html_escape(sb, sp->machine);
+	strbuf_addstr(sb, "</strong> at ");
+	add_commit(sb, sp->repo_url, sp->commit, sp->subject);
+	if (sp->seq >= 0)
+		strbuf_addf(sb, " (seq %lld)", (long long)sp->seq);
+	strbuf_addstr(sb, ", <span class=\"date\">");
+	web_format_date(sb, sp->date);
+	strbuf_addstr(sb, " UTC</span>");
+	if (sp->subject) {
+		strbuf_addstr(sb, " <span class=\"subject\">“");
+		web_html_escape(sb, sp->subject);
+		strbuf_addstr(sb, "”</span>");
+	}
+	strbuf_addstr(sb, " <span class=\"muted\">");
+	if (sp->nalerts) {
+		strbuf_addstr(sb, sp->nalerts > 1 ? "alerts " : "alert ");
+		for (size_t i = 0; i < sp->nalerts; i++)
+			strbuf_addf(sb, "%s%lld", i ? ", " : "", (long long)sp->alerts[i]);
+		strbuf_addstr(sb, ": ");
+	}
+	strbuf_addf(sb, "%zu slower, %zu faster</span></td></tr>\n", sp->nslower, sp->nfaster);
+	strbuf_add(sb, sp->rows.buf, sp->rows.len);
+	strbuf_addstr(sb, "</tbody>\n");
+	strbuf_reset(&sp->rows);
+	free(sp->subject);
+	sp->subject = NULL;
+}
+
+static int suspects_page_one(const struct store_web_suspect_row *sx, void *data)
 {
 	struct suspects_page *sp = data;
-	struct strbuf *sb = sp->out;
+	struct strbuf *sb = &sp->rows;
 	const char *side = suspect_side_name(sx->side);
+	size_t k;
+	if (sp->slower_only && sx->side != SUSPECT_SLOWER)
+		return 0;
+	if (!sp->open || strcmp(sp->machine, sx->machine) || strcmp(sp->commit, sx->commit)) {
+		suspects_group_end(sp);
+		sp->open = 1;
+		snprintf(sp->machine, sizeof(sp->machine), "%s", sx->machine);
+		snprintf(sp->commit, sizeof(sp->commit), "%s", sx->commit);
+		sp->subject = sx->subject ? xstrdup(sx->subject) : NULL;
+		sp->seq = sx->seq;
+		sp->date = sx->date;
+		sp->nalerts = sp->nslower = sp->nfaster = 0;
+	}
 	sp->count++;
+	if (sx->side == SUSPECT_SLOWER)
+		sp->nslower++;
+	else
+		sp->nfaster++;
+	for (k = 0; k < sp->nalerts && sp->alerts[k] != sx->alert_id; k++)
+		;
+	if (sx->alert_id && k == sp->nalerts) {
+		ALLOC_GROW(sp->alerts, sp->nalerts, sp->alerts_alloc);
+		sp->alerts[sp->nalerts++] = sx->alert_id;
+	}
 	strbuf_reset(&sp->id);
 	store_series_id(&sp->id, sx->machine, sx->benchmark, sx->config, sx->metric);
-	strbuf_addf(sb, "<tr class=\"suspect %s\"><td>", side);
-	web_html_escape(sb, sx->machine);
-	strbuf_addstr(sb, "</td><td>");
+	strbuf_addf(sb, "<tr class=\"suspect %s\"><td class=\"num\">%lld</td><td>", side,
+		    (long long)sx->id);
 	web_html_escape(sb, sx->benchmark);
 	strbuf_addstr(sb, "</td><td>");
 	if (sx->config[0])
@@ -1157,18 +1602,7 @@ static int suspects_page_one(const struct store_suspect *sx, void *data)
 	add_series_link(sb, sp->ctx, sp->id.buf);
 	strbuf_addstr(sb, "\">");
 	web_html_escape(sb, sx->metric);
-	strbuf_addstr(sb, "</a></td><td class=\"mono\" title=\"");
-	web_html_escape(sb, sx->commit);
-	strbuf_addstr(sb, "\">");
-	/* Commits are hex (validated at intake); escaped all the same. */
-	strbuf_reset(&sp->commit);
-	strbuf_add(&sp->commit, sx->commit, strnlen(sx->commit, 12));
-	web_html_escape(sb, sp->commit.buf);
-	if (sx->seq >= 0)
-		strbuf_addf(sb, "</td><td class=\"num\">%lld</td>", (long long)sx->seq);
-	else
-		strbuf_addstr(sb, "</td><td class=\"num muted\">–</td>");
-	strbuf_addf(sb, "<td class=\"%s\">", side);
+	strbuf_addf(sb, "</a></td><td class=\"%s\">", side);
 	web_html_escape(sb, side);
 	strbuf_addstr(sb, "</td><td class=\"num\">");
 	if (isnan(sx->shift))
@@ -1176,8 +1610,8 @@ static int suspects_page_one(const struct store_suspect *sx, void *data)
 	else
 		strbuf_addf(sb, "%+.1f%%", sx->shift * 100);
 	strbuf_addstr(sb, "</td>");
-	add_num_cell(sb, sx->center);
-	add_num_cell(sb, sx->tolerance);
+	add_num_cell(sb, sx->center, sx->unit);
+	add_num_cell(sb, sx->tolerance, sx->unit);
 	strbuf_addstr(sb, "<td>");
 	web_html_escape(sb, suspect_state_name(sx->state));
 	strbuf_addstr(sb, "</td><td><a href=\"");
@@ -1187,15 +1621,22 @@ static int suspects_page_one(const struct store_suspect *sx, void *data)
 }
 
 int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
-		      struct bl_error *err)
+		      const struct web_query *q, struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
-	struct suspects_page sp = {sb, ctx, 0, STRBUF_INIT, STRBUF_INIT};
+	struct suspects_page sp;
 	size_t table_at;
 	int ran, ret;
 
+	memset(&sp, 0, sizeof(sp));
+	sp.out = sb;
+	sp.ctx = ctx;
+	sp.slower_only = q->side && !strcmp(q->side, "slower");
+	strbuf_init(&sp.id, 0);
+	strbuf_init(&sp.rows, 0);
 	if ((ret = store_detect_ran(&ran, st, err)))
-		return ret;
+		goto done;
+	sp.repo_url = page_repo_url(ctx);
 	page_start(sb, ctx, "Suspects");
 	strbuf_addstr(sb, "<h1>Suspects</h1>\n");
 	if (!ran) {
@@ -1204,31 +1645,49 @@ int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct sto
 		goto end;
 	}
 	strbuf_addstr(sb, "<p class=\"muted\">Records the band of §6 marked as the first of a "
-			  "step, in Series order. <a href=\"");
+			  "step, grouped by machine and commit (an alert's Suspects), the newest "
+			  "commit first. <a href=\"");
 	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/api/suspects\">JSON</a></p>\n");
+	strbuf_addstr(sb, "/api/suspects\">JSON</a></p>\n<p class=\"filter\">Show: ");
+	if (sp.slower_only) {
+		strbuf_addstr(sb, "<a href=\"");
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb,
+			      "/suspects\">both sides</a> · <strong>slower only</strong></p>\n");
+	} else {
+		strbuf_addstr(sb, "<strong>both sides</strong> · <a href=\"");
+		web_html_escape(sb, ctx->base);
+		strbuf_addstr(sb, "/suspects?side=slower\">slower only</a></p>\n");
+	}
 	table_at = sb->len;
-	strbuf_addstr(sb, "<table id=\"suspects\"><thead><tr><th>machine</th><th>benchmark</th>"
-			  "<th>config</th><th>metric</th><th>commit</th><th>seq</th>"
-			  "<th>side</th><th>shift</th><th>center</th><th>tolerance</th>"
-			  "<th>state</th><th></th></tr></thead><tbody>\n");
-	ret = store_each_suspect(st, 0, suspects_page_one, &sp, err);
-	strbuf_release(&sp.id);
-	strbuf_release(&sp.commit);
-	if (ret)
-		return ret;
-	strbuf_addstr(sb, "</tbody></table>\n");
+	strbuf_addstr(sb,
+		      "<table id=\"suspects\"><thead><tr><th>id</th><th>benchmark</th>"
+		      "<th>config</th><th>metric</th><th>side</th><th>shift</th>"
+		      "<th>center</th><th>tolerance</th><th>state</th><th></th></tr></thead>\n");
+	if ((ret = store_web_suspect_rows(st, suspects_page_one, &sp, err)))
+		goto done;
+	suspects_group_end(&sp);
+	strbuf_addstr(sb, "</table>\n");
 	if (!sp.count) {
 		strbuf_setlen(sb, table_at);
-		strbuf_addstr(sb, "<p class=\"empty\">No Suspects: detection found no step on "
-				  "any Series.</p>\n");
+		strbuf_addstr(sb, sp.slower_only
+				      ? "<p class=\"empty\">No slower Suspects.</p>\n"
+				      : "<p class=\"empty\">No Suspects: detection found "
+					"no step on any Series.</p>\n");
 	} else {
-		strbuf_addf(sb, "<p class=\"muted\">%zu Suspects.</p>\n", sp.count);
+		strbuf_addf(sb, "<p class=\"muted\">%zu Suspect%s at %zu commit%s.</p>\n", sp.count,
+			    sp.count == 1 ? "" : "s", sp.groups, sp.groups == 1 ? "" : "s");
 	}
 end:
 	page_end(sb);
 	html_reply(r, 200);
-	return 0;
+done:
+	free(sp.subject);
+	free(sp.alerts);
+	free(sp.repo_url);
+	strbuf_release(&sp.id);
+	strbuf_release(&sp.rows);
+	return ret;
 }
 
 struct regressions_page {
@@ -1236,6 +1695,7 @@ struct regressions_page {
 	const struct web_ctx *ctx;
 	size_t count;
 	struct strbuf id;
+	char *repo_url;
 };
 
 static int regressions_page_one(const struct store_regression *g, void *data)
@@ -1260,10 +1720,9 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_addstr(sb, "#regressions\">");
 	web_html_escape(sb, g->metric);
 	strbuf_addstr(sb, "</a></td>");
-	add_commit_cell(sb, g->commit);
+	add_commit_cell(sb, rp->repo_url, g->commit);
 	strbuf_addstr(sb, "<td>");
-	if (g->pr > 0)
-		strbuf_addf(sb, "#%lld", (long long)g->pr);
+	add_pr(sb, rp->repo_url, g->pr);
 	strbuf_addstr(sb, "</td><td class=\"subject\">");
 	web_html_escape(sb, g->subject ? g->subject : "");
 	strbuf_addstr(sb, "</td><td class=\"num slower\">");
@@ -1271,7 +1730,7 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_addstr(sb, "</td><td class=\"nowrap\">");
 	add_delta_interval(sb, g->lo, g->hi);
 	strbuf_addstr(sb, "</td>");
-	add_commit_cell(sb, g->reference_commit);
+	add_commit_cell(sb, rp->repo_url, g->reference_commit);
 	if (g->alert_id)
 		strbuf_addf(sb, "<td class=\"num\">%lld</td><td>", (long long)g->alert_id);
 	else
@@ -1287,7 +1746,7 @@ int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct 
 			 struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
-	struct regressions_page rp = {sb, ctx, 0, STRBUF_INIT};
+	struct regressions_page rp = {sb, ctx, 0, STRBUF_INIT, page_repo_url(ctx)};
 	size_t table_at;
 	int ret;
 
@@ -1306,7 +1765,7 @@ int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct 
 	ret = store_each_regression(st, 0, regressions_page_one, &rp, err);
 	strbuf_release(&rp.id);
 	if (ret)
-		return ret;
+		goto done;
 	strbuf_addstr(sb, "</tbody></table>\n");
 	if (!rp.count) {
 		strbuf_setlen(sb, table_at);
@@ -1322,7 +1781,9 @@ int web_page_regressions(struct web_reply *r, const struct web_ctx *ctx, struct 
 	}
 	page_end(sb);
 	html_reply(r, 200);
-	return 0;
+done:
+	free(rp.repo_url);
+	return ret;
 }
 
 /* The gate (§7) */
@@ -1405,9 +1866,7 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 		const char *status = gate_status_name(row->status);
 		store_series_id(&id, row->machine, row->benchmark, row->config, row->metric);
 		strbuf_addf(sb, "<tr class=\"gate-%s\"><td>%s</td><td><a href=\"", status, status);
-		web_html_escape(sb, ctx->base);
-		strbuf_addstr(sb, "/series/");
-		web_html_escape(sb, id.buf);
+		add_series_link(sb, ctx, id.buf);
 		strbuf_addstr(sb, "\">");
 		web_html_escape(sb, row->benchmark);
 		if (*row->config) {

@@ -889,7 +889,9 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 {
 	struct strbuf parts[4] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
 	struct strbuf qa = STRBUF_INIT, fa = STRBUF_INIT, ta = STRBUF_INIT;
-	struct web_query q = {NULL, NULL, NULL};
+	struct strbuf xa = STRBUF_INIT, sa = STRBUF_INIT, ia = STRBUF_INIT;
+	const char *in_query = NULL; /* ?id=: a Series id given in the query */
+	struct web_query q = {NULL, NULL, NULL, NULL, NULL};
 	struct bl_error err = BL_ERROR_INIT;
 	struct pooled conn_db = {NULL, 0, NULL};
 	struct store *st = NULL;
@@ -916,7 +918,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		}
 		goto done;
 	}
-	if (!query && strcmp(url, "/") && strcmp(url, "/api/series") &&
+	if (!query && strcmp(url, "/") && strcmp(url, "/api/series") && strcmp(url, "/series") &&
 	    strncmp(url, "/series/", 8) && strncmp(url, "/api/series/", 12) &&
 	    strcmp(url, "/suspects") && strcmp(url, "/api/suspects") &&
 	    strcmp(url, "/regressions") &&
@@ -938,9 +940,12 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	q.q = query_arg(&qa, conn, "q");
 	q.from = query_arg(&fa, conn, "from");
 	q.to = query_arg(&ta, conn, "to");
+	q.x = query_arg(&xa, conn, "x");
+	q.side = query_arg(&sa, conn, "side");
+	in_query = query_arg(&ia, conn, "id");
 	/* Series pages and charts draw with gnuplot: a few at a time per client, on their own
 	 * connections. */
-	if (!strncmp(url, "/series/", 8)) {
+	if (!strncmp(url, "/series/", 8) || !strcmp(url, "/series")) {
 		client_address(client, conn);
 		chart_begin(srv, client);
 		drawing = 1;
@@ -988,6 +993,9 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	cache_key_add(&key, q.q);
 	cache_key_add(&key, q.from);
 	cache_key_add(&key, q.to);
+	cache_key_add(&key, q.x);
+	cache_key_add(&key, q.side);
+	cache_key_add(&key, in_query);
 	key_hash = web_hash(WEB_HASH_INIT, key.buf, key.len);
 	if (web_reply_cache_get(srv->replies, r, key_hash, key.buf, key.len, gen))
 		goto done;
@@ -996,11 +1004,26 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	} else if (!strcmp(url, "/api/series")) {
 		ret = web_api_series(r, st, &err);
 	} else if (!strcmp(url, "/suspects")) {
-		ret = web_page_suspects(r, &srv->ctx, st, &err);
+		ret = web_page_suspects(r, &srv->ctx, st, &q, &err);
 	} else if (!strcmp(url, "/api/suspects")) {
 		ret = web_api_suspects(r, st, &err);
 	} else if (!strcmp(url, "/regressions")) {
 		ret = web_page_regressions(r, &srv->ctx, st, &err);
+	} else if (!strcmp(url, "/series") || !strcmp(url, "/series/chart.svg") ||
+		   !strcmp(url, "/api/series/records")) {
+		/* The Series named by ?id=ID: how the pages link one with a "." or ".." part,
+		 * which a browser resolves away in a path. */
+		if (!in_query || split_series_id(parts, &rest, in_query) || *rest) {
+			if (api)
+				web_reply_json_error(r, 404, "no such series");
+			else
+				web_page_error(r, &srv->ctx, 404, "No such Series");
+			goto done;
+		}
+		for (int i = 0; i < 4; i++)
+			names[i] = parts[i].buf;
+		ret = api ? web_api_series_records(r, st, names, &err)
+			  : web_page_series(r, &srv->ctx, st, names, &q, url[7] != '\0', &err);
 	} else if (!strncmp(url, "/series/", 8)) {
 		if (split_series_id(parts, &rest, url + 8) ||
 		    (*rest && strcmp(rest, "/chart.svg"))) {
@@ -1034,6 +1057,9 @@ done:
 	strbuf_release(&fa);
 	strbuf_release(&ta);
 	strbuf_release(&key);
+	strbuf_release(&xa);
+	strbuf_release(&sa);
+	strbuf_release(&ia);
 	bl_error_release(&err);
 }
 

@@ -98,16 +98,27 @@ struct web_asset {
 };
 const struct web_asset *web_asset_find(const char *name);
 
+/* What a chart's x axis is: the commit's place on main, or its date (?x=date). */
+enum web_axis { WEB_AXIS_PLACE, WEB_AXIS_DATE };
+
 /* The points of a Series as drawn. */
 struct web_point {
 	double place, value;
+	double x;    /* where it is drawn: its place, or its date (the chart's axis) */
+	double date; /* seconds since the epoch: its commit's time on main, else its own */
 	int64_t seq, harness_version, pr, run_id;
 	char commit[41], source_hash[41];
 	char *content_hash; /* NULL when none */
 	char *tags;	    /* "" when on the Series */
+	char *subject;	    /* the commit's subject, NULL when not on main */
 	int baseline;
+	/* its spread, drawn as a whisker (STORE_SPREAD_NONE: unknown) */
+	enum store_spread spread;
+	double spread_lo, spread_hi;
 	/* on the Series: where a line starts here, and why */
 	enum line_break brk;
+	/* the §6 band it was judged by (center +/- tolerance); NAN when not judged */
+	double band_center, band_tolerance;
 	/* 1 when the record is a Suspect, with its side, shift (NAN when unknown) and state */
 	int suspect;
 	enum suspect_side suspect_side;
@@ -116,10 +127,11 @@ struct web_point {
 };
 
 /* A Regression as its chart marks it (§11): a triangle at the top edge over its pinned commit,
- * labelled with its delta. */
+ * labelled with its id and delta. */
 struct web_mark {
 	int64_t id;
 	double place; /* the pinned commit's place on main */
+	double x;     /* where it is drawn, on the chart's axis */
 	double ratio; /* b / a of the probe that pinned it; NAN when unknown */
 	char commit[41];
 };
@@ -128,13 +140,37 @@ struct web_chart_cache;
 struct web_chart_cache *web_chart_cache_new(size_t max_entries);
 void web_chart_cache_free(struct web_chart_cache *c);
 
-/* Draws the points as an SVG chart with gnuplot, with the marks that fall within the points'
- * range, or takes it from the cache. *svg_out is malloc'd. *etag_out hashes what is drawn
- * (marks included). On a gnuplot failure or timeout, returns BL_EIO with the reason in err. */
+/* What one chart shows. */
+struct web_chart {
+	const struct web_point *points;
+	size_t npoints;
+	const struct web_mark *marks; /* those outside the points' x range are left out */
+	size_t nmarks;
+	const char *title, *unit;
+	enum web_axis axis;
+	const char *repo_url; /* points link to their commit there; NULL: no links */
+};
+
+/* Draws the chart as SVG with gnuplot, or takes it from the cache. *svg_out is malloc'd.
+ * *etag_out hashes what is drawn (marks included). On a gnuplot failure or timeout, returns
+ * BL_EIO with the reason in err. */
 int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
-		  const char *gnuplot, const struct web_point *points, size_t npoints,
-		  const struct web_mark *marks, size_t nmarks, const char *title, const char *unit,
-		  struct bl_error *err);
+		  const char *gnuplot, const struct web_chart *chart, struct bl_error *err);
+
+/* The values a chart's y axis may reach: gnuplot's tick arithmetic overflows near DBL_MAX, so
+ * the frame stays inside +/- this and a value beyond it is drawn at the edge. */
+#define WEB_CHART_YMAX 1e300
+/* A chart's frame: the x range of its points (on the axis their x is on), the y range of its
+ * Series' own (untagged) points, padded; always finite, x0 < x1, y0 < y1, |y| <=
+ * WEB_CHART_YMAX. */
+struct web_chart_frame {
+	double x0, x1, y0, y1;
+};
+void web_chart_frame(struct web_chart_frame *f, const struct web_point *p, size_t n,
+		     enum web_axis axis);
+
+/* A time (seconds since the epoch) as "2026-11-02 04:00" in UTC. */
+void web_format_date(struct strbuf *out, double t);
 
 /* What a route answers. */
 struct web_reply {
@@ -189,6 +225,8 @@ struct web_ctx {
 struct web_query {
 	const char *q;	       /* the overview's search, NULL when none */
 	const char *from, *to; /* zoom range of a Series page, NULL when none */
+	const char *x;	       /* a Series page's x axis: "date", else by place; NULL: place */
+	const char *side;      /* the Suspects page's filter: "slower", else every side */
 };
 
 /* The JSON documents of `benchline series --json` and `records --json` (§14): the same
@@ -207,7 +245,7 @@ int web_api_series_records(struct web_reply *r, struct store *st, const char *co
 /* Suspects (§6): `benchline suspects --json` and its HTML view. */
 int web_api_suspects(struct web_reply *r, struct store *st, struct bl_error *err);
 int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
-		      struct bl_error *err);
+		      const struct web_query *q, struct bl_error *err);
 /* Regressions (§9.3): `benchline regressions --json` (every filter field NULL, 0), or the
  * Regressions the filter takes, and the HTML view. */
 int web_api_regressions(struct web_reply *r, struct store *st,

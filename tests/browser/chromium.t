@@ -1,7 +1,9 @@
 #!/bin/sh
 # A real browser (§11 issue 5): headless Chromium loads a Series page; the chart's SVG must be
-# in the rendered DOM with a <title> on its points, and a screenshot is kept in
-# tests/output/series.png for people to look at. Run by `make e2e` (tests/e2e/t0620-browser.t)
+# in the rendered DOM with a <title> on its points, and screenshots are kept in tests/output/
+# for people to look at: series.png, series-date.png, suspect-series.png, overview.png,
+# suspects.png, suspects-slower.png, regression.png, regressions.png, dots.png, huge.png,
+# gate.png, linked.png. Run by `make e2e` (tests/e2e/t0620-browser.t)
 # and `make browser`. Chromium is a test dependency: missing, the test fails (make deps).
 TEST_FILE_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$TEST_FILE_DIR/../e2e/lib.sh"
@@ -22,7 +24,7 @@ test_expect 'chromium is installed' '
 '
 [ -n "$CHROMIUM" ] || { test_done; exit 1; }
 
-bl demo --json >planted.json 2>/dev/null
+bl demo --json >planted.json 2>/dev/null && bl detect >/dev/null 2>&1 || exit 1
 serve_start web || exit 1
 SID=rtx2070-linux/forest/2560x1440%2F1800f/gpu_frame_us
 bl series --json | grep -q "\"id\":\"$SID\"" ||
@@ -40,6 +42,21 @@ test_expect 'the overview renders with its search box' '
 	grep -q "id=\"q\"" dom2.html &&
 	grep -q "<tr data-search" dom2.html
 '
+# Issue 15 item 6: what the rendered chart holds (tests/e2e/t0625-charts.t reads the same as
+# text, in more detail).
+test_expect 'the rendered chart has the band, whiskers, break labels, and no gnuplot titles' '
+	grep -q "<polygon class=\"band\"" dom.html &&
+	grep -q "<path class=\"whisker\"" dom.html &&
+	grep -q "class=\"break-label\"[^>]*>harness 9→10</text>" dom.html &&
+	grep -q "class=\"clamped tagged\"" dom.html &&
+	! grep -qi "<title>gnuplot\|<title>\$d" dom.html
+'
+test_expect 'sort.js sorts the overview by the column #sort= names (change, descending)' '
+	chrome --dump-dom "$URL/#sort=-change" >sorted.html 2>chrome.err &&
+	grep -q "aria-sort=\"descending\"[^>]*>change</th>\|>change</th>" sorted.html &&
+	perl -0ne "push @v, \$1 while /<td class=\"num[a-z ]*\" data-v=\"([-0-9.e]+)\" title=\"against/g; END { exit 1 unless @v > 10; for (1 .. \$#v) { exit 1 if \$v[\$_] > \$v[\$_ - 1] } }" sorted.html &&
+	perl -0ne "push @v, \$1 while /<td class=\"num[a-z ]*\" data-v=\"([-0-9.e]+)\" title=\"against/g; END { exit 1 unless grep { \$v[\$_] > \$v[\$_ - 1] } 1 .. \$#v }" dom2.html
+'
 test_expect 'a screenshot of the Series page is kept in tests/output/series.png' '
 	mkdir -p "$OUTPUT" &&
 	rm -f "$OUTPUT/series.png" &&
@@ -47,7 +64,25 @@ test_expect 'a screenshot of the Series page is kept in tests/output/series.png'
 		"$URL/series/$SID" >/dev/null 2>chrome.err &&
 	test "$(wc -c <"$OUTPUT/series.png")" -gt 20000 &&
 	chrome --screenshot="$OUTPUT/overview.png" --window-size=1280,900 --hide-scrollbars \
-		"$URL/" >/dev/null 2>chrome.err
+		"$URL/" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/overview.png")" -gt 20000
+'
+test_expect 'screenshots: the Series by date, a Suspect'"'"'s Series, the Suspects, slower only' '
+	chrome --screenshot="$OUTPUT/series-date.png" --window-size=1280,900 --hide-scrollbars \
+		"$URL/series/$SID?x=date" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/series-date.png")" -gt 20000 &&
+	chrome --dump-dom "$URL/suspects" >sus.html 2>chrome.err &&
+	grep -q "<tbody class=\"alert-group\">" sus.html &&
+	SUS=$(json_get planted.json "my (\$p) = grep { \$_->{side} eq q(slower) } @{\$j->{planted}}; join q(/), map { my \$s = \$_; \$s =~ s/([^A-Za-z0-9._~-])/sprintf(q(%%%02X), ord \$1)/ge; \$s } @\$p{qw(machine benchmark config metric)}") &&
+	chrome --dump-dom "$URL/series/$SUS" >susseries.html 2>chrome.err &&
+	grep -q "class=\"suspect-label slower\"" susseries.html &&
+	chrome --screenshot="$OUTPUT/suspect-series.png" --window-size=1280,900 --hide-scrollbars \
+		"$URL/series/$SUS" >/dev/null 2>chrome.err &&
+	chrome --screenshot="$OUTPUT/suspects.png" --window-size=1280,900 --hide-scrollbars \
+		"$URL/suspects" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/suspects.png")" -gt 20000 &&
+	chrome --screenshot="$OUTPUT/suspects-slower.png" --window-size=1280,700 --hide-scrollbars \
+		"$URL/suspects?side=slower" >/dev/null 2>chrome.err
 '
 # A Regression on the Series of the demo's first planted slower step, written by hand (bisect
 # needs a repository to measure; t1030 stores one for real): the chart marks it with a
@@ -63,6 +98,7 @@ test_expect 'a Series page with a Regression: the triangle on the chart, the pro
 	chrome --dump-dom "$URL/series/$RSID" >reg.html 2>chrome.err &&
 	grep -q "<g class=\"regression\">" reg.html &&
 	grep -q "<title>Regression 1: commit $(echo $RCOMMIT | cut -c1-12), +" reg.html &&
+	grep -q "<text class=\"regression-label\"[^>]*>Regression 1 +[0-9.]*%</text>" reg.html &&
 	grep -q "<h2 id=\"regressions\">Regressions</h2>" reg.html &&
 	grep -q "<tr class=\"probe-slower\">" reg.html &&
 	chrome --screenshot="$OUTPUT/regression.png" --window-size=1280,1000 --hide-scrollbars \
@@ -75,12 +111,44 @@ test_expect 'the server stops cleanly' '
 	serve_stop web
 '
 
+# D9: a Series with "." and ".." parts opens from the link the overview gives it (Chromium
+# resolves such path segments away, even percent-encoded, before sending).
+export BENCHLINE_DB="$TMP/dots.db"
+bl init >/dev/null &&
+	{ record m1 .. 1 5 && record m1 .. 2 6 && record m1 .. 3 5.5; } | sed 's/"config":"c"/"config":"."/' >dots.jsonl &&
+	bl ingest dots.jsonl >/dev/null || exit 1
+serve_start dots || exit 1
+test_expect 'D9: Chromium opens a Series named ".." / "." from the overview'"'"'s link' '
+	chrome --dump-dom "$URL/" >dots-ov.html 2>chrome.err &&
+	link=$(sed -n "s/.*<a href=\"\([^\"]*\)\">chart<\/a>.*/\1/p" dots-ov.html | sed "s/&amp;/\&/g") &&
+	test "$link" = "/series?id=m1/.././t" &&
+	chrome --dump-dom "$URL$link" >dots.html 2>chrome.err &&
+	grep -q "<h1>m1 / .. / . / t</h1>" dots.html &&
+	grep -q "class=\"point\"" dots.html &&
+	chrome --screenshot="$OUTPUT/dots.png" --window-size=1280,700 --hide-scrollbars \
+		"$URL$link" >/dev/null 2>chrome.err
+'
+# D7: values near DBL_MAX are drawn (on the edge, marked), not a 503.
+for i in 1 2 3 4; do
+	record m1 huge $i 1.7e308
+done >huge.jsonl && bl ingest huge.jsonl >/dev/null || exit 1
+test_expect 'D7: a Series of values near DBL_MAX renders its chart, and a screenshot' '
+	chrome --dump-dom "$URL/series/m1/huge/c/t" >huge.html 2>chrome.err &&
+	grep -q "<path class=\"clamped\"" huge.html &&
+	! grep -q "The chart was not drawn" huge.html &&
+	chrome --screenshot="$OUTPUT/huge.png" --window-size=1280,800 --hide-scrollbars \
+		"$URL/series/m1/huge/c/t" >/dev/null 2>chrome.err
+'
+test_expect 'the dots server stops cleanly' '
+	serve_stop dots
+'
+
 # The gate page (§7, §11): a repository whose pull request makes bench_01 10% slower.
 export BENCHLINE_DB="$TMP/gate.db"
 git init -q -b main repo
 (
 	cd repo && mkdir src &&
-	printf '{"measured_paths": ["src"], "unmeasured_paths": ["benchline.json", ".benchline"]}\n' >benchline.json &&
+	printf '{"measured_paths": ["src"], "unmeasured_paths": ["benchline.json", ".benchline"], "repo_url": "https://git.example.org/team/engine"}\n' >benchline.json &&
 	echo 0 >src/a.c && git add . && git commit -qm init
 ) || exit 1
 gate_sweep() {
@@ -91,7 +159,7 @@ gate_sweep() {
 		"$@" >sweep.json && bl ingest sweep.json >/dev/null
 }
 for i in 1 2 3 4 5 6; do
-	(cd repo && echo $i >src/a.c && git commit -qam "c$i") && gate_sweep $i || exit 1
+	(cd repo && echo $i >src/a.c && git commit -qam "c$i (#$i)") && gate_sweep $i || exit 1
 done
 (cd repo && git checkout -qb pr && echo slow >src/a.c && git commit -qam slow) &&
 	gate_sweep 99 --branch pr --shift 1.10 --shift-only bench_01 || exit 1
@@ -104,6 +172,16 @@ test_expect 'the rendered gate page shows the failing row linked to its chart, a
 	chrome --screenshot="$OUTPUT/gate.png" --window-size=1280,700 --hide-scrollbars \
 		"$URL/gate?head=pr&base=main" >/dev/null 2>chrome.err &&
 	test "$(wc -c <"$OUTPUT/gate.png")" -gt 10000
+'
+test_expect 'with repo_url, a Series page links its commits and pull requests, and a screenshot' '
+	gid=$(bl series --json | json_get - "(grep { \$_->{benchmark} eq q(bench_01) } @\$j)[0]{id}") &&
+	c6=$(git -C repo rev-parse main) &&
+	chrome --dump-dom "$URL/series/$gid" >linked.html 2>chrome.err &&
+	grep -q "<a class=\"mono\" href=\"https://git.example.org/team/engine/commit/$c6\" title=\"$c6: c6 (#6)\">" linked.html &&
+	grep -q "<a href=\"https://git.example.org/team/engine/pull/6\">#6</a>" linked.html &&
+	grep -q "<a href=\"https://git.example.org/team/engine/commit/$c6\"><circle" linked.html &&
+	chrome --screenshot="$OUTPUT/linked.png" --window-size=1280,1000 --hide-scrollbars \
+		"$URL/series/$gid" >/dev/null 2>chrome.err
 '
 test_expect 'the gate server stops cleanly' '
 	serve_stop gate

@@ -95,7 +95,7 @@ test_expect 'POST /api/records stores a record (201) and it shows on its Series 
 	bl records --json --machine m1-box | json_get - "\$j->[0]{metrics}{t}{median}" | grep -qx 123.5 &&
 	curl -s "$URL/series/m1-box/pushed/c/t" >page &&
 	grep -q "123.5 us" page &&
-	grep -q "<title>commit $(echo $MAIN1 | cut -c1-12) (seq 7): 123.5 us" page
+	grep -q "<title>commit $(echo $MAIN1 | cut -c1-12) (seq 7), [0-9-]* [0-9:]* UTC" page
 '
 # (Each push queues a detection in the background: tests that compare the database wait until
 # it is done.)

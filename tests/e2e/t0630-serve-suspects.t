@@ -67,7 +67,7 @@ test_expect '/suspects lists every Suspect with its commit and a link to its Ser
 	test "$(grep -c "<tr class=\"suspect" page)" = "$(json_get suspects.json "scalar @\$j")" &&
 	json_get suspects.json "join qq(\n), map { substr(\$_->{commit}, 0, 12) } @\$j" >commits &&
 	while read -r c; do
-		grep -q ">$c</td>" page || { echo "no commit $c"; exit 1; }
+		grep -q ">$c</span>" page || { echo "no commit $c"; exit 1; }
 	done <commits &&
 	json_get suspects.json "join qq(\n), map { $SERIES_ID } @\$j" >ids &&
 	while read -r id; do

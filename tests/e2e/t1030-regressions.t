@@ -147,7 +147,7 @@ test_expect '/regressions lists it, linked to its Series' '
 
 test_expect 'the Series page marks the pinned commit on its chart and lists the probe log' '
 	expect_status 200 text/html GET "$URL/series/$SID" &&
-	grep -q "<g class=\"regression\">.*<text [^>]*>+15.0%</text><title>Regression 1: commit $s4, +15.0%</title></g>" body &&
+	grep -q "<g class=\"regression\">.*<text [^>]*>Regression 1 +15.0%</text><title>Regression 1: commit $s4, +15.0%</title></g>" body &&
 	grep -q "<h2 id=\"regressions\">Regressions</h2>" body &&
 	test "$(grep -c "<tr class=\"probe-" body)" = 3 &&
 	grep -q "<td>same <span class=\"muted\">(artifacts identical to good" body &&
