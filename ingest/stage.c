@@ -225,7 +225,10 @@ static int unpack(struct ingest_stage *sg, struct bl_error *err)
 	rec->raw = take_str(&r);
 	if (r.bad || rec->nmetrics > (size_t)(r.end - r.p))
 		goto bad;
-	ALLOC_GROW(sg->metrics, rec->nmetrics, sg->metrics_alloc);
+	if (rec->nmetrics > sg->metrics_alloc) {
+		sg->metrics_alloc = rec->nmetrics;
+		sg->metrics = xrealloc(sg->metrics, sg->metrics_alloc * sizeof(*sg->metrics));
+	}
 	rec->metrics = sg->metrics;
 	for (size_t i = 0; i < rec->nmetrics; i++) {
 		struct ingest_metric *m = &sg->metrics[i];

@@ -1109,10 +1109,22 @@ static void records_round_trip_through_a_stage(void **state)
 	    "config", "\"1080p\"", "content_hash", "\"5d41\"", "profile", "\"debug\"", "baseline",
 	    "true", "machine_info", "{\"os\": \"linux\"}", "preflight", "{\"quiet\": false}", NULL);
 	char *plain = record(NULL);
+	struct strbuf wide = STRBUF_INIT;
+	char *wide_text;
 
 	(void)state;
+	/* more metrics than any buffer starts with */
+	strbuf_addch(&wide, '{');
+	for (int i = 0; i < 300; i++)
+		strbuf_addf(&wide,
+			    "%s\"m%03d\": {\"kind\": \"timed\", \"unit\": \"us\", \"median\": %d}",
+			    i ? ", " : "", i, i + 1);
+	strbuf_addch(&wide, '}');
+	wide_text = record("metrics", wide.buf, NULL);
 	parse_ok(&b, full);
 	parse_ok(&b, plain);
+	parse_ok(&b, wide_text);
+	assert_int_equal(b.records[2].nmetrics, 300);
 	ingest_stage_init(&sg);
 	for (size_t i = 0; i < b.nr; i++)
 		assert_int_equal(ingest_stage_add(&sg, &b.records[i], &err), 0);
@@ -1175,6 +1187,8 @@ static void records_round_trip_through_a_stage(void **state)
 	bl_error_release(&err);
 	free(full);
 	free(plain);
+	free(wide_text);
+	strbuf_release(&wide);
 }
 
 int main(void)
