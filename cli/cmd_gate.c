@@ -188,7 +188,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 
 	gate_table(&out, &report);
-	fputs(out.buf, json_path && !strcmp(json_path, "-") ? stderr : stdout);
+	cli_printf(json_path && !strcmp(json_path, "-") ? stderr : stdout, "%s", out.buf);
 	fflush(stdout);
 	if (json_path) {
 		struct strbuf t = STRBUF_INIT;

@@ -22,13 +22,14 @@ static void print_row_text(const struct store_record_row *row)
 		strbuf_addf(&seq, "%lld", (long long)row->seq);
 	else
 		strbuf_addch(&seq, '-');
-	printf("%-7lld %-16s %-20s %-16s %.12s %4lld %6s %-8.8s", (long long)row->id, row->machine,
-	       row->benchmark, row->config[0] ? row->config : "-", row->source_hash,
-	       (long long)row->harness_version, seq.buf, row->commit);
+	cli_printf(stdout, "%-7lld %-16s %-20s %-16s %.12s %4lld %6s %-8.8s", (long long)row->id,
+		   row->machine, row->benchmark, row->config[0] ? row->config : "-",
+		   row->source_hash, (long long)row->harness_version, seq.buf, row->commit);
 	if (m)
-		printf(" %s=%g %s", m->name, isnan(m->median) ? m->value : m->median, m->unit);
+		cli_printf(stdout, " %s=%g %s", m->name, isnan(m->median) ? m->value : m->median,
+			   m->unit);
 	if (row->ntags)
-		printf(" [%s]", tags.buf);
+		cli_printf(stdout, " [%s]", tags.buf);
 	putchar('\n');
 	strbuf_release(&tags);
 	strbuf_release(&seq);
@@ -51,7 +52,7 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	int ret;
 	const struct cli_option opts[] = {
-	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
 	    {OPT_STRING, "machine", &filter.machine, "M", "only this machine"},
 	    {OPT_STRING, "benchmark", &filter.benchmark, "B", "only this benchmark"},
 	    {OPT_BOOL, "all", &filter.all, NULL, "every run, not just standing records"},

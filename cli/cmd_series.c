@@ -81,7 +81,7 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	int ret;
 	const struct cli_option opts[] = {
-	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
 	    {OPT_STRING, "machine", &filter.machine, "M", "only this machine"},
 	    {OPT_STRING, "benchmark", &filter.benchmark, "B", "only this benchmark"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
