@@ -428,7 +428,7 @@ const struct cli_command cli_commands[] = {
     },
     {
 	.name = "serve",
-	.fn = cmd_serve, /* opens the database itself: --create may make it */
+	.fn = cmd_serve, /* opens the database itself: only --create makes it */
 	.forms = {{NULL, NULL, ""}},
 	.summary = "serve the charts, the Series pages and the JSON API over HTTP",
 	.description =
