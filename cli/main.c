@@ -87,8 +87,9 @@ const struct cli_command cli_commands[] = {
 	    "Checks that the machine is quiet (preflight), runs COMMAND, parses its standard "
 	    "output (or the file or directory --results names) and stores the records as ingest "
 	    "does, each carrying the preflight object and the command's CPU time and peak RSS. A "
-	    "busy machine's runs are stored tagged preflight; a command that fails or cannot be "
-	    "started stores nothing and prints the end of its standard error. --repo defaults to "
+	    "busy machine's runs are stored tagged preflight. The command's standard error passes "
+	    "through as it runs, and a summary line ends the run; a command that fails or cannot "
+	    "be started stores nothing. --repo defaults to "
 	    "the current directory when it is a git checkout. With --server the run's records are "
 	    "pushed as one body.",
 	.exits = "0 the records were stored\n2 the command failed, its output did not parse, or "
