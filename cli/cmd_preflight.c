@@ -81,7 +81,9 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 		puts(out.buf);
 	} else {
 		for (size_t i = 0; i < pf.nfindings; i++)
-			printf("%-4s %s\n", level_name(pf.findings[i].level), pf.findings[i].text);
+			/* a finding may quote a process's name, which its owner chose */
+			cli_printf(stdout, "%-4s %s\n", level_name(pf.findings[i].level),
+				   pf.findings[i].text);
 	}
 	ret = pf.quiet ? 0 : 1;
 done:

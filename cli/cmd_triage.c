@@ -89,7 +89,7 @@ int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx)
 				strbuf_addstr(&md, "\n---\n\n");
 			confirm_triage_markdown(&md, &issues[i]);
 		}
-		fputs(md.buf, stdout);
+		cli_printf(stdout, "%s", md.buf);
 		strbuf_release(&md);
 	} else {
 		for (size_t i = 0; i < n; i++) {

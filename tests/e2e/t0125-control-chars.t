@@ -51,6 +51,17 @@ test_expect 'an error message escapes what it quotes' '
 	grep -qF "unknown option '\''--x\\x1b]0;t\\x07'\''" err
 '
 
+test_expect 'a preflight finding quoting a process name escapes it' '
+	rm -rf sys && cp -R "$FIXTURES/sysroot/quiet" sys &&
+	mkdir sys/proc/555 && printf "ev\033]0;x\007il\n" >sys/proc/555/comm &&
+	printf "evil\0" >sys/proc/555/cmdline &&
+	git init -q cfg &&
+	echo "{\"quiet\": {\"processes\": [\"ev\\u001b]0;x\\u0007il\"]}}" >cfg/benchline.json &&
+	BENCHLINE_SYSROOT=$TMP/sys expect_exit 1 bl preflight --repo cfg >out &&
+	raw out &&
+	grep -qF "ev\x1b]0;x\x07il" out
+'
+
 test_expect 'JSON output stays exact' '
 	bl records --json >records.json &&
 	json_get records.json "\$j->[0]{benchmark} eq qq(parse\\x{1b}]0;pwned\\x{07}\\x{c2}\\x{9b}2J) ? 1 : 0" >got &&
