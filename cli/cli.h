@@ -96,8 +96,9 @@ int cli_form_find(const struct cli_command *cmd, const char *word);
 
 /*
  * Parses argv (argv[0] is the command's name) against opts, leaving the non-option arguments
- * in argv[0..returned). "--" ends options. --help prints the usage and exits 0; a bad option
- * prints a one-line message and the usage and exits 2. Once the options are good, it does the
+ * in argv[0..returned). "--" ends options. --help prints the command's help (in the format
+ * ctx->help names) and exits 0; a bad option prints a one-line message and the usage and exits
+ * 2. Once the options are good, it does the
  * setup the command's table entry asks for (opening the database), so a usage error never
  * touches the database.
  */

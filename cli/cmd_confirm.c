@@ -16,7 +16,7 @@ static void print_note(const char *line, void *data)
 {
 	struct cli_progress *progress = data;
 	cli_progress_done(progress);
-	fprintf(stderr, "confirm: %s\n", line);
+	cli_printf(stderr, "confirm: %s\n", line);
 }
 
 static void print_result(const struct confirm_alert_result *r)

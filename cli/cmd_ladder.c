@@ -35,7 +35,7 @@ static void print_lines(const struct strbuf *lines, const char *prefix)
 {
 	const char *p = lines->buf, *nl;
 	while ((nl = strchr(p, '\n'))) {
-		fprintf(stderr, "benchline: %s%.*s\n", prefix, (int)(nl - p), p);
+		cli_printf(stderr, "benchline: %s%.*s\n", prefix, (int)(nl - p), p);
 		p = nl + 1;
 	}
 }

@@ -12,7 +12,7 @@
 static void serve_log(const char *line, void *data)
 {
 	(void)data;
-	fprintf(stderr, "benchline: %s\n", line);
+	cli_printf(stderr, "benchline: %s\n", line);
 }
 
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)

@@ -113,7 +113,7 @@ static void print_note(const char *line, void *data)
 {
 	struct sweep_out *out = data;
 	cli_progress_done(&out->progress);
-	fprintf(stderr, "sweep: %s\n", line);
+	cli_printf(stderr, "sweep: %s\n", line);
 }
 
 /* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 4 records */
