@@ -164,8 +164,10 @@ const struct cli_command cli_commands[] = {
 	    "Lists every Series, a (machine, benchmark, config, metric) over the standing records "
 	    "that carry no tag, with its record count, its lines (a line starts at the first "
 	    "record, a harness-version change, a content-hash change, or an imported Baseline) "
-	    "and its last value. --json prints one JSON array, with the open Suspects and the "
-	    "Regressions of each Series.",
+	    "and its last value. The record count says how many runs of the Series are left "
+	    "out because they carry a tag, and a second table lists the Series whose every run "
+	    "is tagged. --json prints one JSON array, with the open Suspects and the Regressions "
+	    "of each Series.",
 	.exits = "0 the Series were listed\n2 no database, or bad usage",
 	.examples = {"List every Series:", "benchline series",
 		     "The Series of one benchmark, as JSON:",

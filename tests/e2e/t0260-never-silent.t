@@ -1,6 +1,7 @@
 #!/bin/sh
-# Never silent about why: `suspects` with none says whether detect has run; `run` passes the
-# benchmark's standard error through (its progress) and ends with a summary line.
+# Never silent about why: `series` counts the tagged runs each Series leaves out and lists the
+# Series whose every run is tagged; `suspects` with none says whether detect has run; `run`
+# passes the benchmark's standard error through (its progress) and ends with a summary line.
 . "$(dirname "$0")/lib.sh"
 
 rec() {
@@ -24,6 +25,42 @@ test_expect 'suspects after a detect that found none: it says so' '
 	test ! -s out &&
 	echo "no suspects: detect has run and found none" >expect &&
 	test_cmp expect err
+'
+
+# prof BENCHMARK PROFILE DAY MEDIAN: a record of ci/BENCHMARK; a profile but release is tagged.
+prof() {
+	printf '{"schema": 1, "machine": "ci", "benchmark": "%s", "profile": "%s", ' "$1" "$2"
+	printf '"harness_version": 1, "source": {"commit": "%040d", "source_hash": "%040d"}, ' "$3" "$3"
+	printf '"started_at": "2026-11-%02dT04:00:00Z", ' "$3"
+	printf '"metrics": {"t": {"unit": "ms", "median": %s}}}\n' "$4"
+}
+
+test_expect 'series counts the tagged runs each Series leaves out, and lists those all tagged' '
+	{ prof lex release 1 10; prof lex debug 2 11; prof lex debug 3 12;
+	  prof dbg debug 1 5; prof dbg debug 2 6; } >tagged.json &&
+	bl --db tagged.db ingest tagged.json >/dev/null &&
+	bl --db tagged.db series >actual &&
+	cat >expect <<-\END &&
+	machine  benchmark  config  metric        records  lines  last value
+	ci       lex        -       t       1 (+2 tagged)      1  10 ms
+
+	Series whose every run is tagged ('"'"'benchline records --all'"'"' shows the tags):
+	machine  benchmark  config  metric  tagged
+	ci       dbg        -       t            2
+	END
+	test_cmp expect actual
+'
+
+test_expect 'series with only tagged runs lists them, not "no series yet"' '
+	bl --db tagged.db series --benchmark dbg >actual 2>err &&
+	test ! -s err &&
+	grep -q "^ci       dbg        -       t            2$" actual &&
+	! grep -q "records  lines" actual
+'
+
+test_expect 'series --json is as it was: no tagged counts' '
+	bl --db tagged.db series --json >out.json &&
+	test "$(json_get out.json "scalar @\$j")" = 1
 '
 
 cat >bench.sh <<'END'
