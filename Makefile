@@ -47,9 +47,23 @@ SQL = $(MIGRATIONS) $(filter-out $(MIGRATIONS),$(sort $(wildcard sql/*.sql)))
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps check unit e2e run bench fmt fmt-check hdr-check install clean fuzz
+.PHONY: all deps check unit e2e run bench fmt fmt-check hdr-check install clean fuzz man
 
-all: benchline
+all: benchline man
+
+# The man page and the bash completion, written by the binary from its command and option
+# tables (`benchline generate`), so they say what `COMMAND --help` says.
+MAN = $(BUILD)/benchline.1
+COMPLETION = $(BUILD)/benchline.bash
+man: $(MAN) $(COMPLETION)
+
+$(MAN): $(BIN)
+	@echo "  GEN     $@"
+	$(Q)$(BIN) generate manpage >$@.tmp && mv $@.tmp $@
+
+$(COMPLETION): $(BIN)
+	@echo "  GEN     $@"
+	$(Q)$(BIN) generate completion >$@.tmp && mv $@.tmp $@
 
 # ./benchline is always the plain build; sanitizer builds stay under build/san.
 benchline: $(BIN)
@@ -102,13 +116,14 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) e2e
 
-# Seeds demo.db, runs detect when this build has it, and serves it on 127.0.0.1:8080 (the
-# server prints the URL; Ctrl-C or SIGTERM stops it cleanly).
+# Seeds demo.db, runs detect when this build has it, and serves it on 127.0.0.1:$(PORT)
+# (`make run PORT=9000`; the server prints the URL; Ctrl-C or SIGTERM stops it cleanly).
+PORT ?= 8080
 run: deps benchline
 	rm -f demo.db demo.db-wal demo.db-shm
 	./benchline --db demo.db demo
 	if ./benchline help | grep -q '^    detect '; then ./benchline --db demo.db detect; fi
-	./benchline --db demo.db serve --bind 127.0.0.1 --port 8080
+	./benchline --db demo.db serve --bind 127.0.0.1 --port $(PORT)
 
 # Every budget of §12 measured so far; exits non-zero when one is missed.
 bench: benchline
@@ -142,9 +157,13 @@ fmt-check:
 		clang-format --dry-run -Werror $$f 2>&1 >/dev/null | head -1; done); \
 	if [ -n "$$out" ]; then echo "$$out"; echo "run 'make fmt'"; exit 1; fi
 
-install: benchline
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The binary, its man page and its bash completion (where bash-completion looks for it).
+install: benchline man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 benchline $(DESTDIR)$(PREFIX)/bin/benchline
+	install -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/benchline.1
+	install -m 644 $(COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/benchline
 
 clean:
 	rm -rf build benchline

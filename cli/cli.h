@@ -22,19 +22,46 @@ enum cli_needs {
 	NEED_DB_CREATE = 2, /* a database, created and migrated when missing */
 };
 
+/* How `COMMAND --help` prints the command's help (see `benchline generate`). */
+enum cli_help {
+	CLI_HELP_TEXT,	/* for a person: usage, description, options, exit status, examples */
+	CLI_HELP_ROFF,	/* the command's section of the man page */
+	CLI_HELP_WORDS, /* its subcommands on one line, its options on the next (completion) */
+};
+
 struct cli_ctx {
 	const char *db_path;
 	struct store *store; /* opened per the command's needs, else NULL */
 	const struct cli_command *cmd;
 	int db_given; /* --db was on the command line (not $BENCHLINE_DB or the default) */
+	enum cli_help help;
 };
+
+/*
+ * One way of calling a command: the subcommand it starts with (NULL for none), the options it
+ * takes by name in synopsis order ("--good --bad [--json]": bracketed when optional; NULL for
+ * every option), and what follows them ("FILE...", "-- COMMAND...", "" for nothing). The
+ * synopsis of form 0 also lists, as optional, every option of the command's table no form
+ * names, so no synopsis can leave an option out.
+ */
+struct cli_form {
+	const char *word;
+	const char *options;
+	const char *args;
+};
+#define CLI_MAX_FORMS 4
 
 struct cli_command {
 	const char *name;
 	int (*fn)(int argc, const char **argv, struct cli_ctx *ctx);
 	int needs;
-	const char *usage;   /* "benchline NAME ..." first line(s) */
-	const char *summary; /* one line for `benchline help`; NULL for plumbing, left out */
+	/* forms[0] always; a later form is there when its args is not NULL */
+	struct cli_form forms[CLI_MAX_FORMS];
+	const char *summary;	 /* one line for `benchline help`; NULL for plumbing, left out */
+	const char *description; /* one paragraph, unwrapped */
+	const char *exits;	 /* one line per exit status: "CODE what it means" */
+	/* two examples (or more): what each does, then its command line */
+	const char *examples[6];
 };
 
 /* Options, git's parse-options in miniature. */
@@ -60,10 +87,18 @@ struct cli_option {
 	const char *help;
 };
 
+/* How form (an index into cmd's forms) takes the option name: CLI_FORM_NEEDED, CLI_FORM_TAKES
+ * (optional) or 0 (not at all). A form 0 without a list takes every option. */
+enum { CLI_FORM_TAKES = 1, CLI_FORM_NEEDED = 2 };
+int cli_form_option(const struct cli_command *cmd, int form, const char *name);
+/* The index of the form whose subcommand is word, or -1. */
+int cli_form_find(const struct cli_command *cmd, const char *word);
+
 /*
  * Parses argv (argv[0] is the command's name) against opts, leaving the non-option arguments
- * in argv[0..returned). "--" ends options. --help prints the usage and exits 0; a bad option
- * prints a one-line message and the usage and exits 2. Once the options are good, it does the
+ * in argv[0..returned). "--" ends options. --help prints the command's help (in the format
+ * ctx->help names) and exits 0; a bad option prints a one-line message and the usage and exits
+ * 2. Once the options are good, it does the
  * setup the command's table entry asks for (opening the database), so a usage error never
  * touches the database.
  */
@@ -71,9 +106,17 @@ int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct
 /* Prints "benchline: message" and the command's usage to stderr, and exits 2. */
 void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts, const char *fmt,
 		     ...) __attribute__((format(printf, 3, 4), noreturn));
+/* The synopsis of every form and the options, as a usage error shows them. */
 void cli_print_usage(FILE *f, const struct cli_command *cmd, const struct cli_option *opts);
+/* What `COMMAND --help` prints, in the format help asks for (cli/help.c). */
+void cli_print_help(FILE *f, const struct cli_command *cmd, const struct cli_option *opts,
+		    enum cli_help help);
 /* Prints "benchline: MESSAGE" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Appends "; did you mean 'NAME'?" when a command's name is a near miss of typed. */
+void cli_suggest_command(struct strbuf *hint, const char *typed);
+/* Runs cmd with --help alone, printing its help in the format help asks for. */
+int cli_run_help(const struct cli_command *cmd, const char *db_path, enum cli_help help);
 /* Prints err's message and returns 2 (the error exit status). */
 int cli_fail(const struct bl_error *err);
 void cli_list_release(struct cli_list *l);
@@ -231,6 +274,17 @@ void cli_json_array_start(struct cli_json_array *a);
 void cli_json_array_add(struct cli_json_array *a, struct json_t *element);
 void cli_json_array_end(struct cli_json_array *a);
 
+/*
+ * Text from outside (benchmark, config, metric and unit names, messages) as it is safe to show
+ * on a terminal: control characters (C0, DEL and C1, U+0080 to U+009F) and bytes that are not
+ * UTF-8 are written as \xNN (\u00NN for C1), so a name cannot send an escape sequence to the
+ * terminal of whoever lists the database. Tab and newline stay when keep_lines is 1. JSON output
+ * never goes through it: it stays exact.
+ */
+void cli_escape_text(struct strbuf *out, const char *s, size_t len, int keep_lines);
+/* printf to f through cli_escape_text, lines kept: every text printer of names uses it. */
+void cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Prints a JSON value on standard output (2-space indent, every real to 17 digits, a newline)
  * and takes its reference. */
 void cli_json_print(struct json_t *o);
@@ -280,6 +334,8 @@ int cmd_regressions(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_push(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_version(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_generate(int argc, const char **argv, struct cli_ctx *ctx);
 
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_find_command(const char *name);

@@ -82,7 +82,7 @@ int cmd_alerts(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_STRING, "machine", &f.machine, "M", "only the alerts of machine M"},
 	    {OPT_STRING, "state", &state, "S",
 	     "only alerts in state S (open, transient, cleared, confirmed, covered, ignored)"},
-	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));

@@ -11,14 +11,14 @@
 
 static void print_probe(const struct confirm_probe *p)
 {
-	printf("probe %.12s %-10s", p->commit,
-	       p->skip != CONFIRM_PROBE_MEASURED ? confirm_probe_skip_name(p->skip)
-						 : gate_verdict_name(p->verdict));
+	cli_printf(stdout, "probe %.12s %-10s", p->commit,
+		   p->skip != CONFIRM_PROBE_MEASURED ? confirm_probe_skip_name(p->skip)
+						     : gate_verdict_name(p->verdict));
 	if (p->identical)
 		printf(" artifacts identical to good's");
 	else if (!isnan(p->ratio))
-		printf(" %s %.4f [%.4f, %.4f], %zu pairs", p->key, p->ratio, p->lo, p->hi,
-		       p->pairs);
+		cli_printf(stdout, " %s %.4f [%.4f, %.4f], %zu pairs", p->key, p->ratio, p->lo,
+			   p->hi, p->pairs);
 	putchar('\n');
 }
 
@@ -42,9 +42,9 @@ static int store_pinned(struct cli_ctx *ctx, const struct confirm_bisect_report 
 	int added, ret;
 	ret = confirm_bisect_store(&id, &added, &series, ctx->store, report, machine, err);
 	if (!ret)
-		fprintf(stderr, "%s Regression %lld: %s at %.12s\n",
-			added ? "bisect: stored" : "bisect: already stored", (long long)id,
-			series.buf, report->pinned.sha);
+		cli_printf(stderr, "%s Regression %lld: %s at %.12s\n",
+			   added ? "bisect: stored" : "bisect: already stored", (long long)id,
+			   series.buf, report->pinned.sha);
 	strbuf_release(&series);
 	return ret;
 }

@@ -16,7 +16,7 @@ static void print_note(const char *line, void *data)
 {
 	struct cli_progress *progress = data;
 	cli_progress_done(progress);
-	fprintf(stderr, "confirm: %s\n", line);
+	cli_printf(stderr, "confirm: %s\n", line);
 }
 
 static void print_result(const struct confirm_alert_result *r)
@@ -30,7 +30,7 @@ static void print_result(const struct confirm_alert_result *r)
 			printf(" %lld", (long long)r->regressions[i]);
 	}
 	if (r->note)
-		printf(": %s", r->note);
+		cli_printf(stdout, ": %s", r->note);
 	putchar('\n');
 }
 
@@ -61,7 +61,7 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	     "this machine's name (default: benchline.json's machine, else the host name)"},
 	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
 	     "the ratio a metric may grow by before it is slower (default: gate.limit, else 1.02)"},
-	    {OPT_BOOL, "json", &json, NULL, "print one JSON array of outcomes (§14)"},
+	    {OPT_BOOL, "json", &json, NULL, "print one JSON array of outcomes"},
 	    {OPT_STRING, "server", &push.server, "URL",
 	     "take this machine's alerts from a benchline server, post the outcomes there"},
 	    {OPT_STRING, "token-file", &push.token_file, "F",

@@ -33,9 +33,9 @@ static int each_new(const struct store_suspect *s, void *data)
 		return 0;
 	}
 	format_shift(&shift, s->shift);
-	printf("  #%-3lld %-6s %7s  %s/%s %s %s at %.12s", (long long)s->id,
-	       suspect_side_name(s->side), shift.buf, s->machine, s->benchmark,
-	       s->config[0] ? s->config : "-", s->metric, s->commit);
+	cli_printf(stdout, "  #%-3lld %-6s %7s  %s/%s %s %s at %.12s", (long long)s->id,
+		   suspect_side_name(s->side), shift.buf, s->machine, s->benchmark,
+		   s->config[0] ? s->config : "-", s->metric, s->commit);
 	if (s->seq >= 0)
 		printf(" (seq %lld)", (long long)s->seq);
 	putchar('\n');

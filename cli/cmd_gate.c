@@ -239,9 +239,10 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 
 	/* stdout is the report's when --json - or --markdown - asks for it. */
 	gate_table(&out, &report);
-	fputs(out.buf, (json_path && !strcmp(json_path, "-")) || (md_path && !strcmp(md_path, "-"))
-			   ? stderr
-			   : stdout);
+	cli_printf((json_path && !strcmp(json_path, "-")) || (md_path && !strcmp(md_path, "-"))
+		       ? stderr
+		       : stdout,
+		   "%s", out.buf);
 	fflush(stdout);
 	if (json_path) {
 		struct strbuf t = STRBUF_INIT;

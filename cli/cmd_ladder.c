@@ -23,15 +23,6 @@ struct ladder_flags {
 	int json;
 };
 
-static int listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; (p = strstr(p, name)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return 1;
-	return 0;
-}
-
 static int option_given(const struct cli_option *o)
 {
 	if (o->type == OPT_BOOL)
@@ -44,7 +35,7 @@ static void print_lines(const struct strbuf *lines, const char *prefix)
 {
 	const char *p = lines->buf, *nl;
 	while ((nl = strchr(p, '\n'))) {
-		fprintf(stderr, "benchline: %s%.*s\n", prefix, (int)(nl - p), p);
+		cli_printf(stderr, "benchline: %s%.*s\n", prefix, (int)(nl - p), p);
 		p = nl + 1;
 	}
 }
@@ -115,7 +106,8 @@ static int op_check(const struct ladder_flags *f)
 		goto done;
 	}
 	for (size_t i = 0; i < lint.n; i++)
-		printf("%s: %s: %s\n", lint.v[i].rule, lint.v[i].key, lint.v[i].message);
+		cli_printf(stdout, "%s: %s: %s\n", lint.v[i].rule, lint.v[i].key,
+			   lint.v[i].message);
 	if (lint.n) {
 		cli_error("%zu violation%s in %zu key%s checked", lint.n, lint.n == 1 ? "" : "s",
 			  lint.checked, lint.checked == 1 ? "" : "s");
@@ -323,22 +315,16 @@ done:
 }
 
 /* Each subcommand: the flags it needs, those it also takes, and what it does. */
-static const struct ladder_sub {
-	const char *name;
-	const char *required; /* space-separated flag names */
-	const char *optional;
-	int (*op)(const struct ladder_flags *f);
-} ladder_subs[] = {
-    {"derive", "baseline ladders", "pct", op_derive},
-    {"check", "baseline thresholds ladders", "declared", op_check},
-    {"compare", "baseline thresholds current", "report", op_compare},
-    {"floors", "baseline ladders", "json", op_floors},
-};
+/* The subcommands, in the order of the command's forms (cli/main.c), whose option lists say
+ * which options each takes and needs. */
+static int (*const ladder_ops[])(const struct ladder_flags *f) = {op_derive, op_check, op_compare,
+								  op_floors};
 
 int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct ladder_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NAN, 0};
-	const struct ladder_sub *sub = NULL;
+	const char *sub;
+	int form;
 	const struct cli_option opts[] = {
 	    {OPT_STRING, "baseline", &f.baseline, "B", "the baseline file"},
 	    {OPT_STRING, "ladders", &f.ladders, "L", "the ladders file (derive, check, floors)"},
@@ -357,21 +343,19 @@ int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx)
 	if (!argc)
 		cli_usage_error(ctx->cmd, opts,
 				"ladder needs a subcommand: derive, check, compare or floors");
-	for (size_t i = 0; i < sizeof(ladder_subs) / sizeof(ladder_subs[0]); i++)
-		if (!strcmp(ladder_subs[i].name, argv[0]))
-			sub = &ladder_subs[i];
-	if (!sub)
-		cli_usage_error(ctx->cmd, opts, "unknown subcommand '%s'", argv[0]);
+	sub = argv[0];
+	form = cli_form_find(ctx->cmd, sub);
+	if (form < 0 || (size_t)form >= sizeof(ladder_ops) / sizeof(ladder_ops[0]))
+		cli_usage_error(ctx->cmd, opts, "unknown subcommand '%s'", sub);
 	if (argc > 1)
 		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[1]);
 	for (const struct cli_option *o = opts; o->type != OPT_END; o++) {
-		int required = listed(sub->required, o->long_name);
-		if (option_given(o) && !required && !listed(sub->optional, o->long_name))
-			cli_usage_error(ctx->cmd, opts, "ladder %s does not take --%s", sub->name,
+		int how = cli_form_option(ctx->cmd, form, o->long_name);
+		if (option_given(o) && !how)
+			cli_usage_error(ctx->cmd, opts, "ladder %s does not take --%s", sub,
 					o->long_name);
-		if (required && !option_given(o))
-			cli_usage_error(ctx->cmd, opts, "ladder %s needs --%s", sub->name,
-					o->long_name);
+		if (how == CLI_FORM_NEEDED && !option_given(o))
+			cli_usage_error(ctx->cmd, opts, "ladder %s needs --%s", sub, o->long_name);
 	}
 	if (f.pct_arg) {
 		char *end;
@@ -382,5 +366,5 @@ int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx)
 					"--pct wants a number of percent, 0 or more, not '%s'",
 					f.pct_arg);
 	}
-	return sub->op(&f);
+	return ladder_ops[form](&f);
 }

@@ -40,6 +40,16 @@ int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 			paths[i]);
 	if (n)
 		ret = 1;
+	else if (!cfg.path)
+		cli_printf(stdout,
+			   "nothing to classify: no benchline.json in '%s' (every top-level path "
+			   "is measured)\n",
+			   repo);
+	else if (!cfg.measured_paths)
+		cli_printf(stdout,
+			   "nothing to classify: %s lists no measured_paths (every top-level path "
+			   "is measured)\n",
+			   cfg.path);
 	else
 		printf("every top-level path is classified\n");
 done:

@@ -39,7 +39,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 	size_t nprocesses = 0;
 	struct stat st;
 	const struct cli_option opts[] = {
-	    {OPT_BOOL, "json", &json, NULL, "print the preflight object of a record (§2)"},
+	    {OPT_BOOL, "json", &json, NULL, "print the preflight object of a record"},
 	    {OPT_STRING, "repo", &repo, "DIR",
 	     "read limits from DIR's benchline.json (default: the current directory)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
@@ -81,7 +81,9 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 		puts(out.buf);
 	} else {
 		for (size_t i = 0; i < pf.nfindings; i++)
-			printf("%-4s %s\n", level_name(pf.findings[i].level), pf.findings[i].text);
+			/* a finding may quote a process's name, which its owner chose */
+			cli_printf(stdout, "%-4s %s\n", level_name(pf.findings[i].level),
+				   pf.findings[i].text);
 	}
 	ret = pf.quiet ? 0 : 1;
 done:

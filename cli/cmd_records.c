@@ -12,26 +12,43 @@ struct records_out {
 	struct cli_json_array array;
 };
 
+/* Appends s escaped for a terminal, as every text printer shows names. */
+static const char *safe(struct strbuf *sb, const char *s)
+{
+	cli_escape_text(sb, s, strlen(s), 0);
+	return sb->buf;
+}
+
 static void print_row_text(const struct store_record_row *row)
 {
 	const struct store_record_metric *m = row->nmetrics ? &row->metrics[0] : NULL;
 	struct strbuf tags = STRBUF_INIT, seq = STRBUF_INIT;
+	struct strbuf machine = STRBUF_INIT, benchmark = STRBUF_INIT, config = STRBUF_INIT;
+	struct strbuf metric = STRBUF_INIT, unit = STRBUF_INIT;
 	for (size_t i = 0; i < row->ntags; i++)
 		strbuf_addf(&tags, "%s%s", i ? "," : "", row->tags[i]);
 	if (row->seq >= 0)
 		strbuf_addf(&seq, "%lld", (long long)row->seq);
 	else
 		strbuf_addch(&seq, '-');
-	printf("%-7lld %-16s %-20s %-16s %.12s %4lld %6s %-8.8s", (long long)row->id, row->machine,
-	       row->benchmark, row->config[0] ? row->config : "-", row->source_hash,
+	/* each name escaped before it is padded, so the columns line up */
+	printf("%-7lld %-16s %-20s %-16s %.12s %4lld %6s %-8.8s", (long long)row->id,
+	       safe(&machine, row->machine), safe(&benchmark, row->benchmark),
+	       row->config[0] ? safe(&config, row->config) : "-", row->source_hash,
 	       (long long)row->harness_version, seq.buf, row->commit);
 	if (m)
-		printf(" %s=%g %s", m->name, isnan(m->median) ? m->value : m->median, m->unit);
+		printf(" %s=%g %s", safe(&metric, m->name), isnan(m->median) ? m->value : m->median,
+		       safe(&unit, m->unit));
 	if (row->ntags)
-		printf(" [%s]", tags.buf);
+		cli_printf(stdout, " [%s]", tags.buf);
 	putchar('\n');
 	strbuf_release(&tags);
 	strbuf_release(&seq);
+	strbuf_release(&machine);
+	strbuf_release(&benchmark);
+	strbuf_release(&config);
+	strbuf_release(&metric);
+	strbuf_release(&unit);
 }
 
 static int each_row(const struct store_record_row *row, void *data)
@@ -51,7 +68,7 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	int ret;
 	const struct cli_option opts[] = {
-	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
 	    {OPT_STRING, "machine", &filter.machine, "M", "only this machine"},
 	    {OPT_STRING, "benchmark", &filter.benchmark, "B", "only this benchmark"},
 	    {OPT_BOOL, "all", &filter.all, NULL, "every run, not just standing records"},

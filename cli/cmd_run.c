@@ -10,8 +10,6 @@
 
 /* The most a benchmark command may print on standard output. */
 #define RUN_MAX_OUTPUT ((size_t)256 << 20)
-/* Bytes of its standard error kept, shown when it fails. */
-#define RUN_ERR_TAIL 4096
 
 /* The process figures every record of the run carries under "process". */
 static json_t *process_json(const char *const *argv, const struct child_process *run)
@@ -98,8 +96,8 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	started = (double)time(NULL);
 	run.argv = argv;
 	run.out_max = RUN_MAX_OUTPUT;
-	run.err_tail_max = RUN_ERR_TAIL;
-	/* The benchmark shares our stdin and stays in our process group, so a Ctrl-C at the
+	/* The benchmark shares our stdin and stderr (its progress shows as it runs, and when it
+	 * fails its reason is already there) and stays in our process group, so a Ctrl-C at the
 	 * terminal stops it with us; it has no time limit. */
 	run.keep_pgroup = 1;
 	if (child_process_run(&run, &err))
@@ -111,12 +109,6 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 		else
 			cli_error("'%s' exited with status %d; nothing stored", argv[0],
 				  run.exit_code);
-		if (run.err_tail.len) {
-			fputs("benchline: the end of its standard error:\n", stderr);
-			fwrite(run.err_tail.buf, 1, run.err_tail.len, stderr);
-			if (run.err_tail.buf[run.err_tail.len - 1] != '\n')
-				fputc('\n', stderr);
-		}
 		goto done;
 	}
 	if (results) {
@@ -134,6 +126,13 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 		goto fail;
 	cli_intake_finish(&in);
 	ret = cli_intake_status(&in, 0);
+	cli_printf(stderr,
+		   "run: '%s' ran in %.2f s (cpu %.2f s, peak rss %lld KiB): %zu record%s %s\n",
+		   argv[0], run.wall_s, run.cpu_s, (long long)run.peak_rss_kib, batch.nr,
+		   batch.nr == 1 ? "" : "s",
+		   !ret			 ? "stored"
+		   : ret == EXIT_SPOOLED ? "kept in the spool"
+					 : "not all stored");
 	goto done;
 fail:
 	cli_fail(&err);

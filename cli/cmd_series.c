@@ -23,7 +23,97 @@ struct series_out {
 	int failed;
 	struct cli_table table;	     /* text mode */
 	struct cli_json_array array; /* --json */
+	struct tagged_runs *tagged;  /* text mode: the tagged runs of each Series */
 };
+
+/*
+ * The runs a Series leaves out because they carry a tag, counted per Series key (machine,
+ * benchmark, config and metric, joined by \x1f): the listing says how many each Series left
+ * out, and which Series left out every run (those the Series listing cannot show).
+ */
+struct tagged_runs {
+	struct intern keys;
+	int64_t *count; /* per key number */
+	int *listed;	/* the key is a Series the listing showed */
+	size_t alloc;
+};
+
+static void series_key(struct strbuf *key, const char *machine, const char *benchmark,
+		       const char *config, const char *metric)
+{
+	strbuf_reset(key);
+	strbuf_addf(key, "%s\x1f%s\x1f%s\x1f%s", machine, benchmark, config, metric);
+}
+
+static int count_tagged(const struct store_record_row *row, void *data)
+{
+	struct tagged_runs *t = data;
+	struct strbuf key = STRBUF_INIT;
+	if (!row->ntags)
+		return 0;
+	for (size_t i = 0; i < row->nmetrics; i++) {
+		uint32_t n;
+		series_key(&key, row->machine, row->benchmark, row->config, row->metrics[i].name);
+		n = intern_add(&t->keys, key.buf);
+		if (n >= t->alloc) {
+			size_t old = t->alloc;
+			t->alloc = (n + 1) * 2;
+			t->count = xrealloc(t->count, t->alloc * sizeof(*t->count));
+			t->listed = xrealloc(t->listed, t->alloc * sizeof(*t->listed));
+			memset(t->count + old, 0, (t->alloc - old) * sizeof(*t->count));
+			memset(t->listed + old, 0, (t->alloc - old) * sizeof(*t->listed));
+		}
+		t->count[n]++;
+	}
+	strbuf_release(&key);
+	return 0;
+}
+
+/* The tagged runs of s, and s marked as listed. */
+static int64_t tagged_of(struct tagged_runs *t, const struct store_series *s)
+{
+	struct strbuf key = STRBUF_INIT;
+	int64_t n;
+	series_key(&key, s->machine, s->benchmark, s->config, s->metric);
+	n = intern_find(&t->keys, key.buf);
+	strbuf_release(&key);
+	if (n < 0)
+		return 0;
+	t->listed[n] = 1;
+	return t->count[n];
+}
+
+/* The Series every run of which is tagged, after the listing: none of them is on a Series. */
+static void print_all_tagged(const struct tagged_runs *t, int after_table)
+{
+	static const char *const header[] = {"machine", "benchmark", "config", "metric", "tagged"};
+	struct cli_table table;
+	size_t shown = 0;
+	cli_table_init(&table, header, 5, "....r");
+	for (size_t i = 0; i < t->keys.nr; i++) {
+		const char *p = t->keys.strings[i];
+		if (t->listed[i])
+			continue;
+		cli_table_row(&table);
+		for (int f = 0; f < 4; f++) {
+			size_t len = strcspn(p, "\x1f");
+			if (f == 2 && !len)
+				cli_table_add(&table, "-");
+			else
+				cli_table_add(&table, "%.*s", (int)len, p);
+			p += len + (p[len] != 0);
+		}
+		cli_table_add(&table, "%lld", (long long)t->count[i]);
+		shown++;
+	}
+	if (shown) {
+		printf("%sSeries whose every run is tagged ('benchline records --all' shows the "
+		       "tags):\n",
+		       after_table ? "\n" : "");
+		cli_table_print(&table, stdout);
+	}
+	cli_table_release(&table);
+}
 
 /* A value as a person reads it: whole numbers whole, others with a few decimals. */
 static void format_value(struct strbuf *sb, double v, const char *unit)
@@ -44,6 +134,7 @@ static int each_series(const struct store_series *s, void *data)
 {
 	struct series_out *out = data;
 	struct strbuf sb = STRBUF_INIT;
+	int64_t tagged;
 	if (out->json) {
 		json_t *open = json_null(), *o;
 		int64_t n;
@@ -65,7 +156,11 @@ static int each_series(const struct store_series *s, void *data)
 	cli_table_add(&out->table, "%s", s->benchmark);
 	cli_table_add(&out->table, "%s", s->config[0] ? s->config : "-");
 	cli_table_add(&out->table, "%s", s->metric);
-	cli_table_add(&out->table, "%lld", (long long)s->records);
+	if (out->tagged && (tagged = tagged_of(out->tagged, s)))
+		cli_table_add(&out->table, "%lld (+%lld tagged)", (long long)s->records,
+			      (long long)tagged);
+	else
+		cli_table_add(&out->table, "%lld", (long long)s->records);
 	cli_table_add(&out->table, "%zu", s->nlines);
 	format_value(&sb, s->last_value, s->unit);
 	cli_table_add(&out->table, "%s", sb.buf);
@@ -78,15 +173,17 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct store_series_filter filter = {NULL, NULL};
 	struct series_out out;
+	struct tagged_runs tagged;
 	struct bl_error err = BL_ERROR_INIT;
 	int ret;
 	const struct cli_option opts[] = {
-	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
 	    {OPT_STRING, "machine", &filter.machine, "M", "only this machine"},
 	    {OPT_STRING, "benchmark", &filter.benchmark, "B", "only this benchmark"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));
+	memset(&tagged, 0, sizeof(tagged));
 	/* Counts and ids align right, text left. */
 	cli_table_init(&out.table, col_names, NCOL, "....rr.");
 	if (cli_parse(argc, argv, opts, ctx))
@@ -101,6 +198,14 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 			return ret;
 		}
 		cli_json_array_start(&out.array);
+	} else {
+		struct store_record_filter runs = {filter.machine, filter.benchmark, 1};
+		intern_init(&tagged.keys);
+		out.tagged = &tagged;
+		if (store_each_record(ctx->store, &runs, count_tagged, &tagged, &err)) {
+			ret = cli_fail(&err);
+			goto done;
+		}
 	}
 	ret = store_each_series(ctx->store, &filter, each_series, &out, &err);
 	if (out.failed)
@@ -109,10 +214,18 @@ int cmd_series(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_json_array_end(&out.array);
 	else if (!ret && out.count)
 		cli_table_print(&out.table, stdout);
-	else if (!ret)
+	else if (!ret && !tagged.keys.nr)
 		fputs("no series yet (ingest records, or try 'benchline demo')\n", stderr);
+	if (!ret && !out.json)
+		print_all_tagged(&tagged, out.count > 0);
 	if (ret)
 		ret = cli_fail(&err);
+done:
+	if (out.tagged) {
+		intern_release(&tagged.keys);
+		free(tagged.count);
+		free(tagged.listed);
+	}
 	cli_table_release(&out.table);
 	store_detect_close(out.detect);
 	bl_error_release(&err);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/store.h"
 #include "web/web.h"
 #include "cli/cli.h"
 #include "ingest/repo/repo.h"
@@ -11,7 +12,7 @@
 static void serve_log(const char *line, void *data)
 {
 	(void)data;
-	fprintf(stderr, "benchline: %s\n", line);
+	cli_printf(stderr, "benchline: %s\n", line);
 }
 
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
@@ -24,7 +25,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	long lock_timeout = WEB_LOCK_TIMEOUT, deadline = WEB_REQUEST_DEADLINE;
 	long client_connections = WEB_CLIENT_CONNECTIONS, client_charts = WEB_CLIENT_CHARTS;
 	sigset_t stop, old;
-	int sig = 0, ret = 0;
+	int sig = 0, ret = 0, create = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "bind", &opts.bind, "ADDR", "the address to listen on (127.0.0.1)"},
 	    {OPT_INT, "port", &port, "PORT", "the port (8080; 0 picks a free one)"},
@@ -48,6 +49,7 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	     "the benchmarked repository: its benchline.json, /gate, main synced"},
 	    {OPT_INT, "sync-interval", &sync_interval, "SECONDS",
 	     "with --repo: sync main this often (300)"},
+	    {OPT_BOOL, "create", &create, NULL, "create the database when it does not exist"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&opts, 0, sizeof(opts));
@@ -71,6 +73,17 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "--sync-interval needs --repo");
 	if (sync_interval != -1 && (sync_interval < 1 || sync_interval > 86400))
 		cli_usage_error(ctx->cmd, options, "--sync-interval must be 1 to 86400 seconds");
+	/* A database that is not there is a typo in --db more often than a wish for an empty
+	 * server: refused unless --create. */
+	if (store_open(&ctx->store, ctx->db_path, create ? STORE_CREATE : 0, &err)) {
+		if (err.code == BL_ENOTFOUND)
+			cli_error("no database at '%s' (serve --create makes an empty one)",
+				  ctx->db_path);
+		else
+			cli_fail(&err);
+		bl_error_release(&err);
+		return 2;
+	}
 	if (opts.repo_dir) {
 		/* A repository the gate routes could not read is a startup error, not a 500
 		 * on every request. */

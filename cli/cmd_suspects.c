@@ -63,13 +63,28 @@ static int each_suspect(const struct store_suspect *s, void *data)
 	return 0;
 }
 
+/* No Suspects: found none, or never looked? Whether detect has run tells the two apart. */
+static int say_none(struct store *st, struct bl_error *err)
+{
+	int ran, ret;
+	if ((ret = store_detect_ran(&ran, st, err)))
+		return ret;
+	if (ran)
+		fputs("no suspects: detect has run and found none\n", stderr);
+	else
+		fputs("no suspects: detect has not run on this database yet (run 'benchline "
+		      "detect' after ingesting records)\n",
+		      stderr);
+	return 0;
+}
+
 int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct suspects_out out;
 	struct bl_error err = BL_ERROR_INIT;
 	int ret;
 	const struct cli_option opts[] = {
-	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array (§14)"},
+	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));
@@ -85,7 +100,7 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	else if (!ret && out.count)
 		cli_table_print(&out.table, stdout);
 	else if (!ret)
-		fputs("no suspects (run 'benchline detect' after ingesting records)\n", stderr);
+		ret = say_none(ctx->store, &err);
 	if (ret)
 		ret = cli_fail(&err);
 	cli_table_release(&out.table);

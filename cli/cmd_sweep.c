@@ -113,7 +113,7 @@ static void print_note(const char *line, void *data)
 {
 	struct sweep_out *out = data;
 	cli_progress_done(&out->progress);
-	fprintf(stderr, "sweep: %s\n", line);
+	cli_printf(stderr, "sweep: %s\n", line);
 }
 
 /* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 4 records */
@@ -121,7 +121,7 @@ static void print_step(const struct confirm_sweep_step *s, void *data)
 {
 	struct sweep_out *out = data;
 	cli_progress_done(&out->progress);
-	fprintf(stderr, "[%zu/%zu] %.7s %.60s", s->index, s->total, s->commit, s->subject);
+	cli_printf(stderr, "[%zu/%zu] %.7s %.60s", s->index, s->total, s->commit, s->subject);
 	if (s->unbuildable) {
 		const char *nl = s->why ? strchr(s->why, '\n') : NULL;
 		fprintf(stderr, ": cannot be built, skipped (%.*s)\n",

@@ -51,7 +51,7 @@ int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx)
 	int json = 0, markdown = 0, ret = 0;
 	size_t n = 0;
 	const struct cli_option opts[] = {
-	    {OPT_BOOL, "json", &json, NULL, "print one JSON array of issues (§14)"},
+	    {OPT_BOOL, "json", &json, NULL, "print one JSON array of issues"},
 	    {OPT_BOOL, "markdown", &markdown, NULL, "print each issue's title and Markdown body"},
 	    {OPT_STRING, "base-url", &base_url, "URL",
 	     "link each Series' chart under URL (the server's address)"},
@@ -89,14 +89,14 @@ int cmd_triage(int argc, const char **argv, struct cli_ctx *ctx)
 				strbuf_addstr(&md, "\n---\n\n");
 			confirm_triage_markdown(&md, &issues[i]);
 		}
-		fputs(md.buf, stdout);
+		cli_printf(stdout, "%s", md.buf);
 		strbuf_release(&md);
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			printf("alert %lld: %s\n    labels %s, %s; Regression%s",
-			       (long long)issues[i].alert_id, issues[i].title.buf,
-			       confirm_triage_labels[0], confirm_triage_labels[1],
-			       issues[i].nregs == 1 ? "" : "s");
+			cli_printf(stdout, "alert %lld: %s\n    labels %s, %s; Regression%s",
+				   (long long)issues[i].alert_id, issues[i].title.buf,
+				   confirm_triage_labels[0], confirm_triage_labels[1],
+				   issues[i].nregs == 1 ? "" : "s");
 			for (size_t k = 0; k < issues[i].nregs; k++)
 				printf("%s %lld", k ? "," : "", (long long)issues[i].regs[k].id);
 			putchar('\n');

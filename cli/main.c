@@ -8,100 +8,518 @@
 #include "store/store.h"
 #include "cli/cli.h"
 
-/* The one command table: name, function, the setup it needs, usage, summary. */
+/*
+ * The one command table: name, function, the setup it needs, its forms, the summary `help`
+ * lists, and what `COMMAND --help` and the man page say of it. The synopses come from each
+ * command's option table (cli/help.c), so they cannot leave an option out.
+ */
 const struct cli_command cli_commands[] = {
-    {"help", cmd_help, 0, "benchline help [COMMAND]", "show the commands, or one command's usage"},
-    {"init", cmd_init, NEED_DB_CREATE, "benchline init",
-     "create or migrate the database (--db, $BENCHLINE_DB, ./benchline.db)"},
+    {
+	.name = "help",
+	.fn = cmd_help,
+	.forms = {{NULL, NULL, "[COMMAND]"}},
+	.summary = "show the commands, or one command's help",
+	.description = "Without COMMAND, lists the commands. With one, prints its help, as "
+		       "'benchline COMMAND --help' does: the usage of each form, what it does, "
+		       "every option, its exit statuses and examples. Needs no database.",
+	.exits = "0 the help was printed\n2 no such command",
+	.examples = {"List the commands:", "benchline help",
+		     "Show how to gate a pull request:", "benchline help gate"},
+    },
+    {
+	.name = "version",
+	.fn = cmd_version,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "print benchline's version",
+	.description = "Prints 'benchline VERSION', as 'benchline --version' does. Needs no "
+		       "database.",
+	.exits = "0 always",
+	.examples = {"Print the version:", "benchline version",
+		     "The same, as a global option:", "benchline --version"},
+    },
+    {
+	.name = "init",
+	.fn = cmd_init,
+	.needs = NEED_DB_CREATE,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "create or migrate the database (--db, $BENCHLINE_DB, ./benchline.db)",
+	.description =
+	    "Creates the database when it is missing and applies every migration it lacks, then "
+	    "prints its schema version. Commands that write records create the database "
+	    "themselves; commands that only read refuse a missing one, so a typo in --db never "
+	    "creates an empty database.",
+	.exits = "0 the database is at the current schema\n2 it cannot be created or migrated "
+		 "(not a database, newer than this binary)",
+	.examples = {"Create ./benchline.db:", "benchline init",
+		     "Create or migrate another database:", "benchline --db /srv/bench.db init"},
+    },
     /* The intake commands open (and create) the database themselves: with --server they
      * push and need none. */
-    {"ingest", cmd_ingest, 0,
-     "benchline ingest [--format F] [--machine M] [--harness-version N] [--config C]\n"
-     "                        [--repo DIR] [--verbose] [--json]\n"
-     "                        [--server URL --token-file F] [--spool DIR] FILE...",
-     "store benchmark results (any format), one transaction per file"},
-    {"run", cmd_run, 0,
-     "benchline run [--format F] [--machine M] [--harness-version N] [--config C]\n"
-     "                     [--repo DIR] [--results PATH] [--no-preflight] [--json]\n"
-     "                     [--server URL --token-file F] [--spool DIR] -- COMMAND...",
-     "preflight, run a benchmark command, parse its output, tag and store"},
-    {"import-baseline", cmd_import_baseline, 0,
-     "benchline import-baseline [--format F] [--machine M] [--harness-version N]\n"
-     "                                 [--server URL --token-file F] FILE...",
-     "store historical records as imported Baselines (each starts a line)"},
-    {"push", cmd_push, 0,
-     "benchline push [--server URL --token-file F] [--spool DIR] [--json] FILE...\n"
-     "   or: benchline push --spool [--server URL --token-file F]",
-     "send native record files to a server, after what waits in the spool"},
-    {"records", cmd_records, NEED_DB,
-     "benchline records [--json] [--machine M] [--benchmark B] [--all]",
-     "list standing records (every run with --all)"},
-    {"series", cmd_series, NEED_DB, "benchline series [--json] [--machine M] [--benchmark B]",
-     "list every Series: machine, benchmark, config, metric"},
-    {"detect", cmd_detect, NEED_DB, "benchline detect [--all] [--json] [--repo DIR]",
-     "find Suspects: records that step out of their line's band (§6)"},
-    {"gate", cmd_gate, 0, /* opens the database itself: --live needs none */
-     "benchline gate [--repo DIR] [--head REV] [--base REF] [--live] [--json FILE]\n"
-     "                      [--markdown FILE]\n"
-     "   or: benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...",
-     "pass or fail for a pull request: did it make anything slower?"},
-    {"rebench", cmd_rebench, 0,
-     "benchline rebench [--repo DIR] [--benchmark GLOB] [--limit RATIO] [--json] A B",
-     "measure B against A now, interleaved: is B slower?"},
-    {"bisect", cmd_bisect, 0,
-     "benchline bisect [--repo DIR] --good REV --bad REV --benchmark NAME [--metric M]\n"
-     "                        [--limit RATIO] [--machine M] [--no-store] [--json]",
-     "find the first commit between two that made a benchmark slower"},
-    {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
-     "list the Suspects detect found, in Series order"},
-    {"alerts", cmd_alerts, NEED_DB, "benchline alerts [--machine M] [--state S] [--json]",
-     "list the alerts: Suspects grouped into what confirm measures"},
-    {"sweep", cmd_sweep, 0, /* opens the database itself: --server needs none */
-     "benchline sweep [--repo DIR] [--machine M] [--since REV | --last N] [--confirm]\n"
-     "                       [--harness-version N] [--wait-quiet SECONDS] [--no-preflight]\n"
-     "                       [--server URL --token-file F]",
-     "the nightly job: build, run and store main's commits not measured yet, then detect"},
-    {"confirm", cmd_confirm, 0, /* opens the database itself: --server needs none */
-     "benchline confirm [--repo DIR] [--machine M] [--limit RATIO] [--json]\n"
-     "                         [--server URL --token-file F] [ALERT...]",
-     "re-bench open slower alerts and bisect the ones that hold into Regressions"},
-    {"regressions", cmd_regressions, NEED_DB, "benchline regressions [--json]",
-     "list the Regressions bisection pinned"},
-    {"triage", cmd_triage, NEED_DB,
-     "benchline triage [--json | --markdown] [--base-url URL]\n"
-     "   or: benchline triage --mark-filed ID=URL...",
-     "one issue per confirmed alert not yet filed, for a bot to file"},
-    {"hash", cmd_hash, 0, "benchline hash [--repo DIR] [REV...]",
-     "print the source hash of revisions (default HEAD)"},
-    {"paths", cmd_paths, 0, "benchline paths check [--repo DIR]",
-     "fail when a top-level path is neither measured nor unmeasured"},
-    {"sync", cmd_sync, NEED_DB_CREATE, "benchline sync --repo DIR [--json]",
-     "record main's first-parent history (only new commits)"},
-    {"preflight", cmd_preflight, 0, "benchline preflight [--json] [--repo DIR]",
-     "check that the machine is quiet enough to measure"},
-    {"serve", cmd_serve, NEED_DB_CREATE,
-     "benchline serve [--bind ADDR] [--port PORT] [--token-file F] [--base-url URL]\n"
-     "                       [--threads N] [--timeout SECONDS] [--gnuplot PROGRAM] [--repo DIR]",
-     "serve the charts, the Series pages and the JSON API over HTTP"},
-    {"demo", cmd_demo, NEED_DB_CREATE, "benchline demo [--seed N] [--json]",
-     "write a generated demo history into the database"},
-    {"ladder", cmd_ladder, 0,
-     "benchline ladder derive --baseline B --ladders L [--pct P]\n"
-     "   or: benchline ladder check --baseline B --thresholds T --ladders L [--declared D]\n"
-     "   or: benchline ladder compare --baseline B --thresholds T --current C [--report FILE]\n"
-     "   or: benchline ladder floors --baseline B --ladders L [--json]",
-     "bucket-ladder bounds for histogram quantiles: derive, check, compare, floors"},
+    {
+	.name = "ingest",
+	.fn = cmd_ingest,
+	.forms = {{NULL, NULL, "FILE..."}},
+	.summary = "store benchmark results (any format), one transaction per file",
+	.description =
+	    "Stores the results in each FILE ('-' reads stdin; a directory is a criterion "
+	    "target/criterion tree), one transaction per file: a file with any error is reported "
+	    "as FILE:LINE:COLUMN: message and nothing from it is stored, while the other files "
+	    "still go in. The format is decided from the content unless --format names it; "
+	    "--machine, --harness-version and --config fill what a foreign format lacks, and "
+	    "--repo gives records the commit, source hash and dirty state of DIR's HEAD. Prints "
+	    "one line per record: its key and whether it stands, was superseded by a quieter run, "
+	    "or was already stored. With --server the records are pushed to that server, one body "
+	    "per file, and no database is opened.",
+	.exits = "0 every file was stored (or was already)\n2 a file did not parse or could not "
+		 "be stored, a body was refused, or bad usage\n3 nothing was refused, but a body "
+		 "waits in the spool",
+	.examples = {"Store a file of native records:", "benchline ingest run.json",
+		     "Store Google Benchmark output, with what the format lacks:",
+		     "benchline ingest --machine ci-box --harness-version 1 --repo . bench.json"},
+    },
+    {
+	.name = "run",
+	.fn = cmd_run,
+	.forms = {{NULL, NULL, "-- COMMAND..."}},
+	.summary = "preflight, run a benchmark command, parse its output, tag and store",
+	.description =
+	    "Checks that the machine is quiet (preflight), runs COMMAND, parses its standard "
+	    "output (or the file or directory --results names) and stores the records as ingest "
+	    "does, each carrying the preflight object and the command's CPU time and peak RSS. A "
+	    "busy machine's runs are stored tagged preflight. The command's standard error passes "
+	    "through as it runs, and a summary line ends the run; a command that fails or cannot "
+	    "be started stores nothing. --repo defaults to "
+	    "the current directory when it is a git checkout. With --server the run's records are "
+	    "pushed as one body.",
+	.exits = "0 the records were stored\n2 the command failed, its output did not parse, or "
+		 "bad usage\n3 the body waits in the spool",
+	.examples = {"Run a Google Benchmark binary and store what it measured:",
+		     "benchline run --machine ci-box --harness-version 1 --format gbench -- "
+		     "./my_bench --benchmark_format=json",
+		     "Run a script that prints native records, without a preflight:",
+		     "benchline run --no-preflight -- ./bench.sh"},
+    },
+    {
+	.name = "import-baseline",
+	.fn = cmd_import_baseline,
+	.forms = {{NULL, NULL, "FILE..."}},
+	.summary = "store historical records as imported Baselines (each starts a line)",
+	.description =
+	    "Stores historical results as imported Baselines: each record starts a line on its "
+	    "Series, so detection never compares it with what came before. It takes the same "
+	    "formats and options as ingest, --server included; importing the same file again "
+	    "stores nothing new.",
+	.exits = "0 every file was stored\n2 a file did not parse or could not be stored, or bad "
+		 "usage\n3 a body waits in the spool",
+	.examples =
+	    {"Import last year's results as Baselines:",
+	     "benchline import-baseline --repo . old-results.json",
+	     "Import hyperfine output from another machine:",
+	     "benchline import-baseline --machine lab-1 --harness-version 3 hyperfine.json"},
+    },
+    {
+	.name = "push",
+	.fn = cmd_push,
+	.forms = {{NULL, NULL, "[FILE...]"}},
+	.summary = "send native record files to a server, after what waits in the spool",
+	.description =
+	    "Sends files of native records to a benchline server as they are, unparsed (at most "
+	    "16 MiB each), after pushing what waits in the spool, oldest body first. The server "
+	    "is --server, else $BENCHLINE_SERVER, else the benchline.json --repo names. With no "
+	    "FILE, or as 'benchline push --spool' with no directory, it pushes only the spool. "
+	    "A body that gets no answer is retried, then kept in the spool for the next command.",
+	.exits = "0 every body was acknowledged\n2 a body was refused, or bad usage\n3 nothing "
+		 "was refused, but a body waits in the spool",
+	.examples = {"Push what waits in the spool:",
+		     "benchline push --spool --server http://bench.example:8080 --token-file "
+		     "~/.benchline-token",
+		     "Push a file of records:",
+		     "benchline push --server http://bench.example:8080 --token-file "
+		     "~/.benchline-token run.json"},
+    },
+    {
+	.name = "records",
+	.fn = cmd_records,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "list standing records (every run with --all)",
+	.description =
+	    "Lists the standing records, one per key, or with --all every run, in Series order: "
+	    "id, machine, benchmark, config, source hash, harness version, place on main, commit, "
+	    "the first metric and the tags. --json prints one JSON array with every field and "
+	    "every metric.",
+	.exits = "0 the records were listed\n2 no database, or bad usage",
+	.examples = {"List the standing records:", "benchline records",
+		     "Every run of one machine, as JSON:",
+		     "benchline records --all --machine m4-pro-metal --json"},
+    },
+    {
+	.name = "series",
+	.fn = cmd_series,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "list every Series: machine, benchmark, config, metric",
+	.description =
+	    "Lists every Series, a (machine, benchmark, config, metric) over the standing records "
+	    "that carry no tag, with its record count, its lines (a line starts at the first "
+	    "record, a harness-version change, a content-hash change, or an imported Baseline) "
+	    "and its last value. The record count says how many runs of the Series are left "
+	    "out because they carry a tag, and a second table lists the Series whose every run "
+	    "is tagged. --json prints one JSON array, with the open Suspects and the Regressions "
+	    "of each Series.",
+	.exits = "0 the Series were listed\n2 no database, or bad usage",
+	.examples = {"List every Series:", "benchline series",
+		     "The Series of one benchmark, as JSON:",
+		     "benchline series --benchmark town --json"},
+    },
+    {
+	.name = "detect",
+	.fn = cmd_detect,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "find Suspects: records that step out of their line's band",
+	.description =
+	    "Finds the Suspects: records whose median steps out of the band of the records before "
+	    "them on their line. Every line and Suspect is stored in one transaction, and only the "
+	    "lines whose records changed since the last detect are judged again, so running it "
+	    "twice changes nothing. Every timed metric is judged unless --repo names a "
+	    "benchline.json whose metrics lists the judged ones. Prints each new Suspect, then a "
+	    "summary.",
+	.exits = "0 detection ran (finding Suspects is not an error)\n2 no database, an unreadable "
+		 "benchline.json, or bad usage",
+	.examples = {"Judge what changed since the last detect:", "benchline detect",
+		     "Judge every Series again, with the repository's metrics:",
+		     "benchline detect --all --repo ."},
+    },
+    {
+	.name = "suspects",
+	.fn = cmd_suspects,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "list the Suspects detect found, in Series order",
+	.description =
+	    "Lists the Suspects detect found, in Series order: id, state, side (slower or faster "
+	    "in the metric's direction), shift from the band's center, machine, benchmark, config, "
+	    "metric, commit and place on main. --json prints one JSON array with the band of each.",
+	.exits = "0 the Suspects were listed\n2 no database, or bad usage",
+	.examples = {"List the Suspects:", "benchline suspects",
+		     "The same as JSON:", "benchline suspects --json"},
+    },
+    {
+	.name = "alerts",
+	.fn = cmd_alerts,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "list the alerts: Suspects grouped into what confirm measures",
+	.description =
+	    "Lists the alerts oldest first: the Suspects of one machine at one commit and side, "
+	    "grouped into what confirm measures once, with the reference commit, how many Series "
+	    "they are on, whether that is run-wide, and confirm's outcome. detect forms and "
+	    "updates them.",
+	.exits = "0 the alerts were listed\n2 no database, an unknown state, or bad usage",
+	.examples = {"List every alert:", "benchline alerts",
+		     "The open alerts of one machine, as JSON:",
+		     "benchline alerts --machine ci-box --state open --json"},
+    },
+    {
+	.name = "sweep",
+	.fn = cmd_sweep,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "the nightly job: build, run and store main's commits not measured yet, then "
+		   "detect",
+	.description =
+	    "The nightly job: syncs main's history, picks main's newest --last N distinct sources "
+	    "(default 1) or every one after --since REV, drops those this machine already has a "
+	    "clean record of, and builds and runs each left in a worktree with benchline.json's "
+	    "bench settings, storing its records. Then detect, and with --confirm, confirm for "
+	    "this machine. A commit that cannot be built is reported and skipped. Progress goes "
+	    "to stderr, a line per commit and a summary line. With --server the records are "
+	    "pushed, the server detects, and --confirm confirms through it.",
+	.exits = "0 every commit picked was measured or found unbuildable\n2 an error, or bad "
+		 "usage\n3 bodies wait in the spool",
+	.examples = {"Measure main's newest source and confirm what it finds:",
+		     "benchline sweep --repo . --confirm",
+		     "Measure the last 5 sources, pushing to a server:",
+		     "benchline sweep --last 5 --server http://bench.example:8080 --token-file "
+		     "~/.benchline-token"},
+    },
+    {
+	.name = "gate",
+	.fn = cmd_gate, /* opens the database itself: --live needs none */
+	.forms = {{NULL,
+		   "[--repo] [--head] [--base] [--live] [--limit] [--override] [--exclude] "
+		   "[--ratchet] [--json] [--markdown] [--base-url]",
+		   ""},
+		  {"accept",
+		   "--justification [--headroom] [--only] [--repo] [--head] [--base] [--limit] "
+		   "[--override] [--exclude]",
+		   ""}},
+	.summary = "pass or fail for a pull request: did it make anything slower?",
+	.description =
+	    "Compares the records of a pull request's head with those of its merge base with the "
+	    "base and says, per metric, whether it is slower beyond its limit; with --live both "
+	    "are built and measured now, interleaved in worktrees, with no database. It prints a "
+	    "table and writes a JSON report and a Markdown comment when asked. 'gate accept' "
+	    "records a justified shift in the lock file of the working copy, so the next gate "
+	    "passes it.",
+	.exits =
+	    "0 pass, or nothing to compare\n1 a metric is slower than its limit\n2 an error, "
+	    "or bad usage\n3 accept: some named metrics were skipped\n4 no verdict is possible "
+	    "(no records to compare)",
+	.examples = {"Gate the checked-out branch against main, writing a comment:",
+		     "benchline gate --repo . --json gate.json --markdown gate.md",
+		     "Accept the shift of one benchmark, with a reason:",
+		     "benchline gate accept --justification 'the new parser checks more' --only "
+		     "parse_json"},
+    },
+    {
+	.name = "rebench",
+	.fn = cmd_rebench,
+	.forms = {{NULL, NULL, "A B"}},
+	.summary = "measure B against A now, interleaved: is B slower?",
+	.description =
+	    "Measures revision B against revision A now, on this machine: both are checked out "
+	    "in their worktrees and built with benchline.json's bench.build, and unless their "
+	    "bench.artifacts are byte-identical, samples of bench.run are taken in pairs, the "
+	    "order alternating, until every metric's 99% interval decides. A metric that looks "
+	    "slower is measured again and is slower only when three measurements agree. Progress "
+	    "goes to stderr; stdout gets the table of metrics, or with --json the report.",
+	.exits = "0 B is not slower (same, faster, undecided, or identical artifacts)\n1 B is "
+		 "slower\n2 an error, or bad usage\n125 a side cannot be built",
+	.examples = {"Is the branch slower than main?", "benchline rebench main my-branch",
+		     "Only the parse benchmarks, with a 5% limit, as JSON:",
+		     "benchline rebench --benchmark 'parse*' --limit 1.05 --json HEAD~1 HEAD"},
+    },
+    {
+	.name = "bisect",
+	.fn = cmd_bisect,
+	.forms = {{NULL,
+		   "[--repo] --good --bad --benchmark [--metric] [--limit] [--machine] "
+		   "[--no-store] [--json]",
+		   ""}},
+	.summary = "find the first commit between two that made a benchmark slower",
+	.description =
+	    "Finds the first commit after --good on --bad's first-parent history whose source "
+	    "makes the benchmark slower: commits are collapsed to their distinct sources, bad is "
+	    "measured against good first, then a binary search measures each probe against good, "
+	    "skipping the ones that cannot be built or stay undecided. A pinned commit is stored "
+	    "as a Regression when the database exists (not with --no-store). Stdout gets the probe "
+	    "log and the pinned commit, or with --json the report.",
+	.exits = "0 a commit was pinned\n1 bad is not slower than good (not reproduced)\n2 an "
+		 "error, or bad usage\n3 inconclusive: skips left a range of commits\n125 good "
+		 "itself cannot be built",
+	.examples = {"Find what made parse_json slower since v1.0:",
+		     "benchline bisect --good v1.0 --bad main --benchmark parse_json",
+		     "Judge one metric only, without storing a Regression:",
+		     "benchline bisect --good HEAD~20 --bad HEAD --benchmark loop --metric latency "
+		     "--no-store"},
+    },
+    {
+	.name = "confirm",
+	.fn = cmd_confirm, /* opens the database itself: --server needs none */
+	.forms = {{NULL, NULL, "[ALERT...]"}},
+	.summary = "re-bench open slower alerts and bisect the ones that hold into Regressions",
+	.description =
+	    "Takes up every open slower alert of this machine that no confirm has taken up yet, "
+	    "or the alerts named by id: re-benches each alert's commit against its reference "
+	    "commit, clears it when none of its Series is slower, and otherwise confirms it and "
+	    "bisects each slower Series, storing every pinned commit as a Regression. Each outcome "
+	    "is stored, so running it again measures nothing. With --server the alerts are a "
+	    "server's, and the outcomes are posted back to it.",
+	.exits = "0 every alert got an outcome (finding a Regression is one)\n2 an error (no such "
+		 "alert, the database, a repository or bench command that fails), or bad usage",
+	.examples = {"Confirm this machine's open alerts:", "benchline confirm --repo .",
+		     "Confirm alert 7 only, printing the outcome as JSON:",
+		     "benchline confirm --json 7"},
+    },
+    {
+	.name = "regressions",
+	.fn = cmd_regressions,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "list the Regressions bisection pinned",
+	.description =
+	    "Lists the Regressions bisection stored, oldest first: id, machine, benchmark, config, "
+	    "metric, the pinned commit and its pull request, the delta with its 99% interval, and "
+	    "where triage filed its alert. --json prints one JSON array with each probe log.",
+	.exits = "0 the Regressions were listed\n2 no database, or bad usage",
+	.examples = {"List the Regressions:", "benchline regressions",
+		     "The same as JSON:", "benchline regressions --json"},
+    },
+    {
+	.name = "triage",
+	.fn = cmd_triage,
+	.needs = NEED_DB,
+	.forms = {{NULL, "[--json] [--markdown] [--base-url]", ""}, {NULL, "--mark-filed", ""}},
+	.summary = "one issue per confirmed alert not yet filed, for a bot to file",
+	.description =
+	    "Writes one needs-triage issue per confirmed alert that holds a Regression and has "
+	    "not been filed, oldest first, for a bot to file: a title naming the largest "
+	    "Regression, a Markdown body with every Regression and its probe log, and the labels. "
+	    "By default one line per issue; --markdown prints each issue, --json an array. "
+	    "--mark-filed ID=URL records where an alert's issue was filed, so it is never listed "
+	    "again.",
+	.exits = "0 the issues were printed, or the alerts marked\n2 an unknown alert, an "
+		 "argument that is not ID=URL, or bad usage",
+	.examples = {"Print each issue as Markdown, with links to the charts:",
+		     "benchline triage --markdown --base-url https://bench.example",
+		     "Record where alert 3's issue was filed:",
+		     "benchline triage --mark-filed 3=https://github.com/o/r/issues/41"},
+    },
+    {
+	.name = "hash",
+	.fn = cmd_hash,
+	.forms = {{NULL, NULL, "[REV...]"}},
+	.summary = "print the source hash of revisions (default HEAD)",
+	.description =
+	    "Prints SOURCE_HASH COMMIT for each revision (default HEAD), both 40 hex digits. The "
+	    "source hash is the git tree of just the measured paths of benchline.json, so a "
+	    "commit that touches only unmeasured paths keeps it. Needs no database and never "
+	    "writes to the repository.",
+	.exits = "0 every revision was hashed\n2 a revision that does not resolve, a broken "
+		 "repository, or bad usage",
+	.examples = {"The source hash of HEAD:", "benchline hash",
+		     "Of two revisions of another checkout:",
+		     "benchline hash --repo ../proj main~1 main"},
+    },
+    {
+	.name = "paths",
+	.fn = cmd_paths,
+	.forms = {{"check", NULL, ""}},
+	.summary = "fail when a top-level path is neither measured nor unmeasured",
+	.description =
+	    "Names every top-level path of HEAD that is in neither measured_paths nor "
+	    "unmeasured_paths of benchline.json, so a new directory cannot slip out of the source "
+	    "hash unnoticed. Without a benchline.json there is nothing to classify, and it says "
+	    "so.",
+	.exits = "0 every path is classified, or there is no benchline.json\n1 a path is "
+		 "unclassified\n2 a broken repository or benchline.json, or bad usage",
+	.examples = {"Check the current checkout:", "benchline paths check",
+		     "Check another one:", "benchline paths check --repo ../proj"},
+    },
+    {
+	.name = "sync",
+	.fn = cmd_sync,
+	.needs = NEED_DB_CREATE,
+	.forms = {{NULL, "--repo [--json]", ""}},
+	.summary = "record main's first-parent history (only new commits)",
+	.description =
+	    "Walks main's first-parent history and stores each commit's place (seq, 0 at the "
+	    "root), parent, source hash, commit time, subject and pull-request number. Only "
+	    "commits not stored yet are walked; a rewritten main drops the commits past the fork. "
+	    "Afterwards every run's not-main tag is recomputed.",
+	.exits = "0 main was synced\n2 a broken or shallow repository, the database, or bad usage",
+	.examples = {"Record the current checkout's main:", "benchline sync --repo .",
+		     "The same, printing what was walked as JSON:",
+		     "benchline sync --repo . --json"},
+    },
+    {
+	.name = "preflight",
+	.fn = cmd_preflight,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "check that the machine is quiet enough to measure",
+	.description =
+	    "Checks that the machine is quiet enough to measure: CPU and GPU load, other "
+	    "benchmark processes, power, swap, turbo and the CPU governor, with the limits of "
+	    "--repo's benchline.json. Prints one line per check, or the preflight object a record "
+	    "carries with --json.",
+	.exits = "0 the machine is quiet\n1 it is busy\n2 an error, or bad usage",
+	.examples = {"Is this machine quiet?", "benchline preflight",
+		     "The same with a repository's limits, as JSON:",
+		     "benchline preflight --repo . --json"},
+    },
+    {
+	.name = "serve",
+	.fn = cmd_serve, /* opens the database itself: only --create makes it */
+	.forms = {{NULL, NULL, ""}},
+	.summary = "serve the charts, the Series pages and the JSON API over HTTP",
+	.description =
+	    "Serves the overview, a page and a chart per Series, and the JSON API over HTTP "
+	    "(loopback by default; --port 0 picks a free port and the first line printed is the "
+	    "URL). Pushes and confirm outcomes need a bearer token from --token-file; every push "
+	    "that stores something is followed by detection in a background thread. --repo reads "
+	    "DIR's benchline.json, serves the gate and syncs main. A database that does not exist "
+	    "is refused unless --create is given. Ctrl-C or SIGTERM finishes the requests in "
+	    "flight, then stops.",
+	.exits = "0 stopped by a signal\n2 the database, the port, the repository, or bad usage",
+	.examples = {"Serve the demo database on port 8080:", "benchline --db demo.db serve",
+		     "Serve a new database on every address, taking pushes:",
+		     "benchline --db /srv/bench.db serve --create --bind 0.0.0.0 --token-file "
+		     "/etc/benchline/tokens --repo /srv/proj"},
+    },
+    {
+	.name = "demo",
+	.fn = cmd_demo,
+	.needs = NEED_DB_CREATE,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "write a generated demo history into the database",
+	.description =
+	    "Writes a generated history into an empty database: machines, benchmarks and configs, "
+	    "a few hundred commits, harness bumps, imported Baselines, planted steps up and down, "
+	    "noisy and dirty runs. The same seed writes the same history; --json prints what was "
+	    "planted.",
+	.exits = "0 the history was written\n2 the database is not empty, or bad usage",
+	.examples = {"Write the demo history into demo.db:", "benchline --db demo.db demo",
+		     "Another history, printing its planted steps as JSON:",
+		     "benchline --db other.db demo --seed 7 --json"},
+    },
+    {
+	.name = "ladder",
+	.fn = cmd_ladder,
+	.forms = {{"derive", "--baseline --ladders [--pct]", ""},
+		  {"check", "--baseline --thresholds --ladders [--declared]", ""},
+		  {"compare", "--baseline --thresholds --current [--report]", ""},
+		  {"floors", "--baseline --ladders [--json]", ""}},
+	.summary = "bucket-ladder bounds for histogram quantiles: derive, check, compare, floors",
+	.description =
+	    "Bucket-ladder bounds for latency quantiles read from histograms, with no database: "
+	    "derive prints a thresholds file whose bounds come from the baseline and the ladders; "
+	    "check prints each lint violation of a thresholds file; compare judges a captured run "
+	    "against the baseline; floors lists each key's detection floor, weakest first.",
+	.exits = "0 pass\n1 a regression, a lint violation or a refused derivation\n2 an "
+		 "unreadable or malformed file, or bad usage",
+	.examples =
+	    {"Derive the thresholds, with a 50% bound beside each:",
+	     "benchline ladder derive --baseline baseline.json --ladders ladders.json --pct "
+	     "50",
+	     "Judge a captured run, writing the JSON report:",
+	     "benchline ladder compare --baseline baseline.json --thresholds "
+	     "thresholds.json --current current.json --report report.json"},
+    },
     /* Plumbing (no summary: left out of `benchline help`), for the tests and scripts. */
-    {"worktree", cmd_worktree, 0, "benchline worktree [--repo DIR] [--build] [--run] REV [REV]",
-     NULL},
-    {NULL, NULL, 0, NULL, NULL},
+    {
+	.name = "worktree",
+	.fn = cmd_worktree,
+	.forms = {{NULL, NULL, "REV [REV]"}},
+	.description =
+	    "The re-bench's first steps, one at a time: checks the first revision out in side a's "
+	    "worktree and the second in side b's, under .benchline/worktrees/, and prints SIDE "
+	    "COMMIT PATH per side; --build builds each with bench.build, --run runs bench.run "
+	    "once in each.",
+	.exits = "0 done\n2 an error, or bad usage\n125 a side cannot be built",
+	.examples = {"Check two revisions out:", "benchline worktree HEAD~1 HEAD",
+		     "And build them:", "benchline worktree --build HEAD~1 HEAD"},
+    },
+    {
+	.name = "generate",
+	.fn = cmd_generate,
+	.forms = {{"manpage", NULL, "[COMMAND]"}, {"completion", NULL, "[COMMAND]"}},
+	.description =
+	    "Writes the man page benchline.1 or the bash completion script to stdout, made from "
+	    "the command table and every command's options (make builds both). With COMMAND, "
+	    "only that command's part.",
+	.exits = "0 written\n2 no such command, or bad usage",
+	.examples = {"The man page:", "benchline generate manpage >benchline.1",
+		     "The bash completion:", "benchline generate completion >benchline.bash"},
+    },
+    {.name = NULL},
 };
 
 static const char global_usage[] =
     "usage: benchline [--db FILE] [--version] COMMAND [ARGS]\n"
     "\n"
     "The database is --db FILE, else $BENCHLINE_DB, else ./benchline.db.\n"
-    "'benchline COMMAND --help' shows a command's options.\n";
+    "'benchline COMMAND --help' shows what a command does, its options and examples.\n";
 
 const struct cli_command *cli_find_command(const char *name)
 {
@@ -111,14 +529,21 @@ const struct cli_command *cli_find_command(const char *name)
 	return NULL;
 }
 
+/* "benchline: MESSAGE" on stderr, the message escaped as every text printer escapes. */
+static void say_error(const char *fmt, va_list ap)
+{
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_vaddf(&msg, fmt, ap);
+	cli_printf(stderr, "benchline: %s\n", msg.buf);
+	strbuf_release(&msg);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("benchline: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_error(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_fail(const struct bl_error *err)
@@ -134,31 +559,13 @@ void cli_list_release(struct cli_list *l)
 	l->nr = l->alloc = 0;
 }
 
-void cli_print_usage(FILE *f, const struct cli_command *cmd, const struct cli_option *opts)
-{
-	fprintf(f, "usage: %s\n", cmd->usage);
-	if (!opts || opts[0].type == OPT_END)
-		return;
-	fputc('\n', f);
-	for (const struct cli_option *o = opts; o->type != OPT_END; o++) {
-		struct strbuf left = STRBUF_INIT;
-		strbuf_addf(&left, "--%s", o->long_name);
-		if (o->argh)
-			strbuf_addf(&left, " %s", o->argh);
-		fprintf(f, "    %-26s %s\n", left.buf, o->help);
-		strbuf_release(&left);
-	}
-}
-
 void cli_usage_error(const struct cli_command *cmd, const struct cli_option *opts, const char *fmt,
 		     ...)
 {
 	va_list ap;
-	fputs("benchline: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_error(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	cli_print_usage(stderr, cmd, opts);
 	exit(2);
 }
@@ -170,6 +577,78 @@ static const struct cli_option *find_option(const struct cli_option *opts, const
 		if (strlen(o->long_name) == len && !strncmp(o->long_name, name, len))
 			return o;
 	return NULL;
+}
+
+/* The edit distance of a and b (an insertion, deletion, change or swap of two neighbours
+ * counts one), at most 64 characters of each. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t d[65][65];
+	if (na > 64)
+		na = 64;
+	if (nb > 64)
+		nb = 64;
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= nb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		for (size_t j = 1; j <= nb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[na][nb];
+}
+
+/* Is candidate near enough to what was typed to suggest it? Two edits, one for short names. */
+static size_t near_miss(const char *typed, size_t len, const char *candidate)
+{
+	size_t d = edit_distance(typed, len, candidate, strlen(candidate));
+	size_t most = len < 5 ? 1 : 2;
+	return d <= most ? d : SIZE_MAX;
+}
+
+/* "; did you mean 'X'?" (or 'X' or 'Y') for the nearest names, nothing when none is near. */
+static void add_suggestion(struct strbuf *sb, const char *prefix, const char *typed, size_t len,
+			   const char *const *names, size_t n)
+{
+	size_t best = SIZE_MAX, shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = near_miss(typed, len, names[i]);
+		if (d < best)
+			best = d;
+	}
+	if (best == SIZE_MAX)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (near_miss(typed, len, names[i]) != best)
+			continue;
+		strbuf_addf(sb, "%s'%s%s'", shown ? " or " : "; did you mean ", prefix, names[i]);
+		shown++;
+	}
+	strbuf_addch(sb, '?');
+}
+
+static void unknown_option(const struct cli_command *cmd, const struct cli_option *opts,
+			   const char *arg)
+{
+	const char *names[64];
+	size_t n = 0, len;
+	struct strbuf hint = STRBUF_INIT;
+	for (const struct cli_option *o = opts; o && o->type != OPT_END && n < 64; o++)
+		names[n++] = o->long_name;
+	len = strcspn(arg + 2, "=");
+	if (arg[0] == '-' && arg[1] == '-')
+		add_suggestion(&hint, "--", arg + 2, len, names, n);
+	cli_usage_error(cmd, opts, "unknown option '%s'%s", arg, hint.buf);
 }
 
 static void set_option(const struct cli_command *cmd, const struct cli_option *opts,
@@ -232,7 +711,7 @@ int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct
 			break;
 		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			cli_print_usage(stdout, cmd, opts);
+			cli_print_help(stdout, cmd, opts, ctx->help);
 			exit(0);
 		}
 		if (a[0] == '-' && a[1] == '-') {
@@ -240,7 +719,7 @@ int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
 			const struct cli_option *o = find_option(opts, name, len);
 			if (!o)
-				cli_usage_error(cmd, opts, "unknown option '%s'", a);
+				unknown_option(cmd, opts, a);
 			if (o->type == OPT_BOOL) {
 				if (eq)
 					cli_usage_error(cmd, opts, "--%s takes no value",
@@ -261,7 +740,7 @@ int cli_parse(int argc, const char **argv, const struct cli_option *opts, struct
 			continue;
 		}
 		if (a[0] == '-' && a[1])
-			cli_usage_error(cmd, opts, "unknown option '%s'", a);
+			unknown_option(cmd, opts, a);
 		argv[nargs++] = a;
 	}
 	for (; i < argc; i++)
@@ -278,17 +757,44 @@ int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "help takes at most one command");
 	if (argc == 1) {
 		const struct cli_command *c = cli_find_command(argv[0]);
-		if (!c)
-			cli_usage_error(ctx->cmd, opts, "no command '%s'", argv[0]);
-		const char *args[] = {c->name, "--help", NULL};
-		struct cli_ctx sub = {ctx->db_path, NULL, c, 0};
-		return c->fn(2, args, &sub);
+		struct strbuf hint = STRBUF_INIT;
+		if (!c) {
+			cli_suggest_command(&hint, argv[0]);
+			cli_usage_error(ctx->cmd, opts, "no command '%s'%s", argv[0], hint.buf);
+		}
+		return cli_run_help(c, ctx->db_path, ctx->help);
 	}
 	fputs(global_usage, stdout);
 	fputs("\ncommands:\n", stdout);
 	for (const struct cli_command *c = cli_commands; c->name; c++)
 		if (c->summary)
-			printf("    %-10s %s\n", c->name, c->summary);
+			printf("    %-16s %s\n", c->name, c->summary);
+	return 0;
+}
+
+void cli_suggest_command(struct strbuf *hint, const char *typed)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (const struct cli_command *c = cli_commands; c->name && n < 64; c++)
+		if (c->summary)
+			names[n++] = c->name;
+	add_suggestion(hint, "", typed, strlen(typed), names, n);
+}
+
+int cli_run_help(const struct cli_command *cmd, const char *db_path, enum cli_help help)
+{
+	const char *args[] = {cmd->name, "--help", NULL};
+	struct cli_ctx sub = {db_path, NULL, cmd, 0, help};
+	return cmd->fn(2, args, &sub);
+}
+
+int cmd_version(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	static const struct cli_option opts[] = {{OPT_END, NULL, NULL, NULL, NULL}};
+	if (cli_parse(argc, argv, opts, ctx))
+		cli_usage_error(ctx->cmd, opts, "version takes no arguments");
+	printf("benchline %s\n", BENCHLINE_VERSION);
 	return 0;
 }
 
@@ -297,7 +803,7 @@ int main(int argc, char **argv_in)
 	const char **argv = (const char **)argv_in;
 	const char *db_path = getenv("BENCHLINE_DB");
 	const struct cli_command *cmd;
-	struct cli_ctx ctx = {NULL, NULL, NULL, 0};
+	struct cli_ctx ctx = {NULL, NULL, NULL, 0, CLI_HELP_TEXT};
 	struct bl_error err = BL_ERROR_INIT;
 	int i, ret;
 
@@ -306,8 +812,8 @@ int main(int argc, char **argv_in)
 		db_path = "benchline.db";
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--version")) {
-			printf("benchline %s\n", BENCHLINE_VERSION);
-			return 0;
+			ctx.cmd = cli_find_command("version");
+			return cmd_version(1, argv + i, &ctx);
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			/* 'benchline help': the global usage and the commands */
 			ctx.db_path = db_path;
@@ -335,7 +841,14 @@ int main(int argc, char **argv_in)
 		return 2;
 	}
 	if (!(cmd = cli_find_command(argv[i]))) {
-		cli_error("'%s' is not a benchline command (see 'benchline help')", argv[i]);
+		struct strbuf hint = STRBUF_INIT;
+		cli_suggest_command(&hint, argv[i]);
+		if (hint.len)
+			cli_error("'%s' is not a benchline command%s", argv[i], hint.buf);
+		else
+			cli_error("'%s' is not a benchline command (see 'benchline help')",
+				  argv[i]);
+		strbuf_release(&hint);
 		return 2;
 	}
 	ctx.db_path = db_path;

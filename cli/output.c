@@ -37,15 +37,77 @@ void cli_table_row(struct cli_table *t)
 	t->nrows++;
 }
 
+/* The length of the UTF-8 sequence at s (at most len bytes), 0 when it is not one. */
+static size_t utf8_sequence(const unsigned char *s, size_t len, unsigned *code)
+{
+	size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	unsigned c = s[0] & (0x7f >> n);
+	static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < least[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*code = c;
+	return n;
+}
+
+void cli_escape_text(struct strbuf *out, const char *s, size_t len, int keep_lines)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	while (p < end) {
+		unsigned code;
+		size_t n;
+		if (*p >= 0x20 && *p < 0x7f) {
+			strbuf_addch(out, (char)*p++);
+		} else if (*p < 0x80) {
+			if (keep_lines && (*p == '\n' || *p == '\t'))
+				strbuf_addch(out, (char)*p);
+			else
+				strbuf_addf(out, "\\x%02x", *p);
+			p++;
+		} else if (!(n = utf8_sequence(p, (size_t)(end - p), &code))) {
+			strbuf_addf(out, "\\x%02x", *p++);
+		} else {
+			if (code < 0xa0)
+				strbuf_addf(out, "\\u%04x", code);
+			else
+				strbuf_add(out, p, n);
+			p += n;
+		}
+	}
+}
+
+void cli_printf(FILE *f, const char *fmt, ...)
+{
+	struct strbuf raw = STRBUF_INIT, safe = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&raw, fmt, ap);
+	va_end(ap);
+	cli_escape_text(&safe, raw.buf, raw.len, 1);
+	fwrite(safe.buf, 1, safe.len, f);
+	strbuf_release(&raw);
+	strbuf_release(&safe);
+}
+
 void cli_table_add(struct cli_table *t, const char *fmt, ...)
 {
 	size_t r = t->nrows - 1;
+	struct strbuf raw = STRBUF_INIT;
 	va_list ap;
 	if (t->ncells[r] >= t->ncols)
 		return;
 	va_start(ap, fmt);
-	strbuf_vaddf(&t->cells[r * t->ncols + t->ncells[r]++], fmt, ap);
+	strbuf_vaddf(&raw, fmt, ap);
 	va_end(ap);
+	/* a cell is one line: a newline in a name would break the table too */
+	cli_escape_text(&t->cells[r * t->ncols + t->ncells[r]++], raw.buf, raw.len, 0);
+	strbuf_release(&raw);
 }
 
 static int right_aligned(const struct cli_table *t, size_t c)

@@ -44,7 +44,7 @@ for k in 1 2 3 4 5; do echo "/* comment $k */" >>engine/bench.c; commit "comment
 printf 'tok-a m-a push,confirm\ntok-b m-b push\n' >tokens
 echo tok-a >a.token
 echo tok-b >b.token
-"$BL" --db server.db serve --port 0 --token-file tokens --repo engine --sync-interval 1 \
+"$BL" --db server.db serve --create --port 0 --token-file tokens --repo engine --sync-interval 1 \
 	>server.out 2>server.err &
 SERVER=$!
 i=0

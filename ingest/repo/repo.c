@@ -45,6 +45,21 @@ void repo_libgit2_shutdown(void)
 		git_libgit2_shutdown();
 }
 
+/*
+ * A shallow clone lacks the commits a walk, a merge base or a revision like HEAD~1 needs, and
+ * libgit2 says only "object not found": when repo is shallow, say that instead ("WHAT: the
+ * repository is shallow: ..."), else as git_fail.
+ */
+static int git_fail_shallow(struct bl_error *err, git_repository *repo, int code, const char *what)
+{
+	if (git_repository_is_shallow(repo) == 1)
+		return bl_error_set(err, BL_EGIT,
+				    "%s: the repository is shallow: fetch the full history "
+				    "(actions/checkout: fetch-depth: 0)",
+				    what);
+	return git_fail(err, code, what);
+}
+
 static int open_repo(git_repository **out, const char *dir, struct bl_error *err)
 {
 	struct strbuf what = STRBUF_INIT;
@@ -182,6 +197,13 @@ int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const
 			ret = bl_error_set(err, BL_EINVALID,
 					   "cannot resolve '%s' in '%s': ambiguous short id",
 					   revs[i], repo_dir);
+			goto done;
+		}
+		if (rc < 0 && git_repository_is_shallow(repo) == 1) {
+			struct strbuf what = STRBUF_INIT;
+			strbuf_addf(&what, "cannot resolve '%s' in '%s'", revs[i], repo_dir);
+			ret = git_fail_shallow(err, repo, BL_ENOTFOUND, what.buf);
+			strbuf_release(&what);
 			goto done;
 		}
 		if (rc < 0) {
@@ -440,6 +462,13 @@ static int load_commit(struct walked_commit *w, git_commit **out, struct source_
 	memset(w, 0, sizeof(*w));
 	git_oid_tostr(hex, sizeof(hex), id);
 	rc = git_commit_lookup(out, h->repo, id);
+	if (rc == GIT_ENOTFOUND && git_repository_is_shallow(h->repo) == 1) {
+		struct strbuf what = STRBUF_INIT;
+		strbuf_addf(&what, "commit %s is missing from '%s'", hex, repo_dir);
+		git_fail_shallow(err, h->repo, BL_EGIT, what.buf);
+		strbuf_release(&what);
+		return BL_EGIT;
+	}
 	if (rc == GIT_ENOTFOUND)
 		return bl_error_set(err, BL_EGIT,
 				    "commit %s is missing from '%s' (a shallow clone? fetch the "
@@ -742,6 +771,13 @@ int repo_resolve(char sha_out[41], char source_out[41], struct strbuf *name_out,
 			return bl_error_set(err, BL_EINVALID,
 					    "cannot resolve '%s' in '%s': ambiguous short id", rev,
 					    r->dir);
+		if (rc < 0 && git_repository_is_shallow(r->repo) == 1) {
+			struct strbuf what = STRBUF_INIT;
+			strbuf_addf(&what, "cannot resolve '%s' in '%s'", rev, r->dir);
+			git_fail_shallow(err, r->repo, BL_ENOTFOUND, what.buf);
+			strbuf_release(&what);
+			return BL_ENOTFOUND;
+		}
 		if (rc < 0)
 			return bl_error_set(err, BL_ENOTFOUND, "cannot resolve '%s' in '%s'", rev,
 					    r->dir);
@@ -808,7 +844,7 @@ int repo_merge_base(char sha_out[41], char source_out[41], struct repo *r, const
 		return bl_error_set(err, BL_ENOTFOUND, "%.12s and %.12s in '%s' share no history",
 				    a, b, r->dir);
 	if (rc < 0)
-		return git_fail(err, BL_EGIT, "cannot find the merge base");
+		return git_fail_shallow(err, r->repo, BL_EGIT, "cannot find the merge base");
 	if (git_commit_lookup(&commit, r->repo, &base) < 0)
 		return git_fail(err, BL_EGIT, "cannot read the merge base");
 	git_oid_tostr(sha_out, 41, &base);
@@ -946,7 +982,8 @@ int repo_history_get(const char **source_out, const char **commit_out, struct re
 		}
 		if (git_commit_parentcount(h->next) > 0 &&
 		    git_commit_parent(&parent, h->next, 0) < 0)
-			return git_fail(err, BL_EGIT, "cannot read a parent commit");
+			return git_fail_shallow(err, h->repo->repo, BL_EGIT,
+						"cannot read a parent commit");
 		git_commit_free(h->next);
 		h->next = parent;
 	}
@@ -1194,7 +1231,8 @@ int repo_first_parent_range(struct repo_commit **out, size_t *nr, struct repo *r
 			goto done;
 		n++;
 		if (git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
-			ret = git_fail(err, BL_EGIT, "cannot read a parent commit");
+			ret =
+			    git_fail_shallow(err, r->repo, BL_EGIT, "cannot read a parent commit");
 			goto done;
 		}
 		git_commit_free(c);

@@ -605,7 +605,7 @@ push_pid=
 push_serve() {
 	fresh_push_db
 	rm -f "$WORK/serve.out"
-	"$BL" --db "$WORK/push.db" serve --port 0 --threads 4 --token-file "$WORK/push.token" \
+	"$BL" --db "$WORK/push.db" serve --create --port 0 --threads 4 --token-file "$WORK/push.token" \
 		>"$WORK/serve.out" 2>"$WORK/serve.err" &
 	push_pid=$!
 	i=0

@@ -7,7 +7,7 @@
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
 printf 'tok-all\ntok-push * push\ntok-conf * confirm\ntok-m1 m1 push,confirm\n' >tokens
-serve_start fleet --token-file tokens --timeout 5 || exit 1
+serve_start fleet --create --token-file tokens --timeout 5 || exit 1
 
 # records MACHINE BENCHMARK FIRST V1 V2 ...: one native record per value, commit i (40 digits)
 # committed on day i, from FIRST on.
@@ -265,7 +265,7 @@ git init -q -b main repo &&
 C1=$(git -C repo rev-parse main)
 C2=$(git -C repo rev-parse side)
 BENCHLINE_DB=$TMP/sync.db
-serve_start synced --token-file tokens --repo "$TMP/repo" --sync-interval 1 || exit 1
+serve_start synced --create --token-file tokens --repo "$TMP/repo" --sync-interval 1 || exit 1
 test_expect 'serve --repo syncs main at start: a commit not on it is not-main' '
 	wait_for /api/status "\$j->{sync}{commits} && \$j->{sync}{commits} == 1 && \$j->{sync}{interval} == 1" &&
 	records m1 synced 1 100 >r1.jsonl && sed "s/0\{39\}1/$C1/g" r1.jsonl >on.json &&

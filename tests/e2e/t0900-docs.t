@@ -47,4 +47,13 @@ run_doc() {
 test_expect 'docs/cli.md examples run and print what they say' '
 	mkdir cli && cd cli && run_doc docs/cli.md cli
 '
+
+# The README's tour runs from the top of the tree, as its reader runs it; its scratch directory
+# (mktemp -d) is made under this test's own.
+test_expect 'the README tour runs as written, from the top of the tree' '
+	mkdir readme readme/tmp &&
+	export TMPDIR=$TMP/readme/tmp &&
+	cd "$ROOT" && run_doc README.md "$TMP/readme/readme" &&
+	test "$(ls "$TMP/readme/tmp" | wc -l)" = 1
+'
 test_done

@@ -25,7 +25,7 @@ EOF2
 printf 'tok-a m-a push,confirm\ntok-b m-b push\n' >tokens
 echo tok-a >a.token
 echo tok-b >b.token
-serve_start srv --token-file tokens --timeout 10 --repo "$TMP/repo" --sync-interval 1 || exit 1
+serve_start srv --create --token-file tokens --timeout 10 --repo "$TMP/repo" --sync-interval 1 || exit 1
 echo "$URL" >url
 
 # The tests run in subshells: the server's URL (it changes when it restarts) is kept in ./url.

@@ -16,7 +16,7 @@ printf 'secret-m\n' >token-m
 printf 'wrong\n' >token-bad
 gbench=$FIXTURES/formats/gbench.json
 hyperfine=$FIXTURES/formats/hyperfine.json
-serve_start srv1 --token-file tokens --timeout 5 || exit 1
+serve_start srv1 --create --token-file tokens --timeout 5 || exit 1
 
 # cl ARGS...: the client side, with its own (never created) database in the environment.
 cl() {
@@ -140,7 +140,7 @@ test_expect 'after one body found no server, the next go to the spool untried' '
 	grep -q "gbench.json: not sent: .* did not answer earlier in this command" err &&
 	grep -q "h2.json: not sent: .* did not answer earlier in this command" err
 '
-serve_start srv2 --token-file tokens --timeout 5 || exit 1
+serve_start srv2 --create --token-file tokens --timeout 5 || exit 1
 test_expect 'the server back: the spool goes first, oldest first, then the command'"'"'s own' '
 	bl records --json --all >before.json &&
 	cl ingest --server "$URL" --token-file token --machine m-2 --harness-version 1 \

@@ -1,0 +1,95 @@
+#!/bin/sh
+# Never silent about why: `series` counts the tagged runs each Series leaves out and lists the
+# Series whose every run is tagged; `suspects` with none says whether detect has run; `run`
+# passes the benchmark's standard error through (its progress) and ends with a summary line.
+. "$(dirname "$0")/lib.sh"
+
+rec() {
+	printf '{"schema": 1, "machine": "ci", "benchmark": "parse", "harness_version": 1, '
+	printf '"source": {"commit": "%040d", "source_hash": "%040d"}, ' "$1" "$1"
+	printf '"started_at": "2026-11-%02dT04:00:00Z", ' "$1"
+	printf '"metrics": {"parse_ms": {"unit": "ms", "median": %s}}}\n' "$2"
+}
+
+test_expect 'suspects before any detect: it says detect has not run' '
+	{ rec 1 100; rec 2 101; rec 3 99; } >flat.json &&
+	bl ingest flat.json >/dev/null &&
+	bl suspects >out 2>err &&
+	test ! -s out &&
+	grep -q "^no suspects: detect has not run on this database yet" err
+'
+
+test_expect 'suspects after a detect that found none: it says so' '
+	bl detect >/dev/null &&
+	bl suspects >out 2>err &&
+	test ! -s out &&
+	echo "no suspects: detect has run and found none" >expect &&
+	test_cmp expect err
+'
+
+# prof BENCHMARK PROFILE DAY MEDIAN: a record of ci/BENCHMARK; a profile but release is tagged.
+prof() {
+	printf '{"schema": 1, "machine": "ci", "benchmark": "%s", "profile": "%s", ' "$1" "$2"
+	printf '"harness_version": 1, "source": {"commit": "%040d", "source_hash": "%040d"}, ' "$3" "$3"
+	printf '"started_at": "2026-11-%02dT04:00:00Z", ' "$3"
+	printf '"metrics": {"t": {"unit": "ms", "median": %s}}}\n' "$4"
+}
+
+test_expect 'series counts the tagged runs each Series leaves out, and lists those all tagged' '
+	{ prof lex release 1 10; prof lex debug 2 11; prof lex debug 3 12;
+	  prof dbg debug 1 5; prof dbg debug 2 6; } >tagged.json &&
+	bl --db tagged.db ingest tagged.json >/dev/null &&
+	bl --db tagged.db series >actual &&
+	cat >expect <<-\END &&
+	machine  benchmark  config  metric        records  lines  last value
+	ci       lex        -       t       1 (+2 tagged)      1  10 ms
+
+	Series whose every run is tagged ('"'"'benchline records --all'"'"' shows the tags):
+	machine  benchmark  config  metric  tagged
+	ci       dbg        -       t            2
+	END
+	test_cmp expect actual
+'
+
+test_expect 'series with only tagged runs lists them, not "no series yet"' '
+	bl --db tagged.db series --benchmark dbg >actual 2>err &&
+	test ! -s err &&
+	grep -q "^ci       dbg        -       t            2$" actual &&
+	! grep -q "records  lines" actual
+'
+
+test_expect 'series --json is as it was: no tagged counts' '
+	bl --db tagged.db series --json >out.json &&
+	test "$(json_get out.json "scalar @\$j")" = 1
+'
+
+cat >bench.sh <<'END'
+#!/bin/sh
+echo "warming up" >&2
+echo "round 1/2" >&2
+echo "round 2/2" >&2
+echo '{"schema": 1, "machine": "box", "benchmark": "loop", "harness_version": 1,
+ "source": {"commit": "3f7fd6b5c0ffee00000000000000000000000000",
+            "source_hash": "2d5d1c3600000000000000000000000000000000"},
+ "started_at": "2026-11-02T04:00:00Z",
+ "metrics": {"t": {"unit": "ms", "samples": [10.1, 10.3, 10.2, 10.2, 10.4]}}}'
+END
+chmod +x bench.sh
+
+test_expect 'run passes the benchmark'\''s progress through and ends with a summary line' '
+	bl run --no-preflight -- ./bench.sh >out 2>err &&
+	grep -q "box/loop 2d5d1c360000 harness 1: stands" out &&
+	sed -n 1,3p err >progress &&
+	printf "%s\n" "warming up" "round 1/2" "round 2/2" >expect &&
+	test_cmp expect progress &&
+	tail -1 err | grep -q "^run: .\./bench\.sh. ran in [0-9.]* s (cpu [0-9.]* s, peak rss [0-9]* KiB): 1 record stored$"
+'
+
+test_expect 'a failing benchmark: its standard error is there, then why nothing was stored' '
+	expect_exit 2 bl run --no-preflight -- sh -c "echo the reason >&2; exit 3" 2>err &&
+	head -1 err >first &&
+	echo "the reason" >expect &&
+	test_cmp expect first &&
+	grep -q "exited with status 3; nothing stored" err
+'
+test_done
