@@ -56,7 +56,7 @@ void cli_intake_say(const char *name, const json_t *row)
 {
 	struct strbuf line = STRBUF_INIT;
 	ingest_outcome_text(&line, row);
-	printf("%s: %s\n", name, line.buf);
+	cli_printf(stdout, "%s: %s\n", name, line.buf);
 	strbuf_release(&line);
 }
 
@@ -64,9 +64,9 @@ static void say_format(const struct cli_intake *in, const char *name)
 {
 	if (!in->verbose)
 		return;
-	fprintf(stderr, "benchline: %s: format %s%s\n", name,
-		in->core.chosen_format ? in->core.chosen_format : "?",
-		strcmp(in->core.format, "auto") ? "" : " (decided from its content)");
+	cli_printf(stderr, "benchline: %s: format %s%s\n", name,
+		   in->core.chosen_format ? in->core.chosen_format : "?",
+		   strcmp(in->core.format, "auto") ? "" : " (decided from its content)");
 }
 
 int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,

@@ -21,6 +21,13 @@ raw() {
 		echo "raw control characters in $1:"; od -c "$1" | head; return 1; }
 }
 
+test_expect 'ingest prints each record line with its names escaped' '
+	rec 6 100 >one.json &&
+	bl --db ingest-line.db ingest one.json >out &&
+	raw out &&
+	grep -qF "one.json: ci/parse\x1b]0;pwned\x07\u009b2J c\x1b[2J 000000000000 harness 1: stands" out
+'
+
 test_expect 'detect prints the new Suspect with its names escaped' '
 	bl detect >out &&
 	raw out &&
