@@ -52,8 +52,17 @@ const struct cli_command cli_commands[] = {
      "benchline bisect [--repo DIR] --good REV --bad REV --benchmark NAME [--metric M]\n"
      "                        [--limit RATIO] [--machine M] [--no-store] [--json]",
      "find the first commit between two that made a benchmark slower"},
-    {"suspects", cmd_suspects, NEED_DB, "benchline suspects [--json]",
+    {"suspects", cmd_suspects, NEED_DB,
+     "benchline suspects [--json]\n"
+     "   or: benchline suspects ignore --why TEXT ALERT",
      "list the Suspects detect found, in Series order"},
+    {"retag", cmd_retag, NEED_DB, "benchline retag [--repo DIR] [--dry-run] [--json]",
+     "apply the current tag rules and the key rule to every stored run again"},
+    {"rm", cmd_rm, NEED_DB,
+     "benchline rm [--dry-run] [--json] --why TEXT ID...\n"
+     "   or: benchline rm [--dry-run] [--json] --why TEXT [--machine M] [--benchmark B]\n"
+     "                    [--commit PREFIX]",
+     "remove runs (recorded in the audit table with who, when and why)"},
     {"alerts", cmd_alerts, NEED_DB, "benchline alerts [--machine M] [--state S] [--json]",
      "list the alerts: Suspects grouped into what confirm measures"},
     {"sweep", cmd_sweep, 0, /* opens the database itself: --server needs none */
