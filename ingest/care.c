@@ -188,6 +188,11 @@ static int retag_one(const struct store_admin_run *r, void *data)
 				    "run %lld: its stored JSON is not one record",
 				    (long long)r->id);
 	}
+	/* A record ingested without its source hash got one computed: the stored key has it. */
+	if (!w->batch.records[0].source_hash[0] &&
+	    strlen(r->key.source_hash) < sizeof(w->batch.records[0].source_hash))
+		memcpy(w->batch.records[0].source_hash, r->key.source_hash,
+		       strlen(r->key.source_hash) + 1);
 	ret = ingest_record_tags(&tags, w->st, &w->batch.records[0], w->cfg->noisy_limit,
 				 w->cfg->min_samples, w->err);
 	ingest_batch_release(&w->batch);

@@ -117,6 +117,23 @@ test_expect 'retag is recorded in the audit table when it changed something' '
 	test_cmp expect actual
 '
 
+test_expect 'retag agrees with sync and with a source hash ingest computed' '
+	git init -q g && (cd g && echo 1 >f && git add f && git commit -q -m one &&
+		echo 2 >f && git commit -q -a -m two) &&
+	side=$(git -C g commit-tree "HEAD^{tree}" -p HEAD~1 -m "a pull request, squashed as two") &&
+	printf "{\"schema\":1,\"machine\":\"m1\",\"benchmark\":\"b\",\"harness_version\":1,\"source\":{\"commit\":\"%s\"},\"started_at\":\"2026-01-01T00:00:00Z\",\"metrics\":{\"t\":{\"unit\":\"ms\",\"median\":1}}}\n" "$side" >pr.json &&
+	bl --db g.db sync --repo g >/dev/null &&
+	bl --db g.db ingest --repo g pr.json >/dev/null &&
+	run 1 100 101 12 | sed "s/\"commit\":\"[0-9]*\"/\"commit\":\"$(printf "%040d" 77)\"/" >off.json &&
+	bl --db g.db ingest off.json >/dev/null &&
+	bl --db g.db retag >actual &&
+	echo "2 runs read, 0 re-tagged, 0 keys with another standing run" >expect &&
+	test_cmp expect actual &&
+	tags g.db >actual &&
+	printf "1 stands -\n2 stands not-main\n" >expect &&
+	test_cmp expect actual
+'
+
 test_expect 'a bad benchline.json is an error and changes nothing' '
 	mkdir bad && echo "{\"quiet\": {\"max_p95_ratio\": \"x\"}}" >bad/benchline.json &&
 	db_dump a.db >dump.before &&
