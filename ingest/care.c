@@ -259,15 +259,17 @@ struct target {
 };
 
 struct targets {
-	struct target *v;
+	struct target *v; /* by id */
 	size_t nr, alloc;
+	int by_id; /* named by id (a list that may name one twice) */
 };
 
 static int add_target(const struct store_admin_target *t, void *data)
 {
 	struct targets *ts = data;
 	struct target *x;
-	for (size_t i = 0; i < ts->nr; i++)
+	/* An id named twice is one run; the filters' walk names each run once. */
+	for (size_t i = 0; ts->by_id && i < ts->nr; i++)
 		if (ts->v[i].id == t->id)
 			return 0;
 	ALLOC_GROW(ts->v, ts->nr, ts->alloc);
@@ -334,37 +336,67 @@ static int check_commit_prefix(const char *commit, struct bl_error *err)
 	return 0;
 }
 
-/* Settles the key of ts->v[i] by the runs left, once per key, and notes who stands now in
- * every target of it. */
-static int settle_removed(struct ingest_rm_result *out, struct store *st, struct targets *ts,
-			  size_t i, struct bl_error *err)
+/* Orders targets by key, then id: the targets of one key next to each other. */
+static int target_key_cmp(const void *a, const void *b)
 {
-	struct store_key key = target_key(&ts->v[i]);
+	const struct target *x = *(const struct target *const *)a;
+	const struct target *y = *(const struct target *const *)b;
+	int c;
+	if (x->machine_id != y->machine_id)
+		return x->machine_id < y->machine_id ? -1 : 1;
+	if (x->benchmark_id != y->benchmark_id)
+		return x->benchmark_id < y->benchmark_id ? -1 : 1;
+	if ((c = strcmp(x->config, y->config)) || (c = strcmp(x->source_hash, y->source_hash)))
+		return c;
+	if (x->harness_version != y->harness_version)
+		return x->harness_version < y->harness_version ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Settles one key by the runs left (group: its targets), noting who stands now in each. */
+static int settle_removed(struct ingest_rm_result *out, struct store *st, struct target **group,
+			  size_t n, struct bl_error *err)
+{
+	struct store_key key = target_key(group[0]);
 	struct settle_counts counts;
 	struct key_runs k;
 	int standing_removed = 0, ret;
 
-	for (size_t j = 0; j < i; j++) {
-		struct store_key other = target_key(&ts->v[j]);
-		if (same_key(&key, &other))
-			return 0;
-	}
 	memset(&counts, 0, sizeof(counts));
 	key_runs_init(&k);
 	if (!(ret = store_admin_each_run(st, &key, collect_kept, &k, err)))
 		ret = settle_key(&counts, st, &k, err);
-	for (size_t j = i; !ret && j < ts->nr; j++) {
-		struct store_key other = target_key(&ts->v[j]);
-		if (!same_key(&key, &other))
-			continue;
-		ts->v[j].now_standing = standing_of(&k);
-		standing_removed |= ts->v[j].standing;
+	for (size_t j = 0; !ret && j < n; j++) {
+		group[j]->now_standing = standing_of(&k);
+		standing_removed |= group[j]->standing;
 	}
 	if (!ret && !k.nr)
 		out->keys_emptied++;
 	else if (!ret && (standing_removed || counts.keys_changed))
 		out->keys_changed++;
 	key_runs_release(&k);
+	return ret;
+}
+
+/* Settles every key the targets were runs of, each once. */
+static int settle_all(struct ingest_rm_result *out, struct store *st, struct targets *ts,
+		      struct bl_error *err)
+{
+	struct target **by_key = xcalloc(ts->nr ? ts->nr : 1, sizeof(*by_key));
+	int ret = 0;
+	for (size_t i = 0; i < ts->nr; i++)
+		by_key[i] = &ts->v[i];
+	qsort(by_key, ts->nr, sizeof(*by_key), target_key_cmp);
+	for (size_t i = 0, j; !ret && i < ts->nr; i = j) {
+		struct store_key key = target_key(by_key[i]);
+		for (j = i + 1; j < ts->nr; j++) {
+			struct store_key other = target_key(by_key[j]);
+			if (!same_key(&key, &other))
+				break;
+		}
+		ret = settle_removed(out, st, by_key + i, j - i, err);
+	}
+	free(by_key);
 	return ret;
 }
 
@@ -387,7 +419,7 @@ static int no_match(const struct ingest_rm_request *req, struct bl_error *err)
 int ingest_rm(struct ingest_rm_result *out, struct store *st, const struct ingest_rm_request *req,
 	      ingest_removed_fn *fn, void *data, struct bl_error *err)
 {
-	struct targets ts = {NULL, 0, 0};
+	struct targets ts = {NULL, 0, 0, req->nids > 0};
 	int64_t audit_id = 0;
 	int ret;
 
@@ -423,8 +455,8 @@ int ingest_rm(struct ingest_rm_result *out, struct store *st, const struct inges
 					(int64_t)ts.nr, err);
 	for (size_t i = 0; !ret && i < ts.nr; i++)
 		ret = store_admin_remove_run(st, ts.v[i].id, audit_id, err);
-	for (size_t i = 0; !ret && i < ts.nr; i++)
-		ret = settle_removed(out, st, &ts, i, err);
+	if (!ret)
+		ret = settle_all(out, st, &ts, err);
 	if (!ret)
 		out->removed = (int64_t)ts.nr;
 	ret = finish(st, ret, req->dry_run, err);
