@@ -336,6 +336,12 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_push(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_version(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_generate(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_retag(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_rm(int argc, const char **argv, struct cli_ctx *ctx);
+
+/* Who changes the stored history by hand, for the audit (cli/who.c): $USER, else the login
+ * name, else "uid N". */
+void cli_who(struct strbuf *out);
 
 extern const struct cli_command cli_commands[];
 const struct cli_command *cli_find_command(const char *name);

@@ -1,9 +1,11 @@
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect/confirm/confirm.h"
 #include "detect/detect.h"
 #include "store/store.h"
 #include "cli/cli.h"
@@ -78,8 +80,45 @@ static int say_none(struct store *st, struct bl_error *err)
 	return 0;
 }
 
+/* benchline suspects ignore --why TEXT ALERT: the alert and its Suspects ignored for good. */
+static int suspects_ignore(int argc, const char **argv, struct cli_ctx *ctx)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf who = STRBUF_INIT;
+	enum suspect_state was;
+	const char *why = NULL;
+	long long id;
+	char *end;
+	int ret = 0;
+	const struct cli_option opts[] = {
+	    {OPT_STRING, "why", &why, "TEXT", "ignore: the reason, kept in the audit (required)"},
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	if (cli_parse(argc, argv, opts, ctx) != 1)
+		cli_usage_error(ctx->cmd, opts, "suspects ignore takes one alert id");
+	errno = 0;
+	id = strtoll(argv[0], &end, 10);
+	if (errno || *end || argv[0][0] < '1' || argv[0][0] > '9')
+		cli_usage_error(ctx->cmd, opts, "not an alert id: '%s'", argv[0]);
+	if (!why || !*why)
+		cli_usage_error(ctx->cmd, opts,
+				"suspects ignore needs --why TEXT (kept in the audit)");
+	cli_who(&who);
+	if (confirm_ignore_alert(&was, ctx->store, id, who.buf, why, &err))
+		ret = cli_fail(&err);
+	else if (was == SUSPECT_IGNORED)
+		printf("alert %lld was ignored already\n", id);
+	else
+		printf("alert %lld ignored (it was %s)\n", id, suspect_state_name(was));
+	strbuf_release(&who);
+	bl_error_release(&err);
+	return ret;
+}
+
 int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 {
+	if (argc > 1 && !strcmp(argv[1], "ignore"))
+		return suspects_ignore(argc - 1, argv + 1, ctx);
 	struct suspects_out out;
 	struct bl_error err = BL_ERROR_INIT;
 	int ret;

@@ -195,15 +195,57 @@ const struct cli_command cli_commands[] = {
 	.name = "suspects",
 	.fn = cmd_suspects,
 	.needs = NEED_DB,
-	.forms = {{NULL, NULL, ""}},
+	.forms = {{NULL, "[--json]", ""}, {"ignore", "--why", "ALERT"}},
 	.summary = "list the Suspects detect found, in Series order",
 	.description =
 	    "Lists the Suspects detect found, in Series order: id, state, side (slower or faster "
 	    "in the metric's direction), shift from the band's center, machine, benchmark, config, "
-	    "metric, commit and place on main. --json prints one JSON array with the band of each.",
-	.exits = "0 the Suspects were listed\n2 no database, or bad usage",
+	    "metric, commit and place on main. --json prints one JSON array with the band of each. "
+	    "'suspects ignore --why TEXT ALERT' sets an alert and its Suspects ignored for good "
+	    "(later detects keep it; confirm and triage pass it by), recorded in the audit table "
+	    "with who, when and why.",
+	.exits = "0 the Suspects were listed, or the alert ignored\n2 no database, no such alert, "
+		 "or bad usage",
 	.examples = {"List the Suspects:", "benchline suspects",
-		     "The same as JSON:", "benchline suspects --json"},
+		     "Ignore alert 3, a known effect of a compiler upgrade:",
+		     "benchline suspects ignore --why 'compiler upgrade, expected' 3"},
+    },
+    {
+	.name = "retag",
+	.fn = cmd_retag,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "apply the current tag rules and the key rule to every stored run again",
+	.description =
+	    "Decides every stored run's tags again from its stored JSON with the settings of "
+	    "--repo's benchline.json (quiet.max_p95_ratio, quiet.min_samples, machines), then "
+	    "replays the key rule over each key's runs in the order they were stored: the database "
+	    "then holds what a fresh one would after ingesting the same runs with those settings. "
+	    "Prints one summary line; --dry-run changes nothing. The next detect sees the changes.",
+	.exits = "0 done\n2 no database, a bad benchline.json, or bad usage",
+	.examples = {"After raising quiet.min_samples in benchline.json:",
+		     "benchline retag --repo .",
+		     "See what would change:", "benchline retag --repo . --dry-run"},
+    },
+    {
+	.name = "rm",
+	.fn = cmd_rm,
+	.needs = NEED_DB,
+	.forms = {{NULL, "[--dry-run] [--json] --why", "ID..."},
+		  {NULL, "[--dry-run] [--json] --why [--machine] [--benchmark] [--commit]", ""}},
+	.summary = "remove runs (recorded in the audit table with who, when and why)",
+	.description =
+	    "Removes runs by id, or every run matching --machine, --benchmark and --commit (a "
+	    "prefix), in one transaction: their metrics, tags and Suspects go with them, a key "
+	    "whose standing run went is taken by the run the key rule picks among those left, and "
+	    "the next detect reads every Series again. Each removed run is kept whole in the audit "
+	    "(removed_runs), so ingest can take it back. --dry-run lists what would go.",
+	.exits =
+	    "0 the runs were removed (or listed)\n2 no such run, nothing matched, or bad usage",
+	.examples = {"Remove two runs measured on a broken machine:",
+		     "benchline rm --why 'thermal throttling' 812 813",
+		     "See what a filter would remove:",
+		     "benchline rm --dry-run --why test --machine old-runner"},
     },
     {
 	.name = "alerts",

@@ -357,17 +357,37 @@ static int insert_metrics(struct store *st, int64_t run_id, const struct ingest_
 	return 0;
 }
 
+int ingest_record_tags(unsigned *out, struct store *st, const struct ingest_record *rec,
+		       double noisy_limit, int64_t min_samples, struct bl_error *err)
+{
+	unsigned tags = 0;
+	int on_main = 1, ret;
+	if (rec->dirty)
+		tags |= INGEST_TAG_DIRTY;
+	if (strcmp(rec->profile, "release"))
+		tags |= INGEST_TAG_PROFILE;
+	if (rec->has_preflight && !rec->preflight_quiet)
+		tags |= INGEST_TAG_PREFLIGHT;
+	if (ingest_is_noisy(rec, noisy_limit, min_samples))
+		tags |= INGEST_TAG_NOISY;
+	/* An imported Baseline is history of its own, main's or not. */
+	if (!rec->baseline &&
+	    (ret = store_is_main(&on_main, st, rec->source_hash, rec->commit, rec->branch, err)))
+		return ret;
+	if (!on_main)
+		tags |= INGEST_TAG_NOT_MAIN;
+	*out = tags;
+	return 0;
+}
+
 /* Stores one record: its run, metrics and tags, and settles which run holds its key. */
 static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct ingest_tagged *tg,
 		     struct store *st, struct id_cache *ids, const struct ingest_record *rec,
 		     double noisy_limit, int64_t min_samples, struct bl_error *err)
 {
 	double quietness = ingest_quietness(rec);
-	int dirty = rec->dirty, off_profile = strcmp(rec->profile, "release") != 0;
-	int busy = rec->has_preflight && !rec->preflight_quiet;
-	int noisy = ingest_is_noisy(rec, noisy_limit, min_samples);
-	int flawed = dirty || off_profile || busy || noisy;
-	int on_main = 1, ret;
+	unsigned tags;
+	int flawed, ret;
 	int64_t existing, standing;
 	double standing_quietness;
 	int standing_flawed;
@@ -421,20 +441,14 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct inges
 	    .raw = rec->raw,
 	};
 	if ((ret = store_insert_run(run_id, st, &run, err)) ||
-	    (ret = insert_metrics(st, *run_id, rec, err)))
+	    (ret = insert_metrics(st, *run_id, rec, err)) ||
+	    (ret = ingest_record_tags(&tags, st, rec, noisy_limit, min_samples, err)))
 		return ret;
-	if (!rec->baseline &&
-	    (ret = store_is_main(&on_main, st, rec->source_hash, rec->commit, rec->branch, err)))
-		return ret;
-	if ((dirty && (ret = store_add_tag(st, *run_id, "dirty", err))) ||
-	    (off_profile && (ret = store_add_tag(st, *run_id, "profile", err))) ||
-	    (busy && (ret = store_add_tag(st, *run_id, "preflight", err))) ||
-	    (noisy && (ret = store_add_tag(st, *run_id, "noisy", err))) ||
-	    (!on_main && (ret = store_add_tag(st, *run_id, "not-main", err))))
-		return ret;
-	tg->tags = (dirty ? INGEST_TAG_DIRTY : 0) | (off_profile ? INGEST_TAG_PROFILE : 0) |
-		   (busy ? INGEST_TAG_PREFLIGHT : 0) | (noisy ? INGEST_TAG_NOISY : 0) |
-		   (!on_main ? INGEST_TAG_NOT_MAIN : 0);
+	for (unsigned i = 0; i < INGEST_NTAGS; i++)
+		if ((tags & 1u << i) && (ret = store_add_tag(st, *run_id, ingest_tag_name(i), err)))
+			return ret;
+	tg->tags = tags;
+	flawed = (tags & INGEST_QUALITY_TAGS) != 0;
 
 	key.machine_id = machine_id;
 	key.benchmark_id = benchmark_id;

@@ -152,8 +152,16 @@ enum ingest_tag {
 	INGEST_TAG_SUPERSEDED = 1 << 5,
 };
 #define INGEST_NTAGS 6
+/* The quality tags: a run with one never displaces a run without (the key rule). */
+#define INGEST_QUALITY_TAGS                                                                        \
+	(INGEST_TAG_DIRTY | INGEST_TAG_NOISY | INGEST_TAG_PREFLIGHT | INGEST_TAG_PROFILE)
 /* The tag of bit i (0 to INGEST_NTAGS - 1), in the store's (alphabetical) order. */
 const char *ingest_tag_name(unsigned i);
+/* The tags the rules of §5 give a record now (enum ingest_tag bits, superseded aside: that is
+ * the key rule's): dirty, profile, preflight, noisy by noisy_limit and min_samples, and
+ * not-main by what the store knows of main (an imported Baseline never is). */
+int ingest_record_tags(unsigned *out, struct store *st, const struct ingest_record *rec,
+		       double noisy_limit, int64_t min_samples, struct bl_error *err);
 
 /* Why the run does not stand: the run that holds its key keeps it because... */
 enum ingest_kept {
@@ -449,5 +457,60 @@ size_t ingest_json_locate(const char *text, size_t len, size_t start,
  * only said where it stopped. start when there is no token before pos.
  */
 size_t ingest_json_token_start(const char *text, size_t len, size_t start, size_t pos);
+
+/*
+ * Data care (care.c): the stored history changed by hand, each command in one transaction
+ * (nothing half-done on error; a dry run rolls it back) and recorded in the audit table with
+ * who did it and why. docs/cli.md (retag, rm) tells the rules.
+ */
+/* What retag found and (unless a dry run) changed. */
+struct ingest_retag_result {
+	int64_t runs;		       /* runs read */
+	int64_t retagged;	       /* runs whose tags changed */
+	int64_t added[INGEST_NTAGS];   /* per tag bit: runs that gained it */
+	int64_t removed[INGEST_NTAGS]; /* and lost it */
+	int64_t keys_changed;	       /* keys whose standing run is another now */
+};
+/* Applies the tag rules (ingest_record_tags, with cfg's quiet limits) and the key rule (replayed
+ * over each key's runs in the order they were stored, with cfg's machine settings recorded
+ * first) to every stored run, parsing each run's canonical JSON again. who is recorded in the
+ * audit when something changed. */
+int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct ingest_config *cfg,
+		 const char *who, int dry_run, struct bl_error *err);
+
+/* Which runs rm removes: ids, or the filters (each NULL for any, at least one given; commit a
+ * prefix of hex digits, 4 to 40). why is required unless dry_run. */
+struct ingest_rm_request {
+	const int64_t *ids;
+	size_t nids;
+	const char *machine, *benchmark, *commit;
+	const char *who, *why;
+	int dry_run;
+};
+/* One run removed (or that a dry run would remove), told once all are settled. */
+struct ingest_removed {
+	int64_t id;
+	const char *machine, *benchmark, *config, *commit, *source_hash;
+	int64_t harness_version;
+	int standing;	      /* it stood for its key */
+	int64_t now_standing; /* the run that stands for its key after, 0 when none */
+};
+typedef void ingest_removed_fn(void *data, const struct ingest_removed *r);
+struct ingest_rm_result {
+	int64_t removed;      /* runs removed */
+	int64_t keys_changed; /* keys whose standing run was removed, another standing now */
+	int64_t keys_emptied; /* keys left with no run */
+};
+/* Removes the runs with what refers to them (store_admin_remove_run: the next detect reads every
+ * Series), then settles each key they were runs of by the key rule over the runs left. fn (may be
+ * NULL) hears of each run, by id. BL_ENOTFOUND naming the id when an id is no run, or when the
+ * filters take none; nothing is removed then. */
+int ingest_rm(struct ingest_rm_result *out, struct store *st, const struct ingest_rm_request *req,
+	      ingest_removed_fn *fn, void *data, struct bl_error *err);
+
+/* benchline.json's machine settings (machines.NAME.keep) recorded in the store, as every
+ * intake does before it stores a record. */
+int ingest_record_machine_settings(struct store *st, const struct ingest_config *cfg,
+				   struct bl_error *err);
 
 #endif

@@ -160,12 +160,12 @@ static int check_machines(struct ingest_intake *in, const char *name, struct ing
 	return 0;
 }
 
-/* benchline.json's machine settings, recorded before the records they decide. */
-static int record_machine_settings(struct ingest_intake *in, struct store *st, struct bl_error *err)
+int ingest_record_machine_settings(struct store *st, const struct ingest_config *cfg,
+				   struct bl_error *err)
 {
 	int ret;
-	for (size_t i = 0; i < in->cfg.n_keep_first; i++)
-		if ((ret = store_set_machine_keep(st, in->cfg.keep_first_machines[i], 1, err)))
+	for (size_t i = 0; i < cfg->n_keep_first; i++)
+		if ((ret = store_set_machine_keep(st, cfg->keep_first_machines[i], 1, err)))
 			return ret;
 	return 0;
 }
@@ -229,7 +229,8 @@ static int intake_streamed(struct ingest_intake *in, struct store *st, const cha
 	in->chosen_format = "benchline";
 	if ((ret = ingest_parse_native_fd(path, fd, start->buf, start->len, take_streamed, &s,
 					  err)) ||
-	    (ret = stage_piece(&s, err)) || (ret = record_machine_settings(in, st, err)))
+	    (ret = stage_piece(&s, err)) ||
+	    (ret = ingest_record_machine_settings(st, &in->cfg, err)))
 		goto done;
 	if ((ret = ingest_store_stage(st, &stage, &opts, err))) {
 		bl_error_prefix(err, "%s", path);
@@ -356,7 +357,7 @@ int ingest_intake_store(struct ingest_intake *in, struct store *st, const char *
 	int ret;
 
 	if ((ret = check_machines(in, name, batch, 0, err)) ||
-	    (ret = record_machine_settings(in, st, err)))
+	    (ret = ingest_record_machine_settings(st, &in->cfg, err)))
 		return ret;
 	if ((ret = ingest_store(st, batch, &opts, outcomes, run_ids, err)))
 		bl_error_prefix(err, "%s", name);

@@ -701,4 +701,59 @@ int store_each_triage_alert(struct store *st, store_triage_alert_fn fn, void *da
 int store_alert_set_filed(struct store *st, int64_t alert_id, const char *url,
 			  struct bl_error *err);
 
+/* Data care (store/admin.c, sql/admin.sql): what retag re-reads, what rm removes, and the
+ * audit of every hand-made change (sql/009-audit.sql). */
+
+/* A stored run as retag and rm re-decide its tags and its key. Strings live until the
+ * callback returns. */
+struct store_admin_run {
+	int64_t id;
+	struct store_key key;
+	int keep_first;	  /* its machine keeps the first run of a key */
+	double quietness; /* as stored, NAN when unknown */
+	const char *tags; /* its tags, comma-separated in the store's order; "" when none */
+	int standing, baseline;
+	const char *raw; /* its canonical JSON */
+};
+typedef int (*store_admin_run_fn)(const struct store_admin_run *r, void *data);
+/* Every run (key NULL) or one key's, by key then run id: the order they were ingested in
+ * within each key. A non-zero return from fn stops the walk and is returned. */
+int store_admin_each_run(struct store *st, const struct store_key *key, store_admin_run_fn fn,
+			 void *data, struct bl_error *err);
+
+/* A run rm is asked to remove. Strings live until the callback returns. */
+struct store_admin_target {
+	int64_t id;
+	struct store_key key;
+	const char *machine, *benchmark, *commit;
+	int standing;
+};
+typedef int (*store_admin_target_fn)(const struct store_admin_target *t, void *data);
+/* The run with this id: *found 0 when there is none (fn not called). */
+int store_admin_target(int *found, struct store *st, int64_t run_id, store_admin_target_fn fn,
+		       void *data, struct bl_error *err);
+/* The runs the filters take (NULL: any; commit a prefix of lowercase hex digits), by id. A
+ * non-zero return from fn stops the walk and is returned. */
+int store_admin_targets(struct store *st, const char *machine, const char *benchmark,
+			const char *commit, store_admin_target_fn fn, void *data,
+			struct bl_error *err);
+
+/* What a row of the audit table records. */
+enum store_audit_action {
+	STORE_AUDIT_RETAG,
+	STORE_AUDIT_RM,
+	STORE_AUDIT_IGNORE,
+};
+/* Records who did what and why (why may be NULL), now: the alert an ignore named (0: none)
+ * and how many runs the command changed. *id_out the row's id. */
+int store_admin_audit(int64_t *id_out, struct store *st, enum store_audit_action action,
+		      const char *who, const char *why, int64_t alert_id, int64_t runs,
+		      struct bl_error *err);
+/* Removes a run and everything that refers to it (its Suspects, the lines that start at it,
+ * tags, metrics, its standing and change-log entries), keeping a copy in removed_runs under
+ * audit row audit_id, and makes the next detect read every Series. The caller settles its
+ * key afterwards (which run stands now) and holds the transaction. */
+int store_admin_remove_run(struct store *st, int64_t run_id, int64_t audit_id,
+			   struct bl_error *err);
+
 #endif

@@ -199,6 +199,7 @@ enum request_kind {
 	REQUEST_GET,	 /* a GET or HEAD route (a body is read and ignored) */
 	REQUEST_PUSH,	 /* POST /api/records */
 	REQUEST_OUTCOME, /* POST /api/alerts/{id}/outcome */
+	REQUEST_IGNORE,	 /* POST /api/alerts/{id}/ignore */
 };
 
 /* What one connection carries between calls of the access handler. */
@@ -206,7 +207,7 @@ struct request {
 	int started;	     /* the access handler has seen it */
 	int too_many_params; /* the query had more than WEB_MAX_PARAMS parameters */
 	enum request_kind kind;
-	int64_t alert_id; /* REQUEST_OUTCOME */
+	int64_t alert_id; /* REQUEST_OUTCOME, REQUEST_IGNORE */
 	struct strbuf body;
 	int too_big;
 	const struct token *token;
@@ -1285,8 +1286,82 @@ done:
 	bl_error_release(&err);
 }
 
-/* "/api/alerts/{id}/outcome": *id the alert's (a positive decimal number), else 0. */
-static int64_t outcome_route(const char *url)
+/* POST /api/alerts/{id}/ignore with the whole body read, {"why": TEXT}: the alert ignored by the
+ * use case `benchline suspects ignore` calls (confirm_ignore_alert), for an alert of a machine
+ * the token may confirm. The audit names the token by the first 12 digits of its digest, never
+ * by the token itself. */
+static void post_ignore(struct web_server *srv, struct web_reply *r, struct request *req,
+			struct MHD_Connection *conn)
+{
+	static const char *const no_params[] = {NULL};
+	struct outcome_alert alert = {0, STRBUF_INIT, SUSPECT_OPEN, ALERT_NO_OUTCOME};
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf who = STRBUF_INIT;
+	struct store *st = NULL;
+	enum suspect_state was;
+	json_error_t jerr;
+	json_t *doc = NULL, *o;
+	const char *why;
+	char digest[41];
+	struct pooled writer = {NULL, 0, NULL};
+	char *text;
+
+	if (check_params(r, conn, no_params))
+		goto done;
+	doc = json_loadb(req->body.buf, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+	why = json_string_value(json_object_get(doc, "why"));
+	if (!doc || !json_is_object(doc) || json_object_size(doc) != 1 || !why) {
+		web_reply_json_error(r, 400,
+				     "the body is {\"why\": TEXT}, the reason to ignore it");
+		goto done;
+	}
+	if (pool_take(&writer, NULL, srv, POOL_WRITE, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	st = writer.st;
+	if (find_alert(&alert, st, req->alert_id, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	if (!alert.found) {
+		bl_error_set(&err, BL_ENOTFOUND, "no alert %lld", (long long)req->alert_id);
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	if (req->token->glob && !glob_match(req->token->glob, alert.machine.buf)) {
+		bl_error_set(&err, BL_EDENIED, "this token may not ignore alerts of machine %s",
+			     alert.machine.buf);
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	if (digest_blob(digest, req->token->token, strlen(req->token->token)))
+		digest[0] = '\0';
+	strbuf_addf(&who, "token %.12s", digest);
+	if (confirm_ignore_alert(&was, st, req->alert_id, who.buf, why, &err)) {
+		reply_error(r, &srv->ctx, 1, &err);
+		goto done;
+	}
+	o = json_pack("{s:I, s:s, s:s}", "alert", (json_int_t)req->alert_id, "state",
+		      suspect_state_name(SUSPECT_IGNORED), "was", suspect_state_name(was));
+	text = json_write_text(o, 0);
+	strbuf_addstr(&r->body, text ? text : "{}");
+	strbuf_addch(&r->body, '\n');
+	free(text);
+	json_decref(o);
+	r->status = 200;
+	r->type = "application/json";
+done:
+	pool_give(srv, &writer, 1);
+	json_decref(doc);
+	strbuf_release(&alert.machine);
+	strbuf_release(&who);
+	bl_error_release(&err);
+}
+
+/* "/api/alerts/{id}ACTION" (ACTION "/outcome" or "/ignore"): the alert's id (a positive
+ * decimal number), else 0. */
+static int64_t outcome_route(const char *url, const char *action)
 {
 	const char *p;
 	int64_t id = 0;
@@ -1300,7 +1375,7 @@ static int64_t outcome_route(const char *url)
 			return 0;
 		id = id * 10 + (*p - '0');
 	}
-	return strcmp(p, "/outcome") ? 0 : id;
+	return strcmp(p, action) ? 0 : id;
 }
 
 /* The first call of a request with a body (a push or an outcome): its method, token and role,
@@ -1329,11 +1404,13 @@ static int body_request_start(struct web_server *srv, struct web_reply *r, struc
 		return -1;
 	}
 	if (!(req->token->roles & role)) {
-		web_reply_json_error(r, 403,
-				     role == TOKEN_PUSH
-					 ? "this token may not push records (its roles lack push)"
-					 : "this token may not post confirm outcomes (its roles "
-					   "lack confirm)");
+		web_reply_json_error(
+		    r, 403,
+		    role == TOKEN_PUSH ? "this token may not push records (its roles lack push)"
+		    : req->kind == REQUEST_IGNORE
+			? "this token may not ignore alerts (its roles lack confirm)"
+			: "this token may not post confirm outcomes (its roles "
+			  "lack confirm)");
 		return -1;
 	}
 	len_header =
@@ -1435,8 +1512,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			goto answer_now;
 		if (!strcmp(url, "/api/records") && !is_get(method)) {
 			req->kind = REQUEST_PUSH;
-		} else if ((req->alert_id = outcome_route(url))) {
+		} else if ((req->alert_id = outcome_route(url, "/outcome"))) {
 			req->kind = REQUEST_OUTCOME;
+		} else if ((req->alert_id = outcome_route(url, "/ignore"))) {
+			req->kind = REQUEST_IGNORE;
 		} else {
 			/* Answering on the first call would make libmicrohttpd close the
 			 * connection (the body might be unread): GETs answer on the next call,
@@ -1468,6 +1547,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		web_reply_json_error(&r, 413, "the body is over 16 MiB");
 	else if (req->kind == REQUEST_PUSH)
 		push_records(srv, &r, req, conn);
+	else if (req->kind == REQUEST_IGNORE)
+		post_ignore(srv, &r, req, conn);
 	else
 		post_outcome(srv, &r, req, conn);
 	goto send;
