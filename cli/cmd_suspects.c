@@ -121,9 +121,13 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 		return suspects_ignore(argc - 1, argv + 1, ctx);
 	struct suspects_out out;
 	struct bl_error err = BL_ERROR_INIT;
+	const char *why = NULL;
 	int ret;
+	/* --why belongs to 'suspects ignore' (which parses its own): listed here so that the
+	 * command's help, built from this table, shows it */
 	const struct cli_option opts[] = {
 	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
+	    {OPT_STRING, "why", &why, "TEXT", "ignore: the reason, kept in the audit (required)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));
@@ -131,6 +135,8 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	cli_table_init(&out.table, col_names, NCOL, "r..r.....r");
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "suspects takes no arguments");
+	if (why)
+		cli_usage_error(ctx->cmd, opts, "--why is for 'suspects ignore --why TEXT ALERT'");
 	if (out.json)
 		cli_json_array_start(&out.array);
 	ret = store_each_suspect(ctx->store, 0, each_suspect, &out, &err);
