@@ -34,7 +34,7 @@ static int write_status(const char *repo, const struct gate_report *r, struct bl
 	strbuf_addf(&path, "%s/gate-status.json", dir.buf);
 	status = json_pack("{s:b, s:I, s:I}", "passed", r->exit_code == 0, "failures",
 			   (json_int_t)r->failures, "unix", (json_int_t)r->unix_time);
-	json_text = json_dumps(status, 0);
+	json_text = json_write_text(status, 0);
 	strbuf_addstr(&text, json_text);
 	strbuf_addch(&text, '\n');
 	free(json_text);

@@ -115,19 +115,16 @@ static void print_all_tagged(const struct tagged_runs *t, int after_table)
 	cli_table_release(&table);
 }
 
-/* A value as a person reads it: whole numbers whole, others with a few decimals. */
+/* A value as a person reads it, in the unit its size calls for (28.3 ms, not 28268.7 us). */
 static void format_value(struct strbuf *sb, double v, const char *unit)
 {
-	if (isnan(v))
+	struct unit_scale scale;
+	if (isnan(v)) {
 		strbuf_addch(sb, '-');
-	else if (v == floor(v) && fabs(v) < 1e15)
-		strbuf_addf(sb, "%.0f", v);
-	else if (fabs(v) >= 100)
-		strbuf_addf(sb, "%.1f", v);
-	else
-		strbuf_addf(sb, "%.4g", v);
-	if (!isnan(v) && unit && *unit)
-		strbuf_addf(sb, " %s", unit);
+		return;
+	}
+	unit_scale_choose(&scale, unit, v);
+	strbuf_add_quantity(sb, v, &scale);
 }
 
 static int each_series(const struct store_series *s, void *data)

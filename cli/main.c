@@ -141,17 +141,20 @@ const struct cli_command cli_commands[] = {
 	.name = "records",
 	.fn = cmd_records,
 	.needs = NEED_DB,
-	.forms = {{NULL, NULL, ""}},
-	.summary = "list standing records (every run with --all)",
+	.forms = {{NULL, "[--json] [--machine] [--benchmark] [--all]", ""},
+		  {NULL, "--why [--repo] [--json]", "ID..."}},
+	.summary = "list standing records (every run with --all), or why runs are tagged",
 	.description =
 	    "Lists the standing records, one per key, or with --all every run, in Series order: "
 	    "id, machine, benchmark, config, source hash, harness version, place on main, commit, "
-	    "the first metric and the tags. --json prints one JSON array with every field and "
-	    "every metric.",
-	.exits = "0 the records were listed\n2 no database, or bad usage",
+	    "the primary metric and its value in the unit its size calls for (one per Series), "
+	    "and the tags; columns are sized to their content. --json prints one JSON array with "
+	    "every field and every metric. --why ID... explains each run's tags from its stored "
+	    "figures (its p95/median against the limit of --repo's benchline.json, else 1.06; the "
+	    "run that holds its key and why).",
+	.exits = "0 the records were listed\n2 no database, no such run, or bad usage",
 	.examples = {"List the standing records:", "benchline records",
-		     "Every run of one machine, as JSON:",
-		     "benchline records --all --machine m4-pro-metal --json"},
+		     "Why run 812 is off its Series:", "benchline records --why 812"},
     },
     {
 	.name = "series",

@@ -115,6 +115,21 @@ static int right_aligned(const struct cli_table *t, size_t c)
 	return c < strlen(t->align) && t->align[c] == 'r';
 }
 
+/* The columns a cell takes on a terminal: its characters, not its bytes (µs is 2 bytes). */
+static size_t cell_width(const struct strbuf *cell)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < cell->len; i++)
+		w += ((unsigned char)cell->buf[i] & 0xC0) != 0x80;
+	return w;
+}
+
+static void pad(FILE *f, size_t n)
+{
+	while (n--)
+		fputc(' ', f);
+}
+
 void cli_table_print(const struct cli_table *t, FILE *f)
 {
 	size_t *width = xcalloc(t->ncols ? t->ncols : 1, sizeof(*width));
@@ -122,18 +137,23 @@ void cli_table_print(const struct cli_table *t, FILE *f)
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < t->ncells[r]; c++)
 			if ((c + 1 < t->ncells[r] || right_aligned(t, c)) &&
-			    t->cells[r * t->ncols + c].len > width[c])
-				width[c] = t->cells[r * t->ncols + c].len;
+			    cell_width(&t->cells[r * t->ncols + c]) > width[c])
+				width[c] = cell_width(&t->cells[r * t->ncols + c]);
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t c = 0; c < t->ncells[r]; c++) {
-			const char *cell = t->cells[r * t->ncols + c].buf;
-			int w = (int)width[c], last = c + 1 == t->ncells[r];
+			const struct strbuf *cell = &t->cells[r * t->ncols + c];
+			size_t w = cell_width(cell), gap = width[c] > w ? width[c] - w : 0;
+			int last = c + 1 == t->ncells[r];
 			if (right_aligned(t, c))
-				fprintf(f, "%*s%s", w, cell, last ? "\n" : "  ");
-			else if (last)
-				fprintf(f, "%s\n", cell);
-			else
-				fprintf(f, "%-*s  ", w, cell);
+				pad(f, gap);
+			fputs(cell->buf, f);
+			if (last) {
+				fputc('\n', f);
+			} else {
+				if (!right_aligned(t, c))
+					pad(f, gap);
+				fputs("  ", f);
+			}
 		}
 	}
 	free(width);
@@ -156,8 +176,11 @@ void cli_json_array_start(struct cli_json_array *a)
 
 void cli_json_array_add(struct cli_json_array *a, struct json_t *element)
 {
+	struct strbuf sb = STRBUF_INIT;
+	json_write(&sb, element, 0);
 	fputs(a->count++ ? ",\n" : "\n", stdout);
-	json_dumpf(element, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
 	json_decref(element);
 }
 
@@ -168,8 +191,11 @@ void cli_json_array_end(struct cli_json_array *a)
 
 void cli_json_print(struct json_t *o)
 {
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-	fputc('\n', stdout);
+	struct strbuf sb = STRBUF_INIT;
+	json_write(&sb, o, JSON_WRITE_INDENT);
+	strbuf_addch(&sb, '\n');
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
 	json_decref(o);
 }
 

@@ -1093,7 +1093,7 @@ static void judged_encode(struct strbuf *out, const struct detect_ctx *c)
 		json_array_append_new(a, json_string(c->judged[i]));
 	if (c->ladders_json) /* with ladders: {"metrics": [...], "ladders": {...}} */
 		a = json_pack("{s:o, s:O}", "metrics", a, "ladders", c->ladders_json);
-	text = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	text = json_write_text(a, JSON_WRITE_SORT_KEYS);
 	strbuf_addstr(out, text ? text : "[]");
 	free(text);
 	json_decref(a);

@@ -472,3 +472,117 @@ int ingest_rm(struct ingest_rm_result *out, struct store *st, const struct inges
 	targets_release(&ts);
 	return ret;
 }
+
+/* What ingest_explain_run gathers from the run's key. */
+struct explain_walk {
+	int64_t id;
+	int found, keep_first;
+	unsigned tags;
+	double quietness;
+	char *raw;
+	int64_t standing;
+	double standing_quietness;
+	unsigned standing_tags;
+};
+
+static unsigned tag_bits(const char *list)
+{
+	unsigned bits = 0;
+	for (unsigned i = 0; i < INGEST_NTAGS; i++) {
+		const char *name = ingest_tag_name(i), *p = list;
+		size_t n = strlen(name);
+		for (; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+			if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+				bits |= 1u << i;
+	}
+	return bits;
+}
+
+static int explain_key_run(const struct store_admin_run *r, void *data)
+{
+	struct explain_walk *w = data;
+	if (r->id == w->id) {
+		w->found = 1;
+		w->keep_first = r->keep_first;
+		w->tags = tag_bits(r->tags);
+		w->quietness = r->quietness;
+		w->raw = xstrdup(r->raw);
+	}
+	if (r->standing) {
+		w->standing = r->id;
+		w->standing_quietness = r->quietness;
+		w->standing_tags = tag_bits(r->tags);
+	}
+	return 0;
+}
+
+static int explain_target(const struct store_admin_target *t, void *data)
+{
+	struct store_key *key = data;
+	/* the key's strings live until this returns: copied by the caller's next call */
+	*key = t->key;
+	key->config = xstrdup(t->key.config);
+	key->source_hash = xstrdup(t->key.source_hash);
+	return 0;
+}
+
+int ingest_explain_run(struct ingest_explained *out, struct store *st,
+		       const struct ingest_config *cfg, int64_t run_id, struct bl_error *err)
+{
+	struct explain_walk w = {run_id, 0, 0, 0, NAN, NULL, 0, NAN, 0};
+	struct store_key key;
+	struct strbuf name = STRBUF_INIT;
+	int found = 0, ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&key, 0, sizeof(key));
+	if ((ret = store_admin_target(&found, st, run_id, explain_target, &key, err)))
+		return ret;
+	if (!found)
+		return bl_error_set(err, BL_ENOTFOUND, "no run %lld", (long long)run_id);
+	ret = store_admin_each_run(st, &key, explain_key_run, &w, err);
+	free((char *)key.config);
+	free((char *)key.source_hash);
+	if (ret)
+		goto done;
+	if (!w.found) {
+		ret = bl_error_set(err, BL_ENOTFOUND, "no run %lld", (long long)run_id);
+		goto done;
+	}
+	strbuf_addf(&name, "run %lld", (long long)run_id);
+	if ((ret = ingest_parse_native(&out->batch, name.buf, w.raw, strlen(w.raw), err)))
+		goto done;
+	if (out->batch.nr != 1) {
+		ret = bl_error_set(err, BL_EINVALID, "run %lld: its stored JSON is not one record",
+				   (long long)run_id);
+		goto done;
+	}
+	out->record = &out->batch.records[0];
+	/* the figures as stored, held to the current settings' limit */
+	out->tagged.tags = w.tags;
+	out->tagged.quietness = w.quietness;
+	out->tagged.noisy_limit = cfg->noisy_limit;
+	out->tagged.standing_quietness = NAN;
+	if (w.tags & INGEST_TAG_SUPERSEDED) {
+		int flawed = (w.tags & INGEST_QUALITY_TAGS) != 0;
+		int standing_flawed = (w.standing_tags & INGEST_QUALITY_TAGS) != 0;
+		out->tagged.standing = w.standing;
+		out->tagged.standing_quietness = w.standing_quietness;
+		out->tagged.kept = flawed != standing_flawed ? INGEST_KEPT_CLEAN
+				   : w.keep_first	     ? INGEST_KEPT_FIRST
+							     : INGEST_KEPT_QUIETER;
+	}
+	out->standing = w.standing == run_id;
+done:
+	free(w.raw);
+	strbuf_release(&name);
+	if (ret)
+		ingest_explained_release(out);
+	return ret;
+}
+
+void ingest_explained_release(struct ingest_explained *e)
+{
+	ingest_batch_release(&e->batch);
+	memset(e, 0, sizeof(*e));
+}

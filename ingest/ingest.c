@@ -463,9 +463,10 @@ static int store_one(enum ingest_outcome *outcome, int64_t *run_id, struct inges
 		tg->tags |= INGEST_TAG_SUPERSEDED;
 		tg->standing = standing;
 		tg->standing_quietness = standing_quietness;
-		tg->kept = keep_first		       ? INGEST_KEPT_FIRST
-			   : standing_flawed != flawed ? INGEST_KEPT_CLEAN
-						       : INGEST_KEPT_QUIETER;
+		/* in the key rule's order: a flaw decides first, then keep "first" */
+		tg->kept = standing_flawed != flawed ? INGEST_KEPT_CLEAN
+			   : keep_first		     ? INGEST_KEPT_FIRST
+						     : INGEST_KEPT_QUIETER;
 		return store_add_tag(st, *run_id, "superseded", err);
 	}
 	*outcome = INGEST_STANDS;

@@ -478,6 +478,19 @@ struct ingest_retag_result {
 int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct ingest_config *cfg,
 		 const char *who, int dry_run, struct bl_error *err);
 
+/* Why a stored run is where it is (`records --why`): its record read back from its stored
+ * JSON, and its tags with the figures that decide them (its stored p95/median against cfg's
+ * limit; the run that holds its key and why), for ingest_tag_why. */
+struct ingest_explained {
+	struct ingest_batch batch; /* holds the one record */
+	const struct ingest_record *record;
+	struct ingest_tagged tagged;
+	int standing; /* it holds its key */
+};
+int ingest_explain_run(struct ingest_explained *out, struct store *st,
+		       const struct ingest_config *cfg, int64_t run_id, struct bl_error *err);
+void ingest_explained_release(struct ingest_explained *e);
+
 /* Which runs rm removes: ids, or the filters (each NULL for any, at least one given; commit a
  * prefix of hex digits, 4 to 40). why is required unless dry_run. */
 struct ingest_rm_request {

@@ -642,7 +642,7 @@ static int parse_fields(struct native_parser *p, json_t *obj, struct ingest_reco
 	if ((ret = get_object(p, obj, "machine_info", 0, &v)))
 		return ret;
 	if (v) {
-		char *info = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+		char *info = json_write_text(v, JSON_WRITE_SORT_KEYS);
 		if (!info)
 			return fail_field(p, "machine_info", "cannot encode as json");
 		rec->machine_info = xstrdup(info);

@@ -114,7 +114,7 @@ WITH listed AS MATERIALIZED (
 	       runs.commit_sha AS commit_sha, runs.content_hash AS content_hash,
 	       runs.started_at AS started_at, runs.committed_at AS committed_at,
 	       runs.baseline AS baseline, r.run_id IS NOT NULL AS standing, runs.at AS at,
-	       runs.place AS place
+	       runs.place AS place, runs.primary_metric AS primary_metric
 	FROM placed_runs runs
 	JOIN machines m ON m.id = runs.machine_id
 	JOIN benchmarks b ON b.id = runs.benchmark_id
@@ -123,7 +123,7 @@ WITH listed AS MATERIALIZED (
 	  AND (?3 = 1 OR r.run_id IS NOT NULL)
 )
 SELECT id, machine, benchmark, config, source_hash, harness_version, commit_sha,
-       content_hash, started_at, committed_at, baseline, standing, place
+       content_hash, started_at, committed_at, baseline, standing, place, primary_metric
 FROM listed
 ORDER BY machine, benchmark, config, place, at, started_at, id;
 
@@ -136,7 +136,7 @@ ORDER BY machine, benchmark, config, place, at, started_at, id;
 -- name: records_page
 SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
        runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
-       r.run_id IS NOT NULL, runs.place
+       r.run_id IS NOT NULL, runs.place, runs.primary_metric
 FROM placed_runs runs
 JOIN machines m ON m.id = runs.machine_id
 JOIN benchmarks b ON b.id = runs.benchmark_id
@@ -151,7 +151,7 @@ LIMIT ?9;
 -- name: records_page_commit
 SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
        runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
-       r.run_id IS NOT NULL, runs.place
+       r.run_id IS NOT NULL, runs.place, runs.primary_metric
 FROM placed_runs runs
 JOIN machines m ON m.id = runs.machine_id
 JOIN benchmarks b ON b.id = runs.benchmark_id
@@ -166,7 +166,7 @@ LIMIT ?9;
 -- name: records_page_source
 SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
        runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
-       r.run_id IS NOT NULL, runs.place
+       r.run_id IS NOT NULL, runs.place, runs.primary_metric
 FROM placed_runs runs
 JOIN machines m ON m.id = runs.machine_id
 JOIN benchmarks b ON b.id = runs.benchmark_id

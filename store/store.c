@@ -720,6 +720,7 @@ static void row_release(struct store_record_row *row)
 	free(row->source_hash);
 	free(row->commit);
 	free(row->content_hash);
+	free(row->primary_metric);
 	for (size_t i = 0; i < row->ntags; i++)
 		free(row->tags[i]);
 	free(row->tags);
@@ -821,6 +822,7 @@ static int walk_records(struct store *st, sqlite3_stmt *list, store_record_fn fn
 		row.baseline = sqlite3_column_int(list, 10);
 		row.standing = sqlite3_column_int(list, 11);
 		row.seq = store_place_seq(sqlite3_column_double(list, 12));
+		row.primary_metric = store_column_strdup(list, 13);
 		ret = load_row_details(st, &row, err);
 		if (!ret && fn(&row, data))
 			ret = 1;

@@ -152,6 +152,7 @@ struct store_record_row {
 	int64_t seq; /* -1 when the commit's place on main is unknown */
 	double started_at, committed_at;
 	int standing, baseline;
+	char *primary_metric; /* the metric the run is judged by */
 	char **tags;
 	size_t ntags;
 	struct store_record_metric *metrics;

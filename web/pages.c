@@ -21,7 +21,7 @@
 /* Appends one element of a JSON array printed as the CLI prints it. */
 static void add_json_element(struct strbuf *sb, json_t *o, size_t index)
 {
-	char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	char *text = json_write_text(o, 0);
 	strbuf_addstr(sb, index ? ",\n" : "\n");
 	strbuf_addstr(sb, text ? text : "null");
 	free(text);
@@ -218,7 +218,7 @@ int web_api_records(struct web_reply *r, struct store *st, const struct store_re
 	}
 	o = json_pack("{s:o, s:o}", "records", p.records, "next",
 		      p.more ? json_integer(p.last_id) : json_null());
-	text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	text = json_write_text(o, 0);
 	strbuf_addstr(&r->body, text ? text : "{}");
 	strbuf_addch(&r->body, '\n');
 	free(text);

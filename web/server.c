@@ -843,7 +843,7 @@ static int api_query(struct web_server *srv, struct web_reply *r, struct MHD_Con
 		if (check_params(r, conn, no_params))
 			goto done;
 		o = web_background_status(srv->bg);
-		text = json_dumps(o, JSON_COMPACT);
+		text = json_write_text(o, 0);
 		strbuf_addstr(&r->body, text ? text : "{}");
 		strbuf_addch(&r->body, '\n');
 		free(text);
@@ -1156,7 +1156,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 		if (outcomes[i] != INGEST_DUPLICATE)
 			stored = 1;
 	}
-	text = json_dumps(out, JSON_COMPACT);
+	text = json_write_text(out, 0);
 	strbuf_addstr(&r->body, text ? text : "[]");
 	strbuf_addch(&r->body, '\n');
 	free(text);
@@ -1268,7 +1268,7 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 	o = json_pack("{s:I, s:s, s:s, s:o}", "alert", (json_int_t)req->alert_id, "state",
 		      suspect_state_name(alert.state), "outcome", alert_outcome_name(res.outcome),
 		      "regressions", ids);
-	text = json_dumps(o, JSON_COMPACT);
+	text = json_write_text(o, 0);
 	strbuf_addstr(&r->body, text ? text : "{}");
 	strbuf_addch(&r->body, '\n');
 	free(text);

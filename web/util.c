@@ -84,7 +84,7 @@ void web_reply_json_error(struct web_reply *r, int status, const char *msg)
 	json_t *o = json_object();
 	char *text;
 	json_object_set_new(o, "error", json_string(msg));
-	text = json_dumps(o, JSON_COMPACT);
+	text = json_write_text(o, 0);
 	strbuf_reset(&r->body);
 	strbuf_addstr(&r->body, text ? text : "{}");
 	strbuf_addch(&r->body, '\n');

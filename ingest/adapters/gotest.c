@@ -325,7 +325,7 @@ static void machine_info(struct adapters_file_info *fi, const struct go_parse *g
 		strbuf_release(&os);
 	}
 	if (json_object_size(info)) {
-		dump = json_dumps(info, JSON_COMPACT | JSON_SORT_KEYS);
+		dump = json_write_text(info, JSON_WRITE_SORT_KEYS);
 		fi->machine_info = dump && strlen(dump) <= INGEST_MAX_STRING ? xstrdup(dump) : NULL;
 		free(dump);
 	}

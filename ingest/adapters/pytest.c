@@ -55,7 +55,7 @@ static int read_machine(struct adapters_file_info *fi, const struct adapters_inp
 		strbuf_release(&py);
 	}
 	if (json_object_size(info)) {
-		char *dump = json_dumps(info, JSON_COMPACT | JSON_SORT_KEYS);
+		char *dump = json_write_text(info, JSON_WRITE_SORT_KEYS);
 		fi->machine_info = dump && strlen(dump) <= INGEST_MAX_STRING ? xstrdup(dump) : NULL;
 		free(dump);
 	}

@@ -1057,6 +1057,8 @@ int preflight_json(struct strbuf *out, const struct preflight *p)
 {
 	json_t *o = preflight_to_json(p);
 	/* Loads carry two decimals: 10 significant digits print them without noise. */
+	/* ten digits on purpose: the figures are rounded here, before they become part of the
+	 * record (and its digest), not only printed */
 	char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	json_decref(o);
 	if (!text)

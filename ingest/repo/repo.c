@@ -444,7 +444,7 @@ static char *measured_key(const struct ingest_config *cfg)
 	arr = json_array();
 	for (size_t i = 0; i < cfg->n_measured; i++)
 		json_array_append_new(arr, json_string(sorted[i]));
-	out = json_dumps(arr, JSON_COMPACT);
+	out = json_write_text(arr, 0);
 	json_decref(arr);
 	free(sorted);
 	return out;

@@ -92,4 +92,33 @@ test_expect 'a failing benchmark: its standard error is there, then why nothing 
 	test_cmp expect first &&
 	grep -q "exited with status 3; nothing stored" err
 '
+test_expect 'records --why explains each tag of a run from its stored figures' '
+	why() {
+		printf "{\"schema\":1,\"machine\":\"w1\",\"benchmark\":\"why\",\"config\":\"\",\"harness_version\":1,"
+		printf "\"source\":{\"commit\":\"%040d\",\"source_hash\":\"%040d\",\"branch\":\"main\"%s}," 1 1 "$3"
+		printf "\"started_at\":\"2026-11-02T04:0%d:00Z\",\"metrics\":{\"t_us\":{\"unit\":\"us\"," "$1"
+		printf "\"median\":100,\"p95\":%s,\"n\":30}}}\n" "$2"
+	}
+	{ why 1 101 ""; why 2 112 ""; why 3 101 ",\"dirty\":true"; } >why.json &&
+	bl --db why.db ingest why.json >/dev/null &&
+	bl --db why.db records --why 1 2 3 >actual &&
+	cat >expect <<-EOF &&
+	run 1, w1/why 000000000000 harness 1: no tags: it joins its Series
+	run 2, w1/why 000000000000 harness 1: superseded, off its Series
+	  noisy: p95/median 1.12 >= 1.06
+	  superseded: run 1, with no quality tag, holds its key
+	run 3, w1/why 000000000000 harness 1: superseded, off its Series
+	  dirty: its measured paths differed from commit 000000000000
+	  superseded: run 1, with no quality tag, holds its key
+	EOF
+	test_cmp expect actual &&
+	bl --db why.db records --why --json 2 >why2.json &&
+	test "$(json_get why2.json "join q(,), @{\$j->[0]{tags}}")" = noisy,superseded &&
+	test "$(json_get why2.json "\$j->[0]{why}{noisy}")" = "p95/median 1.12 >= 1.06" &&
+	expect_exit 2 bl --db why.db records --why 99 2>err &&
+	grep -q "no run 99" err &&
+	expect_exit 2 bl --db why.db records --why 2>err &&
+	grep -q "needs a run ID" err
+'
+
 test_done
