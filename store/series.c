@@ -354,3 +354,27 @@ done:
 	strbuf_release(&w.content);
 	return ret;
 }
+
+int store_series_id_has_dot_part(const char *id)
+{
+	for (const char *part = id; part; part = strchr(part, '/') ? strchr(part, '/') + 1 : NULL) {
+		size_t n = strcspn(part, "/");
+		if ((n == 1 || n == 2) && !strncmp(part, "..", n))
+			return 1;
+	}
+	return 0;
+}
+
+void store_series_page_path(struct strbuf *out, const char *id)
+{
+	if (!store_series_id_has_dot_part(id)) {
+		strbuf_addf(out, "/series/%s", id);
+		return;
+	}
+	strbuf_addstr(out, "/series?id=");
+	for (const char *c = id; *c; c++)
+		if (*c == '%')
+			strbuf_addstr(out, "%25");
+		else
+			strbuf_addch(out, *c);
+}

@@ -226,6 +226,13 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
  * "m4-pro-metal/town/2560x1440%2F1800f/gpu_frame_us". */
 void store_series_id(struct strbuf *out, const char *machine, const char *benchmark,
 		     const char *config, const char *metric);
+/* Whether a Series id has a part that is "." or "..": a browser resolves such a path segment
+ * away before sending it, percent-encoded or not (to the URL standard "%2E" is a dot too), so
+ * such a Series is linked with its id in the query. */
+int store_series_id_has_dot_part(const char *id);
+/* The path of a Series' page for a link, appended to out: "/series/ID", or "/series?id=ID" (its
+ * '%' escaped once more) when a part of it is a dot segment; the server takes both. */
+void store_series_page_path(struct strbuf *out, const char *id);
 
 /* Web */
 

@@ -29,8 +29,11 @@
 #define MARGIN_T      0.92
 #define MAX_SVG_BYTES ((size_t)32 << 20)
 
+/* A drawn chart, known by everything it was drawn from: the hash finds it, the whole key
+ * (compared byte for byte) makes sure it is that chart and not one whose key collides. */
 struct cache_entry {
 	uint64_t key;
+	struct strbuf text; /* the whole key */
 	char *svg;
 };
 
@@ -46,6 +49,8 @@ struct web_chart_cache *web_chart_cache_new(size_t max_entries)
 	pthread_mutex_init(&c->lock, NULL);
 	c->max = max_entries ? max_entries : 1;
 	c->entries = xcalloc(c->max, sizeof(*c->entries));
+	for (size_t i = 0; i < c->max; i++)
+		strbuf_init(&c->entries[i].text, 0);
 	return c;
 }
 
@@ -53,19 +58,23 @@ void web_chart_cache_free(struct web_chart_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->max; i++)
+	for (size_t i = 0; i < c->max; i++) {
 		free(c->entries[i].svg);
+		strbuf_release(&c->entries[i].text);
+	}
 	free(c->entries);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
-static char *cache_get(struct web_chart_cache *c, uint64_t key)
+char *web_chart_cache_get(struct web_chart_cache *c, uint64_t key, const struct strbuf *text)
 {
 	char *svg = NULL;
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->max; i++)
-		if (c->entries[i].svg && c->entries[i].key == key) {
+		if (c->entries[i].svg && c->entries[i].key == key &&
+		    c->entries[i].text.len == text->len &&
+		    !memcmp(c->entries[i].text.buf, text->buf, text->len)) {
 			svg = xstrdup(c->entries[i].svg);
 			break;
 		}
@@ -73,11 +82,14 @@ static char *cache_get(struct web_chart_cache *c, uint64_t key)
 	return svg;
 }
 
-static void cache_put(struct web_chart_cache *c, uint64_t key, const char *svg)
+void web_chart_cache_put(struct web_chart_cache *c, uint64_t key, const struct strbuf *text,
+			 const char *svg)
 {
 	pthread_mutex_lock(&c->lock);
 	free(c->entries[c->next].svg);
 	c->entries[c->next].key = key;
+	strbuf_reset(&c->entries[c->next].text);
+	strbuf_add(&c->entries[c->next].text, text->buf, text->len);
 	c->entries[c->next].svg = xstrdup(svg);
 	c->next = (c->next + 1) % c->max;
 	pthread_mutex_unlock(&c->lock);
@@ -635,7 +647,7 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 		  const char *gnuplot, const struct web_chart *chart, struct bl_error *err)
 {
 	struct strbuf script = STRBUF_INIT, under = STRBUF_INIT, overlay = STRBUF_INIT;
-	struct strbuf out = STRBUF_INIT, svg = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, svg = STRBUF_INIT, keytext = STRBUF_INIT;
 	struct web_chart_frame f = {0, 0, 0, 0};
 	uint64_t key;
 	const char *start, *open_end, *end;
@@ -647,12 +659,13 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 	build_script(&script, &f, chart);
 	build_band(&under, &f, chart);
 	build_overlay(&overlay, &f, chart);
-	key = web_hash(WEB_HASH_INIT, script.buf, script.len);
-	key = web_hash(key, under.buf, under.len);
-	key = web_hash(key, overlay.buf, overlay.len);
-	key = web_hash(key, chart->title, strlen(chart->title));
+	strbuf_add(&keytext, script.buf, script.len + 1);
+	strbuf_add(&keytext, under.buf, under.len + 1);
+	strbuf_add(&keytext, overlay.buf, overlay.len + 1);
+	strbuf_addstr(&keytext, chart->title);
+	key = web_hash(WEB_HASH_INIT, keytext.buf, keytext.len);
 	*etag_out = key;
-	if ((hit = cache_get(cache, key))) {
+	if ((hit = web_chart_cache_get(cache, key, &keytext))) {
 		*svg_out = hit;
 		goto done;
 	}
@@ -675,7 +688,7 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 	add_gnuplot_svg(&svg, open_end + 1, (size_t)(end - open_end - 1));
 	strbuf_add(&svg, overlay.buf, overlay.len);
 	strbuf_addstr(&svg, "</svg>\n");
-	cache_put(cache, key, svg.buf);
+	web_chart_cache_put(cache, key, &keytext, svg.buf);
 	*svg_out = strbuf_detach(&svg, NULL);
 done:
 	strbuf_release(&script);
@@ -683,5 +696,6 @@ done:
 	strbuf_release(&overlay);
 	strbuf_release(&out);
 	strbuf_release(&svg);
+	strbuf_release(&keytext);
 	return ret;
 }

@@ -393,18 +393,6 @@ static void format_value(struct strbuf *sb, double v, const char *unit)
 	}
 }
 
-/* Whether a Series id has a part that is "." or "..": a browser resolves such a path segment
- * away before sending it, percent-encoded or not (to the URL standard "%2E" is a dot too). */
-static int has_dot_part(const char *id)
-{
-	for (const char *part = id; part; part = strchr(part, '/') ? strchr(part, '/') + 1 : NULL) {
-		size_t n = strcspn(part, "/");
-		if ((n == 1 || n == 2) && !strncmp(part, "..", n))
-			return 1;
-	}
-	return 0;
-}
-
 /* What of a Series a link opens. */
 enum series_view { SERIES_PAGE, SERIES_CHART, SERIES_RECORDS };
 
@@ -419,7 +407,7 @@ static void add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const c
 	    {"/series/", ""}, {"/series/", "/chart.svg"}, {"/api/series/", "/records"}};
 	static const char *const query_of[] = {
 	    "/series?id=", "/series/chart.svg?id=", "/api/series/records?id="};
-	int in_query = has_dot_part(id);
+	int in_query = store_series_id_has_dot_part(id);
 	web_html_escape(sb, ctx->base);
 	if (in_query) {
 		strbuf_addstr(sb, query_of[view]);
@@ -1348,7 +1336,7 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 
 	/* Zoom. */
 	strbuf_addstr(sb, "<form class=\"zoom\" method=\"get\" action=\"");
-	if (has_dot_part(c.id)) {
+	if (store_series_id_has_dot_part(c.id)) {
 		/* A form's GET drops its action's query: the id goes as a field. */
 		web_html_escape(sb, ctx->base);
 		strbuf_addstr(sb, "/series\"><input type=\"hidden\" name=\"id\" value=\"");

@@ -137,6 +137,12 @@ struct web_mark {
 };
 
 struct web_chart_cache;
+/* A chart drawn before from exactly the key text (the hash finds it, the text is compared
+ * whole), as a new string; NULL when there is none. web_chart_cache_put keeps one, the oldest
+ * going once the cache is full. */
+char *web_chart_cache_get(struct web_chart_cache *c, uint64_t hash, const struct strbuf *key);
+void web_chart_cache_put(struct web_chart_cache *c, uint64_t hash, const struct strbuf *key,
+			 const char *svg);
 struct web_chart_cache *web_chart_cache_new(size_t max_entries);
 void web_chart_cache_free(struct web_chart_cache *c);
 

@@ -291,7 +291,8 @@ static void write_body(struct confirm_triage_issue *is, const char *base_url, si
 			store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
 			strbuf_addstr(b, " [chart](");
 			strbuf_add(b, base_url, base_len);
-			strbuf_addf(b, "/series/%s) |", id.buf);
+			store_series_page_path(b, id.buf);
+			strbuf_addstr(b, ") |");
 		}
 		strbuf_addch(b, '\n');
 	}

@@ -397,7 +397,9 @@ static void md_row(struct strbuf *out, const struct gate_row *r, const char *bas
 	if (base_url) {
 		struct strbuf id = STRBUF_INIT;
 		store_series_id(&id, r->machine, r->benchmark, r->config, r->metric);
-		strbuf_addf(out, "](%s/series/%s)", base_url, id.buf);
+		strbuf_addf(out, "](%s", base_url);
+		store_series_page_path(out, id.buf);
+		strbuf_addch(out, ')');
 		strbuf_release(&id);
 	}
 	strbuf_addstr(out, " | ");

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -103,9 +104,35 @@ static void dates_in_utc(void **state)
 	strbuf_release(&sb);
 }
 
+/* The chart cache finds a chart by its whole key: two keys with the same hash are two
+ * charts. */
+static void chart_cache_whole_key(void **state)
+{
+	struct web_chart_cache *c = web_chart_cache_new(2);
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	char *hit;
+	(void)state;
+	strbuf_addstr(&a, "plot a");
+	strbuf_addstr(&b, "plot b");
+	web_chart_cache_put(c, 42, &a, "<svg>A</svg>");
+	assert_null(web_chart_cache_get(c, 42, &b));
+	web_chart_cache_put(c, 42, &b, "<svg>B</svg>");
+	hit = web_chart_cache_get(c, 42, &a);
+	assert_string_equal(hit, "<svg>A</svg>");
+	free(hit);
+	hit = web_chart_cache_get(c, 42, &b);
+	assert_string_equal(hit, "<svg>B</svg>");
+	free(hit);
+	assert_null(web_chart_cache_get(c, 43, &a));
+	strbuf_release(&a);
+	strbuf_release(&b);
+	web_chart_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(chart_cache_whole_key),
 	    cmocka_unit_test(frame_near_dbl_max),
 	    cmocka_unit_test(frame_from_the_series_own_points),
 	    cmocka_unit_test(frame_by_date),

@@ -159,9 +159,27 @@ static void database_errors_name_the_file(void **state)
 	bl_error_release(&err);
 }
 
+/* A Series with a "." or ".." part is linked through the query (a browser drops dot segments
+ * from a path); the pages, the gate's comment and triage's issues all link it so. */
+static void series_links_with_dot_parts(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	store_series_page_path(&sb, "m1/town/1080p/t");
+	assert_string_equal(sb.buf, "/series/m1/town/1080p/t");
+	strbuf_reset(&sb);
+	store_series_page_path(&sb, "m1/../a%2Fb/t");
+	assert_string_equal(sb.buf, "/series?id=m1/../a%252Fb/t");
+	assert_true(store_series_id_has_dot_part("./x/y/z"));
+	assert_true(store_series_id_has_dot_part("a/b/c/."));
+	assert_false(store_series_id_has_dot_part("a/.b/c../d"));
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(series_links_with_dot_parts),
 	    cmocka_unit_test(a_walk_is_not_restarted_from_its_callback),
 	    cmocka_unit_test(database_errors_name_the_file),
 	};
