@@ -169,12 +169,12 @@ test_expect 'tagged runs never join a Series' '
 	json_ok tg2-s.json "@\$j == 0"
 '
 
-test_expect 'the text listing is an aligned table with units' '
+test_expect 'the text listing is an aligned table with units, sized to each value (100 µs, 1.06 ms)' '
 	bl series --machine m1 >out &&
 	head -1 out | grep -q "^machine *benchmark *config *metric *records *lines *last value$" &&
-	grep -q "^m1 *town *4k *gpu_frame_us *1 *1 *100 us$" out &&
+	grep -q "^m1 *town *4k *gpu_frame_us *1 *1 *100 µs$" out &&
 	grep -q "^m1 *town *4k *allocations *1 *1 *5790 allocs$" out &&
-	grep -q "^m1 *town *4k *ledger_p95_ms *1 *1 *1.061 ms$" out &&
+	grep -q "^m1 *town *4k *ledger_p95_ms *1 *1 *1.06 ms$" out &&
 	awk "NR == 1 { p = index(\$0, \"records\") + 6 }
 		NR > 1 && substr(\$0, p, 1) != \"1\" { bad = 1 } END { exit bad }" out &&
 	test "$(wc -l <out)" = 10
