@@ -269,6 +269,10 @@ void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s
 
 	if (!isfinite(x)) {
 		strbuf_addstr(sb, format_double(buf, x, 0));
+	} else if (a >= 1e15 || (a > 0 && a < 1e-3)) {
+		/* beyond any step of its unit: three digits and an exponent */
+		snprintf(buf, sizeof(buf), "%.3g", x);
+		strbuf_addstr(sb, buf);
 	} else if (s->factor == 1 && x == floor(x) && a < 1e15) {
 		/* a whole number in its own unit (a count) is written as it is */
 		strbuf_addf(sb, "%.0f", x);

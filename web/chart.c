@@ -246,6 +246,50 @@ static void add_date_tics(struct strbuf *sb, const struct web_chart_frame *f)
 	strbuf_addstr(sb, ")\n");
 }
 
+/* The unit a chart's values are shown in, one for the whole Series: the step the middle of its
+ * frame calls for (28268.7 us as 28.3 ms). */
+static void chart_scale(struct unit_scale *sc, const struct web_chart_frame *f,
+			const struct web_chart *c)
+{
+	unit_scale_choose(sc, c->unit, fabs(f->y0 / 2 + f->y1 / 2));
+}
+
+/* A value in the chart's unit, with it: "28.3 ms". */
+static void format_scaled(struct strbuf *sb, double v, const struct unit_scale *sc)
+{
+	strbuf_add_quantity(sb, v, sc);
+}
+
+/* The y axis' ticks at round values of the chart's unit (gnuplot would label the raw ones):
+ * positions in the data's own unit, labels scaled. Left to gnuplot when the frame is too wide
+ * or narrow to step through. */
+static void add_y_tics(struct strbuf *sb, const struct web_chart_frame *f,
+		       const struct unit_scale *sc)
+{
+	double span = f->y1 / 2 - f->y0 / 2, raw, mag, norm, step, shown;
+	int first = 1, decimals;
+
+	if (!(span > 0) || !isfinite(span) || sc->factor == 1)
+		return;
+	raw = span * 2 / 6;
+	mag = pow(10, floor(log10(raw)));
+	norm = raw / mag;
+	step = (norm < 1.5 ? 1 : norm < 3.5 ? 2 : norm < 7.5 ? 5 : 10) * mag;
+	if (!isfinite(step) || step <= 0 || span * 2 / step > 50)
+		return;
+	shown = step * sc->factor;
+	decimals = shown >= 1 ? 0 : (int)ceil(-log10(shown) - 1e-9);
+	if (decimals > 9)
+		return;
+	strbuf_addstr(sb, "set ytics (");
+	for (double t = ceil(f->y0 / step) * step; t <= f->y1 + step * 1e-9; t += step) {
+		strbuf_addf(sb, "%s\"%.*f\" %.17g", first ? "" : ", ", decimals,
+			    fabs(t) < step * 1e-9 ? 0.0 : t * sc->factor, t);
+		first = 0;
+	}
+	strbuf_addstr(sb, ")\n");
+}
+
 static void build_script(struct strbuf *sb, const struct web_chart_frame *f,
 			 const struct web_chart *c)
 {
@@ -253,6 +297,7 @@ static void build_script(struct strbuf *sb, const struct web_chart_frame *f,
 	size_t n = c->npoints;
 	double prev_x = NAN;
 	int objects = 0, lines = 0;
+	struct unit_scale sc;
 	strbuf_addf(sb,
 		    "set terminal svg size %d,%d dynamic font 'sans,11'\n"
 		    "unset key\n"
@@ -269,8 +314,10 @@ static void build_script(struct strbuf *sb, const struct web_chart_frame *f,
 	} else {
 		strbuf_addstr(sb, "set xlabel 'commit (place on main)'\n");
 	}
+	chart_scale(&sc, f, c);
+	add_y_tics(sb, f, &sc);
 	strbuf_addstr(sb, "set ylabel '");
-	add_gnuplot_text(sb, c->unit);
+	add_gnuplot_text(sb, sc.unit);
 	strbuf_addstr(sb, "'\n");
 	for (size_t i = 0; i < n; i++) {
 		if (!on_series(&p[i]))
@@ -310,14 +357,6 @@ static void build_script(struct strbuf *sb, const struct web_chart_frame *f,
 		strbuf_addstr(sb, "plot $d using 1:2 with lines lw 1.5 lc rgb '#3465a4' notitle\n");
 	else
 		strbuf_addstr(sb, "plot 1/0 notitle\n");
-}
-
-static void format_num(struct strbuf *sb, double v)
-{
-	if (v == floor(v) && fabs(v) < 1e15)
-		strbuf_addf(sb, "%.0f", v);
-	else
-		strbuf_addf(sb, "%.6g", v);
 }
 
 /* The §6 band under gnuplot's layer: one light polygon per run of judged records on a line,
@@ -461,7 +500,7 @@ static void add_break_labels(struct strbuf *sb, const struct web_chart_frame *f,
 }
 
 /* A point's hover text: its commit, subject, date and value, then what else is known. */
-static void point_title(struct strbuf *t, const struct web_point *p, const char *unit)
+static void point_title(struct strbuf *t, const struct web_point *p, const struct unit_scale *sc)
 {
 	strbuf_addf(t, "commit %.12s", p->commit);
 	if (p->seq >= 0)
@@ -472,17 +511,15 @@ static void point_title(struct strbuf *t, const struct web_point *p, const char 
 	if (p->subject && *p->subject)
 		strbuf_addf(t, "\n%s", p->subject);
 	strbuf_addch(t, '\n');
-	format_num(t, p->value);
-	if (unit && *unit)
-		strbuf_addf(t, " %s", unit);
+	format_scaled(t, p->value, sc);
 	if (p->spread == STORE_SPREAD_SAMPLES) {
 		strbuf_addstr(t, ", samples ");
-		format_num(t, p->spread_lo);
+		format_scaled(t, p->spread_lo, sc);
 		strbuf_addstr(t, "–");
-		format_num(t, p->spread_hi);
+		format_scaled(t, p->spread_hi, sc);
 	} else if (p->spread == STORE_SPREAD_P95) {
 		strbuf_addstr(t, ", p95 ");
-		format_num(t, p->spread_hi);
+		format_scaled(t, p->spread_hi, sc);
 	}
 	if (p->baseline)
 		strbuf_addstr(t, ", imported Baseline");
@@ -510,6 +547,8 @@ static void build_overlay(struct strbuf *sb, const struct web_chart_frame *f,
 {
 	const struct web_point *p = c->points;
 	struct strbuf t = STRBUF_INIT;
+	struct unit_scale sc;
+	chart_scale(&sc, f, c);
 	add_break_labels(sb, f, c);
 	for (size_t i = 0; i < c->nmarks; i++)
 		if (c->marks[i].x >= f->x0 && c->marks[i].x <= f->x1)
@@ -527,7 +566,7 @@ static void build_overlay(struct strbuf *sb, const struct web_chart_frame *f,
 		x = px_x(f, p[i].x);
 		y = px_y(f, p[i].value, &clamped);
 		strbuf_reset(&t);
-		point_title(&t, &p[i], c->unit);
+		point_title(&t, &p[i], &sc);
 		if (clamped)
 			strbuf_addstr(&t,
 				      clamped > 0 ? " (above the chart)" : " (below the chart)");

@@ -819,6 +819,8 @@ static void quantities_in_human_units(void **state)
 	quantity("frames", 3, 2.5, "2.5 frames");
 	quantity("", 7, 7, "7");
 	quantity("us", NAN, 145, "145 us");
+	quantity("us", 1.79e308, 1.7976931348623157e308, "1.8e+302 s");
+	quantity("", 1, 2.5e-7, "2.5e-07");
 }
 
 int main(void)
