@@ -2,6 +2,7 @@
  * Numbers as text and in order: the one shortest round-trip writer of doubles and the one
  * qsort comparison of doubles, for every module that prints or sorts them.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +32,26 @@ const char *format_double(char *buf, double v, unsigned flags)
 			 flags & DOUBLE_POINT_ZERO ? ".0" : "");
 		return buf;
 	}
-	/* The fewest significant digits that read back as the same double (17 always do). Their
-	 * last digit is never 0: one digit fewer would then name the same decimal. */
-	for (p = 1; p <= 17; p++) {
+	/* The fewest significant digits that read back as the same double (17 always do). A
+	 * decimal of 15 digits or fewer that reads back as v is the nearest 15-digit decimal to it
+	 * (15-digit decimals lie further apart than doubles), so 15 digits with their trailing
+	 * zeros dropped are the shortest when any of 15 or fewer is; else 16, else 17. Three tries
+	 * at most, not seventeen. */
+	/* (A subnormal has fewer digits of precision: it is searched from 1.) */
+	int first = fabs(v) < DBL_MIN ? 1 : 15;
+	for (p = first; p <= 17; p++) {
 		snprintf(e, sizeof(e), "%.*e", p - 1, v);
 		if (p == 17 || strtod(e, NULL) == v)
 			break;
+	}
+	if (p == 15 && first == 15) {
+		/* drop the mantissa's trailing zeros: "3.00000000000000e-01" is 3e-01 */
+		char *x = strchr(e, 'e'), *m = x;
+		while (m > e && m[-1] == '0')
+			m--;
+		if (m > e && m[-1] == '.')
+			m--;
+		memmove(m, x, strlen(x) + 1);
 	}
 	/* e is [-]D[.DDD]e[+-]XX: collect the digits and the decimal exponent. */
 	s = e;

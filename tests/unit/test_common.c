@@ -823,6 +823,48 @@ static void quantities_in_human_units(void **state)
 	quantity("", 1, 2.5e-7, "2.5e-07");
 }
 
+/* The shortest form's digits as the plain search finds them: 1 to 17 digits, the first that
+ * reads back. */
+static void shortest_by_search(char *out, size_t size, double v)
+{
+	for (int p = 1; p <= 17; p++) {
+		snprintf(out, size, "%.*e", p - 1, v);
+		if (p == 17 || strtod(out, NULL) == v)
+			return;
+	}
+}
+
+/* The significant digits of a number's text: no sign, point, exponent, or leading and
+ * trailing zeros ("100" and "1e+02" are both "1"). */
+static void significant(char *out, const char *text)
+{
+	size_t n = 0;
+	for (const char *q = text; *q && *q != 'e'; q++)
+		if (*q >= '0' && *q <= '9' && (n || *q != '0'))
+			out[n++] = *q;
+	while (n > 1 && out[n - 1] == '0')
+		n--;
+	out[n] = '\0';
+}
+
+/* format_double's three tries give the digits of trying every length, 1 to 17. */
+static void doubles_shortest_matches_the_full_search(void **state)
+{
+	char mine[DOUBLE_TEXT_MAX], want[64], a[32], b[32];
+	(void)state;
+	for (unsigned i = 0; i < 200000; i++) {
+		double v = some_double(i);
+		if (v == 0 || !isfinite(v))
+			continue;
+		format_double(mine, v, DOUBLE_LAYOUT_G);
+		shortest_by_search(want, sizeof(want), v);
+		significant(a, mine);
+		significant(b, want);
+		if (strtod(mine, NULL) != v || strcmp(a, b))
+			fail_msg("%a: %s, but the search gives %s", v, mine, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -852,6 +894,7 @@ int main(void)
 	    cmocka_unit_test(doubles_in_the_g_layout),
 	    cmocka_unit_test(doubles_compare_in_order),
 	    cmocka_unit_test(doubles_as_printf_g17),
+	    cmocka_unit_test(doubles_shortest_matches_the_full_search),
 	    cmocka_unit_test(json_canonical_is_janssons_dump),
 	    cmocka_unit_test(json_shortest_reals),
 	    cmocka_unit_test(digests_are_git_blob_ids),
