@@ -10,22 +10,26 @@ printf 'secret\n' >token
 runs() {
 	sqlite3 "$BENCHLINE_DB" "select count(*) from runs"
 }
-# hold_lock: another process takes the database's write lock and keeps it until killed.
+# hold_lock: another process takes the database's write lock and keeps it until release_lock.
+# It reads its commands from a FIFO, so the release is a ROLLBACK and the end of its input, not
+# a signal that could arrive before it holds the lock.
 hold_lock() {
-	printf 'BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('"'"'held'"'"', 1);\n.shell sleep 120\n' |
-		sqlite3 "$BENCHLINE_DB" >/dev/null 2>&1 &
+	rm -f ctl && mkfifo ctl || return 1
+	sqlite3 "$BENCHLINE_DB" <ctl >/dev/null 2>&1 &
 	echo $! >holder.pid
+	exec 9>ctl
+	printf 'BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('"'"'held'"'"', 1);\n' >&9
 	# the lock is held once a writer is refused at once
 	i=0
 	while sqlite3 -cmd ".timeout 0" "$BENCHLINE_DB" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || return 1
+		[ $i -lt 300 ] || return 1
 		sleep 0.1
 	done
 }
 release_lock() {
-	kill "$(cat holder.pid)" 2>/dev/null
-	pkill -f "sleep 120" 2>/dev/null
+	printf 'ROLLBACK;\n' >&9
+	exec 9>&-
 	wait "$(cat holder.pid)" 2>/dev/null
 	return 0
 }
@@ -44,7 +48,7 @@ test_expect 'a bad file is refused while another process holds the lock: it is r
 '
 
 test_expect 'an ingest that meets the lock waits for it and stores the file' '
-	hold_lock &&
+	hold_lock || exit 1
 	{ bl ingest big.jsonl >out 2>err; echo $? >rc; } &
 	sleep 1 && release_lock && wait &&
 	test "$(cat rc)" = 0 &&
@@ -55,7 +59,7 @@ test_expect 'an ingest that meets the lock waits for it and stores the file' '
 serve_start srv --token-file tokens --timeout 60 || exit 1
 
 test_expect 'pushes and a detect during a long ingest wait and succeed' '
-	native_lines 20000 1 m3 >bigger.jsonl &&
+	native_lines 20000 1 m3 >bigger.jsonl || exit 1
 	{ bl ingest bigger.jsonl >out 2>err; echo $? >rc; } &
 	ok=0 &&
 	for k in 1 2 3; do
