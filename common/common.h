@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define BENCHLINE_VERSION "0.1.0"
 
@@ -240,6 +241,16 @@ int alert_outcome_parse(enum alert_outcome *out, const char *name);
 
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);
+/* The pieces read_file_capped is made of, for a reader that goes on from a file descriptor
+ * (ingest's, piece by piece): open_capped opens path ("-": standard input, fd 0) and refuses a
+ * regular file over cap bytes before reading it; read_once appends what one read(2) gives, at
+ * most max bytes (the count, 0 at the end of the file, BL_EIO); read_fd_capped appends all
+ * that is left, BL_ETOOBIG once sb holds over cap bytes; too_big is that error. Messages name
+ * path. */
+int open_capped(int *fd_out, const char *path, size_t cap, struct bl_error *err);
+ssize_t read_once(struct strbuf *sb, int fd, size_t max, const char *path, struct bl_error *err);
+int read_fd_capped(struct strbuf *sb, int fd, const char *path, size_t cap, struct bl_error *err);
+int too_big(struct bl_error *err, const char *path, size_t cap);
 /* Writes data to path atomically (a temporary file renamed over it). */
 int write_file_atomic(const char *path, const void *data, size_t len, struct bl_error *err);
 

@@ -97,45 +97,62 @@ void bl_error_release(struct bl_error *err)
 	strbuf_release(&err->msg);
 }
 
-int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err)
+int open_capped(int *fd_out, const char *path, size_t cap, struct bl_error *err)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	struct stat st;
 
+	*fd_out = -1;
 	if (fd < 0)
 		return bl_error_set(err, BL_EIO, "cannot open '%s': %s", path, strerror(errno));
 	/* a regular file says its size: one over the cap is refused before a byte is read */
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > cap) {
 		if (fd)
 			close(fd);
-		return bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", path, cap);
+		return too_big(err, path, cap);
 	}
-	for (;;) {
-		strbuf_grow(sb, 65536);
-		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int saved = errno;
-			if (fd)
-				close(fd);
-			return bl_error_set(err, BL_EIO, "cannot read '%s': %s", path,
-					    strerror(saved));
-		}
-		if (n == 0)
-			break;
-		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
-		if (sb->len > cap) {
-			if (fd)
-				close(fd);
-			return bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)",
-					    path, cap);
-		}
-	}
+	*fd_out = fd;
+	return 0;
+}
+
+int too_big(struct bl_error *err, const char *path, size_t cap)
+{
+	return bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", path, cap);
+}
+
+ssize_t read_once(struct strbuf *sb, int fd, size_t max, const char *path, struct bl_error *err)
+{
+	ssize_t n;
+
+	strbuf_grow(sb, max);
+	do
+		n = read(fd, sb->buf + sb->len, max);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return bl_error_set(err, BL_EIO, "cannot read '%s': %s", path, strerror(errno));
+	strbuf_setlen(sb, sb->len + (size_t)n);
+	return n;
+}
+
+int read_fd_capped(struct strbuf *sb, int fd, const char *path, size_t cap, struct bl_error *err)
+{
+	ssize_t n;
+	while ((n = read_once(sb, fd, 65536, path, err)) > 0)
+		if (sb->len > cap)
+			return too_big(err, path, cap);
+	return n < 0 ? (int)n : 0;
+}
+
+int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err)
+{
+	int fd, ret;
+
+	if ((ret = open_capped(&fd, path, cap, err)))
+		return ret;
+	ret = read_fd_capped(sb, fd, path, cap, err);
 	if (fd)
 		close(fd);
-	return 0;
+	return ret;
 }
 
 int write_file_atomic(const char *path, const void *data, size_t len, struct bl_error *err)

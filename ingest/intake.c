@@ -290,30 +290,19 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 	struct strbuf text = STRBUF_INIT;
 	const char *format = in->format;
 	struct stat sb;
-	int fd = 0, eof = 0, ret = 0;
+	int fd = -1, eof = 0, ret = 0;
 
 	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		return intake_whole(in, st, path, NULL, 0, mark, mark_data, fn, data, err);
-	if (strcmp(path, "-") && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return bl_error_set(err, BL_EIO, "cannot open '%s': %s", path, strerror(errno));
-	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > INGEST_MAX_FILE) {
-		ret = bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", path,
-				   (size_t)INGEST_MAX_FILE);
-		goto done;
-	}
+	if ((ret = open_capped(&fd, path, INGEST_MAX_FILE, err)))
+		return ret;
 	while (!eof && text.len < FIRST_READ) {
-		ssize_t n;
-		strbuf_grow(&text, FIRST_READ);
-		n = read(fd, text.buf + text.len, FIRST_READ - text.len);
-		if (n < 0 && errno == EINTR)
-			continue;
+		ssize_t n = read_once(&text, fd, FIRST_READ - text.len, path, err);
 		if (n < 0) {
-			ret = bl_error_set(err, BL_EIO, "cannot read '%s': %s", path,
-					   strerror(errno));
+			ret = (int)n;
 			goto done;
 		}
 		eof = n == 0;
-		strbuf_setlen(&text, text.len + (size_t)n);
 	}
 	if (!eof && !strcmp(format, "auto"))
 		format = adapters_detect_format(path, text.buf, text.len);
@@ -322,25 +311,8 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 		goto done;
 	}
 	/* a whole document: the rest of it read into memory */
-	while (!eof) {
-		ssize_t n;
-		strbuf_grow(&text, FIRST_READ);
-		n = read(fd, text.buf + text.len, text.alloc - text.len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = bl_error_set(err, BL_EIO, "cannot read '%s': %s", path,
-					   strerror(errno));
-			goto done;
-		}
-		eof = n == 0;
-		strbuf_setlen(&text, text.len + (size_t)n);
-		if (text.len > INGEST_MAX_FILE) {
-			ret = bl_error_set(err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)",
-					   path, (size_t)INGEST_MAX_FILE);
-			goto done;
-		}
-	}
+	if (!eof && (ret = read_fd_capped(&text, fd, path, INGEST_MAX_FILE, err)))
+		goto done;
 	ret = intake_whole(in, st, path, text.buf, text.len, mark, mark_data, fn, data, err);
 done:
 	if (fd > 0)

@@ -783,26 +783,23 @@ static int read_more(struct native_parser *p, size_t *pos)
 		p->cur.offset -= *pos;
 		*pos = 0;
 	}
-	strbuf_grow(&p->buf, p->buf.alloc > (1 << 16) ? p->buf.alloc / 2 : 1 << 16);
-	do
-		n = read(p->fd, p->buf.buf + p->buf.len, p->buf.alloc - p->buf.len - 1);
-	while (n < 0 && errno == EINTR);
+	/* a read as large as what is held already (at least 64 KiB): a record longer than the
+	 * buffer doubles it */
+	n = read_once(&p->buf, p->fd, p->buf.len > (1 << 16) ? p->buf.len : 1 << 16, p->name,
+		      p->err);
 	if (n < 0)
-		return bl_error_set(p->err, BL_EIO, "cannot read '%s': %s", p->name,
-				    strerror(errno));
+		return (int)n;
 	if (n == 0) {
 		p->eof = 1;
 	} else {
-		const char *nul = memchr(p->buf.buf + p->buf.len, '\0', (size_t)n);
+		const char *nul = memchr(p->buf.buf + p->buf.len - n, '\0', (size_t)n);
 		if (nul) {
-			n = nul - (p->buf.buf + p->buf.len);
+			strbuf_setlen(&p->buf, (size_t)(nul - p->buf.buf));
 			p->eof = p->nul = 1;
 		}
-		strbuf_setlen(&p->buf, p->buf.len + (size_t)n);
 	}
 	if (p->consumed + p->buf.len > INGEST_MAX_FILE)
-		return bl_error_set(p->err, BL_ETOOBIG, "'%s' is too big (over %zu bytes)", p->name,
-				    (size_t)INGEST_MAX_FILE);
+		return too_big(p->err, p->name, INGEST_MAX_FILE);
 	p->text = p->buf.buf;
 	p->len = p->buf.len;
 	return 0;
