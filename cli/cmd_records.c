@@ -26,7 +26,6 @@ struct records_out {
 	/* the Series of the last row, and the scale its values are written in (one per Series) */
 	struct strbuf series;
 	struct unit_scale scale;
-	struct strbuf unit; /* scale.unit's own copy: the row it came from is released */
 };
 
 /* The metric a row is judged by: its primary, else its first. */
@@ -71,9 +70,6 @@ static void add_row_text(struct records_out *out, const struct store_record_row 
 	if (m &&
 	    (series.len != out->series.len || memcmp(series.buf, out->series.buf, series.len))) {
 		unit_scale_choose(&out->scale, m->unit, v);
-		strbuf_reset(&out->unit);
-		strbuf_addstr(&out->unit, out->scale.unit);
-		out->scale.unit = out->unit.buf;
 		strbuf_reset(&out->series);
 		strbuf_add(&out->series, series.buf, series.len);
 	}
@@ -181,7 +177,6 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 	};
 	memset(&out, 0, sizeof(out));
 	strbuf_init(&out.series, 0);
-	strbuf_init(&out.unit, 0);
 	argc = cli_parse(argc, argv, opts, ctx);
 	if (why) {
 		if (!argc)
@@ -203,7 +198,6 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_table_print(&out.table, stdout);
 	cli_table_release(&out.table);
 	strbuf_release(&out.series);
-	strbuf_release(&out.unit);
 	if (ret)
 		ret = cli_fail(&err);
 	bl_error_release(&err);

@@ -290,11 +290,14 @@ void strbuf_add_double(struct strbuf *sb, double v, unsigned flags);
  * Figures in units people read (145 µs, 798 MB/s, 1.2 s), one scale per Series so its values
  * compare at a glance: unit_scale_choose picks, for a unit benchline knows (ns, us, ms, s; B,
  * kB, MB, GB, KiB, MiB, GiB; B/s, kB/s, MB/s, GB/s), the largest step in which typical is 1 or
- * more; any other unit is kept as it is. out->unit may point into unit.
+ * more; any other unit is kept as it is. The scale holds its unit's text itself, so it outlives
+ * the record it was chosen from (a unit longer than UNIT_TEXT_MAX - 1 bytes is cut there, on a
+ * character boundary).
  */
+#define UNIT_TEXT_MAX 64
 struct unit_scale {
-	double factor;	  /* a value times factor is in unit */
-	const char *unit; /* what to write after it ("" for none) */
+	double factor;		  /* a value times factor is in unit */
+	char unit[UNIT_TEXT_MAX]; /* what to write after it ("" for none) */
 };
 void unit_scale_choose(struct unit_scale *out, const char *unit, double typical);
 /* v in the scale, three significant digits without trailing zeros (a whole number in its own

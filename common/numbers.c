@@ -250,13 +250,26 @@ static const struct {
     {"GB/s", rate_steps, 1e9},
 };
 
+/* The unit's text, cut to what the scale holds without splitting a UTF-8 character. */
+static void set_unit(struct unit_scale *out, const char *unit)
+{
+	size_t n = strlen(unit);
+	if (n >= UNIT_TEXT_MAX) {
+		n = UNIT_TEXT_MAX - 1;
+		while (n && ((unsigned char)unit[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(out->unit, unit, n);
+	out->unit[n] = '\0';
+}
+
 void unit_scale_choose(struct unit_scale *out, const char *unit, double typical)
 {
 	const struct unit_step *family = NULL;
 	double size = 1, base;
 
 	out->factor = 1;
-	out->unit = unit ? unit : "";
+	set_unit(out, unit ? unit : "");
 	for (size_t i = 0; unit && i < sizeof(unit_spellings) / sizeof(*unit_spellings); i++) {
 		if (!strcmp(unit, unit_spellings[i].spelling)) {
 			family = unit_spellings[i].family;
@@ -272,7 +285,7 @@ void unit_scale_choose(struct unit_scale *out, const char *unit, double typical)
 		if (base >= s->size * (1 - 1e-9))
 			pick = s;
 	out->factor = size / pick->size;
-	out->unit = pick->name;
+	set_unit(out, pick->name);
 }
 
 void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s)
@@ -303,7 +316,7 @@ void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s
 		}
 		strbuf_add(sb, buf, len);
 	}
-	if (s->unit && s->unit[0]) {
+	if (s->unit[0]) {
 		strbuf_addch(sb, ' ');
 		strbuf_addstr(sb, s->unit);
 	}

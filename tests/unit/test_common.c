@@ -819,6 +819,21 @@ static void quantities_in_human_units(void **state)
 	quantity("frames", 3, 2.5, "2.5 frames");
 	quantity("", 7, 7, "7");
 	quantity("us", NAN, 145, "145 us");
+	{
+		/* the scale keeps its own copy of the unit, cut on a character boundary */
+		char unit[100];
+		struct unit_scale sc;
+		memset(unit, 'x', sizeof(unit));
+		unit[sizeof(unit) - 1] = '\0';
+		unit_scale_choose(&sc, unit, 1);
+		assert_int_equal(strlen(sc.unit), UNIT_TEXT_MAX - 1);
+		/* a two-byte character across the cut is left out whole */
+		memcpy(unit + UNIT_TEXT_MAX - 2, "\xc2\xb5", 2);
+		unit_scale_choose(&sc, unit, 1);
+		assert_int_equal(strlen(sc.unit), UNIT_TEXT_MAX - 2);
+		memset(unit, 'z', sizeof(unit) - 1);
+		assert_int_equal(sc.unit[0], 'x');
+	}
 	quantity("us", 1.79e308, 1.7976931348623157e308, "1.8e+302 s");
 	quantity("", 1, 2.5e-7, "2.5e-07");
 }
