@@ -1210,6 +1210,31 @@ static int find_alert(struct outcome_alert *out, struct store *st, int64_t id, s
 	return store_each_alert(st, &f, outcome_alert_one, out, err);
 }
 
+/* The first steps of a POST on an alert: the writer's connection, then the alert, which must
+ * exist and be of a machine the token may VERB (confirm, ignore). Non-zero when r already
+ * answers why not. */
+static int writer_alert(struct pooled *writer, struct outcome_alert *alert, struct web_server *srv,
+			struct web_reply *r, const struct request *req, const char *verb,
+			struct bl_error *err)
+{
+	if (pool_take(writer, NULL, srv, POOL_WRITE, err) ||
+	    find_alert(alert, writer->st, req->alert_id, err))
+		goto fail;
+	if (!alert->found) {
+		bl_error_set(err, BL_ENOTFOUND, "no alert %lld", (long long)req->alert_id);
+		goto fail;
+	}
+	if (req->token->glob && !glob_match(req->token->glob, alert->machine.buf)) {
+		bl_error_set(err, BL_EDENIED, "this token may not %s alerts of machine %s", verb,
+			     alert->machine.buf);
+		goto fail;
+	}
+	return 0;
+fail:
+	reply_error(r, &srv->ctx, 1, err);
+	return -1;
+}
+
 /* POST /api/alerts/{id}/outcome with the whole body read: the outcome document stored by the
  * use case a local confirm would share (confirm_apply_outcome), for an alert of a machine the
  * token may confirm. */
@@ -1237,26 +1262,9 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 		strbuf_release(&msg);
 		goto done;
 	}
-	if (pool_take(&writer, NULL, srv, POOL_WRITE, &err)) {
-		reply_error(r, &srv->ctx, 1, &err);
+	if (writer_alert(&writer, &alert, srv, r, req, "confirm", &err))
 		goto done;
-	}
 	st = writer.st;
-	if (find_alert(&alert, st, req->alert_id, &err)) {
-		reply_error(r, &srv->ctx, 1, &err);
-		goto done;
-	}
-	if (!alert.found) {
-		bl_error_set(&err, BL_ENOTFOUND, "no alert %lld", (long long)req->alert_id);
-		reply_error(r, &srv->ctx, 1, &err);
-		goto done;
-	}
-	if (req->token->glob && !glob_match(req->token->glob, alert.machine.buf)) {
-		bl_error_set(&err, BL_EDENIED, "this token may not confirm alerts of machine %s",
-			     alert.machine.buf);
-		reply_error(r, &srv->ctx, 1, &err);
-		goto done;
-	}
 	if (confirm_apply_outcome(&res, st, req->alert_id, doc, &err) ||
 	    find_alert(&alert, st, req->alert_id, &err)) {
 		reply_error(r, &srv->ctx, 1, &err);
@@ -1315,26 +1323,9 @@ static void post_ignore(struct web_server *srv, struct web_reply *r, struct requ
 				     "the body is {\"why\": TEXT}, the reason to ignore it");
 		goto done;
 	}
-	if (pool_take(&writer, NULL, srv, POOL_WRITE, &err)) {
-		reply_error(r, &srv->ctx, 1, &err);
+	if (writer_alert(&writer, &alert, srv, r, req, "ignore", &err))
 		goto done;
-	}
 	st = writer.st;
-	if (find_alert(&alert, st, req->alert_id, &err)) {
-		reply_error(r, &srv->ctx, 1, &err);
-		goto done;
-	}
-	if (!alert.found) {
-		bl_error_set(&err, BL_ENOTFOUND, "no alert %lld", (long long)req->alert_id);
-		reply_error(r, &srv->ctx, 1, &err);
-		goto done;
-	}
-	if (req->token->glob && !glob_match(req->token->glob, alert.machine.buf)) {
-		bl_error_set(&err, BL_EDENIED, "this token may not ignore alerts of machine %s",
-			     alert.machine.buf);
-		reply_error(r, &srv->ctx, 1, &err);
-		goto done;
-	}
 	if (digest_blob(digest, req->token->token, strlen(req->token->token)))
 		digest[0] = '\0';
 	strbuf_addf(&who, "token %.12s", digest);
