@@ -209,7 +209,6 @@ int web_api_records(struct web_reply *r, struct store *st, const struct store_re
 	struct store_record_page page = *q;
 	struct api_page p = {json_array(), q->limit, 0, 0, 0};
 	json_t *o = NULL;
-	char *text;
 	int ret;
 	page.limit = q->limit + 1;
 	if ((ret = store_record_page(st, &page, api_page_one, &p, err))) {
@@ -218,13 +217,7 @@ int web_api_records(struct web_reply *r, struct store *st, const struct store_re
 	}
 	o = json_pack("{s:o, s:o}", "records", p.records, "next",
 		      p.more ? json_integer(p.last_id) : json_null());
-	text = json_write_text(o, 0);
-	strbuf_addstr(&r->body, text ? text : "{}");
-	strbuf_addch(&r->body, '\n');
-	free(text);
-	json_decref(o);
-	r->status = 200;
-	r->type = "application/json";
+	web_reply_json(r, 200, o);
 	return 0;
 }
 

@@ -839,17 +839,10 @@ static int api_query(struct web_server *srv, struct web_reply *r, struct MHD_Con
 		ret = web_api_regressions(r, st, &f, err);
 	} else {
 		json_t *o;
-		char *text;
 		if (check_params(r, conn, no_params))
 			goto done;
 		o = web_background_status(srv->bg);
-		text = json_write_text(o, 0);
-		strbuf_addstr(&r->body, text ? text : "{}");
-		strbuf_addch(&r->body, '\n');
-		free(text);
-		json_decref(o);
-		r->status = 200;
-		r->type = "application/json";
+		web_reply_json(r, 200, o);
 	}
 done:
 	strbuf_release(&b1);
@@ -1087,7 +1080,6 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	struct pooled writer = {NULL, 0, NULL};
 	json_t *out = NULL;
 	const char *format = NULL;
-	char *text;
 	int stored = 0;
 
 	ingest_intake_init(&in);
@@ -1156,12 +1148,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 		if (outcomes[i] != INGEST_DUPLICATE)
 			stored = 1;
 	}
-	text = json_write_text(out, 0);
-	strbuf_addstr(&r->body, text ? text : "[]");
-	strbuf_addch(&r->body, '\n');
-	free(text);
-	r->status = stored ? 201 : 200;
-	r->type = "application/json";
+	web_reply_json(r, stored ? 201 : 200, json_incref(out));
 	/* New records: detection runs in the background, never in this request. */
 	if (stored)
 		web_background_poke(srv->bg);
@@ -1249,7 +1236,6 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 	json_error_t jerr;
 	json_t *doc = NULL, *ids, *o;
 	struct pooled writer = {NULL, 0, NULL};
-	char *text;
 
 	memset(&res, 0, sizeof(res));
 	if (check_params(r, conn, no_params))
@@ -1276,13 +1262,7 @@ static void post_outcome(struct web_server *srv, struct web_reply *r, struct req
 	o = json_pack("{s:I, s:s, s:s, s:o}", "alert", (json_int_t)req->alert_id, "state",
 		      suspect_state_name(alert.state), "outcome", alert_outcome_name(res.outcome),
 		      "regressions", ids);
-	text = json_write_text(o, 0);
-	strbuf_addstr(&r->body, text ? text : "{}");
-	strbuf_addch(&r->body, '\n');
-	free(text);
-	json_decref(o);
-	r->status = 200;
-	r->type = "application/json";
+	web_reply_json(r, 200, o);
 	/* A Regression starts a pinned line: the next detection reads every Series. */
 	if (res.nregressions)
 		web_background_poke(srv->bg);
@@ -1312,7 +1292,6 @@ static void post_ignore(struct web_server *srv, struct web_reply *r, struct requ
 	const char *why;
 	char digest[41];
 	struct pooled writer = {NULL, 0, NULL};
-	char *text;
 
 	if (check_params(r, conn, no_params))
 		goto done;
@@ -1335,13 +1314,7 @@ static void post_ignore(struct web_server *srv, struct web_reply *r, struct requ
 	}
 	o = json_pack("{s:I, s:s, s:s}", "alert", (json_int_t)req->alert_id, "state",
 		      suspect_state_name(SUSPECT_IGNORED), "was", suspect_state_name(was));
-	text = json_write_text(o, 0);
-	strbuf_addstr(&r->body, text ? text : "{}");
-	strbuf_addch(&r->body, '\n');
-	free(text);
-	json_decref(o);
-	r->status = 200;
-	r->type = "application/json";
+	web_reply_json(r, 200, o);
 done:
 	pool_give(srv, &writer, 1);
 	json_decref(doc);

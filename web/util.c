@@ -79,19 +79,20 @@ uint64_t web_hash(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
-void web_reply_json_error(struct web_reply *r, int status, const char *msg)
+void web_reply_json(struct web_reply *r, int status, json_t *o)
 {
-	json_t *o = json_object();
-	char *text;
-	json_object_set_new(o, "error", json_string(msg));
-	text = json_write_text(o, 0);
 	strbuf_reset(&r->body);
-	strbuf_addstr(&r->body, text ? text : "{}");
+	if (json_write(&r->body, o, 0))
+		strbuf_addstr(&r->body, "null");
 	strbuf_addch(&r->body, '\n');
-	free(text);
 	json_decref(o);
 	r->status = status;
 	r->type = "application/json";
+}
+
+void web_reply_json_error(struct web_reply *r, int status, const char *msg)
+{
+	web_reply_json(r, status, json_pack("{s:s}", "error", msg));
 	r->has_etag = 0;
 }
 

@@ -217,6 +217,8 @@ void web_reply_cache_put(struct web_reply_cache *c, const struct web_reply *r, u
 			 const char *key, size_t key_len, uint64_t gen);
 
 /* Makes r the JSON error {"error": msg} with status (no ETag: errors are not cached). */
+/* r answers o (its reference taken) as JSON with status. */
+void web_reply_json(struct web_reply *r, int status, struct json_t *o);
 void web_reply_json_error(struct web_reply *r, int status, const char *msg);
 
 /* What the pages need from the server. */
