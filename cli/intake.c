@@ -152,10 +152,14 @@ void cli_intake_flush_json(struct cli_intake *in)
 		strbuf_reset(&sb);
 		json_write(&sb, json_array_get(in->json_out, i), JSON_WRITE_INDENT);
 		fputs(in->json_rows++ ? ",\n  " : "[\n  ", stdout);
-		for (const char *p = sb.buf; *p; p++) {
-			fputc(*p, stdout);
-			if (*p == '\n')
-				fputs("  ", stdout);
+		/* each line of the row one level deeper, as an element of the array */
+		for (const char *p = sb.buf, *nl; *p; p = nl + 1) {
+			if (!(nl = strchr(p, '\n'))) {
+				fputs(p, stdout);
+				break;
+			}
+			fwrite(p, 1, (size_t)(nl + 1 - p), stdout);
+			fputs("  ", stdout);
 		}
 	}
 	if (n)

@@ -118,7 +118,11 @@ test_expect 'records --why explains each tag of a run from its stored figures' '
 	expect_exit 2 bl --db why.db records --why 99 2>err &&
 	grep -q "no run 99" err &&
 	expect_exit 2 bl --db why.db records --why 2>err &&
-	grep -q "needs a run ID" err
+	grep -q "needs a run ID" err &&
+	expect_exit 2 bl --db why.db records --why 2x 2>err &&
+	grep -q "not a run id: '"'"'2x'"'"'" err &&
+	expect_exit 2 bl --db why.db records --repo . 2>err &&
+	grep -q "repo goes with --why" err
 '
 
 test_done
