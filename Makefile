@@ -14,13 +14,13 @@ endif
 # Debian packages the build and the tests need (make deps installs the missing ones).
 DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev \
 	libmicrohttpd-dev libcmocka-dev sqlite3 git perl gnuplot-nox clang clang-format \
-	libclang-rt-14-dev valgrind libcurl4-openssl-dev libssl-dev
+	libclang-rt-14-dev valgrind libcurl4-openssl-dev libssl-dev libpq-dev postgresql
 
-PKGS = sqlite3 libgit2 jansson libcurl libcrypto
+PKGS = sqlite3 libgit2 jansson libcurl libcrypto libpq
 WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(WARN) $(CFLAGS)
-LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcurl -lcrypto) -lm
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(shell pkg-config --cflags-only-I libpq 2>/dev/null || echo -I/usr/include/postgresql) $(WARN) $(CFLAGS)
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcurl -lcrypto -lpq) -lm
 
 # The sanitizer variant builds into its own directory so both can coexist.
 ifneq ($(SANITIZE),)
@@ -43,6 +43,9 @@ LIB = $(BUILD)/libbenchline.a
 BIN = $(BUILD)/benchline
 MIGRATIONS = $(sort $(wildcard sql/[0-9][0-9][0-9]-*.sql))
 SQL = $(MIGRATIONS) $(filter-out $(MIGRATIONS),$(sort $(wildcard sql/*.sql)))
+# The PostgreSQL dialect of the same (store/pg.c), in the same order.
+PG_MIGRATIONS = $(sort $(wildcard sql/pg/[0-9][0-9][0-9]-*.sql))
+PG_SQL = $(PG_MIGRATIONS) $(filter-out $(PG_MIGRATIONS),$(sort $(wildcard sql/pg/*.sql)))
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -80,9 +83,9 @@ $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)ar rcs $@ $^
 
-$(GEN)/sql_embed.c $(GEN)/sql_embed.h &: store/embed-sql.sh $(SQL)
+$(GEN)/sql_embed.c $(GEN)/sql_embed.h &: store/embed-sql.sh $(SQL) $(PG_SQL)
 	@mkdir -p $(GEN)
-	$(Q)sh store/embed-sql.sh $(GEN)/sql_embed.c $(GEN)/sql_embed.h $(SQL)
+	$(Q)sh store/embed-sql.sh $(GEN)/sql_embed.c $(GEN)/sql_embed.h $(SQL) -- $(PG_SQL)
 
 $(GEN)/sql_embed.o: $(GEN)/sql_embed.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

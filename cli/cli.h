@@ -310,6 +310,8 @@ void cli_detect_options(struct detect_options *opts, const struct ingest_config 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_init(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_check(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_migrate(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_ingest(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_records(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_series(int argc, const char **argv, struct cli_ctx *ctx);

@@ -28,7 +28,8 @@ static void print_probe(const struct confirm_probe *p)
 static int open_store(struct cli_ctx *ctx, int no_store, struct bl_error *err)
 {
 	struct stat sb;
-	if (no_store || (!ctx->db_given && stat(ctx->db_path, &sb) < 0))
+	if (no_store ||
+	    (!ctx->db_given && !store_is_postgres_url(ctx->db_path) && stat(ctx->db_path, &sb) < 0))
 		return 0;
 	return store_open(&ctx->store, ctx->db_path, STORE_CREATE, err);
 }

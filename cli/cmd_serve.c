@@ -124,8 +124,8 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(&err);
 		goto done;
 	}
-	printf("benchline: serving %s at http://%s%s%s:%u/ (Ctrl-C stops)\n", ctx->db_path,
-	       strchr(opts.bind ? opts.bind : "", ':') ? "[" : "",
+	printf("benchline: serving %s at http://%s%s%s:%u/ (Ctrl-C stops)\n",
+	       store_name(ctx->store), strchr(opts.bind ? opts.bind : "", ':') ? "[" : "",
 	       opts.bind ? opts.bind : "127.0.0.1",
 	       strchr(opts.bind ? opts.bind : "", ':') ? "]" : "", web_port(srv));
 	fflush(stdout);

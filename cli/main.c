@@ -53,6 +53,42 @@ const struct cli_command cli_commands[] = {
 	.examples = {"Create ./benchline.db:", "benchline init",
 		     "Create or migrate another database:", "benchline --db /srv/bench.db init"},
     },
+    {
+	.name = "check",
+	.fn = cmd_check,
+	.needs = NEED_DB,
+	.forms = {{NULL, NULL, ""}},
+	.summary = "verify the database and the invariants of its history",
+	.description =
+	    "Runs the database's own integrity check (SQLite's quick_check; PostgreSQL checks its "
+	    "pages as it reads them) and verifies what every history keeps: each standing record "
+	    "has its run, measured on the record's key; each metric, tag and Suspect has its run; "
+	    "each run has its primary metric; each line has its start run. Prints one line per "
+	    "problem, or one line of counts when all hold.",
+	.exits = "0 every check holds\n1 a check failed (each is printed)\n2 the database "
+		 "cannot be read",
+	.examples = {"Check ./benchline.db:", "benchline check", "Check a PostgreSQL database:",
+		     "benchline --db postgresql://bench@db.example/bench check"},
+    },
+    {
+	.name = "migrate",
+	.fn = cmd_migrate,
+	.forms = {{NULL, "--from DB --to DB [--json]", ""}},
+	.summary = "copy a whole history between SQLite and PostgreSQL",
+	.description =
+	    "Copies every table of --from into --to (a file or a postgresql:// URL, either way), "
+	    "in one transaction on --to, which is created or migrated first and must hold no "
+	    "history yet. Every run, sample, tag, line, Suspect, alert and Regression is copied "
+	    "with its id. Before --to commits, each table's rows are counted and hashed on both "
+	    "sides; any difference rolls the copy back. Progress goes to stderr, a table at a "
+	    "time; --json prints each table's count and checksum.",
+	.exits = "0 copied, counts and checksums agree\n2 nothing was stored (a database cannot "
+		 "be opened, --to already holds a history, or the copy differs)",
+	.examples = {"Move a history onto PostgreSQL:",
+		     "benchline migrate --from bench.db --to postgresql://bench@db.example/bench",
+		     "And back into a file:",
+		     "benchline migrate --from postgresql://bench@db.example/bench --to copy.db"},
+    },
     /* The intake commands open (and create) the database themselves: with --server they
      * push and need none. */
     {

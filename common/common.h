@@ -266,6 +266,13 @@ int is_hex40(const char *s);
  * hashes several times faster than libgit2's collision-detecting SHA-1; the same id git
  * gives the bytes (`git hash-object`). */
 int digest_blob(char out[41], const void *data, size_t len);
+/* A SHA-1 of bytes given piece by piece (libcrypto), for checksums of data too big to hold:
+ * digest_init, any number of digest_add, then digest_finish writes the lowercase hex and
+ * frees the context. 0, or BL_EINVALID when libcrypto fails (out then ""). */
+struct digest_ctx;
+int digest_init(struct digest_ctx **out);
+void digest_add(struct digest_ctx *ctx, const void *data, size_t len);
+int digest_finish(char out[41], struct digest_ctx *ctx);
 /* 1 when the bytes are valid UTF-8. */
 int utf8_valid(const char *s, size_t len);
 

@@ -343,9 +343,53 @@ void strings_free(char **strings, size_t nr)
 	free(strings);
 }
 
-int digest_blob(char out[41], const void *data, size_t len)
+/* Lowercase hex of a 20-byte SHA-1. */
+static void sha1_hex(char out[41], const unsigned char *md)
 {
 	static const char hex[] = "0123456789abcdef";
+	for (unsigned i = 0; i < 20; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[40] = '\0';
+}
+
+struct digest_ctx {
+	EVP_MD_CTX *md;
+	int failed;
+};
+
+int digest_init(struct digest_ctx **out)
+{
+	struct digest_ctx *ctx = xcalloc(1, sizeof(*ctx));
+	ctx->md = EVP_MD_CTX_new();
+	ctx->failed = !ctx->md || !EVP_DigestInit_ex(ctx->md, EVP_sha1(), NULL);
+	*out = ctx;
+	return ctx->failed ? BL_EINVALID : 0;
+}
+
+void digest_add(struct digest_ctx *ctx, const void *data, size_t len)
+{
+	if (!ctx->failed && len && !EVP_DigestUpdate(ctx->md, data, len))
+		ctx->failed = 1;
+}
+
+int digest_finish(char out[41], struct digest_ctx *ctx)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	int ok = !ctx->failed && EVP_DigestFinal_ex(ctx->md, md, &mdlen) && mdlen == 20;
+	EVP_MD_CTX_free(ctx->md);
+	free(ctx);
+	out[0] = '\0';
+	if (!ok)
+		return BL_EINVALID;
+	sha1_hex(out, md);
+	return 0;
+}
+
+int digest_blob(char out[41], const void *data, size_t len)
+{
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	char header[32];
@@ -358,10 +402,6 @@ int digest_blob(char out[41], const void *data, size_t len)
 	EVP_MD_CTX_free(ctx);
 	if (!ok)
 		return BL_EINVALID;
-	for (unsigned i = 0; i < 20; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[40] = '\0';
+	sha1_hex(out, md);
 	return 0;
 }

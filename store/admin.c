@@ -3,7 +3,6 @@
  * from, removing a run with what refers to it, and the audit table. The rules themselves are
  * the intake's (ingest/): nothing here decides a tag or which run stands.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 
 #include "store/internal.h"
@@ -15,84 +14,84 @@ static const char *const audit_action_names[] = {
     [STORE_AUDIT_IGNORE] = "ignore",
 };
 
-static void bind_key(sqlite3_stmt *s, int at, const struct store_key *key)
+static void bind_key(struct store_stmt *s, int at, const struct store_key *key)
 {
-	sqlite3_bind_int64(s, at, key->machine_id);
-	sqlite3_bind_int64(s, at + 1, key->benchmark_id);
+	store_bind_int64(s, at, key->machine_id);
+	store_bind_int64(s, at + 1, key->benchmark_id);
 	store_bind_text(s, at + 2, key->config);
 	store_bind_text(s, at + 3, key->source_hash);
-	sqlite3_bind_int64(s, at + 4, key->harness_version);
+	store_bind_int64(s, at + 4, key->harness_version);
 }
 
-static void column_key(struct store_key *key, sqlite3_stmt *s, int at)
+static void column_key(struct store_key *key, struct store_stmt *s, int at)
 {
-	key->machine_id = sqlite3_column_int64(s, at);
-	key->benchmark_id = sqlite3_column_int64(s, at + 1);
+	key->machine_id = store_column_int64(s, at, 0);
+	key->benchmark_id = store_column_int64(s, at + 1, 0);
 	key->config = store_column_text(s, at + 2, "");
 	key->source_hash = store_column_text(s, at + 3, "");
-	key->harness_version = sqlite3_column_int64(s, at + 4);
+	key->harness_version = store_column_int64(s, at + 4, 0);
 }
 
 int store_admin_each_run(struct store *st, const struct store_key *key, store_admin_run_fn fn,
 			 void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, key ? SQL_ADMIN_KEY_RUNS : SQL_ADMIN_RUNS, err);
+	struct store_stmt *s = store_stmt(st, key ? SQL_ADMIN_KEY_RUNS : SQL_ADMIN_RUNS, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	if (key)
 		bind_key(s, 1, key);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_admin_run r;
-		r.id = sqlite3_column_int64(s, 0);
+		r.id = store_column_int64(s, 0, 0);
 		column_key(&r.key, s, 1);
-		r.keep_first = sqlite3_column_int(s, 6);
+		r.keep_first = store_column_int(s, 6);
 		r.quietness = store_column_real(s, 7);
 		r.tags = store_column_text(s, 8, "");
-		r.standing = sqlite3_column_int(s, 9);
-		r.baseline = sqlite3_column_int(s, 10);
+		r.standing = store_column_int(s, 9);
+		r.baseline = store_column_int(s, 10);
 		r.raw = store_column_text(s, 11, "");
 		if ((ret = fn(&r, data)))
 			break;
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read runs");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 
 /* Calls fn for each row of a targets statement already bound. */
-static int walk_targets(int *found, struct store *st, sqlite3_stmt *s, store_admin_target_fn fn,
-			void *data, struct bl_error *err)
+static int walk_targets(int *found, struct store *st, struct store_stmt *s,
+			store_admin_target_fn fn, void *data, struct bl_error *err)
 {
 	int rc, ret = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_admin_target t;
-		t.id = sqlite3_column_int64(s, 0);
+		t.id = store_column_int64(s, 0, 0);
 		column_key(&t.key, s, 1);
 		t.machine = store_column_text(s, 6, "");
 		t.benchmark = store_column_text(s, 7, "");
 		t.commit = store_column_text(s, 8, "");
-		t.standing = sqlite3_column_int(s, 9);
+		t.standing = store_column_int(s, 9);
 		if (found)
 			*found = 1;
 		if ((ret = fn(&t, data)))
 			break;
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read runs");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 
 int store_admin_target(int *found, struct store *st, int64_t run_id, store_admin_target_fn fn,
 		       void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_ADMIN_TARGET, err);
+	struct store_stmt *s = store_stmt(st, SQL_ADMIN_TARGET, err);
 	*found = 0;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, run_id);
+	store_bind_int64(s, 1, run_id);
 	return walk_targets(found, st, s, fn, data, err);
 }
 
@@ -100,7 +99,7 @@ int store_admin_targets(struct store *st, const char *machine, const char *bench
 			const char *commit, store_admin_target_fn fn, void *data,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_ADMIN_TARGETS, err);
+	struct store_stmt *s = store_stmt(st, SQL_ADMIN_TARGETS, err);
 	struct strbuf hi = STRBUF_INIT;
 	int ret;
 	if (!s)
@@ -112,7 +111,7 @@ int store_admin_targets(struct store *st, const char *machine, const char *bench
 		strbuf_addstr(&hi, commit);
 		strbuf_addch(&hi, 'g');
 		store_bind_text(s, 3, commit);
-		sqlite3_bind_text(s, 4, hi.buf, -1, SQLITE_TRANSIENT);
+		store_bind_text_copy(s, 4, hi.buf);
 	}
 	ret = walk_targets(NULL, st, s, fn, data, err);
 	strbuf_release(&hi);
@@ -123,7 +122,7 @@ int store_admin_audit(int64_t *id_out, struct store *st, enum store_audit_action
 		      const char *who, const char *why, int64_t alert_id, int64_t runs,
 		      struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_ADMIN_AUDIT_INSERT, err);
+	struct store_stmt *s = store_stmt(st, SQL_ADMIN_AUDIT_INSERT, err);
 	int ret;
 	*id_out = 0;
 	if (!s)
@@ -132,10 +131,10 @@ int store_admin_audit(int64_t *id_out, struct store *st, enum store_audit_action
 	store_bind_text(s, 2, who);
 	store_bind_text(s, 3, why);
 	store_bind_id(s, 4, alert_id);
-	sqlite3_bind_int64(s, 5, runs);
+	store_bind_int64(s, 5, runs);
 	if ((ret = store_exec(st, s, "cannot record the audit", err)))
 		return ret;
-	*id_out = sqlite3_last_insert_rowid(store_sqlite(st));
+	*id_out = store_last_insert_id(st);
 	return 0;
 }
 
@@ -147,14 +146,14 @@ int store_admin_remove_run(struct store *st, int64_t run_id, int64_t audit_id, s
 	    SQL_ADMIN_RM_TAGS,	    SQL_ADMIN_RM_METRICS,  SQL_ADMIN_RM_RECORD,
 	    SQL_ADMIN_RM_LOG,	    SQL_ADMIN_RM_LOG_RUN,  SQL_ADMIN_RM_RUN,
 	};
-	sqlite3_stmt *s;
+	struct store_stmt *s;
 	int ret;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		if (!(s = store_stmt(st, steps[i], err)))
 			return BL_EDB;
-		sqlite3_bind_int64(s, 1, run_id);
+		store_bind_int64(s, 1, run_id);
 		if (steps[i] == SQL_ADMIN_KEEP_REMOVED)
-			sqlite3_bind_int64(s, 2, audit_id);
+			store_bind_int64(s, 2, audit_id);
 		if ((ret = store_exec(st, s, "cannot remove a run", err)))
 			return ret;
 	}

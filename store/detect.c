@@ -10,7 +10,6 @@
  * (one group, the change log) use. tests/unit/test_places.c checks that the two agree.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +35,10 @@ void store_detect_close(struct store_detect *d)
 	free(d);
 }
 
-static void bind_group(sqlite3_stmt *s, const struct store_group *g)
+static void bind_group(struct store_stmt *s, const struct store_group *g)
 {
-	sqlite3_bind_int64(s, 1, g->machine_id);
-	sqlite3_bind_int64(s, 2, g->benchmark_id);
+	store_bind_int64(s, 1, g->machine_id);
+	store_bind_int64(s, 2, g->benchmark_id);
 	store_bind_text(s, 3, g->config);
 }
 
@@ -96,7 +95,7 @@ static struct store_member *add_member(struct store_members *m)
 
 /* Appends a point from a row whose columns from col on are name, kind, better, median, value.
  */
-static int add_point(struct store_members *m, struct store *st, sqlite3_stmt *s, int col,
+static int add_point(struct store_members *m, struct store *st, struct store_stmt *s, int col,
 		     struct bl_error *err)
 {
 	struct store_point *p;
@@ -158,26 +157,26 @@ static int commit_index_load(struct store_commit_index **out, struct store_detec
 			     struct bl_error *err)
 {
 	struct store_commit_index *ci = xcalloc(1, sizeof(*ci));
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_COMMITS, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_COMMITS, err);
 	size_t alloc = 0;
 	int rc, ret = 0;
 	if (!s) {
 		ret = BL_EDB;
 		goto done;
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(s, 1), have;
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t seq = store_column_int64(s, 1, 0), have;
 		const char *src = store_column_text(s, 2, NULL);
 		hashmap_put(&ci->sha, own_string(ci, store_column_text(s, 0, NULL)), seq);
 		if (!hashmap_get(&ci->source, src ? src : "", &have) || seq < have)
 			hashmap_put(&ci->source, own_string(ci, src), seq);
 		ALLOC_GROW(ci->times, ci->ntimes, alloc);
-		ci->times[ci->ntimes].at = sqlite3_column_double(s, 3);
+		ci->times[ci->ntimes].at = store_column_double(s, 3);
 		ci->times[ci->ntimes].seq_max = seq;
 		ci->ntimes++;
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
+	store_reset(s);
+	if (rc != STORE_DONE) {
 		ret = store_db_error(err, d->st, "cannot read commits");
 		goto done;
 	}
@@ -276,17 +275,17 @@ static void defer_groups(struct store_members *out, struct store_scan *scan, con
 static int scan_records(struct store_members *out, struct store_scan *scan, struct store_detect *d,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SCAN_RECORDS, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SCAN_RECORDS, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, scan->started ? scan->machine_id : INT64_MIN);
-	sqlite3_bind_int64(s, 2, scan->started ? scan->benchmark_id : INT64_MIN);
-	sqlite3_bind_text(s, 3, scan->started ? scan->config.buf : "", -1, SQLITE_TRANSIENT);
+	store_bind_int64(s, 1, scan->started ? scan->machine_id : INT64_MIN);
+	store_bind_int64(s, 2, scan->started ? scan->benchmark_id : INT64_MIN);
+	store_bind_text_copy(s, 3, scan->started ? scan->config.buf : "");
 	scan->started = 1;
 	scan->done = 1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t mid = sqlite3_column_int64(s, 0), bid = sqlite3_column_int64(s, 1);
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t mid = store_column_int64(s, 0, 0), bid = store_column_int64(s, 1, 0);
 		const char *config = store_column_text(s, 2, "");
 		const struct store_group *last =
 		    out->ngroups ? &out->groups[out->ngroups - 1] : NULL;
@@ -305,18 +304,18 @@ static int scan_records(struct store_members *out, struct store_scan *scan, stru
 			add_group(out, mid, bid, config);
 		}
 		mb = add_member(out);
-		mb->run_id = sqlite3_column_int64(s, 5);
-		mb->harness_version = sqlite3_column_int64(s, 4);
+		mb->run_id = store_column_int64(s, 5, 0);
+		mb->harness_version = store_column_int64(s, 4, 0);
 		mb->group = (uint32_t)(out->ngroups - 1);
 		mb->dropped = UNSEEN;
 		/* The source hash's first seq, until the run's commit is known. */
 		mb->place = hashmap_get_len(&scan->commits->source, store_column_text(s, 3, NULL),
-					    (size_t)sqlite3_column_bytes(s, 3), &src)
+					    (size_t)store_column_bytes(s, 3), &src)
 				? (double)src
 				: -1.0;
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+	store_reset(s);
+	if (rc != STORE_DONE && rc != STORE_ROW)
 		return store_db_error(err, d->st, "cannot read records");
 	return 0;
 }
@@ -327,31 +326,31 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 {
 	size_t n = out->nmembers, i = 0;
 	int64_t lo = out->members[perm[0]].run_id, hi = out->members[perm[n - 1]].run_id;
-	sqlite3_stmt *s;
+	struct store_stmt *s;
 	int rc, ret = 0;
 
 	if (!(s = store_stmt(d->st, SQL_DETECT_SCAN_TAGS, err)))
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, lo);
-	sqlite3_bind_int64(s, 2, hi);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
+	store_bind_int64(s, 1, lo);
+	store_bind_int64(s, 2, hi);
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t id = store_column_int64(s, 0, 0);
 		while (i < n && out->members[perm[i]].run_id < id)
 			i++;
 		if (i < n && out->members[perm[i]].run_id == id)
 			out->members[perm[i]].dropped = TAGGED;
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_DONE)
 		return store_db_error(err, d->st, "cannot read tags");
 
 	if (!(s = store_stmt(d->st, SQL_DETECT_SCAN_RUNS, err)))
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, lo);
-	sqlite3_bind_int64(s, 2, hi);
+	store_bind_int64(s, 1, lo);
+	store_bind_int64(s, 2, hi);
 	i = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0), seq;
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t id = store_column_int64(s, 0, 0), seq;
 		struct store_member *mb;
 		while (i < n && out->members[perm[i]].run_id < id)
 			i++;
@@ -362,28 +361,28 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 			continue;
 		mb->dropped = KEPT;
 		mb->content = intern_add(&out->contents, store_column_text(s, 2, NULL));
-		mb->baseline = sqlite3_column_int(s, 3) != 0;
-		mb->started_at = sqlite3_column_double(s, 5);
+		mb->baseline = store_column_int(s, 3) != 0;
+		mb->started_at = store_column_double(s, 5);
 		mb->at = store_column_real(s, 4); /* committed_at, else started_at */
 		if (isnan(mb->at))
 			mb->at = mb->started_at;
 		if (hashmap_get_len(&scan->commits->sha, store_column_text(s, 1, NULL),
-				    (size_t)sqlite3_column_bytes(s, 1), &seq))
+				    (size_t)store_column_bytes(s, 1), &seq))
 			mb->place = (double)seq;
 		else if (mb->place < 0)
 			mb->place = time_place(scan->commits, mb->at);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+	store_reset(s);
+	if (rc != STORE_DONE && rc != STORE_ROW)
 		return store_db_error(err, d->st, "cannot read runs");
 
 	if (!(s = store_stmt(d->st, SQL_DETECT_SCAN_METRICS, err)))
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, lo);
-	sqlite3_bind_int64(s, 2, hi);
+	store_bind_int64(s, 1, lo);
+	store_bind_int64(s, 2, hi);
 	i = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t id = store_column_int64(s, 0, 0);
 		struct store_member *mb;
 		while (i < n && out->members[perm[i]].run_id < id)
 			i++;
@@ -412,10 +411,10 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 			break;
 		mb->npoints++;
 	}
-	sqlite3_reset(s);
+	store_reset(s);
 	if (ret)
 		return ret;
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+	if (rc != STORE_DONE && rc != STORE_ROW)
 		return store_db_error(err, d->st, "cannot read metrics");
 	return 0;
 }
@@ -457,7 +456,7 @@ done:
 int store_detect_group(struct store_members *out, struct store_detect *d,
 		       const struct store_group *g, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_GROUP_MEMBERS, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_GROUP_MEMBERS, err);
 	struct store_member *mb = NULL;
 	uint32_t gi;
 	int rc, ret = 0;
@@ -465,27 +464,27 @@ int store_detect_group(struct store_members *out, struct store_detect *d,
 		return BL_EDB;
 	gi = add_group(out, g->machine_id, g->benchmark_id, g->config);
 	bind_group(s, g);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t run_id = sqlite3_column_int64(s, 0);
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t run_id = store_column_int64(s, 0, 0);
 		if (!mb || mb->run_id != run_id) {
 			mb = add_member(out);
 			mb->run_id = run_id;
 			mb->group = gi;
-			mb->place = sqlite3_column_double(s, 1);
-			mb->at = sqlite3_column_double(s, 2);
-			mb->started_at = sqlite3_column_double(s, 3);
-			mb->harness_version = sqlite3_column_int64(s, 4);
+			mb->place = store_column_double(s, 1);
+			mb->at = store_column_double(s, 2);
+			mb->started_at = store_column_double(s, 3);
+			mb->harness_version = store_column_int64(s, 4, 0);
 			mb->content = intern_add(&out->contents, store_column_text(s, 5, NULL));
-			mb->baseline = sqlite3_column_int(s, 6) != 0;
+			mb->baseline = store_column_int(s, 6) != 0;
 		}
 		if ((ret = add_point(out, d->st, s, 7, err)))
 			break;
 		mb->npoints++;
 	}
-	sqlite3_reset(s);
+	store_reset(s);
 	if (ret)
 		return ret;
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return store_db_error(err, d->st, "cannot read a group's records");
 	return 0;
 }
@@ -502,7 +501,7 @@ void store_changes_release(struct store_change *c, size_t nr)
 int store_detect_changes(struct store_change **out, size_t *nr, struct store_detect *d,
 			 struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_CHANGES, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_CHANGES, err);
 	struct store_change *list = NULL;
 	size_t n = 0, alloc = 0;
 	int rc, ret = 0;
@@ -510,18 +509,18 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 	*nr = 0;
 	if (!s)
 		return BL_EDB;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_change *c;
-		int standing = sqlite3_column_int(s, 4);
-		int64_t ntags = sqlite3_column_int64(s, 5);
-		double was_standing = standing - sqlite3_column_double(s, 6);
-		double was_tags = (double)ntags - sqlite3_column_double(s, 7);
+		int standing = store_column_int(s, 4);
+		int64_t ntags = store_column_int64(s, 5, 0);
+		double was_standing = standing - store_column_double(s, 6);
+		double was_tags = (double)ntags - store_column_double(s, 7);
 		ALLOC_GROW(list, n, alloc);
 		c = &list[n++];
 		memset(c, 0, sizeof(*c));
-		c->run_id = sqlite3_column_int64(s, 0);
-		c->group.machine_id = sqlite3_column_int64(s, 1);
-		c->group.benchmark_id = sqlite3_column_int64(s, 2);
+		c->run_id = store_column_int64(s, 0, 0);
+		c->group.machine_id = store_column_int64(s, 1, 0);
+		c->group.benchmark_id = store_column_int64(s, 2, 0);
 		c->group.config = xstrdup(store_column_text(s, 3, ""));
 		c->is_member = standing && !ntags;
 		/* What the net changes say it was; -1 when they cannot have come from any state. */
@@ -529,15 +528,15 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 			c->was_member = -1;
 		else
 			c->was_member = was_standing == 1 && was_tags == 0;
-		c->harness_version = sqlite3_column_int64(s, 8);
+		c->harness_version = store_column_int64(s, 8, 0);
 		c->content_hash = store_column_strdup(s, 9);
-		c->baseline = sqlite3_column_int(s, 10) != 0;
-		c->at = sqlite3_column_double(s, 11);
-		c->started_at = sqlite3_column_double(s, 12);
-		c->place = sqlite3_column_double(s, 13);
+		c->baseline = store_column_int(s, 10) != 0;
+		c->at = store_column_double(s, 11);
+		c->started_at = store_column_double(s, 12);
+		c->place = store_column_double(s, 13);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
+	store_reset(s);
+	if (rc != STORE_DONE) {
 		ret = store_db_error(err, d->st, "cannot read the change log");
 		store_changes_release(list, n);
 		return ret;
@@ -550,7 +549,7 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 int store_detect_add_change(struct store_members *out, uint32_t group, const struct store_change *c,
 			    struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_METRICS, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_METRICS, err);
 	struct store_member *mb;
 	int rc, ret = 0;
 	if (!s)
@@ -564,16 +563,16 @@ int store_detect_add_change(struct store_members *out, uint32_t group, const str
 	mb->harness_version = c->harness_version;
 	mb->content = intern_add(&out->contents, c->content_hash);
 	mb->baseline = (uint8_t)c->baseline;
-	sqlite3_bind_int64(s, 1, c->run_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	store_bind_int64(s, 1, c->run_id);
+	while ((rc = store_step(s)) == STORE_ROW) {
 		if ((ret = add_point(out, d->st, s, 0, err)))
 			break;
 		mb->npoints++;
 	}
-	sqlite3_reset(s);
+	store_reset(s);
 	if (ret)
 		return ret;
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return store_db_error(err, d->st, "cannot read a run's metrics");
 	return 0;
 }
@@ -586,23 +585,23 @@ void store_moved_release(struct store_moved *m, size_t nr)
 }
 
 static struct store_moved *add_moved(struct store_moved **list, size_t *n, size_t *alloc,
-				     sqlite3_stmt *s, int64_t run_id)
+				     struct store_stmt *s, int64_t run_id)
 {
 	struct store_moved *m;
 	ALLOC_GROW(*list, *n, *alloc);
 	m = &(*list)[(*n)++];
 	m->run_id = run_id;
-	m->group.machine_id = sqlite3_column_int64(s, run_id ? 1 : 0);
-	m->group.benchmark_id = sqlite3_column_int64(s, run_id ? 2 : 1);
+	m->group.machine_id = store_column_int64(s, run_id ? 1 : 0, 0);
+	m->group.benchmark_id = store_column_int64(s, run_id ? 2 : 1, 0);
 	m->group.config = xstrdup(store_column_text(s, run_id ? 3 : 2, ""));
-	m->tagged = run_id ? sqlite3_column_int(s, 4) != 0 : 0;
+	m->tagged = run_id ? store_column_int(s, 4) != 0 : 0;
 	return m;
 }
 
 int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 		       struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_COMMIT_LOG_STATS, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_COMMIT_LOG_STATS, err);
 	struct store_moved *list = NULL;
 	size_t n = 0, alloc = 0;
 	double min_at;
@@ -613,13 +612,13 @@ int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 	*ncommits = 0;
 	if (!s)
 		return BL_EDB;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*ncommits = sqlite3_column_int64(s, 0);
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
+		*ncommits = store_column_int64(s, 0, 0);
 		min_at = store_column_real(s, 1);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
+	store_reset(s);
+	if (rc != STORE_ROW)
 		return store_db_error(err, d->st, "cannot read the change log");
 	if (!*ncommits)
 		return 0;
@@ -628,10 +627,10 @@ int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 		ret = BL_EDB;
 		goto done;
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		add_moved(&list, &n, &alloc, s, sqlite3_column_int64(s, 0));
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
+	while ((rc = store_step(s)) == STORE_ROW)
+		add_moved(&list, &n, &alloc, s, store_column_int64(s, 0, 0));
+	store_reset(s);
+	if (rc != STORE_DONE) {
 		ret = store_db_error(err, d->st, "cannot read the change log");
 		goto done;
 	}
@@ -639,11 +638,11 @@ int store_detect_moved(struct store_moved **out, size_t *nr, int64_t *ncommits,
 		ret = BL_EDB;
 		goto done;
 	}
-	sqlite3_bind_double(s, 1, min_at);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+	store_bind_double(s, 1, min_at);
+	while ((rc = store_step(s)) == STORE_ROW)
 		add_moved(&list, &n, &alloc, s, 0);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_DONE)
 		ret = store_db_error(err, d->st, "cannot read lines");
 done:
 	if (ret) {
@@ -657,7 +656,7 @@ done:
 
 int store_detect_log_clear(struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_LOG_CLEAR, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_LOG_CLEAR, err);
 	if (!s || store_exec(d->st, s, "cannot clear the change log", err))
 		return BL_EDB;
 	if (!(s = store_stmt(d->st, SQL_DETECT_LOG_COMMITS_CLEAR, err)) ||
@@ -671,70 +670,71 @@ int store_detect_log_clear(struct store_detect *d, struct bl_error *err)
 int store_detect_lines(struct store_detect *d, const struct store_group *g, store_line_fn fn,
 		       void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, g ? SQL_DETECT_LINES_GROUP : SQL_DETECT_LINES_ALL, err);
+	struct store_stmt *s =
+	    store_stmt(d->st, g ? SQL_DETECT_LINES_GROUP : SQL_DETECT_LINES_ALL, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	if (g)
 		bind_group(s, g);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_line l;
-		l.id = sqlite3_column_int64(s, 0);
-		l.machine_id = sqlite3_column_int64(s, 1);
-		l.benchmark_id = sqlite3_column_int64(s, 2);
+		l.id = store_column_int64(s, 0, 0);
+		l.machine_id = store_column_int64(s, 1, 0);
+		l.benchmark_id = store_column_int64(s, 2, 0);
 		l.config = store_column_text(s, 3, "");
 		l.metric = store_column_text(s, 4, "");
-		l.line = sqlite3_column_int64(s, 5);
+		l.line = store_column_int64(s, 5, 0);
 		if ((ret = store_column_line_break(&l.reason, d->st, s, 6, err)))
 			break;
-		l.start_run_id = sqlite3_column_int64(s, 7);
-		l.records = sqlite3_column_int64(s, 8);
-		l.fingerprint = sqlite3_column_int64(s, 9);
-		l.harness_version = sqlite3_column_int64(s, 10);
+		l.start_run_id = store_column_int64(s, 7, 0);
+		l.records = store_column_int64(s, 8, 0);
+		l.fingerprint = store_column_int64(s, 9, 0);
+		l.harness_version = store_column_int64(s, 10, 0);
 		l.content_hash = store_column_text(s, 11, NULL);
-		l.last_run_id = sqlite3_column_int64(s, 12);
-		l.last_place = sqlite3_column_double(s, 13);
-		l.last_at = sqlite3_column_double(s, 14);
-		l.last_started_at = sqlite3_column_double(s, 15);
+		l.last_run_id = store_column_int64(s, 12, 0);
+		l.last_place = store_column_double(s, 13);
+		l.last_at = store_column_double(s, 14);
+		l.last_started_at = store_column_double(s, 15);
 		l.time_placed_at = store_column_real(s, 16);
-		l.judged = sqlite3_column_int(s, 17);
-		l.tail = sqlite3_column_blob(s, 18);
-		l.tail_len = (size_t)sqlite3_column_bytes(s, 18);
+		l.judged = store_column_int(s, 17);
+		l.tail = store_column_blob(s, 18);
+		l.tail_len = (size_t)store_column_bytes(s, 18);
 		if ((ret = fn(&l, data)))
 			break;
 	}
-	sqlite3_reset(s);
-	if (!ret && rc != SQLITE_DONE)
+	store_reset(s);
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, d->st, "cannot read lines");
 	return ret;
 }
 
-static void bind_tail(sqlite3_stmt *s, int i, const struct store_line *l)
+static void bind_tail(struct store_stmt *s, int i, const struct store_line *l)
 {
 	if (l->tail_len)
-		sqlite3_bind_blob(s, i, l->tail, (int)l->tail_len, SQLITE_STATIC);
+		store_bind_blob(s, i, l->tail, l->tail_len);
 	else
-		sqlite3_bind_null(s, i);
+		store_bind_null(s, i);
 }
 
 /* Binds a line's end from parameter 1 (its id) on. */
-static void bind_line_end(sqlite3_stmt *s, const struct store_line *l)
+static void bind_line_end(struct store_stmt *s, const struct store_line *l)
 {
-	sqlite3_bind_int64(s, 1, l->id);
-	sqlite3_bind_int64(s, 2, l->records);
-	sqlite3_bind_int64(s, 3, l->fingerprint);
-	sqlite3_bind_int64(s, 4, l->last_run_id);
-	sqlite3_bind_double(s, 5, l->last_place);
-	sqlite3_bind_double(s, 6, l->last_at);
-	sqlite3_bind_double(s, 7, l->last_started_at);
+	store_bind_int64(s, 1, l->id);
+	store_bind_int64(s, 2, l->records);
+	store_bind_int64(s, 3, l->fingerprint);
+	store_bind_int64(s, 4, l->last_run_id);
+	store_bind_double(s, 5, l->last_place);
+	store_bind_double(s, 6, l->last_at);
+	store_bind_double(s, 7, l->last_started_at);
 	store_bind_real(s, 8, l->time_placed_at);
-	sqlite3_bind_int(s, 9, l->judged);
+	store_bind_int64(s, 9, l->judged);
 	bind_tail(s, 10, l);
 }
 
 int store_detect_line_grow(struct store_detect *d, const struct store_line *l, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_LINE_END_GROW, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_LINE_END_GROW, err);
 	if (!s)
 		return BL_EDB;
 	bind_line_end(s, l);
@@ -743,21 +743,21 @@ int store_detect_line_grow(struct store_detect *d, const struct store_line *l, s
 
 int store_detect_line_put(struct store_detect *d, struct store_line *l, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_LINE_PUT, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_LINE_PUT, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, l->machine_id);
-	sqlite3_bind_int64(s, 2, l->benchmark_id);
+	store_bind_int64(s, 1, l->machine_id);
+	store_bind_int64(s, 2, l->benchmark_id);
 	store_bind_text(s, 3, l->config);
 	store_bind_text(s, 4, l->metric);
-	sqlite3_bind_int64(s, 5, l->line);
+	store_bind_int64(s, 5, l->line);
 	store_bind_text(s, 6, line_break_name(l->reason));
-	sqlite3_bind_int64(s, 7, l->start_run_id);
-	sqlite3_bind_int64(s, 8, l->harness_version);
+	store_bind_int64(s, 7, l->start_run_id);
+	store_bind_int64(s, 8, l->harness_version);
 	store_bind_text(s, 9, l->content_hash);
 	if (store_exec(d->st, s, "cannot store a line", err))
 		return BL_EDB;
-	l->id = sqlite3_last_insert_rowid(store_sqlite(d->st));
+	l->id = store_last_insert_id(d->st);
 	if (!(s = store_stmt(d->st, SQL_DETECT_LINE_END_PUT, err)))
 		return BL_EDB;
 	bind_line_end(s, l);
@@ -767,7 +767,7 @@ int store_detect_line_put(struct store_detect *d, struct store_line *l, struct b
 int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
 			      struct bl_error *err)
 {
-	sqlite3_stmt *s;
+	struct store_stmt *s;
 	if (!g && (!(s = store_stmt(d->st, SQL_DETECT_LINE_ENDS_DELETE_ALL, err)) ||
 		   store_exec(d->st, s, "cannot delete lines", err)))
 		return BL_EDB;
@@ -782,37 +782,38 @@ int store_detect_lines_delete(struct store_detect *d, const struct store_group *
 int store_detect_series_count(int64_t *series, int64_t *judged, struct store_detect *d,
 			      struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SERIES_COUNT, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SERIES_COUNT, err);
 	int rc;
 	*series = *judged = 0;
 	if (!s)
 		return BL_EDB;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*series = sqlite3_column_int64(s, 0);
-		*judged = (int64_t)sqlite3_column_double(s, 1);
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
+		*series = store_column_int64(s, 0, 0);
+		*judged = (int64_t)store_column_double(s, 1);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW)
+	store_reset(s);
+	if (rc != STORE_ROW)
 		return store_db_error(err, d->st, "cannot count Series");
 	return 0;
 }
 
-static int read_mark(struct store_mark *m, struct store *st, sqlite3_stmt *s, struct bl_error *err)
+static int read_mark(struct store_mark *m, struct store *st, struct store_stmt *s,
+		     struct bl_error *err)
 {
 	memset(m, 0, sizeof(*m));
-	m->id = sqlite3_column_int64(s, 0);
-	m->run_id = sqlite3_column_int64(s, 1);
+	m->id = store_column_int64(s, 0, 0);
+	m->run_id = store_column_int64(s, 1, 0);
 	m->metric = store_column_text(s, 2, "");
 	m->shift = store_column_real(s, 4);
 	m->median = store_column_real(s, 5);
 	m->center = store_column_real(s, 6);
 	m->tolerance = store_column_real(s, 7);
 	m->deviation = store_column_real(s, 9);
-	m->reference_run_id = sqlite3_column_int64(s, 10);
-	m->follows_run_id = sqlite3_column_int64(s, 11);
-	m->followers = sqlite3_column_int(s, 12);
-	m->persisted = sqlite3_column_int(s, 13);
+	m->reference_run_id = store_column_int64(s, 10, 0);
+	m->follows_run_id = store_column_int64(s, 11, 0);
+	m->followers = store_column_int(s, 12);
+	m->persisted = store_column_int(s, 13);
 	if (store_column_side(&m->side, st, s, 3, err) ||
 	    store_column_state(&m->state, st, s, 8, err))
 		return BL_EDB;
@@ -822,20 +823,20 @@ static int read_mark(struct store_mark *m, struct store *st, sqlite3_stmt *s, st
 int store_detect_suspects(struct store_detect *d, const struct store_group *g, store_mark_fn fn,
 			  void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s =
+	struct store_stmt *s =
 	    store_stmt(d->st, g ? SQL_DETECT_SUSPECTS_GROUP : SQL_DETECT_SUSPECTS_ALL, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	if (g)
 		bind_group(s, g);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_mark m;
 		if ((ret = read_mark(&m, d->st, s, err)) || (ret = fn(&m, data)))
 			break;
 	}
-	sqlite3_reset(s);
-	if (!ret && rc != SQLITE_DONE)
+	store_reset(s);
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, d->st, "cannot read Suspects");
 	return ret;
 }
@@ -843,64 +844,64 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      int64_t run_id, const char *metric, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
 	int rc, ret = 0;
 	*found = 0;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, run_id);
+	store_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, metric);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && !(ret = read_mark(out, d->st, s, err))) {
+	rc = store_step(s);
+	if (rc == STORE_ROW && !(ret = read_mark(out, d->st, s, err))) {
 		out->metric = metric;
 		*found = 1;
 	}
-	sqlite3_reset(s);
-	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
+	store_reset(s);
+	if (!ret && rc != STORE_ROW && rc != STORE_DONE)
 		ret = store_db_error(err, d->st, "cannot read Suspects");
 	return ret;
 }
 
-static void bind_numbers(sqlite3_stmt *s, int i, const struct store_mark *m)
+static void bind_numbers(struct store_stmt *s, int i, const struct store_mark *m)
 {
 	store_bind_text(s, i, suspect_side_name(m->side));
 	store_bind_real(s, i + 1, m->shift);
-	sqlite3_bind_double(s, i + 2, m->median);
-	sqlite3_bind_double(s, i + 3, m->center);
-	sqlite3_bind_double(s, i + 4, m->tolerance);
-	sqlite3_bind_double(s, i + 5, m->deviation);
+	store_bind_double(s, i + 2, m->median);
+	store_bind_double(s, i + 3, m->center);
+	store_bind_double(s, i + 4, m->tolerance);
+	store_bind_double(s, i + 5, m->deviation);
 	store_bind_id(s, i + 6, m->reference_run_id);
 	store_bind_id(s, i + 7, m->follows_run_id);
-	sqlite3_bind_int(s, i + 8, m->followers);
-	sqlite3_bind_int(s, i + 9, m->persisted);
+	store_bind_int64(s, i + 8, m->followers);
+	store_bind_int64(s, i + 9, m->persisted);
 }
 
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, m->run_id);
+	store_bind_int64(s, 1, m->run_id);
 	store_bind_text(s, 2, m->metric);
-	sqlite3_bind_int64(s, 3, m->machine_id);
-	sqlite3_bind_int64(s, 4, m->benchmark_id);
+	store_bind_int64(s, 3, m->machine_id);
+	store_bind_int64(s, 4, m->benchmark_id);
 	store_bind_text(s, 5, m->config);
 	bind_numbers(s, 6, m);
 	store_bind_text(s, 16, suspect_state_name(SUSPECT_OPEN));
 	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
-	*id_out = sqlite3_last_insert_rowid(store_sqlite(d->st));
+	*id_out = store_last_insert_id(d->st);
 	return 0;
 }
 
 int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_UPDATE, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_UPDATE, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, m->id);
+	store_bind_int64(s, 1, m->id);
 	bind_numbers(s, 2, m);
 	return store_exec(d->st, s, "cannot update a Suspect", err);
 }
@@ -908,13 +909,13 @@ int store_detect_suspect_update(struct store_detect *d, const struct store_mark 
 int store_detect_suspect_follow(struct store_detect *d, int64_t run_id, const char *metric,
 				int followers, int persisted, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FOLLOW, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FOLLOW, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, run_id);
+	store_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, metric);
-	sqlite3_bind_int(s, 3, followers);
-	sqlite3_bind_int(s, 4, persisted);
+	store_bind_int64(s, 3, followers);
+	store_bind_int64(s, 4, persisted);
 	return store_exec(d->st, s, "cannot update a Suspect", err);
 }
 
@@ -931,7 +932,7 @@ void store_pinned_free(struct store_pinned *p, size_t nr)
 int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_detect *d,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_PINNED, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_PINNED, err);
 	struct store_pinned *p = NULL;
 	size_t n = 0, alloc = 0;
 	int rc;
@@ -939,8 +940,8 @@ int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_dete
 	*nr = 0;
 	if (!s)
 		return BL_EDB;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t machine = sqlite3_column_int64(s, 0), bench = sqlite3_column_int64(s, 1);
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t machine = store_column_int64(s, 0, 0), bench = store_column_int64(s, 1, 0);
 		const char *config = store_column_text(s, 2, ""),
 			   *metric = store_column_text(s, 3, "");
 		struct store_pinned *x = n ? &p[n - 1] : NULL;
@@ -956,10 +957,10 @@ int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_dete
 			x->nseqs = 0;
 		}
 		x->seqs = xrealloc(x->seqs, (x->nseqs + 1) * sizeof(*x->seqs));
-		x->seqs[x->nseqs++] = sqlite3_column_int64(s, 4);
+		x->seqs[x->nseqs++] = store_column_int64(s, 4, 0);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
+	store_reset(s);
+	if (rc != STORE_DONE) {
 		store_pinned_free(p, n);
 		return store_db_error(err, d->st, "cannot read Regressions");
 	}
@@ -970,34 +971,34 @@ int store_detect_pinned(struct store_pinned **out, size_t *nr, struct store_dete
 
 int store_detect_suspect_delete(struct store_detect *d, int64_t id, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_DELETE, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_DELETE, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, id);
+	store_bind_int64(s, 1, id);
 	return store_exec(d->st, s, "cannot delete a Suspect", err);
 }
 
 int store_detect_metric_ladder(char **out, struct store_detect *d, const char *metric,
 			       struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_METRIC_LADDER, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_METRIC_LADDER, err);
 	int rc;
 	*out = NULL;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_text(s, 1, metric, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
+	store_bind_text(s, 1, metric);
+	rc = store_step(s);
+	if (rc == STORE_ROW)
 		*out = store_column_strdup(s, 0);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
 		return store_db_error(err, d->st, "cannot read a metric's ladder");
 	return 0;
 }
 
 int store_detect_last_suspect_id(int64_t *out, struct store_detect *d, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_LAST_ID, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_LAST_ID, err);
 	*out = 0;
 	if (!s)
 		return BL_EDB;
@@ -1008,7 +1009,7 @@ int store_open_suspects(int64_t *out, struct store_detect *d, const char *machin
 			const char *benchmark, const char *config, const char *metric,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(d->st, SQL_SUSPECTS_OPEN_COUNT, err);
+	struct store_stmt *s = store_stmt(d->st, SQL_SUSPECTS_OPEN_COUNT, err);
 	*out = 0;
 	if (!s)
 		return BL_EDB;
@@ -1033,40 +1034,40 @@ int store_detect_ran(int *out, struct store *st, struct bl_error *err)
 static int each_suspect(struct store *st, int64_t after_id, int64_t alert_id, store_suspect_fn fn,
 			void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_SUSPECTS_LIST, err);
+	struct store_stmt *s = store_stmt(st, SQL_SUSPECTS_LIST, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, after_id);
+	store_bind_int64(s, 1, after_id);
 	store_bind_id(s, 2, alert_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_suspect x;
-		x.id = sqlite3_column_int64(s, 0);
+		x.id = store_column_int64(s, 0, 0);
 		x.machine = store_column_text(s, 1, "");
 		x.benchmark = store_column_text(s, 2, "");
 		x.config = store_column_text(s, 3, "");
 		x.metric = store_column_text(s, 4, "");
 		x.commit = store_column_text(s, 5, "");
 		x.source_hash = store_column_text(s, 6, "");
-		x.seq = store_place_seq(sqlite3_column_double(s, 7));
+		x.seq = store_place_seq(store_column_double(s, 7));
 		if ((ret = store_column_side(&x.side, st, s, 8, err)) ||
 		    (ret = store_column_state(&x.state, st, s, 13, err))) {
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 			break;
 		}
 		x.shift = store_column_real(s, 9);
 		x.median = store_column_real(s, 10);
 		x.center = store_column_real(s, 11);
 		x.tolerance = store_column_real(s, 12);
-		x.run_id = sqlite3_column_int64(s, 14);
+		x.run_id = store_column_int64(s, 14, 0);
 		if (fn(&x, data)) {
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 			break;
 		}
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot list Suspects");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 

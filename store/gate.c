@@ -3,7 +3,6 @@
  * records at most, so everything here is an index seek.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +32,7 @@ void store_gate_close(struct store_gate *g)
 int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct store_gate *g,
 			 const char *source_hash, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(g->st, SQL_GATE_AT_SOURCE, err);
+	struct store_stmt *s = store_stmt(g->st, SQL_GATE_AT_SOURCE, err);
 	struct store_gate_record *list = NULL;
 	size_t n = 0, alloc = 0;
 	int rc, ret = 0;
@@ -43,27 +42,27 @@ int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct stor
 		goto fail;
 	}
 	store_bind_text(s, 1, source_hash);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_gate_record *r;
 		ALLOC_GROW(list, n, alloc);
 		r = &list[n++];
 		memset(r, 0, sizeof(*r));
-		r->run_id = sqlite3_column_int64(s, 0);
-		r->machine_id = sqlite3_column_int64(s, 1);
-		r->benchmark_id = sqlite3_column_int64(s, 2);
+		r->run_id = store_column_int64(s, 0, 0);
+		r->machine_id = store_column_int64(s, 1, 0);
+		r->benchmark_id = store_column_int64(s, 2, 0);
 		r->config = store_column_strdup(s, 3);
-		r->harness_version = sqlite3_column_int64(s, 4);
+		r->harness_version = store_column_int64(s, 4, 0);
 		r->machine = store_column_strdup(s, 5);
 		r->benchmark = store_column_strdup(s, 6);
 		store_column_sha(r->commit, s, 7);
 		r->content_hash = store_column_strdup(s, 8);
-		r->baseline = sqlite3_column_int(s, 9);
-		r->tagged = sqlite3_column_int(s, 10);
+		r->baseline = store_column_int(s, 9);
+		r->tagged = store_column_int(s, 10);
 		snprintf(r->source_hash, sizeof(r->source_hash), "%.40s",
 			 source_hash ? source_hash : "");
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
+	store_reset(s);
+	if (rc != STORE_DONE) {
 		ret = store_db_error(err, g->st, "cannot read the records at a source hash");
 		goto fail;
 	}
@@ -86,36 +85,36 @@ fail:
  * commit, content hash, baseline, source hash, then a metric) into records, one per run.
  */
 static int collect_group(struct store_gate_record **out, size_t *nr, struct store_gate *g,
-			 sqlite3_stmt *s, int64_t machine_id, int64_t benchmark_id,
+			 struct store_stmt *s, int64_t machine_id, int64_t benchmark_id,
 			 struct bl_error *err)
 {
 	struct store_gate_record *list = NULL, *r = NULL;
 	size_t n = 0, alloc = 0, metrics_alloc = 0;
 	int rc, ret = 0;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t run_id = sqlite3_column_int64(s, 1);
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t run_id = store_column_int64(s, 1, 0);
 		if (!r || r->run_id != run_id) {
 			ALLOC_GROW(list, n, alloc);
 			r = &list[n++];
 			memset(r, 0, sizeof(*r));
 			metrics_alloc = 0;
-			r->step = sqlite3_column_int64(s, 0);
+			r->step = store_column_int64(s, 0, 0);
 			r->run_id = run_id;
 			r->machine_id = machine_id;
 			r->benchmark_id = benchmark_id;
-			r->harness_version = sqlite3_column_int64(s, 2);
+			r->harness_version = store_column_int64(s, 2, 0);
 			store_column_sha(r->commit, s, 3);
 			r->content_hash = store_column_strdup(s, 4);
-			r->baseline = sqlite3_column_int(s, 5);
+			r->baseline = store_column_int(s, 5);
 			store_column_sha(r->source_hash, s, 6);
 		}
 		ALLOC_GROW(r->metrics, r->nmetrics, metrics_alloc);
 		if ((ret = store_metric_from_row(&r->metrics[r->nmetrics++], g->st, s, 7, err)))
 			break;
 	}
-	sqlite3_reset(s);
-	if (!ret && rc != SQLITE_DONE)
+	store_reset(s);
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, g->st, "cannot read a group's records");
 	if (ret) {
 		store_gate_records_free(list, n);
@@ -131,16 +130,16 @@ int store_gate_group_at(struct store_gate_record **out, size_t *nr, struct store
 			int64_t machine_id, int64_t benchmark_id, const char *config,
 			const char *source_hash, int with_samples, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(g->st, SQL_GATE_GROUP_AT, err);
+	struct store_stmt *s = store_stmt(g->st, SQL_GATE_GROUP_AT, err);
 	*out = NULL;
 	*nr = 0;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, machine_id);
-	sqlite3_bind_int64(s, 2, benchmark_id);
+	store_bind_int64(s, 1, machine_id);
+	store_bind_int64(s, 2, benchmark_id);
 	store_bind_text(s, 3, config);
 	store_bind_text(s, 4, source_hash);
-	sqlite3_bind_int(s, 5, with_samples);
+	store_bind_int64(s, 5, with_samples);
 	return collect_group(out, nr, g, s, machine_id, benchmark_id, err);
 }
 
@@ -148,7 +147,7 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 			int64_t machine_id, int64_t benchmark_id, const char *config,
 			const char *const *source_hashes, size_t nhashes, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(g->st, SQL_GATE_GROUP_IN, err);
+	struct store_stmt *s = store_stmt(g->st, SQL_GATE_GROUP_IN, err);
 	struct strbuf hashes = STRBUF_INIT;
 	int ret;
 
@@ -163,10 +162,10 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 		strbuf_add_json_string(&hashes, source_hashes[i]);
 	}
 	strbuf_addch(&hashes, ']');
-	sqlite3_bind_int64(s, 1, machine_id);
-	sqlite3_bind_int64(s, 2, benchmark_id);
+	store_bind_int64(s, 1, machine_id);
+	store_bind_int64(s, 2, benchmark_id);
 	store_bind_text(s, 3, config);
-	sqlite3_bind_text(s, 4, hashes.buf, (int)hashes.len, SQLITE_STATIC);
+	store_bind_text_len(s, 4, hashes.buf, hashes.len);
 	ret = collect_group(out, nr, g, s, machine_id, benchmark_id, err);
 	strbuf_release(&hashes);
 	return ret;

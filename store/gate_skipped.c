@@ -2,7 +2,6 @@
  * Why the gate found no reference for a group (§7.2; the statement is in sql/gate-skipped.sql):
  * the tagged standing records at the source hashes its search looked at.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +13,7 @@ int store_gate_skipped(size_t *runs_out, size_t *by_tag, const char *const *tag_
 		       const char *config, const char *const *source_hashes, size_t nhashes,
 		       struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_GATE_GROUP_SKIPPED, err);
+	struct store_stmt *s = store_stmt(st, SQL_GATE_GROUP_SKIPPED, err);
 	struct strbuf hashes = STRBUF_INIT;
 	int64_t last_run = 0;
 	int rc, ret = 0;
@@ -30,13 +29,13 @@ int store_gate_skipped(size_t *runs_out, size_t *by_tag, const char *const *tag_
 		strbuf_add_json_string(&hashes, source_hashes[i]);
 	}
 	strbuf_addch(&hashes, ']');
-	sqlite3_bind_int64(s, 1, machine_id);
-	sqlite3_bind_int64(s, 2, benchmark_id);
+	store_bind_int64(s, 1, machine_id);
+	store_bind_int64(s, 2, benchmark_id);
 	store_bind_text(s, 3, config);
-	sqlite3_bind_text(s, 4, hashes.buf, (int)hashes.len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t run = sqlite3_column_int64(s, 0);
-		const char *tag = (const char *)sqlite3_column_text(s, 1);
+	store_bind_text_len(s, 4, hashes.buf, hashes.len);
+	while ((rc = store_step(s)) == STORE_ROW) {
+		int64_t run = store_column_int64(s, 0, 0);
+		const char *tag = store_column_text(s, 1, NULL);
 		if (run != last_run)
 			(*runs_out)++;
 		last_run = run;
@@ -44,8 +43,8 @@ int store_gate_skipped(size_t *runs_out, size_t *by_tag, const char *const *tag_
 			if (!strcmp(tag_names[i], tag))
 				by_tag[i]++;
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read a group's tagged records");
 	strbuf_release(&hashes);
 	return ret;

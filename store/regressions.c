@@ -4,7 +4,6 @@
  * statements are in sql/regressions.sql.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <string.h>
 
 #include "store/internal.h"
@@ -13,10 +12,9 @@
 int store_regression_add(int64_t *id_out, int *added, struct store *st,
 			 const struct store_regression *r, struct bl_error *err)
 {
-	sqlite3 *db = store_sqlite(st);
 	int64_t machine_id, benchmark_id, id = 0;
-	int own_txn = sqlite3_get_autocommit(db), ret;
-	sqlite3_stmt *s;
+	int own_txn = store_autocommit(st), ret;
+	struct store_stmt *s;
 
 	*id_out = 0;
 	if (added)
@@ -31,8 +29,8 @@ int store_regression_add(int64_t *id_out, int *added, struct store *st,
 		ret = BL_EDB;
 		goto done;
 	}
-	sqlite3_bind_int64(s, 1, machine_id);
-	sqlite3_bind_int64(s, 2, benchmark_id);
+	store_bind_int64(s, 1, machine_id);
+	store_bind_int64(s, 2, benchmark_id);
 	store_bind_text(s, 3, r->config ? r->config : "");
 	store_bind_text(s, 4, r->metric);
 	store_bind_text(s, 5, r->commit);
@@ -43,16 +41,16 @@ int store_regression_add(int64_t *id_out, int *added, struct store *st,
 		goto done;
 	}
 	if (r->alert_id)
-		sqlite3_bind_int64(s, 1, r->alert_id);
-	sqlite3_bind_int64(s, 2, machine_id);
-	sqlite3_bind_int64(s, 3, benchmark_id);
+		store_bind_int64(s, 1, r->alert_id);
+	store_bind_int64(s, 2, machine_id);
+	store_bind_int64(s, 3, benchmark_id);
 	store_bind_text(s, 4, r->config ? r->config : "");
 	store_bind_text(s, 5, r->metric);
 	store_bind_text(s, 6, r->commit);
 	store_bind_text(s, 7, r->source_hash);
 	store_bind_text(s, 8, r->subject);
 	if (r->pr > 0)
-		sqlite3_bind_int64(s, 9, r->pr);
+		store_bind_int64(s, 9, r->pr);
 	store_bind_real(s, 10, r->ratio);
 	store_bind_real(s, 11, r->lo);
 	store_bind_real(s, 12, r->hi);
@@ -60,7 +58,7 @@ int store_regression_add(int64_t *id_out, int *added, struct store *st,
 	store_bind_text(s, 14, r->probes ? r->probes : "[]");
 	if ((ret = store_exec(st, s, "cannot store a Regression", err)))
 		goto done;
-	id = sqlite3_last_insert_rowid(db);
+	id = store_last_insert_id(st);
 	if (added)
 		*added = 1;
 done:
@@ -78,13 +76,13 @@ done:
 }
 
 /* Walks the rows of regressions_list or regressions_of_series (the same columns). */
-static int walk_regressions(struct store *st, sqlite3_stmt *s, store_regression_fn fn, void *data,
-			    struct bl_error *err)
+static int walk_regressions(struct store *st, struct store_stmt *s, store_regression_fn fn,
+			    void *data, struct bl_error *err)
 {
 	int rc, ret = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_regression r;
-		r.id = sqlite3_column_int64(s, 0);
+		r.id = store_column_int64(s, 0, 0);
 		r.alert_id = store_column_int64(s, 1, 0);
 		r.machine = store_column_text(s, 2, "");
 		r.benchmark = store_column_text(s, 3, "");
@@ -103,30 +101,30 @@ static int walk_regressions(struct store *st, sqlite3_stmt *s, store_regression_
 		r.filed_url = store_column_text(s, 16, NULL);
 		r.created_at = store_column_real(s, 17);
 		if (fn(&r, data)) {
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 			break;
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot list Regressions");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 
 int store_each_regression(struct store *st, int64_t alert_id, store_regression_fn fn, void *data,
 			  struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_REGRESSIONS_LIST, err);
+	struct store_stmt *s = store_stmt(st, SQL_REGRESSIONS_LIST, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, alert_id);
+	store_bind_int64(s, 1, alert_id);
 	return walk_regressions(st, s, fn, data, err);
 }
 
 int store_each_regression_filtered(struct store *st, const struct store_regression_filter *f,
 				   store_regression_fn fn, void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_REGRESSIONS_FILTERED, err);
+	struct store_stmt *s = store_stmt(st, SQL_REGRESSIONS_FILTERED, err);
 	struct strbuf hi = STRBUF_INIT;
 	int ret;
 	if (!s)
@@ -149,7 +147,7 @@ int store_series_regressions(struct store *st, const char *machine, const char *
 			     const char *config, const char *metric, store_regression_fn fn,
 			     void *data, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_REGRESSIONS_OF_SERIES, err);
+	struct store_stmt *s = store_stmt(st, SQL_REGRESSIONS_OF_SERIES, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, machine);
@@ -162,42 +160,42 @@ int store_series_regressions(struct store *st, const char *machine, const char *
 int store_each_triage_alert(struct store *st, store_triage_alert_fn fn, void *data,
 			    struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_TRIAGE_ALERTS, err);
+	struct store_stmt *s = store_stmt(st, SQL_TRIAGE_ALERTS, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_triage_alert a;
-		a.id = sqlite3_column_int64(s, 0);
+		a.id = store_column_int64(s, 0, 0);
 		a.machine = store_column_text(s, 1, "");
 		a.commit = store_column_text(s, 2, "");
 		if ((ret = store_column_side(&a.side, st, s, 3, err)) ||
 		    (ret = store_column_state(&a.state, st, s, 4, err)))
 			break;
-		a.series = sqlite3_column_int64(s, 5);
-		a.run_wide = sqlite3_column_int(s, 6) != 0;
+		a.series = store_column_int64(s, 5, 0);
+		a.run_wide = store_column_int(s, 6) != 0;
 		if (fn(&a, data)) {
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 			break;
 		}
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot list alerts");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 
 int store_alert_set_filed(struct store *st, int64_t alert_id, const char *url, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_ALERT_SET_FILED, err);
+	struct store_stmt *s = store_stmt(st, SQL_ALERT_SET_FILED, err);
 	int ret;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, alert_id);
+	store_bind_int64(s, 1, alert_id);
 	store_bind_text(s, 2, url);
 	if ((ret = store_exec(st, s, "cannot mark an alert filed", err)))
 		return ret;
-	if (!sqlite3_changes(store_sqlite(st)))
+	if (!store_changes(st))
 		return bl_error_set(err, BL_ENOTFOUND, "no alert %lld", (long long)alert_id);
 	return 0;
 }

@@ -5,7 +5,6 @@
  * and keeps only the current Series' lines in memory.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,7 +69,7 @@ static int wanted(const char *want, const char *name)
 static int list_groups(struct series_group **out, size_t *nr, struct store *st,
 		       const struct store_series_filter *filter, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_SERIES_NEXT_GROUP, err);
+	struct store_stmt *s = store_stmt(st, SQL_SERIES_NEXT_GROUP, err);
 	struct series_group *groups = NULL;
 	size_t n = 0, alloc = 0;
 	int64_t mid = -1, bid = -1;
@@ -82,19 +81,19 @@ static int list_groups(struct series_group **out, size_t *nr, struct store *st,
 		goto done;
 	}
 	for (;;) {
-		sqlite3_reset(s);
-		sqlite3_bind_int64(s, 1, mid);
-		sqlite3_bind_int64(s, 2, bid);
-		sqlite3_bind_text(s, 3, config, -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_DONE)
+		store_reset(s);
+		store_bind_int64(s, 1, mid);
+		store_bind_int64(s, 2, bid);
+		store_bind_text_copy(s, 3, config);
+		rc = store_step(s);
+		if (rc == STORE_DONE)
 			break;
-		if (rc != SQLITE_ROW) {
+		if (rc != STORE_ROW) {
 			ret = store_db_error(err, st, "cannot list series");
 			goto done;
 		}
-		mid = sqlite3_column_int64(s, 0);
-		bid = sqlite3_column_int64(s, 1);
+		mid = store_column_int64(s, 0, 0);
+		bid = store_column_int64(s, 1, 0);
 		free(config);
 		config = xstrdup(store_column_text(s, 2, ""));
 		const char *machine = store_column_text(s, 3, "");
@@ -114,7 +113,7 @@ static int list_groups(struct series_group **out, size_t *nr, struct store *st,
 		qsort(groups, n, sizeof(*groups), group_cmp);
 done:
 	if (s)
-		sqlite3_reset(s);
+		store_reset(s);
 	free(config);
 	if (ret) {
 		groups_release(groups, n);
@@ -161,15 +160,15 @@ static void counts_reset(struct series_state *w)
 static int load_counts(struct series_state *w, struct store *st, const struct series_group *g,
 		       struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_REGRESSIONS_GROUP_COUNTS, err);
+	struct store_stmt *s = store_stmt(st, SQL_REGRESSIONS_GROUP_COUNTS, err);
 	int rc;
 	counts_reset(w);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, g->machine_id);
-	sqlite3_bind_int64(s, 2, g->benchmark_id);
+	store_bind_int64(s, 1, g->machine_id);
+	store_bind_int64(s, 2, g->benchmark_id);
 	store_bind_text(s, 3, g->config);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		const char *metric = store_column_text(s, 0, "");
 		struct regression_count *c;
 		if (!w->ncounts || strcmp(w->counts[w->ncounts - 1].metric, metric)) {
@@ -180,13 +179,13 @@ static int load_counts(struct series_state *w, struct store *st, const struct se
 		}
 		c = &w->counts[w->ncounts - 1];
 		c->n++;
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL) {
+		if (!store_column_is_null(s, 1)) {
 			ALLOC_GROW(c->pinned, c->npinned, c->pinned_alloc);
-			c->pinned[c->npinned++] = sqlite3_column_int64(s, 1);
+			c->pinned[c->npinned++] = store_column_int64(s, 1, 0);
 		}
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_DONE)
 		return store_db_error(err, st, "cannot count Regressions");
 	return 0;
 }
@@ -226,14 +225,14 @@ static void set_str(struct strbuf *sb, const char *v)
 }
 
 /* Adds the member row to the current Series, starting a line at a break. */
-static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
+static int state_add(struct series_state *w, struct store *st, struct store_stmt *s,
 		     struct bl_error *err)
 {
 	enum metric_kind kind;
-	int64_t harness = sqlite3_column_int64(s, 9);
+	int64_t harness = store_column_int64(s, 9, 0);
 	const char *content = store_column_text(s, 10, NULL);
-	int baseline = sqlite3_column_int(s, 11);
-	double place = sqlite3_column_double(s, 8);
+	int baseline = store_column_int(s, 11);
+	double place = store_column_double(s, 8);
 	int64_t seq = store_place_seq(place);
 	enum line_break reason;
 	double median = store_column_real(s, 4), value = store_column_real(s, 5);
@@ -272,16 +271,16 @@ static int state_add(struct series_state *w, struct store *st, sqlite3_stmt *s,
 }
 
 /* Walks one group's members; returns 1 when fn asked to stop. */
-static int walk_group(struct series_state *w, struct store *st, sqlite3_stmt *s,
+static int walk_group(struct series_state *w, struct store *st, struct store_stmt *s,
 		      const struct series_group *g, store_series_fn fn, void *data,
 		      struct bl_error *err)
 {
 	int rc, started = 0;
-	sqlite3_reset(s);
-	sqlite3_bind_int64(s, 1, g->machine_id);
-	sqlite3_bind_int64(s, 2, g->benchmark_id);
-	sqlite3_bind_text(s, 3, g->config, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	store_reset(s);
+	store_bind_int64(s, 1, g->machine_id);
+	store_bind_int64(s, 2, g->benchmark_id);
+	store_bind_text(s, 3, g->config);
+	while ((rc = store_step(s)) == STORE_ROW) {
 		const char *metric = store_column_text(s, 0, "");
 		if (!started || strcmp(metric, w->metric.buf)) {
 			if (started && fn(&w->s, data))
@@ -292,7 +291,7 @@ static int walk_group(struct series_state *w, struct store *st, sqlite3_stmt *s,
 		if (state_add(w, st, s, err))
 			return BL_EDB;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != STORE_DONE)
 		return store_db_error(err, st, "cannot read a series");
 	if (started && fn(&w->s, data))
 		return 1;
@@ -302,8 +301,7 @@ static int walk_group(struct series_state *w, struct store *st, sqlite3_stmt *s,
 int store_each_series(struct store *st, const struct store_series_filter *filter,
 		      store_series_fn fn, void *data, struct bl_error *err)
 {
-	sqlite3 *db = store_sqlite(st);
-	sqlite3_stmt *members = NULL;
+	struct store_stmt *members = NULL;
 	struct series_group *groups = NULL;
 	size_t ngroups = 0;
 	struct series_state w;
@@ -315,11 +313,9 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 	strbuf_init(&w.unit, 0);
 	strbuf_init(&w.content, 0);
 	/* One read transaction: every group sees the same database. */
-	if (sqlite3_get_autocommit(db)) {
-		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-			ret = store_db_error(err, st, "cannot begin reading series");
+	if (store_autocommit(st)) {
+		if ((ret = store_begin_read(st, err)))
 			goto done;
-		}
 		own_txn = 1;
 	}
 	if ((ret = list_groups(&groups, &ngroups, st, filter, err)))
@@ -341,9 +337,9 @@ int store_each_series(struct store *st, const struct store_series_filter *filter
 done:
 	/* A walk stopped early leaves the statement mid-step: reset before the read ends. */
 	if (members)
-		sqlite3_reset(members);
+		store_reset(members);
 	if (own_txn)
-		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		store_end_read(st);
 	groups_release(groups, ngroups);
 	free(w.lines);
 	counts_reset(&w);

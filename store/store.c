@@ -7,84 +7,162 @@
 #include "store/internal.h"
 #include "sql_embed.h"
 
-/* How long a writer waits for another before SQLITE_BUSY reaches the caller. */
+/* How long a writer waits for another before a busy error reaches the caller. */
 #define STORE_BUSY_TIMEOUT_MS 30000
 
 struct store {
-	sqlite3 *db;
-	char *path;
-	sqlite3_stmt *stmts[SQL__COUNT]; /* the statement cache (store_stmt) */
+	enum store_backend backend;
+	sqlite3 *db;	     /* SQLite's connection */
+	struct store_pg *pg; /* or PostgreSQL's */
+	char *path;	     /* the file, or the URL without its password: for messages */
+	struct store_stmt stmts[SQL__COUNT]; /* the statement cache (store_stmt) */
 	int in_transaction;
 };
 
-sqlite3 *store_sqlite(struct store *st)
+const char *store_name(const struct store *st)
 {
-	return st->db;
+	return st->path;
+}
+
+enum store_backend store_backend_of(const struct store *st)
+{
+	return st->backend;
 }
 
 int store_db_error(struct bl_error *err, struct store *st, const char *what)
 {
 	/* A lock another connection held past the busy timeout is not a broken database: the
 	 * server answers it 503, so the client tries again later. */
-	int rc = sqlite3_errcode(st->db) & 0xff;
-	return bl_error_set(err, rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? BL_EBUSY : BL_EDB,
-			    "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+	int busy;
+	const char *msg;
+	if (st->backend == STORE_POSTGRES) {
+		busy = store_pg_busy(st->pg);
+		msg = store_pg_errmsg(st->pg);
+	} else {
+		int rc = sqlite3_errcode(st->db) & 0xff;
+		busy = rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+		msg = sqlite3_errmsg(st->db);
+	}
+	return bl_error_set(err, busy ? BL_EBUSY : BL_EDB, "%s in '%s': %s", what, st->path, msg);
 }
 
-sqlite3_stmt *store_stmt(struct store *st, enum sql_stmt id, struct bl_error *err)
+struct store_stmt *store_stmt(struct store *st, enum sql_stmt id, struct bl_error *err)
 {
-	sqlite3_stmt *s = st->stmts[id];
-	if (!s) {
-		if (sqlite3_prepare_v3(st->db, sql_text[id], -1, SQLITE_PREPARE_PERSISTENT,
-				       &st->stmts[id], NULL) != SQLITE_OK) {
+	struct store_stmt *s = &st->stmts[id];
+	if (!s->lite && !s->pg) {
+		if (st->backend == STORE_POSTGRES) {
+			if (store_pg_prepare(&s->pg, st->pg, id, err))
+				return NULL;
+		} else if (sqlite3_prepare_v3(st->db, sql_text[id], -1, SQLITE_PREPARE_PERSISTENT,
+					      &s->lite, NULL) != SQLITE_OK) {
 			store_db_error(err, st, "cannot prepare a statement");
 			return NULL;
 		}
-		return st->stmts[id];
+		return s;
 	}
-	if (sqlite3_stmt_busy(s)) {
+	if (s->lite ? sqlite3_stmt_busy(s->lite) : store_pg_stmt_busy(s->pg)) {
 		bl_error_set(err, BL_EDB,
 			     "a statement in '%s' is already in use (a walk's callback "
 			     "started the same walk)",
 			     st->path);
 		return NULL;
 	}
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	if (s->lite) {
+		sqlite3_reset(s->lite);
+		sqlite3_clear_bindings(s->lite);
+	} else {
+		store_pg_reset(s->pg);
+		store_pg_clear_bindings(s->pg);
+	}
 	return s;
 }
 
-void store_bind_text(sqlite3_stmt *s, int i, const char *v)
+void store_bind_text(struct store_stmt *s, int i, const char *v)
 {
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	if (!v)
+		store_bind_null(s, i);
+	else if (s->lite)
+		sqlite3_bind_text(s->lite, i, v, -1, SQLITE_STATIC);
 	else
-		sqlite3_bind_null(s, i);
+		store_pg_bind(s->pg, i, v, strlen(v), 0);
 }
 
-void store_bind_id(sqlite3_stmt *s, int i, int64_t id)
+void store_bind_text_copy(struct store_stmt *s, int i, const char *v)
+{
+	if (!v)
+		store_bind_null(s, i);
+	else if (s->lite)
+		sqlite3_bind_text(s->lite, i, v, -1, SQLITE_TRANSIENT);
+	else
+		store_pg_bind(s->pg, i, v, strlen(v), 0);
+}
+
+void store_bind_text_len(struct store_stmt *s, int i, const char *v, size_t len)
+{
+	if (s->lite)
+		sqlite3_bind_text64(s->lite, i, v, len, SQLITE_STATIC, SQLITE_UTF8);
+	else
+		store_pg_bind(s->pg, i, v, len, 0);
+}
+
+void store_bind_blob(struct store_stmt *s, int i, const void *v, size_t len)
+{
+	if (s->lite)
+		sqlite3_bind_blob64(s->lite, i, v, len, SQLITE_STATIC);
+	else
+		store_pg_bind(s->pg, i, v, len, 1);
+}
+
+void store_bind_blob_take(struct store_stmt *s, int i, void *v, size_t len)
+{
+	if (s->lite) {
+		sqlite3_bind_blob64(s->lite, i, v, len, free);
+	} else {
+		store_pg_bind(s->pg, i, v, len, 1);
+		free(v);
+	}
+}
+
+void store_bind_id(struct store_stmt *s, int i, int64_t id)
 {
 	if (id)
-		sqlite3_bind_int64(s, i, id);
+		store_bind_int64(s, i, id);
 	else
-		sqlite3_bind_null(s, i);
+		store_bind_null(s, i);
 }
 
-void store_bind_real(sqlite3_stmt *s, int i, double v)
+void store_bind_real(struct store_stmt *s, int i, double v)
 {
 	if (isnan(v))
-		sqlite3_bind_null(s, i);
+		store_bind_null(s, i);
 	else
-		sqlite3_bind_double(s, i, v);
+		store_bind_double(s, i, v);
 }
 
-char *store_column_strdup(sqlite3_stmt *s, int i)
+int64_t store_last_insert_id(struct store *st)
 {
-	const unsigned char *t = sqlite3_column_text(s, i);
-	return t ? xstrdup((const char *)t) : NULL;
+	return st->backend == STORE_POSTGRES ? store_pg_last_insert_id(st->pg)
+					     : sqlite3_last_insert_rowid(st->db);
 }
 
-void store_column_sha(char out[41], sqlite3_stmt *s, int i)
+int64_t store_changes(struct store *st)
+{
+	return st->backend == STORE_POSTGRES ? store_pg_changes(st->pg) : sqlite3_changes(st->db);
+}
+
+int store_autocommit(struct store *st)
+{
+	return st->backend == STORE_POSTGRES ? !store_pg_in_transaction(st->pg)
+					     : sqlite3_get_autocommit(st->db);
+}
+
+char *store_column_strdup(struct store_stmt *s, int i)
+{
+	const char *t = store_column_text(s, i, NULL);
+	return t ? xstrdup(t) : NULL;
+}
+
+void store_column_sha(char out[41], struct store_stmt *s, int i)
 {
 	const char *t = store_column_text(s, i, "");
 	size_t n = strnlen(t, 40);
@@ -93,14 +171,14 @@ void store_column_sha(char out[41], sqlite3_stmt *s, int i)
 }
 
 /* An unknown name in column i, for the readers below. */
-static int unknown_name(struct bl_error *err, struct store *st, const char *what, sqlite3_stmt *s,
-			int i)
+static int unknown_name(struct bl_error *err, struct store *st, const char *what,
+			struct store_stmt *s, int i)
 {
 	return bl_error_set(err, BL_EDB, "unknown %s '%s' in '%s'", what,
 			    store_column_text(s, i, "NULL"), st->path);
 }
 
-int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, int i,
+int store_column_kind(enum metric_kind *out, struct store *st, struct store_stmt *s, int i,
 		      struct bl_error *err)
 {
 	if (metric_kind_parse(out, store_column_text(s, i, NULL)))
@@ -108,7 +186,7 @@ int store_column_kind(enum metric_kind *out, struct store *st, sqlite3_stmt *s, 
 	return 0;
 }
 
-int store_column_line_break(enum line_break *out, struct store *st, sqlite3_stmt *s, int i,
+int store_column_line_break(enum line_break *out, struct store *st, struct store_stmt *s, int i,
 			    struct bl_error *err)
 {
 	if (line_break_parse(out, store_column_text(s, i, NULL)))
@@ -116,7 +194,7 @@ int store_column_line_break(enum line_break *out, struct store *st, sqlite3_stmt
 	return 0;
 }
 
-int store_column_better(int *better_higher, struct store *st, sqlite3_stmt *s, int i,
+int store_column_better(int *better_higher, struct store *st, struct store_stmt *s, int i,
 			struct bl_error *err)
 {
 	if (metric_better_parse(better_higher, store_column_text(s, i, NULL)))
@@ -124,7 +202,7 @@ int store_column_better(int *better_higher, struct store *st, sqlite3_stmt *s, i
 	return 0;
 }
 
-int store_column_side(enum suspect_side *out, struct store *st, sqlite3_stmt *s, int i,
+int store_column_side(enum suspect_side *out, struct store *st, struct store_stmt *s, int i,
 		      struct bl_error *err)
 {
 	if (suspect_side_parse(out, store_column_text(s, i, NULL)))
@@ -132,7 +210,7 @@ int store_column_side(enum suspect_side *out, struct store *st, sqlite3_stmt *s,
 	return 0;
 }
 
-int store_column_state(enum suspect_state *out, struct store *st, sqlite3_stmt *s, int i,
+int store_column_state(enum suspect_state *out, struct store *st, struct store_stmt *s, int i,
 		       struct bl_error *err)
 {
 	if (suspect_state_parse(out, store_column_text(s, i, NULL)))
@@ -140,12 +218,11 @@ int store_column_state(enum suspect_state *out, struct store *st, sqlite3_stmt *
 	return 0;
 }
 
-int store_column_outcome(enum alert_outcome *out, struct store *st, sqlite3_stmt *s, int i,
+int store_column_outcome(enum alert_outcome *out, struct store *st, struct store_stmt *s, int i,
 			 struct bl_error *err)
 {
 	*out = ALERT_NO_OUTCOME;
-	if (sqlite3_column_type(s, i) != SQLITE_NULL &&
-	    alert_outcome_parse(out, store_column_text(s, i, NULL)))
+	if (!store_column_is_null(s, i) && alert_outcome_parse(out, store_column_text(s, i, NULL)))
 		return unknown_name(err, st, "alert outcome", s, i);
 	return 0;
 }
@@ -155,22 +232,22 @@ int64_t store_place_seq(double place)
 	return place >= 0 && place == floor(place) ? (int64_t)place : -1;
 }
 
-int store_exec(struct store *st, sqlite3_stmt *s, const char *what, struct bl_error *err)
+int store_exec(struct store *st, struct store_stmt *s, const char *what, struct bl_error *err)
 {
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+	int rc = store_step(s);
+	store_reset(s);
+	if (rc != STORE_DONE && rc != STORE_ROW)
 		return store_db_error(err, st, what);
 	return 0;
 }
 
-int store_query_int64(int64_t *out, int64_t dflt, struct store *st, sqlite3_stmt *s,
+int store_query_int64(int64_t *out, int64_t dflt, struct store *st, struct store_stmt *s,
 		      const char *what, struct bl_error *err)
 {
-	int rc = sqlite3_step(s);
-	*out = rc == SQLITE_ROW ? store_column_int64(s, 0, dflt) : dflt;
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	int rc = store_step(s);
+	*out = rc == STORE_ROW ? store_column_int64(s, 0, dflt) : dflt;
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
 		return store_db_error(err, st, what);
 	return 0;
 }
@@ -178,10 +255,23 @@ int store_query_int64(int64_t *out, int64_t dflt, struct store *st, sqlite3_stmt
 /* Runs SQL text that is no cached statement: the migrations, transactions and pragmas. */
 static int exec_sql(struct store *st, const char *sql, const char *what, struct bl_error *err)
 {
-	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (st->backend == STORE_POSTGRES
+		? store_pg_exec(st->pg, sql) != 0
+		: sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return store_db_error(err, st, what);
 	return 0;
 }
+
+/*
+ * Transaction control, the one SQL text store/ keeps outside sql/ besides SQLite's pragmas: a
+ * writer on PostgreSQL takes one transaction-scoped advisory lock, so that writers go one at a
+ * time as on SQLite (BEGIN IMMEDIATE) and the key rule sees every record stored before its own.
+ * Readers take no lock on either.
+ */
+static const char *const begin_write_sql[] = {
+    [STORE_SQLITE] = "BEGIN IMMEDIATE",
+    [STORE_POSTGRES] = "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246)",
+};
 
 int store_latest_version(void)
 {
@@ -190,72 +280,120 @@ int store_latest_version(void)
 
 int store_schema_version(struct store *st)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_SCHEMA_VERSION, NULL);
+	struct store_stmt *s = store_stmt(st, SQL_SCHEMA_VERSION, NULL);
 	int64_t v;
 	if (!s || store_query_int64(&v, -1, st, s, "cannot read the schema version", NULL))
 		return -1;
 	return (int)v;
 }
 
-/* Applies every migration past user_version, each in its own transaction. */
+/* Applies every migration past the schema version, each in its own transaction. */
 static int migrate(struct store *st, struct bl_error *err)
 {
 	int version = store_schema_version(st);
+	size_t count = st->backend == STORE_POSTGRES ? sql_pg_migration_count : sql_migration_count;
 	if (version < 0)
 		return store_db_error(err, st, "cannot read the schema version");
-	if ((size_t)version > sql_migration_count)
+	if ((size_t)version > count)
 		return bl_error_set(err, BL_EDB,
 				    "'%s' has schema version %d, newer than this benchline (%zu)",
-				    st->path, version, sql_migration_count);
-	for (size_t i = (size_t)version; i < sql_migration_count; i++) {
+				    st->path, version, count);
+	for (size_t i = (size_t)version; i < count; i++) {
+		const struct sql_migration *m =
+		    st->backend == STORE_POSTGRES ? &sql_pg_migrations[i] : &sql_migrations[i];
 		struct strbuf sql = STRBUF_INIT;
 		int ret;
-		strbuf_addstr(&sql, "BEGIN IMMEDIATE;\n");
-		strbuf_addstr(&sql, sql_migrations[i].text);
-		strbuf_addf(&sql, "\nPRAGMA user_version = %zu;\nCOMMIT;\n", i + 1);
+		if (st->backend == STORE_POSTGRES) {
+			/* Another server may be migrating the same database: the lock orders
+			 * them, and a migration applied meanwhile is not applied again. */
+			strbuf_addf(&sql, "%s;\n", begin_write_sql[STORE_POSTGRES]);
+			strbuf_addf(
+			    &sql,
+			    "DO $bl$ BEGIN IF (SELECT max(version) FROM benchline_schema) "
+			    ">= %zu THEN RAISE EXCEPTION 'benchline: already migrated'; END IF; "
+			    "END $bl$;\n",
+			    i + 1);
+			strbuf_addstr(&sql, m->text);
+			strbuf_addf(&sql, "\nUPDATE benchline_schema SET version = %zu;\nCOMMIT;\n",
+				    i + 1);
+		} else {
+			strbuf_addstr(&sql, "BEGIN IMMEDIATE;\n");
+			strbuf_addstr(&sql, m->text);
+			strbuf_addf(&sql, "\nPRAGMA user_version = %zu;\nCOMMIT;\n", i + 1);
+		}
 		ret = exec_sql(st, sql.buf, "cannot apply a migration", err);
 		strbuf_release(&sql);
 		if (ret) {
 			exec_sql(st, "ROLLBACK", "rollback", NULL);
-			bl_error_prefix(err, "%s", sql_migrations[i].name);
+			if (st->backend == STORE_POSTGRES &&
+			    strstr(store_pg_errmsg(st->pg), "benchline: already migrated")) {
+				bl_error_clear(err);
+				continue;
+			}
+			bl_error_prefix(err, "%s", m->name);
 			return ret;
 		}
 	}
 	return 0;
 }
 
-int store_open(struct store **out, const char *path, int flags, struct bl_error *err)
+/* Whether path names a PostgreSQL database rather than a SQLite file. */
+int store_is_postgres_url(const char *path)
 {
-	struct store *st = xcalloc(1, sizeof(*st));
-	struct stat sb;
-	int oflags, ret = 0;
+	return !strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11);
+}
 
-	*out = NULL;
-	st->path = xstrdup(path);
-	if (!(flags & STORE_CREATE) && stat(path, &sb) < 0) {
-		ret = bl_error_set(err, BL_ENOTFOUND,
-				   "no database at '%s' (run 'benchline init' or pass --db)", path);
-		goto fail;
-	}
+static int open_sqlite(struct store *st, const char *path, int flags, struct bl_error *err)
+{
+	struct stat sb;
+	int oflags;
+
+	if (!(flags & STORE_CREATE) && stat(path, &sb) < 0)
+		return bl_error_set(err, BL_ENOTFOUND,
+				    "no database at '%s' (run 'benchline init' or pass --db)",
+				    path);
 	oflags = (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY
 					  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		/* No connection at all only when SQLite could not allocate one. */
-		ret = st->db ? store_db_error(err, st, "cannot open the database")
-			     : bl_error_set(err, BL_EDB, "cannot open '%s': out of memory", path);
-		goto fail;
+		return st->db ? store_db_error(err, st, "cannot open the database")
+			      : bl_error_set(err, BL_EDB, "cannot open '%s': out of memory", path);
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
 	/* A file that is not a database fails here, on its first read. */
 	if (!(flags & STORE_READONLY) &&
-	    (ret = exec_sql(st, "PRAGMA journal_mode = WAL", "cannot open", err)))
+	    exec_sql(st, "PRAGMA journal_mode = WAL", "cannot open", err))
+		return BL_EDB;
+	return exec_sql(st,
+			"PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
+			" PRAGMA temp_store = MEMORY;",
+			"cannot configure", err);
+}
+
+int store_open(struct store **out, const char *path, int flags, struct bl_error *err)
+{
+	struct store *st = xcalloc(1, sizeof(*st));
+	int ret;
+
+	*out = NULL;
+	if (store_is_postgres_url(path)) {
+		st->backend = STORE_POSTGRES;
+		st->path = store_pg_url_for_messages(path);
+		ret = store_pg_open(&st->pg, path, STORE_BUSY_TIMEOUT_MS, err);
+	} else {
+		st->path = xstrdup(path);
+		ret = open_sqlite(st, path, flags, err);
+	}
+	if (ret)
 		goto fail;
-	if ((ret = exec_sql(st,
-			    "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"
-			    " PRAGMA temp_store = MEMORY;",
-			    "cannot configure", err)))
+	if (st->backend == STORE_POSTGRES && !(flags & STORE_CREATE) &&
+	    store_schema_version(st) <= 0) {
+		ret = bl_error_set(
+		    err, BL_ENOTFOUND,
+		    "no benchline database at '%s' (run 'benchline init' or pass --db)", st->path);
 		goto fail;
+	}
 	if (!(flags & STORE_READONLY) && (ret = migrate(st, err)))
 		goto fail;
 	*out = st;
@@ -269,27 +407,36 @@ void store_free(struct store *st)
 {
 	if (!st)
 		return;
-	for (int i = 0; i < SQL__COUNT; i++)
-		sqlite3_finalize(st->stmts[i]);
-	if (st->db) {
-		if (st->in_transaction)
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		sqlite3_close(st->db);
+	for (int i = 0; i < SQL__COUNT; i++) {
+		if (st->stmts[i].lite)
+			sqlite3_finalize(st->stmts[i].lite);
+		if (st->stmts[i].pg)
+			store_pg_finalize(st->stmts[i].pg);
 	}
+	if (st->in_transaction)
+		exec_sql(st, "ROLLBACK", "rollback", NULL);
+	if (st->db)
+		sqlite3_close(st->db);
+	store_pg_close(st->pg);
 	free(st->path);
 	free(st);
 }
 
 void store_set_busy_timeout(struct store *st, unsigned ms)
 {
-	sqlite3_busy_timeout(st->db, (int)ms);
+	if (st->backend == STORE_POSTGRES)
+		store_pg_set_lock_timeout(st->pg, ms);
+	else
+		sqlite3_busy_timeout(st->db, (int)ms);
 }
 
 int store_begin(struct store *st, struct bl_error *err)
 {
-	int ret = exec_sql(st, "BEGIN IMMEDIATE", "cannot begin a transaction", err);
+	int ret = exec_sql(st, begin_write_sql[st->backend], "cannot begin a transaction", err);
 	if (!ret)
 		st->in_transaction = 1;
+	else if (st->backend == STORE_POSTGRES)
+		exec_sql(st, "ROLLBACK", "rollback", NULL);
 	return ret;
 }
 
@@ -306,65 +453,80 @@ void store_rollback(struct store *st)
 {
 	/* Statements still mid-step would keep the transaction's read open. */
 	for (int i = 0; i < SQL__COUNT; i++)
-		if (st->stmts[i])
-			sqlite3_reset(st->stmts[i]);
-	if (st->in_transaction || !sqlite3_get_autocommit(st->db))
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		if (st->stmts[i].lite || st->stmts[i].pg)
+			store_reset(&st->stmts[i]);
+	if (st->in_transaction || !store_autocommit(st))
+		exec_sql(st, "ROLLBACK", "rollback", NULL);
 	st->in_transaction = 0;
+}
+
+int store_begin_read(struct store *st, struct bl_error *err)
+{
+	/* PostgreSQL: one snapshot for the whole read, as SQLite's read transaction gives. */
+	return exec_sql(st,
+			st->backend == STORE_POSTGRES
+			    ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+			    : "BEGIN",
+			"cannot begin reading", err);
+}
+
+void store_end_read(struct store *st)
+{
+	exec_sql(st, "COMMIT", "commit", NULL);
 }
 
 /* Looks up an id by name with get, inserting with ins when absent. */
 static int id_by_name(int64_t *id_out, struct store *st, enum sql_stmt get, enum sql_stmt ins,
 		      const char *name, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, get, err);
+	struct store_stmt *s = store_stmt(st, get, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, name);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*id_out = sqlite3_column_int64(s, 0);
-		sqlite3_reset(s);
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
+		*id_out = store_column_int64(s, 0, 0);
+		store_reset(s);
 		return 0;
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_DONE)
 		return store_db_error(err, st, "cannot look up a name");
 	if (!(s = store_stmt(st, ins, err)))
 		return BL_EDB;
 	store_bind_text(s, 1, name);
 	if (store_exec(st, s, "cannot insert a name", err))
 		return BL_EDB;
-	*id_out = sqlite3_last_insert_rowid(st->db);
+	*id_out = store_last_insert_id(st);
 	return 0;
 }
 
 int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const char *name,
 		  const char *info_json, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_MACHINE_GET, err);
+	struct store_stmt *s = store_stmt(st, SQL_MACHINE_GET, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, name);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*id_out = sqlite3_column_int64(s, 0);
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
+		*id_out = store_column_int64(s, 0, 0);
 		if (keep_first_out)
-			*keep_first_out = sqlite3_column_int(s, 1);
-		sqlite3_reset(s);
+			*keep_first_out = store_column_int(s, 1);
+		store_reset(s);
 		if (info_json) {
 			if (!(s = store_stmt(st, SQL_MACHINE_SET_INFO, err)))
 				return BL_EDB;
-			sqlite3_bind_int64(s, 1, *id_out);
+			store_bind_int64(s, 1, *id_out);
 			store_bind_text(s, 2, info_json);
 			return store_exec(st, s, "cannot update a machine", err);
 		}
 		return 0;
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_DONE)
 		return store_db_error(err, st, "cannot look up a machine");
 	if (!(s = store_stmt(st, SQL_MACHINE_INSERT, err)))
 		return BL_EDB;
@@ -372,7 +534,7 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 	store_bind_text(s, 2, info_json);
 	if (store_exec(st, s, "cannot insert a machine", err))
 		return BL_EDB;
-	*id_out = sqlite3_last_insert_rowid(st->db);
+	*id_out = store_last_insert_id(st);
 	if (keep_first_out)
 		*keep_first_out = 0;
 	return 0;
@@ -380,7 +542,7 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 
 int store_set_machine_keep(struct store *st, const char *name, int keep_first, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_MACHINE_SET_KEEP, err);
+	struct store_stmt *s = store_stmt(st, SQL_MACHINE_SET_KEEP, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, name);
@@ -396,7 +558,7 @@ int store_benchmark(int64_t *id_out, struct store *st, const char *name, struct 
 int store_run_by_digest(int64_t *run_id_out, struct store *st, const char *digest,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_RUN_BY_DIGEST, err);
+	struct store_stmt *s = store_stmt(st, SQL_RUN_BY_DIGEST, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, digest);
@@ -406,29 +568,29 @@ int store_run_by_digest(int64_t *run_id_out, struct store *st, const char *diges
 int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_run *run,
 		     struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_RUN_INSERT, err);
+	struct store_stmt *s = store_stmt(st, SQL_RUN_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, run->digest);
-	sqlite3_bind_int64(s, 2, run->machine_id);
-	sqlite3_bind_int64(s, 3, run->benchmark_id);
+	store_bind_int64(s, 2, run->machine_id);
+	store_bind_int64(s, 3, run->benchmark_id);
 	store_bind_text(s, 4, run->config);
 	store_bind_text(s, 5, run->source_hash);
-	sqlite3_bind_int64(s, 6, run->harness_version);
+	store_bind_int64(s, 6, run->harness_version);
 	store_bind_text(s, 7, run->content_hash);
 	store_bind_text(s, 8, run->commit);
 	store_bind_text(s, 9, run->branch);
 	store_bind_real(s, 10, run->committed_at);
 	store_bind_real(s, 11, run->started_at);
-	sqlite3_bind_int(s, 12, run->dirty);
+	store_bind_int64(s, 12, run->dirty);
 	store_bind_text(s, 13, run->profile);
-	sqlite3_bind_int(s, 14, run->baseline);
+	store_bind_int64(s, 14, run->baseline);
 	store_bind_text(s, 15, run->primary_metric);
 	store_bind_real(s, 16, run->quietness);
 	store_bind_text(s, 17, run->raw);
 	if (store_exec(st, s, "cannot insert a run", err))
 		return BL_EDB;
-	*run_id_out = sqlite3_last_insert_rowid(st->db);
+	*run_id_out = store_last_insert_id(st);
 	return 0;
 }
 
@@ -462,10 +624,10 @@ double *store_decode_samples(const unsigned char *blob, size_t bytes, size_t *n_
 int store_insert_metric(struct store *st, int64_t run_id, const struct store_metric *m,
 			struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_METRIC_INSERT, err);
+	struct store_stmt *s = store_stmt(st, SQL_METRIC_INSERT, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, run_id);
+	store_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, m->name);
 	store_bind_text(s, 3, metric_kind_name(m->kind));
 	store_bind_text(s, 4, m->unit);
@@ -473,22 +635,22 @@ int store_insert_metric(struct store *st, int64_t run_id, const struct store_met
 	store_bind_real(s, 6, m->median);
 	store_bind_real(s, 7, m->p95);
 	if (m->n >= 0)
-		sqlite3_bind_int64(s, 8, m->n);
+		store_bind_int64(s, 8, m->n);
 	store_bind_real(s, 9, m->value);
 	store_bind_text(s, 10, m->ladder);
 	if (m->samples && m->nsamples)
-		sqlite3_bind_blob64(s, 11, encode_samples(m->samples, m->nsamples),
-				    (sqlite3_uint64)m->nsamples * 8, free);
+		store_bind_blob_take(s, 11, encode_samples(m->samples, m->nsamples),
+				     m->nsamples * 8);
 	return store_exec(st, s, "cannot insert a metric", err);
 }
 
 static int tag_stmt(struct store *st, enum sql_stmt id, int64_t run_id, const char *tag,
 		    struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, id, err);
+	struct store_stmt *s = store_stmt(st, id, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, run_id);
+	store_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, tag);
 	return store_exec(st, s, "cannot change a tag", err);
 }
@@ -505,31 +667,31 @@ int store_remove_tag(struct store *st, int64_t run_id, const char *tag, struct b
 
 int store_has_tag(int *out, struct store *st, int64_t run_id, const char *tag, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_TAG_HAS, err);
+	struct store_stmt *s = store_stmt(st, SQL_TAG_HAS, err);
 	int64_t v;
 	int ret;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, run_id);
+	store_bind_int64(s, 1, run_id);
 	store_bind_text(s, 2, tag);
 	ret = store_query_int64(&v, 0, st, s, "cannot read a tag", err);
 	*out = (int)v;
 	return ret;
 }
 
-static void bind_key(sqlite3_stmt *s, const struct store_key *key)
+static void bind_key(struct store_stmt *s, const struct store_key *key)
 {
-	sqlite3_bind_int64(s, 1, key->machine_id);
-	sqlite3_bind_int64(s, 2, key->benchmark_id);
+	store_bind_int64(s, 1, key->machine_id);
+	store_bind_int64(s, 2, key->benchmark_id);
 	store_bind_text(s, 3, key->config);
 	store_bind_text(s, 4, key->source_hash);
-	sqlite3_bind_int64(s, 5, key->harness_version);
+	store_bind_int64(s, 5, key->harness_version);
 }
 
 int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, struct store *st,
 		   const struct store_key *key, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_STANDING_GET, err);
+	struct store_stmt *s = store_stmt(st, SQL_STANDING_GET, err);
 	int rc;
 	if (!s)
 		return BL_EDB;
@@ -537,14 +699,14 @@ int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, 
 	*run_id_out = 0;
 	*quietness_out = NAN;
 	*flawed_out = 0;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*run_id_out = sqlite3_column_int64(s, 0);
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
+		*run_id_out = store_column_int64(s, 0, 0);
 		*quietness_out = store_column_real(s, 1);
-		*flawed_out = sqlite3_column_int(s, 2);
+		*flawed_out = store_column_int(s, 2);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
 		return store_db_error(err, st, "cannot read a record");
 	return 0;
 }
@@ -552,18 +714,18 @@ int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, 
 int store_set_standing(struct store *st, const struct store_key *key, int64_t run_id,
 		       struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_STANDING_SET, err);
+	struct store_stmt *s = store_stmt(st, SQL_STANDING_SET, err);
 	if (!s)
 		return BL_EDB;
 	bind_key(s, key);
-	sqlite3_bind_int64(s, 6, run_id);
+	store_bind_int64(s, 6, run_id);
 	return store_exec(st, s, "cannot set a record", err);
 }
 
 int store_is_main(int *out, struct store *st, const char *source_hash, const char *commit,
 		  const char *branch, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_MAIN_KNOWN, err);
+	struct store_stmt *s = store_stmt(st, SQL_MAIN_KNOWN, err);
 	int64_t known, has;
 	char *main_branch = NULL;
 	int ret;
@@ -593,7 +755,7 @@ int store_is_main(int *out, struct store *st, const char *source_hash, const cha
 
 int store_refresh_not_main(struct store *st, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_NOT_MAIN_CLEAR, err);
+	struct store_stmt *s = store_stmt(st, SQL_NOT_MAIN_CLEAR, err);
 	if (!s || store_exec(st, s, "cannot clear not-main tags", err))
 		return BL_EDB;
 	if (!(s = store_stmt(st, SQL_NOT_MAIN_SET, err)))
@@ -603,24 +765,24 @@ int store_refresh_not_main(struct store *st, struct bl_error *err)
 
 int store_get_meta(char **out, struct store *st, const char *key, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_META_GET, err);
+	struct store_stmt *s = store_stmt(st, SQL_META_GET, err);
 	int rc;
 	*out = NULL;
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, key);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
+	rc = store_step(s);
+	if (rc == STORE_ROW)
 		*out = store_column_strdup(s, 0);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
 		return store_db_error(err, st, "cannot read a setting");
 	return 0;
 }
 
 int store_set_meta(struct store *st, const char *key, const char *value, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_META_SET, err);
+	struct store_stmt *s = store_stmt(st, SQL_META_SET, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, key);
@@ -631,26 +793,26 @@ int store_set_meta(struct store *st, const char *key, const char *value, struct 
 int store_commit_tip(int *found, char sha_out[41], int64_t *seq_out, struct store *st,
 		     struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_TIP, err);
+	struct store_stmt *s = store_stmt(st, SQL_COMMIT_TIP, err);
 	int rc;
 	*found = 0;
 	if (!s)
 		return BL_EDB;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
 		*found = 1;
 		store_column_sha(sha_out, s, 0);
-		*seq_out = sqlite3_column_int64(s, 1);
+		*seq_out = store_column_int64(s, 1, 0);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
 		return store_db_error(err, st, "cannot read commits");
 	return 0;
 }
 
 int store_commit_seq(int64_t *seq_out, struct store *st, const char *sha, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_SEQ, err);
+	struct store_stmt *s = store_stmt(st, SQL_COMMIT_SEQ, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, sha);
@@ -659,32 +821,32 @@ int store_commit_seq(int64_t *seq_out, struct store *st, const char *sha, struct
 
 int store_insert_commit(struct store *st, const struct store_commit *c, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_INSERT, err);
+	struct store_stmt *s = store_stmt(st, SQL_COMMIT_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, c->sha);
-	sqlite3_bind_int64(s, 2, c->seq);
+	store_bind_int64(s, 2, c->seq);
 	store_bind_text(s, 3, c->parent[0] ? c->parent : NULL);
 	store_bind_text(s, 4, c->source_hash);
-	sqlite3_bind_int64(s, 5, c->committed_at);
+	store_bind_int64(s, 5, c->committed_at);
 	store_bind_text(s, 6, c->subject ? c->subject : "");
 	if (c->pr > 0)
-		sqlite3_bind_int64(s, 7, c->pr);
+		store_bind_int64(s, 7, c->pr);
 	return store_exec(st, s, "cannot insert a commit", err);
 }
 
 int store_delete_commits_after(struct store *st, int64_t after, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_DELETE_AFTER, err);
+	struct store_stmt *s = store_stmt(st, SQL_COMMIT_DELETE_AFTER, err);
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, after);
+	store_bind_int64(s, 1, after);
 	return store_exec(st, s, "cannot delete commits", err);
 }
 
 int store_commit_count(int64_t *out, struct store *st, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_COMMIT_COUNT, err);
+	struct store_stmt *s = store_stmt(st, SQL_COMMIT_COUNT, err);
 	if (!s)
 		return BL_EDB;
 	return store_query_int64(out, 0, st, s, "cannot count commits", err);
@@ -703,7 +865,7 @@ int store_count(int64_t *out, struct store *st, const char *table, struct bl_err
 	};
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		if (!strcmp(counts[i].table, table)) {
-			sqlite3_stmt *s = store_stmt(st, counts[i].id, err);
+			struct store_stmt *s = store_stmt(st, counts[i].id, err);
 			if (!s)
 				return BL_EDB;
 			return store_query_int64(out, 0, st, s, "cannot count", err);
@@ -728,8 +890,8 @@ static void row_release(struct store_record_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
-int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlite3_stmt *s, int at,
-			  struct bl_error *err)
+int store_metric_from_row(struct store_record_metric *m, struct store *st, struct store_stmt *s,
+			  int at, struct bl_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->name = store_column_strdup(s, at);
@@ -739,10 +901,10 @@ int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlit
 	m->value = store_column_real(s, at + 6);
 	m->n = store_column_int64(s, at + 7, -1);
 	m->ladder = store_column_strdup(s, at + 8);
-	if (sqlite3_column_type(s, at + 9) == SQLITE_BLOB)
+	if (!store_column_is_null(s, at + 9))
 		m->samples =
-		    store_decode_samples(sqlite3_column_blob(s, at + 9),
-					 (size_t)sqlite3_column_bytes(s, at + 9), &m->nsamples);
+		    store_decode_samples(store_column_blob(s, at + 9),
+					 (size_t)store_column_bytes(s, at + 9), &m->nsamples);
 	if (store_column_better(&m->better_higher, st, s, at + 3, err))
 		return BL_EDB;
 	return store_column_kind(&m->kind, st, s, at + 1, err);
@@ -750,18 +912,18 @@ int store_metric_from_row(struct store_record_metric *m, struct store *st, sqlit
 
 static int load_row_details(struct store *st, struct store_record_row *row, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_RUN_TAGS, err);
+	struct store_stmt *s = store_stmt(st, SQL_RUN_TAGS, err);
 	size_t alloc = 0;
 	int rc;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, row->id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	store_bind_int64(s, 1, row->id);
+	while ((rc = store_step(s)) == STORE_ROW) {
 		ALLOC_GROW(row->tags, row->ntags, alloc);
 		row->tags[row->ntags++] = store_column_strdup(s, 0);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	store_reset(s);
+	if (rc != STORE_DONE)
 		return store_db_error(err, st, "cannot read tags");
 
 	return store_read_metrics(&row->metrics, &row->nmetrics, st, row->id, err);
@@ -770,21 +932,21 @@ static int load_row_details(struct store *st, struct store_record_row *row, stru
 int store_read_metrics(struct store_record_metric **out, size_t *nr, struct store *st,
 		       int64_t run_id, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_RUN_METRICS, err);
+	struct store_stmt *s = store_stmt(st, SQL_RUN_METRICS, err);
 	size_t alloc = 0;
 	int rc, ret = 0;
 	*out = NULL;
 	*nr = 0;
 	if (!s)
 		return BL_EDB;
-	sqlite3_bind_int64(s, 1, run_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	store_bind_int64(s, 1, run_id);
+	while ((rc = store_step(s)) == STORE_ROW) {
 		ALLOC_GROW(*out, *nr, alloc);
 		if ((ret = store_metric_from_row(&(*out)[(*nr)++], st, s, 0, err)))
 			break;
 	}
-	sqlite3_reset(s);
-	if (!ret && rc != SQLITE_DONE)
+	store_reset(s);
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read metrics");
 	return ret;
 }
@@ -802,26 +964,26 @@ void store_metrics_free(struct store_record_metric *metrics, size_t n)
 }
 
 /* Walks the rows of records_list or one of the records_page statements (the same columns). */
-static int walk_records(struct store *st, sqlite3_stmt *list, store_record_fn fn, void *data,
+static int walk_records(struct store *st, struct store_stmt *list, store_record_fn fn, void *data,
 			const char *what, struct bl_error *err)
 {
 	int rc, ret = 0;
-	while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
+	while ((rc = store_step(list)) == STORE_ROW) {
 		struct store_record_row row;
 		memset(&row, 0, sizeof(row));
-		row.id = sqlite3_column_int64(list, 0);
+		row.id = store_column_int64(list, 0, 0);
 		row.machine = store_column_strdup(list, 1);
 		row.benchmark = store_column_strdup(list, 2);
 		row.config = store_column_strdup(list, 3);
 		row.source_hash = store_column_strdup(list, 4);
-		row.harness_version = sqlite3_column_int64(list, 5);
+		row.harness_version = store_column_int64(list, 5, 0);
 		row.commit = store_column_strdup(list, 6);
 		row.content_hash = store_column_strdup(list, 7);
 		row.started_at = store_column_real(list, 8);
 		row.committed_at = store_column_real(list, 9);
-		row.baseline = sqlite3_column_int(list, 10);
-		row.standing = sqlite3_column_int(list, 11);
-		row.seq = store_place_seq(sqlite3_column_double(list, 12));
+		row.baseline = store_column_int(list, 10);
+		row.standing = store_column_int(list, 11);
+		row.seq = store_place_seq(store_column_double(list, 12));
 		row.primary_metric = store_column_strdup(list, 13);
 		ret = load_row_details(st, &row, err);
 		if (!ret && fn(&row, data))
@@ -830,9 +992,9 @@ static int walk_records(struct store *st, sqlite3_stmt *list, store_record_fn fn
 		if (ret)
 			break;
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, what);
-	sqlite3_reset(list);
+	store_reset(list);
 	return ret < 0 ? ret : 0;
 }
 
@@ -840,24 +1002,24 @@ int store_each_record(struct store *st, const struct store_record_filter *filter
 		      store_record_fn fn, void *data, struct bl_error *err)
 {
 	/* Each row's tags and metrics are read by other statements while the listing steps. */
-	sqlite3_stmt *list = store_stmt(st, SQL_RECORDS_LIST, err);
+	struct store_stmt *list = store_stmt(st, SQL_RECORDS_LIST, err);
 	if (!list)
 		return BL_EDB;
 	store_bind_text(list, 1, filter->machine);
 	store_bind_text(list, 2, filter->benchmark);
-	sqlite3_bind_int(list, 3, filter->all ? 1 : 0);
+	store_bind_int64(list, 3, filter->all ? 1 : 0);
 	return walk_records(st, list, fn, data, "cannot list records", err);
 }
 
 /* Binds the range of hex ids a prefix names: [prefix, prefix + "g"), "g" coming after every
  * hex digit, so the range is one index seek. */
-static void bind_prefix_range(sqlite3_stmt *s, int i, const char *prefix, struct strbuf *hi)
+static void bind_prefix_range(struct store_stmt *s, int i, const char *prefix, struct strbuf *hi)
 {
 	strbuf_reset(hi);
 	strbuf_addstr(hi, prefix);
 	strbuf_addch(hi, 'g');
-	sqlite3_bind_text(s, i, prefix, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, i + 1, hi->buf, -1, SQLITE_TRANSIENT);
+	store_bind_text(s, i, prefix);
+	store_bind_text_copy(s, i + 1, hi->buf);
 }
 
 int store_record_page(struct store *st, const struct store_record_page *p, store_record_fn fn,
@@ -867,20 +1029,20 @@ int store_record_page(struct store *st, const struct store_record_page *p, store
 	enum sql_stmt which = p->commit	       ? SQL_RECORDS_PAGE_COMMIT
 			      : p->source_hash ? SQL_RECORDS_PAGE_SOURCE
 					       : SQL_RECORDS_PAGE;
-	sqlite3_stmt *list = store_stmt(st, which, err);
+	struct store_stmt *list = store_stmt(st, which, err);
 	struct strbuf hi = STRBUF_INIT, hi2 = STRBUF_INIT;
 	int ret;
 	if (!list)
 		return BL_EDB;
-	sqlite3_bind_int64(list, 1, p->after);
+	store_bind_int64(list, 1, p->after);
 	store_bind_text(list, 2, p->machine);
 	store_bind_text(list, 3, p->benchmark);
-	sqlite3_bind_int(list, 4, p->all ? 1 : 0);
+	store_bind_int64(list, 4, p->all ? 1 : 0);
 	if (p->commit)
 		bind_prefix_range(list, 5, p->commit, &hi);
 	if (p->source_hash)
 		bind_prefix_range(list, 7, p->source_hash, &hi2);
-	sqlite3_bind_int64(list, 9, (sqlite3_int64)p->limit);
+	store_bind_int64(list, 9, p->limit);
 	ret = walk_records(st, list, fn, data, "cannot list records", err);
 	strbuf_release(&hi);
 	strbuf_release(&hi2);
@@ -890,7 +1052,7 @@ int store_record_page(struct store *st, const struct store_record_page *p, store
 int store_machine_measured(int *out, struct store *st, const char *machine, const char *source_hash,
 			   struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_MACHINE_MEASURED, err);
+	struct store_stmt *s = store_stmt(st, SQL_MACHINE_MEASURED, err);
 	int64_t v = 0;
 	int ret;
 	*out = 0;

@@ -22,13 +22,22 @@ enum store_open_flags {
 	STORE_READONLY = 2,
 };
 
-/* Opens (and migrates) the database at path: WAL, a busy timeout, foreign keys on. */
+/*
+ * Opens (and migrates) the database at path: a SQLite file (WAL, a busy timeout, foreign keys
+ * on), or, when path is a postgresql:// or postgres:// URL, a PostgreSQL database (the same
+ * schema and rules; docs/deploy.md). STORE_CREATE on PostgreSQL lets an empty database be
+ * given benchline's schema; without it an empty one is BL_ENOTFOUND, as a missing file is.
+ */
 int store_open(struct store **out, const char *path, int flags, struct bl_error *err);
+/* Whether path is a PostgreSQL URL rather than a file name. */
+int store_is_postgres_url(const char *path);
+/* The database as messages name it: the file, or the URL without its password. */
+const char *store_name(const struct store *st);
 void store_free(struct store *st);
 /* How long this connection waits for another's write lock before BL_EBUSY (30 s after
  * store_open). */
 void store_set_busy_timeout(struct store *st, unsigned ms);
-/* The schema version now in force (PRAGMA user_version). */
+/* The schema version now in force (the migrations applied). */
 int store_schema_version(struct store *st);
 /* The number of migrations this binary knows. */
 int store_latest_version(void);
@@ -763,5 +772,43 @@ int store_admin_audit(int64_t *id_out, struct store *st, enum store_audit_action
  * key afterwards (which run stands now) and holds the transaction. */
 int store_admin_remove_run(struct store *st, int64_t run_id, int64_t audit_id,
 			   struct bl_error *err);
+
+/*
+ * migrate (store/copy.c): copies every table of from into to, which must hold no history yet,
+ * in one transaction on to, from one snapshot of from. Each table's rows are counted and
+ * hashed on both sides before to commits (the report has both); any difference rolls the copy
+ * back (BL_EDB). A target with runs, commits or lines is BL_ECONFLICT. progress, when given,
+ * hears of each table as it is copied.
+ */
+#define STORE_COPY_NTABLES 18
+struct store_copy_count {
+	size_t rows;
+	char checksum[41]; /* SHA-1 of the rows in their key's order, as store/copy.c writes them */
+};
+struct store_copy_table {
+	const char *name;
+	struct store_copy_count source, target;
+};
+struct store_copy_report {
+	struct store_copy_table tables[STORE_COPY_NTABLES];
+};
+typedef void (*store_copy_progress_fn)(const char *table, size_t rows, void *data);
+int store_copy(struct store_copy_report *out, struct store *from, struct store *to,
+	       store_copy_progress_fn progress, void *data, struct bl_error *err);
+
+/*
+ * check (store/check.c): the database's own integrity check (SQLite's quick_check) and the
+ * invariants every history keeps: each standing record has its run on the record's key, each
+ * metric, tag and Suspect its run, each run its primary metric, each line its start run. fn
+ * hears of each broken one with the number of rows that break it; out counts them.
+ */
+struct store_check_report {
+	int invariants;			/* how many were checked */
+	int problems;			/* how many did not hold (fn heard of each) */
+	int64_t runs, records, metrics; /* the rows checked */
+};
+typedef void (*store_check_fn)(const char *what, int64_t rows, void *data);
+int store_check(struct store_check_report *out, struct store *st, store_check_fn fn, void *data,
+		struct bl_error *err);
 
 #endif

@@ -4,7 +4,6 @@
  * sparklines and header; the Suspects page's rows.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +11,7 @@
 #include "sql_embed.h"
 
 /* Binds a Series' names (machine, benchmark, config, metric) to parameters 1 to 4. */
-static void bind_series(sqlite3_stmt *s, const char *machine, const char *benchmark,
+static void bind_series(struct store_stmt *s, const char *machine, const char *benchmark,
 			const char *config, const char *metric)
 {
 	store_bind_text(s, 1, machine);
@@ -23,10 +22,10 @@ static void bind_series(sqlite3_stmt *s, const char *machine, const char *benchm
 
 /* A point's spread: its samples' range when it kept two or more, else median to p95. */
 static void set_spread(struct store_web_point *p, enum metric_kind kind, double p95,
-		       sqlite3_stmt *s, int samples_col)
+		       struct store_stmt *s, int samples_col)
 {
-	const unsigned char *blob = sqlite3_column_blob(s, samples_col);
-	size_t bytes = (size_t)sqlite3_column_bytes(s, samples_col), n = 0;
+	const unsigned char *blob = store_column_blob(s, samples_col);
+	size_t bytes = (size_t)store_column_bytes(s, samples_col), n = 0;
 	double *samples = blob ? store_decode_samples(blob, bytes, &n) : NULL;
 	p->spread = STORE_SPREAD_NONE;
 	p->spread_lo = p->spread_hi = NAN;
@@ -51,46 +50,46 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		     const char *config, const char *metric, store_web_point_fn fn, void *data,
 		     struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_WEB_POINTS, err);
+	struct store_stmt *s = store_stmt(st, SQL_WEB_POINTS, err);
 	int rc, ret = 0;
 
 	if (!s)
 		return BL_EDB;
 	bind_series(s, machine, benchmark, config, metric);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_web_point p;
 		double median = store_column_real(s, 9), value = store_column_real(s, 10);
 		enum metric_kind kind;
 		if ((ret = store_column_kind(&kind, st, s, 8, err)))
 			break;
-		p.run_id = sqlite3_column_int64(s, 0);
+		p.run_id = store_column_int64(s, 0, 0);
 		p.commit = store_column_text(s, 1, "");
 		p.source_hash = store_column_text(s, 2, "");
-		p.place = sqlite3_column_double(s, 3);
+		p.place = store_column_double(s, 3);
 		p.seq = store_place_seq(p.place);
-		p.harness_version = sqlite3_column_int64(s, 4);
+		p.harness_version = store_column_int64(s, 4, 0);
 		p.content_hash = store_column_text(s, 5, NULL);
-		p.baseline = sqlite3_column_int(s, 6);
+		p.baseline = store_column_int(s, 6);
 		p.tags = store_column_text(s, 7, "");
 		p.value = kind == METRIC_TIMED && !isnan(median) ? median : value;
 		p.pr = store_column_int64(s, 11, 0);
 		p.subject = store_column_text(s, 14, NULL);
-		p.date = sqlite3_column_double(s, 15);
+		p.date = store_column_double(s, 15);
 		set_spread(&p, kind, store_column_real(s, 12), s, 13);
 		if (fn(&p, data)) {
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 			break;
 		}
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read a series");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 
 int store_web_data_version(int64_t *out, struct store *st, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_WEB_DATA_VERSION, err);
+	struct store_stmt *s = store_stmt(st, SQL_WEB_DATA_VERSION, err);
 	if (!s)
 		return BL_EDB;
 	return store_query_int64(out, 0, st, s, "cannot read data_version", err);
@@ -100,28 +99,28 @@ int store_web_suspects(struct store *st, const char *machine, const char *benchm
 		       const char *config, const char *metric, store_web_suspect_fn fn, void *data,
 		       struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_WEB_SERIES_SUSPECTS, err);
+	struct store_stmt *s = store_stmt(st, SQL_WEB_SERIES_SUSPECTS, err);
 	int rc, ret = 0;
 
 	if (!s)
 		return BL_EDB;
 	bind_series(s, machine, benchmark, config, metric);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_web_suspect x;
-		x.id = sqlite3_column_int64(s, 0);
-		x.run_id = sqlite3_column_int64(s, 1);
+		x.id = store_column_int64(s, 0, 0);
+		x.run_id = store_column_int64(s, 1, 0);
 		x.shift = store_column_real(s, 3);
 		if ((ret = store_column_side(&x.side, st, s, 2, err)) ||
 		    (ret = store_column_state(&x.state, st, s, 4, err)))
 			break;
 		if (fn(&x, data)) {
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 			break;
 		}
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read Suspects");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 
@@ -129,7 +128,7 @@ int store_web_recent_values(double **out, size_t *n_out, struct store *st, const
 			    const char *benchmark, const char *config, const char *metric,
 			    size_t limit, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_WEB_RECENT_VALUES, err);
+	struct store_stmt *s = store_stmt(st, SQL_WEB_RECENT_VALUES, err);
 	double *v = NULL;
 	size_t n = 0, alloc = 0;
 	int rc, ret = 0;
@@ -139,18 +138,18 @@ int store_web_recent_values(double **out, size_t *n_out, struct store *st, const
 	if (!s)
 		return BL_EDB;
 	bind_series(s, machine, benchmark, config, metric);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)limit);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	store_bind_int64(s, 5, limit);
+	while ((rc = store_step(s)) == STORE_ROW) {
 		ALLOC_GROW(v, n, alloc);
 		v[n++] = store_column_real(s, 0);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != STORE_DONE) {
 		ret = store_db_error(err, st, "cannot read a series");
 		free(v);
 		v = NULL;
 		n = 0;
 	}
-	sqlite3_reset(s);
+	store_reset(s);
 	/* Read newest first (the limit keeps the newest): handed back oldest first. */
 	for (size_t i = 0; i < n / 2; i++) {
 		double t = v[i];
@@ -164,7 +163,7 @@ int store_web_recent_values(double **out, size_t *n_out, struct store *st, const
 
 int store_web_summary(struct store_web_summary *out, struct store *st, struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_WEB_SUMMARY, err);
+	struct store_stmt *s = store_stmt(st, SQL_WEB_SUMMARY, err);
 	int rc, ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -172,38 +171,38 @@ int store_web_summary(struct store_web_summary *out, struct store *st, struct bl
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, suspect_state_name(SUSPECT_OPEN));
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		out->open_alerts = sqlite3_column_int64(s, 0);
-		out->regressions = sqlite3_column_int64(s, 1);
-		out->machines = sqlite3_column_int64(s, 2);
+	if ((rc = store_step(s)) == STORE_ROW) {
+		out->open_alerts = store_column_int64(s, 0, 0);
+		out->regressions = store_column_int64(s, 1, 0);
+		out->machines = store_column_int64(s, 2, 0);
 		out->last_stored = store_column_real(s, 3);
 	} else {
 		ret = store_db_error(err, st, "cannot read the summary");
 	}
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }
 
 int store_web_suspect_rows(struct store *st, store_web_suspect_row_fn fn, void *data,
 			   struct bl_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, SQL_WEB_SUSPECT_ROWS, err);
+	struct store_stmt *s = store_stmt(st, SQL_WEB_SUSPECT_ROWS, err);
 	int rc, ret = 0;
 
 	if (!s)
 		return BL_EDB;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_web_suspect_row x;
-		x.id = sqlite3_column_int64(s, 0);
+		x.id = store_column_int64(s, 0, 0);
 		x.alert_id = store_column_int64(s, 1, 0);
 		x.machine = store_column_text(s, 2, "");
 		x.benchmark = store_column_text(s, 3, "");
 		x.config = store_column_text(s, 4, "");
 		x.metric = store_column_text(s, 5, "");
 		x.commit = store_column_text(s, 6, "");
-		x.seq = store_place_seq(sqlite3_column_double(s, 7));
+		x.seq = store_place_seq(store_column_double(s, 7));
 		x.subject = store_column_text(s, 8, NULL);
-		x.date = sqlite3_column_double(s, 9);
+		x.date = store_column_double(s, 9);
 		x.shift = store_column_real(s, 11);
 		x.center = store_column_real(s, 12);
 		x.tolerance = store_column_real(s, 13);
@@ -212,12 +211,12 @@ int store_web_suspect_rows(struct store *st, store_web_suspect_row_fn fn, void *
 		    (ret = store_column_state(&x.state, st, s, 14, err)))
 			break;
 		if (fn(&x, data)) {
-			rc = SQLITE_DONE;
+			rc = STORE_DONE;
 			break;
 		}
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read Suspects");
-	sqlite3_reset(s);
+	store_reset(s);
 	return ret;
 }

@@ -282,7 +282,7 @@ rm -f "$WORK/300k.json" "$WORK/lock.db"*
 
 $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$ROOT" -I"$ROOT/build/default/gen" \
 	-o "$WORK/gen_history" "$HERE/gen_history.c" "$ROOT/build/default/libbenchline.a" \
-	$(pkg-config --libs sqlite3 libgit2 jansson libcrypto 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcrypto) \
+	$(pkg-config --libs sqlite3 libgit2 jansson libcrypto libpq 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcrypto -lpq) \
 	-lm || die "cannot build gen_history.c"
 rm -f "$WORK/h200.db"* "$WORK/first.db"*
 "$WORK/gen_history" "$WORK/h200.db" --groups 200 --commits 1000 >/dev/null ||
@@ -366,7 +366,7 @@ history_db() {
 	[ -f "$LIBDIR/libbenchline.a" ] || die "no $LIBDIR/libbenchline.a (run make)"
 	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$ROOT" -I"$LIBDIR/gen" -o "$WORK/gen_history" \
 		"$HERE/gen_history.c" "$LIBDIR/libbenchline.a" \
-		$(pkg-config --libs sqlite3 libgit2 jansson libcrypto 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcrypto) \
+		$(pkg-config --libs sqlite3 libgit2 jansson libcrypto libpq 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcrypto -lpq) \
 		-lm || die "cannot build gen_history.c"
 	rm -rf "$WORK/repo"
 	git init -q -b main "$WORK/repo" || die "cannot create the history's repository"
