@@ -112,12 +112,25 @@ unit: $(UNIT_BIN)
 e2e: benchline $(BIN)
 	BENCHLINE=$(CURDIR)/$(BIN) prove -j2 tests/e2e/
 
+# `make check DB=postgres`: the same unit and end-to-end tests with every database on a
+# PostgreSQL server of the suite's own (tests/pg/server.sh: a temporary cluster on a free
+# loopback port, stopped at the end whatever the outcome).
+DB ?= sqlite
+PG_TEST_DIR := $(shell mktemp -u /tmp/benchline-pg.XXXXXX)
+
 check: deps
 	$(MAKE) benchline
 	$(MAKE) fmt-check
 	$(MAKE) hdr-check
+ifeq ($(DB),postgres)
+	rm -rf $(PG_TEST_DIR)
+	url=$$(sh tests/pg/server.sh start $(PG_TEST_DIR)) && \
+	BENCHLINE_TEST_PG=$$url $(MAKE) unit && BENCHLINE_TEST_PG=$$url $(MAKE) e2e; \
+	rc=$$?; sh tests/pg/server.sh stop $(PG_TEST_DIR); exit $$rc
+else
 	$(MAKE) unit
 	$(MAKE) e2e
+endif
 
 # Seeds demo.db, runs detect when this build has it, and serves it on 127.0.0.1:$(PORT)
 # (`make run PORT=9000`; the server prints the URL; Ctrl-C or SIGTERM stops it cleanly).

@@ -64,3 +64,25 @@ done:
 	store_end_read(st);
 	return ret;
 }
+
+int store_detect_claim(int *claimed, struct store *st, struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(st, SQL_DETECT_CLAIM, err);
+	int64_t v = 0;
+	int ret;
+	*claimed = 0;
+	if (!s)
+		return BL_EDB;
+	if ((ret = store_query_int64(&v, 0, st, s, "cannot claim detection", err)))
+		return ret;
+	*claimed = v == 1;
+	return 0;
+}
+
+void store_detect_release(struct store *st)
+{
+	struct store_stmt *s = store_stmt(st, SQL_DETECT_RELEASE, NULL);
+	int64_t v;
+	if (s)
+		store_query_int64(&v, 0, st, s, "cannot release detection", NULL);
+}

@@ -811,4 +811,10 @@ typedef void (*store_check_fn)(const char *what, int64_t rows, void *data);
 int store_check(struct store_check_report *out, struct store *st, store_check_fn fn, void *data,
 		struct bl_error *err);
 
+/* The background detection's claim (sql/claim.sql): *claimed 1 when this connection may
+ * detect now, 0 when another server on the same PostgreSQL database is detecting; given back
+ * with store_detect_release. SQLite's claim always succeeds. */
+int store_detect_claim(int *claimed, struct store *st, struct bl_error *err);
+void store_detect_release(struct store *st);
+
 #endif

@@ -133,8 +133,23 @@ static void detect(struct web_background *bg, const struct ingest_config *cfg)
 	struct detect_options opts;
 	struct detect_result res;
 	struct bl_error err = BL_ERROR_INIT;
-	int ret;
+	int claimed = 0, ret;
 
+	/* Servers sharing a PostgreSQL database detect one at a time. One that finds another
+	 * detecting tries again after its next quiet wait: what it was poked for stays in the
+	 * change log, so every change is judged once, by whichever server gets to it. */
+	if (store_detect_claim(&claimed, bg->st, &err) || !claimed) {
+		pthread_mutex_lock(&bg->lock);
+		clock_gettime(CLOCK_MONOTONIC, &bg->last_poke);
+		if (!bg->pending)
+			bg->first_poke = bg->last_poke;
+		bg->pending = 1;
+		pthread_mutex_unlock(&bg->lock);
+		if (err.msg.len)
+			say(bg, "detect postponed: %s", err.msg.buf);
+		bl_error_release(&err);
+		return;
+	}
 	memset(&opts, 0, sizeof(opts));
 	if (cfg) {
 		opts.metrics_given = 1;
@@ -145,6 +160,7 @@ static void detect(struct web_background *bg, const struct ingest_config *cfg)
 		opts.transient_records = cfg->transient_records;
 	}
 	ret = detect_run(&res, bg->st, &opts, &err);
+	store_detect_release(bg->st);
 	pthread_mutex_lock(&bg->lock);
 	bg->detect_runs++;
 	if (ret) {

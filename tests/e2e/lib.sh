@@ -10,6 +10,13 @@
 # Each test file runs in a fresh temporary directory (removed at the end unless
 # BENCHLINE_KEEP_TMP is set), with BENCHLINE_DB pointing at ./bench.db there.
 # $BENCHLINE names the binary under test (the Makefile sets it; default ../../benchline).
+#
+# With BENCHLINE_TEST_PG set to a PostgreSQL server's URL (make check DB=postgres starts one:
+# tests/pg/server.sh), every database a test names is a database on that server instead:
+# BENCHLINE_DB, each `bl --db FILE` and each `db_sql FILE` name one made for FILE's path
+# (db_url), dropped at the end. Tests that look at a database go through db_sql, db_rm and
+# db_dump, never sqlite3 on the file; a test of something only SQLite has (its file, its WAL)
+# says so with pg_skip.
 
 set -u
 TESTS_DIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +26,86 @@ FIXTURES=$ROOT/fixtures
 export BENCHLINE
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/benchline-test.XXXXXX")
 export BENCHLINE_DB="$TMP/bench.db"
+
+# pg_mode: whether the databases are PostgreSQL's (BENCHLINE_TEST_PG).
+pg_mode() {
+	[ -n "${BENCHLINE_TEST_PG:-}" ]
+}
+
+# db_url PATH: the database PATH names in this mode: PATH itself, or (PostgreSQL) the URL of a
+# database of its own on the test server, made the first time it is named. A URL stays as it is.
+db_url() {
+	case $1 in
+	postgres://* | postgresql://*)
+		echo "$1"
+		return
+		;;
+	esac
+	if ! pg_mode; then
+		echo "$1"
+		return
+	fi
+	case $1 in
+	/*) abs=$1 ;;
+	*) abs=$PWD/$1 ;;
+	esac
+	name=bl_$(printf '%s' "$abs" | md5sum | cut -c1-24)
+	if ! grep -qx "$name" "$TMP/.pg-dbs" 2>/dev/null; then
+		psql -X -q -v ON_ERROR_STOP=1 "$BENCHLINE_TEST_PG" -c "CREATE DATABASE $name" \
+			>/dev/null 2>&1 || psql -X -q "$BENCHLINE_TEST_PG" -c "SELECT 1" >/dev/null
+		echo "$name" >>"$TMP/.pg-dbs"
+	fi
+	echo "${BENCHLINE_TEST_PG%/*}/$name"
+}
+
+# db_sql PATH SQL: runs SQL on the database PATH names and prints the rows as sqlite3 does
+# (columns joined by |, NULL as nothing). The SQL must mean the same in both dialects.
+db_sql() {
+	if pg_mode; then
+		psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 "$(db_url "$1")" -c "$2"
+	else
+		sqlite3 "$1" "$2"
+	fi
+}
+
+# db_rm PATH: the database PATH names is gone (its file, or its tables), as before it was made.
+db_rm() {
+	if pg_mode; then
+		psql -X -q "$(db_url "$1")" -c "DROP SCHEMA public CASCADE; CREATE SCHEMA public" \
+			>/dev/null 2>&1
+	else
+		rm -f "$1" "$1-wal" "$1-shm"
+	fi
+}
+
+# pg_skip WHY: in PostgreSQL mode, prints a TAP skip for what follows and ends the file.
+pg_skip() {
+	if pg_mode; then
+		echo "1..0 # SKIP $1"
+		exit 0
+	fi
+}
+
+# bl_db_args ARGS...: ARGS with every --db FILE made db_url FILE, one per line (for "$@").
+bl_db_args() {
+	next=
+	for a in "$@"; do
+		if [ -n "$next" ]; then
+			db_url "$a"
+			next=
+			continue
+		fi
+		case $a in
+		--db) next=1 ;;
+		--db=*) a="--db=$(db_url "${a#--db=}")" ;;
+		esac
+		printf '%s\n' "$a"
+	done
+}
+if pg_mode; then
+	BENCHLINE_DB=$(cd "$TMP" && db_url "$TMP/bench.db")
+	export BENCHLINE_DB
+fi
 # A server named in the environment would take the records away from the test's database.
 unset BENCHLINE_SERVER BENCHLINE_TOKEN_FILE XDG_STATE_HOME
 export GIT_AUTHOR_NAME=tester GIT_AUTHOR_EMAIL=tester@example.com
@@ -31,12 +118,36 @@ test_count=0
 test_failed=0
 
 cleanup() {
+	if pg_mode && [ -f "$TMP/.pg-dbs" ] && [ -z "${BENCHLINE_KEEP_TMP:-}" ]; then
+		while read -r name; do
+			psql -X -q "$BENCHLINE_TEST_PG" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" \
+				>/dev/null 2>&1
+		done <"$TMP/.pg-dbs"
+	fi
 	[ -n "${BENCHLINE_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-# bl ARGS...: runs the binary under test.
+# bl ARGS...: runs the binary under test (--db FILE naming the mode's database: db_url).
 bl() {
+	if pg_mode; then
+		# arguments with newlines are rare in tests; they are passed as they are
+		case "$*" in
+		*--db*) ;;
+		*)
+			"$BENCHLINE" "$@"
+			return
+			;;
+		esac
+		old_ifs=$IFS
+		IFS='
+'
+		set -f
+		# shellcheck disable=SC2046
+		set -- $(bl_db_args "$@")
+		set +f
+		IFS=$old_ifs
+	fi
 	"$BENCHLINE" "$@"
 }
 
@@ -83,9 +194,13 @@ test_cmp() {
 	diff -u "$1" "$2"
 }
 
-# db_dump: the database's content as SQL text, for before/after comparisons.
+# db_dump [PATH]: the database's content as text, for before/after comparisons.
 db_dump() {
-	sqlite3 "${1:-$BENCHLINE_DB}" .dump
+	if pg_mode; then
+		pg_dump --no-owner --data-only --inserts "$(db_url "${1:-$BENCHLINE_DB}")"
+	else
+		sqlite3 "${1:-$BENCHLINE_DB}" .dump
+	fi
 }
 
 # native_lines N [FIRST [MACHINE]]: N native records on lines of their own (about 420 bytes

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
 #include "common/common.h"
 #include "detect/confirm/confirm.h"
@@ -54,17 +53,8 @@ static void store_text(struct store *st, const char *text)
 static int64_t count_in(const char *path, const char *table)
 {
 	char sql[80];
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	int64_t n = -1;
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(db);
-	return n;
+	return unit_sql_int64(path, sql);
 }
 
 static void record_tags_are_the_rules_of_one_record(void **state)
@@ -72,7 +62,7 @@ static void record_tags_are_the_rules_of_one_record(void **state)
 	struct ingest_batch batch = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	char path[64];
+	char path[160];
 	struct store *st = unit_store_open(path, sizeof(path), "care-tags");
 	unsigned tags;
 	(void)state;
@@ -106,7 +96,7 @@ static void retag_dry_run_writes_nothing(void **state)
 	struct ingest_config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	char path[64];
+	char path[160];
 	struct store *st = unit_store_open(path, sizeof(path), "care-retag");
 	(void)state;
 
@@ -142,7 +132,7 @@ static void rm_removes_all_or_nothing(void **state)
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	int64_t ids[2] = {1, 7};
-	char path[64];
+	char path[160];
 	struct store *st = unit_store_open(path, sizeof(path), "care-rm");
 	(void)state;
 
@@ -184,7 +174,7 @@ static void ignore_needs_a_reason_and_an_alert(void **state)
 {
 	struct bl_error err = BL_ERROR_INIT;
 	enum suspect_state was;
-	char path[64];
+	char path[160];
 	struct store *st = unit_store_open(path, sizeof(path), "care-ignore");
 	(void)state;
 

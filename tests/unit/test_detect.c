@@ -329,7 +329,7 @@ static void bad_tails_are_refused(void **state)
 
 /* Through a database: records ingested as native JSON, then detect_run. */
 struct db {
-	char path[64];
+	char path[160];
 	struct store *st;
 	int day;
 };

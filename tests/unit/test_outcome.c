@@ -29,7 +29,7 @@
 #define C9 "0000000000000000000000000000000000000009"
 
 struct fixture {
-	char path[64];
+	char path[160];
 	struct store *st;
 	int64_t alert; /* the one alert: m1 parse wall_ms stepping up at commit 9 */
 };

@@ -17,14 +17,13 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
 #include "common/common.h"
 #include "store/store.h"
 #include "tests/unit/unit_store.h"
 
 struct db {
-	char path[64];
+	char path[160];
 	struct store *st;
 	int runs;
 };
@@ -123,18 +122,15 @@ static int64_t add_run(struct db *db, const char *m, const char *cfg, char lette
 /* The view's place of a run. */
 static double view_place(struct db *db, int64_t run_id)
 {
-	sqlite3 *h;
-	sqlite3_stmt *s;
+	char sql[80], *v;
 	double place = NAN;
-	assert_int_equal(sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(
-	    sqlite3_prepare_v2(h, "SELECT place FROM placed_runs WHERE id = ?1", -1, &s, NULL),
-	    SQLITE_OK);
-	sqlite3_bind_int64(s, 1, run_id);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		place = sqlite3_column_double(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(h);
+	snprintf(sql, sizeof(sql), "SELECT place FROM placed_runs WHERE id = %lld",
+		 (long long)run_id);
+	v = unit_sql(db->path, sql);
+	assert_non_null(v);
+	if (*v)
+		place = strtod(v, NULL);
+	free(v);
 	return place;
 }
 

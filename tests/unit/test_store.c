@@ -20,7 +20,7 @@
 #include "tests/unit/unit_store.h"
 
 struct db {
-	char path[64];
+	char path[160];
 	struct store *st;
 };
 

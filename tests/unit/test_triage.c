@@ -7,7 +7,6 @@
 #include <jansson.h>
 #include <math.h>
 #include <setjmp.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -314,10 +313,9 @@ static void add_record(struct store *st, const char *machine, const char *benchm
 
 static void exec_sql(const char *path, const char *sql)
 {
-	sqlite3 *db;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	char *done = unit_sql(path, sql);
+	assert_non_null(done);
+	free(done);
 }
 
 static void a_pinned_bisection_is_stored_once_and_listed(void **state)
@@ -327,7 +325,7 @@ static void a_pinned_bisection_is_stored_once_and_listed(void **state)
 	struct store_commit c;
 	struct listed l;
 	struct strbuf series = STRBUF_INIT;
-	char path[64], *meta = NULL;
+	char path[160], *meta = NULL;
 	struct store *st = unit_store_open(path, sizeof(path), "test_triage");
 	int64_t id = 0, id2 = 0, count = -1;
 	int added = 0;
@@ -406,7 +404,7 @@ static void triage_lists_an_alert_until_it_is_filed(void **state)
 	struct confirm_bisect_report r;
 	struct bl_error err = BL_ERROR_INIT;
 	struct confirm_triage_issue *issues = NULL;
-	char path[64];
+	char path[160];
 	struct store *st = unit_store_open(path, sizeof(path), "test_triage");
 	int64_t id, ids[2] = {1, 5};
 	const char *urls[2] = {"https://x/1", "https://x/5"};
@@ -423,8 +421,8 @@ static void triage_lists_an_alert_until_it_is_filed(void **state)
 
 	exec_sql(path, "INSERT INTO alerts (id, machine_id, commit_sha, side, state, series, "
 		       "created_at) VALUES (1, 1, '" SHA_B "', 'slower', 'confirmed', 1, 0),"
-		       "(2, 1, '" SHA_B "', 'slower', 'open', 1, 0);"
-		       "UPDATE regressions SET alert_id = 1;");
+		       "(2, 1, '" SHA_B "', 'slower', 'open', 1, 0)");
+	exec_sql(path, "UPDATE regressions SET alert_id = 1");
 	assert_int_equal(confirm_triage_list(&issues, &n, st, NULL, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(issues[0].alert_id, 1);
