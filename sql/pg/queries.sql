@@ -5,9 +5,11 @@
 -- from its context is cast.
 
 -- The schema version in force (the migrations applied). PostgreSQL has no user_version: the
--- migrations leave their count in schema_version (sql/pg/001), and a database no migration has
--- touched yet reads 0. to_regclass keeps the statement valid before the table exists; the
--- count is then read with query_to_xml, which only runs when the table is there.
+-- store's migration step keeps the count in a table of its own, schema_version (one bigint
+-- column, version; the largest row counts), written in each migration's transaction where
+-- SQLite sets user_version. A database no migration has touched reads 0: to_regclass keeps the
+-- statement valid before the table exists, and query_to_xml, which runs the read only when the
+-- table is there, takes the count out of it.
 -- name: schema_version
 SELECT CASE WHEN to_regclass('schema_version') IS NULL THEN 0
 	    ELSE (xpath('/row/v/text()',
