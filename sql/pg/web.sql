@@ -30,13 +30,16 @@ LEFT JOIN commits c ON c.sha = p.commit_sha
 ORDER BY p.place, p.at, p.started_at, p.run_id;
 
 -- A number that changes whenever another connection has committed (SQLite's data_version):
--- the server's response cache is dropped when it moves. PostgreSQL's is the xmax of a fresh
--- snapshot, one past the newest finished transaction that wrote: it moves on every commit (and
--- abort) of a writing transaction, this connection's own too, which only drops the cache once
--- more than needed. Read outside a transaction, as the server does, each read takes a new
--- snapshot.
+-- the server's response cache is dropped when it moves. PostgreSQL's is a 64-bit hash of the
+-- current snapshot (xmin:xmax:the transactions in progress): every commit changes it, either
+-- moving xmax or taking a transaction out of those in progress, and it never comes back to a
+-- text it had (xmax only grows; for one xmax the list only shrinks). The snapshot's xmax alone
+-- would not do: a transaction that commits after a later one did leaves it where it was. Other
+-- changes move it too (this connection's commits, a transaction that starts writing or aborts,
+-- any database of the server): the cache is then only dropped once more than needed. Read
+-- outside a transaction, as the server does, each read takes a new snapshot.
 -- name: web_data_version
-SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint;
+SELECT hashtextextended(pg_current_snapshot()::text, 0);
 
 -- The Suspects of one Series (machine and benchmark by name, config, metric), whatever their
 -- state, for ringing its chart's points and marking its table: one per record at most.

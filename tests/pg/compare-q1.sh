@@ -81,6 +81,7 @@ rc=0
 perl - "$db" "$url" "$root/sql" "$tmp" <<'PERL' || rc=$?
 use strict;
 use warnings;
+use IPC::Open2;
 
 my ($db, $url, $sqldir, $tmp) = @ARGV;
 my @files = qw(queries admin web series gate gate-skipped);
@@ -465,8 +466,16 @@ for my $case (@cases) {
 		my $i = 0;
 		$i++ while $i < @a && $i < @b && $a[$i] eq $b[$i];
 		next if $i == @a && $i == @b;
-		$bad = sprintf "step %d (%s), row %d of %d/%d:\n    SQLite:     %s\n    PostgreSQL: %s\n",
-		    $k, $step->[1], $i + 1, scalar @a, scalar @b, $a[$i] // '(none)', $b[$i] // '(none)';
+		# The first column that differs, with the row's first columns to find it by.
+		my @x = split /\t/, $a[$i] // '(none)', -1;
+		my @y = split /\t/, $b[$i] // '(none)', -1;
+		my $j = 0;
+		$j++ while $j < @x && $j < @y && $x[$j] eq $y[$j];
+		my $cut = sub { my $v = shift // '(none)'; length $v > 200 ? substr($v, 0, 200) . '...' : $v };
+		$bad = sprintf "step %d (%s), row %d of %d/%d (%s), column %d:\n" .
+		    "    SQLite:     %s\n    PostgreSQL: %s\n", $k, $step->[1], $i + 1, scalar @a,
+		    scalar @b, $cut->(join ' ', @x[0 .. ($#x < 2 ? $#x : 2)]), $j + 1, $cut->($x[$j]),
+		    $cut->($y[$j]);
 		last;
 	}
 	if ($bad) {
@@ -490,17 +499,39 @@ for my $case (@cases) {
 }
 
 # web_data_version has no counterpart to compare with: it must stay while nothing is written,
-# and move when another connection commits a write.
+# and move whenever another connection commits, also when the one that commits began writing
+# before another that committed already (T1 below).
 {
 	my $dv = "SELECT 'dv', v FROM ($pg{web_data_version}) x(v);\n";
-	my @v = map { /^dv,(\d+)$/ ? $1 : () } split /\n/,
-	    psql("$dv$dv") . psql("BEGIN;\nUPDATE meta SET value = value WHERE key = 'main_branch';\nCOMMIT;\n") .
-	    psql($dv);
+	my $read = sub { psql($dv) =~ /^dv,(-?\d+)$/m ? $1 : 'none' };
+	my @v = ($read->(), $read->());
+	my ($t1_out, $t1_in);
+	my $pid = open2($t1_out, $t1_in, 'psql', '-X', '-q', '-t', '-A', $url);
+	my $wait = sub {
+		my ($mark) = @_;
+		while (my $line = <$t1_out>) {
+			return if $line =~ /^$mark$/;
+		}
+		die "compare-q1: the second connection ended early\n";
+	};
+	print $t1_in "BEGIN;\nUPDATE meta SET value = value WHERE key = 'main_branch';\n" .
+	    "SELECT 'ready';\n";
+	$t1_in->flush;
+	$wait->('ready');
+	psql("UPDATE meta SET value = value WHERE key = 'detect_state';\n");
+	push @v, $read->();
+	print $t1_in "COMMIT;\nSELECT 'done';\n";
+	$t1_in->flush;
+	$wait->('done');
+	push @v, $read->();
+	close $t1_in;
+	waitpid $pid, 0;
 	$seen{web_data_version} = 1;
-	if (@v == 3 && $v[0] == $v[1] && $v[2] > $v[1]) {
+	if ($v[0] eq $v[1] && $v[2] ne $v[1] && $v[3] ne $v[2] && !grep { $_ eq 'none' } @v) {
 		print "ok web_data_version (@v)\n";
 	} else {
-		print "not ok web_data_version: read @v (the same twice, then larger after a commit)\n";
+		print "not ok web_data_version: read @v (the same twice, then a new value after " .
+		    "each of two commits)\n";
 		$failed = 1;
 	}
 }
