@@ -17,7 +17,8 @@
 #
 # Without a URL it starts a server of its own (tests/pg/server.sh) and stops it afterwards;
 # with one, it makes a database in that server and drops it afterwards. BENCHLINE names the
-# binary (default build/default/benchline). Prints "ok CASE" or "not ok CASE: ..." per case;
+# binary (default build/default/benchline); COMPARE_KEEP=1 keeps the database made in a given
+# server, to look at its plans afterwards. Prints "ok CASE" or "not ok CASE: ..." per case;
 # exits 1 if any differed.
 set -eu
 
@@ -34,6 +35,8 @@ dbname=compare_q1_$$
 cleanup() {
 	if [ -n "$server" ]; then
 		sh "$root/tests/pg/server.sh" stop "$tmp/pg" >/dev/null 2>&1 || true
+	elif [ -n "${COMPARE_KEEP:-}" ]; then
+		echo "compare-q1: kept $url" >&2
 	elif [ -n "${base:-}" ]; then
 		psql -X -q "$base" -c "DROP DATABASE IF EXISTS $dbname" >/dev/null 2>&1 || true
 	fi
@@ -54,6 +57,9 @@ url=${base%/*}/$dbname
 # The history, in SQLite.
 db=$tmp/history.db
 "$BENCHLINE" --db "$db" demo >/dev/null
+# The native fixtures add runs off main, runs with no commit time and no quietness.
+"$BENCHLINE" --db "$db" ingest "$root"/fixtures/native/*.json "$root"/fixtures/native/*.jsonl \
+	>/dev/null
 "$BENCHLINE" --db "$db" detect >/dev/null
 # A tagged run and an untagged one removed; the first alert ignored.
 rm_ids=$(sqlite3 "$db" "SELECT (SELECT min(run_id) FROM tags) || ' ' ||
