@@ -1,9 +1,9 @@
--- Series (§1, §5): the statements store/series.c prepares, in PostgreSQL's dialect (the same
--- names, parameters and columns as sql/series.sql). A Series is one metric of the standing
--- records of one (machine, benchmark, config) that carry no tag, in main's commit order. Both
--- statements read `records` by its primary key (machine_id, benchmark_id, config, ...), so
--- listing the Series is a chain of index seeks and range scans, never a scan of every record.
--- Parameters are always bound, never pasted.
+-- Series (§1, §5): the statements store/series.c prepares, in PostgreSQL's dialect (each with
+-- the same name, parameters and columns as in sql/series.sql). A Series is one metric of the
+-- standing records of one (machine, benchmark, config) that carry no tag, in main's commit
+-- order. Both statements read `records` by its primary key (machine_id, benchmark_id, config,
+-- ...), so listing the Series is a chain of index seeks and range scans, never a scan of every
+-- record. Parameters are always bound, never pasted.
 
 -- The (machine, benchmark, config) that follows $1/$2/$3 in the primary key's order, with
 -- its names: one index seek per group (start with $1 = -1). A skip-scan in SQL, so listing

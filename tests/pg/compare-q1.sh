@@ -247,22 +247,29 @@ sub norm_pg {
 # --- The cases. Parameters are SQLite literals ('text', 5, 1.5, X'..', NULL); PostgreSQL gets
 # each as text (a number quoted, a blob as '\x..'), as libpq sends them.
 sub lit { my $v = shift; $v =~ s/'/''/g; "'$v'" }
-sub one { my @r = norm_sqlite(sqlite("$_[0];\n")); die "compare-q1: no row for $_[0]\n" if !@r; $r[0] }
+sub one {
+	my @r = norm_sqlite(sqlite("$_[0];\n"));
+	die "compare-q1: no row for $_[0]\n" if !@r;
+	return $r[0];
+}
 
-my $S = 'SELECT m.name, b.name, g.config, g.machine_id, g.benchmark_id FROM machines m, benchmarks b, ';
+my $S = 'SELECT m.name, b.name, g.config, g.machine_id, g.benchmark_id ' .
+    'FROM machines m, benchmarks b, ';
 # A Series with a Suspect (the first Suspect's), and the group with the most tagged records.
 my ($sm, $sb, $sc, $smid, $sbid) = split /\t/, one("$S (SELECT machine_id, benchmark_id, config " .
     "FROM suspects ORDER BY id LIMIT 1) g WHERE m.id = g.machine_id AND b.id = g.benchmark_id");
 my $smetric = one('SELECT metric FROM suspects ORDER BY id LIMIT 1');
 my ($tm, $tb, $tc, $tmid, $tbid) = split /\t/, one("$S (SELECT r.machine_id, r.benchmark_id, " .
     "r.config FROM records r JOIN tags t ON t.run_id = r.run_id GROUP BY 1, 2, 3 " .
-    "ORDER BY count(*) DESC, 1, 2, 3 LIMIT 1) g WHERE m.id = g.machine_id AND b.id = g.benchmark_id");
+    "ORDER BY count(*) DESC, 1, 2, 3 LIMIT 1) g " .
+    "WHERE m.id = g.machine_id AND b.id = g.benchmark_id");
 my $tmetric = one("SELECT primary_metric FROM runs WHERE machine_id = $tmid AND " .
     "benchmark_id = $tbid AND config = " . lit($tc) . " LIMIT 1");
 # A standing run with tags and its key; a run that does not stand; a commit and its prefix.
 my ($trun, $tsrc, $thv) = split /\t/, one("SELECT r.run_id, r.source_hash, r.harness_version " .
     "FROM records r WHERE r.machine_id = $tmid AND r.benchmark_id = $tbid AND r.config = " .
-    lit($tc) . " AND EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id) ORDER BY r.run_id LIMIT 1");
+    lit($tc) . " AND EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id) " .
+    "ORDER BY r.run_id LIMIT 1");
 my $digest = one("SELECT digest FROM runs WHERE id = $trun");
 my $ttag = one("SELECT min(tag) FROM tags WHERE run_id = $trun");
 my $loose = one('SELECT min(id) FROM runs WHERE id NOT IN (SELECT run_id FROM records)');
@@ -302,9 +309,12 @@ my @cases = (
 	['records_list (all)', [q => 'records_list', 'NULL', 'NULL', 1]],
 	['records_list (machine, benchmark)', [q => 'records_list', lit($tm), lit($tb), 1]],
 	['records_page', [q => 'records_page', 0, 'NULL', 'NULL', 1, 'NULL', 'NULL', 'NULL', 'NULL', 100]],
-	['records_page (after, standing)', [q => 'records_page', 2000, lit($tm), 'NULL', 0, 'NULL', 'NULL', 'NULL', 'NULL', 50]],
-	['records_page_commit', [q => 'records_page_commit', 0, 'NULL', 'NULL', 1, lit($pfx), lit("${pfx}g"), 'NULL', 'NULL', 100]],
-	['records_page_source', [q => 'records_page_source', 0, 'NULL', lit($tb), 1, 'NULL', 'NULL', lit($spfx), lit("${spfx}g"), 100]],
+	['records_page (after, standing)',
+	 [q => 'records_page', 2000, lit($tm), 'NULL', 0, 'NULL', 'NULL', 'NULL', 'NULL', 50]],
+	['records_page_commit', [q => 'records_page_commit', 0, 'NULL', 'NULL', 1, lit($pfx),
+				 lit("${pfx}g"), 'NULL', 'NULL', 100]],
+	['records_page_source', [q => 'records_page_source', 0, 'NULL', lit($tb), 1, 'NULL', 'NULL',
+				 lit($spfx), lit("${spfx}g"), 100]],
 	['run_tags', [q => 'run_tags', $trun]],
 	['run_metrics', [q => 'run_metrics', $trun]],
 	map({ ["count_$_", [q => "count_$_"]] } qw(runs records metrics tags machines benchmarks)),
@@ -352,7 +362,8 @@ my @cases = (
 	       'content_hash, commit_sha, branch, committed_at, started_at, dirty, profile, baseline, ' .
 	       'primary_metric, quietness, raw, ingested_at > 1.7e9 FROM runs ORDER BY id DESC LIMIT 3']],
 	['metric_insert', [w => 'metric_insert', $loose, lit('new_metric'), lit('timed'), lit('us'),
-			   lit('lower'), 12.5, 13.75, 10, 'NULL', lit('a ladder'), "X'000000000000f03f0000000000000040'"],
+			   lit('lower'), 12.5, 13.75, 10, 'NULL', lit('a ladder'),
+			   "X'000000000000f03f0000000000000040'"],
 	 [w => 'metric_insert', $loose, lit('other_metric'), lit('counted'), lit('B'), lit('higher'),
 	  'NULL', 'NULL', 'NULL', 42, 'NULL', 'NULL'],
 	 [c => "SELECT * FROM metrics WHERE run_id = $loose ORDER BY name"]],
@@ -369,15 +380,20 @@ my @cases = (
 	['not_main_clear, not_main_set', [w => 'commit_delete_after', 300],
 	 [w => 'not_main_clear'], [w => 'not_main_set'],
 	 [c => 'SELECT run_id, tag FROM tags ORDER BY run_id, tag']],
-	['meta_set', [w => 'meta_set', lit('main_branch'), lit('trunk')], [w => 'meta_set', lit('k'), 'NULL'],
+	['meta_set', [w => 'meta_set', lit('main_branch'), lit('trunk')],
+	 [w => 'meta_set', lit('k'), 'NULL'],
 	 [c => 'SELECT key, value FROM meta ORDER BY key']],
 	['commit_insert, commit_delete_after', [w => 'commit_delete_after', 310],
-	 [w => 'commit_insert', lit('f' x 40), 311, lit($sha), lit('src-new'), 1800000000, lit('a subject'), 'NULL'],
-	 [w => 'commit_insert', lit('e' x 40), 312, lit('f' x 40), lit('src-new2'), 1800000100, lit('pr (#7)'), 7],
-	 [c => 'SELECT sha, seq, parent, source_hash, committed_at, subject, pr FROM commits ORDER BY seq'],
+	 [w => 'commit_insert', lit('f' x 40), 311, lit($sha), lit('src-new'), 1800000000,
+	  lit('a subject'), 'NULL'],
+	 [w => 'commit_insert', lit('e' x 40), 312, lit('f' x 40), lit('src-new2'), 1800000100,
+	  lit('pr (#7)'), 7],
+	 [c => 'SELECT sha, seq, parent, source_hash, committed_at, subject, pr FROM commits ' .
+	       'ORDER BY seq'],
 	 [c => 'SELECT sha, seq, source_hash, committed_at FROM detect_log_commits ORDER BY sha'],
 	 [c => 'SELECT key, value FROM meta ORDER BY key']],
-	['admin_audit_insert', [id => 'admin_audit_insert', lit('rm'), lit('someone'), lit('why not'), 'NULL', 2],
+	['admin_audit_insert',
+	 [id => 'admin_audit_insert', lit('rm'), lit('someone'), lit('why not'), 'NULL', 2],
 	 [id => 'admin_audit_insert', lit('ignore'), lit('someone'), 'NULL', 3, 0],
 	 [c => 'SELECT id, action, who, at > 1.7e9, why, alert_id, runs FROM audit ORDER BY id']],
 	['admin_keep_removed, admin_rm_*', [w => 'admin_keep_removed', $trun, $audit],
