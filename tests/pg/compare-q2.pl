@@ -264,6 +264,7 @@ sub case {
 			last if @why > 3;
 		}
 		$c{rows} = scalar @$lr;
+		$c{shown} = $lr;
 	}
 	if (@why) {
 		$failed++;
@@ -272,6 +273,7 @@ sub case {
 	} else {
 		$passed++;
 		print "ok $title ($c{rows} rows)\n";
+		print map { "    " . show_row($_) . "\n" } @{$c{shown}} if $ENV{VERBOSE};
 	}
 }
 
@@ -451,7 +453,7 @@ read_case('triage_alerts', 'regressions.sql', 'triage_alerts');
 case('regression_insert', write => 1,
      steps => [['regressions.sql', '+regression_insert', 'n', 'i:3', 'i:6', $gc, 't:gpu_frame_us',
 		"t:$early", 't:src-9', 'n', 'i:12', 'r:0.8', 'r:0.75', 'r:0.85', "t:$early", 't:[]'],
-	       ['regressions.sql', '+regression_insert', 'i:9', 'i:3', 'i:6', $gc, 't:cpu_frame_us',
+	       ['regressions.sql', '+regression_insert', 'i:8', 'i:3', 'i:6', $gc, 't:cpu_frame_us',
 		't:abcdef', 't:src-10', 't:not on main', 'n', 'n', 'n', 'n', "t:$early", 't:[1]']],
      checks => ['SELECT id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, '
 		. 'source_hash, subject, pr, ratio, lo, hi, reference_commit, probes '

@@ -72,8 +72,9 @@ insert_regression() {
 # The change log and the alert pass's inputs, made by the SQLite triggers as the store would:
 # two commits of main stored since the detect (one of a standing run not on main, one sharing
 # another such run's source hash), runs tagged and untagged, a standing run removed (its key
-# taken by another run), follow links between Suspects and alerts gone, new Suspects at an
-# alert's commit on other Series of its machine.
+# taken by another run), follow links between Suspects (a chain of two, one to a run with no
+# Suspect) and alerts gone (two new ones at once, their Suspects' ids in another order than
+# their commits'), new Suspects at an alert's commit on other Series of its machine.
 mutate() {
 	sqlite3 -bail "$db" <<'EOF'
 INSERT INTO commits (sha, seq, parent, source_hash, committed_at, subject, pr)
@@ -99,10 +100,11 @@ DELETE FROM tags WHERE run_id = 17 AND tag = 'dirty';
 
 UPDATE suspects SET alert_id = NULL, follows_run_id = 3521 WHERE id = 3;
 UPDATE suspects SET alert_id = NULL, follows_run_id = 5307 WHERE id = 4;
-UPDATE suspects SET alert_id = NULL, follows_run_id = 1 WHERE id = 6;
+UPDATE suspects SET alert_id = NULL WHERE id = 6;
 UPDATE suspects SET alert_id = NULL, followers = 5, persisted = 1 WHERE id = 5;
+UPDATE suspects SET alert_id = NULL, follows_run_id = 1 WHERE id = 9;
 UPDATE suspects SET followers = 6, persisted = 2 WHERE id = 8;
-DELETE FROM alerts WHERE id IN (3, 4, 5, 6);
+DELETE FROM alerts WHERE id IN (3, 4, 5, 6, 9);
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
 		      center, tolerance, deviation, reference_run_id, followers, persisted,
 		      state, created_at)
@@ -115,7 +117,7 @@ ORDER BY r.id, m.name LIMIT 3;
 UPDATE alerts SET state = 'confirmed', outcome = 'confirmed', note = 'held: 2 of 2'
 WHERE id = 2;
 UPDATE alerts SET state = 'covered', filed_url = 'https://example.invalid/1' WHERE id = 7;
-UPDATE alerts SET state = 'ignored', recheck = 1 WHERE id = 9;
+UPDATE alerts SET state = 'ignored' WHERE id = 1;
 EOF
 	c2=$(sqlite3 "$db" "SELECT r.commit_sha FROM runs r WHERE r.id = 3521")
 	c7=$(sqlite3 "$db" "SELECT r.commit_sha FROM runs r WHERE r.id = 3530")
