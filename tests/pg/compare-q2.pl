@@ -334,6 +334,8 @@ read_case('detect_run_metrics quantile', 'detect.sql', 'detect_run_metrics', "i:
 read_case('detect_commit_log_stats', 'detect.sql', 'detect_commit_log_stats');
 read_case('detect_commit_runs', 'detect.sql', '~detect_commit_runs');
 read_case('detect_time_groups', 'detect.sql', '~detect_time_groups', "r:$min_at");
+read_case('detect_time_groups from a time in the history', 'detect.sql', '~detect_time_groups',
+	  'r:1770887640');
 read_case('detect_time_groups from 0', 'detect.sql', '~detect_time_groups', 'r:0.5');
 read_case('detect_lines_all', 'detect.sql', '~detect_lines_all');
 read_case('detect_lines_group', 'detect.sql', 'detect_lines_group', $g, $gb, $gc);
@@ -464,6 +466,25 @@ case('alert_set_filed', write => 1,
 	       ['regressions.sql', 'alert_set_filed', 'i:999', 't:x'],
 	       ['regressions.sql', 'triage_alerts']],
      checks => [$alerts_rows]);
+
+# --- plans (EXPLAIN=1) ------------------------------------------------------------------------
+if ($ENV{EXPLAIN}) {
+	my @reads = (['detect_scan_records', $min, $min, 't:'], ['detect_scan_tags', 'i:1', "i:$max_run"],
+		     ['detect_scan_runs', 'i:1', "i:$max_run"], ['detect_scan_metrics', 'i:1', "i:$max_run"],
+		     ['detect_group_members', $g, $gb, $gc], ['detect_changes'], ['detect_commit_runs'],
+		     ['detect_metric_ladder', "t:$quantile"]);
+	for my $r (@reads) {
+		my ($name, @params) = @$r;
+		for my $mode (qw(custom generic)) {
+			my $args = @params ? '(' . join(', ', map { pg_literal($_) } @params) . ')' : '';
+			my ($rc, $out) = run(['psql', '-X', '-q', $url],
+					     "SET plan_cache_mode = force_${mode}_plan;\n"
+					     . "PREPARE q AS\n$pg{'detect.sql'}{$name};\n"
+					     . "EXPLAIN (COSTS OFF) EXECUTE q$args;\n");
+			print "# $name ($mode plan)\n", map { "#   $_\n" } grep { /\S/ && !/QUERY PLAN|^-+$|^\(\d+ rows?\)$/ } split /\n/, $out;
+		}
+	}
+}
 
 print "$passed passed, $failed failed\n";
 exit($failed ? 1 : 0);
