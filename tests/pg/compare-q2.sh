@@ -26,6 +26,7 @@ BENCHLINE=${BENCHLINE:-$top/build/default/benchline}
 command -v sqlite3 >/dev/null || { echo "compare-q2: no sqlite3" >&2; exit 2; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare-q2.XXXXXX")
+chmod 755 "$tmp" # the server of tests/pg/server.sh runs as nobody when this runs as root
 server=
 dbname=compare_q2_$$
 url=${1:-}
