@@ -247,9 +247,9 @@ DELETE FROM suspects WHERE id = $1;
 -- still at or above every id given, which is what a caller counting "the ids over it are new"
 -- needs.
 -- name: detect_suspect_last_id
-SELECT greatest(coalesce(pg_sequence_last_value(pg_get_serial_sequence('suspects', 'id')::regclass),
-			 0),
-		coalesce((SELECT max(id) FROM suspects), 0));
+SELECT greatest(
+	coalesce(pg_sequence_last_value(pg_get_serial_sequence('suspects', 'id')::regclass), 0),
+	coalesce((SELECT max(id) FROM suspects), 0));
 
 -- Suspects with an id over $1 (of alert $2 only, unless it is NULL), in Series order: machine,
 -- benchmark, config and metric by name, then the record's place (placed_runs). The place tells

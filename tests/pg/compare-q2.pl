@@ -469,8 +469,10 @@ case('alert_set_filed', write => 1,
 
 # --- plans (EXPLAIN=1) ------------------------------------------------------------------------
 if ($ENV{EXPLAIN}) {
-	my @reads = (['detect_scan_records', $min, $min, 't:'], ['detect_scan_tags', 'i:1', "i:$max_run"],
-		     ['detect_scan_runs', 'i:1', "i:$max_run"], ['detect_scan_metrics', 'i:1', "i:$max_run"],
+	my @reads = (['detect_scan_records', $min, $min, 't:'],
+		     ['detect_scan_tags', 'i:1', "i:$max_run"],
+		     ['detect_scan_runs', 'i:1', "i:$max_run"],
+		     ['detect_scan_metrics', 'i:1', "i:$max_run"],
 		     ['detect_group_members', $g, $gb, $gc], ['detect_changes'], ['detect_commit_runs'],
 		     ['detect_metric_ladder', "t:$quantile"]);
 	for my $r (@reads) {
@@ -481,7 +483,8 @@ if ($ENV{EXPLAIN}) {
 					     "SET plan_cache_mode = force_${mode}_plan;\n"
 					     . "PREPARE q AS\n$pg{'detect.sql'}{$name};\n"
 					     . "EXPLAIN (COSTS OFF) EXECUTE q$args;\n");
-			print "# $name ($mode plan)\n", map { "#   $_\n" } grep { /\S/ && !/QUERY PLAN|^-+$|^\(\d+ rows?\)$/ } split /\n/, $out;
+			my @plan = grep { /\S/ && !/QUERY PLAN|^-+$|^\(\d+ rows?\)$/ } split /\n/, $out;
+			print "# $name ($mode plan)\n", map { "#   $_\n" } @plan;
 		}
 	}
 }

@@ -167,9 +167,12 @@ load=$tmp/load.sql
 	for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type = 'table'
 				  AND name NOT LIKE 'sqlite_%' ORDER BY name"); do
 		cols=$(sqlite3 "$db" "SELECT group_concat(name, ',') FROM pragma_table_info('$t')")
-		sel=$(sqlite3 "$db" "SELECT group_concat(printf('CASE typeof(%s) WHEN ''blob'' THEN ''\\x'' || hex(%s) WHEN ''real'' THEN printf(''%%!.20e'', %s) ELSE %s END', name, name, name, name), ', ') FROM pragma_table_info('$t')")
+		sel=$(sqlite3 "$db" "SELECT group_concat(printf('CASE typeof(%s)
+			WHEN ''blob'' THEN ''\\x'' || hex(%s) WHEN ''real'' THEN printf(''%%!.20e'', %s)
+			ELSE %s END', name, name, name, name), ', ') FROM pragma_table_info('$t')")
 		sqlite3 -csv -nullvalue '\N' "$db" "SELECT $sel FROM $t" >"$tmp/$t.csv"
-		printf '\\copy %s (%s) FROM '\''%s'\'' WITH (FORMAT csv, NULL '\''\\N'\'')\n' "$t" "$cols" "$tmp/$t.csv"
+		printf '\\copy %s (%s) FROM '\''%s'\'' WITH (FORMAT csv, NULL '\''\\N'\'')\n' \
+			"$t" "$cols" "$tmp/$t.csv"
 		# an INTEGER PRIMARY KEY id is an identity column there
 		[ "$(sqlite3 "$db" "SELECT count(*) FROM pragma_table_info('$t')
 				    WHERE name = 'id' AND pk = 1")" = 1 ] || continue
