@@ -1,0 +1,493 @@
+#!/usr/bin/perl
+# The cases of tests/pg/compare-q2.sh: each runs named statements of sql/detect.sql,
+# sql/alerts.sql and sql/regressions.sql with bound parameters on the SQLite file (its
+# texts, sqlite3's .parameter) and their sql/pg/ texts on the PostgreSQL copy of the same rows
+# (PREPARE and EXECUTE with the values as untyped literals, as the C code sends text), and
+# compares what comes back: the same rows in the same order (as a multiset where the statement
+# names no order), each value the same (integers and texts exactly, reals as the same double,
+# blobs as the same bytes, PostgreSQL's booleans as SQLite's 1 and 0, NULL as NULL).
+# A case that writes runs in a transaction rolled back on both; after each write it compares
+# the rows changed (SQLite's changes(), psql's ROW_COUNT), the new id where the C code reads it
+# (last_insert_rowid() against RETURNING), and then the checks: queries that read the tables
+# written, in SQL both accept.
+#
+#   compare-q2.pl SQLITE_FILE URL
+use strict;
+use warnings;
+use POSIX qw(strtod);
+
+my ($sqlite, $url) = @ARGV;
+die "usage: compare-q2.pl SQLITE_FILE URL\n" unless defined $url;
+
+# The named statements of a file: name => text (comment lines dropped, as prepare-all.pl).
+sub statements {
+	my ($file) = @_;
+	my (%text, $name);
+	open my $fh, '<', $file or die "cannot open '$file': $!\n";
+	while (my $line = <$fh>) {
+		if ($line =~ /^-- name: (\S+)/) {
+			$name = $1;
+			$text{$name} = '';
+			next;
+		}
+		next if !defined $name || $line =~ /^--/;
+		$text{$name} .= $line;
+	}
+	for (values %text) {
+		s/;\s*\z//;
+	}
+	return \%text;
+}
+my (%lite, %pg);
+for my $f (qw(detect.sql alerts.sql regressions.sql)) {
+	$lite{$f} = statements("sql/$f");
+	$pg{$f} = statements("sql/pg/$f");
+}
+
+# One value of the SQLite file (setup for the cases' parameters).
+sub lite_value {
+	my ($sql) = @_;
+	open my $ps, '-|', 'sqlite3', $sqlite, $sql or die "cannot run sqlite3\n";
+	my $v = <$ps>;
+	close $ps;
+	die "no value for: $sql\n" unless defined $v;
+	chomp $v;
+	return $v;
+}
+
+# Parameters: i:N an integer, r:X a real, t:S a text, b:HEX a blob, n NULL.
+sub lite_literal {
+	my ($p) = @_;
+	return 'NULL' if $p eq 'n';
+	my ($k, $v) = $p =~ /^([irtb]):(.*)\z/s or die "bad parameter '$p'\n";
+	return $v if $k eq 'i' || $k eq 'r';
+	return "X'$v'" if $k eq 'b';
+	$v =~ s/'/''/g;
+	return "'$v'";
+}
+
+sub pg_literal {
+	my ($p) = @_;
+	return 'NULL' if $p eq 'n';
+	my ($k, $v) = $p =~ /^([irtb]):(.*)\z/s or die "bad parameter '$p'\n";
+	$v = "\\x$v" if $k eq 'b';
+	$v =~ s/'/''/g;
+	return "'$v'";
+}
+
+# A dot-command argument in double quotes (sqlite3 reads C escapes there).
+sub dot_arg {
+	my ($s) = @_;
+	$s =~ s/([\\"])/\\$1/g;
+	$s =~ s/\n/\\n/g;
+	return "\"$s\"";
+}
+
+sub run {
+	my ($cmd, $script) = @_;
+	my $in = "/tmp/compare-q2.$$.in";
+	open my $fh, '>', $in or die "cannot write '$in': $!\n";
+	print $fh $script;
+	close $fh;
+	my $line = join ' ', map { (my $a = $_) =~ s/'/'\\''/g; "'$a'" } @$cmd;
+	my $out = `$line <'$in' 2>&1`;
+	my $rc = $?;
+	unlink $in;
+	return ($rc, $out);
+}
+
+# sqlite3's quote mode: NULL, numbers, 'text' ('' inside), X'hex'; rows end at a newline
+# outside quotes. Each value becomes [type, value].
+sub parse_quote {
+	my ($out) = @_;
+	my (@rows, @row);
+	pos($out) = 0;
+	while (pos($out) < length $out) {
+		if ($out =~ /\GNULL/gc) {
+			push @row, ['null'];
+		} elsif ($out =~ /\G'((?:[^']|'')*)'/gc) {
+			(my $s = $1) =~ s/''/'/g;
+			push @row, ['text', $s];
+		} elsif ($out =~ /\GX'([0-9A-Fa-f]*)'/gc) {
+			push @row, ['blob', lc $1];
+		} elsif ($out =~ /\G(-?\d+)(?=[,\n]|\z)/gc) {
+			push @row, ['int', $1];
+		} elsif ($out =~ /\G(-?(?:\d+\.\d*|\d*\.\d+|\d+)(?:e[-+]?\d+)?|-?Inf)/gci) {
+			push @row, ['real', $1];
+		} else {
+			die "cannot read sqlite3's output at: " . substr($out, pos($out), 40) . "\n";
+		}
+		if ($out =~ /\G,/gc) {
+			next;
+		} elsif ($out =~ /\G\n/gc || pos($out) >= length $out) {
+			push @rows, [@row];
+			@row = ();
+		} else {
+			die "cannot read sqlite3's output at: " . substr($out, pos($out), 40) . "\n";
+		}
+	}
+	return \@rows;
+}
+
+# psql's CSV (NULL printed as \N, unquoted). Each value becomes ['pg', text] or ['null'].
+sub parse_csv {
+	my ($out) = @_;
+	my (@rows, @row);
+	pos($out) = 0;
+	while (pos($out) < length $out) {
+		if ($out =~ /\G"((?:[^"]|"")*)"/gc) {
+			(my $s = $1) =~ s/""/"/g;
+			push @row, ['pg', $s];
+		} elsif ($out =~ /\G([^,"\n]*)/gc) {
+			push @row, $1 eq '\\N' ? ['null'] : ['pg', $1];
+		}
+		if ($out =~ /\G,/gc) {
+			next;
+		} elsif ($out =~ /\G\n/gc || pos($out) >= length $out) {
+			push @rows, [@row];
+			@row = ();
+		} else {
+			die "cannot read psql's output at: " . substr($out, pos($out), 40) . "\n";
+		}
+	}
+	return \@rows;
+}
+
+sub as_double {
+	my ($s) = @_;
+	my ($v, $unparsed) = strtod($s);
+	return defined $unparsed && $unparsed == 0 ? $v : undef;
+}
+
+# Whether PostgreSQL's value (text) is SQLite's.
+sub same_value {
+	my ($l, $p) = @_;
+	return $p->[0] eq 'null' if $l->[0] eq 'null';
+	return 0 if $p->[0] eq 'null';
+	my $t = $p->[1];
+	if ($l->[0] eq 'text') {
+		return $t eq $l->[1];
+	} elsif ($l->[0] eq 'blob') {
+		return lc($t) eq "\\x$l->[1]";
+	} elsif ($l->[0] eq 'int') {
+		return $l->[1] eq '1' if $t eq 't';
+		return $l->[1] eq '0' if $t eq 'f';
+		return 1 if $t eq $l->[1];
+		my $d = as_double($t);
+		return defined $d && $t =~ /^-?\d+(\.0*)?$/ && $d == $l->[1];
+	} else {
+		my ($a, $b) = (as_double($l->[1]), as_double($t));
+		return defined $a && defined $b && $a == $b;
+	}
+}
+
+sub show_row {
+	my ($r) = @_;
+	return join '|', map { $_->[0] eq 'null' ? 'NULL' : $_->[1] } @$r;
+}
+
+# A row's sort key for statements of no order (the value, whichever store's text it is).
+sub row_key {
+	my ($r) = @_;
+	return join "\x1f", map {
+		my $v = $_->[0] eq 'null' ? "\x00" : $_->[1];
+		my $d = $_->[0] eq 'text' || $_->[0] eq 'blob' ? undef : as_double($v);
+		defined $d ? sprintf('%.17g', $d) : $v;
+	} @$r;
+}
+
+my ($passed, $failed) = (0, 0);
+
+# case NAME, {steps => [...], checks => [...], write => 0|1, unordered => 0|1}
+# A step is [FILE, STATEMENT, PARAMETER...], or SQL both take (a string); a step whose
+# statement inserts a row the C code reads the id of is marked with a leading '+' on its name.
+sub case {
+	my ($title, %c) = @_;
+	# foreign keys on, as the store opens its file (ON DELETE CASCADE)
+	my ($ls, $ps) = ("PRAGMA foreign_keys = ON;\n.mode quote\n", "\\set ON_ERROR_STOP 1\n");
+	$ls .= "BEGIN;\n" if $c{write};
+	$ps .= "BEGIN;\n";
+	my $n = 0;
+	for my $step (@{$c{steps}}) {
+		if (!ref $step) {
+			$ls .= "$step;\n";
+			$ps .= "$step;\n";
+			next;
+		}
+		my ($file, $name, @params) = @$step;
+		my $returning = $name =~ s/^\+//;
+		my $lt = $lite{$file}{$name} // die "no SQLite statement $name in $file\n";
+		my $pt = $pg{$file}{$name} // die "no PostgreSQL statement $name in sql/pg/$file\n";
+		$n++;
+		$ls .= ".parameter init\n";
+		for my $i (1 .. @params) {
+			$ls .= ".parameter set ?$i " . dot_arg(lite_literal($params[$i - 1])) . "\n";
+		}
+		$ls .= "$lt;\n";
+		$ps .= "PREPARE q$n AS\n$pt;\n";
+		$ps .= "EXECUTE q$n" . (@params ? '(' . join(', ', map { pg_literal($_) } @params) . ')' : '') . ";\n";
+		if ($c{write} && $lt =~ /^\s*(?:INSERT|UPDATE|DELETE)\b/i) {
+			$ls .= "SELECT last_insert_rowid();\n" if $returning;
+			$ls .= "SELECT changes();\n";
+			$ps .= "SELECT :ROW_COUNT;\n";
+		}
+	}
+	for my $check (@{$c{checks} || []}) {
+		$ls .= "$check;\n";
+		$ps .= "$check;\n";
+	}
+	$ls .= "ROLLBACK;\n" if $c{write};
+	$ps .= "ROLLBACK;\n";
+	my ($lrc, $lout) = run(['sqlite3', '-bail', $sqlite], $ls);
+	my ($prc, $pout) = run(['psql', '-X', '-q', '--csv', '-t', '-P', 'null=\\N', $url], $ps);
+	my @why;
+	push @why, "sqlite3: $lout" if $lrc;
+	push @why, "psql: $pout" if $prc;
+	if (!@why) {
+		my $lr = parse_quote($lout);
+		my $pr = parse_csv($pout);
+		if ($c{unordered}) {
+			$lr = [sort { row_key($a) cmp row_key($b) } @$lr];
+			$pr = [sort { row_key($a) cmp row_key($b) } @$pr];
+		}
+		push @why, sprintf('%d rows from SQLite, %d from PostgreSQL', scalar @$lr, scalar @$pr)
+		    if @$lr != @$pr;
+		for my $i (0 .. ($#$lr < $#$pr ? $#$lr : $#$pr)) {
+			my ($a, $b) = ($lr->[$i], $pr->[$i]);
+			my $same = @$a == @$b;
+			for my $j (0 .. $#$a) {
+				last unless $same;
+				$same = same_value($a->[$j], $b->[$j]);
+			}
+			next if $same;
+			push @why, "row $i: SQLite " . show_row($a) . "\n    PostgreSQL " . show_row($b);
+			last if @why > 3;
+		}
+		$c{rows} = scalar @$lr;
+		$c{shown} = $lr;
+	}
+	if (@why) {
+		$failed++;
+		(my $w = join("\n", @why)) =~ s/\n/\n    /g;
+		print "not ok $title\n    $w\n";
+	} else {
+		$passed++;
+		print "ok $title ($c{rows} rows)\n";
+		print map { "    " . show_row($_) . "\n" } @{$c{shown}} if $ENV{VERBOSE};
+	}
+}
+
+sub read_case {
+	my ($title, $file, $name, @params) = @_;
+	my $unordered = $name =~ s/^~//;
+	case($title, steps => [[$file, $name, @params]], unordered => $unordered);
+}
+
+# --- parameters from the rows ---------------------------------------------------------------
+my $min = 'i:-9223372036854775808';
+my ($g, $gb, $gc) = ('i:2', 'i:1', 't:2560x1440/1800f'); # a group: machine, benchmark, config
+my $max_run = lite_value('SELECT max(id) FROM runs');
+my $min_at = lite_value('SELECT min(committed_at) FROM detect_log_commits');
+my $m2 = lite_value('SELECT name FROM machines WHERE id = 2');
+my $m3 = lite_value('SELECT name FROM machines WHERE id = 3');
+my $b1 = lite_value('SELECT name FROM benchmarks WHERE id = 1');
+my $c2 = lite_value('SELECT commit_sha FROM runs WHERE id = 3521');
+my $early = lite_value('SELECT sha FROM commits WHERE seq = 100');
+# A group with records placed by time (a place ending in .5), and one with Baselines.
+my @timed = split /\|/, lite_value(
+	"SELECT r.machine_id, r.benchmark_id, r.config FROM records x JOIN runs r ON r.id = x.run_id
+	 WHERE r.commit_sha NOT IN (SELECT sha FROM commits) ORDER BY r.id LIMIT 1");
+my @based = split /\|/, lite_value(
+	"SELECT r.machine_id, r.benchmark_id, r.config FROM records x JOIN runs r ON r.id = x.run_id
+	 WHERE r.baseline <> 0 ORDER BY r.id LIMIT 1");
+my $quantile = lite_value("SELECT name FROM metrics WHERE kind = 'quantile' LIMIT 1");
+my $quantile_run = lite_value("SELECT run_id FROM metrics WHERE kind = 'quantile' LIMIT 1");
+
+my @suspect_cols = qw(id run_id metric machine_id benchmark_id config side shift median center
+		      tolerance deviation reference_run_id follows_run_id followers persisted
+		      alert_id state);
+my $suspects_rows = 'SELECT ' . join(', ', @suspect_cols) . ' FROM suspects ORDER BY id';
+my $alerts_rows = 'SELECT id, machine_id, commit_sha, side, state, series, judged_series, '
+    . 'run_wide, outcome, rebench, note, filed_url, recheck FROM alerts ORDER BY id';
+my $meta_rows = 'SELECT key, value FROM meta ORDER BY key';
+
+# --- detect.sql -------------------------------------------------------------------------------
+read_case('detect_commits', 'detect.sql', '~detect_commits');
+read_case('detect_scan_records from the start', 'detect.sql', 'detect_scan_records', $min, $min, 't:');
+read_case('detect_scan_records resumed at a group', 'detect.sql', 'detect_scan_records', $g, $gb, $gc);
+read_case('detect_scan_records resumed past the last', 'detect.sql', 'detect_scan_records', 'i:9', 'i:0', 't:');
+read_case('detect_scan_tags all', 'detect.sql', 'detect_scan_tags', 'i:1', "i:$max_run");
+read_case('detect_scan_tags a range', 'detect.sql', 'detect_scan_tags', 'i:100', 'i:2000');
+read_case('detect_scan_runs all', 'detect.sql', 'detect_scan_runs', 'i:1', "i:$max_run");
+read_case('detect_scan_runs a range', 'detect.sql', 'detect_scan_runs', 'i:500', 'i:900');
+read_case('detect_scan_metrics all', 'detect.sql', 'detect_scan_metrics', 'i:1', "i:$max_run");
+read_case('detect_scan_metrics a range', 'detect.sql', 'detect_scan_metrics', 'i:500', 'i:600');
+read_case('detect_group_members', 'detect.sql', 'detect_group_members', $g, $gb, $gc);
+read_case('detect_group_members placed by time', 'detect.sql', 'detect_group_members',
+	  "i:$timed[0]", "i:$timed[1]", "t:$timed[2]");
+read_case('detect_group_members with Baselines', 'detect.sql', 'detect_group_members',
+	  "i:$based[0]", "i:$based[1]", "t:$based[2]");
+read_case('detect_group_members of no group', 'detect.sql', 'detect_group_members', 'i:9', 'i:9', 't:x');
+read_case('detect_changes', 'detect.sql', 'detect_changes');
+read_case('detect_run_metrics', 'detect.sql', 'detect_run_metrics', 'i:2283');
+read_case('detect_run_metrics quantile', 'detect.sql', 'detect_run_metrics', "i:$quantile_run");
+read_case('detect_commit_log_stats', 'detect.sql', 'detect_commit_log_stats');
+read_case('detect_commit_runs', 'detect.sql', '~detect_commit_runs');
+read_case('detect_time_groups', 'detect.sql', '~detect_time_groups', "r:$min_at");
+read_case('detect_time_groups from a time in the history', 'detect.sql', '~detect_time_groups',
+	  'r:1770887640');
+read_case('detect_time_groups from 0', 'detect.sql', '~detect_time_groups', 'r:0.5');
+read_case('detect_lines_all', 'detect.sql', '~detect_lines_all');
+read_case('detect_lines_group', 'detect.sql', 'detect_lines_group', $g, $gb, $gc);
+read_case('detect_lines_group placed by time', 'detect.sql', 'detect_lines_group',
+	  "i:$timed[0]", "i:$timed[1]", "t:$timed[2]");
+read_case('detect_series_count', 'detect.sql', 'detect_series_count');
+read_case('detect_suspects_all', 'detect.sql', '~detect_suspects_all');
+read_case('detect_suspects_group', 'detect.sql', '~detect_suspects_group', $g, $gb, $gc);
+read_case('detect_suspect_find', 'detect.sql', 'detect_suspect_find', 'i:2283', 't:cpu_frame_us');
+read_case('detect_suspect_find none', 'detect.sql', 'detect_suspect_find', 'i:2283', 't:nope');
+read_case('detect_pinned', 'detect.sql', 'detect_pinned');
+# Before any case inserts a Suspect: PostgreSQL's sequence is not rolled back with the
+# transaction, so after one the last id given is one more there (no id a row keeps; the C code
+# only lists the Suspects over it as new).
+read_case('detect_suspect_last_id', 'detect.sql', 'detect_suspect_last_id');
+read_case('suspects_list all', 'detect.sql', 'suspects_list', 'i:0', 'n');
+read_case('suspects_list over an id', 'detect.sql', 'suspects_list', 'i:5', 'n');
+read_case('suspects_list of an alert', 'detect.sql', 'suspects_list', 'i:0', 'i:1');
+read_case('suspects_open_count', 'detect.sql', 'suspects_open_count', "t:$m2", "t:$b1", $gc,
+	  't:cpu_frame_us', 't:open');
+read_case('detect_metric_ladder', 'detect.sql', 'detect_metric_ladder', "t:$quantile");
+read_case('detect_metric_ladder none', 'detect.sql', 'detect_metric_ladder', 't:gpu_frame_us');
+
+case('detect_log_*_clear', write => 1,
+     steps => [['detect.sql', 'detect_log_clear'], ['detect.sql', 'detect_log_commits_clear'],
+	       ['detect.sql', 'detect_log_runs_clear']],
+     checks => ['SELECT (SELECT count(*) FROM detect_log), (SELECT count(*) FROM detect_log_runs), '
+		. '(SELECT count(*) FROM detect_log_commits)']);
+my @end = ('i:40', 'i:-8070450532247928832', 'i:2283', 'r:61.5', 'r:1776000000.25',
+	   'r:1776000001.125', 'n', 'i:1', 'b:0001020304fffe');
+case('detect_line_put, detect_line_end_put', write => 1,
+     steps => [['detect.sql', '+detect_line_put', $g, $gb, $gc, 't:cpu_frame_us', 'i:7', 't:pinned',
+		'i:2283', 'i:3', 'n'],
+	       ['detect.sql', 'detect_line_end_put', 'i:' . (1 + lite_value('SELECT max(id) FROM lines')),
+		@end]],
+     checks => ['SELECT l.*, e.* FROM lines l JOIN line_ends e ON e.line_id = l.id '
+		. 'WHERE l.id = (SELECT max(id) FROM lines)']);
+case('detect_line_end_grow', write => 1,
+     steps => [['detect.sql', 'detect_line_end_grow', 'i:3', 'i:41', 'i:1234567890123', 'i:2283',
+		'r:61.5', 'r:1776000000.25', 'r:1776000001.125', 'r:1776000002.5', 'i:0', 'n']],
+     checks => ['SELECT * FROM line_ends WHERE line_id = 3']);
+case('detect_lines_delete_group', write => 1,
+     steps => [['detect.sql', 'detect_lines_delete_group', $g, $gb, $gc]],
+     checks => ['SELECT (SELECT count(*) FROM lines), (SELECT count(*) FROM line_ends)']);
+case('detect_line_ends_delete_all, detect_lines_delete_all', write => 1,
+     steps => [['detect.sql', 'detect_line_ends_delete_all'],
+	       ['detect.sql', 'detect_lines_delete_all']],
+     checks => ['SELECT (SELECT count(*) FROM lines), (SELECT count(*) FROM line_ends)']);
+my @numbers = ('t:faster', 'r:-0.25', 'r:3.5', 'r:4.666666666666667', 'r:0.125', 'r:0.03125',
+	       'i:2259', 'n', 'i:3', 'i:1');
+case('detect_suspect_insert', write => 1,
+     steps => [['detect.sql', '+detect_suspect_insert', 'i:2284', 't:gpu_frame_us', $g, $gb, $gc,
+		@numbers, 't:open'],
+	       ['detect.sql', 'detect_suspect_last_id']],
+     checks => [$suspects_rows]);
+case('detect_suspect_update, detect_suspect_follow', write => 1,
+     steps => [['detect.sql', 'detect_suspect_update', 'i:1', @numbers],
+	       ['detect.sql', 'detect_suspect_follow', 'i:2283', 't:cpu_frame_us', 'i:3', 'i:1'],
+	       ['detect.sql', 'detect_suspect_follow', 'i:3521', 't:gpu_frame_us', 'i:7', 'i:2'],
+	       ['detect.sql', 'detect_suspect_follow', 'i:3521', 't:gpu_frame_us', 'i:7', 'i:2']],
+     checks => [$suspects_rows, $alerts_rows]);
+case('detect_suspect_delete', write => 1,
+     steps => [['detect.sql', 'detect_suspect_delete', 'i:2'],
+	       ['detect.sql', 'detect_suspect_delete', 'i:999']],
+     checks => [$suspects_rows, $alerts_rows]);
+
+# --- alerts.sql -------------------------------------------------------------------------------
+read_case('alerts_list all', 'alerts.sql', 'alerts_list', 'n', 'n', 'n');
+read_case('alerts_list of a machine', 'alerts.sql', 'alerts_list', "t:$m3", 'n', 'n');
+read_case('alerts_list of a state', 'alerts.sql', 'alerts_list', 'n', 't:open', 'n');
+read_case('alerts_list one', 'alerts.sql', 'alerts_list', 'n', 'n', 'i:2');
+read_case('alerts_suspect_ids', 'alerts.sql', 'alerts_suspect_ids', 'i:1');
+read_case('alerts_last_id', 'alerts.sql', 'alerts_last_id');
+read_case('alerts_count_after', 'alerts.sql', 'alerts_count_after', 'i:5');
+# The pass as store_alerts_update runs it (three follow runs: the chains here are two long).
+case('the alert pass', write => 1,
+     steps => [['alerts.sql', 'alerts_group_new', 'i:1'], ['alerts.sql', 'alerts_group_join', 'i:1'],
+	       ['alerts.sql', 'alerts_follow'], ['alerts.sql', 'alerts_follow'],
+	       ['alerts.sql', 'alerts_follow'],
+	       ['alerts.sql', 'alerts_group_new', 'i:0'], ['alerts.sql', 'alerts_group_join', 'i:0'],
+	       ['alerts.sql', 'alerts_count'], ['alerts.sql', 'alerts_drop_empty'],
+	       ['alerts.sql', 'alerts_judge', 'i:3'], ['alerts.sql', 'alerts_sync_suspects'],
+	       ['alerts.sql', 'alerts_rechecked'],
+	       # the times are the clocks' of two runs: the same for the listing
+	       'UPDATE alerts SET created_at = 1796169409.25 WHERE created_at > 1796169409.5',
+	       ['alerts.sql', 'alerts_list', 'n', 'n', 'n'],
+	       ['alerts.sql', 'alerts_suspect_ids', 'i:2'], ['alerts.sql', 'alerts_last_id'],
+	       ['alerts.sql', 'alerts_count_after', 'i:5']],
+     checks => [$alerts_rows, $suspects_rows,
+		'SELECT count(*) FROM alerts WHERE created_at IS NULL OR created_at < 1700000000']);
+case('alerts_set_outcome, alerts_set_suspects_state', write => 1,
+     steps => [['alerts.sql', 'alerts_set_outcome', 'i:1', 't:cleared', 't:cleared',
+		't:{"a": [1, 2.5]}', "t:it's a note\nof two lines"],
+	       ['alerts.sql', 'alerts_set_suspects_state', 'i:1', 't:cleared'],
+	       ['alerts.sql', 'alerts_set_outcome', 'i:8', 't:open', 'n', 'n', 'n']],
+     checks => [$alerts_rows, $suspects_rows]);
+
+# --- regressions.sql --------------------------------------------------------------------------
+read_case('regression_find', 'regressions.sql', 'regression_find', $g, $gb, $gc, 't:gpu_frame_us',
+	  "t:$c2");
+read_case('regression_find none', 'regressions.sql', 'regression_find', $g, $gb, $gc,
+	  't:gpu_frame_us', 't:0000');
+read_case('regressions_list all', 'regressions.sql', 'regressions_list', 'i:0');
+read_case('regressions_list of an alert', 'regressions.sql', 'regressions_list', 'i:2');
+read_case('regressions_filtered all', 'regressions.sql', 'regressions_filtered', 'n', 'n', 'n',
+	  'n', 'n');
+read_case('regressions_filtered by machine and benchmark', 'regressions.sql',
+	  'regressions_filtered', "t:$m2", "t:$b1", 'n', 'n', 'n');
+read_case('regressions_filtered by commit prefix', 'regressions.sql', 'regressions_filtered', 'n',
+	  'n', 't:' . substr($c2, 0, 6), 't:' . substr($c2, 0, 6) . 'g', 'n');
+read_case('regressions_filtered by alert', 'regressions.sql', 'regressions_filtered', 'n', 'n',
+	  'n', 'n', 'i:7');
+read_case('regressions_of_series', 'regressions.sql', 'regressions_of_series', "t:$m2", "t:$b1",
+	  $gc, 't:gpu_frame_us');
+read_case('regressions_group_counts', 'regressions.sql', 'regressions_group_counts', $g, $gb, $gc);
+read_case('triage_alerts', 'regressions.sql', 'triage_alerts');
+case('regression_insert', write => 1,
+     steps => [['regressions.sql', '+regression_insert', 'n', 'i:3', 'i:6', $gc, 't:gpu_frame_us',
+		"t:$early", 't:src-9', 'n', 'i:12', 'r:0.8', 'r:0.75', 'r:0.85', "t:$early", 't:[]'],
+	       ['regressions.sql', '+regression_insert', 'i:8', 'i:3', 'i:6', $gc, 't:cpu_frame_us',
+		't:abcdef', 't:src-10', 't:not on main', 'n', 'n', 'n', 'n', "t:$early", 't:[1]']],
+     checks => ['SELECT id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, '
+		. 'source_hash, subject, pr, ratio, lo, hi, reference_commit, probes '
+		. 'FROM regressions ORDER BY id', $meta_rows,
+		'SELECT count(*) FROM regressions WHERE created_at < 1700000000']);
+case('alert_set_filed', write => 1,
+     steps => [['regressions.sql', 'alert_set_filed', 'i:2', 't:https://example.invalid/2'],
+	       ['regressions.sql', 'alert_set_filed', 'i:999', 't:x'],
+	       ['regressions.sql', 'triage_alerts']],
+     checks => [$alerts_rows]);
+
+# --- plans (EXPLAIN=1) ------------------------------------------------------------------------
+if ($ENV{EXPLAIN}) {
+	my @reads = (['detect_scan_records', $min, $min, 't:'],
+		     ['detect_scan_tags', 'i:1', "i:$max_run"],
+		     ['detect_scan_runs', 'i:1', "i:$max_run"],
+		     ['detect_scan_metrics', 'i:1', "i:$max_run"],
+		     ['detect_group_members', $g, $gb, $gc], ['detect_changes'], ['detect_commit_runs'],
+		     ['detect_metric_ladder', "t:$quantile"]);
+	for my $r (@reads) {
+		my ($name, @params) = @$r;
+		for my $mode (qw(custom generic)) {
+			my $args = @params ? '(' . join(', ', map { pg_literal($_) } @params) . ')' : '';
+			my ($rc, $out) = run(['psql', '-X', '-q', $url],
+					     "SET plan_cache_mode = force_${mode}_plan;\n"
+					     . "PREPARE q AS\n$pg{'detect.sql'}{$name};\n"
+					     . "EXPLAIN (COSTS OFF) EXECUTE q$args;\n");
+			my @plan = grep { /\S/ && !/QUERY PLAN|^-+$|^\(\d+ rows?\)$/ } split /\n/, $out;
+			print "# $name ($mode plan)\n", map { "#   $_\n" } @plan;
+		}
+	}
+}
+
+print "$passed passed, $failed failed\n";
+exit($failed ? 1 : 0);

@@ -1,0 +1,190 @@
+#!/bin/sh
+# Runs the PostgreSQL texts of sql/detect.sql, sql/alerts.sql and sql/regressions.sql
+# (sql/pg/) and the SQLite texts on the same rows, and says where their results differ.
+#
+#   compare-q2.sh [URL]
+#
+# The rows: a demo history (`benchline demo`, then `detect`), changed afterwards so that every
+# statement has something to read (a change log, follow links between Suspects, Regressions,
+# decided alerts; see mutate below). The SQLite file is copied table by table into a new
+# database on the PostgreSQL server at URL (one of this script's own when no URL is given,
+# tests/pg/server.sh) holding the PostgreSQL schema, sql/pg/NNN-*.sql applied in order (or the
+# files PG_SCHEMA names, in the order given). tests/pg/compare-q2.pl then runs each case on both
+# and compares the rows; it prints "ok"/"not ok" per case and a last line "N passed, N failed".
+# With EXPLAIN=1 it also prints PostgreSQL's plans of the full walk's reads (a custom and a
+# generic plan each; on rows as few as the demo's a whole-table range may well be a sequential
+# scan and a sort, which is the planner's right choice there: look at plans on a large history).
+#
+# BENCHLINE is the binary (default ./build/default/benchline); KEEP=1 keeps the files and the
+# database, LOAD_ONLY=1 stops once the rows are loaded, VERBOSE=1 prints the rows compared.
+# Exits 1 when a case failed.
+set -eu
+cd "$(dirname "$0")/../.."
+top=$(pwd)
+BENCHLINE=${BENCHLINE:-$top/build/default/benchline}
+[ -x "$BENCHLINE" ] || { echo "compare-q2: no $BENCHLINE (make benchline)" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "compare-q2: no sqlite3" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare-q2.XXXXXX")
+chmod 755 "$tmp" # the server of tests/pg/server.sh runs as nobody when this runs as root
+server=
+dbname=compare_q2_$$
+url=${1:-}
+cleanup() {
+	if [ -n "$url" ] && [ -z "${KEEP:-}" ]; then
+		psql -X -q "$url" -c "DROP DATABASE IF EXISTS $dbname" >/dev/null 2>&1 || true
+	fi
+	if [ -n "$server" ]; then
+		sh tests/pg/server.sh stop "$server" || true
+	fi
+	[ -n "${KEEP:-}" ] && echo "compare-q2: kept $tmp and $dburl" >&2 || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM HUP
+
+if [ -z "$url" ]; then
+	server=$tmp/pg
+	url=$(sh tests/pg/server.sh start "$server")
+fi
+db=$tmp/q2.db
+dburl=${url%/*}/$dbname
+
+# --- the SQLite rows ------------------------------------------------------------------------
+"$BENCHLINE" --db "$db" demo >/dev/null
+"$BENCHLINE" --db "$db" detect >/dev/null
+
+# sqlite_stmt FILE NAME: the SQLite text of one named statement (up to the next name).
+sqlite_stmt() {
+	awk -v want="$2" '/^-- name: / { on = ($3 == want); next } on && !/^--/' "sql/$1"
+}
+
+# A Regression inserted by SQLite's own statement with its parameters bound: on main with the
+# commit's subject and pull request (NULL given), of alert 2; another Series' not on main with
+# its own subject; one bisect found alone (no alert) on alert 2's Series at an earlier commit.
+insert_regression() {
+	{
+		echo ".parameter init"
+		i=1
+		for v in "$@"; do
+			printf '.parameter set ?%d "%s"\n' "$i" "$v"
+			i=$((i + 1))
+		done
+		sqlite_stmt regressions.sql regression_insert
+	} | sqlite3 -bail "$db"
+}
+
+# The change log and the alert pass's inputs, made by the SQLite triggers as the store would:
+# two commits of main stored since the detect (one of a standing run not on main, one sharing
+# another such run's source hash), runs tagged and untagged, a standing run removed (its key
+# taken by another run), follow links between Suspects (a chain of two, one to a run with no
+# Suspect) and alerts gone (two new ones at once, their Suspects' ids in another order than
+# their commits'), new Suspects at an alert's commit on other Series of its machine.
+mutate() {
+	sqlite3 -bail "$db" <<'EOF'
+INSERT INTO commits (sha, seq, parent, source_hash, committed_at, subject, pr)
+SELECT r.commit_sha, 320, NULL, 'pgq2-late-source', 1776501300, 'a late commit', NULL
+FROM runs r JOIN records x ON x.run_id = r.id
+WHERE r.commit_sha NOT IN (SELECT sha FROM commits)
+ORDER BY r.id LIMIT 1;
+INSERT INTO commits (sha, seq, parent, source_hash, committed_at, subject, pr)
+SELECT 'ffffffffffffffffffffffffffffffffffffffff', 321, NULL, r.source_hash, 1776501400,
+       'the same source (#77)', 77
+FROM runs r JOIN records x ON x.run_id = r.id
+WHERE r.commit_sha NOT IN (SELECT sha FROM commits)
+  AND r.source_hash NOT IN (SELECT source_hash FROM commits)
+ORDER BY r.id DESC LIMIT 1;
+INSERT INTO tags (run_id, tag)
+SELECT x.run_id, 'noisy' FROM records x
+WHERE NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = x.run_id)
+ORDER BY x.run_id LIMIT 3;
+DELETE FROM tags WHERE tag = 'noisy'
+  AND run_id IN (SELECT run_id FROM tags WHERE tag = 'noisy' ORDER BY run_id DESC LIMIT 2);
+INSERT INTO tags (run_id, tag) VALUES (17, 'dirty');
+DELETE FROM tags WHERE run_id = 17 AND tag = 'dirty';
+
+UPDATE suspects SET alert_id = NULL, follows_run_id = 3521 WHERE id = 3;
+UPDATE suspects SET alert_id = NULL, follows_run_id = 5307 WHERE id = 4;
+UPDATE suspects SET alert_id = NULL WHERE id = 6;
+UPDATE suspects SET alert_id = NULL, followers = 5, persisted = 1 WHERE id = 5;
+UPDATE suspects SET alert_id = NULL, follows_run_id = 1 WHERE id = 9;
+UPDATE suspects SET followers = 6, persisted = 2 WHERE id = 8;
+DELETE FROM alerts WHERE id IN (3, 4, 5, 6, 9);
+INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
+		      center, tolerance, deviation, reference_run_id, followers, persisted,
+		      state, created_at)
+SELECT r.id, m.name, r.machine_id, r.benchmark_id, r.config, 'slower', 0.125, m.median,
+       m.median / 1.125, 0.0625, 0.01, NULL, 8, 8, 'open', 1796169409.5
+FROM runs r JOIN records x ON x.run_id = r.id JOIN metrics m ON m.run_id = r.id
+WHERE r.commit_sha = (SELECT commit_sha FROM runs WHERE id = 2283) AND r.machine_id = 2
+  AND r.id <> 2283 AND m.median IS NOT NULL
+ORDER BY r.id, m.name LIMIT 3;
+UPDATE alerts SET state = 'confirmed', outcome = 'confirmed', note = 'held: 2 of 2'
+WHERE id = 2;
+UPDATE alerts SET state = 'covered', filed_url = 'https://example.invalid/1' WHERE id = 7;
+UPDATE alerts SET state = 'ignored' WHERE id = 1;
+-- few enough Series judged at alert 1's commit that its Suspects there make it run-wide
+UPDATE line_ends SET judged = 0
+WHERE line_id IN (SELECT id FROM lines WHERE machine_id = 2 AND benchmark_id IN (2, 3, 5, 6));
+EOF
+	c2=$(sqlite3 "$db" "SELECT r.commit_sha FROM runs r WHERE r.id = 3521")
+	c7=$(sqlite3 "$db" "SELECT r.commit_sha FROM runs r WHERE r.id = 3530")
+	early=$(sqlite3 "$db" "SELECT sha FROM commits WHERE seq = 100")
+	offmain=$(sqlite3 "$db" "SELECT commit_sha FROM runs
+				 WHERE commit_sha NOT IN (SELECT sha FROM commits) ORDER BY id LIMIT 1")
+	insert_regression 2 2 1 "'2560x1440/1800f'" "'gpu_frame_us'" "'$c2'" "'src-2'" NULL NULL \
+		1.25 1.2 1.3 "'$early'" "'[{\\\"commit\\\":\\\"$c2\\\"}]'"
+	insert_regression 7 3 1 "'2560x1440/1800f'" "'gpu_frame_us'" "'$c7'" "'src-7'" \
+		"'covered by #7'" 7 0.5 NULL NULL "'$early'" "'[]'"
+	insert_regression NULL 2 1 "'2560x1440/1800f'" "'gpu_frame_us'" "'$offmain'" "'src-x'" \
+		NULL NULL NULL NULL NULL "'$early'" "'[]'"
+	insert_regression NULL 2 1 "'2560x1440/1800f'" "'gpu_frame_us'" "'$early'" "'src-e'" \
+		NULL NULL 2.0 1.5 2.5 "'$early'" "'[]'"
+	# A standing run with a Suspect removed the way `rm` does it (its key goes to another run).
+	"$BENCHLINE" --db "$db" rm --why 'compare-q2' 3018 >/dev/null
+}
+mutate
+
+# --- the same rows on PostgreSQL ------------------------------------------------------------
+psql -X -q -v ON_ERROR_STOP=1 "$url" -c "CREATE DATABASE $dbname" >/dev/null
+if [ -n "${PG_SCHEMA:-}" ]; then
+	schema=$PG_SCHEMA
+else
+	schema=$(ls sql/pg/[0-9][0-9][0-9]-*.sql 2>/dev/null || true)
+fi
+[ -n "$schema" ] || { echo "compare-q2: no PostgreSQL schema (sql/pg/NNN-*.sql)" >&2; exit 2; }
+for f in $schema; do
+	psql -X -q -v ON_ERROR_STOP=1 "$dburl" -f "$f" >/dev/null
+done
+
+# Each SQLite table to a CSV file of its columns (blobs as bytea's hex input, reals in 21
+# significant digits, so each reads back the same double) and into the table of the same name
+# with \copy. Triggers and foreign keys are off while it loads (session_replication_role): the
+# rows are copied as they are, change log and all. Then each identity sequence is moved past
+# the ids copied in (and past SQLite's AUTOINCREMENT counter), and the tables are analyzed.
+load=$tmp/load.sql
+{
+	echo "SET session_replication_role = replica;"
+	for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type = 'table'
+				  AND name NOT LIKE 'sqlite_%' ORDER BY name"); do
+		cols=$(sqlite3 "$db" "SELECT group_concat(name, ',') FROM pragma_table_info('$t')")
+		sel=$(sqlite3 "$db" "SELECT group_concat(printf('CASE typeof(%s)
+			WHEN ''blob'' THEN ''\\x'' || hex(%s) WHEN ''real'' THEN printf(''%%!.20e'', %s)
+			ELSE %s END', name, name, name, name), ', ') FROM pragma_table_info('$t')")
+		sqlite3 -csv -nullvalue '\N' "$db" "SELECT $sel FROM $t" >"$tmp/$t.csv"
+		printf '\\copy %s (%s) FROM '\''%s'\'' WITH (FORMAT csv, NULL '\''\\N'\'')\n' \
+			"$t" "$cols" "$tmp/$t.csv"
+		# an INTEGER PRIMARY KEY id is an identity column there
+		[ "$(sqlite3 "$db" "SELECT count(*) FROM pragma_table_info('$t')
+				    WHERE name = 'id' AND pk = 1")" = 1 ] || continue
+		seq=$(sqlite3 "$db" "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = '$t'), 0)")
+		echo "SELECT setval(pg_get_serial_sequence('$t', 'id'),
+				 greatest($seq, (SELECT max(id) FROM $t)))
+		      WHERE pg_get_serial_sequence('$t', 'id') IS NOT NULL
+			AND greatest($seq, (SELECT max(id) FROM $t)) > 0;"
+	done
+	echo "RESET session_replication_role;"
+} >"$load"
+psql -X -q -v ON_ERROR_STOP=1 "$dburl" -f "$load" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 "$dburl" -c 'VACUUM ANALYZE' >/dev/null
+
+[ -n "${LOAD_ONLY:-}" ] || perl tests/pg/compare-q2.pl "$db" "$dburl"
