@@ -196,8 +196,9 @@ BEGIN
 	IF EXISTS (SELECT 1 FROM meta WHERE key = 'detect_state') THEN
 		INSERT INTO detect_log_commits (sha, seq, source_hash, committed_at)
 		VALUES (NEW.sha, NEW.seq, NEW.source_hash, NEW.committed_at)
-		ON CONFLICT (sha) DO UPDATE SET seq = EXCLUDED.seq, source_hash = EXCLUDED.source_hash,
-						committed_at = EXCLUDED.committed_at;
+		ON CONFLICT (sha) DO UPDATE
+		SET seq = EXCLUDED.seq, source_hash = EXCLUDED.source_hash,
+		    committed_at = EXCLUDED.committed_at;
 	END IF;
 	RETURN NULL;
 END;

@@ -23,7 +23,7 @@ CREATE TABLE alerts (
 						    'inconclusive', 'transient')),
 	rebench text COLLATE "C",
 	note text COLLATE "C",
-	filed_url text COLLATE "C", -- where triage's issue was filed (--mark-filed), NULL until then
+	filed_url text COLLATE "C", -- where triage's issue was filed (--mark-filed), else NULL
 	recheck bigint NOT NULL DEFAULT 1, -- its Suspects changed since the last look
 	created_at double precision NOT NULL
 );
