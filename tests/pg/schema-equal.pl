@@ -27,8 +27,9 @@
 # Needs psql and sqlite3 on PATH.
 use strict;
 use warnings;
-use File::Basename qw(dirname);
-use File::Spec;
+use FindBin;
+use lib $FindBin::Bin;
+use TwinDb qw(pg_rows lite_rows pg_apply);
 
 my ($apply, $list) = (0, 0);
 while (@ARGV && $ARGV[0] =~ /^--/) {
@@ -45,41 +46,10 @@ while (@ARGV && $ARGV[0] =~ /^--/) {
 my ($url, $dbfile) = @ARGV;
 -f $dbfile or die "schema-equal: no SQLite database at '$dbfile'\n";
 
-my $US = "\x1f"; # field separator
-my $RS = "\x1e"; # row separator
+sub pg { return pg_rows($url, $_[0]) }
+sub lite { return lite_rows($dbfile, $_[0]) }
 
-# rows(CMD...): runs CMD (no shell) and splits what it prints into rows of fields.
-sub rows {
-	my @cmd = @_;
-	open my $fh, '-|', @cmd or die "schema-equal: cannot run $cmd[0]: $!\n";
-	local $/;
-	my $out = <$fh> // '';
-	close $fh or die "schema-equal: $cmd[0] failed (exit " . ($? >> 8) . ")\n";
-	$out =~ s/\n\z//;
-	return map { [split /\Q$US\E/, $_, -1] } grep { length } split /\Q$RS\E\n?/, $out;
-}
-
-sub pg {
-	my ($sql) = @_;
-	return rows('psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-F', $US, '-R', $RS,
-		    '-d', $url, '-c', $sql);
-}
-
-sub lite {
-	my ($sql) = @_;
-	return rows('sqlite3', '-readonly', '-batch', '-noheader', '-separator', $US,
-		    '-newline', $RS, $dbfile, $sql);
-}
-
-if ($apply) {
-	my $dir = File::Spec->catdir(dirname(File::Spec->rel2abs($0)), '..', '..', 'sql', 'pg');
-	my @files = sort glob("$dir/[0-9][0-9][0-9]-*.sql") or die "schema-equal: no $dir/*.sql\n";
-	for my $f (@files) {
-		system('psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-o', '/dev/null', '-d',
-		       $url, '-f', $f) == 0
-		    or die "schema-equal: applying $f failed\n";
-	}
-}
+pg_apply($url) if $apply;
 
 # The facts of one schema, each under a key: "kind T", "columns T", "column T.C", "pk T",
 # "unique T", "fk T", "check T", "index I", "trigger T.N". Compared key by key.

@@ -16,9 +16,9 @@
 # step differs.
 use strict;
 use warnings;
-use File::Basename qw(dirname);
-use File::Spec;
-use File::Temp qw(tempdir);
+use FindBin;
+use lib $FindBin::Bin;
+use TwinDb qw(pg_rows pg_exec lite_rows lite_exec pg_apply lite_copy);
 
 my ($apply, $verbose) = (0, 0);
 while (@ARGV && $ARGV[0] =~ /^--/) {
@@ -33,67 +33,8 @@ while (@ARGV && $ARGV[0] =~ /^--/) {
 }
 @ARGV == 2 or die "usage: triggers-equal.pl [--apply] [--verbose] URL SQLITE_DB\n";
 my ($url, $source) = @ARGV;
--f $source or die "triggers-equal: no SQLite database at '$source'\n";
-
-my $tmp = tempdir('triggers-equal.XXXXXX', TMPDIR => 1, CLEANUP => 1);
-my $dbfile = "$tmp/copy.db";
-system('sqlite3', $source, ".backup '$dbfile'") == 0
-    or die "triggers-equal: cannot copy '$source'\n";
-
-my $US = "\x1f";
-my $RS = "\x1e";
-
-# out(CMD...): what CMD (run without a shell) prints; dies when it fails.
-sub out {
-	my @cmd = @_;
-	open my $fh, '-|', @cmd or die "triggers-equal: cannot run $cmd[0]: $!\n";
-	local $/;
-	my $o = <$fh> // '';
-	close $fh or die "triggers-equal: $cmd[0] failed (exit " . ($? >> 8) . ")\n";
-	return $o;
-}
-
-# The rows a query gives, one string per row with its fields separated by " | ".
-sub rows_of {
-	my ($o) = @_;
-	$o =~ s/\n\z//;
-	return map { join(' | ', split /\Q$US\E/, $_, -1) } grep { length } split /\Q$RS\E\n?/, $o;
-}
-
-sub pg_exec {
-	my ($sql) = @_;
-	out('psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-o', '/dev/null', '-d', $url,
-	    '-c', $sql);
-}
-
-sub pg_rows {
-	my ($sql) = @_;
-	return rows_of(out('psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-F', $US,
-			   '-R', $RS, '-d', $url, '-c', $sql));
-}
-
-# As the store opens it: foreign keys on; the step in one transaction.
-sub lite_exec {
-	my ($sql) = @_;
-	out('sqlite3', '-batch', '-bail', $dbfile,
-	    "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE; $sql; COMMIT;");
-}
-
-sub lite_rows {
-	my ($sql) = @_;
-	return rows_of(out('sqlite3', '-batch', '-noheader', '-separator', $US, '-newline', $RS,
-			   $dbfile, $sql));
-}
-
-if ($apply) {
-	my $dir = File::Spec->catdir(dirname(File::Spec->rel2abs($0)), '..', '..', 'sql', 'pg');
-	my @files = sort glob("$dir/[0-9][0-9][0-9]-*.sql") or die "triggers-equal: no $dir/*.sql\n";
-	for my $f (@files) {
-		system('psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-o', '/dev/null', '-d',
-		       $url, '-f', $f) == 0
-		    or die "triggers-equal: applying $f failed\n";
-	}
-}
+my $dbfile = lite_copy($source);
+pg_apply($url) if $apply;
 
 # What is compared after each step. Every real here is exact in binary with few digits, so
 # both command-line clients print it alike.
@@ -220,12 +161,12 @@ my $n = 0;
 for my $step (@steps) {
 	my ($what, $lite_sql, $pg_sql) = @$step;
 	$n++;
-	lite_exec($lite_sql);
-	pg_exec($pg_sql // $lite_sql);
+	lite_exec($dbfile, $lite_sql);
+	pg_exec($url, $pg_sql // $lite_sql);
 	my @diff;
 	for my $read (@reads) {
-		my @l = lite_rows($read);
-		my @p = pg_rows($read);
+		my @l = map { join(' | ', @$_) } lite_rows($dbfile, $read);
+		my @p = map { join(' | ', @$_) } pg_rows($url, $read);
 		if (join("\n", @l) eq join("\n", @p)) {
 			push @diff, "  $read\n", map("    both:       $_\n", @l) if $verbose && @l;
 			next;
