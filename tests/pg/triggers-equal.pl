@@ -7,9 +7,9 @@
 #
 #   triggers-equal.pl [--apply] [--verbose] URL SQLITE_DB
 #
-# URL is an empty PostgreSQL database, or with --apply one the script first applies
-# sql/pg/0*.sql to (each file in one transaction); SQLITE_DB a file `benchline --db FILE init`
-# made, which is not changed: the script works on a copy. Each step is one transaction on
+# URL is a PostgreSQL database holding the schema and no rows (with --apply, an empty one:
+# the script applies sql/pg/0*.sql to it first, each file in one transaction); SQLITE_DB a
+# file `benchline --db FILE init` made, left as it was (the script works on a copy). Each step is one transaction on
 # both sides (written once where both dialects take the same text); after each, the tables
 # above are read in key order from both and compared. Prints "ok N step" or "not ok N step"
 # with both sides' rows where they differ (--verbose: the rows after every step); exits 1 if a
