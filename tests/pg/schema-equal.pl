@@ -211,7 +211,8 @@ for my $r (lite(q{SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'tr
 }
 
 # --- PostgreSQL -----------------------------------------------------------------------------
-my $ns = "n.nspname = current_schema()";
+# benchline_schema is store/pg.c's own: the schema version, as SQLite's PRAGMA user_version.
+my $ns = "n.nspname = current_schema() AND c.relname <> 'benchline_schema'";
 for my $r (pg(qq{SELECT c.relname, c.relkind FROM pg_class c
 		 JOIN pg_namespace n ON n.oid = c.relnamespace
 		 WHERE $ns AND c.relkind IN ('r', 'p', 'v')})) {
@@ -275,14 +276,14 @@ $pg{"check $_"} = join(' ', sort @{$pg_check{$_}}) for keys %pg_check;
 
 # Indexes of their own: not the ones PostgreSQL makes for a PRIMARY KEY or UNIQUE constraint
 # (SQLite's sqlite_autoindex_*, compared above as keys).
-for my $r (pg(qq{SELECT t.relname, i.relname, x.indisunique,
+for my $r (pg(qq{SELECT c.relname, i.relname, x.indisunique,
 			coalesce(pg_get_expr(x.indpred, x.indrelid), ''),
 			(SELECT string_agg(pg_get_indexdef(x.indexrelid, k, true), ', ' ORDER BY k)
 			 FROM generate_series(1, x.indnkeyatts) k)
 		 FROM pg_index x
 		 JOIN pg_class i ON i.oid = x.indexrelid
-		 JOIN pg_class t ON t.oid = x.indrelid
-		 JOIN pg_namespace n ON n.oid = t.relnamespace
+		 JOIN pg_class c ON c.oid = x.indrelid
+		 JOIN pg_namespace n ON n.oid = c.relnamespace
 		 WHERE $ns AND NOT EXISTS (SELECT 1 FROM pg_constraint con
 					   WHERE con.conindid = x.indexrelid
 					     AND con.conrelid = x.indrelid
