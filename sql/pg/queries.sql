@@ -5,17 +5,10 @@
 -- from its context is cast.
 
 -- The schema version in force (the migrations applied). PostgreSQL has no user_version: the
--- store's migration step keeps the count in a table of its own, schema_version (one bigint
--- column, version; the largest row counts), written in each migration's transaction where
--- SQLite sets user_version. A database no migration has touched reads 0: to_regclass keeps the
--- statement valid before the table exists, and query_to_xml, which runs the read only when the
--- table is there, takes the count out of it.
+-- store keeps the count in benchline_schema (store/pg.c makes it when it connects, under the
+-- writers' lock), and each migration's transaction writes it where SQLite sets user_version.
 -- name: schema_version
-SELECT CASE WHEN to_regclass('schema_version') IS NULL THEN 0
-	    ELSE (xpath('/row/v/text()',
-			query_to_xml('SELECT max(version) AS v FROM schema_version', false, true,
-				     '')))[1]::text::bigint
-       END;
+SELECT coalesce((SELECT max(version) FROM benchline_schema), 0);
 
 -- The machine ?1 names: its id and whether its keep rule is 'first' (a boolean, read as 1/0).
 -- name: machine_get
