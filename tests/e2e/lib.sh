@@ -58,13 +58,20 @@ db_url() {
 	echo "${BENCHLINE_TEST_PG%/*}/$name"
 }
 
-# db_sql PATH SQL: runs SQL on the database PATH names and prints the rows as sqlite3 does
-# (columns joined by |, NULL as nothing). The SQL must mean the same in both dialects.
+# db_sql PATH [SQL]: runs SQL (else standard input) on the database PATH names and prints the
+# rows as sqlite3 does (columns joined by |, NULL as nothing; PostgreSQL's booleans are t/f).
+# The SQL must mean the same in both dialects.
 db_sql() {
-	if pg_mode; then
-		psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 "$(db_url "$1")" -c "$2"
+	if [ $# -ge 2 ]; then
+		if pg_mode; then
+			psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 "$(db_url "$1")" -c "$2"
+		else
+			sqlite3 "$1" "$2"
+		fi
+	elif pg_mode; then
+		psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 "$(db_url "$1")"
 	else
-		sqlite3 "$1" "$2"
+		sqlite3 "$1"
 	fi
 }
 
