@@ -28,10 +28,14 @@ struct store_pg {
 	int busy;	     /* the last error was a lock that was not granted in time */
 	int64_t last_id;     /* column 0 of the last INSERT ... RETURNING's first row */
 	int64_t changes;     /* rows the last INSERT, UPDATE or DELETE touched */
+	unsigned lock_timeout_ms;
+	unsigned generation; /* how many times the connection was made again (reconnect) */
 };
 
 struct store_pg_stmt {
 	struct store_pg *pg;
+	enum sql_stmt id;
+	unsigned generation; /* the connection's generation it was prepared on */
 	char name[16];	     /* the server-side name: "bl" and the cache slot */
 	int nparams;	     /* what the server says the statement takes */
 	char **values;	     /* each parameter's bytes (NULL: SQL NULL), owned */
@@ -82,9 +86,13 @@ int store_pg_busy(struct store_pg *pg)
 	return pg->busy;
 }
 
+static void reconnect_if_lost(struct store_pg *pg);
+
 int store_pg_exec(struct store_pg *pg, const char *sql)
 {
-	PGresult *res = PQexec(pg->conn, sql);
+	PGresult *res;
+	reconnect_if_lost(pg);
+	res = PQexec(pg->conn, sql);
 	ExecStatusType status = PQresultStatus(res);
 	int ret = 0;
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -119,8 +127,45 @@ char *store_pg_url_for_messages(const char *url)
 void store_pg_set_lock_timeout(struct store_pg *pg, unsigned ms)
 {
 	char sql[64];
+	pg->lock_timeout_ms = ms;
 	snprintf(sql, sizeof(sql), "SET lock_timeout = %u", ms);
 	store_pg_exec(pg, sql);
+}
+
+/*
+ * The session benchline expects: UTF-8 text, times in UTC, reals written exactly, and a
+ * writer's wait for another bounded as SQLite's busy timeout bounds it. The version table
+ * is the PRAGMA user_version of SQLite: made under the writers' lock, since two servers
+ * may start on a new database at once.
+ */
+static int setup_session(struct store_pg *pg)
+{
+	PQsetNoticeProcessor(pg->conn, notice_ignore, NULL);
+	if (store_pg_exec(pg, "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';"
+			      " SET extra_float_digits = 1; SET client_min_messages = warning") ||
+	    store_pg_exec(pg,
+			  "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
+			  " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
+			  " INSERT INTO benchline_schema SELECT 0"
+			  " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT"))
+		return -1;
+	store_pg_set_lock_timeout(pg, pg->lock_timeout_ms);
+	return 0;
+}
+
+/*
+ * A connection the server dropped (a restart, a failover, an idle timeout) is made again
+ * before the next statement, when no transaction was open on it: what that transaction did is
+ * gone with it, and its caller hears of that from its own next statement. Statements are
+ * prepared again on the new connection as they are used.
+ */
+static void reconnect_if_lost(struct store_pg *pg)
+{
+	if (PQstatus(pg->conn) != CONNECTION_BAD)
+		return;
+	PQreset(pg->conn);
+	if (PQstatus(pg->conn) == CONNECTION_OK && !setup_session(pg))
+		pg->generation++;
 }
 
 int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_ms,
@@ -142,25 +187,12 @@ int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_
 		    bl_error_set(err, BL_EDB, "cannot connect to '%s': %.*s", shown, (int)len, msg);
 		goto done;
 	}
-	PQsetNoticeProcessor(pg->conn, notice_ignore, NULL);
-	/*
-	 * The session benchline expects: UTF-8 text, times in UTC, reals written exactly, and a
-	 * writer's wait for another bounded as SQLite's busy timeout bounds it. The version table
-	 * is the PRAGMA user_version of SQLite: made under the writers' lock, since two servers
-	 * may start on a new database at once.
-	 */
-	if (store_pg_exec(pg, "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';"
-			      " SET extra_float_digits = 1; SET client_min_messages = warning") ||
-	    store_pg_exec(pg,
-			  "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
-			  " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
-			  " INSERT INTO benchline_schema SELECT 0"
-			  " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT")) {
+	pg->lock_timeout_ms = lock_timeout_ms;
+	if (setup_session(pg)) {
 		ret = bl_error_set(err, BL_EDB, "cannot set up the session on '%s': %s", shown,
 				   pg->error.buf);
 		goto done;
 	}
-	store_pg_set_lock_timeout(pg, lock_timeout_ms);
 done:
 	free(shown);
 	if (ret) {
@@ -205,8 +237,11 @@ int store_pg_prepare(struct store_pg_stmt **out, struct store_pg *pg, enum sql_s
 	*out = NULL;
 	if (!sql_text_pg[id])
 		return bl_error_set(err, BL_EDB, "statement %d has no PostgreSQL text", (int)id);
+	reconnect_if_lost(pg);
 	s = xcalloc(1, sizeof(*s));
 	s->pg = pg;
+	s->id = id;
+	s->generation = pg->generation;
 	snprintf(s->name, sizeof(s->name), "bl%d", (int)id);
 	res = PQprepare(pg->conn, s->name, sql_text_pg[id], 0, NULL);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
@@ -331,6 +366,21 @@ int store_pg_step(struct store_pg_stmt *s)
 		return STORE_ROW;
 	}
 	s->stepped = 1;
+	reconnect_if_lost(pg);
+	if (s->generation != pg->generation) {
+		/* a new connection: the statement is prepared on it again (same text, same
+		 * parameters) */
+		PGresult *res = PQprepare(pg->conn, s->name, sql_text_pg[s->id], 0, NULL);
+		int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+		if (!ok)
+			keep_error(pg, res);
+		PQclear(res);
+		if (!ok) {
+			s->done = 1;
+			return PG_STEP_ERROR;
+		}
+		s->generation = pg->generation;
+	}
 	s->res = PQexecPrepared(pg->conn, s->name, s->nparams, (const char *const *)s->values,
 				s->lengths, s->formats, 0);
 	status = PQresultStatus(s->res);

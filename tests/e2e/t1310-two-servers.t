@@ -4,7 +4,8 @@
 # stored once, both servers read the same history, the Suspects the pushes make are found once
 # (the Suspects the two background detections report add up to those stored) and agree with a
 # detection of the same history on a file; then kill -9 of a server in the middle of pushes
-# loses no acknowledged push and leaves every invariant holding (`benchline check`).
+# loses no acknowledged push and leaves every invariant holding (`benchline check`). A server
+# whose connections the database dropped makes them again.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
@@ -112,6 +113,18 @@ test_expect 'detection of the same history on a file finds the same Suspects' '
 	"$BENCHLINE" --db file.db detect --all >/dev/null &&
 	"$BENCHLINE" --db file.db suspects --json >expect &&
 	"$BENCHLINE" --db "$DB" suspects --json >actual &&
+	test_cmp expect actual
+'
+
+test_expect 'connections the database dropped are made again on the next request' '
+	curl -s "$(cat s1.url)/api/records?limit=7" >expect &&
+	killed=$(psql -X -A -t "$PG" -c "SELECT count(pg_terminate_backend(pid)) > 0
+		FROM pg_stat_activity WHERE datname = '"'"'t1310'"'"' AND pid <> pg_backend_pid()") &&
+	test "$killed" = t &&
+	curl -s "$(cat s1.url)/api/records?limit=7" >actual &&
+	test_cmp expect actual &&
+	curl -s -o series.out -w "%{http_code}\n" "$(cat s2.url)/api/series" >actual &&
+	echo 200 >expect &&
 	test_cmp expect actual
 '
 
