@@ -124,7 +124,21 @@ cd "$TMP" || exit 1
 test_count=0
 test_failed=0
 
+# pg_test_server: sets PG to a PostgreSQL server's URL for a test about PostgreSQL itself
+# (migrate, several servers): the suite's (BENCHLINE_TEST_PG), else one started for this file
+# (tests/pg/server.sh) and stopped by cleanup.
+PG_OWN_DIR=
+pg_test_server() {
+	if pg_mode; then
+		PG=$BENCHLINE_TEST_PG
+		return 0
+	fi
+	PG_OWN_DIR=$(mktemp -u "${TMPDIR:-/tmp}/benchline-test-pg.XXXXXX")
+	PG=$(sh "$ROOT/tests/pg/server.sh" start "$PG_OWN_DIR")
+}
+
 cleanup() {
+	[ -z "$PG_OWN_DIR" ] || sh "$ROOT/tests/pg/server.sh" stop "$PG_OWN_DIR"
 	if pg_mode && [ -f "$TMP/.pg-dbs" ] && [ -z "${BENCHLINE_KEEP_TMP:-}" ]; then
 		while read -r name; do
 			psql -X -q "$BENCHLINE_TEST_PG" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" \
@@ -135,27 +149,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# bl ARGS...: runs the binary under test (--db FILE naming the mode's database: db_url).
-bl() {
-	if pg_mode; then
-		# arguments with newlines are rare in tests; they are passed as they are
-		case "$*" in
-		*--db*) ;;
-		*)
-			"$BENCHLINE" "$@"
-			return
-			;;
-		esac
-		old_ifs=$IFS
-		IFS='
+# bl_exec ARGS...: becomes the binary under test, every --db FILE naming the mode's database
+# (db_url); for a background process whose pid is the binary's: `bl_exec serve ... &`.
+bl_exec() {
+	case "$*" in
+	*--db*)
+		if pg_mode; then
+			# one argument a line: an argument holding a newline would be split
+			IFS='
 '
-		set -f
-		# shellcheck disable=SC2046
-		set -- $(bl_db_args "$@")
-		set +f
-		IFS=$old_ifs
-	fi
-	"$BENCHLINE" "$@"
+			set -f
+			# shellcheck disable=SC2046
+			set -- $(bl_db_args "$@")
+		fi
+		;;
+	esac
+	exec "$BENCHLINE" "$@"
+}
+
+# bl ARGS...: runs the binary under test, as bl_exec.
+bl() {
+	(bl_exec "$@")
 }
 
 # test_expect DESCRIPTION SCRIPT: one TAP test; the script's exit status decides it.

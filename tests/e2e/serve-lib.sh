@@ -21,18 +21,8 @@ serve_start() {
 	name=$1
 	shift
 	rm -f "$name.out" "$name.rc" "$name.pid"
-	if pg_mode; then
-		old_ifs=$IFS
-		IFS='
-'
-		set -f
-		# shellcheck disable=SC2046
-		set -- $(bl_db_args "$@")
-		set +f
-		IFS=$old_ifs
-	fi
 	(
-		"$BENCHLINE" serve --port 0 "$@" >"$name.out" 2>"$name.err" &
+		bl_exec serve --port 0 "$@" >"$name.out" 2>"$name.err" &
 		echo $! >"$name.pid"
 		wait $!
 		echo $? >"$name.rc"

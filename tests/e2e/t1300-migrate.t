@@ -8,18 +8,7 @@
 # the test is about moving between the two.
 . "$(dirname "$0")/lib.sh"
 
-PGDIR=
-if [ -n "${BENCHLINE_TEST_PG:-}" ]; then
-	PG=$BENCHLINE_TEST_PG
-else
-	PGDIR=$(mktemp -u "${TMPDIR:-/tmp}/benchline-t1300-pg.XXXXXX")
-	PG=$(sh "$ROOT/tests/pg/server.sh" start "$PGDIR") || { echo 'Bail out! no PostgreSQL server'; exit 1; }
-fi
-stop_pg() {
-	[ -z "$PGDIR" ] || sh "$ROOT/tests/pg/server.sh" stop "$PGDIR"
-	cleanup
-}
-trap stop_pg EXIT
+pg_test_server || { echo 'Bail out! no PostgreSQL server'; exit 1; }
 
 # newdb NAME: the URL of a new, empty database on the server.
 newdb() {

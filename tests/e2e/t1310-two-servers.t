@@ -9,21 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
-PGDIR=
-if [ -n "${BENCHLINE_TEST_PG:-}" ]; then
-	PG=$BENCHLINE_TEST_PG
-else
-	PGDIR=$(mktemp -u "${TMPDIR:-/tmp}/benchline-t1310-pg.XXXXXX")
-	PG=$(sh "$ROOT/tests/pg/server.sh" start "$PGDIR") || { echo 'Bail out! no PostgreSQL server'; exit 1; }
-fi
-stop_all() {
-	for f in "$TMP"/*.pid; do
-		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
-	done
-	[ -z "$PGDIR" ] || sh "$ROOT/tests/pg/server.sh" stop "$PGDIR"
-	cleanup
-}
-trap stop_all EXIT
+pg_test_server || { echo 'Bail out! no PostgreSQL server'; exit 1; }
 psql -X -q "$PG" -c "DROP DATABASE IF EXISTS t1310 WITH (FORCE)" -c "CREATE DATABASE t1310" \
 	>/dev/null 2>&1 || { echo 'Bail out! cannot make a database'; exit 1; }
 DB=${PG%/*}/t1310
