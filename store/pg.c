@@ -6,6 +6,13 @@
  * declared types, so the server types them from the statement; results come as text and are
  * parsed here: integers by strtoll, reals by strtod (the server writes the shortest text that
  * reads back as the same double), booleans 't' and 'f' as 1 and 0, bytea from its hex form.
+ *
+ * Writes that return nothing (a metric, a tag, a record's standing run, a copied row), made
+ * inside a transaction, are not waited for: they go in libpq's pipeline mode, and their
+ * results are read with the next statement that returns something, or at the commit. A loopback
+ * round trip costs more than such an insert, so an ingest waits for the server a few times a
+ * record instead of once a row. A write that failed fails that next statement (and so the
+ * transaction), with the server's message for the write.
  */
 #include <errno.h>
 #include <libpq-fe.h>
@@ -29,6 +36,7 @@ struct store_pg {
 	int64_t last_id;     /* column 0 of the last INSERT ... RETURNING's first row */
 	int64_t changes;     /* rows the last INSERT, UPDATE or DELETE touched */
 	unsigned lock_timeout_ms;
+	int pending;	     /* writes sent in pipeline mode whose results are not read yet */
 	unsigned generation; /* how many times the connection was made again (reconnect) */
 };
 
@@ -38,6 +46,7 @@ struct store_pg_stmt {
 	unsigned generation; /* the connection's generation it was prepared on */
 	char name[16];	     /* the server-side name: "bl" and the cache slot */
 	int nparams;	     /* what the server says the statement takes */
+	int returns_rows;    /* whether it has result columns (else a write that may wait) */
 	char **values;	     /* each parameter's bytes (NULL: SQL NULL), owned */
 	int *lengths;	     /* their lengths, for the binary ones */
 	int *formats;	     /* 0 text, 1 binary */
@@ -88,15 +97,95 @@ int store_pg_busy(struct store_pg *pg)
 
 static void reconnect_if_lost(struct store_pg *pg);
 
+/* Counts what a write changed (its command tag). */
+static void note_changes(struct store_pg *pg, PGresult *res)
+{
+	const char *command = PQcmdStatus(res);
+	if (!strncmp(command, "INSERT", 6) || !strncmp(command, "UPDATE", 6) ||
+	    !strncmp(command, "DELETE", 6))
+		pg->changes = strtoll(PQcmdTuples(res), NULL, 10);
+}
+
+/*
+ * Ends the pipeline: a sync after the writes sent (and after the statement sent last, when
+ * last is not NULL: one whose result the caller wants, into *last), then every result read.
+ * Returns 0, or -1 with the first failed write's error kept (*last then NULL).
+ */
+static int drain(struct store_pg *pg, PGresult **last)
+{
+	PGresult *res, *first_error = NULL, *kept = NULL;
+	int want_last = last != NULL, sent = pg->pending + want_last, ret = 0;
+
+	if (last)
+		*last = NULL;
+	if (!sent)
+		return 0;
+	if (!PQpipelineSync(pg->conn)) {
+		keep_error(pg, NULL);
+		ret = -1;
+		goto done;
+	}
+	for (int i = 0; i < sent; i++) {
+		while ((res = PQgetResult(pg->conn))) {
+			ExecStatusType status = PQresultStatus(res);
+			if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+				note_changes(pg, res);
+				if (want_last && i == sent - 1) {
+					PQclear(kept);
+					kept = res;
+					continue;
+				}
+			} else if (!first_error && status != PGRES_PIPELINE_ABORTED) {
+				first_error = res;
+				continue;
+			}
+			PQclear(res);
+		}
+	}
+	/* the sync's own result */
+	while ((res = PQgetResult(pg->conn))) {
+		ExecStatusType status = PQresultStatus(res);
+		PQclear(res);
+		if (status == PGRES_PIPELINE_SYNC)
+			break;
+	}
+done:
+	if (!PQexitPipelineMode(pg->conn) && !first_error && !ret) {
+		keep_error(pg, NULL);
+		ret = -1;
+	}
+	pg->pending = 0;
+	if (first_error) {
+		keep_error(pg, first_error);
+		PQclear(first_error);
+		ret = -1;
+	}
+	if (ret) {
+		PQclear(kept);
+		kept = NULL;
+	}
+	if (last)
+		*last = kept;
+	else
+		PQclear(kept);
+	return ret;
+}
+
 int store_pg_exec(struct store_pg *pg, const char *sql)
 {
 	PGresult *res;
+	/* A write that failed fails this too, but the text still runs: a ROLLBACK must, and a
+	 * COMMIT after a failed write is one (PostgreSQL answers it ROLLBACK). */
+	int lost_write = pg->pending && drain(pg, NULL);
+	ExecStatusType status;
+	int ret = lost_write ? -1 : 0;
+
 	reconnect_if_lost(pg);
 	res = PQexec(pg->conn, sql);
-	ExecStatusType status = PQresultStatus(res);
-	int ret = 0;
+	status = PQresultStatus(res);
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-		keep_error(pg, res);
+		if (!lost_write)
+			keep_error(pg, res);
 		ret = -1;
 	}
 	PQclear(res);
@@ -225,6 +314,8 @@ int64_t store_pg_last_insert_id(struct store_pg *pg)
 
 int64_t store_pg_changes(struct store_pg *pg)
 {
+	if (pg->pending && drain(pg, NULL))
+		return 0;
 	return pg->changes;
 }
 
@@ -237,6 +328,9 @@ int store_pg_prepare(struct store_pg_stmt **out, struct store_pg *pg, enum sql_s
 	*out = NULL;
 	if (!sql_text_pg[id])
 		return bl_error_set(err, BL_EDB, "statement %d has no PostgreSQL text", (int)id);
+	/* preparing waits for the server, which pipeline mode forbids: the writes sent first */
+	if (pg->pending && drain(pg, NULL))
+		return bl_error_set(err, BL_EDB, "a write on PostgreSQL failed: %s", pg->error.buf);
 	reconnect_if_lost(pg);
 	s = xcalloc(1, sizeof(*s));
 	s->pg = pg;
@@ -251,6 +345,7 @@ int store_pg_prepare(struct store_pg_stmt **out, struct store_pg *pg, enum sql_s
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		goto fail;
 	s->nparams = PQnparams(res);
+	s->returns_rows = PQnfields(res) > 0;
 	PQclear(res);
 	if (s->nparams) {
 		s->values = xcalloc((size_t)s->nparams, sizeof(*s->values));
@@ -366,11 +461,17 @@ int store_pg_step(struct store_pg_stmt *s)
 		return STORE_ROW;
 	}
 	s->stepped = 1;
-	reconnect_if_lost(pg);
+	if (!pg->pending)
+		reconnect_if_lost(pg);
 	if (s->generation != pg->generation) {
 		/* a new connection: the statement is prepared on it again (same text, same
-		 * parameters) */
-		PGresult *res = PQprepare(pg->conn, s->name, sql_text_pg[s->id], 0, NULL);
+		 * parameters), which waits for the server: the writes sent go first */
+		PGresult *res;
+		if (pg->pending && drain(pg, NULL)) {
+			s->done = 1;
+			return PG_STEP_ERROR;
+		}
+		res = PQprepare(pg->conn, s->name, sql_text_pg[s->id], 0, NULL);
 		int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 		if (!ok)
 			keep_error(pg, res);
@@ -381,8 +482,39 @@ int store_pg_step(struct store_pg_stmt *s)
 		}
 		s->generation = pg->generation;
 	}
-	s->res = PQexecPrepared(pg->conn, s->name, s->nparams, (const char *const *)s->values,
-				s->lengths, s->formats, 0);
+	if (!s->returns_rows && (pg->pending || PQtransactionStatus(pg->conn) == PQTRANS_INTRANS)) {
+		/* a write inside a transaction: sent, not waited for */
+		if ((pg->pending || PQenterPipelineMode(pg->conn)) &&
+		    PQsendQueryPrepared(pg->conn, s->name, s->nparams,
+					(const char *const *)s->values, s->lengths, s->formats,
+					0)) {
+			pg->pending++;
+			s->done = 1;
+			return STORE_DONE;
+		}
+		keep_error(pg, NULL);
+		drain(pg, NULL);
+		s->done = 1;
+		return PG_STEP_ERROR;
+	}
+	if (pg->pending) {
+		/* the writes before it and this statement, with one wait */
+		if (!PQsendQueryPrepared(pg->conn, s->name, s->nparams,
+					 (const char *const *)s->values, s->lengths, s->formats,
+					 0)) {
+			keep_error(pg, NULL);
+			drain(pg, NULL);
+			s->done = 1;
+			return PG_STEP_ERROR;
+		}
+		if (drain(pg, &s->res)) {
+			s->done = 1;
+			return PG_STEP_ERROR;
+		}
+	} else {
+		s->res = PQexecPrepared(pg->conn, s->name, s->nparams,
+					(const char *const *)s->values, s->lengths, s->formats, 0);
+	}
 	status = PQresultStatus(s->res);
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
 		keep_error(pg, s->res);
@@ -392,9 +524,7 @@ int store_pg_step(struct store_pg_stmt *s)
 		return PG_STEP_ERROR;
 	}
 	command = PQcmdStatus(s->res);
-	if (!strncmp(command, "INSERT", 6) || !strncmp(command, "UPDATE", 6) ||
-	    !strncmp(command, "DELETE", 6))
-		pg->changes = strtoll(PQcmdTuples(s->res), NULL, 10);
+	note_changes(pg, s->res);
 	s->nrows = status == PGRES_TUPLES_OK ? PQntuples(s->res) : 0;
 	if (!strncmp(command, "INSERT", 6) && s->nrows > 0 && PQnfields(s->res) > 0)
 		pg->last_id = strtoll(PQgetvalue(s->res, 0, 0), NULL, 10);
