@@ -97,7 +97,7 @@ test_expect 'SIGTERM during requests: in-flight requests finish, the database is
 	done &&
 	test "$(cat push.code)" = 201 &&
 	serve_wait slow &&
-	{ pg_mode || test "$(sqlite3 "$BENCHLINE_DB" "PRAGMA integrity_check")" = ok; } && # (SQLite's check)
+	{ pg_mode || test "$(sqlite3 "$BENCHLINE_DB" "PRAGMA integrity_check")" = ok; } && # (an integrity check of the file)
 	test "$(db_sql "$BENCHLINE_DB" "SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.name = '"'late'"'")" = 2000
 '
 test_done
