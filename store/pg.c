@@ -116,6 +116,16 @@ char *store_pg_url_for_messages(const char *url)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* Whether the version table is there (committed with its row): no, or not known, is 0. */
+static int schema_table_exists(struct store_pg *pg)
+{
+	PGresult *res = PQexec(pg->conn, "SELECT to_regclass('benchline_schema') IS NOT NULL");
+	int yes = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+		  !strcmp(PQgetvalue(res, 0, 0), "t");
+	PQclear(res);
+	return yes;
+}
+
 void store_pg_set_lock_timeout(struct store_pg *pg, unsigned ms)
 {
 	char sql[64];
@@ -147,15 +157,18 @@ int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_
 	 * The session benchline expects: UTF-8 text, times in UTC, reals written exactly, and a
 	 * writer's wait for another bounded as SQLite's busy timeout bounds it. The version table
 	 * is the PRAGMA user_version of SQLite: made under the writers' lock, since two servers
-	 * may start on a new database at once.
+	 * may start on a new database at once. Only then: a database that has it already is
+	 * opened without the writers' lock, so a reader does not wait for another's write (as a
+	 * reader of SQLite's WAL does not).
 	 */
 	if (store_pg_exec(pg, "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';"
 			      " SET extra_float_digits = 1; SET client_min_messages = warning") ||
-	    store_pg_exec(pg,
-			  "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
-			  " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
-			  " INSERT INTO benchline_schema SELECT 0"
-			  " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT")) {
+	    (!schema_table_exists(pg) &&
+	     store_pg_exec(pg,
+			   "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
+			   " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
+			   " INSERT INTO benchline_schema SELECT 0"
+			   " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT"))) {
 		ret = bl_error_set(err, BL_EDB, "cannot set up the session on '%s': %s", shown,
 				   pg->error.buf);
 		goto done;
