@@ -243,6 +243,12 @@ test_expect 'reads answer while another process holds the write lock' '
 	expect_status 200 application/json GET "$URL/api/series" &&
 	expect_status 200 text/html GET "$URL/"
 '
+# (timeout: a reader that waits for the lock would wait for ever; 60 s is far past any read.)
+test_expect '.. and so does the command line, opening the database afresh' '
+	timeout 60 "$BENCHLINE" series --json >cli.json &&
+	curl -s --max-time 20 "$URL/api/series" >api.json &&
+	test_cmp api.json cli.json
+'
 lock_release
 test_expect 'the same push is stored once the lock is free' '
 	expect_status 201 application/json POST "$URL/api/records" \
