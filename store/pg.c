@@ -213,6 +213,16 @@ char *store_pg_url_for_messages(const char *url)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* Whether the version table is there (committed with its row): no, or not known, is 0. */
+static int schema_table_exists(struct store_pg *pg)
+{
+	PGresult *res = PQexec(pg->conn, "SELECT to_regclass('benchline_schema') IS NOT NULL");
+	int yes = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+		  !strcmp(PQgetvalue(res, 0, 0), "t");
+	PQclear(res);
+	return yes;
+}
+
 void store_pg_set_lock_timeout(struct store_pg *pg, unsigned ms)
 {
 	char sql[64];

@@ -36,9 +36,8 @@ test_expect 'no <title> is gnuplot'"'"'s: each is the chart'"'"'s, a point'"'"'s
 	test_cmp /dev/null odd
 '
 test_expect 'hover text names the commit, its subject, its date and the value' '
-	c0=$(sqlite3 "$BENCHLINE_DB" "SELECT sha || char(9) || subject FROM commits WHERE seq = 0") &&
-	sha=$(printf "%s" "$c0" | cut -f1 | cut -c1-12) &&
-	subject=$(printf "%s" "$c0" | cut -f2) &&
+	sha=$(db_sql "$BENCHLINE_DB" "SELECT sha FROM commits WHERE seq = 0" | cut -c1-12) &&
+	subject=$(db_sql "$BENCHLINE_DB" "SELECT subject FROM commits WHERE seq = 0") &&
 	perl -0ne "exit 1 unless /<title>commit $sha \(seq 0\), \d{4}-\d\d-\d\d \d\d:\d\d UTC\n\Q$subject\E\n[0-9.]+ (µs|ms|s)/" chart.svg
 '
 test_expect 'breaks are labelled where they are: harness 9→10, content changed, Baseline' '
@@ -75,7 +74,7 @@ test_expect 'the table gives each record its date (UTC)' '
 '
 test_expect 'the overview: a summary, a sparkline and the change against the center per Series' '
 	curl -s "$URL/" >ov &&
-	open=$(sqlite3 "$BENCHLINE_DB" "SELECT count(*) FROM alerts WHERE state = '"'"'open'"'"'") &&
+	open=$(db_sql "$BENCHLINE_DB" "SELECT count(*) FROM alerts WHERE state = '"'"'open'"'"'") &&
 	grep -q "<p class=\"summary\"><a href=\"/suspects\" class=\"slower\"><strong>$open</strong> open alerts</a> · <a href=\"/regressions\"><strong>0</strong> Regressions</a> · <strong>3</strong> machines · last push <strong>20[0-9-]* [0-9:]* UTC</strong></p>" ov &&
 	n=$(bl series --json | json_get - "scalar @\$j") &&
 	test "$(grep -c "<svg class=\"sparkline\"" ov)" = "$n" &&

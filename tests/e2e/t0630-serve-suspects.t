@@ -94,9 +94,9 @@ test_expect '/regressions says there are none before a bisection stores one; /ap
 XB="<script>alert(1)</script>"
 XID=etag-box/%3Cscript%3Ealert%281%29%3C%2Fscript%3E/c/t
 for s in 1 2 3 4 5; do
-	record etag-box "$XB" "$(sqlite3 "$BENCHLINE_DB" "SELECT sha FROM commits WHERE seq = $s")" 100
+	record etag-box "$XB" "$(db_sql "$BENCHLINE_DB" "SELECT sha FROM commits WHERE seq = $s")" 100
 done >flat.json
-record etag-box "$XB" "$(sqlite3 "$BENCHLINE_DB" "SELECT sha FROM commits WHERE seq = 6")" 150 >step.json
+record etag-box "$XB" "$(db_sql "$BENCHLINE_DB" "SELECT sha FROM commits WHERE seq = 6")" 150 >step.json
 etag() {
 	curl -s -D - -o /dev/null "$1" | sed -n "s/^ETag: \(.*\)\r$/\1/p"
 }
