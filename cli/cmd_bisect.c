@@ -23,13 +23,24 @@ static void print_probe(const struct confirm_probe *p)
 }
 
 /* Whether a pinned commit is stored: unless --no-store, when the database exists or --db
- * named one (created then). The store is opened before measuring, so a database that cannot
- * be opened fails at once rather than after the bisection. */
+ * named one (created then). A PostgreSQL database that holds no store is as a missing file:
+ * nothing is stored there, nor made. The store is opened before measuring, so a database that
+ * cannot be opened fails at once rather than after the bisection. */
 static int open_store(struct cli_ctx *ctx, int no_store, struct bl_error *err)
 {
 	struct stat sb;
-	if (no_store ||
-	    (!ctx->db_given && !store_is_postgres_url(ctx->db_path) && stat(ctx->db_path, &sb) < 0))
+	int ret;
+	if (no_store)
+		return 0;
+	if (!ctx->db_given && store_is_postgres_url(ctx->db_path)) {
+		ret = store_open(&ctx->store, ctx->db_path, 0, err);
+		if (ret == BL_ENOTFOUND) {
+			bl_error_clear(err);
+			return 0;
+		}
+		return ret;
+	}
+	if (!ctx->db_given && stat(ctx->db_path, &sb) < 0)
 		return 0;
 	return store_open(&ctx->store, ctx->db_path, STORE_CREATE, err);
 }

@@ -35,7 +35,7 @@ struct store_stmt {
 /* The PostgreSQL connection (store/pg.c): open on a URL, run SQL text that is no cached
  * statement, and what the last statement left. The errors are the server's messages. */
 struct store_pg;
-int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_ms,
+int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_ms, int create,
 		  struct bl_error *err);
 void store_pg_close(struct store_pg *pg);
 int store_pg_exec(struct store_pg *pg, const char *sql);

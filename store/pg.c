@@ -235,18 +235,20 @@ void store_pg_set_lock_timeout(struct store_pg *pg, unsigned ms)
  * The session benchline expects: UTF-8 text, times in UTC, reals written exactly, and a
  * writer's wait for another bounded as SQLite's busy timeout bounds it. The version table
  * is the PRAGMA user_version of SQLite: made under the writers' lock, since two servers
- * may start on a new database at once.
+ * may start on a new database at once, and only when the caller may create the store (a
+ * database that holds none is left as it is, as SQLite makes no file then).
  */
-static int setup_session(struct store_pg *pg)
+static int setup_session(struct store_pg *pg, int create)
 {
 	PQsetNoticeProcessor(pg->conn, notice_ignore, NULL);
 	if (store_pg_exec(pg, "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';"
 			      " SET extra_float_digits = 1; SET client_min_messages = warning") ||
-	    store_pg_exec(pg,
-			  "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
-			  " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
-			  " INSERT INTO benchline_schema SELECT 0"
-			  " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT"))
+	    (create &&
+	     store_pg_exec(pg,
+			   "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
+			   " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
+			   " INSERT INTO benchline_schema SELECT 0"
+			   " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT")))
 		return -1;
 	store_pg_set_lock_timeout(pg, pg->lock_timeout_ms);
 	return 0;
@@ -256,18 +258,19 @@ static int setup_session(struct store_pg *pg)
  * A connection the server dropped (a restart, a failover, an idle timeout) is made again
  * before the next statement, when no transaction was open on it: what that transaction did is
  * gone with it, and its caller hears of that from its own next statement. Statements are
- * prepared again on the new connection as they are used.
+ * prepared again on the new connection as they are used. The store was open on it, so its
+ * version table is there already.
  */
 static void reconnect_if_lost(struct store_pg *pg)
 {
 	if (PQstatus(pg->conn) != CONNECTION_BAD)
 		return;
 	PQreset(pg->conn);
-	if (PQstatus(pg->conn) == CONNECTION_OK && !setup_session(pg))
+	if (PQstatus(pg->conn) == CONNECTION_OK && !setup_session(pg, 0))
 		pg->generation++;
 }
 
-int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_ms,
+int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_ms, int create,
 		  struct bl_error *err)
 {
 	struct store_pg *pg = xcalloc(1, sizeof(*pg));
@@ -287,7 +290,7 @@ int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_
 		goto done;
 	}
 	pg->lock_timeout_ms = lock_timeout_ms;
-	if (setup_session(pg)) {
+	if (setup_session(pg, create)) {
 		ret = bl_error_set(err, BL_EDB, "cannot set up the session on '%s': %s", shown,
 				   pg->error.buf);
 		goto done;

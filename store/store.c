@@ -380,7 +380,8 @@ int store_open(struct store **out, const char *path, int flags, struct bl_error 
 	if (store_is_postgres_url(path)) {
 		st->backend = STORE_POSTGRES;
 		st->path = store_pg_url_for_messages(path);
-		ret = store_pg_open(&st->pg, path, STORE_BUSY_TIMEOUT_MS, err);
+		ret =
+		    store_pg_open(&st->pg, path, STORE_BUSY_TIMEOUT_MS, flags & STORE_CREATE, err);
 	} else {
 		st->path = xstrdup(path);
 		ret = open_sqlite(st, path, flags, err);

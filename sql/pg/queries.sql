@@ -5,8 +5,10 @@
 -- from its context is cast.
 
 -- The schema version in force (the migrations applied). PostgreSQL has no user_version: the
--- store keeps the count in benchline_schema (store/pg.c makes it when it connects, under the
--- writers' lock), and each migration's transaction writes it where SQLite sets user_version.
+-- store keeps the count in benchline_schema (store/pg.c makes it when it connects to create
+-- the store, under the writers' lock), and each migration's transaction writes it where SQLite
+-- sets user_version. A database without the table holds no store: this fails to prepare there,
+-- and store_open says so.
 -- name: schema_version
 SELECT coalesce((SELECT max(version) FROM benchline_schema), 0);
 

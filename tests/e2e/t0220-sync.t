@@ -33,7 +33,18 @@ commit() {
 ) >setup.log 2>&1 || { cat setup.log; echo 'Bail out! cannot build the test repository'; exit 1; }
 
 q() {
-	sqlite3 "$BENCHLINE_DB" "$1"
+	db_sql "$BENCHLINE_DB" "$1"
+}
+
+# db_absent PATH: nothing made the database PATH names: no file, or (PostgreSQL, where the
+# test's database exists from the start) no table in it.
+db_absent() {
+	if pg_mode; then
+		test "$(db_sql "$1" "select count(*) from information_schema.tables
+			where table_schema = 'public'")" = 0
+	else
+		test ! -e "$1"
+	fi
 }
 
 test_expect 'the first sync stores main first-parent history' '
@@ -50,14 +61,14 @@ test_expect 'seq, parent, subject, time and pull request of each commit' '
 	git -C repo rev-list --first-parent --reverse main >fp &&
 	n=0 && parent= &&
 	while read -r sha; do
-		row=$(q "select seq, coalesce(parent, \"-\"), subject, committed_at, coalesce(pr, 0)
-			 from commits where sha = \"$sha\"") &&
+		row=$(q "select seq, coalesce(parent, '\''-'\''), subject, committed_at, coalesce(pr, 0)
+			 from commits where sha = '\''$sha'\''") &&
 		want="$n|${parent:--}|$(git -C repo log -1 --format="%s|%ct" $sha)" &&
 		test "${row%|*}" = "$want" || { echo "got $row, want $want"; exit 1; }
 		n=$((n + 1)) && parent=$sha
 	done <fp &&
-	test "$(q "select group_concat(seq || \":\" || coalesce(pr, \"\"), \" \")
-		   from (select * from commits order by seq)")" = "0: 1:12 2: 3:7"
+	test "$(q "select seq || '\'':'\'' || coalesce(cast(pr as text), '\'''\'')
+		   from commits order by seq" | tr "\n" " ")" = "0: 1:12 2: 3:7 "
 '
 
 test_expect 'the stored source hash is what hash prints' '
@@ -71,15 +82,15 @@ test_expect 'the stored source hash is what hash prints' '
 test_expect 'the pull request branch own commits are not stored' '
 	for sha in $(git -C repo rev-list main ^main^1); do
 		test "$(git -C repo rev-parse main)" = $sha ||
-		test "$(q "select count(*) from commits where sha = \"$sha\"")" = 0 || exit 1
+		test "$(q "select count(*) from commits where sha = '\''$sha'\''")" = 0 || exit 1
 	done
 '
 
 test_expect 'meta and keep-first machines are stored' '
-	test "$(q "select value from meta where key = \"main_branch\"")" = main &&
-	test "$(q "select value from meta where key = \"synced_tip\"")" = \
+	test "$(q "select value from meta where key = '\''main_branch'\''")" = main &&
+	test "$(q "select value from meta where key = '\''synced_tip'\''")" = \
 		"$(git -C repo rev-parse main)" &&
-	test "$(q "select keep from machines where name = \"ci-1\"")" = first
+	test "$(q "select keep from machines where name = '\''ci-1'\''")" = first
 '
 
 test_expect 'an up-to-date sync walks nothing' '
@@ -94,8 +105,8 @@ test_expect 'one appended commit walks exactly one' '
 	test "$(json_get out "\$j->{walked}")" = 1 &&
 	test "$(json_get out "\$j->{total}")" = 5 &&
 	test "$(json_get out "\$j->{rewritten} ? 1 : 0")" = 0 &&
-	test "$(q "select seq || \" \" || pr || \" \" || parent from commits
-		   where sha = \"$(git -C repo rev-parse HEAD)\"")" = \
+	test "$(q "select seq || '\'' '\'' || pr || '\'' '\'' || parent from commits
+		   where sha = '\''$(git -C repo rev-parse HEAD)'\''")" = \
 		"4 21 $(git -C repo rev-parse HEAD~1)"
 '
 
@@ -108,9 +119,9 @@ test_expect 'a rewritten main drops the commits that left it' '
 	test "$(json_get out "\$j->{total}")" = 4 &&
 	test "$(json_get out "\$j->{rewritten} ? 1 : 0")" = 1 &&
 	for sha in $(cat dropped); do
-		test "$(q "select count(*) from commits where sha = \"$sha\"")" = 0 || exit 1
+		test "$(q "select count(*) from commits where sha = '\''$sha'\''")" = 0 || exit 1
 	done &&
-	test "$(q "select seq from commits where sha = \"$(git -C repo rev-parse HEAD)\"")" = 3 &&
+	test "$(q "select seq from commits where sha = '\''$(git -C repo rev-parse HEAD)'\''")" = 3 &&
 	test "$(q "select max(seq) from commits")" = 3
 '
 
@@ -129,8 +140,7 @@ test_expect 'an unrelated history replaces every stored commit' '
 	test "$(json_get out "\$j->{walked}")" = 2 &&
 	test "$(json_get out "\$j->{total}")" = 2 &&
 	test "$(json_get out "\$j->{rewritten} ? 1 : 0")" = 1 &&
-	test "$(q "select group_concat(sha, \" \") from (select sha from commits order by seq)")" = \
-		"$(git -C other rev-list --reverse main | tr "\n" " " | sed "s/ $//")" &&
+	test "$(q "select sha from commits order by seq")" = "$(git -C other rev-list --reverse main)" &&
 	bl sync --repo repo --json >out &&
 	test "$(json_get out "\$j->{walked}")" = 3
 '
@@ -177,7 +187,7 @@ test_expect 'main branch: origin/HEAD first, even over main and master' '
 	git -C clone branch -q main origin/main &&
 	test "$(branch_of clone)" = trunk &&
 	test "$(json_get clone.out "\$j->{tip}")" = "$(git -C up rev-parse trunk)" &&
-	test "$(sqlite3 clone.db "select value from meta where key = \"main_branch\"")" = trunk
+	test "$(db_sql clone.db "select value from meta where key = '\''main_branch'\''")" = trunk
 '
 
 test_expect 'main branch: the local branch of origin/HEAD wins over its remote-tracking ref' '
@@ -218,7 +228,7 @@ test_expect 'sync without --repo, or with an argument, is a usage error with no 
 	grep -q "^usage: benchline sync" err &&
 	expect_exit 2 bl --db u.db sync --repo repo extra 2>err &&
 	grep -q "^usage: benchline sync" err &&
-	test ! -e u.db
+	db_absent u.db
 '
 
 test_expect 'sync of a directory that is not a repository exits 2' '
@@ -231,8 +241,8 @@ test_expect 'a failed sync stores nothing (shallow clone)' '
 	git clone -q --depth 1 "file://$TMP/repo" shallow &&
 	expect_exit 2 bl --db s.db sync --repo shallow 2>err &&
 	grep -q "shallow" err &&
-	test "$(sqlite3 s.db "select count(*) from commits")" = 0 &&
-	test "$(sqlite3 s.db "select count(*) from meta")" = 0
+	test "$(db_sql s.db "select count(*) from commits")" = 0 &&
+	test "$(db_sql s.db "select count(*) from meta")" = 0
 '
 
 # The not-main tag (§5): records on main lose it once main is known, branch records keep it.
@@ -244,8 +254,8 @@ rec() {
 }
 
 not_main() {
-	sqlite3 tags.db "select b.name || \"=\" || exists (select 1 from tags t
-		where t.run_id = r.id and t.tag = \"not-main\")
+	db_sql tags.db "select b.name || '=' || case when exists (select 1 from tags t
+		where t.run_id = r.id and t.tag = 'not-main') then 1 else 0 end
 		from runs r join benchmarks b on b.id = r.benchmark_id order by b.name" |
 		tr "\n" " "
 }
@@ -268,6 +278,6 @@ test_expect 'not-main: records on main lose it after sync, branch records keep i
 	bl --db tags.db sync --repo repo >/dev/null &&
 	test "$(not_main)" = "a-main=0 b-wip=1 c-prhead=0 d-claims-main=1 " &&
 	set -- $(h main) &&
-	test "$(sqlite3 tags.db "select pr from commits where sha = \"$2\"")" = 40
+	test "$(db_sql tags.db "select pr from commits where sha = '\''$2'\''")" = 40
 '
 test_done

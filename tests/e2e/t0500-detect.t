@@ -6,17 +6,39 @@
 . "$(dirname "$0")/lib.sh"
 
 # state DB: what detection stored (lines without their ids, Suspects, the judged metrics), in
-# a stable order, for before/after comparisons.
+# a stable order, for before/after comparisons; read in one snapshot (on PostgreSQL a
+# repeatable-read transaction: its statements run one by one, and a writer may commit between
+# them). The line ends' tails are blobs, printed in hex.
 state() {
-	sqlite3 "$1" "
-		SELECT l.machine_id, l.benchmark_id, l.config, l.metric, l.line, l.reason,
-		       l.start_run_id, l.start_commit, l.harness_version, l.content_hash, e.records,
-		       e.fingerprint, e.last_run_id, e.last_place, e.time_placed_at, e.judged,
-		       hex(e.tail)
-		FROM lines l JOIN line_ends e ON e.line_id = l.id ORDER BY 1, 2, 3, 4, 5;
-		SELECT id, run_id, metric, side, shift, median, center, tolerance, state
-		FROM suspects ORDER BY id;
-		SELECT key, value FROM meta WHERE key LIKE 'detect%' ORDER BY key;"
+	if pg_mode; then
+		begin="BEGIN ISOLATION LEVEL REPEATABLE READ" tail="encode(e.tail, 'hex')"
+	else
+		begin=BEGIN tail="hex(e.tail)"
+	fi
+	db_sql "$1" <<-EOF
+	$begin;
+	SELECT l.machine_id, l.benchmark_id, l.config, l.metric, l.line, l.reason,
+	       l.start_run_id, l.start_commit, l.harness_version, l.content_hash, e.records,
+	       e.fingerprint, e.last_run_id, e.last_place, e.time_placed_at, e.judged, $tail
+	FROM lines l JOIN line_ends e ON e.line_id = l.id ORDER BY 1, 2, 3, 4, 5;
+	SELECT id, run_id, metric, side, shift, median, center, tolerance, state
+	FROM suspects ORDER BY id;
+	SELECT key, value FROM meta WHERE key LIKE 'detect%' ORDER BY key;
+	COMMIT;
+	EOF
+}
+
+# db_cp FROM TO: the database TO names becomes a copy of FROM's (a copy of the file, or a
+# database made from FROM's as its template). Defined here: lib.sh has no copy.
+db_cp() {
+	if pg_mode; then
+		from=$(db_url "$1") && to=$(db_url "$2") &&
+		psql -X -q -v ON_ERROR_STOP=1 "$BENCHLINE_TEST_PG" \
+			-c "DROP DATABASE ${to##*/} WITH (FORCE)" \
+			-c "CREATE DATABASE ${to##*/} TEMPLATE ${from##*/}"
+	else
+		cp "$1" "$2"
+	fi
 }
 
 # marks JSON: "MACHINE BENCHMARK CONFIG METRIC COMMIT SIDE" per Suspect (tab-separated), sorted;
@@ -94,7 +116,7 @@ test_expect 'a second detect changes nothing' '
 
 # new_commit SHA SOURCE: a new commit of main after the others, stored as sync stores one.
 new_commit() {
-	sqlite3 demo.db "INSERT INTO commits (sha, seq, parent, source_hash, committed_at, subject)
+	db_sql demo.db "INSERT INTO commits (sha, seq, parent, source_hash, committed_at, subject)
 		SELECT '$1', max(seq) + 1, (SELECT sha FROM commits ORDER BY seq DESC LIMIT 1), '$2',
 		       max(committed_at) + 3600, 'a new commit' FROM commits"
 }
@@ -122,10 +144,10 @@ test_expect 'a record at the end of one Series recomputes that Series'"'"' lines
 	group="r.machine_id = (SELECT id FROM machines WHERE name = $(q m4-pro-metal))
 		AND r.benchmark_id = (SELECT id FROM benchmarks WHERE name = $(q town))
 		AND r.config = $(q 2560x1440/1800f)" &&
-	content=$(sqlite3 demo.db "SELECT content_hash FROM runs r WHERE $group ORDER BY r.id DESC LIMIT 1") &&
-	level=$(sqlite3 demo.db "SELECT m.median FROM metrics m JOIN runs r ON r.id = m.run_id
+	content=$(db_sql demo.db "SELECT content_hash FROM runs r WHERE $group ORDER BY r.id DESC LIMIT 1") &&
+	level=$(db_sql demo.db "SELECT m.median FROM metrics m JOIN runs r ON r.id = m.run_id
 		WHERE $group AND m.name = $(q gpu_frame_us) ORDER BY r.id DESC LIMIT 1") &&
-	CPU=$(sqlite3 demo.db "SELECT m.median FROM metrics m JOIN runs r ON r.id = m.run_id
+	CPU=$(db_sql demo.db "SELECT m.median FROM metrics m JOIN runs r ON r.id = m.run_id
 		WHERE $group AND m.name = $(q cpu_frame_us) ORDER BY r.id DESC LIMIT 1") &&
 	c=$(printf "%040d" 7) && s=$(printf "a%039d" 7) &&
 	new_commit "$c" "$s" &&
@@ -148,12 +170,13 @@ test_expect 'a record at the end of one Series recomputes that Series'"'"' lines
 test_expect 'a quieter rerun of an old record reads its group again, and changes its lines only' '
 	group="r.machine_id = (SELECT id FROM machines WHERE name = $(q rtx2070-linux))
 		AND r.benchmark_id = (SELECT id FROM benchmarks WHERE name = $(q desert))" &&
-	set -- $(sqlite3 -separator " " demo.db "SELECT r.commit_sha, r.source_hash, r.content_hash,
+	set -- $(db_sql demo.db "SELECT r.commit_sha, r.source_hash, r.content_hash,
 		m.median, c.median FROM runs r JOIN records k ON k.run_id = r.id
 		JOIN metrics m ON m.run_id = r.id AND m.name = $(q gpu_frame_us)
 		JOIN metrics c ON c.run_id = r.id AND c.name = $(q cpu_frame_us)
 		WHERE $group AND r.harness_version = 10
-		AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id) ORDER BY r.id LIMIT 1") &&
+		AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id) ORDER BY r.id LIMIT 1" |
+		tr "|" " ") &&
 	CPU=$5 &&
 	record rtx2070-linux desert 2560x1440/1800f "$1" "$2" "$4" 1.001 10 "$3" >rerun.json &&
 	bl --db demo.db ingest rerun.json >out &&
@@ -176,27 +199,27 @@ test_expect 'a rebuild (--all) agrees with every incremental run, and says it re
 test_expect 'the stored lines are the lines series lists' '
 	bl --db demo.db series --json | json_get - "join qq(), map { my \$s = \$_; map { join(q(|), @\$s{qw(machine benchmark config metric)}, @\$_{qw(reason start_commit records)}) . qq(\n) } @{\$s->{lines}} } @\$j" |
 		sed "/^\$/d" | sort >walked &&
-	sqlite3 demo.db "SELECT m.name, b.name, l.config, l.metric, l.reason, l.start_commit, e.records
+	db_sql demo.db "SELECT m.name, b.name, l.config, l.metric, l.reason, l.start_commit, e.records
 		FROM lines l JOIN line_ends e ON e.line_id = l.id JOIN machines m ON m.id = l.machine_id
 		JOIN benchmarks b ON b.id = l.benchmark_id" | sort >stored &&
 	diff walked stored
 '
 
 test_expect 'a tag added or removed outside ingest reads the group again (sync recomputes not-main)' '
-	run=$(sqlite3 demo.db "SELECT t.run_id FROM tags t JOIN records r ON r.run_id = t.run_id
+	run=$(db_sql demo.db "SELECT t.run_id FROM tags t JOIN records r ON r.run_id = t.run_id
 		WHERE t.tag = '"'"'noisy'"'"' LIMIT 1") &&
 	test -n "$run" &&
-	sqlite3 demo.db "DELETE FROM tags WHERE run_id = $run AND tag = '"'"'noisy'"'"'" &&
+	db_sql demo.db "DELETE FROM tags WHERE run_id = $run AND tag = '"'"'noisy'"'"'" &&
 	bl --db demo.db detect --json >d6.json &&
 	test "$(json_get d6.json "\$j->{lines_recomputed}")" -ge 1 &&
 	state demo.db >incremental &&
-	cp demo.db copy.db && bl --db copy.db detect --all >/dev/null && state copy.db >rebuilt &&
+	db_cp demo.db copy.db && bl --db copy.db detect --all >/dev/null && state copy.db >rebuilt &&
 	sed "/^detect_full/d" incremental | cmp - rebuilt &&
-	sqlite3 demo.db "INSERT INTO tags (run_id, tag) VALUES ($run, '"'"'noisy'"'"')" &&
+	db_sql demo.db "INSERT INTO tags (run_id, tag) VALUES ($run, '"'"'noisy'"'"')" &&
 	bl --db demo.db detect --json >d7.json &&
-	cp demo.db copy.db && bl --db copy.db detect --all >/dev/null &&
+	db_cp demo.db copy.db && bl --db copy.db detect --all >/dev/null &&
 	state demo.db | cmp - "$(state copy.db >rebuilt2; echo rebuilt2)" &&
-	sqlite3 demo.db "DELETE FROM tags WHERE run_id = $run AND tag = '"'"'noisy'"'"';
+	db_sql demo.db "DELETE FROM tags WHERE run_id = $run AND tag = '"'"'noisy'"'"';
 		INSERT INTO tags (run_id, tag) VALUES ($run, '"'"'noisy'"'"')" &&
 	bl --db demo.db detect --json >d8.json &&
 	test "$(json_get d8.json "\$j->{lines_recomputed}")" = 0
@@ -204,14 +227,14 @@ test_expect 'a tag added or removed outside ingest reads the group again (sync r
 
 test_expect 'a confirmed Suspect keeps its state and id through a rebuild' '
 	id=$(json_get s1.json "\$j->[0]{id}") &&
-	sqlite3 demo.db "UPDATE suspects SET state = '"'"'confirmed'"'"' WHERE id = $id" &&
+	db_sql demo.db "UPDATE suspects SET state = '"'"'confirmed'"'"' WHERE id = $id" &&
 	bl --db demo.db detect --all >/dev/null &&
-	test "$(sqlite3 demo.db "SELECT state FROM suspects WHERE id = $id")" = confirmed &&
+	test "$(db_sql demo.db "SELECT state FROM suspects WHERE id = $id")" = confirmed &&
 	bl --db demo.db suspects --json | json_get - "my (\$s) = grep { \$_->{id} == $id } @\$j; \$s->{state}" >st &&
 	test "$(cat st)" = confirmed &&
 	bl --db demo.db series --json >series2.json &&
 	test "$(json_get series2.json "my \$n = 0; \$n += \$_->{open_suspects} for @\$j; \$n")" = \
-	     "$(sqlite3 demo.db "SELECT count(*) FROM suspects WHERE state = '"'"'open'"'"'")"
+	     "$(db_sql demo.db "SELECT count(*) FROM suspects WHERE state = '"'"'open'"'"'")"
 '
 
 test_expect 'the judged metrics: benchline.json metrics names them, and later runs keep them' '
@@ -222,15 +245,15 @@ test_expect 'the judged metrics: benchline.json metrics names them, and later ru
 	test "$(bl --db demo.db suspects --json | json_get - "scalar grep { \$_->{metric} eq q(cpu_frame_us) && \$_->{state} eq q(open) } @\$j")" = 0 &&
 	bl --db demo.db detect >out &&
 	grep -q "^65 Series (21 judged), 0 lines recomputed" out &&
-	run=$(sqlite3 demo.db "SELECT t.run_id FROM tags t JOIN records r ON r.run_id = t.run_id
+	run=$(db_sql demo.db "SELECT t.run_id FROM tags t JOIN records r ON r.run_id = t.run_id
 		WHERE t.tag = $(q noisy) ORDER BY t.run_id DESC LIMIT 1") &&
-	sqlite3 demo.db "DELETE FROM tags WHERE run_id = $run AND tag = $(q noisy)" &&
+	db_sql demo.db "DELETE FROM tags WHERE run_id = $run AND tag = $(q noisy)" &&
 	bl --db demo.db detect >out &&
 	grep -q "^65 Series (21 judged), [1-9][0-9]* lines\? recomputed, " out &&
-	cp demo.db copy.db && bl --db copy.db detect --all >/dev/null &&
+	db_cp demo.db copy.db && bl --db copy.db detect --all >/dev/null &&
 	state demo.db >walked && state copy.db >rebuilt &&
 	cmp walked rebuilt &&
-	sqlite3 demo.db "INSERT INTO tags (run_id, tag) VALUES ($run, $(q noisy))" &&
+	db_sql demo.db "INSERT INTO tags (run_id, tag) VALUES ($run, $(q noisy))" &&
 	bl --db demo.db detect >/dev/null &&
 	echo "{}" >proj/benchline.json &&
 	bl --db demo.db detect --repo proj --json >d9.json &&
@@ -242,7 +265,7 @@ test_expect 'the judged metrics: benchline.json metrics names them, and later ru
 '
 
 test_expect 'a full read in small passes finds the same (BENCHLINE_TEST_DETECT_PASS)' '
-	cp demo.db small.db &&
+	db_cp demo.db small.db &&
 	BENCHLINE_TEST_DETECT_PASS=37,50 bl --db small.db detect --all >/dev/null &&
 	state demo.db >one-pass &&
 	state small.db >small-passes &&
@@ -251,7 +274,11 @@ test_expect 'a full read in small passes finds the same (BENCHLINE_TEST_DETECT_P
 
 test_expect 'detect and suspects want a database, take no arguments, refuse bad flags' '
 	expect_exit 2 bl --db nope.db detect 2>err &&
-	grep -q "no database" err &&
+	if pg_mode; then
+		grep -Fq "benchline: no benchline database at '"'"'$(db_url nope.db)'"'"'" err
+	else
+		grep -q "^benchline: no database at .nope\.db. " err
+	fi &&
 	expect_exit 2 bl --db demo.db detect extra 2>err &&
 	grep -q "takes no arguments" err &&
 	expect_exit 2 bl --db demo.db suspects --bogus 2>err &&
@@ -287,16 +314,16 @@ test_expect 'records that join main at a sync are appended to their lines, not r
 	done &&
 	{ sync_rec repo HEAD~1 100; sync_rec repo HEAD 120; } >second.json &&
 	bl --db sync.db ingest second.json >/dev/null &&
-	test "$(sqlite3 sync.db "SELECT count(*) FROM tags WHERE tag = $(q not-main)")" = 2 &&
+	test "$(db_sql sync.db "SELECT count(*) FROM tags WHERE tag = $(q not-main)")" = 2 &&
 	bl --db sync.db detect --json >s2d.json &&
 	test "$(json_get s2d.json "\$j->{lines_recomputed}")" = 0 &&
 	bl --db sync.db sync --repo repo >/dev/null &&
-	test "$(sqlite3 sync.db "SELECT count(*) FROM tags")" = 0 &&
+	test "$(db_sql sync.db "SELECT count(*) FROM tags")" = 0 &&
 	bl --db sync.db detect --json >s3d.json &&
 	test "$(json_get s3d.json "\$j->{lines_recomputed}")" = 1 &&
 	test "$(json_get s3d.json "join q( ), map { \"\$_->{side} \$_->{seq} \$_->{shift}\" } @{\$j->{new_suspects}}")" = "slower 5 0.2" &&
 	state sync.db >synced &&
-	cp sync.db copy.db && bl --db copy.db detect --all >/dev/null && state copy.db >rebuilt &&
+	db_cp sync.db copy.db && bl --db copy.db detect --all >/dev/null && state copy.db >rebuilt &&
 	cmp synced rebuilt
 '
 
@@ -309,7 +336,7 @@ test_expect 'kill -9 mid-detect leaves the previous marks or the new ones, never
 	echo "{\"metrics\": [\"gpu_frame_us\"]}" >proj/benchline.json &&
 	bl --db crash0.db detect --repo proj >/dev/null &&
 	state crash0.db >prev &&
-	cp crash0.db crash1.db &&
+	db_cp crash0.db crash1.db &&
 	echo "{}" >proj/benchline.json &&
 	t0=$(date +%s.%N) &&
 	BENCHLINE_TEST_DETECT_PASS=16 bl --db crash1.db detect --repo proj >/dev/null &&
@@ -325,19 +352,24 @@ test_expect 'kill -9 mid-detect leaves the previous marks or the new ones, never
 		# The copy is its own command: "cp && benchline &" would put both in one background
 		# subshell, and a kill landing during the copy would leave cp writing k.db while it
 		# is checked.
-		cp crash0.db k.db || exit 1
-		BENCHLINE_TEST_DETECT_PASS=16 "$BENCHLINE" --db k.db detect --repo proj >/dev/null 2>&1 &
+		db_cp crash0.db k.db || exit 1
+		BENCHLINE_TEST_DETECT_PASS=16 "$BENCHLINE" --db "$(db_url k.db)" detect --repo proj \
+			>/dev/null 2>&1 &
 		pid=$! &&
 		sleep "$delay" &&
 		if kill -9 $pid 2>/dev/null; then killed=$((killed + 1)); fi
 		wait $pid
-		test "$(sqlite3 k.db "PRAGMA integrity_check")" = ok || exit 1
-		test -z "$(sqlite3 k.db "PRAGMA foreign_key_check")" || exit 1
+		if pg_mode; then
+			bl --db k.db check >/dev/null || exit 1
+		else
+			test "$(db_sql k.db "PRAGMA integrity_check")" = ok || exit 1
+			test -z "$(db_sql k.db "PRAGMA foreign_key_check")" || exit 1
+		fi
 		state k.db >got &&
 		if cmp -s got prev; then echo "after ${delay}s: the previous marks"
 		elif cmp -s got next; then echo "after ${delay}s: the new marks"
 		else echo "after ${delay}s: a mixture"; exit 1; fi
-		rm -f k.db k.db-wal k.db-shm
+		db_rm k.db
 	done &&
 	echo "$killed killed mid-run" &&
 	test "$killed" -ge 1

@@ -38,6 +38,16 @@ cat >repo/benchline.json <<'EOF'
  "bench": {"build": "cc -O2 -o bench bench.c", "run": "./bench", "processes": 1,
            "artifacts": ["bench"]}}
 EOF
+# db_absent PATH: nothing made the database PATH names: no file, or (PostgreSQL, where the
+# test's database exists from the start) no table in it.
+db_absent() {
+	if pg_mode; then
+		test "$(db_sql "$1" "select count(*) from information_schema.tables
+			where table_schema = 'public'")" = 0
+	else
+		test ! -e "$1"
+	fi
+}
 src() { bl hash --repo repo "$1" | cut -d" " -f1; }
 
 # The nightly history of the Series the Regression lands on: one record of bench-box's
@@ -58,10 +68,10 @@ history() {
 history >history.json
 
 test_expect 'bisect without a database stores nothing and makes no database' '
-	BENCHLINE_DB="$TMP/none.db" bl bisect --repo repo --good "$c1" --bad "$c6" --benchmark loop \
+	BENCHLINE_DB=$(db_url "$TMP/none.db") bl bisect --repo repo --good "$c1" --bad "$c6" --benchmark loop \
 		--metric work >out 2>err &&
 	tail -1 out | grep -q "^pinned $c4$" &&
-	test ! -e none.db &&
+	db_absent none.db &&
 	! grep -q "Regression" err
 '
 
@@ -104,7 +114,7 @@ test_expect 'the same bisection again keeps the one Regression; --no-store store
 	bl bisect --repo repo --good "$c1" --bad "$c6" --benchmark loop --metric work --no-store \
 		--machine other-box >/dev/null 2>err &&
 	! grep -q Regression err &&
-	test "$(sqlite3 "$BENCHLINE_DB" "SELECT count(*) FROM regressions")" = 1
+	test "$(db_sql "$BENCHLINE_DB" "SELECT count(*) FROM regressions")" = 1
 '
 
 test_expect 'a bad --machine is refused before anything is measured (exit 2)' '
@@ -115,7 +125,7 @@ test_expect 'a bad --machine is refused before anything is measured (exit 2)' '
 '
 
 test_expect 'storing made the next detect a full one; the Series counts its Regression' '
-	test "$(sqlite3 "$BENCHLINE_DB" "SELECT value FROM meta WHERE key = '"'"'detect_full'"'"'")" = "a Regression was pinned" &&
+	test "$(db_sql "$BENCHLINE_DB" "SELECT value FROM meta WHERE key = '"'"'detect_full'"'"'")" = "a Regression was pinned" &&
 	bl series --json >series.json &&
 	json_get series.json "join q( ), map { \$_->{id} . q(=) . \$_->{regressions} } @\$j" >actual &&
 	echo "bench-box/loop//work=1" >expect && test_cmp expect actual
@@ -125,7 +135,7 @@ test_expect 'the pinned commit starts a line of its Series (reason pinned), dete
 	bl series --json >series.json &&
 	json_get series.json "join q( ), map { \$_->{reason} . q(:) . \$_->{start_commit} . q(:) . \$_->{records} } @{\$j->[0]{lines}}" >actual &&
 	echo "first:$c1:2 pinned:$c4:2" >expect && test_cmp expect actual &&
-	test "$(sqlite3 "$BENCHLINE_DB" "SELECT reason FROM lines ORDER BY line")" = "$(printf "first\npinned")"
+	test "$(db_sql "$BENCHLINE_DB" "SELECT reason FROM lines ORDER BY line")" = "$(printf "first\npinned")"
 '
 
 serve_start web || exit 1
@@ -163,7 +173,7 @@ test_expect 'the chart alone carries the mark too' '
 
 # Triage (§9.5): confirm is what makes alerts; here one is made by hand for the Regression.
 test_expect 'triage files the confirmed alert holding the Regression' '
-	sqlite3 "$BENCHLINE_DB" "INSERT INTO alerts (machine_id, commit_sha, side, state, series, created_at) SELECT id, '"'"'$c4'"'"', '"'"'slower'"'"', '"'"'confirmed'"'"', 1, 0 FROM machines WHERE name = '"'"'bench-box'"'"'; UPDATE regressions SET alert_id = 1;" &&
+	db_sql "$BENCHLINE_DB" "INSERT INTO alerts (machine_id, commit_sha, side, state, series, created_at) SELECT id, '"'"'$c4'"'"', '"'"'slower'"'"', '"'"'confirmed'"'"', 1, 0 FROM machines WHERE name = '"'"'bench-box'"'"'; UPDATE regressions SET alert_id = 1;" &&
 	bl triage --json --base-url http://bench.example/ >triage.json &&
 	json_get triage.json "join q(|), scalar(@\$j), \$j->[0]{id}, \$j->[0]{title}, join(q(,), @{\$j->[0]{labels}}), join(q(,), @{\$j->[0]{regressions}})" >actual &&
 	echo "1|1|loop work +15.0% on bench-box at $s4 (#42)|performance,needs-triage|1" >expect &&

@@ -3,7 +3,7 @@
 # and is not filed yet, the largest Regression in the title, every one in the body, names
 # escaped for Markdown; --mark-filed records where an issue went, and that alert is never
 # listed again. Alerts come from confirm, which is not here yet, so the database is written by
-# hand with sqlite3 (t1030 triages a Regression a real bisection stored).
+# hand with SQL (t1030 triages a Regression a real bisection stored).
 . "$(dirname "$0")/lib.sh"
 
 ca=$(printf 'a%.0s' $(seq 40)) cb=$(printf 'b%.0s' $(seq 40)) cc=$(printf 'c%.0s' $(seq 40))
@@ -31,7 +31,7 @@ regression() {
 	regression 4 3 m1 parse '' cpu_ms "$ce" NULL NULL 1.3 1.2 1.4 '[]'
 	regression 5 5 m1 parse '' mem "$ce" NULL NULL 1.3 1.2 1.4 '[]'
 } >setup.sql
-sqlite3 "$BENCHLINE_DB" <setup.sql || { echo 'Bail out! cannot write the alerts'; exit 1; }
+db_sql "$BENCHLINE_DB" <setup.sql || { echo 'Bail out! cannot write the alerts'; exit 1; }
 
 test_expect 'one issue per confirmed or covered alert with a Regression, not filed yet' '
 	bl triage >actual &&
@@ -101,7 +101,7 @@ test_expect '--markdown: names and subjects cannot break the table, link, or men
 test_expect '--mark-filed records where the issue went; that alert is never listed again' '
 	bl triage --mark-filed 1=https://issues.example/1 2>err &&
 	grep -q "^benchline: alert 1 filed at https://issues.example/1$" err &&
-	test "$(sqlite3 "$BENCHLINE_DB" "SELECT filed_url FROM alerts WHERE id = 1")" = https://issues.example/1 &&
+	test "$(db_sql "$BENCHLINE_DB" "SELECT filed_url FROM alerts WHERE id = 1")" = https://issues.example/1 &&
 	bl triage --json | json_get - "join q(,), map { \$_->{id} } @\$j" >actual &&
 	echo 2 >expect && test_cmp expect actual &&
 	bl triage | grep -c "^alert " >actual &&
@@ -111,7 +111,7 @@ test_expect '--mark-filed records where the issue went; that alert is never list
 test_expect 'an unknown alert is an error (exit 2) and marks none of the others' '
 	expect_exit 2 bl triage --mark-filed 2=https://issues.example/2 --mark-filed 99=https://x/99 2>err &&
 	grep -q "^benchline: no alert 99$" err &&
-	test "$(sqlite3 "$BENCHLINE_DB" "SELECT filed_url IS NULL FROM alerts WHERE id = 2")" = 1
+	test "$(db_sql "$BENCHLINE_DB" "SELECT count(*) FROM alerts WHERE id = 2 AND filed_url IS NULL")" = 1
 '
 
 test_expect 'a malformed --mark-filed, or two formats at once, is a usage error (exit 2)' '
@@ -123,7 +123,7 @@ test_expect 'a malformed --mark-filed, or two formats at once, is a usage error 
 	grep -q "pick one" err &&
 	expect_exit 2 bl triage --json --mark-filed 2=https://u 2>err &&
 	grep -q "takes no other option" err &&
-	test "$(sqlite3 "$BENCHLINE_DB" "SELECT count(*) FROM alerts WHERE filed_url IS NOT NULL")" = 2
+	test "$(db_sql "$BENCHLINE_DB" "SELECT count(*) FROM alerts WHERE filed_url IS NOT NULL")" = 2
 '
 
 test_expect 'once every issue is filed: nothing on stdout, [] with --json' '

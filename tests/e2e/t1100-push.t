@@ -5,9 +5,20 @@
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
+# db_absent PATH: nothing made the database PATH names: no file, or (PostgreSQL, where the
+# test's database exists from the start) no table in it.
+db_absent() {
+	if pg_mode; then
+		test "$(db_sql "$1" "select count(*) from information_schema.tables
+			where table_schema = 'public'")" = 0
+	else
+		test ! -e "$1"
+	fi
+}
+
 # The server keeps bench.db; the pushing commands name a database of their own that must
 # never appear.
-export BENCHLINE_CLIENT_DB="$TMP/client.db"
+export BENCHLINE_CLIENT_DB="$(db_url "$TMP/client.db")"
 git init -q -b main repo && echo a >repo/a && (cd repo && git add a && git commit -qm init) ||
 	exit 1
 printf '# tokens\nsecret\nsecret-m m-*\n' >tokens
@@ -24,7 +35,7 @@ cl() {
 }
 # runs: how many runs the server stored.
 runs() {
-	sqlite3 "$BENCHLINE_DB" 'select count(*) from runs'
+	db_sql "$BENCHLINE_DB" 'select count(*) from runs'
 }
 spooled() {
 	ls "$TMP/.local/state/benchline/spool" 2>/dev/null | grep -c '\.json$'
@@ -94,7 +105,7 @@ test_expect 'ingest --server stores a gbench file on the server, and opens no da
 	cl ingest --server "$URL" --token-file token --machine m-1 --harness-version 1 \
 		--repo repo "$gbench" >push.out &&
 	test "$(runs)" = 2 &&
-	test ! -e "$BENCHLINE_CLIENT_DB" &&
+	db_absent "$BENCHLINE_CLIENT_DB" &&
 	bl records --json --all >records.json &&
 	json_get records.json "join q( ), sort map { \$_->{benchmark} } @\$j" >actual &&
 	echo "BM_Accumulate BM_StringCopy/64" >expect &&
@@ -116,8 +127,8 @@ test_expect 'each record is printed exactly as a local ingest prints it' '
 	test_cmp expect actual
 '
 test_expect 'a pushed run is the same run as a local one: the same digests' '
-	sqlite3 "$BENCHLINE_DB" "select digest from runs order by digest" >actual &&
-	sqlite3 local.db "select digest from runs order by digest" >expect &&
+	db_sql "$BENCHLINE_DB" "select digest from runs order by digest" >actual &&
+	db_sql local.db "select digest from runs order by digest" >expect &&
 	test_cmp expect actual
 '
 
@@ -129,7 +140,7 @@ test_expect 'the server stopped: the body is spooled, exit 3' '
 	grep -q "not acknowledged after 4 attempts: cannot reach" err &&
 	grep -q "kept in the spool as .$TMP/.local/state/benchline/spool/" err &&
 	test ! -s out &&
-	test ! -e "$BENCHLINE_CLIENT_DB"
+	db_absent "$BENCHLINE_CLIENT_DB"
 '
 test_expect 'after one body found no server, the next go to the spool untried' '
 	printf "{\"results\": [{\"command\": \"x\", \"times\": [1, 2, 3]}]}\n" >h2.json &&
@@ -234,7 +245,7 @@ test_expect 'run and import-baseline push too' '
 	chmod +x bench.sh &&
 	cl run --server "$URL" --token-file token --no-preflight -- ./bench.sh >out &&
 	grep -q "^output of .\./bench.sh.: m-5/loop c 000000000000 harness 1: stands$" out &&
-	sqlite3 "$BENCHLINE_DB" "select raw from runs" | grep m-5 | grep -q "\"process\":" &&
+	db_sql "$BENCHLINE_DB" "select raw from runs" | grep m-5 | grep -q "\"process\":" &&
 	record m-5 old 3 >old.json &&
 	cl import-baseline --server "$URL" --token-file token old.json >out &&
 	grep -q "^old.json: m-5/old c 000000000000 harness 1: stands$" out &&
@@ -242,7 +253,7 @@ test_expect 'run and import-baseline push too' '
 	json_get rec.out "\$j->[0]{baseline}" >actual &&
 	echo true >expect &&
 	test_cmp expect actual &&
-	test ! -e "$BENCHLINE_CLIENT_DB"
+	db_absent "$BENCHLINE_CLIENT_DB"
 '
 test_expect 'the server and token file from the environment, then from benchline.json' '
 	record m-6 env 1 >env.json &&
@@ -251,7 +262,7 @@ test_expect 'the server and token file from the environment, then from benchline
 		cl ingest env.json >out
 	) &&
 	grep -q ": stands$" out &&
-	test ! -e "$BENCHLINE_CLIENT_DB" &&
+	db_absent "$BENCHLINE_CLIENT_DB" &&
 	record m-6 cfg 1 >cfg.json &&
 	printf "{\"server\": \"%s\", \"token_file\": \"%s\"}\n" "$URL" "$TMP/token" \
 		>repo/benchline.json &&
@@ -266,11 +277,11 @@ test_expect 'a database named beats a server from benchline.json; --db with --se
 	printf "{\"server\": \"%s\", \"token_file\": \"~/token\"}\n" "$URL" >repo/benchline.json &&
 	record m-7 local 1 >local7.json &&
 	cl ingest --repo repo local7.json >out &&
-	test -e "$BENCHLINE_CLIENT_DB" &&
-	rm -f "$BENCHLINE_CLIENT_DB"* &&
+	! db_absent "$BENCHLINE_CLIENT_DB" &&
+	db_rm "$BENCHLINE_CLIENT_DB" &&
 	expect_exit 2 bl --db x.db ingest --server "$URL" --token-file token local7.json 2>err &&
 	grep -q "^benchline: --db and --server name two places for the records: give one$" err &&
-	test ! -e x.db &&
+	db_absent x.db &&
 	rm repo/benchline.json
 '
 serve_stop srv2 || exit 1
