@@ -1,5 +1,6 @@
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/store.h"
@@ -76,10 +77,11 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	/* A database that is not there is a typo in --db more often than a wish for an empty
 	 * server: refused unless --create. */
 	if (store_open(&ctx->store, ctx->db_path, create ? STORE_CREATE : 0, &err)) {
-		if (err.code == BL_ENOTFOUND)
-			cli_error("no database at '%s' (serve --create makes an empty one)",
-				  ctx->db_path);
-		else
+		if (err.code == BL_ENOTFOUND) {
+			char *name = store_name_of_path(ctx->db_path);
+			cli_error("no database at '%s' (serve --create makes an empty one)", name);
+			free(name);
+		} else
 			cli_fail(&err);
 		bl_error_release(&err);
 		return 2;

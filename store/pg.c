@@ -236,14 +236,16 @@ void store_pg_set_lock_timeout(struct store_pg *pg, unsigned ms)
  * writer's wait for another bounded as SQLite's busy timeout bounds it. The version table
  * is the PRAGMA user_version of SQLite: made under the writers' lock, since two servers
  * may start on a new database at once, and only when the caller may create the store (a
- * database that holds none is left as it is, as SQLite makes no file then).
+ * database that holds none is left as it is, as SQLite makes no file then) and the table is
+ * not there yet: a database that has it is opened without the writers' lock, so a reader
+ * does not wait for another's write (as a reader of SQLite's WAL does not).
  */
 static int setup_session(struct store_pg *pg, int create)
 {
 	PQsetNoticeProcessor(pg->conn, notice_ignore, NULL);
 	if (store_pg_exec(pg, "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';"
 			      " SET extra_float_digits = 1; SET client_min_messages = warning") ||
-	    (create &&
+	    (create && !schema_table_exists(pg) &&
 	     store_pg_exec(pg,
 			   "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
 			   " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"

@@ -24,6 +24,11 @@ const char *store_name(const struct store *st)
 	return st->path;
 }
 
+char *store_name_of_path(const char *path)
+{
+	return store_is_postgres_url(path) ? store_pg_url_for_messages(path) : xstrdup(path);
+}
+
 enum store_backend store_backend_of(const struct store *st)
 {
 	return st->backend;

@@ -31,8 +31,10 @@ enum store_open_flags {
 int store_open(struct store **out, const char *path, int flags, struct bl_error *err);
 /* Whether path is a PostgreSQL URL rather than a file name. */
 int store_is_postgres_url(const char *path);
-/* The database as messages name it: the file, or the URL without its password. */
+/* The database as messages name it: the file, or the URL without its password; and the same
+ * of a path no store is open on (a new string). */
 const char *store_name(const struct store *st);
+char *store_name_of_path(const char *path);
 void store_free(struct store *st);
 /* How long this connection waits for another's write lock before BL_EBUSY (30 s after
  * store_open). */

@@ -93,6 +93,11 @@ test_expect 'a password in the URL is never printed' '
 	echo "$B" >b.url &&
 	"$BENCHLINE" --db "$(echo "$B" | sed "s|//benchline@|//benchline:s3cret@|")" init >out 2>&1 &&
 	grep -q "t1300_b. at schema version" out &&
+	! grep -q s3cret out &&
+	D=$(newdb d) &&
+	expect_exit 2 "$BENCHLINE" --db "$(echo "$D" | sed "s|//benchline@|//benchline:s3cret@|")" \
+		serve --port 0 >out 2>&1 &&
+	grep -q "no database at .postgresql://benchline@127.0.0.1:[0-9]*/t1300_d." out &&
 	! grep -q s3cret out
 '
 
