@@ -38,6 +38,7 @@ struct store_pg;
 int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_ms,
 		  struct bl_error *err);
 void store_pg_close(struct store_pg *pg);
+int store_pg_make_schema_table(struct store_pg *pg);
 int store_pg_exec(struct store_pg *pg, const char *sql);
 const char *store_pg_errmsg(struct store_pg *pg);
 int store_pg_busy(struct store_pg *pg);

@@ -146,16 +146,11 @@ int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_
 	/*
 	 * The session benchline expects: UTF-8 text, times in UTC, reals written exactly, and a
 	 * writer's wait for another bounded as SQLite's busy timeout bounds it. The version table
-	 * is the PRAGMA user_version of SQLite: made under the writers' lock, since two servers
-	 * may start on a new database at once.
+	 * is made by the first writer (store_pg_make_schema_table), not here: a connection takes
+	 * no lock, as a reader takes none on SQLite.
 	 */
 	if (store_pg_exec(pg, "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';"
-			      " SET extra_float_digits = 1; SET client_min_messages = warning") ||
-	    store_pg_exec(pg,
-			  "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
-			  " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
-			  " INSERT INTO benchline_schema SELECT 0"
-			  " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT")) {
+			      " SET extra_float_digits = 1; SET client_min_messages = warning")) {
 		ret = bl_error_set(err, BL_EDB, "cannot set up the session on '%s': %s", shown,
 				   pg->error.buf);
 		goto done;
@@ -168,6 +163,36 @@ done:
 		return ret;
 	}
 	*out = pg;
+	return 0;
+}
+
+/*
+ * Makes the version table, the PRAGMA user_version of SQLite, when the database has none yet.
+ * Only a writer about to migrate calls it, so a reader (or a refused command) on a database
+ * benchline never made leaves nothing there, and one on a benchline database waits for no
+ * writer. It is made under the writers' lock, since two servers may start on a new database
+ * at once.
+ */
+int store_pg_make_schema_table(struct store_pg *pg)
+{
+	PGresult *res = PQexec(pg->conn, "SELECT to_regclass('benchline_schema') IS NOT NULL");
+	int have;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+		keep_error(pg, res);
+		PQclear(res);
+		return -1;
+	}
+	have = !strcmp(PQgetvalue(res, 0, 0), "t");
+	PQclear(res);
+	if (have)
+		return 0;
+	if (store_pg_exec(pg, "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
+			      " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
+			      " INSERT INTO benchline_schema SELECT 0"
+			      " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT")) {
+		store_pg_exec(pg, "ROLLBACK");
+		return -1;
+	}
 	return 0;
 }
 

@@ -290,8 +290,11 @@ int store_schema_version(struct store *st)
 /* Applies every migration past the schema version, each in its own transaction. */
 static int migrate(struct store *st, struct bl_error *err)
 {
-	int version = store_schema_version(st);
+	int version;
 	size_t count = st->backend == STORE_POSTGRES ? sql_pg_migration_count : sql_migration_count;
+	if (st->backend == STORE_POSTGRES && store_pg_make_schema_table(st->pg))
+		return store_db_error(err, st, "cannot make the schema version table");
+	version = store_schema_version(st);
 	if (version < 0)
 		return store_db_error(err, st, "cannot read the schema version");
 	if ((size_t)version > count)

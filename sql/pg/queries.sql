@@ -5,8 +5,9 @@
 -- from its context is cast.
 
 -- The schema version in force (the migrations applied). PostgreSQL has no user_version: the
--- store keeps the count in benchline_schema (store/pg.c makes it when it connects, under the
--- writers' lock), and each migration's transaction writes it where SQLite sets user_version.
+-- store keeps the count in benchline_schema (the first writer makes it under the writers' lock:
+-- store_pg_make_schema_table), and each migration's transaction writes it where SQLite sets
+-- user_version. Where there is no such table yet this fails to prepare: no version.
 -- name: schema_version
 SELECT coalesce((SELECT max(version) FROM benchline_schema), 0);
 
