@@ -1,7 +1,9 @@
 #!/bin/sh
 # kill -9 during an ingest (§13): one transaction per file, so whenever the process dies the
 # database passes PRAGMA integrity_check and holds either none or all of the file's 20,000
-# runs, and every run acknowledged before survives.
+# runs, and every run acknowledged before survives. On PostgreSQL the server rolls back what
+# the killed connection left open; `benchline check` stands in for SQLite's integrity and
+# foreign key checks (the server enforces the foreign keys itself).
 #
 # The kill delays are fractions of the time a full ingest takes on this machine, drawn from a
 # seeded sequence (srand(2024)) so the trials are the same on every run: trial 1 lands in the
@@ -13,22 +15,27 @@ TRIALS=6
 
 # crash_counts DB: "RUNS METRICS RECORDS TAGS" of machine crash's runs.
 crash_counts() {
-	sqlite3 -separator ' ' "$1" "
+	db_sql "$1" "
 		select (select count(*) from runs r where r.machine_id = m.id),
 		       (select count(*) from metrics x join runs r on r.id = x.run_id
 			where r.machine_id = m.id),
 		       (select count(*) from records r where r.machine_id = m.id),
 		       (select count(*) from tags t join runs r on r.id = t.run_id
 			where r.machine_id = m.id)
-		from (select coalesce((select id from machines where name = 'crash'), -1) as id) m"
+		from (select coalesce((select id from machines where name = 'crash'), -1) as id) m" |
+		tr '|' ' '
 }
 
 # check_db DB: intact, and the file is in it whole or not at all.
 check_db() {
-	ok=$(sqlite3 "$1" "PRAGMA integrity_check") || return 1
-	[ "$ok" = ok ] || { echo "integrity_check: $ok"; return 1; }
-	fk=$(sqlite3 "$1" "PRAGMA foreign_key_check") || return 1
-	[ -z "$fk" ] || { echo "foreign_key_check: $fk"; return 1; }
+	if pg_mode; then
+		bl --db "$1" check >check.txt 2>&1 || { cat check.txt; return 1; }
+	else
+		ok=$(sqlite3 "$1" "PRAGMA integrity_check") || return 1
+		[ "$ok" = ok ] || { echo "integrity_check: $ok"; return 1; }
+		fk=$(sqlite3 "$1" "PRAGMA foreign_key_check") || return 1
+		[ -z "$fk" ] || { echo "foreign_key_check: $fk"; return 1; }
+	fi
 	counts=$(crash_counts "$1") || return 1
 	echo "crash runs, metrics, records, tags: $counts"
 	case $counts in
@@ -41,7 +48,9 @@ check_db() {
 # trial K DB: ingests big.json into DB in the background and kills it after delay K.
 trial() {
 	delay=$(sed -n "$1p" delays)
-	"$BENCHLINE" --db "$2" ingest big.json >/dev/null 2>&1 &
+	# the binary itself, not bl, runs in the background: $! is the process killed
+	db=$(db_url "$2")
+	"$BENCHLINE" --db "$db" ingest big.json >/dev/null 2>&1 &
 	pid=$!
 	sleep "$delay"
 	if kill -9 $pid 2>/dev/null; then

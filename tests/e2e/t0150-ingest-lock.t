@@ -8,24 +8,44 @@
 printf 'secret\n' >tokens
 printf 'secret\n' >token
 runs() {
-	sqlite3 "$BENCHLINE_DB" "select count(*) from runs"
+	db_sql "$BENCHLINE_DB" "select count(*) from runs"
 }
+# The PostgreSQL writers' lock: the transaction-scoped advisory lock every benchline writer
+# takes on the database (store/pg.c).
+PG_WRITERS_LOCK=7306033440531431246
 # hold_lock: another process takes the database's write lock and keeps it until release_lock.
 # It reads its commands from a FIFO, so the release is a ROLLBACK and the end of its input, not
-# a signal that could arrive before it holds the lock.
+# a signal that could arrive before it holds the lock. On SQLite that is sqlite3 in a BEGIN
+# IMMEDIATE; on PostgreSQL, psql in a transaction holding the writers' advisory lock.
 hold_lock() {
 	rm -f ctl && mkfifo ctl || return 1
-	sqlite3 "$BENCHLINE_DB" <ctl >/dev/null 2>&1 &
+	if pg_mode; then
+		psql -X -q "$BENCHLINE_DB" <ctl >/dev/null 2>&1 &
+	else
+		sqlite3 "$BENCHLINE_DB" <ctl >/dev/null 2>&1 &
+	fi
 	echo $! >holder.pid
 	exec 9>ctl
-	printf 'BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('"'"'held'"'"', 1);\n' >&9
+	if pg_mode; then
+		printf 'BEGIN;\nSELECT pg_advisory_xact_lock(%s);\n' "$PG_WRITERS_LOCK" >&9
+	else
+		printf 'BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('"'"'held'"'"', 1);\n' >&9
+	fi
 	# the lock is held once a writer is refused at once
 	i=0
-	while sqlite3 -cmd ".timeout 0" "$BENCHLINE_DB" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null; do
+	while lock_free; do
 		i=$((i + 1))
 		[ $i -lt 300 ] || return 1
 		sleep 0.1
 	done
+}
+# lock_free: whether a writer could take the write lock at once (it takes it and lets it go).
+lock_free() {
+	if pg_mode; then
+		test "$(db_sql "$BENCHLINE_DB" "SELECT pg_try_advisory_xact_lock($PG_WRITERS_LOCK)")" = t
+	else
+		sqlite3 -cmd ".timeout 0" "$BENCHLINE_DB" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null
+	fi
 }
 release_lock() {
 	printf 'ROLLBACK;\n' >&9

@@ -21,9 +21,9 @@ test_expect 'records --json writes reals in their shortest round-trip form' '
 '
 
 test_expect 'the stored record keeps its canonical 17-digit form (the digest is over it)' '
-	sqlite3 "$BENCHLINE_DB" "select raw from runs order by id limit 1" >raw &&
+	db_sql "$BENCHLINE_DB" "select raw from runs order by id limit 1" >raw &&
 	grep -q "\"median\":8124.3999999999996" raw &&
-	test "$(sqlite3 "$BENCHLINE_DB" "select digest from runs order by id limit 1")" = \
+	test "$(db_sql "$BENCHLINE_DB" "select digest from runs order by id limit 1")" = \
 		"$(tr -d "\\n" <raw | git hash-object --stdin)"
 '
 
