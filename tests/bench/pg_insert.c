@@ -258,9 +258,9 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
-		const char *rv[17] = {r->digest,  r->machine, r->benchmark, r->config, r->source,
-				      r->harness, NULL,	      r->commit,    r->branch, NULL,
-				      r->started, "0",	      "release",    "0",       r->primary,
+		const char *rv[17] = {r->digest,    r->machine, r->benchmark, r->config, r->source,
+				      r->harness,   NULL,	r->commit,    r->branch, NULL,
+				      r->started,   "0",	"release",    "0",	 r->primary,
 				      r->quietness, r->raw};
 		char run_id[24];
 		PGresult *res = run(conn, "run", 17, rv, NULL, NULL, "insert a run");
@@ -270,9 +270,17 @@ int main(int argc, char **argv)
 		PQclear(res);
 		for (size_t k = 0; k < r->nmetrics; k++) {
 			const struct metric *m = &metrics[r->first_metric + k];
-			const char *mv[11] = {run_id,  m->name, m->kind,  m->unit,
-					      m->better, m->median, m->p95, m->n,
-					      m->value, NULL,	  (const char *)m->samples};
+			const char *mv[11] = {run_id,
+					      m->name,
+					      m->kind,
+					      m->unit,
+					      m->better,
+					      m->median,
+					      m->p95,
+					      m->n,
+					      m->value,
+					      NULL,
+					      (const char *)m->samples};
 			int lengths[11] = {0};
 			int formats[11] = {0};
 			/* little-endian doubles, as the store keeps them (x86, arm) */
