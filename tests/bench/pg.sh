@@ -36,7 +36,7 @@ HERE=$ROOT/tests/bench
 BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
-GROUPS=${BENCH_GROUPS:-1000}
+NGROUPS=${BENCH_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_COMMITS:-1000}
 SECTIONS=${BENCH_SECTIONS:-ingest detect gate web}
 CC=${CC:-cc}
@@ -252,7 +252,7 @@ history_db() {
 		cp "$BENCH_DETECT_DB" "$WORK/detect.db" || die "cannot copy $BENCH_DETECT_DB"
 	else
 		t0=$(now)
-		"$WORK/gen_history" "$WORK/detect.db" --groups "$GROUPS" --commits "$DETECT_COMMITS" \
+		"$WORK/gen_history" "$WORK/detect.db" --groups "$NGROUPS" --commits "$DETECT_COMMITS" \
 			--revs "$WORK/revs.txt" --tip-samples 30 ||
 			die "cannot generate the history"
 		printf '  history written in %.0f s through ingest (%.0f MB)\n' "$(calc "$(now) - $t0")" \
@@ -260,8 +260,8 @@ history_db() {
 		[ -z "${BENCH_DETECT_DB:-}" ] || cp "$WORK/detect.db" "$BENCH_DETECT_DB"
 	fi
 	stored=$(sqlite3 "$WORK/detect.db" "select count(*) from records")
-	[ "$stored" = $((GROUPS * DETECT_COMMITS)) ] ||
-		die "the history holds $stored records, not $((GROUPS * DETECT_COMMITS)) (BENCH_DETECT_DB of other sizes?)"
+	[ "$stored" = $((NGROUPS * DETECT_COMMITS)) ] ||
+		die "the history holds $stored records, not $((NGROUPS * DETECT_COMMITS)) (BENCH_DETECT_DB of other sizes?)"
 }
 
 # migrate_to FILE NAME: copies FILE into a fresh database NAME (timed, printed), then VACUUM
@@ -282,7 +282,7 @@ migrate_to() {
 
 # --- detect -----------------------------------------------------------------------------------
 if want detect; then
-echo "detect: $((GROUPS * DETECT_COMMITS)) records over $GROUPS Series"
+echo "detect: $((NGROUPS * DETECT_COMMITS)) records over $NGROUPS Series"
 history_db
 cp "$WORK/detect.db" "$WORK/lite.db" || die "cannot copy the history"
 migrate_to "$WORK/lite.db" bench_detect
@@ -327,11 +327,11 @@ fi
 
 # --- gate -------------------------------------------------------------------------------------
 if want gate; then
-echo "gate: $GROUPS comparisons on a $((GROUPS * DETECT_COMMITS))-record database"
+echo "gate: $NGROUPS comparisons on a $((NGROUPS * DETECT_COMMITS))-record database"
 history_db
 cp "$WORK/detect.db" "$WORK/gate.db" || die "cannot copy the history"
 set -- $("$BL" hash --repo "$WORK/repo" pr)
-"$WORK/gen_history" "$WORK/gate.db" --groups "$GROUPS" --head "$2" "$1" --tip-samples 30 ||
+"$WORK/gen_history" "$WORK/gate.db" --groups "$NGROUPS" --head "$2" "$1" --tip-samples 30 ||
 	die "cannot write the head's records"
 migrate_to "$WORK/gate.db" bench_gate
 PGDB=$MIGRATED
@@ -343,7 +343,7 @@ gate() { # DB JSON
 gate "$WORK/gate.db" "$WORK/lite.gate" || die "gate (SQLite) failed: $(head -1 "$WORK/err")"
 compared=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
 	print scalar grep { defined $_->{ratio} } @{$j->{comparisons}}' "$WORK/lite.gate" 2>/dev/null)
-[ "$compared" = "$GROUPS" ] || { echo "  SQLite's gate made $compared comparisons, not $GROUPS"; missed=1; }
+[ "$compared" = "$NGROUPS" ] || { echo "  SQLite's gate made $compared comparisons, not $NGROUPS"; missed=1; }
 pg_ok=1
 gate "$PGDB" "$WORK/pg.gate" ||
 	{ echo "  gate (PostgreSQL) FAILED:"; head -5 "$WORK/err" | sed 's/^/    /'; pg_ok=; missed=1; }
