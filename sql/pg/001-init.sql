@@ -65,7 +65,12 @@ CREATE TABLE records (
 );
 
 -- One row per metric of a run. samples is the raw sample array as little-endian IEEE 754
--- doubles (8 bytes each), NULL when the run gave none.
+-- doubles (8 bytes each), NULL when the run gave none. As for records, the primary key's index
+-- also carries what the Series and detect reads take of a metric (INCLUDE: kind, unit,
+-- better, median, value; not part of the key), so those reads are index-only scans and never
+-- read the rows with their samples (measured: detect's read of 100,000 metrics with 800-byte
+-- samples in 11 ms instead of 58; the index grows by a few percent). Metrics are written once
+-- and never updated, so the wider index costs nothing after the insert.
 CREATE TABLE metrics (
 	run_id bigint NOT NULL REFERENCES runs (id),
 	name text COLLATE "C" NOT NULL,
@@ -78,7 +83,7 @@ CREATE TABLE metrics (
 	value double precision,
 	ladder text COLLATE "C",
 	samples bytea,
-	PRIMARY KEY (run_id, name)
+	PRIMARY KEY (run_id, name) INCLUDE (kind, unit, better, median, value)
 );
 
 -- Why a run is not on its Series (§5): dirty, profile, not-main, preflight, noisy,

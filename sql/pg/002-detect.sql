@@ -105,7 +105,7 @@ CREATE TABLE detect_log_commits (
 
 -- One step of the log, shared by the records and tags triggers (SQLite writes it out in each
 -- trigger): add delta to the entry (run_id, what), drop the entry when its net change is 0,
--- and copy what detect needs of the run the first time the run is logged. These are the three
+-- and copy what detect needs of the run the first time the run is logged. These are the
 -- statements of sql/002-detect.sql's trigger bodies; sql/pg/005-insert-path.sql replaces
 -- them with an upsert, as sql/005-insert-path.sql does (a database is migrated to the latest
 -- version when opened, so this form never serves writes: 005's comment says why it must not).
