@@ -29,7 +29,9 @@ hold_lock() {
 	if pg_mode; then
 		printf 'BEGIN;\nSELECT pg_advisory_xact_lock(%s);\n' "$PG_WRITERS_LOCK" >&9
 	else
-		printf 'BEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('"'"'held'"'"', 1);\n' >&9
+		# a busy timeout of its own: the polls below take the lock for an instant, and a
+		# holder refused at once would hold nothing
+		printf '.timeout 20000\nBEGIN IMMEDIATE;\nINSERT INTO meta (key, value) VALUES ('"'"'held'"'"', 1);\n' >&9
 	fi
 	# the lock is held once a writer is refused at once
 	i=0
