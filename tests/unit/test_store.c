@@ -161,6 +161,44 @@ static void database_errors_name_the_file(void **state)
 
 /* A Series with a "." or ".." part is linked through the query (a browser drops dot segments
  * from a path); the pages, the gate's comment and triage's issues all link it so. */
+/*
+ * A write the database refuses inside a transaction fails that transaction, and nothing of it
+ * is stored: on SQLite at once; on PostgreSQL, where a write that returns nothing is sent
+ * without waiting (store/pg.c's pipeline), at the latest at the commit, with the server's
+ * message for the write.
+ */
+static void a_refused_write_stores_nothing(void **state)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	struct store_metric again;
+	struct db db;
+	int64_t runs = -1;
+	int write_ret, commit_ret = 0;
+	(void)state;
+	db_open(&db);
+	assert_int_equal(store_begin(db.st, &err), 0);
+	add_records(&db);
+	/* run 1's metric t a second time: its primary key refuses it */
+	memset(&again, 0, sizeof(again));
+	again.name = "t";
+	again.kind = METRIC_TIMED;
+	again.unit = "us";
+	again.median = 1;
+	again.p95 = again.value = NAN;
+	again.n = -1;
+	write_ret = store_insert_metric(db.st, 1, &again, &err);
+	if (!write_ret)
+		commit_ret = store_commit(db.st, &err);
+	else
+		store_rollback(db.st);
+	assert_true(write_ret || commit_ret);
+	assert_non_null(strstr(err.msg.buf, "metrics"));
+	assert_int_equal(store_count(&runs, db.st, "runs", NULL), 0);
+	assert_int_equal(runs, 0);
+	bl_error_release(&err);
+	db_close(&db);
+}
+
 static void series_links_with_dot_parts(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -180,6 +218,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(series_links_with_dot_parts),
+	    cmocka_unit_test(a_refused_write_stores_nothing),
 	    cmocka_unit_test(a_walk_is_not_restarted_from_its_callback),
 	    cmocka_unit_test(database_errors_name_the_file),
 	};
