@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "rows.h"
+
 struct metric {
 	const char *name, *kind, *unit, *better;
 	double median, p95, value; /* NAN: NULL */
@@ -44,71 +46,14 @@ static void die(const char *what, sqlite3 *db)
 	exit(1);
 }
 
-static void *grow(void *p, size_t *alloc, size_t nr, size_t size)
+static void rows_fail(const char *what)
 {
-	if (nr < *alloc)
-		return p;
-	*alloc = *alloc ? *alloc * 2 : 1024;
-	p = realloc(p, *alloc * size);
-	if (!p)
-		die("out of memory", NULL);
-	return p;
-}
-
-/* Splits line at tabs in place into at most max fields; returns how many. */
-static size_t split(char *line, char **fields, size_t max)
-{
-	size_t n = 0;
-	while (n < max) {
-		char *tab = strchr(line, '\t');
-		fields[n++] = line;
-		if (!tab)
-			break;
-		*tab = '\0';
-		line = tab + 1;
-	}
-	return n;
+	die(what, NULL);
 }
 
 static double real_or_nan(const char *s)
 {
 	return strcmp(s, "-") ? strtod(s, NULL) : NAN;
-}
-
-static double *parse_samples(const char *s, size_t *n)
-{
-	double *v = NULL;
-	size_t alloc = 0;
-	*n = 0;
-	if (!strcmp(s, "-"))
-		return NULL;
-	while (*s) {
-		char *end;
-		double d = strtod(s, &end);
-		if (end == s)
-			break;
-		v = grow(v, &alloc, *n, sizeof(*v));
-		v[(*n)++] = d;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return v;
-}
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long len;
-	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		perror(path);
-		exit(1);
-	}
-	buf = malloc((size_t)len + 1);
-	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len)
-		die("cannot read the rows", NULL);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static void bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -139,13 +84,6 @@ static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
 	return s;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	struct run *runs = NULL;
@@ -162,7 +100,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: plain_insert DB ROWS\n");
 		return 2;
 	}
-	buf = read_all(argv[2]);
+	buf = rows_read(argv[2]);
 	for (line = buf; *line; line = next) {
 		char *f[13];
 		size_t nf;
@@ -171,16 +109,16 @@ int main(int argc, char **argv)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		nf = split(line, f, 13);
+		nf = rows_split(line, f, 13);
 		if (!strcmp(f[0], "MACHINE") && nf == 3) {
-			machines = grow(machines, &amachines, nmachines, sizeof(*machines));
+			machines = rows_grow(machines, &amachines, nmachines, sizeof(*machines));
 			machines[nmachines++] = (struct name){atoll(f[1]), f[2]};
 		} else if (!strcmp(f[0], "BENCHMARK") && nf == 3) {
 			benchmarks =
-			    grow(benchmarks, &abenchmarks, nbenchmarks, sizeof(*benchmarks));
+			    rows_grow(benchmarks, &abenchmarks, nbenchmarks, sizeof(*benchmarks));
 			benchmarks[nbenchmarks++] = (struct name){atoll(f[1]), f[2]};
 		} else if (!strcmp(f[0], "R") && nf == 13) {
-			runs = grow(runs, &aruns, nruns, sizeof(*runs));
+			runs = rows_grow(runs, &aruns, nruns, sizeof(*runs));
 			runs[nruns++] = (struct run){
 			    .machine = atoll(f[1]) + 1,
 			    .benchmark = atoll(f[2]) + 1,
@@ -198,7 +136,7 @@ int main(int argc, char **argv)
 			};
 		} else if (!strcmp(f[0], "M") && nf == 10 && nruns) {
 			struct metric *m;
-			metrics = grow(metrics, &ametrics, nmetrics, sizeof(*metrics));
+			metrics = rows_grow(metrics, &ametrics, nmetrics, sizeof(*metrics));
 			m = &metrics[nmetrics++];
 			*m = (struct metric){
 			    .name = f[1],
@@ -210,7 +148,7 @@ int main(int argc, char **argv)
 			    .n = strcmp(f[7], "-") ? atoll(f[7]) : -1,
 			    .value = real_or_nan(f[8]),
 			};
-			m->samples = parse_samples(f[9], &m->nsamples);
+			m->samples = rows_samples(f[9], &m->nsamples);
 			runs[nruns - 1].nmetrics++;
 		} else {
 			fprintf(stderr, "plain_insert: %s: bad row '%.40s'\n", argv[2], f[0]);
@@ -241,7 +179,7 @@ int main(int argc, char **argv)
 				 " source_hash, harness_version, run_id)"
 				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
 
-	t0 = now();
+	t0 = rows_now();
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		die("begin", db);
 	for (size_t i = 0; i < nmachines; i++) {
@@ -318,7 +256,7 @@ int main(int argc, char **argv)
 	/* Closing checkpoints the WAL, as benchline does when its process ends. */
 	if (sqlite3_close(db) != SQLITE_OK)
 		die("close", db);
-	t1 = now();
+	t1 = rows_now();
 	printf("%zu %.6f\n", nruns, t1 - t0);
 	for (size_t i = 0; i < nmetrics; i++)
 		free(metrics[i].samples);
