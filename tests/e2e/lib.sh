@@ -215,13 +215,47 @@ test_cmp() {
 	diff -u "$1" "$2"
 }
 
-# db_dump [PATH]: the database's content as text, for before/after comparisons.
+# db_dump [PATH]: the database's content as text, for before/after comparisons. PostgreSQL's
+# leaves out what differs between two dumps of the same rows: pg_dump's \restrict key (new at
+# every dump) and the sequences' positions (a rolled-back insert still moves them, where
+# SQLite's rollback gives the ids back); its INSERTs name the tables as SQLite's do.
 db_dump() {
 	if pg_mode; then
-		pg_dump --no-owner --data-only --inserts "$(db_url "${1:-$BENCHLINE_DB}")"
+		pg_dump --no-owner --data-only --inserts "$(db_url "${1:-$BENCHLINE_DB}")" |
+			sed '/^\\\(un\)\{0,1\}restrict /d; /^SELECT pg_catalog\.setval(/d;
+				s/^INSERT INTO public\./INSERT INTO /'
 	else
 		sqlite3 "${1:-$BENCHLINE_DB}" .dump
 	fi
+}
+
+# db_cp FROM TO: TO becomes a copy of the database FROM names (a file copied, or a database
+# made from FROM as its template).
+db_cp() {
+	if pg_mode; then
+		from=$(db_url "$1") && to=$(db_url "$2") &&
+			psql -X -q -v ON_ERROR_STOP=1 "$BENCHLINE_TEST_PG" \
+				-c "DROP DATABASE ${to##*/} WITH (FORCE)" \
+				-c "CREATE DATABASE ${to##*/} TEMPLATE ${from##*/}"
+	else
+		cp "$1" "$2"
+	fi
+}
+
+# db_tables PATH: how many tables the database PATH names holds (0 for no file).
+db_tables() {
+	if pg_mode; then
+		db_sql "$1" "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
+	elif [ -e "$1" ]; then
+		sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	else
+		echo 0
+	fi
+}
+
+# db_absent PATH: nothing was made for PATH (no file; on PostgreSQL, no table in its database).
+db_absent() {
+	test "$(db_tables "$1")" = 0
 }
 
 # native_lines N [FIRST [MACHINE]]: N native records on lines of their own (about 420 bytes

@@ -58,17 +58,6 @@ schema_version() {
 	fi
 }
 
-# tables DB: how many tables the database DB names holds (on SQLite, whether its file is there).
-tables() {
-	if pg_mode; then
-		db_sql "$1" "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
-	elif [ -e "$1" ]; then
-		sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-	else
-		echo 0
-	fi
-}
-
 test_expect 'a missing database is an error for a reading command' '
 	expect_exit 2 bl --db missing.db records 2>err &&
 	if pg_mode; then
@@ -78,7 +67,7 @@ test_expect 'a missing database is an error for a reading command' '
 		grep -q "no database at .missing.db." err
 	fi &&
 	test ! -e missing.db &&
-	test "$(tables missing.db)" = 0
+	test "$(db_tables missing.db)" = 0
 '
 test_expect 'init creates the database at --db, then $BENCHLINE_DB' '
 	bl --db one.db init &&

@@ -29,18 +29,6 @@ runs() {
 	db_sql "$BENCHLINE_DB" "select count(*) from runs"
 }
 
-# dump: db_dump without what differs between two dumps of the same content. PostgreSQL's
-# pg_dump opens and closes with a \restrict line of a key made afresh each time, and its
-# sequences are not transactional: a refused file's rolled-back INSERTs still took their ids
-# (which SQLite's rollback gives back), so a setval line is not the content either.
-dump() {
-	if pg_mode; then
-		db_dump "$@" | sed '/^\\\(un\)\{0,1\}restrict /d; /^SELECT pg_catalog\.setval(/d'
-	else
-		db_dump "$@"
-	fi
-}
-
 # json_ok FILE PERL-EXPR: succeeds when the expression is true for the decoded JSON ($j).
 json_ok() {
 	if [ "$(json_get "$1" "($2) ? 1 : 0")" != 1 ]; then
@@ -53,14 +41,14 @@ json_ok() {
 # refused FILE LINE WHAT: ingesting FILE exits 2 with "FILE:LINE:COLUMN: " (any line when
 # LINE is -) and a message matching WHAT, and the database content does not change.
 refused() {
-	dump >before.sql &&
+	db_dump >before.sql &&
 	expect_exit 2 bl ingest "$1" >out 2>err || return 1
 	cat err
 	line=$2
 	[ "$line" = - ] && line='[0-9][0-9]*'
 	grep -q "^benchline: $1:$line:[0-9][0-9]*: " err || { echo "no $1:$2:COLUMN: prefix"; return 1; }
 	grep -q "$3" err || { echo "message does not match '$3'"; return 1; }
-	dump >after.sql &&
+	db_dump >after.sql &&
 	cmp before.sql after.sql
 }
 
@@ -210,13 +198,13 @@ test_expect 'a file with 3 good records and 1 bad one stores none of them' '
 test_expect 'a record without source_hash and no --repo is an error naming the field' '
 	{ rec benchmark=h1; rec benchmark=h2 | sed "s/,\"source_hash\":\"[^\"]*\"//"; } >nohash.json &&
 	! grep -q "h2.*source_hash" nohash.json &&
-	dump >before.sql &&
+	db_dump >before.sql &&
 	expect_exit 2 bl ingest nohash.json 2>err &&
 	cat err &&
 	grep -q "^benchline: nohash.json" err &&
 	grep -q "source_hash" err &&
 	grep -q -- "--repo" err &&
-	dump >after.sql &&
+	db_dump >after.sql &&
 	cmp before.sql after.sql
 '
 
@@ -235,12 +223,12 @@ test_expect 'with --repo the missing source_hash is computed from the commit' '
 
 test_expect 'with --repo, a commit the repository lacks is an error; nothing is stored' '
 	rec benchmark=h4 commit=$(printf "d%039d" 4) | sed "s/,\"source_hash\":\"[^\"]*\"//" >unknown.json &&
-	dump >before.sql &&
+	db_dump >before.sql &&
 	expect_exit 2 bl ingest --repo repo unknown.json 2>err &&
 	cat err &&
 	grep -q "^benchline: unknown.json: record 1: source.commit: " err &&
 	grep -q "d0\{38\}4" err &&
-	dump >after.sql &&
+	db_dump >after.sql &&
 	cmp before.sql after.sql
 '
 
@@ -261,12 +249,12 @@ test_expect 'several files, one bad: the good ones are stored, exit 2' '
 '
 
 test_expect 're-ingesting the same file stores nothing new' '
-	dump >before.sql &&
+	db_dump >before.sql &&
 	bl ingest one.json lines.json >out &&
 	cat out &&
 	test "$(grep -c ": already stored$" out)" = 4 &&
 	test "$(wc -l <out)" = 4 &&
-	dump >after.sql &&
+	db_dump >after.sql &&
 	cmp before.sql after.sql
 '
 
@@ -279,11 +267,11 @@ test_expect 'the same record reformatted (whitespace, key order) is already stor
 	! cmp -s one.json sorted.json &&
 	{ rec benchmark=f; } | sed "s/^{\"schema\":1,\(.*\)}\$/{\1 , \"schema\" : 1 }/" >shuffled.json &&
 	! grep -q "^{\"schema\"" shuffled.json &&
-	dump >before.sql &&
+	db_dump >before.sql &&
 	bl ingest sorted.json shuffled.json >out &&
 	cat out &&
 	test "$(grep -c ": already stored$" out)" = 2 &&
-	dump >after.sql &&
+	db_dump >after.sql &&
 	cmp before.sql after.sql
 '
 

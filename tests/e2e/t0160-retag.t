@@ -24,18 +24,6 @@ tags() {
 		sort { $a->{id} <=> $b->{id} } @$j' | sed '/^$/d'
 }
 
-# dump DB: db_dump without what differs between two dumps of the same content. PostgreSQL's
-# pg_dump opens and closes with a \restrict line of a key made afresh each time, and its
-# sequences are not transactional: a dry run's rolled-back audit INSERT still took its id
-# (which SQLite's rollback gives back), so a setval line is not the content either.
-dump() {
-	if pg_mode; then
-		db_dump "$@" | sed '/^\\\(un\)\{0,1\}restrict /d; /^SELECT pg_catalog\.setval(/d'
-	else
-		db_dump "$@"
-	fi
-}
-
 mkdir keep
 # strict is a repository: ingest reads benchline.json from --repo's.
 git init -q strict
@@ -78,12 +66,12 @@ test_expect 'retag again changes nothing' '
 '
 
 test_expect 'retag --dry-run says what would change and writes nothing' '
-	dump a.db >dump.before &&
+	db_dump a.db >dump.before &&
 	bl --db a.db retag --dry-run --json >actual.json &&
 	json_get actual.json "join \" \", \$j->{runs}, \$j->{retagged}, \$j->{tags}{noisy}{removed}, \$j->{tags}{superseded}{added}, \$j->{keys_changed}, \$j->{dry_run} ? q(dry) : q(wet)" >actual &&
 	echo "12 12 11 1 1 dry" >expect &&
 	test_cmp expect actual &&
-	dump a.db >dump.after &&
+	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after
 '
 
@@ -148,10 +136,10 @@ test_expect 'retag agrees with sync and with a source hash ingest computed' '
 
 test_expect 'a bad benchline.json is an error and changes nothing' '
 	mkdir bad && echo "{\"quiet\": {\"max_p95_ratio\": \"x\"}}" >bad/benchline.json &&
-	dump a.db >dump.before &&
+	db_dump a.db >dump.before &&
 	expect_exit 2 bl --db a.db retag --repo bad 2>err &&
 	grep -q "max_p95_ratio" err &&
-	dump a.db >dump.after &&
+	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after &&
 	expect_exit 2 bl --db a.db retag extra 2>err &&
 	grep -q "retag takes no arguments" err

@@ -40,18 +40,6 @@ same_detect() {
 	test_cmp "$2.suspects" "$1.suspects"
 }
 
-# dump DB: db_dump without what differs between two dumps of the same content. PostgreSQL's
-# pg_dump opens and closes with a \restrict line of a key made afresh each time, and its
-# sequences are not transactional: a rolled-back INSERT still took its id (which SQLite's
-# rollback gives back), so a setval line is not the content either.
-dump() {
-	if pg_mode; then
-		db_dump "$@" | sed '/^\\\(un\)\{0,1\}restrict /d; /^SELECT pg_catalog\.setval(/d'
-	else
-		db_dump "$@"
-	fi
-}
-
 # A step at commit 9 on m1 (a Suspect there), a flat m2, and a second, quieter run of m1's
 # commit 3 (run 21, which takes the key from run 3).
 {
@@ -71,11 +59,11 @@ test_expect 'setup: 21 runs, one Suspect' '
 '
 
 test_expect 'an unknown id is an error naming it, and nothing is removed' '
-	dump a.db >dump.before &&
+	db_dump a.db >dump.before &&
 	expect_exit 2 bl --db a.db rm --why "bad runs" 2 999 2>err &&
 	echo "benchline: no run 999" >expect &&
 	test_cmp expect err &&
-	dump a.db >dump.after &&
+	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after
 '
 
@@ -93,13 +81,13 @@ test_expect 'rm needs a reason, runs named one way, and ids that are ids' '
 '
 
 test_expect '--dry-run says what it would remove and writes nothing' '
-	dump a.db >dump.before &&
+	db_dump a.db >dump.before &&
 	bl --db a.db rm --dry-run --machine m2 >actual &&
 	test "$(grep -c "^would remove run" actual)" = 8 &&
 	tail -n 1 actual >last &&
 	echo "dry run: would remove 8 runs: 0 keys with another standing run, 8 with no run left (nothing written)" >expect &&
 	test_cmp expect last &&
-	dump a.db >dump.after &&
+	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after
 '
 

@@ -36,17 +36,6 @@ q() {
 	db_sql "$BENCHLINE_DB" "$1"
 }
 
-# db_absent PATH: nothing made the database PATH names: no file, or (PostgreSQL, where the
-# test's database exists from the start) no table in it.
-db_absent() {
-	if pg_mode; then
-		test "$(db_sql "$1" "select count(*) from information_schema.tables
-			where table_schema = 'public'")" = 0
-	else
-		test ! -e "$1"
-	fi
-}
-
 test_expect 'the first sync stores main first-parent history' '
 	bl sync --repo repo --json >out &&
 	test "$(json_get out "\$j->{branch}")" = main &&

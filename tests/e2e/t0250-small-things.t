@@ -25,28 +25,17 @@ test_expect 'paths check with a benchline.json that lists no measured_paths: not
 	rm repo/benchline.json
 '
 
-# tables DB: how many tables the database DB names holds (on SQLite, whether its file is there).
-tables() {
-	if pg_mode; then
-		db_sql "$1" "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
-	elif [ -e "$1" ]; then
-		sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-	else
-		echo 0
-	fi
-}
-
 test_expect 'serve refuses a database that does not exist, and creates none' '
 	expect_exit 2 bl --db missing.db serve --port 0 2>err &&
 	echo "benchline: no database at '\''$(db_url missing.db)'\'' (serve --create makes an empty one)" >expect &&
 	test_cmp expect err &&
 	test ! -e missing.db &&
-	test "$(tables missing.db)" = 0
+	test "$(db_tables missing.db)" = 0
 '
 
 test_expect 'serve --create makes the database and serves it' '
 	BENCHLINE_DB=$(db_url "$TMP/created.db") serve_start created --create &&
-	test "$(tables created.db)" -gt 0 &&
+	test "$(db_tables created.db)" -gt 0 &&
 	if pg_mode; then test ! -e created.db; else test -f created.db; fi &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" "$URL/")" = 200 &&
 	serve_stop created

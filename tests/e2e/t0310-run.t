@@ -3,14 +3,6 @@
 # command stores nothing. import-baseline: every record starts a line. ingest --format.
 . "$(dirname "$0")/lib.sh"
 
-# db_snapshot [PATH]: db_dump less the lines two dumps of the same content differ in: pg_dump
-# (PostgreSQL 15.14 on) brackets its output in \restrict KEY and \unrestrict KEY, a new random
-# KEY each time. (Defined here; lib.sh's db_dump keeps them.)
-db_snapshot() {
-	db_dump "$@" >"$TMP/.snapshot" &&
-		sed '/^\\\(un\)\{0,1\}restrict /d' "$TMP/.snapshot"
-}
-
 # A quiet simulated machine, so preflight's verdict does not depend on this host's load.
 cp -r "$FIXTURES/sysroot/quiet" quiet
 export BENCHLINE_SYSROOT=$TMP/quiet
@@ -77,18 +69,18 @@ test_expect 'a busy machine: the run is stored and tagged preflight' '
 '
 
 test_expect 'a failing command exits 2 with its stderr tail and stores nothing' '
-	db_snapshot >before.sql &&
+	db_dump >before.sql &&
 	expect_exit 2 bl run --repo repo -- sh -c "echo first line >&2; echo the reason it failed >&2; exit 3" >out 2>err &&
 	grep -q "exited with status 3; nothing stored" err &&
 	grep -q "the reason it failed" err &&
-	db_snapshot >after.sql && cmp before.sql after.sql
+	db_dump >after.sql && cmp before.sql after.sql
 '
 
 test_expect 'a command killed by a signal exits 2 and stores nothing' '
-	db_snapshot >before.sql &&
+	db_dump >before.sql &&
 	expect_exit 2 bl run --repo repo -- sh -c "kill -9 \$\$" 2>err &&
 	grep -q "killed by signal 9" err &&
-	db_snapshot >after.sql && cmp before.sql after.sql
+	db_dump >after.sql && cmp before.sql after.sql
 '
 
 test_expect 'a command that cannot be found exits 2' '
@@ -97,10 +89,10 @@ test_expect 'a command that cannot be found exits 2' '
 '
 
 test_expect 'output that does not parse exits 2 naming the output and the position' '
-	db_snapshot >before.sql &&
+	db_dump >before.sql &&
 	expect_exit 2 bl run --repo repo --format benchline -- echo "{\"schema\": 1," 2>err &&
 	grep -q "output of .echo.:[0-9]*:[0-9]*: " err &&
-	db_snapshot >after.sql && cmp before.sql after.sql
+	db_dump >after.sql && cmp before.sql after.sql
 '
 
 test_expect 'no command is a usage error' '
@@ -175,7 +167,7 @@ test_expect 'every format: a truncated or garbled file exits 2, named with its p
 	bl --db trunc.db init >/dev/null &&
 	bl --db trunc.db ingest -v --machine t1 --harness-version 1 --repo repo "$FIXTURES/formats/gbench.json" >/dev/null 2>err &&
 	grep -q "format gbench" err &&
-	db_snapshot trunc.db >before.sql &&
+	db_dump trunc.db >before.sql &&
 	for f in bmf.json gbench.json hyperfine.json pytest.json; do
 		size=$(wc -c <"$FIXTURES/formats/$f") &&
 		head -c $((size * 2 / 3)) "$FIXTURES/formats/$f" >"cut-$f" &&
@@ -193,7 +185,7 @@ test_expect 'every format: a truncated or garbled file exits 2, named with its p
 	head -c 20 "$est" >"$est.tmp" && mv "$est.tmp" "$est" &&
 	expect_exit 2 bl --db trunc.db ingest --machine t1 --harness-version 1 --repo repo crit 2>err &&
 	grep -q "estimates.json:[0-9]*:[0-9]*: " err &&
-	db_snapshot trunc.db >after.sql &&
+	db_dump trunc.db >after.sql &&
 	cmp before.sql after.sql
 '
 

@@ -3,14 +3,6 @@
 # band finds, with every kind of tagged run, baselines, and a keep-first machine.
 . "$(dirname "$0")/lib.sh"
 
-# db_snapshot [PATH]: db_dump less the lines two dumps of the same content differ in: pg_dump
-# (PostgreSQL 15.14 on) brackets its output in \restrict KEY and \unrestrict KEY, a new random
-# KEY each time. (Defined here; lib.sh's db_dump keeps them.)
-db_snapshot() {
-	db_dump "$@" >"$TMP/.snapshot" &&
-		sed '/^\\\(un\)\{0,1\}restrict /d' "$TMP/.snapshot"
-}
-
 # band.pl < RECORDS-JSON: the §6 rule, written out independently of benchline's detector, on
 # the untagged standing records: one line per mark, "MACHINE BENCHMARK CONFIG METRIC COMMIT
 # SIDE" (tab-separated), sorted.
@@ -151,11 +143,11 @@ test_expect 'the same seed writes the same history; another seed another' '
 '
 
 test_expect 'demo refuses a database that already holds runs, and changes nothing' '
-	db_snapshot j.db >before.sql &&
+	db_dump j.db >before.sql &&
 	expect_exit 2 bl --db j.db demo 2>err &&
 	grep -q "already holds [0-9]* runs" err &&
 	grep -q "empty database" err &&
-	db_snapshot j.db >after.sql &&
+	db_dump j.db >after.sql &&
 	cmp before.sql after.sql
 '
 

@@ -36,18 +36,6 @@ json_ok() {
 	fi
 }
 
-# db_cp FROM TO: the database TO names becomes a copy of FROM's (a copy of the file, or a
-# database made from FROM's as its template). Defined here: lib.sh has no copy.
-db_cp() {
-	if pg_mode; then
-		from=$(db_url "$1") && to=$(db_url "$2") &&
-		psql -X -q -v ON_ERROR_STOP=1 "$BENCHLINE_TEST_PG" -c "DROP DATABASE ${to##*/}" \
-			-c "CREATE DATABASE ${to##*/} TEMPLATE ${from##*/}"
-	else
-		cp "$1" "$2"
-	fi
-}
-
 # lines FILE ID: "reason:records reason:records ..." of one Series.
 lines() {
 	json_get "$1" "my (\$s) = grep { \$_->{id} eq q($2) } @\$j; die q(no $2) unless \$s;

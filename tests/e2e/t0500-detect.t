@@ -28,19 +28,6 @@ state() {
 	EOF
 }
 
-# db_cp FROM TO: the database TO names becomes a copy of FROM's (a copy of the file, or a
-# database made from FROM's as its template). Defined here: lib.sh has no copy.
-db_cp() {
-	if pg_mode; then
-		from=$(db_url "$1") && to=$(db_url "$2") &&
-		psql -X -q -v ON_ERROR_STOP=1 "$BENCHLINE_TEST_PG" \
-			-c "DROP DATABASE ${to##*/} WITH (FORCE)" \
-			-c "CREATE DATABASE ${to##*/} TEMPLATE ${from##*/}"
-	else
-		cp "$1" "$2"
-	fi
-}
-
 # marks JSON: "MACHINE BENCHMARK CONFIG METRIC COMMIT SIDE" per Suspect (tab-separated), sorted;
 # JSON is `suspects --json` or `detect --json` (its new_suspects).
 marks() {

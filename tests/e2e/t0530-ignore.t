@@ -7,27 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
-# db_snapshot [PATH]: db_dump less the lines two dumps of the same content differ in: pg_dump
-# (PostgreSQL 15.14 on) brackets its output in \restrict KEY and \unrestrict KEY, a new random
-# KEY each time. (Defined here; lib.sh's db_dump keeps them.)
-db_snapshot() {
-	db_dump "$@" >"$TMP/.snapshot" &&
-		sed '/^\\\(un\)\{0,1\}restrict /d' "$TMP/.snapshot"
-}
-
-# db_cp FROM TO: the database TO names becomes a copy of FROM's (a copy of the file, or a
-# database made from FROM's as its template). Defined here: lib.sh has no copy.
-db_cp() {
-	if pg_mode; then
-		from=$(db_url "$1") && to=$(db_url "$2") &&
-		psql -X -q -v ON_ERROR_STOP=1 "$BENCHLINE_TEST_PG" \
-			-c "DROP DATABASE ${to##*/} WITH (FORCE)" \
-			-c "CREATE DATABASE ${to##*/} TEMPLATE ${from##*/}"
-	else
-		cp "$1" "$2"
-	fi
-}
-
 # records MACHINE BENCHMARK FIRST V1 V2 ...: one record per value, commit i (a number)
 # committed on day i, from FIRST on.
 records() {
@@ -79,11 +58,11 @@ test_expect 'suspects ignore sets the alert and its Suspects ignored' '
 '
 
 test_expect 'ignoring it again changes nothing' '
-	db_snapshot a.db >dump.before &&
+	db_dump a.db >dump.before &&
 	bl --db a.db suspects ignore --why again 1 >actual &&
 	echo "alert 1 was ignored already" >expect &&
 	test_cmp expect actual &&
-	db_snapshot a.db >dump.after &&
+	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after
 '
 
@@ -134,7 +113,7 @@ test_expect 'an ignored alert leaves triage' '
 '
 
 test_expect 'errors: no such alert, no reason, not an id; nothing changes' '
-	db_snapshot a.db >dump.before &&
+	db_dump a.db >dump.before &&
 	expect_exit 2 bl --db a.db suspects ignore --why x 99 2>err &&
 	echo "benchline: no alert 99" >expect &&
 	test_cmp expect err &&
@@ -144,7 +123,7 @@ test_expect 'errors: no such alert, no reason, not an id; nothing changes' '
 	grep -q "not an alert id: .two." err &&
 	expect_exit 2 bl --db a.db suspects ignore --why x 2>err &&
 	grep -q "takes one alert id" err &&
-	db_snapshot a.db >dump.after &&
+	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after
 '
 
@@ -161,7 +140,7 @@ export BENCHLINE_DB
 serve_start ignore --token-file tokens --timeout 5 || exit 1
 
 test_expect 'POST /api/alerts/{id}/ignore: a token, the confirm role, the machine, a reason' '
-	db_snapshot a.db >dump.before &&
+	db_dump a.db >dump.before &&
 	test "$(post nope 2 "{\"why\": \"x\"}")" = 401 &&
 	test "$(post tok-push 2 "{\"why\": \"x\"}")" = 403 &&
 	grep -q "may not ignore alerts" body &&
@@ -173,7 +152,7 @@ test_expect 'POST /api/alerts/{id}/ignore: a token, the confirm role, the machin
 	test "$(post tok-all 2 "{\"why\":")" = 400 &&
 	test "$(post tok-all 99 "{\"why\": \"x\"}")" = 404 &&
 	expect_status 405 application/json GET "$URL/api/alerts/2/ignore" &&
-	db_snapshot a.db >dump.after &&
+	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after
 '
 

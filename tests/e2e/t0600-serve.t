@@ -12,18 +12,6 @@ SID=ci-lavapipe/crowd/640x360%2F64f/cpu_frame_us
 MAIN1=$(db_sql "$BENCHLINE_DB" "SELECT sha FROM commits WHERE seq = 7")
 MAIN2=$(db_sql "$BENCHLINE_DB" "SELECT sha FROM commits WHERE seq = 8")
 
-# dump: db_dump without what differs between two dumps of the same content. PostgreSQL's
-# pg_dump opens and closes with a \restrict line of a key made afresh each time, and its
-# sequences are not transactional: a refused push's rolled-back INSERTs still took their ids
-# (which SQLite's rollback gives back), so a setval line is not the content either.
-dump() {
-	if pg_mode; then
-		db_dump "$@" | sed '/^\\\(un\)\{0,1\}restrict /d; /^SELECT pg_catalog\.setval(/d'
-	else
-		db_dump "$@"
-	fi
-}
-
 test_expect 'serve listens on loopback and prints its URL' '
 	case "$URL" in http://127.0.0.1:[0-9]*) ;; *) echo "$URL"; exit 1 ;; esac
 '
@@ -134,7 +122,7 @@ test_expect 'a machine-restricted token pushes its machines' '
 '
 test_expect '401, 403, 413 and 400 store nothing' '
 	serve_idle &&
-	dump >before &&
+	db_dump >before &&
 	record m1-box pushed 3 >r3.json &&
 	record other-box pushed 4 >r4.json &&
 	cat r3.json r4.json >mixed.json &&
@@ -165,7 +153,7 @@ test_expect '401, 403, 413 and 400 store nothing' '
 	json_get body "\$j->{error}" | grep -q harness_version &&
 	expect_status 400 application/json POST "$URL/api/records" \
 		-H "Authorization: Bearer secret-all" --data-binary "" &&
-	dump >after &&
+	db_dump >after &&
 	cmp before after
 '
 test_expect 'a benchmark named <script>alert(1)</script> is escaped on every page' '

@@ -14,18 +14,6 @@ bl init >/dev/null 2>&1
 printf 'secret\n' >tokens
 serve_start intake --token-file tokens --timeout 5 --repo "$TMP/repo" || exit 1
 
-# dump: db_dump without what differs between two dumps of the same content. PostgreSQL's
-# pg_dump opens and closes with a \restrict line of a key made afresh each time, and its
-# sequences are not transactional: a refused push's rolled-back INSERTs still took their ids
-# (which SQLite's rollback gives back), so a setval line is not the content either.
-dump() {
-	if pg_mode; then
-		db_dump "$@" | sed '/^\\\(un\)\{0,1\}restrict /d; /^SELECT pg_catalog\.setval(/d'
-	else
-		db_dump "$@"
-	fi
-}
-
 # timed MACHINE BENCH MEDIAN P95 [CONTENT]: a record whose primary metric has those figures, at
 # the repository's one commit (the server syncs main at start: a commit off main would be
 # not-main).
@@ -93,14 +81,14 @@ test_expect 'a token that may not push a machine stores nothing (403)' '
 	printf "secret\nsecret-a a-*\n" >tokens &&
 	serve_stop intake && serve_start intake2 --token-file tokens --timeout 5 --repo "$TMP/repo" &&
 	serve_idle &&
-	dump >before &&
+	db_dump >before &&
 	timed b-box b5 100 100 >denied.json &&
 	test "$(curl -s -o out -w "%{http_code}" -H "Authorization: Bearer secret-a" \
 		--data-binary @denied.json "$URL/api/records")" = 403 &&
 	json_get out "\$j->{error}" >actual &&
 	echo "request: record 1: this token may not push machine b-box" >expect &&
 	test_cmp expect actual &&
-	dump >after &&
+	db_dump >after &&
 	test_cmp before after &&
 	serve_stop intake2
 '

@@ -114,19 +114,6 @@ bisect() {
 	printf ' "interval": [1.39, 1.41], "ci_low": 1.39, "ci_high": 1.41, "pairs": 30}]}'
 }
 
-# dump: db_dump without what differs between two dumps of the same content. PostgreSQL's
-# pg_dump opens and closes with a \restrict line of a key made afresh each time, and its
-# sequences are not transactional: a refused post's rolled-back INSERTs still took their ids
-# (which SQLite's rollback gives back), so a setval line is not the content either. Its INSERTs
-# name the table with its schema (public.), SQLite's without.
-dump() {
-	if pg_mode; then
-		db_dump "$@" | sed '/^\\\(un\)\{0,1\}restrict /d; /^SELECT pg_catalog\.setval(/d; s/^INSERT INTO public\./INSERT INTO /'
-	else
-		db_dump "$@"
-	fi
-}
-
 test_expect 'an outcome posted for an alert is stored as a local confirm stores it (cleared)' '
 	{ printf "{\"outcome\": \"cleared\", \"note\": \"measured on m1\", \"rebench\": "; rebench parse same; printf "}"; } >cleared.json &&
 	test "$(post tok-m1 /api/alerts/$A1/outcome cleared.json)" = 200 &&
@@ -160,17 +147,17 @@ test_expect 'a confirmed outcome with a pinned bisection is a Regression coverin
 '
 test_expect 'posting the same outcome again stores nothing new' '
 	serve_idle &&
-	dump | grep -v "^INSERT INTO meta\|detect_" >before &&
+	db_dump | grep -v "^INSERT INTO meta\|detect_" >before &&
 	test "$(post tok-conf /api/alerts/$A2/outcome confirmed.json)" = 200 &&
 	json_get body "\$j->{regressions}[0]" >actual &&
 	bl regressions --json | json_get - "\$j->[0]{id}" >expect && test_cmp expect actual &&
 	serve_idle &&
-	dump | grep -v "^INSERT INTO meta\|detect_" >after &&
+	db_dump | grep -v "^INSERT INTO meta\|detect_" >after &&
 	test_cmp before after
 '
 test_expect 'a bad outcome document is a 400 naming the field; nothing is stored' '
 	serve_idle &&
-	dump >before &&
+	db_dump >before &&
 	bad() { printf "%s" "$2" >bad.json; test "$(post tok-all /api/alerts/$1/outcome bad.json)" = 400 &&
 		json_get body "\$j->{error}"; } &&
 	bad $A1 "{\"outcome\": \"fixed\"}" | grep -q "^outcome: .fixed. is not one of" &&
@@ -191,7 +178,7 @@ test_expect 'a bad outcome document is a 400 naming the field; nothing is stored
 	json_get body "\$j->{error}" | grep -q "^request:1:" &&
 	test "$(post tok-all /api/alerts/$A2/outcome transient.json)" = 409 &&
 	json_get body "\$j->{error}" | grep -q "holds 1 Regression already" &&
-	dump >after &&
+	db_dump >after &&
 	test_cmp before after
 '
 test_expect 'an unknown alert is a 404; the outcome route takes only POST' '

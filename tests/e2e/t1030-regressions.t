@@ -38,16 +38,6 @@ cat >repo/benchline.json <<'EOF'
  "bench": {"build": "cc -O2 -o bench bench.c", "run": "./bench", "processes": 1,
            "artifacts": ["bench"]}}
 EOF
-# db_absent PATH: nothing made the database PATH names: no file, or (PostgreSQL, where the
-# test's database exists from the start) no table in it.
-db_absent() {
-	if pg_mode; then
-		test "$(db_sql "$1" "select count(*) from information_schema.tables
-			where table_schema = 'public'")" = 0
-	else
-		test ! -e "$1"
-	fi
-}
 src() { bl hash --repo repo "$1" | cut -d" " -f1; }
 
 # The nightly history of the Series the Regression lands on: one record of bench-box's

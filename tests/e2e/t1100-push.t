@@ -5,17 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
-# db_absent PATH: nothing made the database PATH names: no file, or (PostgreSQL, where the
-# test's database exists from the start) no table in it.
-db_absent() {
-	if pg_mode; then
-		test "$(db_sql "$1" "select count(*) from information_schema.tables
-			where table_schema = 'public'")" = 0
-	else
-		test ! -e "$1"
-	fi
-}
-
 # The server keeps bench.db; the pushing commands name a database of their own that must
 # never appear.
 export BENCHLINE_CLIENT_DB="$(db_url "$TMP/client.db")"
