@@ -54,17 +54,14 @@ RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
 SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm push corpora}
-GROUPS=${BENCH_DETECT_GROUPS:-1000}
+NGROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/benchline-bench.XXXXXX") || exit 2
 [ -n "${BENCH_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 missed=0
+. "$HERE/lib.sh"
 
-die() {
-	echo "bench: $*" >&2
-	exit 2
-}
 
 for tool in perl sqlite3 git; do
 	command -v $tool >/dev/null || die "$tool is needed"
@@ -86,49 +83,11 @@ else
 	}
 fi
 
-now() {
-	date +%s.%N
-}
 
-# calc EXPR: floating-point arithmetic (awk), printed with %s.
-calc() {
-	awk "BEGIN { print $1 }"
-}
 
-# min A B: the smaller of two numbers ("" counts as infinite).
-min() {
-	if [ -z "$1" ]; then echo "$2"; else calc "($1 < $2) ? $1 : $2"; fi
-}
 
-# best SETUP CMD...: runs SETUP then times CMD (stdout discarded), RUNS times; prints the
-# fastest wall time in seconds. Fails when CMD fails.
-best() {
-	setup=$1
-	shift
-	b=
-	r=0
-	while [ $r -lt "$RUNS" ]; do
-		$setup
-		t0=$(now)
-		"$@" >/dev/null || return 1
-		t1=$(now)
-		b=$(min "$b" "$(calc "$t1 - $t0")")
-		r=$((r + 1))
-	done
-	echo "$b"
-}
 
-nothing() {
-	:
-}
 
-# want SECTION: whether SECTION is to be measured.
-want() {
-	case " $SECTIONS " in
-	*" $1 "*) return 0 ;;
-	esac
-	return 1
-}
 
 echo "benchline bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc 2>/dev/null || echo '?') cores," \
 	"$(uname -srm), sqlite $(sqlite3 --version | cut -d' ' -f1), best of $RUNS"
@@ -331,9 +290,6 @@ printf '  %s commits on main, %s in all\n' "$n" "$(git -C "$WORK/repo" rev-list 
 fresh_sync_db() {
 	rm -f "$WORK/sync.db" "$WORK/sync.db-wal" "$WORK/sync.db-shm"
 }
-nothing() {
-	:
-}
 t_rl=$(best nothing git -C "$WORK/repo" rev-list --first-parent HEAD)
 t_log=$(best nothing git -C "$WORK/repo" log --first-parent --format=%T)
 printf '  %-34s %8.3f s\n' "git rev-list --first-parent" "$t_rl"
@@ -356,59 +312,18 @@ fi
 echo
 fi
 
-# --- detect -----------------------------------------------------------------------------------
-# The detect and gate history: a real repository (fast-import, deterministic, so a kept
-# BENCH_DETECT_DB stays valid) whose first-parent commits each change src/, a branch "pr" one
-# commit past its tip, and the records written by gen_history at those commits.
-history_db() {
-	[ -f "$WORK/detect.db" ] && return 0
-	LIBDIR=$ROOT/build/default
-	[ -f "$LIBDIR/libbenchline.a" ] || die "no $LIBDIR/libbenchline.a (run make)"
-	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$ROOT" -I"$LIBDIR/gen" -o "$WORK/gen_history" \
-		"$HERE/gen_history.c" "$LIBDIR/libbenchline.a" \
-		$(pkg-config --libs sqlite3 libgit2 jansson libcrypto libpq 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcrypto -lpq) \
-		-lm || die "cannot build gen_history.c"
-	rm -rf "$WORK/repo"
-	git init -q -b main "$WORK/repo" || die "cannot create the history's repository"
-	perl -e '
-		my $n = shift; my $t = 1767225600;
-		my $cfg = "{\"measured_paths\": [\"src\", \"Makefile\"]}\n";
-		print "blob\nmark :1\ndata ", length($cfg), "\n$cfg";
-		for my $i (0 .. $n - 1) {
-			my ($c, $ts) = ("$i\n", $t + 3600 * $i);
-			print "commit refs/heads/main\ncommitter b <b\@example.com> $ts +0000\n",
-			    "data ", length("c$i"), "\nc$i\n";
-			print "M 100644 :1 benchline.json\n" if $i == 0;
-			print "M 100644 inline src/a.c\ndata ", length($c), "\n$c\n";
-		}
-		my $ts = $t + 3600 * $n;
-		print "commit refs/heads/pr\ncommitter b <b\@example.com> $ts +0000\ndata 3\npr\n",
-		    "from refs/heads/main\nM 100644 inline src/a.c\ndata 3\npr\n\n";
-	' "$DETECT_COMMITS" | git -C "$WORK/repo" fast-import --quiet ||
-		die "cannot write the history's repository"
-	"$BL" hash --repo "$WORK/repo" $(git -C "$WORK/repo" rev-list --reverse main) \
-		>"$WORK/revs.txt" || die "cannot hash the history's commits"
-	if [ -n "${BENCH_DETECT_DB:-}" ] && [ -f "$BENCH_DETECT_DB" ]; then
-		echo "  history: $BENCH_DETECT_DB (BENCH_DETECT_DB)"
-		cp "$BENCH_DETECT_DB" "$WORK/detect.db" || die "cannot copy $BENCH_DETECT_DB"
-	else
-		t0=$(now)
-		"$WORK/gen_history" "$WORK/detect.db" --groups "$GROUPS" --commits "$DETECT_COMMITS" \
-			--revs "$WORK/revs.txt" --tip-samples 30 ||
-			die "cannot generate the history"
-		printf '  history written in %.0f s through ingest (%.0f MB)\n' "$(calc "$(now) - $t0")" \
-			"$(calc "$(wc -c <"$WORK/detect.db") / 1e6")"
-		[ -z "${BENCH_DETECT_DB:-}" ] || cp "$WORK/detect.db" "$BENCH_DETECT_DB"
-	fi
+
+# The gate's copy of the history is taken as it is made, before detect appends to it.
+history_made() {
 	cp "$WORK/detect.db" "$WORK/gate.db" || die "cannot copy the history"
 }
 
 if want detect; then
-echo "detect: $((GROUPS * DETECT_COMMITS)) records over $GROUPS Series"
+echo "detect: $((NGROUPS * DETECT_COMMITS)) records over $NGROUPS Series"
 history_db
 DB=$WORK/detect.db
 stored=$(sqlite3 "$DB" "select count(*) from records")
-[ "$stored" = $((GROUPS * DETECT_COMMITS)) ] || { echo "  $stored records, not $((GROUPS * DETECT_COMMITS))"; missed=1; }
+[ "$stored" = $((NGROUPS * DETECT_COMMITS)) ] || { echo "  $stored records, not $((NGROUPS * DETECT_COMMITS))"; missed=1; }
 
 # The floor every command pays: starting the process (dynamic libraries, libgit2).
 t_start=$(best nothing "$BL" --version)
@@ -423,7 +338,7 @@ t_full=$(best nothing "$BL" --db "$DB" detect --all)
 # Incremental: one new commit with one record per Series (not timed), then `detect`, RUNS
 # times; one more round under GNU time or maxrss for its peak memory.
 append() {
-	"$WORK/gen_history" "$DB" --append --groups "$GROUPS" || die "cannot append records"
+	"$WORK/gen_history" "$DB" --append --groups "$NGROUPS" || die "cannot append records"
 }
 t_inc=
 r=0
@@ -438,8 +353,8 @@ while [ $r -le "$RUNS" ]; do
 	t1=$(now)
 	[ $r -lt "$RUNS" ] && t_inc=$(min "$t_inc" "$(calc "$t1 - $t0")")
 	recomputed=$(sed -n 's/.*"lines_recomputed": *\([0-9]*\).*/\1/p' "$WORK/inc.json")
-	[ "$recomputed" = "$GROUPS" ] ||
-		{ echo "  the incremental detect recomputed $recomputed lines, not $GROUPS"; missed=1; }
+	[ "$recomputed" = "$NGROUPS" ] ||
+		{ echo "  the incremental detect recomputed $recomputed lines, not $NGROUPS"; missed=1; }
 	r=$((r + 1))
 done
 rss_inc=$(cat "$WORK/rss.kib")
@@ -472,10 +387,10 @@ echo
 fi
 
 if want gate; then
-echo "gate: $GROUPS comparisons on a $((GROUPS * DETECT_COMMITS))-record database"
+echo "gate: $NGROUPS comparisons on a $((NGROUPS * DETECT_COMMITS))-record database"
 history_db
 set -- $("$BL" hash --repo "$WORK/repo" pr)
-"$WORK/gen_history" "$WORK/gate.db" --groups "$GROUPS" --head "$2" "$1" --tip-samples 30 ||
+"$WORK/gen_history" "$WORK/gate.db" --groups "$NGROUPS" --head "$2" "$1" --tip-samples 30 ||
 	die "cannot write the head's records"
 "$BL" --db "$WORK/gate.db" gate --repo "$WORK/repo" --head pr --base main \
 	--json "$WORK/gate.json" >/dev/null 2>"$WORK/err"
@@ -485,7 +400,7 @@ compared=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
 samples=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
 	print scalar grep { ($_->{method} // "") eq "hodges-lehmann" } @{$j->{comparisons}}' \
 	"$WORK/gate.json" 2>/dev/null)
-if [ $rc -gt 1 ] || [ "$compared" != "$GROUPS" ]; then
+if [ $rc -gt 1 ] || [ "$compared" != "$NGROUPS" ]; then
 	echo "  gate FAILED (exit $rc, $compared comparisons):"
 	head -5 "$WORK/err"
 	missed=1
