@@ -155,20 +155,28 @@ int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store
 	*nr = 0;
 	if (!s)
 		return BL_EDB;
-	strbuf_addch(&hashes, '[');
-	for (size_t i = 0; i < nhashes; i++) {
-		if (i)
-			strbuf_addch(&hashes, ',');
-		strbuf_add_json_string(&hashes, source_hashes[i]);
-	}
-	strbuf_addch(&hashes, ']');
-	store_bind_int64(s, 1, machine_id);
-	store_bind_int64(s, 2, benchmark_id);
-	store_bind_text(s, 3, config);
-	store_bind_text_len(s, 4, hashes.buf, hashes.len);
+	store_bind_group_hashes(s, &hashes, machine_id, benchmark_id, config, source_hashes,
+				nhashes);
 	ret = collect_group(out, nr, g, s, machine_id, benchmark_id, err);
 	strbuf_release(&hashes);
 	return ret;
+}
+
+void store_bind_group_hashes(struct store_stmt *s, struct strbuf *json, int64_t machine_id,
+			     int64_t benchmark_id, const char *config,
+			     const char *const *source_hashes, size_t nhashes)
+{
+	strbuf_addch(json, '[');
+	for (size_t i = 0; i < nhashes; i++) {
+		if (i)
+			strbuf_addch(json, ',');
+		strbuf_add_json_string(json, source_hashes[i]);
+	}
+	strbuf_addch(json, ']');
+	store_bind_int64(s, 1, machine_id);
+	store_bind_int64(s, 2, benchmark_id);
+	store_bind_text(s, 3, config);
+	store_bind_text_len(s, 4, json->buf, json->len);
 }
 
 void store_gate_record_release(struct store_gate_record *r)

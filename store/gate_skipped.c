@@ -22,17 +22,8 @@ int store_gate_skipped(size_t *runs_out, size_t *by_tag, const char *const *tag_
 	memset(by_tag, 0, ntags * sizeof(*by_tag));
 	if (!s)
 		return BL_EDB;
-	strbuf_addch(&hashes, '[');
-	for (size_t i = 0; i < nhashes; i++) {
-		if (i)
-			strbuf_addch(&hashes, ',');
-		strbuf_add_json_string(&hashes, source_hashes[i]);
-	}
-	strbuf_addch(&hashes, ']');
-	store_bind_int64(s, 1, machine_id);
-	store_bind_int64(s, 2, benchmark_id);
-	store_bind_text(s, 3, config);
-	store_bind_text_len(s, 4, hashes.buf, hashes.len);
+	store_bind_group_hashes(s, &hashes, machine_id, benchmark_id, config, source_hashes,
+				nhashes);
 	while ((rc = store_step(s)) == STORE_ROW) {
 		int64_t run = store_column_int64(s, 0, 0);
 		const char *tag = store_column_text(s, 1, NULL);

@@ -220,6 +220,13 @@ int store_column_state(enum suspect_state *out, struct store *st, struct store_s
 int store_column_outcome(enum alert_outcome *out, struct store *st, struct store_stmt *s, int i,
 			 struct bl_error *err);
 
+/* A group's key and source hashes as parameters 1 to 4 (machine, benchmark, config, and the
+ * hashes as a JSON array, which json holds until the statement is stepped): the window reads
+ * of the gate (sql/gate.sql, sql/gate-skipped.sql). */
+void store_bind_group_hashes(struct store_stmt *s, struct strbuf *json, int64_t machine_id,
+			     int64_t benchmark_id, const char *config,
+			     const char *const *source_hashes, size_t nhashes);
+
 /* The seq on main of a place (placed_runs, sql/003-places.sql): an integer place is a known
  * seq; one ending in .5, placed by time between two commits, is none (-1). */
 int64_t store_place_seq(double place);
