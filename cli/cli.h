@@ -285,7 +285,7 @@ void cli_escape_text(struct strbuf *out, const char *s, size_t len, int keep_lin
 /* printf to f through cli_escape_text, lines kept: every text printer of names uses it. */
 void cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Prints a JSON value on standard output (2-space indent, every real to 17 digits, a newline)
+/* Prints a JSON value on standard output (2-space indent, reals in their shortest form, a newline)
  * and takes its reference. */
 void cli_json_print(struct json_t *o);
 

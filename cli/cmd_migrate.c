@@ -1,3 +1,4 @@
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ int cmd_migrate(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	struct store *from = NULL, *to = NULL;
 	struct store_copy_report report;
+	json_t *tables = json_array();
 	size_t rows = 0;
 	int ret = 2;
 
@@ -37,23 +39,22 @@ int cmd_migrate(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_fail(&err);
 		goto done;
 	}
-	if (json)
-		printf("{\"tables\": [");
 	for (size_t i = 0; i < STORE_COPY_NTABLES; i++) {
 		const struct store_copy_table *t = &report.tables[i];
 		rows += t->source.rows;
-		if (json)
-			printf("%s{\"table\": \"%s\", \"rows\": %zu, \"checksum\": \"%s\"}",
-			       i ? ", " : "", t->name, t->source.rows, t->source.checksum);
+		json_array_append_new(tables, json_pack("{s:s, s:I, s:s}", "table", t->name, "rows",
+							(json_int_t)t->source.rows, "checksum",
+							t->source.checksum));
 	}
 	if (json)
-		printf("]}\n");
+		cli_json_print(json_pack("{s:O}", "tables", tables));
 	fprintf(stderr,
 		"benchline: copied %zu rows of %d tables from '%s' to '%s'; counts and checksums "
 		"agree\n",
 		rows, STORE_COPY_NTABLES, store_name(from), store_name(to));
 	ret = 0;
 done:
+	json_decref(tables);
 	store_free(from);
 	store_free(to);
 	bl_error_release(&err);
