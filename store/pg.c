@@ -568,11 +568,16 @@ int64_t store_pg_column_int64(struct store_pg_stmt *s, int i)
 	if (store_pg_column_is_null(s, i))
 		return 0;
 	v = PQgetvalue(s->res, s->row, i);
-	if (PQftype(s->res, i) == PG_BOOLOID)
+	switch (PQftype(s->res, i)) {
+	case PG_BOOLOID:
 		return v[0] == 't';
-	if (strpbrk(v, ".eEnN"))
+	case 700:				 /* float4 */
+	case 701:				 /* float8 */
+	case 1700:				 /* numeric */
 		return (int64_t)strtod(v, NULL); /* a real read as an integer, as SQLite does */
-	return strtoll(v, NULL, 10);
+	default:
+		return strtoll(v, NULL, 10);
+	}
 }
 
 double store_pg_column_double(struct store_pg_stmt *s, int i)
