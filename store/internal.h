@@ -32,6 +32,11 @@ struct store_stmt {
 #define STORE_ROW  SQLITE_ROW
 #define STORE_DONE SQLITE_DONE
 
+/* How a writer on PostgreSQL starts its transaction: with the transaction-scoped advisory lock
+ * every writer takes, so that writers go one at a time as on SQLite (BEGIN IMMEDIATE). The
+ * tests' lock holders take the same number. */
+#define STORE_PG_BEGIN_WRITE "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246)"
+
 /* The PostgreSQL connection (store/pg.c): open on a URL, run SQL text that is no cached
  * statement, and what the last statement left. The errors are the server's messages. */
 struct store_pg;

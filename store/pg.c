@@ -246,8 +246,8 @@ static int setup_session(struct store_pg *pg, int create)
 	if (store_pg_exec(pg, "SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC';"
 			      " SET extra_float_digits = 1; SET client_min_messages = warning") ||
 	    (create && !schema_table_exists(pg) &&
-	     store_pg_exec(pg,
-			   "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246);"
+	     store_pg_exec(pg, STORE_PG_BEGIN_WRITE
+			   ";"
 			   " CREATE TABLE IF NOT EXISTS benchline_schema (version bigint NOT NULL);"
 			   " INSERT INTO benchline_schema SELECT 0"
 			   " WHERE NOT EXISTS (SELECT 1 FROM benchline_schema); COMMIT")))

@@ -275,7 +275,7 @@ static int exec_sql(struct store *st, const char *sql, const char *what, struct 
  */
 static const char *const begin_write_sql[] = {
     [STORE_SQLITE] = "BEGIN IMMEDIATE",
-    [STORE_POSTGRES] = "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246)",
+    [STORE_POSTGRES] = STORE_PG_BEGIN_WRITE,
 };
 
 int store_latest_version(void)
