@@ -7,13 +7,15 @@
 -- name: detect_commits
 SELECT sha, seq, source_hash, committed_at FROM commits;
 
--- The standing records of the groups from ?1/?2/?3 on, in the primary key's order (one range
--- scan; a full walk stops at a group boundary once it holds enough and resumes there).
+-- The standing records of the groups from ?1/?2/?3 on, in the primary key's order, ?4 of them
+-- at most (one range scan; a full walk stops at a group boundary once it holds enough and
+-- resumes there, and leaves a group the limit cut for its next pass).
 -- name: detect_scan_records
 SELECT machine_id, benchmark_id, config, source_hash, harness_version, run_id
 FROM records
 WHERE (machine_id, benchmark_id, config) >= (?1, ?2, ?3)
-ORDER BY machine_id, benchmark_id, config;
+ORDER BY machine_id, benchmark_id, config
+LIMIT ?4;
 
 -- The tagged runs between ?1 and ?2, in id order (merged with the members).
 -- name: detect_scan_tags

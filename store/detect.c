@@ -238,6 +238,19 @@ static int member_cmp(const void *a, const void *b)
 
 enum { KEPT = 0, UNSEEN = 1, TAGGED = 2, DEFERRED = 3 };
 
+/* Ends the pass before group `from`: the next pass starts at it. */
+static void resume_at(struct store_members *out, struct store_scan *scan, uint32_t from)
+{
+	scan->machine_id = out->groups[from].machine_id;
+	scan->benchmark_id = out->groups[from].benchmark_id;
+	strbuf_reset(&scan->config);
+	strbuf_addstr(&scan->config, out->groups[from].config);
+	scan->done = 0;
+	for (size_t g = from; g < out->ngroups; g++)
+		free(out->groups[g].config);
+	out->ngroups = from;
+}
+
 /* Defers the groups from `from` on to the next pass: forgets their points (compacting the
  * points of the members merged so far, perm[0..merged)) and remembers where to resume. */
 static void defer_groups(struct store_members *out, struct store_scan *scan, const uint32_t *perm,
@@ -261,30 +274,34 @@ static void defer_groups(struct store_members *out, struct store_scan *scan, con
 		w += mb->npoints;
 	}
 	out->npoints = w;
-	scan->machine_id = out->groups[from].machine_id;
-	scan->benchmark_id = out->groups[from].benchmark_id;
-	strbuf_reset(&scan->config);
-	strbuf_addstr(&scan->config, out->groups[from].config);
-	scan->done = 0;
-	for (size_t g = from; g < out->ngroups; g++)
-		free(out->groups[g].config);
-	out->ngroups = from;
+	resume_at(out, scan, from);
 }
 
-/* Step 1 of a full read: the standing records of whole groups, up to the member limit. */
+/*
+ * Step 1 of a full read: the standing records of whole groups, up to the member limit. The
+ * read asks for a quarter more rows than the limit, not the rest of the table (a server sends
+ * every row it was asked for); a group that limit cut is left for the next pass, unless it is
+ * the only one, which is then read again without a limit.
+ */
 static int scan_records(struct store_members *out, struct store_scan *scan, struct store_detect *d,
 			struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SCAN_RECORDS, err);
-	int rc;
+	int64_t limit = INT64_MAX, nrows = 0;
+	int first = !scan->started, rc;
 	if (!s)
 		return BL_EDB;
-	store_bind_int64(s, 1, scan->started ? scan->machine_id : INT64_MIN);
-	store_bind_int64(s, 2, scan->started ? scan->benchmark_id : INT64_MIN);
-	store_bind_text_copy(s, 3, scan->started ? scan->config.buf : "");
+	if (scan->max_members && scan->max_members < (size_t)INT64_MAX / 2)
+		limit = (int64_t)(scan->max_members + scan->max_members / 4 + 1);
+again:
+	store_bind_int64(s, 1, first ? INT64_MIN : scan->machine_id);
+	store_bind_int64(s, 2, first ? INT64_MIN : scan->benchmark_id);
+	store_bind_text_copy(s, 3, first ? "" : scan->config.buf);
+	store_bind_int64(s, 4, limit);
 	scan->started = 1;
 	scan->done = 1;
 	while ((rc = store_step(s)) == STORE_ROW) {
+		nrows++;
 		int64_t mid = store_column_int64(s, 0, 0), bid = store_column_int64(s, 1, 0);
 		const char *config = store_column_text(s, 2, "");
 		const struct store_group *last =
@@ -317,6 +334,20 @@ static int scan_records(struct store_members *out, struct store_scan *scan, stru
 	store_reset(s);
 	if (rc != STORE_DONE && rc != STORE_ROW)
 		return store_db_error(err, d->st, "cannot read records");
+	if (rc == STORE_DONE && nrows == limit) {
+		/* the limit, not the table, ended the read: its last group may go on */
+		if (out->ngroups > 1) {
+			uint32_t last = (uint32_t)(out->ngroups - 1);
+			while (out->nmembers && out->members[out->nmembers - 1].group == last)
+				out->nmembers--;
+			resume_at(out, scan, last);
+		} else {
+			store_members_reset(out);
+			limit = INT64_MAX;
+			nrows = 0;
+			goto again;
+		}
+	}
 	return 0;
 }
 

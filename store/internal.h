@@ -1,5 +1,6 @@
 /*
- * Private to store/: what the store's own files share. Nothing outside store/ includes it.
+ * Private to store/: what the store's own files share. Nothing outside store/ includes it but
+ * the store's unit test (tests/unit/test_store.c), which tests the statements themselves.
  */
 #ifndef BENCHLINE_STORE_INTERNAL_H
 #define BENCHLINE_STORE_INTERNAL_H

@@ -7,6 +7,16 @@
  * parsed here: integers by strtoll, reals by strtod (the server writes the shortest text that
  * reads back as the same double), booleans 't' and 'f' as 1 and 0, bytea from its hex form.
  *
+ * A read whose result can be large (its PostgreSQL text says "-- streamed": the full walk of
+ * detection, migrate's table reads) is read in libpq's single-row mode instead: a row at a
+ * time as the server sends it, so the caller works while the server is still reading, memory
+ * holds one row, not the whole result, and the first row comes before the last is read. Its
+ * results come in binary when every column is an integer, real, boolean, text or bytea (one
+ * parse of a number fewer on each side). Such a read holds the connection until its last row:
+ * another statement run before then first reads the rest of it into memory (settle), and one
+ * reset early reads and drops the rest (the server sends every row it was asked for, so the
+ * full walk's records read asks for not much more than a pass holds).
+ *
  * Writes that return nothing (a metric, a tag, a record's standing run, a copied row), made
  * inside a transaction, are not waited for: they go in libpq's pipeline mode, and their
  * results are read with the next statement that returns something, or at the commit. A loopback
@@ -15,6 +25,7 @@
  * transaction), with the server's message for the write.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +33,19 @@
 
 #include "store/internal.h"
 
-/* Type oids of the built-in types the readers treat apart (pg_type.dat). */
-#define PG_BOOLOID  16
-#define PG_BYTEAOID 17
+/* Type oids of the built-in types the readers know (pg_type.dat). */
+#define PG_BOOLOID    16
+#define PG_BYTEAOID   17
+#define PG_NAMEOID    19
+#define PG_INT8OID    20
+#define PG_INT2OID    21
+#define PG_INT4OID    23
+#define PG_TEXTOID    25
+#define PG_FLOAT4OID  700
+#define PG_FLOAT8OID  701
+#define PG_BPCHAROID  1042
+#define PG_VARCHAROID 1043
+#define PG_NUMERICOID 1700
 
 /* What SQLite's step gives for an error; the message is the connection's. */
 #define PG_STEP_ERROR 1
@@ -38,6 +59,7 @@ struct store_pg {
 	unsigned lock_timeout_ms;
 	int pending;	     /* writes sent in pipeline mode whose results are not read yet */
 	unsigned generation; /* how many times the connection was made again (reconnect) */
+	struct store_pg_stmt *streaming; /* the streamed read whose rows are still coming */
 };
 
 struct store_pg_stmt {
@@ -56,6 +78,11 @@ struct store_pg_stmt {
 	unsigned char *blob; /* the decoded bytea of (blob_row, blob_col) */
 	size_t blob_len;
 	int blob_row, blob_col;
+	int streamed; /* read a row at a time (sql_pg_streamed) */
+	int binary;   /* results in binary: streamed, and every column of a known type */
+	char (*number_text)[DOUBLE_TEXT_MAX]; /* a binary number column read as text, by column */
+	PGresult **early; /* its rows read off the connection by settle, not stepped to yet */
+	size_t nearly, early_at, early_alloc;
 };
 
 static void notice_ignore(void *arg, const char *message)
@@ -107,6 +134,25 @@ static void note_changes(struct store_pg *pg, PGresult *res)
 }
 
 /*
+ * Reads the rest of a streamed read still coming (its rows and its end) into its statement's
+ * early list, so that the connection is free for another statement: every use of the
+ * connection starts here.
+ */
+static void settle(struct store_pg *pg)
+{
+	struct store_pg_stmt *s = pg->streaming;
+	PGresult *res;
+
+	if (!s)
+		return;
+	pg->streaming = NULL;
+	while ((res = PQgetResult(pg->conn))) {
+		ALLOC_GROW(s->early, s->nearly + 1, s->early_alloc);
+		s->early[s->nearly++] = res;
+	}
+}
+
+/*
  * Ends the pipeline: a sync after the writes sent (and after the statement sent last, when
  * last is not NULL: one whose result the caller wants, into *last), then every result read.
  * Returns 0, or -1 with the first failed write's error kept (*last then NULL).
@@ -120,6 +166,7 @@ static int drain(struct store_pg *pg, PGresult **last)
 		*last = NULL;
 	if (!sent)
 		return 0;
+	settle(pg);
 	if (!PQpipelineSync(pg->conn)) {
 		keep_error(pg, NULL);
 		ret = -1;
@@ -176,10 +223,13 @@ int store_pg_exec(struct store_pg *pg, const char *sql)
 	PGresult *res;
 	/* A write that failed fails this too, but the text still runs: a ROLLBACK must, and a
 	 * COMMIT after a failed write is one (PostgreSQL answers it ROLLBACK). */
-	int lost_write = pg->pending && drain(pg, NULL);
+	int lost_write;
 	ExecStatusType status;
-	int ret = lost_write ? -1 : 0;
+	int ret;
 
+	settle(pg);
+	lost_write = pg->pending && drain(pg, NULL);
+	ret = lost_write ? -1 : 0;
 	reconnect_if_lost(pg);
 	res = PQexec(pg->conn, sql);
 	status = PQresultStatus(res);
@@ -319,6 +369,7 @@ void store_pg_close(struct store_pg *pg)
 
 int store_pg_in_transaction(struct store_pg *pg)
 {
+	settle(pg);
 	return PQtransactionStatus(pg->conn) != PQTRANS_IDLE;
 }
 
@@ -329,9 +380,47 @@ int64_t store_pg_last_insert_id(struct store_pg *pg)
 
 int64_t store_pg_changes(struct store_pg *pg)
 {
+	settle(pg);
 	if (pg->pending && drain(pg, NULL))
 		return 0;
 	return pg->changes;
+}
+
+/* What a column's type is to the readers. */
+enum pg_kind { PG_KIND_INTEGER, PG_KIND_REAL, PG_KIND_BOOL, PG_KIND_BYTES, PG_KIND_OTHER };
+
+static enum pg_kind kind_of(unsigned type)
+{
+	switch (type) {
+	case PG_INT8OID:
+	case PG_INT4OID:
+	case PG_INT2OID:
+		return PG_KIND_INTEGER;
+	case PG_FLOAT8OID:
+	case PG_FLOAT4OID:
+		return PG_KIND_REAL;
+	case PG_BOOLOID:
+		return PG_KIND_BOOL;
+	case PG_TEXTOID:
+	case PG_VARCHAROID:
+	case PG_BPCHAROID:
+	case PG_NAMEOID:
+	case PG_BYTEAOID:
+		return PG_KIND_BYTES;
+	default:
+		return PG_KIND_OTHER;
+	}
+}
+
+/* Whether every column of a described statement can be read in binary: integers, reals,
+ * booleans, text and bytea (a numeric, say, is read as text). Binary spares the server
+ * writing, and the reader parsing, a number's digits and a bytea's hex. */
+static int binary_readable(const PGresult *described)
+{
+	for (int i = 0; i < PQnfields(described); i++)
+		if (kind_of(PQftype(described, i)) == PG_KIND_OTHER)
+			return 0;
+	return 1;
 }
 
 int store_pg_prepare(struct store_pg_stmt **out, struct store_pg *pg, enum sql_stmt id,
@@ -344,6 +433,7 @@ int store_pg_prepare(struct store_pg_stmt **out, struct store_pg *pg, enum sql_s
 	if (!sql_text_pg[id])
 		return bl_error_set(err, BL_EDB, "statement %d has no PostgreSQL text", (int)id);
 	/* preparing waits for the server, which pipeline mode forbids: the writes sent first */
+	settle(pg);
 	if (pg->pending && drain(pg, NULL))
 		return bl_error_set(err, BL_EDB, "a write on PostgreSQL failed: %s", pg->error.buf);
 	reconnect_if_lost(pg);
@@ -361,6 +451,10 @@ int store_pg_prepare(struct store_pg_stmt **out, struct store_pg *pg, enum sql_s
 		goto fail;
 	s->nparams = PQnparams(res);
 	s->returns_rows = PQnfields(res) > 0;
+	s->streamed = sql_pg_streamed[id] && s->returns_rows;
+	s->binary = s->streamed && binary_readable(res);
+	if (s->binary)
+		s->number_text = xcalloc((size_t)PQnfields(res), sizeof(*s->number_text));
 	PQclear(res);
 	if (s->nparams) {
 		s->values = xcalloc((size_t)s->nparams, sizeof(*s->values));
@@ -387,8 +481,25 @@ static void drop_blob(struct store_pg_stmt *s)
 	s->blob_row = -1;
 }
 
+/* Ends a streamed read: the rows still coming are read and dropped (the server sends them
+ * all: a cancel would end the caller's transaction), and those read early are freed. */
+static void end_stream(struct store_pg_stmt *s)
+{
+	PGresult *res;
+	if (s->pg->streaming == s) {
+		while ((res = PQgetResult(s->pg->conn)))
+			PQclear(res);
+		s->pg->streaming = NULL;
+	}
+	for (size_t i = s->early_at; i < s->nearly; i++)
+		PQclear(s->early[i]);
+	s->nearly = s->early_at = 0;
+}
+
 void store_pg_reset(struct store_pg_stmt *s)
 {
+	if (s->streamed)
+		end_stream(s);
 	drop_blob(s);
 	PQclear(s->res);
 	s->res = NULL;
@@ -413,6 +524,8 @@ void store_pg_finalize(struct store_pg_stmt *s)
 	store_pg_reset(s);
 	store_pg_clear_bindings(s);
 	free(s->values);
+	free(s->early);
+	free(s->number_text);
 	free(s->lengths);
 	free(s->formats);
 	free(s);
@@ -461,6 +574,54 @@ void store_pg_bind_double(struct store_pg_stmt *s, int i, double v)
 	store_pg_bind(s, i, text, (size_t)n, 0);
 }
 
+/* The next row of a streamed read (from those read early first), its end, or its error. */
+static int next_row(struct store_pg_stmt *s)
+{
+	struct store_pg *pg = s->pg;
+	PGresult *res;
+	ExecStatusType status;
+
+	PQclear(s->res);
+	s->res = NULL;
+	s->row = s->nrows = 0;
+	if (s->early_at < s->nearly)
+		res = s->early[s->early_at++];
+	else
+		res = pg->streaming == s ? PQgetResult(pg->conn) : NULL;
+	status = res ? PQresultStatus(res) : PGRES_TUPLES_OK;
+	if (status == PGRES_SINGLE_TUPLE) {
+		s->res = res;
+		s->nrows = 1;
+		return STORE_ROW;
+	}
+	if (status != PGRES_TUPLES_OK)
+		keep_error(pg, res);
+	PQclear(res);
+	end_stream(s);
+	s->done = 1;
+	return status == PGRES_TUPLES_OK ? STORE_DONE : PG_STEP_ERROR;
+}
+
+/* The first step of a streamed read: sent, and its first row read. */
+static int start_stream(struct store_pg_stmt *s)
+{
+	struct store_pg *pg = s->pg;
+	if (pg->pending && drain(pg, NULL)) {
+		s->done = 1;
+		return PG_STEP_ERROR;
+	}
+	if (!PQsendQueryPrepared(pg->conn, s->name, s->nparams, (const char *const *)s->values,
+				 s->lengths, s->formats, s->binary) ||
+	    !PQsetSingleRowMode(pg->conn)) {
+		keep_error(pg, NULL);
+		end_stream(s);
+		s->done = 1;
+		return PG_STEP_ERROR;
+	}
+	pg->streaming = s;
+	return next_row(s);
+}
+
 int store_pg_step(struct store_pg_stmt *s)
 {
 	struct store_pg *pg = s->pg;
@@ -469,13 +630,18 @@ int store_pg_step(struct store_pg_stmt *s)
 
 	if (s->stepped) {
 		drop_blob(s);
-		if (s->done || ++s->row >= s->nrows) {
+		if (s->done)
+			return STORE_DONE;
+		if (s->streamed)
+			return next_row(s);
+		if (++s->row >= s->nrows) {
 			s->done = 1;
 			return STORE_DONE;
 		}
 		return STORE_ROW;
 	}
 	s->stepped = 1;
+	settle(pg);
 	if (!pg->pending)
 		reconnect_if_lost(pg);
 	if (s->generation != pg->generation) {
@@ -512,6 +678,8 @@ int store_pg_step(struct store_pg_stmt *s)
 		s->done = 1;
 		return PG_STEP_ERROR;
 	}
+	if (s->streamed)
+		return start_stream(s);
 	if (pg->pending) {
 		/* the writes before it and this statement, with one wait */
 		if (!PQsendQueryPrepared(pg->conn, s->name, s->nparams,
@@ -562,20 +730,54 @@ int store_pg_column_is_null(struct store_pg_stmt *s, int i)
 	return !readable(s, i) || PQgetisnull(s->res, s->row, i);
 }
 
+/* A binary integer (2, 4 or 8 bytes, big-endian) or real (4 or 8 bytes). */
+static int64_t binary_integer(const unsigned char *v, int len)
+{
+	uint64_t x = 0;
+	for (int k = 0; k < len; k++)
+		x = x << 8 | v[k];
+	if (len < 8 && (x >> (8 * len - 1)) & 1)
+		x |= ~(uint64_t)0 << (8 * len); /* sign-extended */
+	return (int64_t)x;
+}
+
+static double binary_real(const unsigned char *v, int len)
+{
+	uint64_t x = (uint64_t)binary_integer(v, len);
+	if (len == 4) {
+		uint32_t y = (uint32_t)x;
+		float f;
+		memcpy(&f, &y, sizeof(f));
+		return f;
+	}
+	double d;
+	memcpy(&d, &x, sizeof(d));
+	return d;
+}
+
 int64_t store_pg_column_int64(struct store_pg_stmt *s, int i)
 {
 	const char *v;
+	enum pg_kind kind;
 	if (store_pg_column_is_null(s, i))
 		return 0;
 	v = PQgetvalue(s->res, s->row, i);
-	switch (PQftype(s->res, i)) {
-	case PG_BOOLOID:
+	kind = kind_of(PQftype(s->res, i));
+	if (s->binary && kind != PG_KIND_BYTES) {
+		const unsigned char *b = (const unsigned char *)v;
+		int len = PQgetlength(s->res, s->row, i);
+		if (kind == PG_KIND_REAL)
+			return (int64_t)binary_real(b, len);
+		return kind == PG_KIND_BOOL ? b[0] != 0 : binary_integer(b, len);
+	}
+	switch (kind) {
+	case PG_KIND_BOOL:
 		return v[0] == 't';
-	case 700:				 /* float4 */
-	case 701:				 /* float8 */
-	case 1700:				 /* numeric */
+	case PG_KIND_REAL:
 		return (int64_t)strtod(v, NULL); /* a real read as an integer, as SQLite does */
 	default:
+		if (PQftype(s->res, i) == PG_NUMERICOID)
+			return (int64_t)strtod(v, NULL);
 		return strtoll(v, NULL, 10);
 	}
 }
@@ -583,18 +785,35 @@ int64_t store_pg_column_int64(struct store_pg_stmt *s, int i)
 double store_pg_column_double(struct store_pg_stmt *s, int i)
 {
 	const char *v;
+	enum pg_kind kind;
 	if (store_pg_column_is_null(s, i))
 		return 0.0;
 	v = PQgetvalue(s->res, s->row, i);
-	if (PQftype(s->res, i) == PG_BOOLOID)
+	kind = kind_of(PQftype(s->res, i));
+	if (s->binary && kind != PG_KIND_BYTES) {
+		if (kind == PG_KIND_REAL)
+			return binary_real((const unsigned char *)v,
+					   PQgetlength(s->res, s->row, i));
+		return (double)store_pg_column_int64(s, i);
+	}
+	if (kind == PG_KIND_BOOL)
 		return v[0] == 't' ? 1.0 : 0.0;
 	return strtod(v, NULL);
 }
 
 const char *store_pg_column_text(struct store_pg_stmt *s, int i)
 {
+	enum pg_kind kind;
 	if (store_pg_column_is_null(s, i))
 		return NULL;
+	kind = kind_of(PQftype(s->res, i));
+	if (s->binary && kind == PG_KIND_REAL)
+		return format_double(s->number_text[i], store_pg_column_double(s, i), 0);
+	if (s->binary && kind != PG_KIND_BYTES) {
+		snprintf(s->number_text[i], sizeof(s->number_text[i]), "%" PRId64,
+			 store_pg_column_int64(s, i));
+		return s->number_text[i];
+	}
 	return PQgetvalue(s->res, s->row, i);
 }
 
@@ -605,29 +824,27 @@ int store_pg_column_count(struct store_pg_stmt *s)
 
 int store_pg_column_type(struct store_pg_stmt *s, int i)
 {
+	unsigned type;
 	if (store_pg_column_is_null(s, i))
 		return SQLITE_NULL;
-	switch (PQftype(s->res, i)) {
-	case PG_BOOLOID:
-	case 20: /* int8 */
-	case 21: /* int2 */
-	case 23: /* int4 */
+	type = PQftype(s->res, i);
+	switch (kind_of(type)) {
+	case PG_KIND_BOOL:
+	case PG_KIND_INTEGER:
 		return SQLITE_INTEGER;
-	case 700:  /* float4 */
-	case 701:  /* float8 */
-	case 1700: /* numeric */
+	case PG_KIND_REAL:
 		return SQLITE_FLOAT;
-	case PG_BYTEAOID:
-		return SQLITE_BLOB;
+	case PG_KIND_BYTES:
+		return type == PG_BYTEAOID ? SQLITE_BLOB : SQLITE_TEXT;
 	default:
-		return SQLITE_TEXT;
+		return type == PG_NUMERICOID ? SQLITE_FLOAT : SQLITE_TEXT;
 	}
 }
 
 /* Decodes column i of the current row when it is a bytea; 0, or -1 when it is not one. */
 static int decode_blob(struct store_pg_stmt *s, int i)
 {
-	if (PQftype(s->res, i) != PG_BYTEAOID)
+	if (PQftype(s->res, i) != PG_BYTEAOID || s->binary)
 		return -1;
 	if (s->blob_row == s->row && s->blob_col == i)
 		return 0;
@@ -645,6 +862,8 @@ const void *store_pg_column_blob(struct store_pg_stmt *s, int i)
 {
 	if (store_pg_column_is_null(s, i))
 		return NULL;
+	if (s->binary && kind_of(PQftype(s->res, i)) != PG_KIND_BYTES)
+		return store_pg_column_text(s, i);
 	if (decode_blob(s, i))
 		return PQgetvalue(s->res, s->row, i);
 	return s->blob_len ? s->blob : (const void *)"";
@@ -654,6 +873,8 @@ size_t store_pg_column_bytes(struct store_pg_stmt *s, int i)
 {
 	if (store_pg_column_is_null(s, i))
 		return 0;
+	if (s->binary && kind_of(PQftype(s->res, i)) != PG_KIND_BYTES)
+		return strlen(store_pg_column_text(s, i));
 	if (decode_blob(s, i))
 		return (size_t)PQgetlength(s->res, s->row, i);
 	return s->blob_len;

@@ -17,25 +17,30 @@
 -- name: detect_commits
 SELECT sha, seq, source_hash, committed_at FROM commits;
 
--- The standing records of the groups from $1/$2/$3 on, in the primary key's order (one range
--- scan of it; a full walk stops at a group boundary once it holds enough and resumes there).
+-- The standing records of the groups from $1/$2/$3 on, in the primary key's order, $4 of them
+-- at most (one range scan of it; a full walk stops at a group boundary once it holds enough and
+-- resumes there, and leaves a group the limit cut for its next pass).
 -- The row comparison is an index condition on the key's first three columns.
 -- SQLite's ORDER BY names the first three columns of the key and returns its order; this one
 -- names the whole key, so the order within a group is that one too, not the planner's.
 -- name: detect_scan_records
+-- streamed
 SELECT machine_id, benchmark_id, config, source_hash, harness_version, run_id
 FROM records
 WHERE (machine_id, benchmark_id, config) >= ($1, $2, $3)
-ORDER BY machine_id, benchmark_id, config, source_hash, harness_version;
+ORDER BY machine_id, benchmark_id, config, source_hash, harness_version
+LIMIT $4;
 
 -- The tagged runs between $1 and $2, in id order (merged with the members).
 -- name: detect_scan_tags
+-- streamed
 SELECT DISTINCT run_id FROM tags WHERE run_id BETWEEN $1 AND $2 ORDER BY run_id;
 
 -- What a full walk needs of the runs between $1 and $2, in id order, never the rows' raw JSON.
 -- SQLite is told to read the runs_detect index (INDEXED BY); PostgreSQL picks an index-only
 -- scan of it by itself once the table has been vacuumed (it holds every column read here).
 -- name: detect_scan_runs
+-- streamed
 SELECT id, commit_sha, content_hash, baseline, committed_at, started_at
 FROM runs
 WHERE id BETWEEN $1 AND $2
@@ -43,6 +48,7 @@ ORDER BY id;
 
 -- Every metric of the runs between $1 and $2, in the primary key's order.
 -- name: detect_scan_metrics
+-- streamed
 SELECT run_id, name, kind, better, median, value
 FROM metrics
 WHERE run_id BETWEEN $1 AND $2

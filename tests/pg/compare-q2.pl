@@ -313,9 +313,12 @@ my $meta_rows = 'SELECT key, value FROM meta ORDER BY key';
 
 # --- detect.sql -------------------------------------------------------------------------------
 read_case('detect_commits', 'detect.sql', '~detect_commits');
-read_case('detect_scan_records from the start', 'detect.sql', 'detect_scan_records', $min, $min, 't:');
-read_case('detect_scan_records resumed at a group', 'detect.sql', 'detect_scan_records', $g, $gb, $gc);
-read_case('detect_scan_records resumed past the last', 'detect.sql', 'detect_scan_records', 'i:9', 'i:0', 't:');
+my $no_limit = 'i:9223372036854775807';
+read_case('detect_scan_records from the start', 'detect.sql', 'detect_scan_records', $min, $min, 't:', $no_limit);
+read_case('detect_scan_records to a limit', 'detect.sql', 'detect_scan_records', $min, $min, 't:', 'i:7');
+read_case('detect_scan_records resumed at a group', 'detect.sql', 'detect_scan_records', $g, $gb, $gc, $no_limit);
+read_case('detect_scan_records resumed to a limit', 'detect.sql', 'detect_scan_records', $g, $gb, $gc, 'i:3');
+read_case('detect_scan_records resumed past the last', 'detect.sql', 'detect_scan_records', 'i:9', 'i:0', 't:', $no_limit);
 read_case('detect_scan_tags all', 'detect.sql', 'detect_scan_tags', 'i:1', "i:$max_run");
 read_case('detect_scan_tags a range', 'detect.sql', 'detect_scan_tags', 'i:100', 'i:2000');
 read_case('detect_scan_runs all', 'detect.sql', 'detect_scan_runs', 'i:1', "i:$max_run");
@@ -469,7 +472,7 @@ case('alert_set_filed', write => 1,
 
 # --- plans (EXPLAIN=1) ------------------------------------------------------------------------
 if ($ENV{EXPLAIN}) {
-	my @reads = (['detect_scan_records', $min, $min, 't:'],
+	my @reads = (['detect_scan_records', $min, $min, 't:', $no_limit],
 		     ['detect_scan_tags', 'i:1', "i:$max_run"],
 		     ['detect_scan_runs', 'i:1', "i:$max_run"],
 		     ['detect_scan_metrics', 'i:1', "i:$max_run"],

@@ -1,7 +1,9 @@
 /*
  * Unit tests for store/'s statement cache and its error messages: a walk whose callback starts
  * the same walk is refused without cutting the outer one short, a callback may use the other
- * statements, and database errors name the file.
+ * statements, and database errors name the file; for the statement layer itself (so this file
+ * includes store/internal.h): a streamed read that other statements interrupt or cut short,
+ * and its columns; and a full read in passes, which keeps every group whole.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "common/common.h"
+#include "store/internal.h"
 #include "store/store.h"
 #include "tests/unit/unit_store.h"
 
@@ -34,21 +37,25 @@ static void db_close(struct db *db)
 	unit_store_close(db->st, db->path);
 }
 
-/* Three standing records of one Series, each with a metric. */
-static void add_records(struct db *db)
+/*
+ * n standing records of benchmark `bench` on machine m (one Series), each with a metric t of
+ * median 10, 11, ... and two samples; seq numbers the runs across calls (digests and hashes).
+ */
+static void add_series(struct db *db, const char *bench, int n, int *seq)
 {
 	struct bl_error err = BL_ERROR_INIT;
 	int64_t machine_id, benchmark_id, run_id;
 	if (store_machine(&machine_id, NULL, db->st, "m", NULL, &err) ||
-	    store_benchmark(&benchmark_id, db->st, "b", &err))
+	    store_benchmark(&benchmark_id, db->st, bench, &err))
 		fail_msg("%s", err.msg.buf);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < n; i++, (*seq)++) {
 		char digest[41], hash[41];
+		double samples[2] = {10 + i, 10.25 + i};
 		struct store_run run;
 		struct store_metric metric;
 		struct store_key key;
-		snprintf(digest, sizeof(digest), "d%039d", i);
-		snprintf(hash, sizeof(hash), "%040d", i);
+		snprintf(digest, sizeof(digest), "d%039d", *seq);
+		snprintf(hash, sizeof(hash), "%040d", *seq);
 		memset(&run, 0, sizeof(run));
 		run.digest = digest;
 		run.machine_id = machine_id;
@@ -57,8 +64,8 @@ static void add_records(struct db *db)
 		run.source_hash = hash;
 		run.harness_version = 1;
 		run.commit = hash;
-		run.committed_at = 1000 + i;
-		run.started_at = 1000 + i;
+		run.committed_at = 1000 + *seq;
+		run.started_at = 1000 + *seq;
 		run.profile = "release";
 		run.primary_metric = "t";
 		run.quietness = NAN;
@@ -71,6 +78,8 @@ static void add_records(struct db *db)
 		metric.median = 10 + i;
 		metric.p95 = metric.value = NAN;
 		metric.n = -1;
+		metric.samples = samples;
+		metric.nsamples = 2;
 		key.machine_id = machine_id;
 		key.benchmark_id = benchmark_id;
 		key.config = "";
@@ -82,6 +91,13 @@ static void add_records(struct db *db)
 			fail_msg("%s", err.msg.buf);
 	}
 	bl_error_release(&err);
+}
+
+/* Three standing records of one Series, each with a metric. */
+static void add_records(struct db *db)
+{
+	int seq = 0;
+	add_series(db, "b", 3, &seq);
 }
 
 struct walk {
@@ -199,6 +215,137 @@ static void a_refused_write_stores_nothing(void **state)
 	db_close(&db);
 }
 
+/*
+ * A full read in passes (store_detect_scan) gives every group once, in key order and whole,
+ * whatever the pass limit: groups larger than the limit, and groups cut by the rows a pass
+ * asks for (a quarter more than the limit), come whole in a later pass.
+ */
+static void a_full_read_in_passes_keeps_every_group_whole(void **state)
+{
+	static const int sizes[] = {1, 3, 7, 2, 4, 1};
+	static const size_t limits[] = {1, 2, 3, 5, 8, 100, 0};
+	enum { NGROUPS = sizeof(sizes) / sizeof(sizes[0]) };
+	struct bl_error err = BL_ERROR_INIT;
+	struct db db;
+	int seq = 0;
+	(void)state;
+	db_open(&db);
+	for (int g = 0; g < NGROUPS; g++) {
+		char bench[8];
+		snprintf(bench, sizeof(bench), "b%d", g);
+		add_series(&db, bench, sizes[g], &seq);
+	}
+	for (size_t l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
+		struct store_detect *d = NULL;
+		struct store_members m;
+		struct store_scan scan;
+		int seen = 0, passes = 0;
+		int64_t last_benchmark = 0;
+		store_members_init(&m);
+		store_scan_init(&scan, limits[l], 0);
+		assert_int_equal(store_detect_open(&d, db.st, &err), 0);
+		do {
+			assert_int_equal(store_detect_scan(&m, &scan, d, &err), 0);
+			passes++;
+			/* a pass ends with the group that reaches the limit */
+			if (limits[l] && m.ngroups > 1) {
+				size_t before_last = 0;
+				for (size_t i = 0; i < m.nmembers; i++)
+					before_last += m.members[i].group + 1 < m.ngroups;
+				assert_true(before_last < limits[l]);
+			}
+			for (size_t g = 0; g < m.ngroups; g++) {
+				size_t n = 0;
+				assert_true(m.groups[g].benchmark_id > last_benchmark);
+				last_benchmark = m.groups[g].benchmark_id;
+				for (size_t i = 0; i < m.nmembers; i++)
+					if (m.members[i].group == g) {
+						assert_int_equal(m.members[i].npoints, 1);
+						assert_true(m.points[m.members[i].point].value ==
+							    10.0 + (double)n);
+						n++;
+					}
+				assert_true(seen < NGROUPS);
+				assert_int_equal(n, sizes[seen]);
+				seen++;
+			}
+		} while (!scan.done && passes < 100);
+		assert_int_equal(seen, NGROUPS);
+		assert_true(scan.done);
+		store_scan_release(&scan);
+		store_members_release(&m);
+		store_detect_close(d);
+	}
+	bl_error_release(&err);
+	db_close(&db);
+}
+
+/* Steps s to its end from where it is, checking that column 0 counts up from *next. */
+static void step_ids(struct store_stmt *s, int64_t *next, int rows)
+{
+	for (int i = 0; i < rows; i++) {
+		assert_int_equal(store_step(s), STORE_ROW);
+		assert_int_equal(store_column_int64(s, 0, 0), *next);
+		(*next)++;
+	}
+}
+
+/*
+ * A streamed read (on PostgreSQL, a row at a time off the connection, in binary) reads its
+ * columns as any statement does, and lets other statements run before its end: their rows and
+ * its own stay right. One reset before its end leaves the connection usable.
+ */
+static void a_streamed_read_outlives_other_statements(void **state)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	struct store_stmt *runs, *metrics;
+	struct db db;
+	int64_t next = 1, n = -1;
+	int seq = 0;
+	(void)state;
+	db_open(&db);
+	add_series(&db, "b", 6, &seq);
+
+	runs = store_stmt(db.st, SQL_COPY_READ_RUNS, &err);
+	assert_non_null(runs);
+	step_ids(runs, &next, 2);
+	/* another statement now, and a second streamed read, then the first again */
+	assert_int_equal(store_count(&n, db.st, "runs", NULL), 0);
+	assert_int_equal(n, 6);
+	metrics = store_stmt(db.st, SQL_COPY_READ_METRICS, &err);
+	assert_non_null(metrics);
+	assert_int_equal(store_step(metrics), STORE_ROW);
+	/* run_id, name, kind, unit, better, median, p95, n, value, ladder, samples */
+	assert_int_equal(store_column_int64(metrics, 0, 0), 1);
+	assert_string_equal(store_column_text(metrics, 0, NULL), "1");
+	assert_int_equal(store_column_bytes(metrics, 0), 1);
+	assert_int_equal(store_column_type(metrics, 0), SQLITE_INTEGER);
+	assert_string_equal(store_column_text(metrics, 1, NULL), "t");
+	assert_int_equal(store_column_type(metrics, 1), SQLITE_TEXT);
+	assert_true(store_column_double(metrics, 5) == 10.0);
+	assert_int_equal(store_column_type(metrics, 5), SQLITE_FLOAT);
+	assert_true(store_column_is_null(metrics, 6));
+	assert_int_equal(store_column_type(metrics, 10), SQLITE_BLOB);
+	assert_int_equal(store_column_bytes(metrics, 10), 2 * sizeof(double));
+	{
+		double samples[2];
+		memcpy(samples, store_column_blob(metrics, 10), sizeof(samples));
+		assert_true(samples[0] == 10.0 && samples[1] == 10.25);
+	}
+	step_ids(runs, &next, 2);
+	/* cut short while rows are still coming */
+	store_reset(metrics);
+	step_ids(runs, &next, 2);
+	assert_int_equal(store_step(runs), STORE_DONE);
+	store_reset(runs);
+	/* the connection is free: a write and a read */
+	add_series(&db, "c", 1, &seq);
+	assert_int_equal(store_count(&n, db.st, "runs", NULL), 0);
+	assert_int_equal(n, 7);
+	bl_error_release(&err);
+	db_close(&db);
+}
+
 static void series_links_with_dot_parts(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -219,6 +366,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(series_links_with_dot_parts),
 	    cmocka_unit_test(a_refused_write_stores_nothing),
+	    cmocka_unit_test(a_full_read_in_passes_keeps_every_group_whole),
+	    cmocka_unit_test(a_streamed_read_outlives_other_statements),
 	    cmocka_unit_test(a_walk_is_not_restarted_from_its_callback),
 	    cmocka_unit_test(database_errors_name_the_file),
 	};
