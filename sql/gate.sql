@@ -3,45 +3,43 @@
 -- primary key, a run's metrics by theirs. Parameters are always bound, never pasted.
 
 -- The standing records measured at source hash ?1 that are not dirty and were measured in
--- the release profile (§7.2: any branch), with whether any tag keeps them off their Series.
+-- the release profile (§7.2: any branch), with whether any tag keeps them off their Series,
+-- each with its metrics by name (one row per metric, the metric columns NULL for a record
+-- with none).
 -- name: gate_at_source
 SELECT r.run_id, r.machine_id, r.benchmark_id, r.config, r.harness_version, m.name, b.name,
        u.commit_sha, u.content_hash, u.baseline,
-       EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
+       EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id),
+       mt.name, mt.kind, mt.unit, mt.better, mt.median, mt.p95, mt.value, mt.n, mt.ladder,
+       mt.samples
 FROM runs u
 JOIN records r ON r.run_id = u.id
 JOIN machines m ON m.id = r.machine_id
 JOIN benchmarks b ON b.id = r.benchmark_id
+LEFT JOIN metrics mt ON mt.run_id = r.run_id
 WHERE u.source_hash = ?1 AND u.dirty = 0 AND u.profile = 'release'
-ORDER BY m.name, b.name, r.config, r.harness_version DESC;
+ORDER BY m.name, b.name, r.config, r.harness_version DESC, mt.name;
 
--- One group's Series records (standing and untagged) at source hash ?4, newest harness first,
--- each with its metrics by name (one row per metric; the samples only when ?5 is 1): a single
--- statement per step of the history walk, which the gate's budget (§12) is made of.
--- name: gate_group_at
-SELECT 0, r.run_id, r.harness_version, u.commit_sha, u.content_hash, u.baseline,
+-- The Series records (standing and untagged) of several groups at several source hashes, in
+-- one statement: ?1 is a JSON array of groups, each [machine id, benchmark id, config], ?2 one
+-- of source hashes, newest first. Rows come by group (its index in ?1, first column), then by
+-- source hash (its index in ?2, the step), then newest harness first, each record with its
+-- metrics by name (one row per metric; the samples only when ?3 is 1). The gate's reference
+-- search asks for every group at one source hash, its windows for the groups' next source
+-- hashes, so a gate takes a few statements, not a few per comparison. Each (group, source
+-- hash) is a seek of the records primary key (CROSS JOIN keeps the arrays outside).
+-- name: gate_groups_in
+SELECT g.key, h.key, r.run_id, r.harness_version, u.commit_sha, u.content_hash, u.baseline,
        r.source_hash, mt.name, mt.kind, mt.unit, mt.better, mt.median, mt.p95, mt.value, mt.n,
-       mt.ladder, CASE WHEN ?5 THEN mt.samples END
-FROM records r
+       mt.ladder, CASE WHEN ?3 THEN mt.samples END
+FROM json_each(?1) g
+CROSS JOIN json_each(?2) h
+CROSS JOIN records r
 JOIN runs u ON u.id = r.run_id
 JOIN metrics mt ON mt.run_id = r.run_id
-WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3 AND r.source_hash = ?4
+WHERE r.machine_id = json_extract(g.value, '$[0]')
+  AND r.benchmark_id = json_extract(g.value, '$[1]')
+  AND r.config = json_extract(g.value, '$[2]')
+  AND r.source_hash = h.value
   AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
-ORDER BY r.harness_version DESC, r.run_id, mt.name;
-
-
--- The same for several source hashes at once (?4, a JSON array of them, newest first): the
--- records before a reference on its line, one statement for the whole window. Rows come in
--- the array's order (the step, first column), then as above; both statements give the same
--- columns, so store/gate.c reads them with one function.
--- name: gate_group_in
-SELECT h.key, r.run_id, r.harness_version, u.commit_sha, u.content_hash, u.baseline,
-       r.source_hash, mt.name, mt.kind, mt.unit, mt.better, mt.median, mt.p95, mt.value, mt.n,
-       mt.ladder, NULL
-FROM json_each(?4) h
-JOIN records r ON r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3
-                  AND r.source_hash = h.value
-JOIN runs u ON u.id = r.run_id
-JOIN metrics mt ON mt.run_id = r.run_id
-WHERE NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
-ORDER BY h.key, r.harness_version DESC, r.run_id, mt.name;
+ORDER BY g.key, h.key, r.harness_version DESC, r.run_id, mt.name;

@@ -559,15 +559,22 @@ int store_open_suspects(int64_t *out, struct store_detect *d, const char *machin
 /* A record as the gate reads it. */
 struct store_gate_record {
 	int64_t run_id, machine_id, benchmark_id;
-	char *machine, *benchmark, *config; /* NULL from store_gate_group_at */
+	char *machine, *benchmark, *config; /* NULL from store_gate_groups_in */
 	char *content_hash;		    /* NULL when the record has none */
 	char commit[41], source_hash[41];
 	int64_t harness_version;
 	int baseline;
-	int tagged;			     /* a tag keeps it off its Series */
-	int64_t step;			     /* store_gate_group_in: the index of its source hash */
+	int tagged;   /* a tag keeps it off its Series */
+	size_t group; /* store_gate_groups_in: the index of its group */
+	int64_t step; /* store_gate_groups_in: the index of its source hash */
 	struct store_record_metric *metrics; /* by name */
 	size_t nmetrics;
+};
+
+/* A group the gate looks up: its Series are drawn from the same records. */
+struct store_gate_group {
+	int64_t machine_id, benchmark_id;
+	const char *config;
 };
 
 struct store_gate;
@@ -575,19 +582,19 @@ int store_gate_open(struct store_gate **out, struct store *st, struct bl_error *
 void store_gate_close(struct store_gate *g);
 /* The standing records at a source hash that are clean (not dirty, release profile), on any
  * branch, by machine, benchmark and config, the newest harness version first; with their
- * metrics and samples. */
+ * metrics and samples. One statement. */
 int store_gate_at_source(struct store_gate_record **out, size_t *nr, struct store_gate *g,
 			 const char *source_hash, struct bl_error *err);
-/* One group's Series records (standing, untagged) at a source hash, the newest harness version
- * first; samples only when with_samples. */
-int store_gate_group_at(struct store_gate_record **out, size_t *nr, struct store_gate *g,
-			int64_t machine_id, int64_t benchmark_id, const char *config,
-			const char *source_hash, int with_samples, struct bl_error *err);
-/* The same at several source hashes in one statement, in their order (each record's step is
- * the index of its source hash), without samples. */
-int store_gate_group_in(struct store_gate_record **out, size_t *nr, struct store_gate *g,
-			int64_t machine_id, int64_t benchmark_id, const char *config,
-			const char *const *source_hashes, size_t nhashes, struct bl_error *err);
+/*
+ * The Series records (standing, untagged) of several groups at several source hashes, in one
+ * statement: by group (a record's group is its index in groups), then by source hash (its step
+ * is the index in source_hashes), then the newest harness version first; with their metrics,
+ * and their samples only when with_samples.
+ */
+int store_gate_groups_in(struct store_gate_record **out, size_t *nr, struct store_gate *g,
+			 const struct store_gate_group *groups, size_t ngroups,
+			 const char *const *source_hashes, size_t nhashes, int with_samples,
+			 struct bl_error *err);
 /* Why a group found no reference: how many of its standing records at these source hashes
  * carry a tag (*runs_out), and per tag of tag_names (the stored names) how many carry it. */
 int store_gate_skipped(size_t *runs_out, size_t *by_tag, const char *const *tag_names, size_t ntags,

@@ -122,18 +122,18 @@ static const struct store_record_metric *find_metric(const struct store_gate_rec
 	return NULL;
 }
 
-/* Moves the chosen record of list into the window (the rest is freed). */
-static void window_take(struct window *w, struct store_gate_record *list, size_t n, size_t pick)
+/* Moves a record into the window (what it held is the window's now). */
+static void window_take(struct window *w, struct store_gate_record *r)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (i == pick) {
-			ALLOC_GROW(w->recs, w->n, w->alloc);
-			w->recs[w->n++] = list[i];
-		} else {
-			store_gate_record_release(&list[i]);
-		}
-	}
-	free(list);
+	ALLOC_GROW(w->recs, w->n, w->alloc);
+	w->recs[w->n++] = *r;
+	memset(r, 0, sizeof(*r));
+}
+
+/* Whether a found window wants the records before its last one: not full, not at a break. */
+static int window_open(const struct window *w)
+{
+	return w->n && w->n < DETECT_WINDOW && !w->recs[w->n - 1].baseline;
 }
 
 /*
@@ -199,59 +199,67 @@ static void add_search_summary(struct strbuf *sb, size_t searched, size_t skippe
 }
 
 /*
- * The reference of a head record (§7.2): the Series record at the newest source hash of the
- * base's first-parent history that has one (step 0 is S(M) itself), the head's harness version
- * preferred; then up to 7 records before it on its line.
+ * Continues a window with records of the steps after its last one (list: one group's records
+ * of a batch of steps, by step): step by step, the record on the reference's line (same
+ * harness and content), nothing when the step has none of the group's, a break when it has
+ * only others. Returns 1 at a break. Records taken are moved out of list.
  */
-static int find_window(struct window *w, struct gate_walk *gr, const struct store_gate_record *head,
-		       struct bl_error *err)
+static int extend_window(struct window *w, const struct store_gate_record *head,
+			 struct store_gate_record *list, size_t n)
 {
-	size_t step, ref_step = 0;
-	int found = 0, ret = 0;
-
-	for (step = 0; step < GATE_SEARCH_STEPS; step++) {
-		const char *source;
-		struct store_gate_record *list = NULL;
-		size_t n = 0, pick = 0;
-		ret = repo_history_get(&source, NULL, gr->hist, step, err);
-		if (ret == 1)
-			break;
-		if (ret)
-			return ret;
-		if (!strcmp(source, head->source_hash))
-			continue; /* main once had the head's sources: that record is the head */
-		if ((ret = store_gate_group_at(&list, &n, gr->sg, head->machine_id,
-					       head->benchmark_id, head->config, source, 1, err)))
-			return ret;
-		if (!n) {
-			free(list);
-			continue;
+	size_t at = 0;
+	while (at < n && window_open(w)) {
+		size_t end = at, pick = SIZE_MAX, others = 0;
+		while (end < n && list[end].step == list[at].step)
+			end++;
+		for (size_t k = at; k < end; k++) {
+			if (list[k].run_id == head->run_id)
+				continue; /* the head itself, at sources main once had */
+			others++;
+			if (pick == SIZE_MAX &&
+			    list[k].harness_version == w->recs[0].harness_version &&
+			    same_str(list[k].content_hash, w->recs[0].content_hash))
+				pick = k;
 		}
-		for (size_t i = 0; i < n; i++)
-			if (list[i].harness_version == head->harness_version) {
-				pick = i;
-				break;
-			}
-		window_take(w, list, n, pick);
-		w->rule = step == 0 ? "merge-base" : "history";
-		ref_step = step;
-		found = 1;
-		break;
+		if (others && pick == SIZE_MAX)
+			return 1; /* the line starts after this step */
+		if (others)
+			window_take(w, &list[pick]);
+		at = end;
 	}
-	if (!found)
-		return count_skipped(w, gr, head, step, err);
+	return 0;
+}
 
-	/*
-	 * The records before it on its line: same harness and content, stopping at a break.
-	 * The next steps of the history are read a batch at a time, in one statement.
-	 */
-	step = ref_step + 1;
-	while (step <= ref_step + GATE_WINDOW_STEPS && w->n < DETECT_WINDOW &&
-	       !w->recs[w->n - 1].baseline) {
+/* The groups of the heads in idx[0..n), for store_gate_groups_in. */
+static struct store_gate_group *groups_of(const struct store_gate_record *heads, const size_t *idx,
+					  size_t n)
+{
+	struct store_gate_group *groups = xcalloc(n ? n : 1, sizeof(*groups));
+	for (size_t i = 0; i < n; i++) {
+		groups[i].machine_id = heads[idx[i]].machine_id;
+		groups[i].benchmark_id = heads[idx[i]].benchmark_id;
+		groups[i].config = heads[idx[i]].config;
+	}
+	return groups;
+}
+
+/*
+ * The records before the references found at ref_step, for the heads in idx[0..n) (each
+ * window holds its reference): GATE_WINDOW_BATCH steps at a time, every group in one
+ * statement, until each window is full, at a break, or GATE_WINDOW_STEPS steps back.
+ */
+static int extend_windows(struct window *ws, struct gate_walk *gr,
+			  const struct store_gate_record *heads, size_t *idx, size_t n,
+			  size_t ref_step, struct bl_error *err)
+{
+	size_t step = ref_step + 1;
+	int ret = 0;
+
+	while (n && step <= ref_step + GATE_WINDOW_STEPS) {
 		const char *hashes[GATE_WINDOW_BATCH];
 		struct store_gate_record *list = NULL;
-		size_t nh = 0, n = 0, at = 0;
-		int broken = 0;
+		struct store_gate_group *groups;
+		size_t nh = 0, nrecs = 0, at = 0, kept = 0;
 		while (nh < GATE_WINDOW_BATCH && step + nh <= ref_step + GATE_WINDOW_STEPS) {
 			ret = repo_history_get(&hashes[nh], NULL, gr->hist, step + nh, err);
 			if (ret < 0)
@@ -263,40 +271,116 @@ static int find_window(struct window *w, struct gate_walk *gr, const struct stor
 		ret = 0;
 		if (!nh)
 			break;
-		if ((ret = store_gate_group_in(&list, &n, gr->sg, head->machine_id,
-					       head->benchmark_id, head->config, hashes, nh, err)))
+		groups = groups_of(heads, idx, n);
+		ret = store_gate_groups_in(&list, &nrecs, gr->sg, groups, n, hashes, nh, 0, err);
+		free(groups);
+		if (ret)
 			return ret;
-		/* Step by step: the record on the reference's line, else a break. */
-		while (at < n && !broken && w->n < DETECT_WINDOW && !w->recs[w->n - 1].baseline) {
-			size_t end = at, pick = SIZE_MAX, others = 0;
-			while (end < n && list[end].step == list[at].step)
-				end++;
-			for (size_t k = at; k < end; k++) {
-				if (list[k].run_id == head->run_id)
-					continue; /* the head itself, at sources main once had */
-				others++;
-				if (pick == SIZE_MAX &&
-				    list[k].harness_version == w->recs[0].harness_version &&
-				    same_str(list[k].content_hash, w->recs[0].content_hash))
-					pick = k;
-			}
-			if (!others) {
-				/* nothing of this step */
-			} else if (pick == SIZE_MAX) {
-				broken = 1; /* the line starts after this step */
-			} else {
-				ALLOC_GROW(w->recs, w->n, w->alloc);
-				w->recs[w->n++] = list[pick];
-				memset(&list[pick], 0, sizeof(list[pick]));
-			}
-			at = end;
+		for (size_t q = 0; q < n; q++) {
+			size_t start = at;
+			int broken;
+			while (at < nrecs && list[at].group == q)
+				at++;
+			broken =
+			    extend_window(&ws[idx[q]], &heads[idx[q]], list + start, at - start);
+			if (!broken && nh == GATE_WINDOW_BATCH && window_open(&ws[idx[q]]))
+				idx[kept++] = idx[q];
 		}
-		store_gate_records_free(list, n);
-		if (broken || nh < GATE_WINDOW_BATCH)
-			break;
+		store_gate_records_free(list, nrecs);
+		n = kept;
 		step += nh;
 	}
 	return 0;
+}
+
+/*
+ * The windows of the heads in need[0..nneed) (indexes into heads; ws is by head), all at once.
+ * For each it is the reference of §7.2: the Series record at the newest source hash of the
+ * base's first-parent history that has one (step 0 is S(M) itself), the head's harness version
+ * preferred; then up to 7 records before it on its line. Each step of the search asks for
+ * every group still searching in one statement, and each batch of the windows for every group
+ * found at the same step in one, so a gate takes a few statements whatever its size.
+ */
+static int find_windows(struct window *ws, struct gate_walk *gr,
+			const struct store_gate_record *heads, const size_t *need, size_t nneed,
+			struct bl_error *err)
+{
+	size_t *pending = xcalloc(nneed ? nneed : 1, sizeof(*pending));
+	size_t *asked = xcalloc(nneed ? nneed : 1, sizeof(*asked));
+	size_t *found_at = xcalloc(nneed ? nneed : 1, sizeof(*found_at));
+	size_t *found = xcalloc(nneed ? nneed : 1, sizeof(*found));
+	size_t npending = nneed, nfound = 0, step;
+	int ret = 0;
+
+	memcpy(pending, need, nneed * sizeof(*need));
+	for (step = 0; step < GATE_SEARCH_STEPS && npending; step++) {
+		struct store_gate_record *list = NULL;
+		struct store_gate_group *groups;
+		const char *source;
+		size_t nasked = 0, nrecs = 0, at = 0, still = 0;
+		ret = repo_history_get(&source, NULL, gr->hist, step, err);
+		if (ret == 1) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			goto done;
+		for (size_t i = 0; i < npending; i++)
+			if (strcmp(source, heads[pending[i]].source_hash))
+				asked[nasked++] = pending[i];
+		/* (a head whose sources main once had is that record: it skips the step) */
+		if (!nasked)
+			continue;
+		groups = groups_of(heads, asked, nasked);
+		ret =
+		    store_gate_groups_in(&list, &nrecs, gr->sg, groups, nasked, &source, 1, 1, err);
+		free(groups);
+		if (ret)
+			goto done;
+		for (size_t q = 0; q < nasked; q++) {
+			const struct store_gate_record *h = &heads[asked[q]];
+			size_t start = at, pick;
+			while (at < nrecs && list[at].group == q)
+				at++;
+			if (at == start)
+				continue;
+			for (pick = start; pick < at; pick++)
+				if (list[pick].harness_version == h->harness_version)
+					break;
+			window_take(&ws[asked[q]], &list[pick < at ? pick : start]);
+			ws[asked[q]].rule = step == 0 ? "merge-base" : "history";
+			found[nfound] = asked[q];
+			found_at[nfound++] = step;
+		}
+		store_gate_records_free(list, nrecs);
+		for (size_t i = 0; i < npending; i++)
+			if (!ws[pending[i]].n)
+				pending[still++] = pending[i];
+		npending = still;
+	}
+	/* the searches that found nothing: what they looked at */
+	for (size_t i = 0; i < npending; i++)
+		if ((ret = count_skipped(&ws[pending[i]], gr, &heads[pending[i]], step, err)))
+			goto done;
+
+	/* the windows, a step of the search at a time (found[] is in step order) */
+	for (size_t i = 0; i < nfound;) {
+		size_t end = i, n = 0;
+		while (end < nfound && found_at[end] == found_at[i])
+			end++;
+		for (size_t k = i; k < end; k++)
+			if (window_open(&ws[found[k]]))
+				asked[n++] = found[k];
+		if ((ret = extend_windows(ws, gr, heads, asked, n, found_at[i], err)))
+			goto done;
+		i = end;
+	}
+done:
+	free(pending);
+	free(asked);
+	free(found_at);
+	free(found);
+	return ret;
 }
 
 /* The value a metric is judged by: the median of a timed one, else its value. */
@@ -728,26 +812,36 @@ static struct gate_row *new_row(struct gate_comparison *c, size_t *alloc)
 	return &c->rows[c->nrows++];
 }
 
+/* Whether head i is an older harness version of the group of head i - 1 (heads come by group,
+ * the newest harness first): that group is compared once, with its newest. */
+static int same_group_as_previous(const struct store_gate_record *heads, size_t i)
+{
+	return i > 0 && heads[i].machine_id == heads[i - 1].machine_id &&
+	       heads[i].benchmark_id == heads[i - 1].benchmark_id &&
+	       !strcmp(heads[i].config, heads[i - 1].config);
+}
+
 /* Compares every head record with its reference in the history of ref_commit. */
 static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo *repo,
 		   struct store_gate_record *heads, size_t nheads, struct bl_error *err)
 {
-	size_t alloc = 0;
+	struct window *ws = NULL;
+	size_t alloc = 0, *need = NULL, nneed = 0;
 	int ret;
 
 	if ((ret = repo_history_open(&gr->hist, repo, c->commit, GATE_MAX_COMMITS, err)))
 		return ret;
-	for (size_t i = 0; i < nheads; i++) {
-		const struct store_gate_record *h = &heads[i];
-		struct window w = {0};
-		if (i > 0 && h->machine_id == heads[i - 1].machine_id &&
-		    h->benchmark_id == heads[i - 1].benchmark_id &&
-		    !strcmp(h->config, heads[i - 1].config))
-			continue; /* an older harness version of a group already compared */
-		if ((ret = find_window(&w, gr, h, err))) {
-			window_release(&w);
-			goto done;
-		}
+	ws = xcalloc(nheads ? nheads : 1, sizeof(*ws));
+	need = xcalloc(nheads ? nheads : 1, sizeof(*need));
+	for (size_t i = 0; i < nheads; i++)
+		if (!same_group_as_previous(heads, i))
+			need[nneed++] = i;
+	if ((ret = find_windows(ws, gr, heads, need, nneed, err)))
+		goto done;
+	for (size_t j = 0; j < nneed; j++) {
+		const struct store_gate_record *h = &heads[need[j]];
+		struct window w = ws[need[j]];
+		memset(&ws[need[j]], 0, sizeof(w));
 		for (size_t k = 0; k < h->nmetrics; k++) {
 			const struct store_record_metric *hm = &h->metrics[k];
 			const struct store_record_metric *rm =
@@ -800,6 +894,10 @@ static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo 
 		window_release(&w);
 	}
 done:
+	for (size_t j = 0; ws && j < nneed; j++)
+		window_release(&ws[need[j]]);
+	free(ws);
+	free(need);
 	repo_history_free(gr->hist);
 	gr->hist = NULL;
 	return ret;

@@ -532,6 +532,36 @@ test_expect 'an unmeasured merge base: the newest older record is the reference 
 	     "history $(gate_git r rev-parse main~2) 8"
 '
 
+# Each step of the search and each batch of the windows is one statement for every group: a
+# comparison must come out the same judged alone or beside groups whose references are at
+# other steps of the history.
+test_expect 'setup: two machines, the second not measured at the merge base' '
+	gate_main mx 10 --benchmarks 3 &&
+	i=1 &&
+	while [ $i -le 9 ]; do
+		gate_branch mx old "main~$((10 - i))" &&
+		gate_sweep mx $((200 + i)) --machine ci-2 --branch main || return 1
+		i=$((i + 1))
+	done &&
+	gate_branch mx pr &&
+	gate_change mx "pr 1" &&
+	gate_sweep mx 230 --machine ci-2 --shift 1.10 --shift-only bench_01
+'
+
+test_expect 'a comparison is the same judged alone or beside references at other steps' '
+	expect_exit 1 gate_run mx --head pr --json "$TMP/mx-alone.json" >/dev/null &&
+	gate_sweep mx 231 &&
+	expect_exit 1 gate_run mx --head pr --json "$TMP/mx-both.json" >/dev/null &&
+	rules="my %s; \$s{\"\$_->{machine} \$_->{reference_rule} \$_->{reference}{commit} \$_->{window}\"} = 1 for @{\$j->{comparisons}}; join q(,), sort keys %s" &&
+	test "$(json_get mx-both.json "$rules")" = \
+	     "ci-1 merge-base $(gate_git mx rev-parse main) 8,ci-2 history $(gate_git mx rev-parse main~1) 8" &&
+	ci2="[grep { \$_->{machine} eq q(ci-2) } @{\$j->{comparisons}}]" &&
+	json_get mx-alone.json "$ci2" >expect &&
+	json_get mx-both.json "$ci2" >actual &&
+	test_cmp expect actual &&
+	test "$(json_get mx-alone.json "scalar @{\$j->{comparisons}}")" -ge 3
+'
+
 # --- across the board (a separate repository, 12 benchmarks) ---
 
 # A quiet machine (no whole-sweep noise, little between runs): with the generator's default

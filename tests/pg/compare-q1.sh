@@ -283,6 +283,9 @@ my @hashes = map { (split /\t/)[0] } norm_sqlite(sqlite("SELECT r.source_hash FR
     "JOIN runs u ON u.id = r.run_id WHERE r.machine_id = $tmid AND r.benchmark_id = $tbid AND " .
     "r.config = " . lit($tc) . " ORDER BY u.started_at DESC LIMIT 12;\n"));
 my $json = '[' . join(',', map { "\"$_\"" } @hashes, 'no-such-hash') . ']';
+# the gate's groups: the tagged record's, the suspect's and one with no records, as JSON
+my $groups_json = '[' . join(',', map { my @g = @$_; $g[2] =~ s/(["\\])/\\$1/g; "[$g[0],$g[1],\"$g[2]\"]" }
+	[$tmid, $tbid, $tc], [$smid, $sbid, $sc], [999999, 1, 'none']) . ']';
 my $gsrc = $hashes[0];
 my $mid2 = one("SELECT id FROM machines WHERE name = " . lit($tm));
 my $audit = one('SELECT max(id) FROM audit');
@@ -337,9 +340,9 @@ my @cases = (
 	['series_members (suspect)', [q => 'series_members', $smid, $sbid, lit($sc)]],
 	['gate_at_source', [q => 'gate_at_source', lit($gsrc)]],
 	['gate_at_source (tagged)', [q => 'gate_at_source', lit($tsrc)]],
-	['gate_group_at', [q => 'gate_group_at', $tmid, $tbid, lit($tc), lit($gsrc), 1]],
-	['gate_group_at (no samples)', [q => 'gate_group_at', $tmid, $tbid, lit($tc), lit($gsrc), 0]],
-	['gate_group_in', [q => 'gate_group_in', $tmid, $tbid, lit($tc), lit($json)]],
+	['gate_groups_in (one hash)', [q => 'gate_groups_in', lit($groups_json), lit("[\"$gsrc\"]"), 1]],
+	['gate_groups_in (no samples)', [q => 'gate_groups_in', lit($groups_json), lit("[\"$gsrc\"]"), 0]],
+	['gate_groups_in (a window)', [q => 'gate_groups_in', lit($groups_json), lit($json), 0]],
 	['gate_group_skipped', [q => 'gate_group_skipped', $tmid, $tbid, lit($tc), lit($json)]],
 
 	# The writes, each judged by what a plain SELECT reads after it.
