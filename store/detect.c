@@ -301,13 +301,13 @@ again:
 	scan->started = 1;
 	scan->done = 1;
 	while ((rc = store_step(s)) == STORE_ROW) {
-		nrows++;
 		int64_t mid = store_column_int64(s, 0, 0), bid = store_column_int64(s, 1, 0);
 		const char *config = store_column_text(s, 2, "");
 		const struct store_group *last =
 		    out->ngroups ? &out->groups[out->ngroups - 1] : NULL;
 		struct store_member *mb;
 		int64_t src;
+		nrows++;
 		if (!last || last->machine_id != mid || last->benchmark_id != bid ||
 		    strcmp(last->config, config)) {
 			if (last && scan->max_members && out->nmembers >= scan->max_members) {

@@ -82,7 +82,7 @@ struct store_pg_stmt {
 	int binary;   /* results in binary: streamed, and every column of a known type */
 	char (*number_text)[DOUBLE_TEXT_MAX]; /* a binary number column read as text, by column */
 	PGresult **early; /* its rows read off the connection by settle, not stepped to yet */
-	size_t nearly, early_at, early_alloc;
+	size_t early_nr, early_at, early_alloc;
 };
 
 static void notice_ignore(void *arg, const char *message)
@@ -147,8 +147,8 @@ static void settle(struct store_pg *pg)
 		return;
 	pg->streaming = NULL;
 	while ((res = PQgetResult(pg->conn))) {
-		ALLOC_GROW(s->early, s->nearly + 1, s->early_alloc);
-		s->early[s->nearly++] = res;
+		ALLOC_GROW(s->early, s->early_nr + 1, s->early_alloc);
+		s->early[s->early_nr++] = res;
 	}
 }
 
@@ -387,7 +387,14 @@ int64_t store_pg_changes(struct store_pg *pg)
 }
 
 /* What a column's type is to the readers. */
-enum pg_kind { PG_KIND_INTEGER, PG_KIND_REAL, PG_KIND_BOOL, PG_KIND_BYTES, PG_KIND_OTHER };
+enum pg_kind {
+	PG_KIND_INTEGER,
+	PG_KIND_REAL,
+	PG_KIND_NUMERIC, /* a real to the readers, never read in binary */
+	PG_KIND_BOOL,
+	PG_KIND_BYTES, /* text or bytea */
+	PG_KIND_OTHER  /* text to the readers, never read in binary */
+};
 
 static enum pg_kind kind_of(unsigned type)
 {
@@ -399,6 +406,8 @@ static enum pg_kind kind_of(unsigned type)
 	case PG_FLOAT8OID:
 	case PG_FLOAT4OID:
 		return PG_KIND_REAL;
+	case PG_NUMERICOID:
+		return PG_KIND_NUMERIC;
 	case PG_BOOLOID:
 		return PG_KIND_BOOL;
 	case PG_TEXTOID:
@@ -417,9 +426,11 @@ static enum pg_kind kind_of(unsigned type)
  * writing, and the reader parsing, a number's digits and a bytea's hex. */
 static int binary_readable(const PGresult *described)
 {
-	for (int i = 0; i < PQnfields(described); i++)
-		if (kind_of(PQftype(described, i)) == PG_KIND_OTHER)
+	for (int i = 0; i < PQnfields(described); i++) {
+		enum pg_kind kind = kind_of(PQftype(described, i));
+		if (kind == PG_KIND_NUMERIC || kind == PG_KIND_OTHER)
 			return 0;
+	}
 	return 1;
 }
 
@@ -491,9 +502,9 @@ static void end_stream(struct store_pg_stmt *s)
 			PQclear(res);
 		s->pg->streaming = NULL;
 	}
-	for (size_t i = s->early_at; i < s->nearly; i++)
+	for (size_t i = s->early_at; i < s->early_nr; i++)
 		PQclear(s->early[i]);
-	s->nearly = s->early_at = 0;
+	s->early_nr = s->early_at = 0;
 }
 
 void store_pg_reset(struct store_pg_stmt *s)
@@ -584,7 +595,7 @@ static int next_row(struct store_pg_stmt *s)
 	PQclear(s->res);
 	s->res = NULL;
 	s->row = s->nrows = 0;
-	if (s->early_at < s->nearly)
+	if (s->early_at < s->early_nr)
 		res = s->early[s->early_at++];
 	else
 		res = pg->streaming == s ? PQgetResult(pg->conn) : NULL;
@@ -730,7 +741,7 @@ int store_pg_column_is_null(struct store_pg_stmt *s, int i)
 	return !readable(s, i) || PQgetisnull(s->res, s->row, i);
 }
 
-/* A binary integer (2, 4 or 8 bytes, big-endian) or real (4 or 8 bytes). */
+/* A binary integer: 2, 4 or 8 bytes, big-endian, signed. */
 static int64_t binary_integer(const unsigned char *v, int len)
 {
 	uint64_t x = 0;
@@ -741,16 +752,17 @@ static int64_t binary_integer(const unsigned char *v, int len)
 	return (int64_t)x;
 }
 
+/* A binary real: a float4 or float8's bits, big-endian. */
 static double binary_real(const unsigned char *v, int len)
 {
 	uint64_t x = (uint64_t)binary_integer(v, len);
+	uint32_t x4 = (uint32_t)x;
+	double d;
+	float f;
 	if (len == 4) {
-		uint32_t y = (uint32_t)x;
-		float f;
-		memcpy(&f, &y, sizeof(f));
+		memcpy(&f, &x4, sizeof(f));
 		return f;
 	}
-	double d;
 	memcpy(&d, &x, sizeof(d));
 	return d;
 }
@@ -774,10 +786,9 @@ int64_t store_pg_column_int64(struct store_pg_stmt *s, int i)
 	case PG_KIND_BOOL:
 		return v[0] == 't';
 	case PG_KIND_REAL:
+	case PG_KIND_NUMERIC:
 		return (int64_t)strtod(v, NULL); /* a real read as an integer, as SQLite does */
 	default:
-		if (PQftype(s->res, i) == PG_NUMERICOID)
-			return (int64_t)strtod(v, NULL);
 		return strtoll(v, NULL, 10);
 	}
 }
@@ -833,11 +844,12 @@ int store_pg_column_type(struct store_pg_stmt *s, int i)
 	case PG_KIND_INTEGER:
 		return SQLITE_INTEGER;
 	case PG_KIND_REAL:
+	case PG_KIND_NUMERIC:
 		return SQLITE_FLOAT;
 	case PG_KIND_BYTES:
 		return type == PG_BYTEAOID ? SQLITE_BLOB : SQLITE_TEXT;
 	default:
-		return type == PG_NUMERICOID ? SQLITE_FLOAT : SQLITE_TEXT;
+		return SQLITE_TEXT;
 	}
 }
 

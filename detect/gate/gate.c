@@ -200,9 +200,10 @@ static void add_search_summary(struct strbuf *sb, size_t searched, size_t skippe
 
 /*
  * Continues a window with records of the steps after its last one (list: one group's records
- * of a batch of steps, by step): step by step, the record on the reference's line (same
- * harness and content), nothing when the step has none of the group's, a break when it has
- * only others. Returns 1 at a break. Records taken are moved out of list.
+ * of a batch of steps, by step). Step by step: the record on the reference's line (same
+ * harness and content) joins it; a step with no record but the head's own is passed over; a
+ * step whose records are all off the line is a break. Returns 1 at a break. Records taken are
+ * moved out of list.
  */
 static int extend_window(struct window *w, const struct store_gate_record *head,
 			 struct store_gate_record *list, size_t n)
