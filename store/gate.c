@@ -181,13 +181,7 @@ void store_bind_group_hashes(struct store_stmt *s, struct strbuf *json, int64_t 
 			     int64_t benchmark_id, const char *config,
 			     const char *const *source_hashes, size_t nhashes)
 {
-	strbuf_addch(json, '[');
-	for (size_t i = 0; i < nhashes; i++) {
-		if (i)
-			strbuf_addch(json, ',');
-		strbuf_add_json_string(json, source_hashes[i]);
-	}
-	strbuf_addch(json, ']');
+	hashes_json(json, source_hashes, nhashes);
 	store_bind_int64(s, 1, machine_id);
 	store_bind_int64(s, 2, benchmark_id);
 	store_bind_text(s, 3, config);
