@@ -24,24 +24,6 @@
 
 #include "rows.h"
 
-struct metric {
-	const char *name, *kind, *unit, *better, *median, *p95, *n, *value; /* NULL: NULL */
-	double *samples;
-	size_t nsamples;
-};
-
-struct run {
-	char machine[24], benchmark[24];
-	const char *config, *source, *harness, *commit, *branch, *started, *primary, *quietness;
-	const char *digest, *raw;
-	size_t first_metric, nmetrics;
-};
-
-struct name {
-	char id[24];
-	const char *name;
-};
-
 static void die(const char *what, PGconn *conn)
 {
 	fprintf(stderr, "pg_insert: %s: %s\n", what, conn ? PQerrorMessage(conn) : "failed");
@@ -86,82 +68,28 @@ static PGresult *run(PGconn *conn, const char *name, int n, const char *const *v
 	return res;
 }
 
+/* The machines' or the benchmarks' rows, through prepared statement name. */
+static void insert_names(PGconn *conn, const char *name, const struct rows_name *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char id[24];
+		const char *v[2] = {id, list[i].name};
+		snprintf(id, sizeof(id), "%lld", list[i].id);
+		PQclear(run(conn, name, 2, v, NULL, NULL, name));
+	}
+}
+
 int main(int argc, char **argv)
 {
-	struct run *runs = NULL;
-	struct metric *metrics = NULL;
-	struct name *machines = NULL, *benchmarks = NULL;
-	size_t nruns = 0, aruns = 0, nmetrics = 0, ametrics = 0;
-	size_t nmachines = 0, amachines = 0, nbenchmarks = 0, abenchmarks = 0;
+	struct rows rows;
 	PGconn *conn;
-	char *buf, *line, *next;
 	double t0, t1;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: pg_insert CONNINFO ROWS\n");
 		return 2;
 	}
-	buf = rows_read(argv[2]);
-	for (line = buf; *line; line = next) {
-		char *f[13];
-		size_t nf;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		else
-			next = line + strlen(line);
-		nf = rows_split(line, f, 13);
-		if (!strcmp(f[0], "MACHINE") && nf == 3) {
-			machines = rows_grow(machines, &amachines, nmachines, sizeof(*machines));
-			snprintf(machines[nmachines].id, sizeof(machines[nmachines].id), "%lld",
-				 atoll(f[1]) + 1);
-			machines[nmachines++].name = f[2];
-		} else if (!strcmp(f[0], "BENCHMARK") && nf == 3) {
-			benchmarks =
-			    rows_grow(benchmarks, &abenchmarks, nbenchmarks, sizeof(*benchmarks));
-			snprintf(benchmarks[nbenchmarks].id, sizeof(benchmarks[nbenchmarks].id),
-				 "%lld", atoll(f[1]) + 1);
-			benchmarks[nbenchmarks++].name = f[2];
-		} else if (!strcmp(f[0], "R") && nf == 13) {
-			struct run *r;
-			runs = rows_grow(runs, &aruns, nruns, sizeof(*runs));
-			r = &runs[nruns++];
-			*r = (struct run){
-			    .config = f[3],
-			    .source = f[4],
-			    .harness = f[5],
-			    .commit = f[6],
-			    .branch = f[7],
-			    .started = f[8],
-			    .primary = f[9],
-			    .quietness = text_or_null(f[10]),
-			    .digest = f[11],
-			    .raw = f[12],
-			    .first_metric = nmetrics,
-			};
-			snprintf(r->machine, sizeof(r->machine), "%lld", atoll(f[1]) + 1);
-			snprintf(r->benchmark, sizeof(r->benchmark), "%lld", atoll(f[2]) + 1);
-		} else if (!strcmp(f[0], "M") && nf == 10 && nruns) {
-			struct metric *m;
-			metrics = rows_grow(metrics, &ametrics, nmetrics, sizeof(*metrics));
-			m = &metrics[nmetrics++];
-			*m = (struct metric){
-			    .name = f[1],
-			    .kind = f[2],
-			    .unit = f[3],
-			    .better = f[4],
-			    .median = text_or_null(f[5]),
-			    .p95 = text_or_null(f[6]),
-			    .n = text_or_null(f[7]),
-			    .value = text_or_null(f[8]),
-			};
-			m->samples = rows_samples(f[9], &m->nsamples);
-			runs[nruns - 1].nmetrics++;
-		} else {
-			fprintf(stderr, "pg_insert: %s: bad row '%.40s'\n", argv[2], f[0]);
-			return 1;
-		}
-	}
+	rows_load(&rows, argv[2]);
 
 	conn = PQconnectdb(argv[1]);
 	if (PQstatus(conn) != CONNECTION_OK)
@@ -186,37 +114,36 @@ int main(int argc, char **argv)
 
 	t0 = rows_now();
 	exec(conn, "BEGIN");
-	for (size_t i = 0; i < nmachines; i++) {
-		const char *v[2] = {machines[i].id, machines[i].name};
-		PQclear(run(conn, "machine", 2, v, NULL, NULL, "insert a machine"));
-	}
-	for (size_t i = 0; i < nbenchmarks; i++) {
-		const char *v[2] = {benchmarks[i].id, benchmarks[i].name};
-		PQclear(run(conn, "benchmark", 2, v, NULL, NULL, "insert a benchmark"));
-	}
-	for (size_t i = 0; i < nruns; i++) {
-		const struct run *r = &runs[i];
-		const char *rv[17] = {r->digest,    r->machine, r->benchmark, r->config, r->source,
-				      r->harness,   NULL,	r->commit,    r->branch, NULL,
-				      r->started,   "0",	"release",    "0",	 r->primary,
-				      r->quietness, r->raw};
-		char run_id[24];
-		PGresult *res = run(conn, "run", 17, rv, NULL, NULL, "insert a run");
+	insert_names(conn, "machine", rows.machines, rows.nmachines);
+	insert_names(conn, "benchmark", rows.benchmarks, rows.nbenchmarks);
+	for (size_t i = 0; i < rows.nruns; i++) {
+		const struct rows_run *r = &rows.runs[i];
+		char machine[24], benchmark[24], run_id[24];
+		const char *rv[17] = {r->digest, machine,    benchmark,	 r->config,
+				      r->source, r->harness, NULL,	 r->commit,
+				      r->branch, NULL,	     r->started, "0",
+				      "release", "0",	     r->primary, text_or_null(r->quietness),
+				      r->raw};
+		PGresult *res;
+		/* ids as text, as the store binds them */
+		snprintf(machine, sizeof(machine), "%lld", r->machine);
+		snprintf(benchmark, sizeof(benchmark), "%lld", r->benchmark);
+		res = run(conn, "run", 17, rv, NULL, NULL, "insert a run");
 		if (PQntuples(res) != 1)
 			die("insert a run: no id", conn);
 		snprintf(run_id, sizeof(run_id), "%s", PQgetvalue(res, 0, 0));
 		PQclear(res);
 		for (size_t k = 0; k < r->nmetrics; k++) {
-			const struct metric *m = &metrics[r->first_metric + k];
+			const struct rows_metric *m = &rows.metrics[r->first_metric + k];
 			const char *mv[11] = {run_id,
 					      m->name,
 					      m->kind,
 					      m->unit,
 					      m->better,
-					      m->median,
-					      m->p95,
-					      m->n,
-					      m->value,
+					      text_or_null(m->median),
+					      text_or_null(m->p95),
+					      text_or_null(m->n),
+					      text_or_null(m->value),
 					      NULL,
 					      (const char *)m->samples};
 			int lengths[11] = {0};
@@ -226,20 +153,13 @@ int main(int argc, char **argv)
 			formats[10] = 1;
 			PQclear(run(conn, "metric", 11, mv, lengths, formats, "insert a metric"));
 		}
-		const char *kv[6] = {r->machine, r->benchmark, r->config,
-				     r->source,	 r->harness,   run_id};
+		const char *kv[6] = {machine, benchmark, r->config, r->source, r->harness, run_id};
 		PQclear(run(conn, "record", 6, kv, NULL, NULL, "insert a record"));
 	}
 	exec(conn, "COMMIT");
 	PQfinish(conn);
 	t1 = rows_now();
-	printf("%zu %.6f\n", nruns, t1 - t0);
-	for (size_t i = 0; i < nmetrics; i++)
-		free(metrics[i].samples);
-	free(metrics);
-	free(runs);
-	free(machines);
-	free(benchmarks);
-	free(buf);
+	printf("%zu %.6f\n", rows.nruns, t1 - t0);
+	rows_release(&rows);
 	return 0;
 }

@@ -35,11 +35,6 @@ struct run {
 	size_t first_metric, nmetrics;
 };
 
-struct name {
-	long long idx;
-	const char *name;
-};
-
 static void die(const char *what, sqlite3 *db)
 {
 	fprintf(stderr, "plain_insert: %s: %s\n", what, db ? sqlite3_errmsg(db) : "failed");
@@ -84,76 +79,69 @@ static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
 	return s;
 }
 
+/* The machines' or the benchmarks' rows, through statement s. */
+static void insert_names(sqlite3 *db, sqlite3_stmt *s, const struct rows_name *list, size_t n,
+			 const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(s, 1, list[i].id);
+		bind_text(s, 2, list[i].name);
+		step(db, s, what);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	struct run *runs = NULL;
-	struct metric *metrics = NULL;
-	struct name *machines = NULL, *benchmarks = NULL;
-	size_t nruns = 0, aruns = 0, nmetrics = 0, ametrics = 0;
-	size_t nmachines = 0, amachines = 0, nbenchmarks = 0, abenchmarks = 0;
+	struct rows rows;
+	struct run *runs;
+	struct metric *metrics;
 	sqlite3 *db;
 	sqlite3_stmt *ins_machine, *ins_benchmark, *ins_run, *ins_metric, *ins_record;
-	char *buf, *line, *next;
 	double t0, t1;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: plain_insert DB ROWS\n");
 		return 2;
 	}
-	buf = rows_read(argv[2]);
-	for (line = buf; *line; line = next) {
-		char *f[13];
-		size_t nf;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		else
-			next = line + strlen(line);
-		nf = rows_split(line, f, 13);
-		if (!strcmp(f[0], "MACHINE") && nf == 3) {
-			machines = rows_grow(machines, &amachines, nmachines, sizeof(*machines));
-			machines[nmachines++] = (struct name){atoll(f[1]), f[2]};
-		} else if (!strcmp(f[0], "BENCHMARK") && nf == 3) {
-			benchmarks =
-			    rows_grow(benchmarks, &abenchmarks, nbenchmarks, sizeof(*benchmarks));
-			benchmarks[nbenchmarks++] = (struct name){atoll(f[1]), f[2]};
-		} else if (!strcmp(f[0], "R") && nf == 13) {
-			runs = rows_grow(runs, &aruns, nruns, sizeof(*runs));
-			runs[nruns++] = (struct run){
-			    .machine = atoll(f[1]) + 1,
-			    .benchmark = atoll(f[2]) + 1,
-			    .config = f[3],
-			    .source = f[4],
-			    .harness = atoll(f[5]),
-			    .commit = f[6],
-			    .branch = f[7],
-			    .started = strtod(f[8], NULL),
-			    .primary = f[9],
-			    .quietness = real_or_nan(f[10]),
-			    .digest = f[11],
-			    .raw = f[12],
-			    .first_metric = nmetrics,
-			};
-		} else if (!strcmp(f[0], "M") && nf == 10 && nruns) {
-			struct metric *m;
-			metrics = rows_grow(metrics, &ametrics, nmetrics, sizeof(*metrics));
-			m = &metrics[nmetrics++];
-			*m = (struct metric){
-			    .name = f[1],
-			    .kind = f[2],
-			    .unit = f[3],
-			    .better = f[4],
-			    .median = real_or_nan(f[5]),
-			    .p95 = real_or_nan(f[6]),
-			    .n = strcmp(f[7], "-") ? atoll(f[7]) : -1,
-			    .value = real_or_nan(f[8]),
-			};
-			m->samples = rows_samples(f[9], &m->nsamples);
-			runs[nruns - 1].nmetrics++;
-		} else {
-			fprintf(stderr, "plain_insert: %s: bad row '%.40s'\n", argv[2], f[0]);
-			return 1;
-		}
+	rows_load(&rows, argv[2]);
+	/* the numbers as the store binds them, converted before the clock starts */
+	runs = calloc(rows.nruns ? rows.nruns : 1, sizeof(*runs));
+	metrics = calloc(rows.nmetrics ? rows.nmetrics : 1, sizeof(*metrics));
+	if (!runs || !metrics)
+		rows_fail("out of memory");
+	for (size_t i = 0; i < rows.nruns; i++) {
+		const struct rows_run *r = &rows.runs[i];
+		runs[i] = (struct run){
+		    .machine = r->machine,
+		    .benchmark = r->benchmark,
+		    .config = r->config,
+		    .source = r->source,
+		    .harness = atoll(r->harness),
+		    .commit = r->commit,
+		    .branch = r->branch,
+		    .started = strtod(r->started, NULL),
+		    .primary = r->primary,
+		    .quietness = real_or_nan(r->quietness),
+		    .digest = r->digest,
+		    .raw = r->raw,
+		    .first_metric = r->first_metric,
+		    .nmetrics = r->nmetrics,
+		};
+	}
+	for (size_t i = 0; i < rows.nmetrics; i++) {
+		const struct rows_metric *m = &rows.metrics[i];
+		metrics[i] = (struct metric){
+		    .name = m->name,
+		    .kind = m->kind,
+		    .unit = m->unit,
+		    .better = m->better,
+		    .median = real_or_nan(m->median),
+		    .p95 = real_or_nan(m->p95),
+		    .n = strcmp(m->n, "-") ? atoll(m->n) : -1,
+		    .value = real_or_nan(m->value),
+		    .samples = m->samples,
+		    .nsamples = m->nsamples,
+		};
 	}
 
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
@@ -182,17 +170,9 @@ int main(int argc, char **argv)
 	t0 = rows_now();
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		die("begin", db);
-	for (size_t i = 0; i < nmachines; i++) {
-		sqlite3_bind_int64(ins_machine, 1, machines[i].idx + 1);
-		bind_text(ins_machine, 2, machines[i].name);
-		step(db, ins_machine, "insert a machine");
-	}
-	for (size_t i = 0; i < nbenchmarks; i++) {
-		sqlite3_bind_int64(ins_benchmark, 1, benchmarks[i].idx + 1);
-		bind_text(ins_benchmark, 2, benchmarks[i].name);
-		step(db, ins_benchmark, "insert a benchmark");
-	}
-	for (size_t i = 0; i < nruns; i++) {
+	insert_names(db, ins_machine, rows.machines, rows.nmachines, "insert a machine");
+	insert_names(db, ins_benchmark, rows.benchmarks, rows.nbenchmarks, "insert a benchmark");
+	for (size_t i = 0; i < rows.nruns; i++) {
 		const struct run *r = &runs[i];
 		sqlite3_int64 run_id;
 		bind_text(ins_run, 1, r->digest);
@@ -257,13 +237,9 @@ int main(int argc, char **argv)
 	if (sqlite3_close(db) != SQLITE_OK)
 		die("close", db);
 	t1 = rows_now();
-	printf("%zu %.6f\n", nruns, t1 - t0);
-	for (size_t i = 0; i < nmetrics; i++)
-		free(metrics[i].samples);
-	free(metrics);
+	printf("%zu %.6f\n", rows.nruns, t1 - t0);
+	free(metrics); /* their samples are the rows' */
 	free(runs);
-	free(machines);
-	free(benchmarks);
-	free(buf);
+	rows_release(&rows);
 	return 0;
 }
