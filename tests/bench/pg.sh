@@ -70,6 +70,18 @@ done
 
 
 
+# both_equal NAME NOTE LITE PG: prints whether the SQLite and PostgreSQL outputs LITE and PG
+# are the same (an empty LITE is never), with NOTE; a difference is MISSED and shown.
+both_equal() {
+	if [ -s "$3" ] && cmp -s "$3" "$4"; then
+		printf '  %-44s %8s%s\n' "$1" "equal" "${2:+   $2}"
+	else
+		printf '  %-44s %8s   MISSED\n' "$1" "DIFFER"
+		diff "$3" "$4" | head -6 | sed 's/^/    /'
+		missed=1
+	fi
+}
+
 # goal NAME VALUE OP LIMIT TEXT: prints a ratio with its goal and ok/MISSED.
 goal() {
 	if [ -n "$2" ] && awk -v v="$2" -v l="$4" -v op="$3" \
@@ -226,13 +238,7 @@ marks=$(perl -MJSON::PP -0777 -ne 'print scalar @{decode_json($_)}' "$WORK/lite.
 printf '  %-44s %8.3f s   %s Suspects\n' "benchline detect --all, SQLite" "$t_lite" "$marks"
 [ -n "$t_pg" ] && printf '  %-44s %8.3f s\n' "benchline detect --all, PostgreSQL" "$t_pg"
 goal "ratio PostgreSQL / SQLite" "$([ -n "$t_pg" ] && calc "$t_pg / $t_lite")" "<=" 2 ""
-if cmp -s "$WORK/lite.suspects" "$WORK/pg.suspects"; then
-	printf '  %-44s %8s\n' "the Suspects of both (suspects --json)" "equal"
-else
-	printf '  %-44s %8s   MISSED\n' "the Suspects of both (suspects --json)" "DIFFER"
-	diff "$WORK/lite.suspects" "$WORK/pg.suspects" | head -6 | sed 's/^/    /'
-	missed=1
-fi
+both_equal "the Suspects of both (suspects --json)" "" "$WORK/lite.suspects" "$WORK/pg.suspects"
 rm -f "$WORK/lite.db"*
 pgsql "$URL" "DROP DATABASE bench_detect" >/dev/null
 echo
@@ -286,13 +292,8 @@ unstamped() {
 }
 unstamped "$WORK/lite.gate" >"$WORK/lite.gate.cmp"
 unstamped "$WORK/pg.gate" >"$WORK/pg.gate.cmp" 2>/dev/null
-if [ -s "$WORK/lite.gate.cmp" ] && cmp -s "$WORK/lite.gate.cmp" "$WORK/pg.gate.cmp"; then
-	printf '  %-44s %8s   (but "unix", the time it ran)\n' "the gate JSON of both" "equal"
-else
-	printf '  %-44s %8s   MISSED\n' "the gate JSON of both" "DIFFER"
-	diff "$WORK/lite.gate.cmp" "$WORK/pg.gate.cmp" | head -6 | sed 's/^/    /'
-	missed=1
-fi
+both_equal "the gate JSON of both" '(but "unix", the time it ran)' "$WORK/lite.gate.cmp" \
+	"$WORK/pg.gate.cmp"
 rm -f "$WORK/gate.db"*
 pgsql "$URL" "DROP DATABASE bench_gate" >/dev/null
 echo
