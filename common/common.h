@@ -211,8 +211,9 @@ enum suspect_side { SUSPECT_SLOWER, SUSPECT_FASTER };
 const char *suspect_side_name(enum suspect_side s);
 int suspect_side_parse(enum suspect_side *out, const char *name);
 
-/* A Suspect's state, which is its alert's (§9.1): detect creates open ones; transience, a
- * confirmation, a bisection or a person (ignored) move them on. */
+/* A Suspect's state, which is its alert's (§9.1): detect makes them pending until one of the
+ * alert's Suspects has persisted (open) or all came back (transient); a confirmation, a
+ * bisection or a person (ignored) move them on. */
 enum suspect_state {
 	SUSPECT_OPEN,
 	SUSPECT_CLEARED,
@@ -220,6 +221,7 @@ enum suspect_state {
 	SUSPECT_COVERED,
 	SUSPECT_TRANSIENT,
 	SUSPECT_IGNORED,
+	SUSPECT_PENDING,
 };
 const char *suspect_state_name(enum suspect_state s);
 int suspect_state_parse(enum suspect_state *out, const char *name);

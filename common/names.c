@@ -30,6 +30,7 @@ static const char *const suspect_state_names[] = {
     [SUSPECT_OPEN] = "open",	       [SUSPECT_CLEARED] = "cleared",
     [SUSPECT_CONFIRMED] = "confirmed", [SUSPECT_COVERED] = "covered",
     [SUSPECT_TRANSIENT] = "transient", [SUSPECT_IGNORED] = "ignored",
+    [SUSPECT_PENDING] = "pending",
 };
 
 /* ALERT_NO_OUTCOME has no name: the store keeps it as NULL. */
