@@ -1785,6 +1785,7 @@ static int run_gate(struct gate_report *report, int *status, const struct web_ct
 	req.head = q->head;
 	req.base = q->base;
 	req.ratchet = q->ratchet;
+	req.undecided_fail = q->undecided_fail;
 	req.now = (int64_t)now.tv_sec;
 	if ((ret = gate_options_build(&opts, &req, err))) {
 		*status = 500;
@@ -1846,7 +1847,8 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 		struct strbuf id = STRBUF_INIT;
 		const char *status = gate_status_name(row->status);
 		store_series_id(&id, row->machine, row->benchmark, row->config, row->metric);
-		strbuf_addf(sb, "<tr class=\"gate-%s\"><td>%s</td><td><a href=\"", status, status);
+		strbuf_addf(sb, "<tr class=\"gate-%s\"><td>%s</td><td><a href=\"", status,
+			    gate_row_label(row));
 		add_series_link(sb, ctx, id.buf);
 		strbuf_addstr(sb, "\">");
 		web_html_escape(sb, row->benchmark);
@@ -1907,6 +1909,7 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 		  const struct web_gate_query *q, struct bl_error *err)
 {
 	struct strbuf *sb = &r->body;
+	struct strbuf undecided = STRBUF_INIT;
 	struct gate_report report;
 	int status, ret;
 
@@ -1930,8 +1933,11 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 	strbuf_addf(sb, "<p class=\"verdict verdict-%s\">Verdict: <strong>",
 		    gate_outcome_name(report.outcome));
 	web_html_escape(sb, gate_outcome_name(report.outcome));
-	strbuf_addf(sb, "</strong> (exit %d, %zu failing). Head <code>%.12s</code>",
-		    report.exit_code, report.failures, report.head_commit);
+	strbuf_addf(sb, "</strong> (exit %d, %zu failing", report.exit_code, report.failures);
+	strbuf_reset(&undecided);
+	gate_add_undecided(&undecided, &report);
+	web_html_escape(sb, undecided.buf);
+	strbuf_addf(sb, "). Head <code>%.12s</code>", report.head_commit);
 	gate_subject(sb, report.head_subject);
 	strbuf_addstr(sb, " against ");
 	web_html_escape(sb, report.main.ref_name ? report.main.ref_name : "");
@@ -1954,5 +1960,6 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 	page_end(sb);
 	html_reply(r, 200);
 	gate_report_release(&report);
+	strbuf_release(&undecided);
 	return 0;
 }

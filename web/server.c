@@ -957,10 +957,13 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 	if (!strcmp(url, "/gate") || !strcmp(url, "/api/gate")) {
 		/* Never cached: the repository moves under the server. */
 		struct strbuf ha = STRBUF_INIT, ba = STRBUF_INIT, ra = STRBUF_INIT;
+		struct strbuf ua = STRBUF_INIT;
 		struct web_gate_query gq;
+		const char *undecided = query_arg(&ua, conn, "undecided");
 		gq.head = query_arg(&ha, conn, "head");
 		gq.base = query_arg(&ba, conn, "base");
 		gq.ratchet = query_arg(&ra, conn, "ratchet");
+		gq.undecided_fail = undecided && !strcmp(undecided, "fail");
 		if (gq.base && !*gq.base)
 			gq.base = NULL;
 		if (gq.ratchet && !*gq.ratchet)
@@ -968,6 +971,14 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		if (api && (!gq.head || !*gq.head)) {
 			web_reply_json_error(r, 400,
 					     "/api/gate needs ?head=REV (and optionally base=REF)");
+		} else if (undecided && *undecided && strcmp(undecided, "pass") &&
+			   strcmp(undecided, "fail")) {
+			const char *msg = "undecided: pass or fail (whether UNDECIDED rows fail "
+					  "the gate)";
+			if (api)
+				web_reply_json_error(r, 400, msg);
+			else
+				web_page_error(r, &srv->ctx, 400, msg);
 		} else if (gate_revs_plain(r, &srv->ctx, api, &gq)) {
 			/* the 400 is in r */
 		} else {
@@ -981,6 +992,7 @@ static void route_get(struct web_server *srv, struct web_reply *r, struct MHD_Co
 		strbuf_release(&ha);
 		strbuf_release(&ba);
 		strbuf_release(&ra);
+		strbuf_release(&ua);
 		goto done;
 	}
 	cache_key_add(&key, url);

@@ -272,6 +272,7 @@ int web_api_records(struct web_reply *r, struct store *st, const struct store_re
  * with the table and links to each Series chart. A bad revision is a 400. */
 struct web_gate_query {
 	const char *head, *base, *ratchet;
+	int undecided_fail; /* ?undecided=fail: UNDECIDED rows fail, as gate --undecided fail */
 };
 int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *st,
 		 const struct web_gate_query *q, struct bl_error *err);

@@ -447,6 +447,7 @@ static void row_init(struct gate_row *row, const struct store_gate_record *r,
 	row->ratio = row->lo = row->hi = NAN;
 	row->effective_limit = row->center = row->tolerance = row->noise = NAN;
 	row->accepted_ceiling = NAN;
+	row->stored_ratio = row->stored_lo = row->stored_hi = row->stored_limit = NAN;
 }
 
 /* The §6 band of the reference window for one metric: fills center, tolerance, noise. */
@@ -510,13 +511,57 @@ enum gate_verdict gate_interval_verdict(double lo, double hi, double L, int bett
 {
 	double wl = worse(better_higher ? hi : lo, better_higher);
 	double wh = worse(better_higher ? lo : hi, better_higher);
+	if (isnan(wl) || isnan(wh))
+		return GATE_VERDICT_UNDECIDED;
 	if (wl > L)
 		return GATE_VERDICT_SLOWER;
-	if (wh < 1 / L)
-		return GATE_VERDICT_FASTER;
-	if (wl >= 1 / L && wh <= L)
-		return GATE_VERDICT_SAME;
-	return GATE_VERDICT_UNDECIDED;
+	if (wh > L)
+		return GATE_VERDICT_UNDECIDED; /* lo <= L < hi: it may be slower, or not */
+	/* Not slower: the only question the gate asks is answered. An interval wholly below 1 is
+	 * an improvement, however wide; one reaching 1 or above (up to L) is within the limit. */
+	return wh < 1 ? GATE_VERDICT_FASTER : GATE_VERDICT_SAME;
+}
+
+const char *gate_row_label(const struct gate_row *r)
+{
+	if (r->status == GATE_PASS && r->verdict == GATE_VERDICT_FASTER)
+		return "FASTER";
+	return gate_status_name(r->status);
+}
+
+void gate_add_undecided(struct strbuf *sb, const struct gate_report *r)
+{
+	if (!r->undecided)
+		return;
+	strbuf_addf(sb, ", %zu undecided: " GATE_UNDECIDED_WORDS, r->undecided);
+	if (r->undecided_fail)
+		strbuf_addstr(sb, ", failing under --undecided fail");
+}
+
+/* A comparison's failures and undecided rows, counted from its rows and boards. */
+static void count_comparison(struct gate_comparison *c, int undecided_fail)
+{
+	c->failures = c->undecided = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		c->failures += c->rows[i].status == GATE_FAIL;
+		c->undecided += c->rows[i].status == GATE_UNDECIDED;
+	}
+	for (size_t i = 0; i < c->nboards; i++)
+		c->failures += c->boards[i].status == GATE_FAIL;
+	if (undecided_fail)
+		c->failures += c->undecided;
+}
+
+void gate_report_decide(struct gate_report *r)
+{
+	count_comparison(&r->main, r->undecided_fail);
+	count_comparison(&r->ratchet, r->undecided_fail);
+	r->failures = r->main.failures + r->ratchet.failures;
+	r->undecided = r->main.undecided + r->ratchet.undecided;
+	if (r->outcome == GATE_NOTHING_TO_COMPARE || r->outcome == GATE_NO_VERDICT)
+		return;
+	r->outcome = r->failures ? GATE_OUTCOME_FAIL : GATE_OUTCOME_PASS;
+	r->exit_code = r->failures ? 1 : 0;
 }
 
 static void judge_timed(struct gate_row *row, const struct store_record_metric *hm,
@@ -1153,8 +1198,6 @@ static int run_comparison(struct gate_comparison *c, struct gate_walk *gr, struc
 	if (ret)
 		return ret;
 	gate_across_the_board(c, gr->limit, 0);
-	for (size_t i = 0; i < c->nrows; i++)
-		c->failures += c->rows[i].status == GATE_FAIL;
 	return 0;
 }
 
@@ -1204,6 +1247,7 @@ int gate_report_begin(struct gate_report *out, struct repo *repo, const struct g
 		     : cfg->gate_limit > 0 ? cfg->gate_limit
 					   : GATE_LIMIT;
 	out->unix_time = opts->now;
+	out->undecided_fail = opts->undecided_fail;
 	if (cfg->measured_paths) {
 		/* A copy: the report outlives the settings (the server releases them). */
 		out->measured_paths = xcalloc(cfg->n_measured + 1, sizeof(char *));
@@ -1307,7 +1351,6 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 	if (out->have_ratchet &&
 	    (ret = run_comparison(&out->ratchet, &gr, repo, heads, nheads, err)))
 		goto done;
-	out->failures = out->main.failures + out->ratchet.failures;
 	if (!out->main.references) {
 		struct strbuf why = STRBUF_INIT;
 		add_search_summary(&why, out->main.searched, out->main.skipped,
@@ -1320,12 +1363,8 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 			   "merge base %.12s: %s",
 			   nheads, out->main.commit, why.buf);
 		strbuf_release(&why);
-	} else if (out->failures) {
-		out->outcome = GATE_OUTCOME_FAIL;
-		out->exit_code = 1;
-	} else {
-		out->outcome = GATE_OUTCOME_PASS;
 	}
+	gate_report_decide(out);
 done:
 	store_gate_records_free(heads, nheads);
 	store_gate_close(gr.sg);
@@ -1393,6 +1432,7 @@ int gate_options_build(struct gate_options *out, const struct gate_request *req,
 	out->excludes = req->excludes;
 	out->n_excludes = req->n_excludes;
 	out->no_lock = req->for_accept;
+	out->undecided_fail = req->undecided_fail;
 	out->now = req->now;
 	return 0;
 fail:

@@ -102,6 +102,13 @@ struct gate_row {
 	/* --live: the sides were measured now; paired when both were (not NEW, MISSING). */
 	int live, paired;
 	size_t pairs, measurements; /* of the re-bench that judged it (the last measurement's) */
+	/* --settle: a stored FAIL or UNDECIDED row measured again live, whose verdict replaced the
+	 * stored one; what the stored gate had said is kept for the report. */
+	int settled;
+	enum gate_status stored_status;
+	enum gate_verdict stored_verdict;
+	enum gate_method stored_method;
+	double stored_ratio, stored_lo, stored_hi, stored_limit;
 };
 
 /* Across the board (§7.5): one metric over 8 or more comparisons. */
@@ -121,7 +128,9 @@ struct gate_comparison {
 	size_t nrows;
 	struct gate_board *boards;
 	size_t nboards;
-	size_t failures, references; /* FAIL rows (and boards); rows that found a reference */
+	/* Rows (and boards) that fail the gate: FAIL, and UNDECIDED under --undecided fail; rows
+	 * that found a reference; UNDECIDED rows. */
+	size_t failures, references, undecided;
 	/* Groups that found no reference: the source hashes their searches looked at, and the
 	 * standing records found there that a tag kept from being one (§7.2), per tag. */
 	size_t searched, skipped;
@@ -142,6 +151,18 @@ struct gate_live {
 	double build_s[2];	    /* how long bench.build took: the merge base, the head */
 };
 
+/* What --settle measured again (§7.8): the stored gate's FAIL and UNDECIDED rows, their
+ * benchmarks only, the head against the merge base, now. */
+struct gate_settle {
+	int asked;		    /* --settle was given */
+	char machine[256];	    /* where: this machine's host name */
+	size_t rows;		    /* the FAIL and UNDECIDED rows picked to be measured again */
+	size_t settled;		    /* those whose verdict the live one replaced */
+	size_t measurements, pairs; /* the re-bench's, over every measurement */
+	int identical;		    /* bench.artifacts byte-identical: nothing measured */
+	double build_s[2];	    /* how long bench.build took: the merge base, the head */
+};
+
 struct gate_report {
 	enum gate_outcome outcome;
 	int exit_code; /* §7.9: 0, 1 or 4 */
@@ -154,6 +175,8 @@ struct gate_report {
 	struct gate_comparison ratchet;
 	int have_ratchet;
 	size_t failures;
+	size_t undecided;   /* UNDECIDED rows, of the main comparison and the ratchet */
+	int undecided_fail; /* --undecided fail: they fail the gate */
 	char *message;
 	char **measured_paths; /* benchline.json's (a copy); NULL: every top-level path */
 	size_t n_measured;
@@ -163,7 +186,8 @@ struct gate_report {
 	struct json_t *lock;	  /* its entries, for accept to keep */
 	int64_t unix_time;
 	enum gate_mode mode;
-	struct gate_live live; /* GATE_MODE_LIVE only */
+	struct gate_live live;	   /* GATE_MODE_LIVE only */
+	struct gate_settle settle; /* --settle only */
 };
 
 /* What a caller asks of the gate: the flags of `benchline gate` or the query of /api/gate. */
@@ -177,8 +201,9 @@ struct gate_request {
 	size_t n_overrides;
 	const char *const *excludes; /* globs: measured and shown, never failing */
 	size_t n_excludes;
-	int for_accept; /* read benchline-gate.lock but do not apply it (accept does) */
-	int64_t now;	/* the report's time */
+	int for_accept;	    /* read benchline-gate.lock but do not apply it (accept does) */
+	int undecided_fail; /* --undecided fail: UNDECIDED rows fail the gate */
+	int64_t now;	    /* the report's time */
 };
 
 /* What the gate runs with: a request resolved against the working tree's root and its
@@ -195,6 +220,7 @@ struct gate_options {
 	const char *const *excludes;
 	size_t n_excludes;
 	int no_lock;
+	int undecided_fail;
 	int64_t now;
 	/* Owned by the options. */
 	struct strbuf root;
@@ -231,9 +257,30 @@ int gate_lock_parse(struct json_t **entries_out, const char *text, size_t len, c
 void gate_band(double *center, double *tolerance, double *noise, double *values, size_t n);
 /* L = max(limit, 1 + tolerance / center); the bare limit without a band (NAN tolerance). */
 double gate_effective_limit(double limit, double center, double tolerance);
-/* An interval [lo, hi] of head / reference ratios against L: SLOWER when it lies above L,
- * FASTER below 1/L, SAME inside [1/L, L], else UNDECIDED; better_higher flips it. */
+/* An interval [lo, hi] of head / reference ratios against L (§7.3), the question being "is it
+ * slower?": SLOWER when lo > L; UNDECIDED only when it straddles L (lo <= L < hi); otherwise
+ * not slower, FASTER when hi < 1, else SAME. better_higher flips it (1 / hi and 1 / lo are
+ * then the worse-oriented ends). An interval with a NaN end is UNDECIDED. */
 enum gate_verdict gate_interval_verdict(double lo, double hi, double L, int better_higher);
+
+/* How the table, the comment and the page show a row: its status, but FASTER for a PASS judged
+ * faster (§7.3: not slower, and shown as what it is). */
+const char *gate_row_label(const struct gate_row *r);
+
+/* The words for undecided rows in every verdict line (§7.8). */
+#define GATE_UNDECIDED_WORDS "measured too loosely to tell"
+/* ", 2 undecided: measured too loosely to tell" (and ", failing under --undecided fail" under
+ * that policy) when the report has undecided rows; nothing otherwise. */
+void gate_add_undecided(struct strbuf *sb, const struct gate_report *r);
+
+/*
+ * The verdict from the rows (§7.9), for a report whose rows are final (or were replaced, by
+ * --settle): each comparison's failures (its FAIL rows and FAIL boards, and its UNDECIDED rows
+ * under r->undecided_fail) and undecided rows counted again, r->failures and r->undecided their
+ * sums, and unless the outcome is already nothing to compare or no verdict, PASS (exit 0) or
+ * FAIL (exit 1).
+ */
+void gate_report_decide(struct gate_report *r);
 
 /*
  * The first step of every gate, stored or live (§7.1): the report started (limit, time, measured

@@ -35,7 +35,22 @@ static json_t *count_or_null(int present, size_t n)
 	return present ? json_integer((json_int_t)n) : json_null();
 }
 
-static json_t *row_json(const struct gate_row *r)
+/* A row --settle measured again: where, and what the stored gate had said; null otherwise. */
+static json_t *settled_json(const struct gate_row *r, const char *machine)
+{
+	if (!r->settled)
+		return json_null();
+	return json_pack("{s:s, s:{s:s, s:o, s:o, s:o, s:o, s:o, s:o}}", "machine", machine,
+			 "stored", "status", gate_status_name(r->stored_status), "verdict",
+			 json_string_or_null(gate_verdict_name(r->stored_verdict)), "method",
+			 json_string_or_null(gate_method_name(r->stored_method)), "ratio",
+			 json_real_or_null(r->stored_ratio), "ci_low",
+			 json_real_or_null(r->stored_lo), "ci_high",
+			 json_real_or_null(r->stored_hi), "effective_limit",
+			 json_real_or_null(r->stored_limit));
+}
+
+static json_t *row_json(const struct gate_row *r, const char *machine)
 {
 	struct strbuf id = STRBUF_INIT;
 	json_t *o, *accepted = json_null();
@@ -57,6 +72,7 @@ static json_t *row_json(const struct gate_row *r)
 	json_object_set_new(o, "unit", json_string(r->unit));
 	json_object_set_new(o, "better", json_string(metric_better_name(r->better_higher)));
 	json_object_set_new(o, "status", json_string(gate_status_name(r->status)));
+	json_object_set_new(o, "label", json_string(gate_row_label(r)));
 	json_object_set_new(o, "verdict", json_string_or_null(gate_verdict_name(r->verdict)));
 	json_object_set_new(o, "method", json_string_or_null(gate_method_name(r->method)));
 	json_object_set_new(o, "ratio", json_real_or_null(r->ratio));
@@ -77,6 +93,7 @@ static json_t *row_json(const struct gate_row *r)
 	json_object_set_new(o, "head", side_json(&r->head, r->has_head, r->live));
 	json_object_set_new(o, "reference", side_json(&r->ref, r->has_ref, r->live));
 	json_object_set_new(o, "accepted", accepted);
+	json_object_set_new(o, "settled", settled_json(r, machine));
 	json_object_set_new(o, "note", json_string_or_null(r->note));
 	strbuf_release(&id);
 	return o;
@@ -94,11 +111,11 @@ static json_t *counts_json(const struct gate_comparison *c)
 	return o;
 }
 
-static json_t *comparison_json(const struct gate_comparison *c)
+static json_t *comparison_json(const struct gate_comparison *c, const char *machine)
 {
 	json_t *rows = json_array(), *boards = json_array();
 	for (size_t i = 0; i < c->nrows; i++)
-		json_array_append_new(rows, row_json(&c->rows[i]));
+		json_array_append_new(rows, row_json(&c->rows[i], machine));
 	for (size_t i = 0; i < c->nboards; i++) {
 		const struct gate_board *b = &c->boards[i];
 		json_array_append_new(
@@ -110,14 +127,29 @@ static json_t *comparison_json(const struct gate_comparison *c)
 			      json_real_or_null(b->threshold), "status",
 			      gate_status_name(b->status), "note", json_string_or_null(b->note)));
 	}
-	return json_pack("{s:o, s:o, s:I, s:o, s:o}", "ref", json_string_or_null(c->ref_name),
-			 "counts", counts_json(c), "failures", (json_int_t)c->failures,
-			 "comparisons", rows, "across_the_board", boards);
+	return json_pack("{s:o, s:o, s:I, s:I, s:o, s:o}", "ref", json_string_or_null(c->ref_name),
+			 "counts", counts_json(c), "failures", (json_int_t)c->failures, "undecided",
+			 (json_int_t)c->undecided, "comparisons", rows, "across_the_board", boards);
+}
+
+/* What --settle measured again; null without it. */
+static json_t *settle_json(const struct gate_report *r)
+{
+	const struct gate_settle *st = &r->settle;
+	if (!st->asked)
+		return json_null();
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:{s:o, s:o}}", "machine", st->machine,
+			 "rows", (json_int_t)st->rows, "settled", (json_int_t)st->settled,
+			 "measurements", (json_int_t)st->measurements, "pairs",
+			 (json_int_t)st->pairs, "identical_artifacts", st->identical, "build_s",
+			 "merge_base", json_real_or_null(st->build_s[0]), "head",
+			 json_real_or_null(st->build_s[1]));
 }
 
 json_t *gate_json(const struct gate_report *r)
 {
-	json_t *o = json_object(), *main = comparison_json(&r->main), *paths = json_null();
+	json_t *o = json_object(), *paths = json_null();
+	json_t *main = comparison_json(&r->main, r->settle.machine);
 	if (r->measured_paths) {
 		paths = json_array();
 		for (size_t i = 0; i < r->n_measured; i++)
@@ -145,12 +177,15 @@ json_t *gate_json(const struct gate_report *r)
 	json_object_set_new(o, "measured_paths", paths);
 	json_object_set_new(o, "lock", json_string_or_null(r->lock_source));
 	json_object_set_new(o, "failures", json_integer((json_int_t)r->failures));
+	json_object_set_new(o, "undecided", json_integer((json_int_t)r->undecided));
+	json_object_set_new(o, "undecided_policy",
+			    json_string(r->undecided_fail ? "fail" : "pass"));
 	json_object_set_new(o, "counts", json_incref(json_object_get(main, "counts")));
 	json_object_set_new(o, "comparisons", json_incref(json_object_get(main, "comparisons")));
 	json_object_set_new(o, "across_the_board",
 			    json_incref(json_object_get(main, "across_the_board")));
 	if (r->have_ratchet) {
-		json_t *rt = comparison_json(&r->ratchet);
+		json_t *rt = comparison_json(&r->ratchet, r->settle.machine);
 		json_object_set_new(rt, "commit", json_string(r->ratchet.commit));
 		json_object_set_new(rt, "source_hash", json_string(r->ratchet.source_hash));
 		json_object_set_new(o, "ratchet", rt);
@@ -171,6 +206,7 @@ json_t *gate_json(const struct gate_report *r)
 	} else {
 		json_object_set_new(o, "live", json_null());
 	}
+	json_object_set_new(o, "settle", settle_json(r));
 	json_object_set_new(o, "unix", json_integer((json_int_t)r->unix_time));
 	json_decref(main);
 	return o;
@@ -214,7 +250,7 @@ static void table_rows(struct strbuf *out, const struct gate_comparison *c)
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct gate_row *r = &c->rows[i];
 		size_t at = out->len;
-		strbuf_addstr(out, gate_status_name(r->status));
+		strbuf_addstr(out, gate_row_label(r));
 		pad(out, at, 9);
 		at = out->len;
 		add_num(out, "%.4f", r->ratio);
@@ -242,6 +278,8 @@ static void table_rows(struct strbuf *out, const struct gate_comparison *c)
 			strbuf_addf(out, " [override %g%%]", 100 * (r->limit - 1));
 		if (r->excluded)
 			strbuf_addstr(out, " [EXCLUDED]");
+		if (r->settled)
+			strbuf_addstr(out, " [settled live]");
 		if (r->note)
 			strbuf_addf(out, "  (%s)", r->note);
 		strbuf_addch(out, '\n');
@@ -262,6 +300,23 @@ static void table_rows(struct strbuf *out, const struct gate_comparison *c)
 	}
 }
 
+/* ", 2 rows settled live on HOST: 3 measurements, 30 pairs": what --settle did. */
+static void add_settle(struct strbuf *out, const struct gate_report *r)
+{
+	const struct gate_settle *st = &r->settle;
+	if (!st->rows) {
+		strbuf_addstr(out, ", nothing to settle (no FAIL or UNDECIDED row)");
+		return;
+	}
+	strbuf_addf(out, ", %zu of %zu row%s settled live on %s", st->settled, st->rows,
+		    st->rows == 1 ? "" : "s", st->machine);
+	if (st->identical)
+		strbuf_addstr(out, ": byte-identical artifacts, nothing measured");
+	else
+		strbuf_addf(out, ": %zu measurement%s, %zu pairs", st->measurements,
+			    st->measurements == 1 ? "" : "s", st->pairs);
+}
+
 void gate_table(struct strbuf *out, const struct gate_report *r)
 {
 	if (r->message && (!r->main.nrows || r->outcome != GATE_NO_VERDICT))
@@ -273,6 +328,8 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 			strbuf_addf(out, ", measured live on %s: %zu measurement%s, %zu pairs",
 				    r->live.machine, r->live.measurements,
 				    r->live.measurements == 1 ? "" : "s", r->live.pairs);
+		if (r->settle.asked)
+			add_settle(out, r);
 		strbuf_addch(out, '\n');
 		table_rows(out, &r->main);
 	}
@@ -286,17 +343,21 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 	strbuf_addf(out, "gate: %s", gate_outcome_name(r->outcome));
 	if (r->failures)
 		strbuf_addf(out, " (%zu failing)", r->failures);
+	gate_add_undecided(out, r);
 	strbuf_addch(out, '\n');
 }
 
 /* What the comment's first table lists: the rows that need a look. Not a plain pass, not an
- * undecided row (its interval straddles the limit: nothing is known to have changed, and it
- * does not fail), not an excluded row that did not move. */
-static int changed(const struct gate_row *r)
+ * undecided row that does not fail (nothing is known to have changed: it is counted, and listed
+ * under <details>), not an excluded row that did not move; but every row --settle measured
+ * again, whatever it came to. */
+static int changed(const struct gate_row *r, int undecided_fail)
 {
 	int moved = r->verdict == GATE_VERDICT_SLOWER || r->verdict == GATE_VERDICT_FASTER;
+	if (r->settled)
+		return 1;
 	if (r->status == GATE_UNDECIDED)
-		return 0;
+		return undecided_fail;
 	if (r->status == GATE_PASS || r->status == GATE_EXCL)
 		return moved;
 	return 1;
@@ -386,7 +447,7 @@ static void md_before_after(struct strbuf *sb, const struct gate_row *r)
 
 static void md_row(struct strbuf *out, const struct gate_row *r, const char *base_url)
 {
-	strbuf_addf(out, "| %s | ", gate_status_name(r->status));
+	strbuf_addf(out, "| %s%s | ", gate_row_label(r), r->settled ? " (settled live)" : "");
 	if (base_url)
 		strbuf_addch(out, '[');
 	md_cell(out, r->benchmark);
@@ -452,38 +513,46 @@ static const char md_header[] =
     "noise | note |\n|---|---|---|---|---:|---:|---|---:|---:|---|\n";
 
 /* The rows that need a look, how many others there are, and what the columns mean. */
-static void md_look(struct strbuf *out, const struct gate_comparison *c, double limit,
-		    const char *base_url)
+static void md_look(struct strbuf *out, const struct gate_comparison *c,
+		    const struct gate_report *r, const char *base_url)
 {
-	size_t shown = 0, undecided = 0, wide = 0;
+	size_t shown = 0, hidden = 0, wide = 0;
 	for (size_t i = 0; i < c->nrows; i++) {
-		shown += changed(&c->rows[i]);
-		undecided += c->rows[i].status == GATE_UNDECIDED;
+		int look = changed(&c->rows[i], r->undecided_fail);
+		shown += look;
+		hidden += !look && c->rows[i].status == GATE_UNDECIDED;
 		wide += widened(&c->rows[i]);
 	}
-	if (!shown) {
-		strbuf_addf(out, "All %zu compared metrics are within their limits", c->nrows);
-		if (undecided)
-			strbuf_addf(out, " (%zu undecided: the interval straddles the limit)",
-				    undecided);
-		strbuf_addstr(out, ".\n");
+	if (!shown && !hidden) {
+		strbuf_addf(out, "All %zu compared metrics are within their limits.\n", c->nrows);
+	} else if (!shown) {
+		strbuf_addf(out,
+			    "%zu of %zu compared metrics are within their limits; %zu "
+			    "undecided: " GATE_UNDECIDED_WORDS
+			    " (the interval straddles the limit; every row is in the details "
+			    "below).\n",
+			    c->nrows - hidden, c->nrows, hidden);
 	} else {
 		size_t listed = 0;
 		strbuf_addstr(out, md_header);
 		for (size_t i = 0; i < c->nrows && out->len < GATE_MARKDOWN_BUDGET; i++)
-			if (changed(&c->rows[i])) {
+			if (changed(&c->rows[i], r->undecided_fail)) {
 				md_row(out, &c->rows[i], base_url);
 				listed++;
 			}
 		if (listed < shown)
 			md_left_out(out, shown - listed);
 		if (shown < c->nrows) {
-			strbuf_addf(out, "\n%zu other metrics unchanged", c->nrows - shown);
-			if (undecided)
+			strbuf_addf(out, "\n%zu other metric%s within %s limits",
+				    c->nrows - shown - hidden,
+				    c->nrows - shown - hidden == 1 ? "" : "s",
+				    c->nrows - shown - hidden == 1 ? "its" : "their");
+			if (hidden)
 				strbuf_addf(out,
-					    " (%zu of them undecided: the interval straddles the "
-					    "limit)",
-					    undecided);
+					    "; %zu undecided: " GATE_UNDECIDED_WORDS
+					    " (the interval straddles the limit; every row is in "
+					    "the details below)",
+					    hidden);
 			strbuf_addstr(out, ".\n");
 		}
 		strbuf_addstr(out, "\n*Before → after*: the reference's value and the head's (the "
@@ -492,7 +561,7 @@ static void md_look(struct strbuf *out, const struct gate_comparison *c, double 
 	}
 	if (wide) {
 		strbuf_addstr(out, "\n† Wider than the ");
-		add_pct(out, limit);
+		add_pct(out, r->limit);
 		strbuf_addf(
 		    out,
 		    " limit because of the Series' own noise: two stored runs, measured on "
@@ -522,6 +591,28 @@ static void md_details(struct strbuf *out, const struct gate_comparison *c, cons
 	if (i < c->nrows)
 		md_left_out(out, c->nrows - i);
 	strbuf_addstr(out, "\n</details>\n");
+}
+
+/* What --settle measured again, before the table. */
+static void md_settle(struct strbuf *out, const struct gate_report *r)
+{
+	const struct gate_settle *st = &r->settle;
+	if (!st->rows) {
+		strbuf_addstr(out,
+			      "`--settle`: no `FAIL` or `UNDECIDED` row to measure again.\n\n");
+		return;
+	}
+	strbuf_addf(out,
+		    "`--settle`: %zu `FAIL` and `UNDECIDED` row%s measured again now on `%s`, the "
+		    "head against the merge base, interleaved, before the verdict",
+		    st->rows, st->rows == 1 ? "" : "s", st->machine);
+	if (st->identical)
+		strbuf_addstr(out, " (byte-identical artifacts: nothing measured)");
+	else
+		strbuf_addf(out, " (%zu measurement%s, %zu pairs)", st->measurements,
+			    st->measurements == 1 ? "" : "s", st->pairs);
+	strbuf_addf(out, "; %zu took the live verdict and are marked *settled live*.\n\n",
+		    st->settled);
 }
 
 /* "`2555f91b05c1` (a slower parser)": a commit and its subject. */
@@ -560,7 +651,9 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 								      : "no verdict";
 	int failing_rows = 0;
 	strbuf_addstr(out, GATE_MARKDOWN_MARKER "\n");
-	strbuf_addf(out, "### benchline gate: %s\n\n", verdict);
+	strbuf_addf(out, "### benchline gate: %s", verdict);
+	gate_add_undecided(out, r);
+	strbuf_addstr(out, "\n\n");
 	if (r->message)
 		strbuf_addf(out, "%s\n\n", r->message);
 	if (!r->main.nrows)
@@ -571,24 +664,36 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 	md_cell(out, r->main.ref_name);
 	strbuf_addstr(out, "`, merge base ");
 	md_commit(out, r->main.commit, r->merge_base_subject);
-	strbuf_addf(out, ", limit %+.1f%%: %zu failing of %zu compared metrics.\n\n",
+	strbuf_addf(out, ", limit %+.1f%%: %zu failing of %zu compared metrics",
 		    100 * (r->limit - 1), r->main.failures, r->main.nrows);
+	if (r->undecided_fail && r->main.undecided)
+		strbuf_addf(out, " (%zu of them undecided, failing under `--undecided fail`)",
+			    r->main.undecided);
+	strbuf_addstr(out, ".\n\n");
 	if (r->mode == GATE_MODE_LIVE)
 		strbuf_addf(out,
 			    "Both measured now on `%s`, interleaved (`gate --live`): %zu "
 			    "measurement%s, %zu pairs.\n\n",
 			    r->live.machine, r->live.measurements,
 			    r->live.measurements == 1 ? "" : "s", r->live.pairs);
-	md_look(out, &r->main, r->limit, base_url);
+	if (r->settle.asked)
+		md_settle(out, r);
+	md_look(out, &r->main, r, base_url);
 	for (size_t i = 0; i < r->main.nrows; i++)
 		failing_rows |= r->main.rows[i].status == GATE_FAIL;
 	if (failing_rows)
 		md_accept_hint(out, r);
+	if (r->main.undecided && r->mode == GATE_MODE_STORED && !r->settle.asked)
+		strbuf_addstr(out,
+			      "\nUndecided rows were " GATE_UNDECIDED_WORDS
+			      " between stored runs: `benchline gate --settle` measures them "
+			      "(and any failing row) again now, the head against the merge base, "
+			      "interleaved, before the verdict.\n");
 	md_details(out, &r->main, base_url);
 	if (r->have_ratchet) {
 		strbuf_addf(out, "\n#### Ratchet against `%s` (`%.12s`): %zu failing\n\n",
 			    r->ratchet.ref_name, r->ratchet.commit, r->ratchet.failures);
-		md_look(out, &r->ratchet, r->limit, base_url);
+		md_look(out, &r->ratchet, r, base_url);
 		md_details(out, &r->ratchet, base_url);
 	}
 }

@@ -83,31 +83,86 @@ static void test_band_too_short(void **state)
 
 static void test_interval_verdicts(void **state)
 {
-	const double L = 1.03; /* 1 / L = 0.970873... */
+	const double L = 1.03;
 	(void)state;
 	assert_int_equal(gate_interval_verdict(1.05, 1.10, L, 0), GATE_VERDICT_SLOWER);
 	assert_int_equal(gate_interval_verdict(0.90, 0.95, L, 0), GATE_VERDICT_FASTER);
 	assert_int_equal(gate_interval_verdict(0.99, 1.02, L, 0), GATE_VERDICT_SAME);
 	assert_int_equal(gate_interval_verdict(1.00, 1.05, L, 0), GATE_VERDICT_UNDECIDED);
-	assert_int_equal(gate_interval_verdict(0.96, 1.01, L, 0), GATE_VERDICT_UNDECIDED);
+	/* not slower: the interval ends at or under L, whatever its low end */
+	assert_int_equal(gate_interval_verdict(0.96, 1.01, L, 0), GATE_VERDICT_SAME);
 	/* the edges: slower needs the whole interval strictly above L; same may touch L */
 	assert_int_equal(gate_interval_verdict(L, 1.05, L, 0), GATE_VERDICT_UNDECIDED);
 	assert_int_equal(gate_interval_verdict(nextafter(L, 2), 1.05, L, 0), GATE_VERDICT_SLOWER);
 	assert_int_equal(gate_interval_verdict(0.98, L, L, 0), GATE_VERDICT_SAME);
+	assert_int_equal(gate_interval_verdict(0.98, nextafter(L, 2), L, 0),
+			 GATE_VERDICT_UNDECIDED);
 	assert_int_equal(gate_interval_verdict(1 / L, 1.0, L, 0), GATE_VERDICT_SAME);
 	/* an interval wider than the whole band on both sides decides nothing */
 	assert_int_equal(gate_interval_verdict(0.5, 2.0, L, 0), GATE_VERDICT_UNDECIDED);
 }
 
+/* §7.3 at its edges: the question is "is it slower?". UNDECIDED only when the interval straddles
+ * L (lo <= L < hi); an interval wholly below 1 is FASTER however wide, and one that ends at or
+ * under L is not slower even when its low end is far below 1 / L. */
+static void test_interval_verdict_edges(void **state)
+{
+	(void)state;
+	/* the row the issue found labelled UNDECIDED under a noisy Series' L = 1.30 (1 / L =
+	 * 0.769): wholly below 1, so faster */
+	assert_int_equal(gate_interval_verdict(0.5290, 0.8301, 1.30, 0), GATE_VERDICT_FASTER);
+	/* wholly below 1 just barely, and reaching 1 */
+	assert_int_equal(gate_interval_verdict(0.5, nextafter(1, 0), 1.30, 0), GATE_VERDICT_FASTER);
+	assert_int_equal(gate_interval_verdict(0.5, 1.0, 1.30, 0), GATE_VERDICT_SAME);
+	/* the README tour's branch on a busy machine: straddles L = 1.04 */
+	assert_int_equal(gate_interval_verdict(0.9181, 1.1957, 1.04, 0), GATE_VERDICT_UNDECIDED);
+	/* [0.95, 1.01] under L = 1.05: lo < 1 / L = 0.952, hi <= L: not slower, same */
+	assert_int_equal(gate_interval_verdict(0.95, 1.01, 1.05, 0), GATE_VERDICT_SAME);
+	/* hi <= L but lo < 1 / L, far: still same */
+	assert_int_equal(gate_interval_verdict(0.60, 1.02, 1.03, 0), GATE_VERDICT_SAME);
+	/* hi just above L: undecided, however low lo is */
+	assert_int_equal(gate_interval_verdict(0.60, 1.031, 1.03, 0), GATE_VERDICT_UNDECIDED);
+	/* a point interval at L is not slower; just above it is */
+	assert_int_equal(gate_interval_verdict(1.03, 1.03, 1.03, 0), GATE_VERDICT_SAME);
+	assert_int_equal(gate_interval_verdict(1.0301, 1.0301, 1.03, 0), GATE_VERDICT_SLOWER);
+	/* no interval: nothing is decided */
+	assert_int_equal(gate_interval_verdict(NAN, 1.0, 1.03, 0), GATE_VERDICT_UNDECIDED);
+	assert_int_equal(gate_interval_verdict(0.9, NAN, 1.03, 1), GATE_VERDICT_UNDECIDED);
+}
+
 static void test_interval_better_higher_flips(void **state)
 {
-	const double L = 1.03;
+	const double L = 1.03; /* worse-oriented: 1 / hi and 1 / lo */
 	(void)state;
 	/* a throughput 5-10% lower is slower, 5-10% higher is faster */
 	assert_int_equal(gate_interval_verdict(0.90, 0.95, L, 1), GATE_VERDICT_SLOWER);
 	assert_int_equal(gate_interval_verdict(1.05, 1.10, L, 1), GATE_VERDICT_FASTER);
 	assert_int_equal(gate_interval_verdict(0.99, 1.02, L, 1), GATE_VERDICT_SAME);
+	/* [1/1.00, 1/0.95] = [1, 1.053] straddles L */
 	assert_int_equal(gate_interval_verdict(0.95, 1.00, L, 1), GATE_VERDICT_UNDECIDED);
+	/* wholly above 1 is faster however wide; down to 1 / L is within the limit */
+	assert_int_equal(gate_interval_verdict(1.20, 1.90, 1.30, 1), GATE_VERDICT_FASTER);
+	assert_int_equal(gate_interval_verdict(1 / L, 1.60, L, 1), GATE_VERDICT_SAME);
+	assert_int_equal(gate_interval_verdict(1.00, 1.60, L, 1), GATE_VERDICT_SAME);
+}
+
+/* The label the table shows: FASTER for a PASS judged faster, else the status. */
+static void test_row_label(void **state)
+{
+	struct gate_row r;
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.status = GATE_PASS;
+	r.verdict = GATE_VERDICT_FASTER;
+	assert_string_equal(gate_row_label(&r), "FASTER");
+	r.verdict = GATE_VERDICT_SAME;
+	assert_string_equal(gate_row_label(&r), "PASS");
+	r.status = GATE_EXCL;
+	r.verdict = GATE_VERDICT_FASTER;
+	assert_string_equal(gate_row_label(&r), "EXCL");
+	r.status = GATE_UNDECIDED;
+	r.verdict = GATE_VERDICT_UNDECIDED;
+	assert_string_equal(gate_row_label(&r), "UNDECIDED");
 }
 
 /* Eight timed rows of one metric, each 1% slower and passing on its own: slower across the
@@ -294,6 +349,141 @@ static void test_markdown_fits_a_comment(void **state)
 	free(rows);
 }
 
+/* Undecided rows never hide (§7.8): the report counts them, the verdict line says so, and
+ * under --undecided fail they fail the gate (exit 1). A FAIL board counts as a failure. */
+static void test_report_decide_counts_undecided(void **state)
+{
+	struct gate_report r;
+	struct gate_row rows[3];
+	struct gate_board board;
+	struct strbuf out = STRBUF_INIT;
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.limit = 1.02;
+	r.main.ref_name = "main";
+	md_test_row(&rows[0], "a", GATE_UNDECIDED, GATE_VERDICT_UNDECIDED, 100, 101);
+	md_test_row(&rows[1], "b", GATE_UNDECIDED, GATE_VERDICT_UNDECIDED, 100, 99);
+	md_test_row(&rows[2], "c", GATE_PASS, GATE_VERDICT_FASTER, 100, 70);
+	r.main.rows = rows;
+	r.main.nrows = 3;
+
+	gate_report_decide(&r);
+	assert_int_equal(r.outcome, GATE_OUTCOME_PASS);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(r.failures, 0);
+	assert_int_equal(r.undecided, 2);
+	gate_table(&out, &r);
+	assert_non_null(strstr(out.buf, "\nFASTER    0.7000  "));
+	assert_non_null(
+	    strstr(out.buf, "\ngate: pass, 2 undecided: measured too loosely to tell\n"));
+	strbuf_reset(&out);
+
+	r.undecided_fail = 1;
+	gate_report_decide(&r);
+	assert_int_equal(r.outcome, GATE_OUTCOME_FAIL);
+	assert_int_equal(r.exit_code, 1);
+	assert_int_equal(r.failures, 2);
+	assert_int_equal(r.main.failures, 2);
+	gate_table(&out, &r);
+	assert_non_null(strstr(out.buf, "\ngate: fail (2 failing), 2 undecided: measured too "
+					"loosely to tell, failing under --undecided fail\n"));
+	strbuf_reset(&out);
+
+	/* nothing undecided: the line is as it always was; a FAIL board fails */
+	r.undecided_fail = 0;
+	rows[0].status = rows[1].status = GATE_PASS;
+	memset(&board, 0, sizeof(board));
+	board.metric = "real_time";
+	board.status = GATE_FAIL;
+	r.main.boards = &board;
+	r.main.nboards = 1;
+	gate_report_decide(&r);
+	assert_int_equal(r.outcome, GATE_OUTCOME_FAIL);
+	assert_int_equal(r.failures, 1);
+	assert_int_equal(r.undecided, 0);
+	gate_table(&out, &r);
+	assert_non_null(strstr(out.buf, "\ngate: fail (1 failing)\n"));
+	strbuf_reset(&out);
+
+	/* no verdict stays no verdict */
+	r.main.nboards = 0;
+	r.outcome = GATE_NO_VERDICT;
+	r.exit_code = 4;
+	rows[0].status = GATE_UNDECIDED;
+	gate_report_decide(&r);
+	assert_int_equal(r.outcome, GATE_NO_VERDICT);
+	assert_int_equal(r.exit_code, 4);
+	assert_int_equal(r.undecided, 1);
+	strbuf_release(&out);
+}
+
+/* The comment: the undecided count in its headline; a FASTER row listed as FASTER, not counted
+ * among the metrics within their limits; an undecided row counted (and listed under
+ * --undecided fail); a row --settle measured again marked settled live. */
+static void test_markdown_faster_undecided_settled(void **state)
+{
+	struct gate_report r;
+	struct gate_row rows[4];
+	struct strbuf md = STRBUF_INIT;
+	const char *details;
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.limit = 1.02;
+	r.main.ref_name = "main";
+	md_test_row(&rows[0], "faster", GATE_PASS, GATE_VERDICT_FASTER, 1000, 693);
+	md_test_row(&rows[1], "loose", GATE_UNDECIDED, GATE_VERDICT_UNDECIDED, 1000, 1009);
+	md_test_row(&rows[2], "same", GATE_PASS, GATE_VERDICT_SAME, 1000, 1001);
+	md_test_row(&rows[3], "allocs", GATE_PASS, GATE_VERDICT_SAME, 12, 12);
+	r.main.rows = rows;
+	r.main.nrows = 4;
+	gate_report_decide(&r);
+	gate_markdown(&md, &r, NULL);
+	assert_non_null(strstr(md.buf, "\n### benchline gate: PASS, 1 undecided: measured too "
+				       "loosely to tell\n"));
+	details = strstr(md.buf, "<details>");
+	assert_non_null(details);
+	assert_true(strstr(md.buf, "| FASTER | parse | faster |") < details);
+	assert_true(strstr(md.buf, "| UNDECIDED | parse | loose |") > details);
+	assert_non_null(strstr(md.buf, "\n2 other metrics within their limits; 1 undecided: "
+				       "measured too loosely to tell (the interval straddles the "
+				       "limit; every row is in the details below).\n"));
+	assert_null(strstr(md.buf, "unchanged"));
+	assert_non_null(strstr(md.buf, "`benchline gate --settle` measures them"));
+	strbuf_release(&md);
+
+	/* --undecided fail: it fails, so it is listed */
+	r.undecided_fail = 1;
+	gate_report_decide(&r);
+	gate_markdown(&md, &r, NULL);
+	assert_non_null(strstr(md.buf, "### benchline gate: FAIL, 1 undecided: measured too "
+				       "loosely to tell, failing under --undecided fail\n"));
+	assert_non_null(strstr(md.buf, ": 1 failing of 4 compared metrics (1 of them undecided, "
+				       "failing under `--undecided fail`)."));
+	details = strstr(md.buf, "<details>");
+	assert_true(strstr(md.buf, "| UNDECIDED | parse | loose |") < details);
+	strbuf_release(&md);
+
+	/* --settle: the row measured again is marked, and listed whatever it came to */
+	r.undecided_fail = 0;
+	r.settle.asked = 1;
+	memcpy(r.settle.machine, "box", 4);
+	r.settle.rows = r.settle.settled = 1;
+	r.settle.measurements = 1;
+	r.settle.pairs = 10;
+	rows[1].status = GATE_PASS;
+	rows[1].verdict = GATE_VERDICT_SAME;
+	rows[1].settled = 1;
+	gate_report_decide(&r);
+	gate_markdown(&md, &r, NULL);
+	assert_non_null(strstr(md.buf, "\n### benchline gate: PASS\n"));
+	assert_non_null(strstr(md.buf, "`--settle`: 1 `FAIL` and `UNDECIDED` row measured again "
+				       "now on `box`"));
+	details = strstr(md.buf, "<details>");
+	assert_true(strstr(md.buf, "| PASS (settled live) | parse | loose |") < details);
+	assert_null(strstr(md.buf, "`benchline gate --settle` measures them"));
+	strbuf_release(&md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,7 +492,11 @@ int main(void)
 	    cmocka_unit_test(test_band_even_window_takes_the_lower_middle),
 	    cmocka_unit_test(test_band_too_short),
 	    cmocka_unit_test(test_interval_verdicts),
+	    cmocka_unit_test(test_interval_verdict_edges),
 	    cmocka_unit_test(test_interval_better_higher_flips),
+	    cmocka_unit_test(test_row_label),
+	    cmocka_unit_test(test_report_decide_counts_undecided),
+	    cmocka_unit_test(test_markdown_faster_undecided_settled),
 	    cmocka_unit_test(test_across_the_board_fails_only_live),
 	    cmocka_unit_test(test_bisect_exit),
 	    cmocka_unit_test(test_settings_honour_the_judged_metrics),
