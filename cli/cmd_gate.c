@@ -87,9 +87,11 @@ static void usage_error(const struct cli_ctx *ctx, const struct cli_option *opti
 
 /*
  * benchline gate [--repo DIR] [--head REV] [--base REF] [--live] ...: the verdict of §7, from
- * stored records or (--live, §7.10) from the head and the merge base measured now; exit 0 pass
- * or nothing to compare, 1 regression, 2 error (a side that cannot be built, under --live),
- * 4 no verdict possible; with --bisect-exit, 125 (git bisect run's skip) for 2 and 4.
+ * stored records or (--live, §7.10) from the head and the merge base measured now; --settle
+ * measures the stored FAIL and UNDECIDED rows again live before the verdict, --undecided fail
+ * makes UNDECIDED rows fail (§7.8); exit 0 pass or nothing to compare, 1 regression, 2 error
+ * (a side that cannot be built, under --live or --settle), 4 no verdict possible; with
+ * --bisect-exit, 125 (git bisect run's skip) for 2 and 4.
  * benchline gate accept --justification TEXT [--headroom PCT] [--only NAME]...: §7.6, exit 0
  * when every named metric was recorded, 3 when some were skipped.
  */
@@ -97,6 +99,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	const char *repo = ".", *head = NULL, *base = NULL, *ratchet = NULL;
 	const char *json_path = NULL, *md_path = NULL, *base_url = NULL, *justification = NULL;
+	const char *undecided = NULL;
 	double limit = 0, headroom = 0;
 	struct cli_list overrides = {0}, excludes = {0}, only = {0};
 	struct gate_request req;
@@ -106,13 +109,18 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	struct strbuf out = STRBUF_INIT;
 	struct cli_progress progress = {"gate", isatty(2), 0};
 	const char *summary = getenv("GITHUB_STEP_SUMMARY");
-	int accept = 0, live = 0, bisect = 0, ret = 0;
+	int accept = 0, live = 0, settle = 0, bisect = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
 	    {OPT_STRING, "head", &head, "REV", "the pull request's head (default HEAD)"},
 	    {OPT_STRING, "base", &base, "REF", "what it merges into (default: the main branch)"},
 	    {OPT_BOOL, "live", &live, NULL,
 	     "measure the head and the merge base now, in worktrees (benchline.json's bench)"},
+	    {OPT_BOOL, "settle", &settle, NULL,
+	     "measure the stored FAIL and UNDECIDED rows again now, as --live does, before the "
+	     "verdict"},
+	    {OPT_STRING, "undecided", &undecided, "pass|fail",
+	     "whether UNDECIDED rows pass (the default) or fail the gate"},
 	    {OPT_DOUBLE, "limit", &limit, "RATIO",
 	     "the ratio a metric may grow by (default gate.limit, else 1.02)"},
 	    {OPT_LIST, "override", &overrides, "GLOB=PCT",
@@ -168,6 +176,18 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		usage_error(ctx, options, bisect,
 			    "--base-url links stored Series: not with --live, whose rows are "
 			    "measured now");
+	if (settle && live)
+		usage_error(ctx, options, bisect,
+			    "--settle measures a stored gate's FAIL and UNDECIDED rows again live; "
+			    "--live measures every row live already: give one or the other");
+	if (settle && accept)
+		usage_error(
+		    ctx, options, bisect,
+		    "--settle goes with the gate's verdict, not with 'gate accept' (the lock "
+		    "records stored values)");
+	if (undecided && strcmp(undecided, "pass") && strcmp(undecided, "fail"))
+		usage_error(ctx, options, bisect, "--undecided takes pass or fail, not '%s'",
+			    undecided);
 
 	memset(&req, 0, sizeof(req));
 	req.repo = repo;
@@ -180,6 +200,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	req.excludes = excludes.items;
 	req.n_excludes = excludes.nr;
 	req.for_accept = accept;
+	req.undecided_fail = undecided && !strcmp(undecided, "fail");
 	req.now = (int64_t)time(NULL);
 	if ((ret = gate_options_build(&opts, &req, &err))) {
 		/* A bad --limit or --override is a usage error, as a bad flag is. */
@@ -189,6 +210,11 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	repo = opts.repo_dir;
+	/* Before the stored gate runs: --settle without anything to measure with is an error. */
+	if (settle && (ret = confirm_gate_settle_ready(&opts, &err))) {
+		ret = cli_fail(&err);
+		goto done;
+	}
 	if (live) {
 		/* No database: both sides are measured now (a hosted runner keeps none). */
 		ret = confirm_gate_live(&report, &opts, cli_measure_progress, &progress, &err);
@@ -201,6 +227,14 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		   (ret = gate_run(&report, ctx->store, &opts, &err))) {
 		ret = cli_fail(&err);
 		goto done;
+	} else if (settle) {
+		/* The rows the stored records could not settle, measured again now. */
+		ret = confirm_gate_settle(&report, &opts, cli_measure_progress, &progress, &err);
+		cli_progress_done(&progress);
+		if (ret) {
+			ret = cli_fail(&err);
+			goto done;
+		}
 	}
 
 	if (accept) {

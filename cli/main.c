@@ -328,8 +328,8 @@ const struct cli_command cli_commands[] = {
 	.name = "gate",
 	.fn = cmd_gate, /* opens the database itself: --live needs none */
 	.forms = {{NULL,
-		   "[--repo] [--head] [--base] [--live] [--limit] [--override] [--exclude] "
-		   "[--ratchet] [--json] [--markdown] [--base-url]",
+		   "[--repo] [--head] [--base] [--live] [--settle] [--undecided] [--limit] "
+		   "[--override] [--exclude] [--ratchet] [--json] [--markdown] [--base-url]",
 		   ""},
 		  {"accept",
 		   "--justification [--headroom] [--only] [--repo] [--head] [--base] [--limit] "
@@ -339,16 +339,21 @@ const struct cli_command cli_commands[] = {
 	.description =
 	    "Compares the records of a pull request's head with those of its merge base with the "
 	    "base and says, per metric, whether it is slower beyond its limit; with --live both "
-	    "are built and measured now, interleaved in worktrees, with no database. It prints a "
-	    "table and writes a JSON report and a Markdown comment when asked. 'gate accept' "
-	    "records a justified shift in the lock file of the working copy, so the next gate "
-	    "passes it.",
+	    "are built and measured now, interleaved in worktrees, with no database. An "
+	    "UNDECIDED row (its interval straddles the limit: measured too loosely to tell) "
+	    "passes unless --undecided fail; --settle measures the stored FAIL and UNDECIDED "
+	    "rows again now, as --live does, and their live verdict replaces the stored one. It "
+	    "prints a table and writes a JSON report and a Markdown comment when asked. 'gate "
+	    "accept' records a justified shift in the lock file of the working copy, so the next "
+	    "gate passes it.",
 	.exits =
-	    "0 pass, or nothing to compare\n1 a metric is slower than its limit\n2 an error, "
-	    "or bad usage\n3 accept: some named metrics were skipped\n4 no verdict is possible "
-	    "(no records to compare)",
+	    "0 pass, or nothing to compare\n1 a metric is slower than its limit (or undecided, "
+	    "under --undecided fail)\n2 an error, or bad usage\n3 accept: some named metrics "
+	    "were skipped\n4 no verdict is possible (no records to compare)",
 	.examples = {"Gate the checked-out branch against main, writing a comment:",
 		     "benchline gate --repo . --json gate.json --markdown gate.md",
+		     "Measure again now what the stored records could not settle, before failing:",
+		     "benchline gate --repo . --settle --undecided fail",
 		     "Accept the shift of one benchmark, with a reason:",
 		     "benchline gate accept --justification 'the new parser checks more' --only "
 		     "parse_json"},

@@ -174,8 +174,12 @@ struct confirm_rebench_request {
 	const char *a, *b;		 /* the revisions: A the reference, B the candidate */
 	const char *label[2];		 /* how messages name A and B; NULL: "side a", "side b" */
 	const char *benchmark_glob;	 /* only these benchmarks; NULL: every one */
-	double limit;			 /* 0: GATE_LIMIT */
-	confirm_limit_fn limit_for;	 /* a key's own limit; NULL: limit for every key */
+	/* Only these benchmarks (exact names), when n_benchmarks is not 0; the runs' own cpu_s and
+	 * peak_rss_kib then only when CONFIRM_RUN_BENCHMARK is among them. */
+	const char *const *benchmarks;
+	size_t n_benchmarks;
+	double limit;		    /* 0: GATE_LIMIT */
+	confirm_limit_fn limit_for; /* a key's own limit; NULL: limit for every key */
 	void *limit_data;
 	confirm_progress_fn progress; /* after each round; NULL: none */
 	void *progress_data;
@@ -231,6 +235,24 @@ struct json_t *confirm_rebench_json(const struct confirm_rebench_report *r);
  */
 int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 		      confirm_progress_fn progress, void *progress_data, struct bl_error *err);
+
+/*
+ * `benchline gate --settle` (§7.8): the stored gate's report r (from gate_run with opts), its
+ * main comparison's FAIL rows (not a stale accept, which no measurement clears) and UNDECIDED
+ * rows measured again live: their benchmarks only, the head against the merge base M, with
+ * confirm_rebench_revs as --live measures (the same limits), and each such row whose
+ * (benchmark, config, metric) bench.run printed on both sides takes the live verdict, kept
+ * marked settled with the stored one; the others keep theirs, with a note why. Byte-identical
+ * bench.artifacts settle them all as same. Then the outcome is decided again
+ * (gate_report_decide). Nothing is measured when no row asks for it, or when r is not a pass
+ * or a fail. BL_ECONFIG without bench.run (confirm_gate_settle_ready); BL_EBUILD when a side
+ * cannot be built.
+ */
+int confirm_gate_settle(struct gate_report *r, const struct gate_options *opts,
+			confirm_progress_fn progress, void *progress_data, struct bl_error *err);
+/* 0 when --settle can measure (benchline.json sets bench.run), else BL_ECONFIG saying so: a
+ * caller checks before the stored gate runs. */
+int confirm_gate_settle_ready(const struct gate_options *opts, struct bl_error *err);
 
 /* --- `benchline bisect` (measure.c): the first slower commit between two --- */
 

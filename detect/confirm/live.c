@@ -52,9 +52,10 @@ static void side_at(struct gate_side *side, const struct confirm_rebench_side *s
 	side->n = (int64_t)pairs;
 }
 
-/* One row of the report from one key the re-bench met. */
-static void live_row(struct gate_row *row, const struct gate_report *r, const struct confirm_key *k,
-		     const struct confirm_rebench_report *rb, const struct gate_options *opts)
+/* One row of the report from one key the re-bench met on machine. */
+static void live_row(struct gate_row *row, const struct gate_report *r, const char *machine,
+		     const struct confirm_key *k, const struct confirm_rebench_report *rb,
+		     const struct gate_options *opts)
 {
 	const struct confirm_metric *m = result_for(&rb->result, k->key);
 	const int base = CONFIRM_SIDE_A, head = CONFIRM_SIDE_B;
@@ -62,7 +63,7 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const st
 	struct strbuf note = STRBUF_INIT;
 
 	memset(row, 0, sizeof(*row));
-	row->machine = xstrdup(r->live.machine);
+	row->machine = xstrdup(machine);
 	row->benchmark = xstrdup(k->benchmark);
 	row->config = xstrdup(k->config);
 	row->metric = xstrdup(k->metric);
@@ -73,6 +74,7 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const st
 	row->ratio = row->lo = row->hi = NAN;
 	row->effective_limit = row->center = row->tolerance = row->noise = NAN;
 	row->accepted_ceiling = NAN;
+	row->stored_ratio = row->stored_lo = row->stored_hi = row->stored_limit = NAN;
 	row->live = 1;
 	row->limit = r->limit; /* NEW and MISSING rows are not judged: no override applies */
 
@@ -182,12 +184,10 @@ static void live_verdict(struct gate_report *out, const struct confirm_rebench_r
 	c->rows = xcalloc(rb->nkeys ? rb->nkeys : 1, sizeof(*c->rows));
 	for (size_t i = 0; i < rb->nkeys; i++) {
 		struct gate_row *row = &c->rows[c->nrows++];
-		live_row(row, out, &rb->keys[i], rb, opts);
+		live_row(row, out, out->live.machine, &rb->keys[i], rb, opts);
 		c->references += row->paired;
-		c->failures += row->status == GATE_FAIL;
 	}
 	gate_across_the_board(c, out->limit, 1);
-	out->failures = c->failures;
 	if (!c->references) {
 		out->outcome = GATE_NO_VERDICT;
 		out->exit_code = 4;
@@ -196,12 +196,15 @@ static void live_verdict(struct gate_report *out, const struct confirm_rebench_r
 			    "measured: nothing could be paired",
 			    out->head_commit, c->commit);
 		out->message = strbuf_detach(&msg, NULL);
-	} else if (out->failures) {
-		out->outcome = GATE_OUTCOME_FAIL;
-		out->exit_code = 1;
-	} else {
-		out->outcome = GATE_OUTCOME_PASS;
 	}
+	gate_report_decide(out);
+}
+
+/* This machine's host name into out (zeroed, size bytes), "localhost" when it has none. */
+static void host_name(char *out, size_t size)
+{
+	if (gethostname(out, size - 1) || !out[0])
+		memcpy(out, "localhost", sizeof("localhost"));
 }
 
 int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
@@ -224,8 +227,7 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 	    (ret = gate_report_begin(out, repo, opts, err)))
 		goto done;
 	out->mode = GATE_MODE_LIVE;
-	if (gethostname(out->live.machine, sizeof(out->live.machine) - 1) || !out->live.machine[0])
-		memcpy(out->live.machine, "localhost", sizeof("localhost"));
+	host_name(out->live.machine, sizeof(out->live.machine));
 	out->live.build_s[0] = out->live.build_s[1] = NAN;
 	if (out->outcome == GATE_NOTHING_TO_COMPARE) {
 		/* Decided before anything is built: nothing is. */
@@ -258,5 +260,239 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 done:
 	confirm_rebench_report_release(&rb);
 	repo_free(repo);
+	return ret;
+}
+
+/* --- --settle (§7.8): a stored gate's FAIL and UNDECIDED rows measured again live --- */
+
+/* Whether a stored row is measured again: FAIL (but not for a stale accept, whose failure is
+ * the lock's, not the measurement's) or UNDECIDED. */
+static int to_settle(const struct gate_row *r)
+{
+	return (r->status == GATE_FAIL && !r->accept_stale) || r->status == GATE_UNDECIDED;
+}
+
+/* "UNDECIDED 1.0088 [0.9181, 1.1957], limit 1.0400": what the stored gate said of a row. */
+static void add_stored(struct strbuf *sb, const struct gate_row *r)
+{
+	strbuf_addstr(sb, gate_status_name(r->stored_status));
+	if (isfinite(r->stored_ratio))
+		strbuf_addf(sb, " %.4f", r->stored_ratio);
+	if (isfinite(r->stored_lo))
+		strbuf_addf(sb, " [%.4f, %.4f]", r->stored_lo, r->stored_hi);
+	if (isfinite(r->stored_limit))
+		strbuf_addf(
+		    sb, r->stored_method == GATE_METHOD_LADDER ? ", limit %.4g" : ", limit %.4f",
+		    r->stored_limit);
+}
+
+/* Keeps what the stored gate said of row, and marks it settled. */
+static void keep_stored(struct gate_row *row)
+{
+	row->settled = 1;
+	row->stored_status = row->status;
+	row->stored_verdict = row->verdict;
+	row->stored_method = row->method;
+	row->stored_ratio = row->ratio;
+	row->stored_lo = row->lo;
+	row->stored_hi = row->hi;
+	row->stored_limit = row->effective_limit;
+}
+
+/* The row's note: settled live on machine, what was stored, then what (the live row, the
+ * stored row) had to say. */
+static void settled_note(struct gate_row *row, const char *machine, const char *live_note)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "settled live on %s (stored ", machine);
+	add_stored(&sb, row);
+	strbuf_addch(&sb, ')');
+	if (live_note)
+		strbuf_addf(&sb, "; %s", live_note);
+	if (row->note)
+		strbuf_addf(&sb, "; stored: %s", row->note);
+	free(row->note);
+	row->note = strbuf_detach(&sb, NULL);
+}
+
+/* The live verdict of live replaces the stored one of row; its values, sides and unit are the
+ * live measurement's (the sides are moved out of live). */
+static void settle_row(struct gate_row *row, struct gate_row *live, const char *machine)
+{
+	keep_stored(row);
+	row->status = live->status;
+	row->verdict = live->verdict;
+	row->method = live->method;
+	row->ratio = live->ratio;
+	row->lo = live->lo;
+	row->hi = live->hi;
+	row->effective_limit = live->effective_limit;
+	row->live = row->paired = 1;
+	row->pairs = live->pairs;
+	row->measurements = live->measurements;
+	free(row->unit);
+	row->unit = live->unit;
+	live->unit = NULL;
+	free(row->head.content_hash);
+	free(row->ref.content_hash);
+	row->head = live->head;
+	row->ref = live->ref;
+	memset(&live->head, 0, sizeof(live->head));
+	memset(&live->ref, 0, sizeof(live->ref));
+	row->has_head = row->has_ref = 1;
+	row->reference_rule = "merge-base";
+	settled_note(row, machine, live->note);
+}
+
+static void row_release(struct gate_row *r)
+{
+	free(r->machine);
+	free(r->benchmark);
+	free(r->config);
+	free(r->metric);
+	free(r->unit);
+	free(r->head.content_hash);
+	free(r->ref.content_hash);
+	free(r->accepted_justification);
+	free(r->note);
+}
+
+static void append_note(struct gate_row *row, const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (row->note)
+		strbuf_addf(&sb, "%s; ", row->note);
+	strbuf_addstr(&sb, text);
+	free(row->note);
+	row->note = strbuf_detach(&sb, NULL);
+}
+
+/* One row to settle, from the re-bench's keys: the live verdict when both sides measured it,
+ * else the stored one stays, with why. */
+static void settle_from(struct gate_report *r, struct gate_row *row,
+			const struct confirm_rebench_report *rb, const struct gate_options *opts)
+{
+	const char *machine = r->settle.machine;
+	struct gate_row live;
+	struct strbuf why = STRBUF_INIT;
+
+	if (rb->identical) {
+		keep_stored(row);
+		row->status = GATE_PASS;
+		row->verdict = GATE_VERDICT_SAME;
+		row->method = GATE_METHOD_NONE;
+		row->ratio = row->lo = row->hi = NAN;
+		strbuf_addf(
+		    &why,
+		    "the artifacts of the head and of the merge base are byte-identical (%zu "
+		    "file%s of bench.artifacts): nothing can differ; nothing measured",
+		    rb->artifact_files, rb->artifact_files == 1 ? "" : "s");
+		settled_note(row, machine, why.buf);
+		r->settle.settled++;
+		strbuf_release(&why);
+		return;
+	}
+	for (size_t i = 0; i < rb->nkeys; i++) {
+		const struct confirm_key *k = &rb->keys[i];
+		if (strcmp(k->benchmark, row->benchmark) || strcmp(k->config, row->config) ||
+		    strcmp(k->metric, row->metric))
+			continue;
+		live_row(&live, r, machine, k, rb, opts);
+		if (live.paired) {
+			settle_row(row, &live, machine);
+			r->settle.settled++;
+		} else {
+			strbuf_addf(&why, "--settle: %s: the stored verdict stands",
+				    live.note ? live.note : "not measured on both sides");
+			append_note(row, why.buf);
+		}
+		row_release(&live);
+		strbuf_release(&why);
+		return;
+	}
+	append_note(row, "--settle: bench.run does not print it: the stored verdict stands");
+}
+
+int confirm_gate_settle_ready(const struct gate_options *opts, struct bl_error *err)
+{
+	const struct ingest_config *cfg = opts->cfg;
+	if (cfg->bench_run)
+		return 0;
+	if (cfg->path)
+		return bl_error_set(
+		    err, BL_ECONFIG,
+		    "--settle measures again live with benchline.json's bench "
+		    "settings, and '%s' has no bench.run (the command that prints the "
+		    "results)",
+		    cfg->path);
+	return bl_error_set(err, BL_ECONFIG,
+			    "--settle measures again live with benchline.json's bench settings, "
+			    "and '%s' has no benchline.json",
+			    opts->repo_dir);
+}
+
+int confirm_gate_settle(struct gate_report *r, const struct gate_options *opts,
+			confirm_progress_fn progress, void *progress_data, struct bl_error *err)
+{
+	struct gate_comparison *c = &r->main;
+	struct confirm_rebench_request req;
+	struct confirm_rebench_report rb;
+	struct live_limits limits;
+	const char **names = xcalloc(c->nrows + 1, sizeof(*names));
+	size_t nnames = 0;
+	int ret = 0;
+
+	memset(&rb, 0, sizeof(rb));
+	r->settle.asked = 1;
+	host_name(r->settle.machine, sizeof(r->settle.machine));
+	r->settle.build_s[0] = r->settle.build_s[1] = NAN;
+	if ((ret = confirm_gate_settle_ready(opts, err)))
+		goto done;
+	if (r->outcome != GATE_OUTCOME_PASS && r->outcome != GATE_OUTCOME_FAIL)
+		goto done;
+	/* The benchmarks of the rows to settle, each once. */
+	for (size_t i = 0; i < c->nrows; i++) {
+		int seen = 0;
+		if (!to_settle(&c->rows[i]))
+			continue;
+		r->settle.rows++;
+		for (size_t k = 0; k < nnames && !seen; k++)
+			seen = !strcmp(names[k], c->rows[i].benchmark);
+		if (!seen)
+			names[nnames++] = c->rows[i].benchmark;
+	}
+	if (!r->settle.rows)
+		goto done;
+
+	memset(&req, 0, sizeof(req));
+	limits.opts = opts;
+	limits.limit = r->limit;
+	req.repo = opts->repo_dir;
+	req.cfg = opts->cfg;
+	req.a = c->commit;
+	req.b = r->head_commit;
+	req.label[CONFIRM_SIDE_A] = "the merge base";
+	req.label[CONFIRM_SIDE_B] = "the head";
+	req.benchmarks = names;
+	req.n_benchmarks = nnames;
+	req.limit = r->limit;
+	req.limit_for = key_limit;
+	req.limit_data = &limits;
+	req.progress = progress;
+	req.progress_data = progress_data;
+	if ((ret = confirm_rebench_revs(&rb, &req, err)))
+		goto done;
+	r->settle.measurements = rb.result.measurements;
+	r->settle.pairs = rb.result.pairs;
+	r->settle.identical = rb.identical;
+	r->settle.build_s[0] = rb.side[CONFIRM_SIDE_A].build_s;
+	r->settle.build_s[1] = rb.side[CONFIRM_SIDE_B].build_s;
+	for (size_t i = 0; i < c->nrows; i++)
+		if (to_settle(&c->rows[i]))
+			settle_from(r, &c->rows[i], &rb, opts);
+	gate_report_decide(r);
+done:
+	confirm_rebench_report_release(&rb);
+	free(names);
 	return ret;
 }

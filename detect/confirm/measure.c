@@ -22,6 +22,8 @@ struct sampler {
 	const char *commit[2], *source[2];
 	const char *label[2];
 	const char *benchmark_glob;
+	const char *const *benchmarks; /* only these (exact names), when n_benchmarks */
+	size_t n_benchmarks;
 	const char *metric;  /* only this metric; NULL: every one */
 	int process_metrics; /* also the runs' cpu_s and peak_rss_kib */
 	confirm_limit_fn limit_for;
@@ -42,6 +44,15 @@ void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *co
 	if (config[0])
 		strbuf_addf(sb, " [%s]", config);
 	strbuf_addf(sb, " %s", metric);
+}
+
+/* Whether name is one of names[0..n). */
+static int listed(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
 }
 
 /* The key's entry among those met, made on its first meeting. */
@@ -126,6 +137,9 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 			const struct ingest_record *rec = &batch.records[r];
 			if (s->benchmark_glob && !glob_match(s->benchmark_glob, rec->benchmark))
 				continue;
+			if (s->n_benchmarks &&
+			    !listed(s->benchmarks, s->n_benchmarks, rec->benchmark))
+				continue;
 			for (size_t m = 0; m < rec->nmetrics; m++) {
 				const struct ingest_metric *im = &rec->metrics[m];
 				double v = im->kind == METRIC_TIMED ? im->median : im->value;
@@ -191,6 +205,8 @@ struct bench {
 	const char *label[2];
 	confirm_limit_fn limit_for;
 	void *limit_data;
+	const char *const *benchmarks; /* only these benchmarks, when n_benchmarks */
+	size_t n_benchmarks;
 };
 
 /* Opens the repository holding repo with its benchline.json: cfg when the caller has read it,
@@ -269,8 +285,13 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 	confirm_run_init(&s.run);
 	s.cfg = b->cfg;
 	s.benchmark_glob = benchmark_glob;
+	s.benchmarks = b->benchmarks;
+	s.n_benchmarks = b->n_benchmarks;
 	s.metric = metric;
-	s.process_metrics = process_metrics;
+	/* A list of benchmarks asks for those: the runs' own figures only when it names them. */
+	s.process_metrics =
+	    process_metrics &&
+	    (!b->n_benchmarks || listed(b->benchmarks, b->n_benchmarks, CONFIRM_RUN_BENCHMARK));
 	s.limit_for = b->limit_for;
 	s.limit_data = b->limit_data;
 	for (int k = 0; k < 2; k++) {
@@ -323,6 +344,8 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 			b.label[side] = req->label[side];
 	b.limit_for = req->limit_for;
 	b.limit_data = req->limit_data;
+	b.benchmarks = req->benchmarks;
+	b.n_benchmarks = req->n_benchmarks;
 	out->limit = o.limit;
 	for (int side = 0; side < 2; side++) {
 		struct confirm_rebench_side *sd = &out->side[side];
