@@ -92,3 +92,9 @@ gate_main() {
 gate_rows() {
 	grep -c "^$2 " "$1"
 }
+
+# gate_passed FILE: the last line of a gate's output FILE says pass, with or without undecided
+# rows counted (§7.8: "gate: pass, 2 undecided: measured too loosely to tell").
+gate_passed() {
+	tail -1 "$1" | grep -q "^gate: pass\(, [1-9][0-9]* undecided: measured too loosely to tell\)\{0,1\}$"
+}

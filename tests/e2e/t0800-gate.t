@@ -134,7 +134,7 @@ test_expect 'a whole run 1.5% slower (a warmer machine, A/A code) passes with ex
 		gate_sweep r $seed --run-shift 1.015 &&
 		gate_run r --json "$TMP/warm.json" >out || { cat out; exit 1; }
 		test "$(gate_rows out FAIL)" = 0 &&
-		test "$(tail -1 out)" = "gate: pass" &&
+		gate_passed out &&
 		test "$(json_get warm.json "scalar grep { \$_->{status} eq q(PASS) || \$_->{status} eq q(UNDECIDED) } @{\$j->{comparisons}}")" = 8 ||
 			{ cat out; exit 1; }
 	done &&
@@ -623,7 +623,7 @@ test_expect 'a change equal to main passes against the merge base, exit 0' '
 	gate_run drift >out &&
 	cat out &&
 	test "$(gate_rows out FAIL)" = 0 &&
-	test "$(tail -1 out)" = "gate: pass"
+	gate_passed out
 '
 
 test_expect '--ratchet v1 fails it against the release, exit 1, with a ratchet section' '
@@ -636,7 +636,7 @@ test_expect '--ratchet v1 fails it against the release, exit 1, with a ratchet s
 	test "$(gate_rows main-rows FAIL)" = 0 &&
 	json_get ratchet.json "my \$r = \$j->{ratchet};
 		die qq(keys\n) unless join(q( ), sort keys %\$r) eq
-			q(across_the_board commit comparisons counts failures ref source_hash);
+			q(across_the_board commit comparisons counts failures ref source_hash undecided);
 		die qq(ref\n) unless \$r->{ref} eq q(v1) && \$r->{failures} == 4 && \$r->{counts}{FAIL} == \$r->{failures};
 		die qq(main\n) unless \$j->{counts}{FAIL} == 0 && \$j->{failures} == \$r->{failures};
 		for (grep { \$_->{status} eq q(FAIL) } @{\$r->{comparisons}}) { die qq(ratio\n) unless \$_->{ratio} > 1.04 }

@@ -63,7 +63,7 @@ Head `HASH` (a slower parser) against `main`, merge base `HASH` (main 4), limit 
 | FAIL | parse | cpu_time | ci | 80 → 88 ns | +10.0% | [+8.9%, +11.1%] | +3.0% † | 0.0% |  |
 | FAIL | parse | real_time | ci | 100 → 110 ns | +10.0% | [+8.9%, +11.1%] | +3.0% † | 0.0% |  |
 
-4 other metrics unchanged.
+4 other metrics within their limits.
 
 *Before → after*: the reference's value and the head's (the median of a timed metric); *delta* and *interval*: head / reference, from the samples when both sides have them.
 
