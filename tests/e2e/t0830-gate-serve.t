@@ -71,6 +71,19 @@ test_expect '/api/gate with no head or an unknown revision is a 400 naming it' '
 	grep -q "no-such-branch" body
 '
 
+test_expect '/api/gate counts the undecided rows; ?undecided=fail makes them fail, as --undecided fail' '
+	expect_status 200 application/json GET "$URL/api/gate?head=pr&base=main" &&
+	json_get body "die unless \$j->{undecided} == \$j->{counts}{UNDECIDED} && \$j->{undecided_policy} eq q(pass) && \$j->{failures} == \$j->{counts}{FAIL}; 1" &&
+	expect_status 200 application/json GET "$URL/api/gate?head=pr&base=main&undecided=fail" &&
+	mv body strict.json &&
+	json_get strict.json "die unless \$j->{undecided_policy} eq q(fail) && \$j->{failures} == \$j->{counts}{FAIL} + \$j->{undecided} && !defined \$j->{settle}; 1" &&
+	expect_exit 1 bl gate --repo repo --head pr --base main --undecided fail --json cli-strict.json >/dev/null &&
+	drop_unix strict.json >api.norm && drop_unix cli-strict.json >cli.norm &&
+	cmp api.norm cli.norm &&
+	expect_status 400 application/json GET "$URL/api/gate?head=pr&undecided=maybe" &&
+	grep -q "undecided: pass or fail" body
+'
+
 test_expect 'the /gate page shows the verdict, the failing row and links to its chart' '
 	expect_status 200 text/html GET "$URL/gate?head=pr&base=main" &&
 	grep -q "verdict-fail" body &&
