@@ -611,8 +611,7 @@ static void md_settle(struct strbuf *out, const struct gate_report *r)
 	else
 		strbuf_addf(out, " (%zu measurement%s, %zu pairs)", st->measurements,
 			    st->measurements == 1 ? "" : "s", st->pairs);
-	strbuf_addf(out, "; %zu took the live verdict and are marked *settled live*.\n\n",
-		    st->settled);
+	strbuf_addf(out, "; %zu took the live verdict, marked *settled live*.\n\n", st->settled);
 }
 
 /* "`2555f91b05c1` (a slower parser)": a commit and its subject. */
