@@ -99,11 +99,11 @@ test_expect 'a head doing 10% more work fails with exit 1 and a FAIL row' '
 	expect_exit 1 live --head slow --json slow.json --markdown slow.md >out 2>err &&
 	grep -q "^FAIL  *1\.1000  *\[1\.1000, 1\.1000\]  *1\.0200 - *$HOST/loop work$" out &&
 	grep -q "^head [0-9a-f]\{12\} against main (merge base $(echo $c0 | cut -c1-12)), limit 1\.0200, measured live on $HOST: [0-9]* measurements, [0-9]* pairs$" out &&
-	tail -1 out | grep -q "^gate: fail ([0-9]* failing)$" &&
+	tail -1 out | grep -q "^gate: fail ([0-9]* failing)\(, [1-9][0-9]* undecided: measured too loosely to tell\)\{0,1\}$" &&
 	row slow.json loop work "join q( ), @\$c{qw(status verdict method ratio ci_low ci_high measurements)}" >actual &&
 	echo "FAIL slower paired 1.1 1.1 1.1 3" >expect && test_cmp expect actual &&
 	grep -q "^| FAIL | loop | work | $HOST | 2000000 → 2200000 | +10.0% | \[+10.0%, +10.0%\] | +2.0% |  |  |$" slow.md &&
-	grep -q "^### benchline gate: FAIL$" slow.md &&
+	grep -q "^### benchline gate: FAIL\(, [1-9][0-9]* undecided: measured too loosely to tell\)\{0,1\}$" slow.md &&
 	grep -q "^Both measured now on \`$HOST\`, interleaved (\`gate --live\`): " slow.md &&
 	test "$(json_get repo/.benchline/gate-status.json "\$j->{passed} ? 1 : 0")" = 0
 '
