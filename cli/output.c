@@ -237,5 +237,7 @@ void cli_detect_options(struct detect_options *opts, const struct ingest_config 
 	/* the ladders of the quantile metrics `metrics` names (§8) */
 	opts->ladders = cfg->path ? cfg->ladders : NULL;
 	opts->ladders_file = cfg->path;
-	opts->transient_records = cfg->transient_records;
+	/* benchline.json given: its quiet.transient_records, the default when it has none */
+	opts->transient_records =
+	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
 }
