@@ -44,7 +44,7 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct confirm_alerts_request req;
 	struct confirm_alert_result *res = NULL;
-	struct cli_progress progress = {"confirm", 0, 0};
+	struct cli_progress progress = {"confirm", 0, 0, 0};
 	struct strbuf machine = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;

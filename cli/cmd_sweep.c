@@ -207,7 +207,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	struct confirm_sweep_result res;
 	struct detect_options dopts;
 	struct detect_result dres;
-	struct sweep_out out = {{"sweep", 0, 0}, NULL, NULL, 0, 0, 0};
+	struct sweep_out out = {{"sweep", 0, 0, 0}, NULL, NULL, 0, 0, 0};
 	struct ingest_config cfg;
 	struct strbuf machine = STRBUF_INIT, why = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
