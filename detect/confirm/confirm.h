@@ -436,9 +436,14 @@ struct confirm_alerts_request {
 	const char *repo;    /* a directory inside the working tree; NULL: "." */
 	const char *machine; /* the default selection's machine (this one's) */
 	/* The alerts asked for by id (any state, any machine); none: every open slower alert
-	 * of `machine` that confirm has not taken up before. */
+	 * of `machine` that confirm has not taken up before, and with `pending` every pending
+	 * one too (§9.4: pending ones only when asked for, by --pending or by id). */
 	const int64_t *ids;
 	size_t nids;
+	int pending;
+	/* benchline.json, already read (its `metrics` say which of an alert's Series are judged);
+	 * NULL: read from the repository. */
+	const struct ingest_config *cfg;
 	double limit;		      /* 0: GATE_LIMIT */
 	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
 	void *progress_data;
@@ -458,12 +463,15 @@ struct confirm_alert_result {
 };
 /*
  * Takes up the alerts req names (§9.4): each alert's commit re-benched against its reference
- * commit (the latest of its Suspects' references), once; none of its Series slower: cleared
- * (undecided: inconclusive, still open); slower: confirmed, then every Series of it the
- * re-bench found slower is bisected between the two and each pinned commit stored as a
- * Regression of the alert, which is then covered. A side that cannot be built leaves the alert
- * open and `unbuildable`. Each outcome is stored with the alert as soon as it is known, so a
- * second run does nothing. *out (n of them, in the order taken up) is the caller's to free.
+ * commit, once, only the alert's own Series asked about (those on a metric benchline.json
+ * judges): they decide how long it measures, the other metrics are measured alongside and
+ * reported. None of them slower: cleared (undecided, or not measured: inconclusive, still open
+ * or pending); slower: confirmed, then every such Series the re-bench found slower is bisected
+ * between the two, judged on that Series alone, and each pinned commit stored as a Regression
+ * of the alert, which is then covered. A side that cannot be built leaves the alert open (or
+ * pending) and `unbuildable`. Each outcome is stored with the alert as soon as it is known, so
+ * a second run does nothing. The default selection says through req->note how many pending
+ * alerts it left. *out (n of them, in the order taken up) is the caller's to free.
  */
 int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
 		   const struct confirm_alerts_request *req, struct bl_error *err);
@@ -472,7 +480,8 @@ struct push_server;
 /*
  * The same from a sweep machine (§10's fleet): the server holds the history, this machine
  * measures. The alerts are this machine's open slower ones on the server (GET /api/alerts, with
- * their Series from GET /api/suspects), or those req->ids names; each is re-benched and bisected
+ * their Series from GET /api/suspects), its pending ones too with req->pending (a second GET,
+ * state=pending), or those req->ids names; each is re-benched and bisected
  * here, in req->repo, and what is found is posted back as an outcome document (POST
  * /api/alerts/{id}/outcome, confirm_apply_outcome's), which the server stores as a local confirm
  * stores it. BL_EDENIED when the server refuses a document (its token lacks the confirm role,
@@ -561,7 +570,8 @@ void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *co
  *                     report, status "pinned"}}]}
  * exactly as confirm_alerts stores its own: the alert's state (cleared; covered when it holds
  * a Regression after this, else confirmed; inconclusive: confirmed when the re-bench found one
- * of the alert's Series slower, else open; unbuildable: open; transient) with the outcome, the
+ * of the alert's Series slower, else open, or pending when it was; unbuildable: the same;
+ * transient) with the outcome, the
  * re-bench report as JSON text and the note (store_alert_set_outcome), and each regression a
  * Regression of the alert on its machine (store_regression_add: the pinned commit, its source
  * hash, subject and pull request, the report's ratio and interval, good's commit as the
