@@ -230,7 +230,7 @@ static int open_metric(const char *key, const struct confirm_rebench_result *so_
  * decided; else until `confirmations` say slower, or the undecided ones have used up their
  * replacements, whichever is later (the longest way: confirmations - 1 slower votes and
  * replacements + 1 undecided ones). */
-static size_t measurements_left(size_t slower, size_t undecided, size_t clear,
+static size_t measurements_left(size_t slower, size_t undecided, int clear,
 				const struct confirm_rebench_options *o)
 {
 	size_t most = o->confirmations + o->replacements;
@@ -241,12 +241,25 @@ static size_t measurements_left(size_t slower, size_t undecided, size_t clear,
 
 /* The most pairs the re-bench may still take after this round of measurement m: the rest of m
  * unless this round ends it, then as many whole measurements as the metrics still waiting may
- * need (with the votes this measurement casts, when it ends here). */
+ * need (with the votes this measurement casts, when it ends here: an undecided one for a metric
+ * it did not measure). */
 static size_t pairs_left(const struct measurement *m, const struct confirm_metric *now, int ends,
 			 const struct confirm_rebench_result *so_far,
 			 const struct confirm_rebench_options *o)
 {
 	size_t further = 0;
+	for (size_t k = 0; k < so_far->n; k++) {
+		const struct confirm_metric *c = &so_far->metrics[k];
+		size_t left;
+		int met = 0;
+		for (size_t i = 0; i < m->n && !met; i++)
+			met = !strcmp(m->s[i].key, c->key);
+		if (met || !c->asked || !needs_more(c, o))
+			continue;
+		left = measurements_left(c->slower_votes, c->undecided_votes + 1, 0, o);
+		if (left > further)
+			further = left;
+	}
 	for (size_t i = 0; i < m->n; i++) {
 		const struct confirm_metric *c = standing(m->s[i].key, so_far);
 		size_t slower = c ? c->slower_votes : 0, undecided = c ? c->undecided_votes : 0;
@@ -298,7 +311,9 @@ static int measure(struct measurement *m, const struct confirm_rebench_result *s
 				settled += now[i].verdict != GATE_VERDICT_UNDECIDED;
 			}
 		}
-		/* Nothing asked about waits (none was measured): more rounds cannot change that. */
+		/* It ends once every metric waiting for a vote is settled (at once when none waits:
+		 * nothing asked about was measured, and more rounds cannot change that), or when
+		 * the pairs run out. */
 		ends = settled == waiting || m->pairs >= o->max_pairs;
 		if (progress) {
 			struct confirm_progress p;
