@@ -45,16 +45,16 @@ CREATE TABLE alerts_v7 (
 	rebench TEXT,
 	note TEXT,
 	filed_url TEXT, -- where triage's issue was filed (--mark-filed), NULL until then
+	created_at REAL NOT NULL,
 	-- The quiet settings it was judged under: quiet.transient_records. NULL: never judged
 	-- under this schema. A detect under another value judges it again while it is pending,
-	-- open or transient.
-	transient_records INTEGER,
-	created_at REAL NOT NULL
+	-- open or transient. (Last, where PostgreSQL's ADD COLUMN puts it.)
+	transient_records INTEGER
 );
 INSERT INTO alerts_v7 (id, machine_id, commit_sha, side, state, series, judged_series, run_wide,
-		       outcome, rebench, note, filed_url, transient_records, created_at)
+		       outcome, rebench, note, filed_url, created_at, transient_records)
 SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome,
-       rebench, note, filed_url, NULL, created_at
+       rebench, note, filed_url, created_at, NULL
 FROM alerts;
 DROP TABLE alerts;
 ALTER TABLE alerts_v7 RENAME TO alerts;
