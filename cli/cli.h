@@ -290,15 +290,18 @@ void cli_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 
 void cli_json_print(struct json_t *o);
 
 /* A re-bench's progress on stderr, one line per round (rewritten in place on a terminal):
- * "PREFIX: measurement M, pair P/N: KEY RATIO [LO, HI]; ...". A confirm_progress_fn whose data
- * is a struct cli_progress; cli_progress_done ends a line left open on a terminal. */
+ * "PREFIX: measurement M, pair P/N (pairs D of at most X, at most T left): KEY RATIO [LO, HI];
+ * ...; K more measured, not waited for": the pairs done over the whole re-bench and the most
+ * it can still take, the time that may take at the pace so far, then the metrics asked about,
+ * and how many others were measured alongside. A confirm_progress_fn whose data is a struct
+ * cli_progress; cli_progress_done ends a line left open on a terminal. */
 struct cli_progress {
 	const char *prefix;
 	int tty, shown;
+	double started; /* the monotonic clock when the re-bench's first pair began */
 };
-struct confirm_metric;
-void cli_measure_progress(int measurement, size_t pairs, size_t max_pairs,
-			  const struct confirm_metric *metrics, size_t n, void *data);
+struct confirm_progress;
+void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
 
 struct detect_options;

@@ -81,7 +81,8 @@ int cmd_alerts(int argc, const char **argv, struct cli_ctx *ctx)
 	const struct cli_option opts[] = {
 	    {OPT_STRING, "machine", &f.machine, "M", "only the alerts of machine M"},
 	    {OPT_STRING, "state", &state, "S",
-	     "only alerts in state S (open, transient, cleared, confirmed, covered, ignored)"},
+	     "only alerts in state S (pending, open, transient, cleared, confirmed, covered, "
+	     "ignored)"},
 	    {OPT_BOOL, "json", &out.json, NULL, "print one JSON array"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};

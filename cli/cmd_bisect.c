@@ -71,7 +71,7 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct confirm_bisect_request req = {0};
 	struct confirm_bisect_report report;
-	struct cli_progress progress = {"bisect", isatty(2), 0};
+	struct cli_progress progress = {"bisect", isatty(2), 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf machine = STRBUF_INIT;
 	const char *machine_flag = NULL;

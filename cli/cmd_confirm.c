@@ -35,16 +35,17 @@ static void print_result(const struct confirm_alert_result *r)
 }
 
 /*
- * benchline confirm [--repo DIR] [--machine M] [--limit R] [--json] [ALERT...]: the open slower
- * alerts of this machine (or the alerts named) re-benched and, when they hold, bisected into
- * Regressions (§9.4). Exit 0 when each got an outcome, 2 on an error (usage, database, a
- * repository or command that fails for another reason than a build).
+ * benchline confirm [--repo DIR] [--machine M] [--limit R] [--pending] [--json] [ALERT...]: the
+ * open slower alerts of this machine (with --pending the pending ones too, or the alerts named)
+ * re-benched and, when they hold, bisected into Regressions (§9.4). Exit 0 when each got an
+ * outcome, 2 on an error (usage, database, a repository or command that fails for another
+ * reason than a build).
  */
 int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct confirm_alerts_request req;
 	struct confirm_alert_result *res = NULL;
-	struct cli_progress progress = {"confirm", 0, 0};
+	struct cli_progress progress = {"confirm", 0, 0, 0};
 	struct strbuf machine = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;
@@ -61,6 +62,9 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	     "this machine's name (default: benchline.json's machine, else the host name)"},
 	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
 	     "the ratio a metric may grow by before it is slower (default: gate.limit, else 1.02)"},
+	    {OPT_BOOL, "pending", &req.pending, NULL,
+	     "take up the pending slower alerts too (not yet quiet.transient_records records "
+	     "after them)"},
 	    {OPT_BOOL, "json", &json, NULL, "print one JSON array of outcomes"},
 	    {OPT_STRING, "server", &push.server, "URL",
 	     "take this machine's alerts from a benchline server, post the outcomes there"},
@@ -85,6 +89,10 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	req.ids = ids;
 	req.nids = (size_t)argc;
+	if (req.pending && req.nids)
+		cli_usage_error(
+		    ctx->cmd, opts,
+		    "give alert ids or --pending, not both (an id takes a pending alert)");
 	if (confirm_machine(&machine, machine_flag, req.repo, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -97,6 +105,7 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(&err);
 		goto done;
 	}
+	req.cfg = &cfg;
 	remote = cli_push_wanted(&push, ctx, &cfg);
 	if (remote ? cli_push_connect(&push, &cfg, &err)
 		   : store_open(&ctx->store, ctx->db_path, 0, &err)) {
@@ -129,7 +138,8 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 		regressions += res[i].nregressions;
 	}
 	if (!n && !req.nids)
-		fprintf(stderr, "confirm: no open slower alert on '%s' to confirm\n", machine.buf);
+		fprintf(stderr, "confirm: no %s slower alert on '%s' to confirm\n",
+			req.pending ? "open or pending" : "open", machine.buf);
 	else
 		fprintf(stderr,
 			"confirm: %zu alert%s: %zu cleared, %zu transient, %zu confirmed (%zu "

@@ -9,6 +9,10 @@
 #include "store/store.h"
 #include "cli/cli.h"
 
+/* New Suspects printed one a line; the rest are counted (a first detect of a long history finds
+ * thousands: `suspects` lists them). */
+#define DETECT_LISTED 20
+
 struct new_out {
 	int json;
 	json_t *array;
@@ -108,14 +112,18 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	if (res.new_suspects)
 		printf("new suspects:\n");
-	if (store_each_suspect(ctx->store, res.first_new_id - 1, each_new, &out, &err)) {
+	if (store_each_new_suspect(ctx->store, res.first_new_id - 1, DETECT_LISTED, each_new, &out,
+				   &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
-	printf("%lld Series (%lld judged), %lld line%s recomputed%s, %zu new suspect%s\n",
+	if (res.new_suspects > (int64_t)out.count)
+		printf("  ... and %lld more ('benchline suspects' lists them all)\n",
+		       (long long)(res.new_suspects - (int64_t)out.count));
+	printf("%lld Series (%lld judged), %lld line%s recomputed%s, %lld new suspect%s\n",
 	       (long long)res.series, (long long)res.judged_series, (long long)res.lines_recomputed,
 	       res.lines_recomputed == 1 ? "" : "s", res.full ? " (every Series read)" : "",
-	       out.count, out.count == 1 ? "" : "s");
+	       (long long)res.new_suspects, res.new_suspects == 1 ? "" : "s");
 done:
 	ingest_config_release(&cfg);
 	bl_error_release(&err);

@@ -107,7 +107,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	struct gate_report report;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf out = STRBUF_INIT;
-	struct cli_progress progress = {"gate", isatty(2), 0};
+	struct cli_progress progress = {"gate", isatty(2), 0, 0};
 	const char *summary = getenv("GITHUB_STEP_SUMMARY");
 	int accept = 0, live = 0, settle = 0, bisect = 0, ret = 0;
 	const struct cli_option options[] = {

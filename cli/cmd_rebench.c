@@ -38,7 +38,7 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct confirm_rebench_request req = {0};
 	struct confirm_rebench_report report;
-	struct cli_progress progress = {"rebench", isatty(2), 0};
+	struct cli_progress progress = {"rebench", isatty(2), 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
 	int json = 0, ret;
 	const struct cli_option opts[] = {

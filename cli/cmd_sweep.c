@@ -164,11 +164,12 @@ static int wait_server_idle(struct push_server *srv, struct bl_error *err)
 	return 0;
 }
 
-/* --confirm: this machine's open alerts, in the database, or on the server (after its
- * detection of tonight's pushes), measured here. */
+/* --confirm: this machine's open alerts (and with --pending its pending ones), in the
+ * database, or on the server (after its detection of tonight's pushes), measured here. */
 static int sweep_confirm(size_t *confirmed, size_t *regressions,
-			 const struct confirm_sweep_request *sreq, struct sweep_out *out,
-			 struct store *st, struct cli_push *push, struct bl_error *err)
+			 const struct confirm_sweep_request *sreq, const struct ingest_config *cfg,
+			 int pending, struct sweep_out *out, struct store *st,
+			 struct cli_push *push, struct bl_error *err)
 {
 	struct confirm_alerts_request creq;
 	struct confirm_alert_result *cres = NULL;
@@ -177,6 +178,8 @@ static int sweep_confirm(size_t *confirmed, size_t *regressions,
 	memset(&creq, 0, sizeof(creq));
 	creq.repo = sreq->repo;
 	creq.machine = sreq->machine;
+	creq.cfg = cfg;
+	creq.pending = pending;
 	creq.progress = cli_measure_progress;
 	creq.progress_data = &out->progress;
 	creq.note = print_note;
@@ -198,8 +201,8 @@ static int sweep_confirm(size_t *confirmed, size_t *regressions,
 
 /*
  * benchline sweep [--repo DIR] [--machine M] [--since REV | --last N] [--harness-version N]
- * [--confirm] [--wait-quiet S] [--no-preflight]: the nightly job (§10). Exit 0 when every
- * commit was measured or found unbuildable, 2 on an error.
+ * [--confirm [--pending]] [--wait-quiet S] [--no-preflight]: the nightly job (§10). Exit 0 when
+ * every commit was measured or found unbuildable, 2 on an error.
  */
 int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 {
@@ -207,7 +210,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	struct confirm_sweep_result res;
 	struct detect_options dopts;
 	struct detect_result dres;
-	struct sweep_out out = {{"sweep", 0, 0}, NULL, NULL, 0, 0, 0};
+	struct sweep_out out = {{"sweep", 0, 0, 0}, NULL, NULL, 0, 0, 0};
 	struct ingest_config cfg;
 	struct strbuf machine = STRBUF_INIT, why = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
@@ -215,7 +218,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	const char *machine_flag = NULL;
 	long last = 0, harness = 0;
 	double wait_quiet = 0;
-	int do_confirm = 0, no_preflight = 0, ret = 0, remote;
+	int do_confirm = 0, pending = 0, no_preflight = 0, ret = 0, remote;
 	int64_t last_alert = 0, new_alerts = 0;
 	size_t confirmed = 0, regressions = 0;
 	const struct cli_option opts[] = {
@@ -228,6 +231,8 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_INT, "harness-version", &harness, "N",
 	     "the records' harness version when bench.format lacks one (default 1)"},
 	    {OPT_BOOL, "confirm", &do_confirm, NULL, "then confirm this machine's open alerts"},
+	    {OPT_BOOL, "pending", &pending, NULL,
+	     "with --confirm, its pending alerts too (as confirm --pending)"},
 	    {OPT_DOUBLE, "wait-quiet", &wait_quiet, "SECONDS",
 	     "retry a busy preflight for up to SECONDS before measuring anyway"},
 	    {OPT_BOOL, "no-preflight", &no_preflight, NULL, "do not check the machine first"},
@@ -244,6 +249,8 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "sweep takes no arguments");
 	if (req.since && last)
 		cli_usage_error(ctx->cmd, opts, "give --since or --last, not both");
+	if (pending && !do_confirm)
+		cli_usage_error(ctx->cmd, opts, "--pending goes with --confirm");
 	if (last < 0 || harness < 0 || wait_quiet < 0)
 		cli_usage_error(ctx->cmd, opts,
 				"--last, --harness-version and --wait-quiet cannot "
@@ -288,8 +295,8 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	if (remote) {
 		/* The server detects after each push; confirm measures here, stores there. */
-		if (do_confirm &&
-		    (ret = sweep_confirm(&confirmed, &regressions, &req, &out, NULL, &push, &err)))
+		if (do_confirm && (ret = sweep_confirm(&confirmed, &regressions, &req, &cfg,
+						       pending, &out, NULL, &push, &err)))
 			goto done;
 		fprintf(stderr,
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
@@ -314,8 +321,8 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(&err);
 		goto done;
 	}
-	if (do_confirm &&
-	    (ret = sweep_confirm(&confirmed, &regressions, &req, &out, ctx->store, NULL, &err)))
+	if (do_confirm && (ret = sweep_confirm(&confirmed, &regressions, &req, &cfg, pending, &out,
+					       ctx->store, NULL, &err)))
 		goto done;
 	for (size_t t = 0; t < CONFIRM_SWEEP_NTAGS; t++) {
 		if (!res.tagged_by[t])

@@ -313,7 +313,8 @@ const struct cli_command cli_commands[] = {
 	    "(default 1) or every one after --since REV, drops those this machine already has a "
 	    "clean record of, and builds and runs each left in a worktree with benchline.json's "
 	    "bench settings, storing its records. Then detect, and with --confirm, confirm for "
-	    "this machine. A commit that cannot be built is reported and skipped. Progress goes "
+	    "this machine (its open alerts; with --pending its pending ones too). A commit that "
+	    "cannot be built is reported and skipped. Progress goes "
 	    "to stderr, a line per commit and a summary line. With --server the records are "
 	    "pushed, the server detects, and --confirm confirms through it.",
 	.exits = "0 every commit picked was measured or found unbuildable\n2 an error, or bad "
@@ -369,7 +370,8 @@ const struct cli_command cli_commands[] = {
 	    "bench.artifacts are byte-identical, samples of bench.run are taken in pairs, the "
 	    "order alternating, until every metric's 99% interval decides. A metric that looks "
 	    "slower is measured again and is slower only when three measurements agree. Progress "
-	    "goes to stderr; stdout gets the table of metrics, or with --json the report.",
+	    "goes to stderr (the pairs done of the most, and the time that may take at the pace "
+	    "so far); stdout gets the table of metrics, or with --json the report.",
 	.exits = "0 B is not slower (same, faster, undecided, or identical artifacts)\n1 B is "
 		 "slower\n2 an error, or bad usage\n125 a side cannot be built",
 	.examples = {"Is the branch slower than main?", "benchline rebench main my-branch",
@@ -406,17 +408,24 @@ const struct cli_command cli_commands[] = {
 	.forms = {{NULL, NULL, "[ALERT...]"}},
 	.summary = "re-bench open slower alerts and bisect the ones that hold into Regressions",
 	.description =
-	    "Takes up every open slower alert of this machine that no confirm has taken up yet, "
-	    "or the alerts named by id: re-benches each alert's commit against its reference "
-	    "commit, clears it when none of its Series is slower, and otherwise confirms it and "
-	    "bisects each slower Series, storing every pinned commit as a Regression. Each outcome "
-	    "is stored, so running it again measures nothing. With --server the alerts are a "
-	    "server's, and the outcomes are posted back to it.",
+	    "Takes up every open slower alert of this machine that no confirm has taken up yet "
+	    "(with --pending the pending ones too, whose step has not yet been followed by "
+	    "quiet.transient_records records), or the alerts named by id, pending or not: "
+	    "re-benches each alert's commit against its reference commit, clears it when none of "
+	    "its Series is slower, and otherwise confirms it and bisects each slower Series, "
+	    "storing every pinned commit as a Regression. Only the alert's own Series (its "
+	    "benchmarks, configs and judged metrics) decide how long it measures; the other "
+	    "metrics are measured and reported, never waited for. Progress shows the pairs done "
+	    "of the most and the time that may take. Each outcome is stored, so running it again "
+	    "measures nothing. With --server the alerts are a server's, and the outcomes are "
+	    "posted back to it.",
 	.exits = "0 every alert got an outcome (finding a Regression is one)\n2 an error (no such "
 		 "alert, the database, a repository or bench command that fails), or bad usage",
 	.examples = {"Confirm this machine's open alerts:", "benchline confirm --repo .",
 		     "Confirm alert 7 only, printing the outcome as JSON:",
-		     "benchline confirm --json 7"},
+		     "benchline confirm --json 7",
+		     "The pending alerts too, without waiting for their followers:",
+		     "benchline confirm --repo . --pending"},
     },
     {
 	.name = "regressions",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "detect/detect.h"
@@ -199,21 +200,62 @@ void cli_json_print(struct json_t *o)
 	json_decref(o);
 }
 
-void cli_measure_progress(int measurement, size_t pairs, size_t max_pairs,
-			  const struct confirm_metric *metrics, size_t n, void *data)
+/* Seconds on the monotonic clock. */
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A time left, rounded up: "45 s", "5m50s", "2h05m". */
+static void add_time_left(struct strbuf *sb, double s)
+{
+	long t = (long)ceil(s);
+	if (t < 60)
+		strbuf_addf(sb, "%ld s", t);
+	else if (t < 3600)
+		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
+	else
+		strbuf_addf(sb, "%ldh%02ldm", t / 3600, t % 3600 / 60);
+}
+
+void cli_measure_progress(const struct confirm_progress *pr, void *data)
 {
 	struct cli_progress *p = data;
 	struct strbuf line = STRBUF_INIT;
-	strbuf_addf(&line, "%s: measurement %d, pair %zu/%zu:", p->prefix, measurement, pairs,
-		    max_pairs);
-	for (size_t i = 0; i < n; i++) {
-		strbuf_addf(&line, "%s %s ", i ? ";" : "", metrics[i].key);
-		if (isnan(metrics[i].ratio))
+	size_t shown = 0, others = 0;
+
+	if (!pr->measurement) {
+		/* Before the first pair (the builds are done): the pace counts from here. */
+		p->started = monotonic_s();
+		return;
+	}
+	strbuf_addf(&line, "%s: measurement %d, pair %zu/%zu (pairs %zu of at most %zu", p->prefix,
+		    pr->measurement, pr->pairs, pr->max_pairs, pr->done, pr->most);
+	if (pr->done && pr->most > pr->done) {
+		/* The pace so far, over what may be left at the most. */
+		double pace = (monotonic_s() - p->started) / (double)pr->done;
+		strbuf_addstr(&line, ", at most ");
+		add_time_left(&line, pace * (double)(pr->most - pr->done));
+		strbuf_addstr(&line, " left");
+	}
+	strbuf_addstr(&line, "):");
+	for (size_t i = 0; i < pr->n; i++) {
+		const struct confirm_metric *m = &pr->metrics[i];
+		if (!m->asked) {
+			others++;
+			continue;
+		}
+		strbuf_addf(&line, "%s %s ", shown++ ? ";" : "", m->key);
+		if (isnan(m->ratio))
 			strbuf_addstr(&line, "-");
 		else
-			strbuf_addf(&line, "%.4f [%.4f, %.4f]", metrics[i].ratio, metrics[i].lo,
-				    metrics[i].hi);
+			strbuf_addf(&line, "%.4f [%.4f, %.4f]", m->ratio, m->lo, m->hi);
 	}
+	if (others)
+		strbuf_addf(&line, "%s %zu more measured, not waited for", shown ? ";" : "",
+			    others);
 	if (p->tty)
 		fprintf(stderr, "\r\033[K%s", line.buf);
 	else
@@ -237,5 +279,7 @@ void cli_detect_options(struct detect_options *opts, const struct ingest_config 
 	/* the ladders of the quantile metrics `metrics` names (§8) */
 	opts->ladders = cfg->path ? cfg->ladders : NULL;
 	opts->ladders_file = cfg->path;
-	opts->transient_records = cfg->transient_records;
+	/* benchline.json given: its quiet.transient_records, the default when it has none */
+	opts->transient_records =
+	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
 }

@@ -23,9 +23,9 @@ struct store_record_row;
 #define DETECT_MIN_WINDOW   3
 #define DETECT_MAD_FACTOR   4.0
 #define DETECT_FLOOR	    0.03
-#define DETECT_STATE_FORMAT "2"
+#define DETECT_STATE_FORMAT "3"
 /* quiet.transient_records when benchline.json does not say (§9.1) */
-#define DETECT_TRANSIENT_RECORDS 2
+#define DETECT_TRANSIENT_RECORDS 4
 
 /*
  * What the rule remembers of a line: its last judged records (at most DETECT_WINDOW, oldest
@@ -66,9 +66,10 @@ struct detect_verdict {
 	double center, deviation, tolerance;
 	double shift; /* (m - center) / center; NAN when the center is 0 */
 	/* When marked (§9.1), else 0: the last record before it whose median is inside its band
-	 * (the reference a re-bench measures against), and an earlier marked record of the same
-	 * side in the window whose level it continues: within max(4 * deviation, 3% of its
-	 * median) of that record's median, the deviation being that record's band's. */
+	 * (the reference a re-bench measures against), and the newest earlier marked record of
+	 * the same side in the window whose alert it joins: its median within max(4 * deviation,
+	 * 3% of that record's median) of that record's, the deviation being that record's band's,
+	 * or every record between the two beyond that record's edge (one excursion). */
 	int64_t reference_id, follows_id;
 	/* The marked records in the window before this one, each counting it as a follower:
 	 * whether it stayed beyond their edge decides whether they were transient. */
@@ -121,8 +122,10 @@ struct detect_options {
 	 * names are judged by their ladder (§8); NULL: none. Kept with the judged metrics. */
 	const struct json_t *ladders;
 	const char *ladders_file; /* where they were read, for messages */
-	/* Alerts (§9.1): a Suspect back inside its band within this many records is transient;
-	 * 0 for DETECT_TRANSIENT_RECORDS. At most DETECT_WINDOW. */
+	/* Alerts (§9.1): a Suspect that stays beyond its band for this many records has
+	 * persisted, one back before that is transient (quiet.transient_records); 0 for the
+	 * setting the last detect used (DETECT_TRANSIENT_RECORDS at first). At most
+	 * DETECT_WINDOW. */
 	int transient_records;
 	/* A full walk holds at most this many records (and metric values) in memory at once;
 	 * 0 for the defaults. */
@@ -147,6 +150,45 @@ struct detect_result {
  */
 int detect_run(struct detect_result *out, struct store *st, const struct detect_options *opts,
 	       struct bl_error *err);
+
+/*
+ * The alert pass (§9.1, alerts.c), run by detect_run in its transaction after the walk. The
+ * walk hands it each Suspect it marked anew or whose numbers moved (stored: what the database
+ * holds of it, NULL for a new one; commit: its record's commit) and each stored one it no
+ * longer marks; detect_alerts_finish gives every one its alert (the alert of the earlier
+ * Suspect it joins, else that of its machine, commit and side, made when there is none),
+ * judges every alert whose Suspects changed or that was judged under another
+ * quiet.transient_records, or where a record joined or left its Series, and writes the
+ * Suspects with their alert's state. After a full walk (detect_alerts_walked_all) the Series
+ * each machine judged at each commit come from the walk (detect_alerts_judged), else from the
+ * database.
+ */
+struct detect_alerts;
+struct store_detect;
+struct store_mark;
+struct detect_alerts *detect_alerts_new(struct store *st, int transient_records);
+void detect_alerts_free(struct detect_alerts *a);
+void detect_alerts_put(struct detect_alerts *a, const struct store_mark *m,
+		       const struct store_mark *stored, const char *commit);
+/* New follower counts for the Suspect of (run_id, metric), if there is one. */
+int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d, int64_t run_id,
+			 const char *metric, int followers, int persisted, struct bl_error *err);
+void detect_alerts_drop(struct detect_alerts *a, const struct store_mark *stored);
+void detect_alerts_walked_all(struct detect_alerts *a);
+/* A record of machine at commit joined or left its Series (an incremental detect): the alerts
+ * there count the Series judged at their commit again. */
+void detect_alerts_record_at(struct detect_alerts *a, int64_t machine_id, const char *commit);
+/* n more judged Series of machine at commit (summed over calls). */
+void detect_alerts_judged(struct detect_alerts *a, int64_t machine_id, const char *commit,
+			  int64_t n);
+int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct bl_error *err);
+
+/* What a Suspect's own followers say with T = quiet.transient_records (§9.1): it has
+ * persisted when its first T followers all stayed beyond its band; it is transient when one
+ * of them came back first; pending before either. An alert is open when one of its Suspects
+ * persisted, transient when all are, pending otherwise. */
+enum { DETECT_MARK_PENDING, DETECT_MARK_PERSISTED, DETECT_MARK_TRANSIENT };
+int detect_mark_status(int followers, int persisted, int transient_records);
 
 /* A Suspect as §14 prints it: {"id", "machine", "benchmark", "config", "metric", "commit",
  * "source_hash", "seq", "side", "shift", "center", "tolerance", "state"}, null where

@@ -139,7 +139,11 @@ static int step_begin(struct detect_verdict *out, struct detect_tail *t, double 
 }
 
 /* The §9.1 facts of a record just marked, whose band is [lo, hi]: the newest record before it
- * inside the band, and the newest marked record of its side whose level it continues. */
+ * inside the band, and the newest marked record of its side whose alert it joins: its level
+ * continued, or one excursion with it (every record between the two stayed beyond that
+ * record's edge, whatever level they climbed to: a staircase). follow_marks has already
+ * counted m as a follower, so the records between are followers - 1 of them, and they all
+ * stayed beyond exactly when persisted >= followers - 1. */
 static void alert_facts(struct detect_verdict *out, const struct detect_tail *t, double m,
 			double lo, double hi)
 {
@@ -154,7 +158,7 @@ static void alert_facts(struct detect_verdict *out, const struct detect_tail *t,
 			continue;
 		if (DETECT_FLOOR * fabs(t->median[i]) > reach)
 			reach = DETECT_FLOOR * fabs(t->median[i]);
-		if (fabs(m - t->median[i]) <= reach) {
+		if (fabs(m - t->median[i]) <= reach || t->persisted[i] + 1 >= t->followers[i]) {
 			out->follows_id = t->id[i];
 			break;
 		}

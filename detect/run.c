@@ -72,6 +72,17 @@ struct detect_ctx {
 	struct store_pinned *pinned;
 	size_t npinned;
 	struct strbuf tail;
+	/* The alert pass (alerts.c): every Suspect goes through it, written when it is done. */
+	struct detect_alerts *alerts;
+	/* A full walk counts the Series each machine judges at each commit as it goes (the
+	 * alert pass's run-wide test), per machine by the members' commit number. */
+	int counting;
+	struct judged_counts {
+		int64_t machine_id;
+		int64_t *n;
+		size_t alloc;
+	} * judged_counts;
+	size_t njudged_counts, judged_counts_alloc, judged_counts_last;
 };
 
 /* One Series' current line while a group is processed. */
@@ -173,6 +184,7 @@ static int collect_old_mark(const struct store_mark *m, void *data)
 	o->metric = xstrdup(m->metric);
 	o->mark.metric = o->metric;
 	o->mark.config = NULL;
+	o->mark.commit = NULL;
 	o->matched = 0;
 	return 0;
 }
@@ -205,21 +217,64 @@ static int load_old(struct detect_ctx *c, const struct store_group *g, struct bl
 	return 0;
 }
 
-/* Deletes the stored Suspects no recomputed line marks any more, unless a measurement or a
+/* Drops the stored Suspects no recomputed line marks any more, unless a measurement or a
  * person has decided them (confirmed, cleared, covered, ignored: those decisions are kept).
- * Transience is no decision: it was read off the line, which no longer marks the record. */
-static int drop_unmatched(struct detect_ctx *c, struct bl_error *err)
+ * Pending and transient are no decisions: they were read off the line, which no longer marks
+ * the record. */
+static void drop_unmatched(struct detect_ctx *c)
 {
 	for (size_t i = 0; i < c->nold_marks; i++) {
-		int ret;
 		enum suspect_state state = c->old_marks[i].mark.state;
 		if (c->old_marks[i].matched ||
-		    (state != SUSPECT_OPEN && state != SUSPECT_TRANSIENT))
+		    (state != SUSPECT_OPEN && state != SUSPECT_TRANSIENT &&
+		     state != SUSPECT_PENDING))
 			continue;
-		if ((ret = store_detect_suspect_delete(c->d, c->old_marks[i].mark.id, err)))
-			return ret;
+		detect_alerts_drop(c->alerts, &c->old_marks[i].mark);
 	}
-	return 0;
+}
+
+/* One more judged Series of group g's machine at the member's commit (a full walk only). */
+static void count_judged(struct detect_ctx *c, const struct store_group *g, uint32_t commit)
+{
+	struct judged_counts *jc = NULL;
+	size_t i = c->judged_counts_last;
+	if (i < c->njudged_counts && c->judged_counts[i].machine_id == g->machine_id)
+		jc = &c->judged_counts[i];
+	for (i = 0; !jc && i < c->njudged_counts; i++)
+		if (c->judged_counts[i].machine_id == g->machine_id)
+			jc = &c->judged_counts[i];
+	if (!jc) {
+		ALLOC_GROW(c->judged_counts, c->njudged_counts, c->judged_counts_alloc);
+		jc = &c->judged_counts[c->njudged_counts++];
+		memset(jc, 0, sizeof(*jc));
+		jc->machine_id = g->machine_id;
+	}
+	c->judged_counts_last = (size_t)(jc - c->judged_counts);
+	if (commit >= jc->alloc) {
+		size_t grown = jc->alloc ? 2 * jc->alloc : 1024;
+		while (grown <= commit)
+			grown *= 2;
+		jc->n = xrealloc(jc->n, grown * sizeof(*jc->n));
+		memset(jc->n + jc->alloc, 0, (grown - jc->alloc) * sizeof(*jc->n));
+		jc->alloc = grown;
+	}
+	jc->n[commit]++;
+}
+
+/* Hands a full walk's counts to the alert pass; commits names the members' commit numbers. */
+static void judged_counts_flush(struct detect_ctx *c, const struct intern *commits)
+{
+	for (size_t i = 0; i < c->njudged_counts; i++) {
+		struct judged_counts *jc = &c->judged_counts[i];
+		for (size_t k = 0; k < jc->alloc && k < commits->nr; k++)
+			if (jc->n[k])
+				detect_alerts_judged(c->alerts, jc->machine_id, commits->strings[k],
+						     jc->n[k]);
+		free(jc->n);
+	}
+	free(c->judged_counts);
+	c->judged_counts = NULL;
+	c->njudged_counts = c->judged_counts_alloc = c->judged_counts_last = 0;
 }
 
 /* The ladder a quantile metric's records name, looked up once per detect. */
@@ -302,9 +357,10 @@ static int same_mark(const struct store_mark *a, const struct store_mark *b)
 	       a->persisted == b->persisted;
 }
 
-/* Stores a mark: a Suspect already stored for its (run, metric) keeps its id, state and alert
- * and takes the new numbers; otherwise it is new. In a rebuild the stored ones are in
- * old_marks; when a line is only continued (use_old 0) they are looked up. */
+/* Hands a mark to the alert pass: a Suspect already stored for its (run, metric) keeps its id
+ * (and its alert, unless §9.1 moves it) and takes the new numbers, unless they are the stored
+ * ones; otherwise it is new. In a rebuild the stored ones are in old_marks; when a line is
+ * only continued (use_old 0) they are looked up. */
 static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_old,
 		    struct bl_error *err)
 {
@@ -324,17 +380,11 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 						    err))) {
 		return ret;
 	}
-	if (have) {
-		struct store_mark upd = *mk;
-		if (same_mark(&found, mk))
-			return 0;
-		upd.id = found.id;
-		return store_detect_suspect_update(c->d, &upd, err);
-	}
-	int64_t id;
-	if ((ret = store_detect_suspect_insert(&id, c->d, mk, err)))
-		return ret;
-	c->res->new_suspects++;
+	if (have && same_mark(&found, mk))
+		return 0;
+	if (!have)
+		c->res->new_suspects++;
+	detect_alerts_put(c->alerts, mk, have ? &found : NULL, mk->commit);
 	return 0;
 }
 
@@ -355,8 +405,8 @@ static int follow_mark(struct detect_ctx *c, struct line_state *ls, const char *
 		       struct bl_error *err)
 {
 	if (!use_old)
-		return store_detect_suspect_follow(c->d, f->id, metric, f->followers, f->persisted,
-						   err);
+		return detect_alerts_follow(c->alerts, c->d, f->id, metric, f->followers,
+					    f->persisted, err);
 	for (size_t i = 0; i < ls->npending; i++) {
 		if (ls->pending[i].run_id != f->id)
 			continue;
@@ -498,6 +548,8 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 		struct detect_verdict v;
 		int ret;
 		ls->judged = 1;
+		if (c->counting)
+			count_judged(c, g, mb->commit);
 		if (p->kind == METRIC_QUANTILE)
 			detect_step_ladder(&v, &ls->tail, p->value, mb->run_id,
 					   c->ladder_cache[p->metric]);
@@ -525,6 +577,7 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 			mk.deviation = v.deviation;
 			mk.reference_run_id = v.reference_id;
 			mk.follows_run_id = v.follows_id;
+			mk.commit = m->commits.strings[mb->commit];
 			if (!use_old)
 				return put_mark(c, &mk, 0, err);
 			ls->pending[ls->npending++] = mk;
@@ -620,6 +673,8 @@ static int full_rebuild(struct detect_ctx *c, struct bl_error *err)
 	store_scan_init(&scan, c->opts->pass_members ? c->opts->pass_members : DEFAULT_PASS_MEMBERS,
 			c->opts->pass_points ? c->opts->pass_points : DEFAULT_PASS_POINTS);
 	c->res->full = 1;
+	c->counting = 1;
+	detect_alerts_walked_all(c->alerts);
 	if ((ret = load_old(c, NULL, err)) || (ret = store_detect_lines_delete(c->d, NULL, err)))
 		goto done;
 	for (;;) {
@@ -630,8 +685,10 @@ static int full_rebuild(struct detect_ctx *c, struct bl_error *err)
 		if (scan.done)
 			break;
 	}
-	ret = drop_unmatched(c, err);
+	drop_unmatched(c);
+	judged_counts_flush(c, &m.commits);
 done:
+	c->counting = 0;
 	store_scan_release(&scan);
 	store_members_release(&m);
 	return ret;
@@ -652,7 +709,7 @@ static int walk_group(struct detect_ctx *c, const struct store_group *g, struct 
 	else
 		c->res->groups_walked++;
 	if (!ret)
-		ret = drop_unmatched(c, err);
+		drop_unmatched(c);
 done:
 	store_members_release(&m);
 	return ret;
@@ -974,6 +1031,8 @@ static int incremental(int *too_much, struct detect_ctx *c, struct bl_error *err
 	added = xmalloc((nchanges ? nchanges : 1) * sizeof(*added));
 	for (size_t i = 0; i < nchanges; i++) {
 		const struct store_change *ch = &changes[i];
+		if (ch->was_member != ch->is_member)
+			detect_alerts_record_at(c->alerts, ch->group.machine_id, ch->commit);
 		if (ch->was_member == 0 && ch->is_member) {
 			added[nadded++] = ch->run_id;
 			group_set_add(&grow, &ch->group);
@@ -1135,9 +1194,9 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	       struct bl_error *err)
 {
 	struct detect_ctx c;
-	struct strbuf judged = STRBUF_INIT;
-	char *state = NULL, *stored_judged = NULL, *full_flag = NULL;
-	int ret, began = 0, full, too_much = 0, state_ok, judged_same;
+	struct strbuf judged = STRBUF_INIT, quiet = STRBUF_INIT;
+	char *state = NULL, *stored_judged = NULL, *full_flag = NULL, *stored_quiet = NULL;
+	int ret, began = 0, full, too_much = 0, state_ok, judged_same, transient_records;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -1150,8 +1209,18 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	began = 1;
 	if ((ret = store_get_meta(&state, st, "detect_state", err)) ||
 	    (ret = store_get_meta(&stored_judged, st, "detect_metrics", err)) ||
-	    (ret = store_get_meta(&full_flag, st, "detect_full", err)))
+	    (ret = store_get_meta(&full_flag, st, "detect_full", err)) ||
+	    (ret = store_get_meta(&stored_quiet, st, "detect_transient_records", err)))
 		goto done;
+	/* quiet.transient_records: as given, else as the last detect judged, else the default. */
+	transient_records = opts->transient_records > 0 && opts->transient_records <= DETECT_WINDOW
+				? opts->transient_records
+			    : stored_quiet ? atoi(stored_quiet)
+					   : DETECT_TRANSIENT_RECORDS;
+	if (transient_records < 1 || transient_records > DETECT_WINDOW)
+		transient_records = DETECT_TRANSIENT_RECORDS;
+	strbuf_addf(&quiet, "%d", transient_records);
+	c.alerts = detect_alerts_new(st, transient_records);
 	ladder_set_init(&c.ladders);
 	if (opts->metrics_given) {
 		judged_set(&c, opts->metrics, opts->nmetrics, opts->metrics == NULL);
@@ -1184,13 +1253,10 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 		if ((ret = full_rebuild(&c, err)))
 			goto done;
 	}
-	if ((ret = store_alerts_update(st,
-				       opts->transient_records > 0 &&
-					       opts->transient_records <= DETECT_WINDOW
-					   ? opts->transient_records
-					   : DETECT_TRANSIENT_RECORDS,
-				       err)) ||
+	if ((ret = detect_alerts_finish(c.alerts, c.d, err)) ||
 	    (ret = store_detect_log_clear(c.d, err)) ||
+	    ((!stored_quiet || strcmp(stored_quiet, quiet.buf)) &&
+	     (ret = store_set_meta(st, "detect_transient_records", quiet.buf, err))) ||
 	    (!state_ok && (ret = store_set_meta(st, "detect_state", DETECT_STATE_FORMAT, err))) ||
 	    (!judged_same && (ret = store_set_meta(st, "detect_metrics", judged.buf, err))) ||
 	    (full_flag && (ret = store_set_meta(st, "detect_full", NULL, err))) ||
@@ -1208,6 +1274,10 @@ done:
 	free(c.old_lines);
 	free(c.old_marks);
 	store_pinned_free(c.pinned, c.npinned);
+	detect_alerts_free(c.alerts);
+	for (size_t i = 0; i < c.njudged_counts; i++)
+		free(c.judged_counts[i].n);
+	free(c.judged_counts);
 	for (size_t i = 0; i < c.njudged; i++)
 		free(c.judged[i]);
 	free(c.judged);
@@ -1221,6 +1291,8 @@ done:
 	json_decref(c.ladders_json);
 	strbuf_release(&c.tail);
 	strbuf_release(&judged);
+	strbuf_release(&quiet);
+	free(stored_quiet);
 	free(state);
 	free(stored_judged);
 	free(full_flag);

@@ -1,118 +1,103 @@
--- Alerts (§9.1): the pass that gives every new Suspect its alert and brings the alerts whose
--- Suspects changed up to date (detect/alerts.c runs them in this order, in detect's
+-- Alerts (§9.1): what the alert pass reads and writes (detect/alerts.c decides: it gives every
+-- new Suspect its alert and judges the alerts whose Suspects changed, in detect's
 -- transaction), and the listings. docs/confirm.md explains the rules.
 
--- A new Suspect that continues an earlier one's level joins that one's alert once it has one.
--- Run until it changes nothing: each run resolves one more link of a chain.
--- name: alerts_follow
-UPDATE suspects
-SET alert_id = (SELECT f.alert_id FROM suspects f
-		WHERE f.run_id = suspects.follows_run_id AND f.metric = suspects.metric)
-WHERE alert_id IS NULL AND follows_run_id IS NOT NULL
-  AND EXISTS (SELECT 1 FROM suspects f
-	      WHERE f.run_id = suspects.follows_run_id AND f.metric = suspects.metric
-		AND f.alert_id IS NOT NULL);
+-- The alert of a machine, a commit and a side (?1, ?2, ?3): the one a Suspect there joins when
+-- it continues no earlier one. An alert is never deleted, so its id stays its machine's and
+-- commit's for good.
+-- name: alerts_find
+SELECT id FROM alerts WHERE machine_id = ?1 AND commit_sha = ?2 AND side = ?3 ORDER BY id LIMIT 1;
 
--- Every other new Suspect, one that continues none (or one no longer stored), belongs to the
--- alert of its machine, its record's commit and its side: created here when there is none.
--- ?1: 1 to take only those that continue nothing (before the follow links are resolved),
--- 0 for every Suspect still without an alert (after).
--- name: alerts_group_new
-INSERT INTO alerts (machine_id, commit_sha, side, created_at)
-SELECT DISTINCT s.machine_id, r.commit_sha, s.side, (julianday('now') - 2440587.5) * 86400.0
+-- A new alert: ?1 machine, ?2 commit, ?3 side, ?4 its state's name, ?5 the
+-- quiet.transient_records it is judged under.
+-- name: alerts_insert
+INSERT INTO alerts (machine_id, commit_sha, side, state, transient_records, created_at)
+VALUES (?1, ?2, ?3, ?4, ?5, (julianday('now') - 2440587.5) * 86400.0);
+
+-- What the pass judged of an alert last time, and its key.
+-- name: alerts_get
+SELECT state, series, judged_series, run_wide, transient_records, machine_id, commit_sha, side
+FROM alerts
+WHERE id = ?1;
+
+-- What the pass judged of an alert now: ?2 state, ?3 Series, ?4 judged Series at its commit
+-- (NULL: not counted), ?5 run-wide, ?6 the quiet.transient_records it was judged under.
+-- name: alerts_put
+UPDATE alerts
+SET state = ?2, series = ?3, judged_series = ?4, run_wide = ?5, transient_records = ?6
+WHERE id = ?1;
+
+-- The Suspects of alert ?1 with what judging it needs: their Series, record's commit and
+-- followers.
+-- name: alerts_members
+SELECT s.id, s.run_id, s.metric, s.benchmark_id, s.config, s.followers, s.persisted, s.state,
+       r.commit_sha
 FROM suspects s
-JOIN runs r ON r.id = s.run_id
-WHERE s.alert_id IS NULL AND (s.follows_run_id IS NULL OR NOT ?1)
-  AND NOT EXISTS (SELECT 1 FROM alerts a
-		  WHERE a.machine_id = s.machine_id AND a.commit_sha = r.commit_sha
-		    AND a.side = s.side);
+JOIN runs r INDEXED BY runs_detect ON r.id = s.run_id
+WHERE s.alert_id = ?1;
 
--- name: alerts_group_join
-UPDATE suspects
-SET alert_id = (SELECT a.id FROM alerts a JOIN runs r ON r.id = suspects.run_id
-		WHERE a.machine_id = suspects.machine_id AND a.commit_sha = r.commit_sha
-		  AND a.side = suspects.side
-		ORDER BY a.id LIMIT 1)
-WHERE alert_id IS NULL AND (follows_run_id IS NULL OR NOT ?1);
+-- The alerts nobody has decided (pending, open, transient) that were judged under another
+-- quiet.transient_records than ?1: the pass judges them again. Empty ones have nothing to
+-- judge.
+-- name: alerts_stale
+SELECT id FROM alerts
+WHERE (state = 'pending' OR state = 'open' OR state = 'transient') AND series > 0
+  AND transient_records IS NOT ?1
+ORDER BY id;
 
--- An alert looked at again: how many Series its Suspects are on and, when its Suspects at its
--- commit are on more than one, how many Series its machine judged there (its standing,
--- untagged records at that commit, one per metric with a judged line; NULL otherwise: an alert
--- on one Series is never run-wide, and most alerts are, so most skip the count).
--- name: alerts_count
-UPDATE alerts
-SET series = (SELECT count(*)
-	      FROM (SELECT DISTINCT benchmark_id, config, metric FROM suspects s
-		    WHERE s.alert_id = alerts.id)),
-    judged_series =
-	CASE WHEN (SELECT count(*)
-		   FROM (SELECT DISTINCT s.benchmark_id, s.config, s.metric
-			 FROM suspects s JOIN runs r ON r.id = s.run_id
-			 WHERE s.alert_id = alerts.id AND r.commit_sha = alerts.commit_sha)) > 1
-	THEN (SELECT count(*)
-	      FROM runs r
-	      JOIN records rec ON rec.run_id = r.id
-	      JOIN metrics mt ON mt.run_id = r.id
-	      WHERE r.commit_sha = alerts.commit_sha AND r.machine_id = alerts.machine_id
-		AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id)
-		AND EXISTS (SELECT 1 FROM lines l JOIN line_ends e ON e.line_id = l.id
-			    WHERE l.machine_id = r.machine_id AND l.benchmark_id = r.benchmark_id
-			      AND l.config = r.config AND l.metric = mt.name AND e.judged))
-	END
-WHERE recheck;
+-- The alerts whose run-wide test counted the Series machine ?1 judged at commit ?2: a record
+-- there joined or left its Series since, so the count is taken again.
+-- name: alerts_counted_at
+SELECT id FROM alerts
+WHERE machine_id = ?1 AND commit_sha = ?2 AND judged_series IS NOT NULL
+ORDER BY id;
 
--- An undecided alert left with no Suspect (their records no longer marked) is gone.
--- name: alerts_drop_empty
-DELETE FROM alerts
-WHERE recheck AND state IN ('open', 'transient') AND series = 0
-  AND NOT EXISTS (SELECT 1 FROM regressions g WHERE g.alert_id = alerts.id);
+-- Every alert whose run-wide test counted its machine's judged Series at its commit, with the
+-- count: a full walk counts them all again and compares.
+-- name: alerts_counted
+SELECT id, machine_id, commit_sha, judged_series FROM alerts
+WHERE judged_series IS NOT NULL
+ORDER BY id;
 
--- run-wide when its Suspects at its commit are on at least half the Series judged there (and
--- more than one: a machine
--- that measures one Series cannot tell a run-wide shift from its own); an undecided alert is
--- transient when every Suspect in it came back within ?1 records (quiet.transient_records),
--- else open.
--- name: alerts_judge
-UPDATE alerts
-SET run_wide = coalesce(
-	(SELECT 2 * count(*) >= alerts.judged_series AND count(*) > 1
-	 FROM (SELECT DISTINCT s.benchmark_id, s.config, s.metric
-	       FROM suspects s JOIN runs r ON r.id = s.run_id
-	       WHERE s.alert_id = alerts.id AND r.commit_sha = alerts.commit_sha)), 0),
-    state = CASE WHEN state NOT IN ('open', 'transient') THEN state
-		 WHEN EXISTS (SELECT 1 FROM suspects s
-			      WHERE s.alert_id = alerts.id
-				AND NOT (s.followers > s.persisted AND s.persisted < ?1))
-		 THEN 'open'
-		 ELSE 'transient' END
-WHERE recheck;
-
--- A Suspect's state is its alert's.
--- name: alerts_sync_suspects
-UPDATE suspects
-SET state = (SELECT a.state FROM alerts a WHERE a.id = suspects.alert_id)
-WHERE alert_id IN (SELECT id FROM alerts WHERE recheck)
-  AND state != (SELECT a.state FROM alerts a WHERE a.id = suspects.alert_id);
-
--- name: alerts_rechecked
-UPDATE alerts SET recheck = 0 WHERE recheck;
+-- The Series machine ?1 judged at commit ?2: its standing, untagged records there, one per
+-- metric with a judged line (what a full walk counts as it goes; detect/alerts.c asks this of
+-- the few alerts an incremental detect touches).
+-- name: alerts_judged_at
+SELECT count(*)
+FROM runs r INDEXED BY runs_commit
+JOIN records rec ON rec.run_id = r.id
+JOIN metrics mt ON mt.run_id = r.id
+WHERE r.commit_sha = ?2 AND r.machine_id = ?1
+  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id)
+  AND EXISTS (SELECT 1 FROM lines l JOIN line_ends e ON e.line_id = l.id
+	      WHERE l.machine_id = r.machine_id AND l.benchmark_id = r.benchmark_id
+		AND l.config = r.config AND l.metric = mt.name AND e.judged);
 
 -- Alerts as `benchline alerts` lists them, oldest first: ?1 a machine's name or NULL for all,
--- ?2 a state's name or NULL, ?3 one alert's id or NULL. The reference commit is the latest of
--- the references of its Suspects at its commit, in Series order (§9.1; one that joined it by
--- continuing an earlier level, later, has its reference after the alert's commit), NULL when
--- none has one.
+-- ?2 a state's name or NULL, ?3 one alert's id or NULL; never one left without Suspects. The
+-- reference commit (§9.1) is the latest of the references of its Suspects at its commit, in
+-- Series order, taken among those that are not transient under the quiet.transient_records it
+-- was judged under when there are such (a blip must not move it onto the new level), else
+-- among all (all, too, for an alert never judged under that setting); NULL when none has one. A Suspect that joined it later, by continuing an earlier
+-- level, has its reference after the alert's commit and is left out.
 -- name: alerts_list
 SELECT a.id, m.name, a.commit_sha, a.side, a.state, a.run_wide, a.series, a.judged_series,
        a.outcome, a.note, a.filed_url,
-       (SELECT r.commit_sha FROM suspects s JOIN runs own ON own.id = s.run_id
-	JOIN placed_runs r ON r.id = s.reference_run_id
-	WHERE s.alert_id = a.id AND own.commit_sha = a.commit_sha
-	ORDER BY r.place DESC, r.at DESC, r.started_at DESC, r.id DESC LIMIT 1),
+       coalesce((SELECT r.commit_sha FROM suspects s JOIN runs own ON own.id = s.run_id
+		 JOIN placed_runs r ON r.id = s.reference_run_id
+		 WHERE s.alert_id = a.id AND own.commit_sha = a.commit_sha
+		   AND NOT (s.followers > s.persisted
+			    AND s.persisted < coalesce(a.transient_records, 0))
+		 ORDER BY r.place DESC, r.at DESC, r.started_at DESC, r.id DESC LIMIT 1),
+		(SELECT r.commit_sha FROM suspects s JOIN runs own ON own.id = s.run_id
+		 JOIN placed_runs r ON r.id = s.reference_run_id
+		 WHERE s.alert_id = a.id AND own.commit_sha = a.commit_sha
+		 ORDER BY r.place DESC, r.at DESC, r.started_at DESC, r.id DESC LIMIT 1)),
        a.created_at, a.rebench
 FROM alerts a
 JOIN machines m ON m.id = a.machine_id
-WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR a.state = ?2) AND (?3 IS NULL OR a.id = ?3)
+WHERE a.series > 0 AND (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR a.state = ?2)
+  AND (?3 IS NULL OR a.id = ?3)
 ORDER BY a.id;
 
 -- The Suspects of one alert, by id.
@@ -124,12 +109,12 @@ SELECT id FROM suspects WHERE alert_id = ?1 ORDER BY id;
 -- name: alerts_set_outcome
 UPDATE alerts SET state = ?2, outcome = ?3, rebench = ?4, note = ?5 WHERE id = ?1;
 
+-- Alert ?1's Suspects take its state ?2.
 -- name: alerts_set_suspects_state
-UPDATE suspects SET state = ?2 WHERE alert_id = ?1;
-
+UPDATE suspects SET state = ?2 WHERE alert_id = ?1 AND state <> ?2;
 
 -- name: alerts_last_id
 SELECT coalesce(max(id), 0) FROM alerts;
 
 -- name: alerts_count_after
-SELECT count(*) FROM alerts WHERE id > ?1;
+SELECT count(*) FROM alerts WHERE id > ?1 AND series > 0;

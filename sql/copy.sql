@@ -83,11 +83,11 @@ INSERT INTO line_ends (line_id, records, fingerprint, last_run_id, last_place, l
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);
 
 -- name: copy_read_alerts
-SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, recheck, created_at
+SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records
 FROM alerts ORDER BY id;
 
 -- name: copy_write_alerts
-INSERT INTO alerts (id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, recheck, created_at)
+INSERT INTO alerts (id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14);
 
 -- name: copy_read_suspects

@@ -48,6 +48,7 @@ void store_members_init(struct store_members *m)
 	intern_init(&m->metrics);
 	intern_init(&m->contents);
 	intern_add(&m->contents, NULL);
+	intern_init(&m->commits);
 }
 
 void store_members_reset(struct store_members *m)
@@ -65,6 +66,7 @@ void store_members_release(struct store_members *m)
 	free(m->points);
 	intern_release(&m->metrics);
 	intern_release(&m->contents);
+	intern_release(&m->commits);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -392,6 +394,7 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 			continue;
 		mb->dropped = KEPT;
 		mb->content = intern_add(&out->contents, store_column_text(s, 2, NULL));
+		mb->commit = intern_add(&out->commits, store_column_text(s, 1, ""));
 		mb->baseline = store_column_int(s, 3) != 0;
 		mb->started_at = store_column_double(s, 5);
 		mb->at = store_column_real(s, 4); /* committed_at, else started_at */
@@ -507,6 +510,7 @@ int store_detect_group(struct store_members *out, struct store_detect *d,
 			mb->harness_version = store_column_int64(s, 4, 0);
 			mb->content = intern_add(&out->contents, store_column_text(s, 5, NULL));
 			mb->baseline = store_column_int(s, 6) != 0;
+			mb->commit = intern_add(&out->commits, store_column_text(s, 12, ""));
 		}
 		if ((ret = add_point(out, d->st, s, 7, err)))
 			break;
@@ -525,6 +529,7 @@ void store_changes_release(struct store_change *c, size_t nr)
 	for (size_t i = 0; i < nr; i++) {
 		free(c[i].group.config);
 		free(c[i].content_hash);
+		free(c[i].commit);
 	}
 	free(c);
 }
@@ -565,6 +570,7 @@ int store_detect_changes(struct store_change **out, size_t *nr, struct store_det
 		c->at = store_column_double(s, 11);
 		c->started_at = store_column_double(s, 12);
 		c->place = store_column_double(s, 13);
+		c->commit = xstrdup(store_column_text(s, 14, ""));
 	}
 	store_reset(s);
 	if (rc != STORE_DONE) {
@@ -593,6 +599,7 @@ int store_detect_add_change(struct store_members *out, uint32_t group, const str
 	mb->started_at = c->started_at;
 	mb->harness_version = c->harness_version;
 	mb->content = intern_add(&out->contents, c->content_hash);
+	mb->commit = intern_add(&out->commits, c->commit);
 	mb->baseline = (uint8_t)c->baseline;
 	store_bind_int64(s, 1, c->run_id);
 	while ((rc = store_step(s)) == STORE_ROW) {
@@ -845,6 +852,11 @@ static int read_mark(struct store_mark *m, struct store *st, struct store_stmt *
 	m->follows_run_id = store_column_int64(s, 11, 0);
 	m->followers = store_column_int(s, 12);
 	m->persisted = store_column_int(s, 13);
+	m->alert_id = store_column_int64(s, 14, 0);
+	m->commit = store_column_text(s, 15, "");
+	m->machine_id = store_column_int64(s, 16, 0);
+	m->benchmark_id = store_column_int64(s, 17, 0);
+	m->config = store_column_text(s, 18, "");
 	if (store_column_side(&m->side, st, s, 3, err) ||
 	    store_column_state(&m->state, st, s, 8, err))
 		return BL_EDB;
@@ -919,7 +931,8 @@ int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const s
 	store_bind_int64(s, 4, m->benchmark_id);
 	store_bind_text(s, 5, m->config);
 	bind_numbers(s, 6, m);
-	store_bind_text(s, 16, suspect_state_name(SUSPECT_OPEN));
+	store_bind_id(s, 16, m->alert_id);
+	store_bind_text(s, 17, suspect_state_name(m->state));
 	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
 	*id_out = store_last_insert_id(d->st);
@@ -934,19 +947,8 @@ int store_detect_suspect_update(struct store_detect *d, const struct store_mark 
 		return BL_EDB;
 	store_bind_int64(s, 1, m->id);
 	bind_numbers(s, 2, m);
-	return store_exec(d->st, s, "cannot update a Suspect", err);
-}
-
-int store_detect_suspect_follow(struct store_detect *d, int64_t run_id, const char *metric,
-				int followers, int persisted, struct bl_error *err)
-{
-	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FOLLOW, err);
-	if (!s)
-		return BL_EDB;
-	store_bind_int64(s, 1, run_id);
-	store_bind_text(s, 2, metric);
-	store_bind_int64(s, 3, followers);
-	store_bind_int64(s, 4, persisted);
+	store_bind_id(s, 12, m->alert_id);
+	store_bind_text(s, 13, suspect_state_name(m->state));
 	return store_exec(d->st, s, "cannot update a Suspect", err);
 }
 
@@ -1062,15 +1064,21 @@ int store_detect_ran(int *out, struct store *st, struct bl_error *err)
 }
 
 /* The Suspects over after_id, of one alert unless alert_id is 0. */
-static int each_suspect(struct store *st, int64_t after_id, int64_t alert_id, store_suspect_fn fn,
-			void *data, struct bl_error *err)
+/* Suspects with an id over after_id: of one alert (alert_id) in Series order, or at most limit
+ * of them in id order (limit > 0), or all in Series order. */
+static int each_suspect(struct store *st, int64_t after_id, int64_t alert_id, int64_t limit,
+			store_suspect_fn fn, void *data, struct bl_error *err)
 {
-	struct store_stmt *s = store_stmt(st, SQL_SUSPECTS_LIST, err);
+	struct store_stmt *s =
+	    store_stmt(st, limit > 0 ? SQL_SUSPECTS_NEW : SQL_SUSPECTS_LIST, err);
 	int rc, ret = 0;
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, after_id);
-	store_bind_id(s, 2, alert_id);
+	if (limit > 0)
+		store_bind_int64(s, 2, limit);
+	else
+		store_bind_id(s, 2, alert_id);
 	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_suspect x;
 		x.id = store_column_int64(s, 0, 0);
@@ -1105,11 +1113,17 @@ static int each_suspect(struct store *st, int64_t after_id, int64_t alert_id, st
 int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
 		       struct bl_error *err)
 {
-	return each_suspect(st, after_id, 0, fn, data, err);
+	return each_suspect(st, after_id, 0, 0, fn, data, err);
+}
+
+int store_each_new_suspect(struct store *st, int64_t after_id, int64_t limit, store_suspect_fn fn,
+			   void *data, struct bl_error *err)
+{
+	return each_suspect(st, after_id, 0, limit, fn, data, err);
 }
 
 int store_alert_suspects(struct store *st, int64_t alert_id, store_suspect_fn fn, void *data,
 			 struct bl_error *err)
 {
-	return each_suspect(st, 0, alert_id, fn, data, err);
+	return each_suspect(st, 0, alert_id, 0, fn, data, err);
 }

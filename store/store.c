@@ -322,14 +322,20 @@ static int migrate(struct store *st, struct bl_error *err)
 			strbuf_addf(&sql, "\nUPDATE benchline_schema SET version = %zu;\nCOMMIT;\n",
 				    i + 1);
 		} else {
-			strbuf_addstr(&sql, "BEGIN IMMEDIATE;\n");
+			/* Foreign keys off while a migration rebuilds a table others reference
+			 * (SQLite's own procedure for changing a table's schema); the pragma is
+			 * a no-op inside a transaction, so it goes before BEGIN. */
+			strbuf_addstr(&sql, "PRAGMA foreign_keys = OFF;\nBEGIN IMMEDIATE;\n");
 			strbuf_addstr(&sql, m->text);
 			strbuf_addf(&sql, "\nPRAGMA user_version = %zu;\nCOMMIT;\n", i + 1);
+			strbuf_addstr(&sql, "PRAGMA foreign_keys = ON;\n");
 		}
 		ret = exec_sql(st, sql.buf, "cannot apply a migration", err);
 		strbuf_release(&sql);
 		if (ret) {
 			exec_sql(st, "ROLLBACK", "rollback", NULL);
+			if (st->backend == STORE_SQLITE)
+				exec_sql(st, "PRAGMA foreign_keys = ON", "cannot configure", NULL);
 			if (st->backend == STORE_POSTGRES &&
 			    strstr(store_pg_errmsg(st->pg), "benchline: already migrated")) {
 				bl_error_clear(err);
@@ -359,6 +365,10 @@ static int open_sqlite(struct store *st, const char *path, int flags, struct bl_
 				    path);
 	oflags = (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY
 					  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/* No allocation statistics: SQLite would take a global mutex for every allocation to keep
+	 * them, and nothing reads them. Only possible before SQLite initialises, so the first
+	 * open in a process sets it; later calls are refused harmlessly. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		/* No connection at all only when SQLite could not allocate one. */
 		return st->db ? store_db_error(err, st, "cannot open the database")

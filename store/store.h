@@ -352,6 +352,7 @@ struct store_member {
 	int64_t harness_version;
 	uint32_t group;	  /* index into store_members.groups */
 	uint32_t content; /* index into store_members.contents; 0: no content hash */
+	uint32_t commit;  /* index into store_members.commits: its run's commit */
 	uint32_t point;	  /* its metrics, by name: points[point .. point + npoints) */
 	uint32_t npoints; /* a record's metrics: as many as a 1 GiB file can name */
 	uint8_t baseline;
@@ -367,7 +368,7 @@ struct store_point {
 };
 
 /* Members of some groups: each group's members contiguous and in Series order. The names
- * interned in metrics and contents stay across store_members_reset. */
+ * interned in metrics, contents and commits stay across store_members_reset. */
 struct store_members {
 	struct store_group *groups;
 	size_t ngroups, groups_alloc;
@@ -377,6 +378,7 @@ struct store_members {
 	size_t npoints, points_alloc;
 	struct intern metrics;	/* metric names: metrics.strings[point.metric] */
 	struct intern contents; /* content hashes: number 0 is NULL, no content hash */
+	struct intern commits;	/* the runs' commits */
 };
 void store_members_init(struct store_members *m);
 /* Forgets the groups, members and points (not the interned names). */
@@ -418,6 +420,7 @@ struct store_change {
 	double place, at, started_at;
 	int64_t harness_version;
 	char *content_hash; /* NULL: none */
+	char *commit;
 	int baseline;
 };
 void store_changes_release(struct store_change *c, size_t nr);
@@ -489,10 +492,12 @@ struct store_mark {
 	double shift; /* NAN when the center is 0 */
 	double median, center, tolerance, deviation;
 	/* §9.1: the record before it inside its band (its reference), the earlier Suspect whose
-	 * level it continues (run ids, 0 when none), and its followers so far (detect_tail) */
+	 * alert it joins (run ids, 0 when none), and its followers so far (detect_tail) */
 	int64_t reference_run_id, follows_run_id;
 	int followers, persisted;
-	enum suspect_state state; /* read back (new ones are open) */
+	int64_t alert_id; /* 0: none yet */
+	enum suspect_state state;
+	const char *commit; /* read back: its record's commit */
 };
 typedef int (*store_mark_fn)(const struct store_mark *m, void *data);
 /* Every stored Suspect (g NULL) or one group's. */
@@ -501,15 +506,12 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 /* The Suspect of (run_id, metric): *found 0 when there is none. */
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      int64_t run_id, const char *metric, struct bl_error *err);
-/* Inserts a new Suspect, open whatever m->state says; *id_out its id. */
+/* Inserts a new Suspect with its alert and state; *id_out its id. */
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
-/* Updates the numbers of Suspect m->id, keeping its state and alert. */
+/* Updates Suspect m->id: its numbers, alert and state. */
 int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
-/* Updates the follower counts of the Suspect of (run_id, metric), if there is one. */
-int store_detect_suspect_follow(struct store_detect *d, int64_t run_id, const char *metric,
-				int followers, int persisted, struct bl_error *err);
 /* The commits bisection pinned on one Series (§9.3), where detection starts lines. */
 struct store_pinned {
 	int64_t machine_id, benchmark_id;
@@ -543,6 +545,9 @@ typedef int (*store_suspect_fn)(const struct store_suspect *s, void *data);
  * walk (store_each_suspect then returns 0). */
 int store_each_suspect(struct store *st, int64_t after_id, store_suspect_fn fn, void *data,
 		       struct bl_error *err);
+/* The first `limit` Suspects with an id over after_id, in id order (the order found). */
+int store_each_new_suspect(struct store *st, int64_t after_id, int64_t limit, store_suspect_fn fn,
+			   void *data, struct bl_error *err);
 /* Whether machine (by name) has a clean standing record (not dirty, release profile) at
  * source_hash: what a sweep need not measure again. */
 int store_machine_measured(int *out, struct store *st, const char *machine, const char *source_hash,
@@ -607,21 +612,67 @@ void store_gate_records_free(struct store_gate_record *r, size_t nr);
 /* Alerts (§9.1, store/alerts.c, sql/alerts.sql) */
 
 /*
- * The alert pass, in detect's transaction after its walk: every Suspect without an alert joins
- * one (the alert of the earlier Suspect whose level it continues, else the alert of its
- * machine, commit and side, created when there is none), then every alert whose Suspects
- * changed is counted again (Suspects, the Series its machine judged at its commit, run-wide at
- * half of them), an undecided one is transient when every Suspect in it came back within
- * transient_records records and open otherwise, one left with no Suspect is dropped, and its
- * Suspects take its state.
+ * What the alert pass (detect/alerts.c) reads and writes, in detect's transaction: the pass
+ * decides, these only store. An alert is never deleted (its id stays its machine's, commit's
+ * and side's); one left without Suspects has series 0 and is listed nowhere.
  */
-int store_alerts_update(struct store *st, int transient_records, struct bl_error *err);
+/* The alert of (machine, commit, side), *id 0 when there is none. */
+int store_alert_find(int64_t *id, struct store *st, int64_t machine_id, const char *commit,
+		     enum suspect_side side, struct bl_error *err);
+int store_alert_insert(int64_t *id, struct store *st, int64_t machine_id, const char *commit,
+		       enum suspect_side side, enum suspect_state state, int transient_records,
+		       struct bl_error *err);
+/* What the pass judged of an alert (and its key, read back). */
+struct store_alert_row {
+	int64_t machine_id;
+	char commit[41];
+	enum suspect_side side;
+	enum suspect_state state;
+	int64_t series;
+	int64_t judged_series; /* -1: not counted (NULL) */
+	int run_wide;
+	int transient_records; /* the quiet.transient_records it was judged under; -1: none */
+};
+int store_alert_get(int *found, struct store_alert_row *out, struct store *st, int64_t id,
+		    struct bl_error *err);
+int store_alert_put(struct store *st, int64_t id, const struct store_alert_row *row,
+		    struct bl_error *err);
+/* A stored Suspect of an alert, as judging it needs it. Strings live until fn returns. */
+struct store_alert_member {
+	int64_t id, run_id, benchmark_id;
+	const char *metric, *config, *commit;
+	int followers, persisted;
+	enum suspect_state state;
+};
+typedef int (*store_alert_member_fn)(const struct store_alert_member *m, void *data);
+int store_alert_members(struct store *st, int64_t alert_id, store_alert_member_fn fn, void *data,
+			struct bl_error *err);
+/* The ids of the undecided alerts (pending, open, transient) with Suspects that were judged
+ * under another quiet.transient_records (*ids the caller's to free). */
+int store_alerts_stale(int64_t **ids, size_t *nr, struct store *st, int transient_records,
+		       struct bl_error *err);
+/* The Series a machine judged at a commit (its standing, untagged records there, one per
+ * metric with a judged line). */
+int store_alert_judged_at(int64_t *out, struct store *st, int64_t machine_id, const char *commit,
+			  struct bl_error *err);
+/* The ids of the alerts of (machine, commit) that counted its judged Series (*ids the
+ * caller's). */
+int store_alerts_counted_at(int64_t **ids, size_t *nr, struct store *st, int64_t machine_id,
+			    const char *commit, struct bl_error *err);
+/* Every alert that counted its machine's judged Series at its commit, with the count. */
+typedef int (*store_counted_alert_fn)(int64_t id, int64_t machine_id, const char *commit,
+				      int64_t judged_series, void *data);
+int store_each_counted_alert(struct store *st, store_counted_alert_fn fn, void *data,
+			     struct bl_error *err);
+/* An alert's Suspects take its state. */
+int store_alert_sync_suspects(struct store *st, int64_t alert_id, enum suspect_state state,
+			      struct bl_error *err);
 
 /* An alert as listed. Strings live until the callback returns. */
 struct store_alert {
 	int64_t id;
 	const char *machine, *commit;
-	const char *reference_commit; /* the latest of its Suspects' references; NULL when none */
+	const char *reference_commit; /* §9.1: its Suspects' latest reference; NULL when none */
 	enum suspect_side side;
 	enum suspect_state state;
 	int run_wide;

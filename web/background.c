@@ -157,7 +157,8 @@ static void detect(struct web_background *bg, const struct ingest_config *cfg)
 		opts.nmetrics = cfg->n_judged_metrics;
 		opts.ladders = cfg->path ? cfg->ladders : NULL;
 		opts.ladders_file = cfg->path;
-		opts.transient_records = cfg->transient_records;
+		opts.transient_records =
+		    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
 	}
 	ret = detect_run(&res, bg->st, &opts, &err);
 	store_detect_release(bg->st);

@@ -818,8 +818,8 @@ static int api_query(struct web_server *srv, struct web_reply *r, struct MHD_Con
 		if (state && *state) {
 			if (suspect_state_parse(&f.state, state)) {
 				bad_param(r, "state", state,
-					  "a state (open, transient, cleared, confirmed, covered, "
-					  "ignored)");
+					  "a state (pending, open, transient, cleared, confirmed, "
+					  "covered, ignored)");
 				goto done;
 			}
 			f.state_given = 1;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "detect/confirm/confirm.h"
+#include "ingest/ingest.h"
 #include "ingest/push/push.h"
 #include "store/store.h"
 
@@ -68,15 +69,27 @@ struct picked {
 struct pick_ctx {
 	struct picked *v;
 	size_t n, alloc;
-	int all; /* the default selection: open, slower, no outcome yet */
+	int all;	/* the default selection: open, slower, no outcome yet */
+	int pending;	/* with all: pending ones too */
+	size_t skipped; /* with all, not pending: the pending slower ones left for later */
 };
+
+/* Whether confirm may measure an alert in this state: open, or pending (taken up only when
+ * asked for: --pending or its id). */
+static int measurable(enum suspect_state state)
+{
+	return state == SUSPECT_OPEN || state == SUSPECT_PENDING;
+}
 
 static int pick(const struct store_alert *a, void *data)
 {
 	struct pick_ctx *p = data;
 	struct picked *x;
-	if (p->all && (a->state != SUSPECT_OPEN || a->side != SUSPECT_SLOWER ||
-		       a->outcome != ALERT_NO_OUTCOME))
+	if (p->all && a->state == SUSPECT_PENDING && !p->pending && a->side == SUSPECT_SLOWER &&
+	    a->outcome == ALERT_NO_OUTCOME)
+		p->skipped++;
+	if (p->all && (!(a->state == SUSPECT_OPEN || (p->pending && a->state == SUSPECT_PENDING)) ||
+		       a->side != SUSPECT_SLOWER || a->outcome != ALERT_NO_OUTCOME))
 		return 0;
 	ALLOC_GROW(p->v, p->n, p->alloc);
 	x = &p->v[p->n++];
@@ -102,6 +115,18 @@ static void picked_release(struct pick_ctx *p)
 		series_release(&p->v[i].series);
 	}
 	free(p->v);
+}
+
+/* Whether benchline.json judges the metric: one its `metrics` names, every one when it names
+ * none (detection then judges every timed metric, so every Suspect's is). */
+static int judged_metric(const struct ingest_config *cfg, const char *metric)
+{
+	if (!cfg->judged_metrics)
+		return 1;
+	for (size_t i = 0; i < cfg->n_judged_metrics; i++)
+		if (!strcmp(cfg->judged_metrics[i], metric))
+			return 1;
+	return 0;
 }
 
 /* The re-bench's verdict on one of the alert's Series; NONE when it measured no such key. */
@@ -158,7 +183,7 @@ static int apply(struct confirm_alert_result *res, const struct sink *sk, int64_
  * nothing, why says what they left. */
 static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 			 const struct picked *a, const struct series_ctx *series,
-			 const struct confirm_rebench_report *rb,
+			 const struct confirm_rebench_report *rb, const struct ingest_config *cfg,
 			 const struct confirm_alerts_request *req, struct bl_error *err)
 {
 	*undecided = 0;
@@ -166,13 +191,15 @@ static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 		const struct alert_series *s = &series->v[i];
 		struct confirm_bisect_request breq;
 		struct confirm_bisect_report rep;
-		if (series_verdict(rb, s) != GATE_VERDICT_SLOWER)
+		if (!judged_metric(cfg, s->metric) || series_verdict(rb, s) != GATE_VERDICT_SLOWER)
 			continue;
+		/* Only this Series judges each probe: its benchmark, config and metric. */
 		memset(&breq, 0, sizeof(breq));
 		breq.repo = req->repo;
 		breq.good = a->reference;
 		breq.bad = a->commit;
 		breq.benchmark = s->benchmark;
+		breq.config = s->config;
 		breq.metric = s->metric;
 		breq.limit = req->limit;
 		breq.progress = req->progress;
@@ -208,16 +235,45 @@ static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 	return 0;
 }
 
-/* Takes one alert up: re-bench, and bisection when it holds; what it finds goes to sk. */
+/* A line saying what the alert's re-bench found, the long step's summary: "alert 3: re-bench
+ * same after 20 pairs (2 measurements): of its 1 Series 0 slower, 0 undecided; 5 other metrics
+ * measured, not waited for". */
+static void rebench_note(const struct picked *a, const struct confirm_rebench_report *rb,
+			 size_t nasked, size_t slower, size_t unsettled,
+			 const struct confirm_alerts_request *req)
+{
+	size_t others = 0;
+	if (rb->identical) {
+		confirm_note(req->note, req->note_data,
+			     "alert %lld: re-bench same: the artifacts are byte-identical, nothing "
+			     "measured",
+			     (long long)a->id);
+		return;
+	}
+	for (size_t i = 0; i < rb->result.n; i++)
+		others += !rb->result.metrics[i].asked;
+	confirm_note(req->note, req->note_data,
+		     "alert %lld: re-bench %s after %zu pairs (%zu measurement%s): of its %zu "
+		     "Series %zu slower, %zu undecided; %zu other metric%s measured, not waited "
+		     "for",
+		     (long long)a->id, gate_verdict_name(rb->result.verdict), rb->result.pairs,
+		     rb->result.measurements, rb->result.measurements == 1 ? "" : "s", nasked,
+		     slower, unsettled, others, others == 1 ? "" : "s");
+}
+
+/* Takes one alert up: re-bench, and bisection when it holds; what it finds goes to sk. Only
+ * the alert's own Series whose metric benchline.json judges (cfg) are asked about: they alone
+ * decide how long the re-bench measures and what the alert becomes. */
 static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
-		       const struct picked *a, const struct confirm_alerts_request *req,
-		       struct bl_error *err)
+		       const struct picked *a, const struct ingest_config *cfg,
+		       const struct confirm_alerts_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_request rreq;
 	struct confirm_rebench_report rb;
 	struct strbuf why = STRBUF_INIT;
 	json_t *rebench = NULL, *regs = NULL;
-	size_t slower = 0, unsettled = 0, undecided = 0;
+	const char **asked = NULL;
+	size_t slower = 0, unsettled = 0, undecided = 0, nasked = 0;
 	int ret;
 
 	memset(&rb, 0, sizeof(rb));
@@ -227,7 +283,7 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 		ret = apply(res, sk, a->id, outcome_doc(ALERT_TRANSIENT, NULL, NULL, NULL), err);
 		goto done;
 	}
-	if (a->state != SUSPECT_OPEN || a->outcome != ALERT_NO_OUTCOME) {
+	if (!measurable(a->state) || a->outcome != ALERT_NO_OUTCOME) {
 		/* Decided before: nothing to do again but say what was found. */
 		res->outcome = a->outcome;
 		res->already = 1;
@@ -243,11 +299,27 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 			  err);
 		goto done;
 	}
+	asked = xcalloc(a->series.n + 1, sizeof(*asked));
+	for (size_t i = 0; i < a->series.n; i++)
+		if (judged_metric(cfg, a->series.v[i].metric))
+			asked[nasked++] = a->series.v[i].key.buf;
+	if (!nasked) {
+		ret = apply(res, sk, a->id,
+			    outcome_doc(ALERT_INCONCLUSIVE, NULL,
+					"none of its Series is on a metric benchline.json's "
+					"metrics judges",
+					NULL),
+			    err);
+		goto done;
+	}
 	memset(&rreq, 0, sizeof(rreq));
 	rreq.repo = req->repo;
+	rreq.cfg = cfg;
 	rreq.a = a->reference;
 	rreq.b = a->commit;
 	rreq.limit = req->limit;
+	rreq.asked = asked;
+	rreq.nasked = nasked;
 	rreq.progress = req->progress;
 	rreq.progress_data = req->progress_data;
 	confirm_note(req->note, req->note_data,
@@ -265,22 +337,37 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 		goto done;
 	rebench = confirm_rebench_json(&rb);
 	for (size_t i = 0; i < a->series.n; i++) {
-		enum gate_verdict v = series_verdict(&rb, &a->series.v[i]);
+		const struct alert_series *s = &a->series.v[i];
+		enum gate_verdict v = series_verdict(&rb, s);
+		if (!judged_metric(cfg, s->metric))
+			continue;
 		slower += v == GATE_VERDICT_SLOWER;
 		unsettled += v == GATE_VERDICT_UNDECIDED;
+		if (v == GATE_VERDICT_NONE && !rb.identical) {
+			/* Not measured (bench.run no longer prints it, or not under that config):
+			 * nothing says it is not slower. */
+			unsettled++;
+			strbuf_addf(&why, "%s'%s'", why.len ? ", " : "the re-bench measured no ",
+				    s->key.buf);
+		}
 	}
+	rebench_note(a, &rb, nasked, slower, unsettled, req);
 	if (!slower) {
 		ret = apply(res, sk, a->id,
 			    outcome_doc(unsettled ? ALERT_INCONCLUSIVE : ALERT_CLEARED, rebench,
-					unsettled ? "the re-bench stayed undecided" : NULL, NULL),
+					why.len	    ? why.buf
+					: unsettled ? "the re-bench stayed undecided"
+						    : NULL,
+					NULL),
 			    err);
 		goto done;
 	}
+	strbuf_reset(&why);
 	/* Confirmed: kept before bisecting, so an interrupted bisection leaves it confirmed. */
 	if ((ret = apply(res, sk, a->id, outcome_doc(ALERT_CONFIRMED, rebench, NULL, NULL), err)))
 		goto done;
 	regs = json_array();
-	if ((ret = bisect_series(regs, &undecided, &why, a, &a->series, &rb, req, err)))
+	if ((ret = bisect_series(regs, &undecided, &why, a, &a->series, &rb, cfg, req, err)))
 		goto done;
 	ret = apply(
 	    res, sk, a->id,
@@ -291,6 +378,7 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 		confirm_note(req->note, req->note_data, "alert %lld: Regression %lld stored",
 			     (long long)a->id, (long long)res->regressions[i]);
 done:
+	free(asked);
 	json_decref(rebench);
 	json_decref(regs);
 	confirm_rebench_report_release(&rb);
@@ -319,23 +407,54 @@ static int local_decided(struct confirm_alert_result *out, int64_t alert_id, voi
 	return store_each_regression(data, alert_id, collect_regression, out, err);
 }
 
-/* Takes up every picked alert in turn; *out gets one result each. */
+static int by_id(const void *x, const void *y)
+{
+	const struct picked *a = x, *b = y;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Takes up every picked alert in turn (the default selection oldest first); *out gets one
+ * result each. benchline.json is req->cfg, else read from the repository once, when there is
+ * an alert to take up. */
 static int take_up(struct confirm_alert_result **out, size_t *nr, struct pick_ctx *p,
 		   const struct sink *sk, const struct confirm_alerts_request *req,
 		   struct bl_error *err)
 {
 	struct confirm_alert_result *res = xcalloc(p->n ? p->n : 1, sizeof(*res));
+	struct ingest_config own;
+	struct strbuf root = STRBUF_INIT;
+	const struct ingest_config *cfg = req->cfg ? req->cfg : &own;
+	int ret = 0;
+
+	ingest_config_init(&own);
+	if (p->skipped)
+		confirm_note(req->note, req->note_data,
+			     "%zu pending slower alert%s left for later (fewer records after %s "
+			     "than quiet.transient_records): --pending or %s id takes %s up",
+			     p->skipped, p->skipped == 1 ? "" : "s",
+			     p->skipped == 1 ? "it" : "them", p->skipped == 1 ? "its" : "their",
+			     p->skipped == 1 ? "it" : "them");
+	if (p->all)
+		qsort(p->v, p->n, sizeof(*p->v), by_id);
+	if (p->n && !req->cfg &&
+	    ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)) ||
+	     (ret = ingest_config_load(&own, root.buf, err)))) {
+		free(res);
+		goto done;
+	}
 	for (size_t i = 0; i < p->n; i++) {
-		int ret = confirm_one(&res[i], sk, &p->v[i], req, err);
-		if (ret) {
+		if ((ret = confirm_one(&res[i], sk, &p->v[i], cfg, req, err))) {
 			bl_error_prefix(err, "alert %lld", (long long)p->v[i].id);
 			confirm_alert_results_free(res, i + 1);
-			return ret;
+			goto done;
 		}
 	}
 	*out = res;
 	*nr = p->n;
-	return 0;
+done:
+	ingest_config_release(&own);
+	strbuf_release(&root);
+	return ret;
 }
 
 int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
@@ -352,6 +471,7 @@ int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *
 		memset(&f, 0, sizeof(f));
 		f.machine = req->machine;
 		p.all = 1;
+		p.pending = req->pending;
 		ret = store_each_alert(st, &f, pick, &p, err);
 	}
 	for (size_t i = 0; !ret && i < req->nids; i++) {
@@ -530,11 +650,24 @@ int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct 
 	*nr = 0;
 	memset(&p, 0, sizeof(p));
 	p.all = !req->nids;
-	/* By id, any state: every alert of the machine is read and the ids picked. */
+	p.pending = req->pending;
+	/* By id, any state: every alert of the machine is read and the ids picked. By default
+	 * the open ones, and with req->pending the pending ones too (asked for only then, so a
+	 * server that predates the state is not asked about it). */
 	strbuf_addf(&path, "/api/alerts?machine=%s%s", req->machine,
 		    req->nids ? "" : "&state=open");
-	if ((ret = server_get_array(&alerts, srv, path.buf, err)) ||
-	    (ret = server_get_array(&suspects, srv, "/api/suspects", err)))
+	if ((ret = server_get_array(&alerts, srv, path.buf, err)))
+		goto done;
+	if (!req->nids && req->pending) {
+		json_t *more = NULL;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "/api/alerts?machine=%s&state=pending", req->machine);
+		if ((ret = server_get_array(&more, srv, path.buf, err)))
+			goto done;
+		json_array_extend(alerts, more);
+		json_decref(more);
+	}
+	if ((ret = server_get_array(&suspects, srv, "/api/suspects", err)))
 		goto done;
 	json_array_foreach(alerts, i, a)
 	{

@@ -109,36 +109,54 @@ struct confirm_metric {
 	size_t pairs;		   /* in the latest measurement */
 	double ratio, lo, hi;	   /* median of b / a and its interval; NAN when none */
 	double a, b;		   /* each side's nearest-rank median over those pairs */
+	int asked; /* asked about (confirm_rebench_options.asked): it decides and extends rounds */
 	/* How the measurements voted (the result only). */
 	size_t measurements, slower_votes, clear_votes, undecided_votes;
 };
 
-/* Called after each round: measurement is 1-based, pairs of max_pairs taken so far. */
-typedef void (*confirm_progress_fn)(int measurement, size_t pairs, size_t max_pairs,
-				    const struct confirm_metric *metrics, size_t n, void *data);
+/* Where a re-bench stands: after each round, and once before the first pair (measurement 0,
+ * done 0), which is where the pace of what follows starts. */
+struct confirm_progress {
+	int measurement;	 /* 1-based; 0 before the first pair */
+	size_t pairs, max_pairs; /* pairs of this measurement, and the most it takes */
+	/* Pairs over the whole re-bench, and the most it can take now: what is left of this
+	 * measurement and the measurements that the metrics still waited for may yet need. */
+	size_t done, most;
+	const struct confirm_metric *metrics; /* this measurement's standing, asked or not */
+	size_t n;
+};
+typedef void (*confirm_progress_fn)(const struct confirm_progress *p, void *data);
 
 struct confirm_rebench_options {
 	double limit; /* the bare limit the ratios are judged against (GATE_LIMIT) */
 	size_t round_pairs, max_pairs, confirmations, replacements;
+	/* The metrics asked about, by key: only they decide when a measurement's rounds stop,
+	 * whether another measurement follows and the whole verdict. The others are measured in
+	 * the same samples and reported, never waited for. NULL: every metric is asked about. */
+	const char *const *asked;
+	size_t nasked;
 };
 void confirm_rebench_options_init(struct confirm_rebench_options *o);
 
 struct confirm_rebench_result {
 	struct confirm_metric *metrics; /* in the order the first measurement met them */
 	size_t n;
-	enum gate_verdict verdict;  /* SLOWER when any metric is, else UNDECIDED when any is, else
-				       SAME (FASTER metrics count as SAME here) */
+	/* Over the metrics asked about: SLOWER when any is, else UNDECIDED when any is (or none
+	 * was measured), else SAME (FASTER metrics count as SAME here). */
+	enum gate_verdict verdict;
 	size_t measurements, pairs; /* measurements taken, pairs over all of them */
 };
 
 /*
- * Measures side B against side A: measurements of rounds of pairs until every metric is
- * settled (its interval decides) or max_pairs are taken. A metric that a measurement finds
- * slower is measured again from scratch, and is SLOWER only when `confirmations` measurements
- * say so and none says otherwise; one measurement that is not slower (same or faster) decides
- * it; an UNDECIDED measurement counts for nothing and is followed by another, at most
- * `replacements` times. Samples are taken through sample; progress (may be NULL) after each
- * round, given progress_data.
+ * Measures side B against side A: measurements of rounds of pairs until every metric asked
+ * about is settled (its interval decides) or max_pairs are taken. A metric that a measurement
+ * finds slower is measured again from scratch, and is SLOWER only when `confirmations`
+ * measurements say so and none says otherwise; one measurement that is not slower (same or
+ * faster) decides it; an UNDECIDED measurement counts for nothing and is followed by another,
+ * at most `replacements` times (a measurement that did not measure it counts as one). Only
+ * metrics asked about make another measurement follow; the others take the votes of the
+ * measurements that happen anyway. Samples are taken through sample; progress (may be NULL)
+ * before the first pair and after each round, given progress_data.
  */
 int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_rebench_options *o,
 		    confirm_sample_fn sample, void *sample_data, confirm_progress_fn progress,
@@ -181,7 +199,10 @@ struct confirm_rebench_request {
 	double limit;		    /* 0: GATE_LIMIT */
 	confirm_limit_fn limit_for; /* a key's own limit; NULL: limit for every key */
 	void *limit_data;
-	confirm_progress_fn progress; /* after each round; NULL: none */
+	/* The keys asked about (confirm_rebench_options.asked); NULL: every key. */
+	const char *const *asked;
+	size_t nasked;
+	confirm_progress_fn progress; /* before the first pair and after each round; NULL: none */
 	void *progress_data;
 };
 
@@ -275,7 +296,10 @@ struct confirm_bisect_request {
 	const char *good, *bad;
 	const char *benchmark; /* the benchmark judged (a name, or a glob) */
 	const char *metric;    /* its metric judged; NULL: every metric it has */
-	double limit;	       /* 0: GATE_LIMIT */
+	/* Non-NULL, with metric: the one Series judged, benchmark taken as a name, not a glob
+	 * (confirm bisects an alert's Series); its other configs are measured, not judged. */
+	const char *config;
+	double limit; /* 0: GATE_LIMIT */
 	confirm_progress_fn progress;
 	void *progress_data;
 };
@@ -434,9 +458,14 @@ struct confirm_alerts_request {
 	const char *repo;    /* a directory inside the working tree; NULL: "." */
 	const char *machine; /* the default selection's machine (this one's) */
 	/* The alerts asked for by id (any state, any machine); none: every open slower alert
-	 * of `machine` that confirm has not taken up before. */
+	 * of `machine` that confirm has not taken up before, and with `pending` every pending
+	 * one too (§9.4: pending ones only when asked for, by --pending or by id). */
 	const int64_t *ids;
 	size_t nids;
+	int pending;
+	/* benchline.json, already read (its `metrics` say which of an alert's Series are judged);
+	 * NULL: read from the repository. */
+	const struct ingest_config *cfg;
 	double limit;		      /* 0: GATE_LIMIT */
 	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
 	void *progress_data;
@@ -456,12 +485,15 @@ struct confirm_alert_result {
 };
 /*
  * Takes up the alerts req names (§9.4): each alert's commit re-benched against its reference
- * commit (the latest of its Suspects' references), once; none of its Series slower: cleared
- * (undecided: inconclusive, still open); slower: confirmed, then every Series of it the
- * re-bench found slower is bisected between the two and each pinned commit stored as a
- * Regression of the alert, which is then covered. A side that cannot be built leaves the alert
- * open and `unbuildable`. Each outcome is stored with the alert as soon as it is known, so a
- * second run does nothing. *out (n of them, in the order taken up) is the caller's to free.
+ * commit, once, only the alert's own Series asked about (those on a metric benchline.json
+ * judges): they decide how long it measures, the other metrics are measured alongside and
+ * reported. None of them slower: cleared (undecided, or not measured: inconclusive, still open
+ * or pending); slower: confirmed, then every such Series the re-bench found slower is bisected
+ * between the two, judged on that Series alone, and each pinned commit stored as a Regression
+ * of the alert, which is then covered. A side that cannot be built leaves the alert open (or
+ * pending) and `unbuildable`. Each outcome is stored with the alert as soon as it is known, so
+ * a second run does nothing. The default selection says through req->note how many pending
+ * alerts it left. *out (n of them, in the order taken up) is the caller's to free.
  */
 int confirm_alerts(struct confirm_alert_result **out, size_t *nr, struct store *st,
 		   const struct confirm_alerts_request *req, struct bl_error *err);
@@ -470,7 +502,8 @@ struct push_server;
 /*
  * The same from a sweep machine (§10's fleet): the server holds the history, this machine
  * measures. The alerts are this machine's open slower ones on the server (GET /api/alerts, with
- * their Series from GET /api/suspects), or those req->ids names; each is re-benched and bisected
+ * their Series from GET /api/suspects), its pending ones too with req->pending (a second GET,
+ * state=pending), or those req->ids names; each is re-benched and bisected
  * here, in req->repo, and what is found is posted back as an outcome document (POST
  * /api/alerts/{id}/outcome, confirm_apply_outcome's), which the server stores as a local confirm
  * stores it. BL_EDENIED when the server refuses a document (its token lacks the confirm role,
@@ -559,7 +592,8 @@ void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *co
  *                     report, status "pinned"}}]}
  * exactly as confirm_alerts stores its own: the alert's state (cleared; covered when it holds
  * a Regression after this, else confirmed; inconclusive: confirmed when the re-bench found one
- * of the alert's Series slower, else open; unbuildable: open; transient) with the outcome, the
+ * of the alert's Series slower, else open, or pending when it was; unbuildable: the same;
+ * transient) with the outcome, the
  * re-bench report as JSON text and the note (store_alert_set_outcome), and each regression a
  * Regression of the alert on its machine (store_regression_add: the pinned commit, its source
  * hash, subject and pull request, the report's ratio and interval, good's commit as the

@@ -22,6 +22,7 @@ struct sampler {
 	const char *commit[2], *source[2];
 	const char *label[2];
 	const char *benchmark_glob;
+	int benchmark_exact;	       /* benchmark_glob is a name, not a glob */
 	const char *const *benchmarks; /* only these (exact names), when n_benchmarks */
 	size_t n_benchmarks;
 	const char *metric;  /* only this metric; NULL: every one */
@@ -135,7 +136,9 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 		}
 		for (size_t r = 0; r < batch.nr; r++) {
 			const struct ingest_record *rec = &batch.records[r];
-			if (s->benchmark_glob && !glob_match(s->benchmark_glob, rec->benchmark))
+			if (s->benchmark_glob &&
+			    (s->benchmark_exact ? strcmp(s->benchmark_glob, rec->benchmark)
+						: !glob_match(s->benchmark_glob, rec->benchmark)))
 				continue;
 			if (s->n_benchmarks &&
 			    !listed(s->benchmarks, s->n_benchmarks, rec->benchmark))
@@ -261,14 +264,15 @@ static int bench_side(struct bench *b, int side, const char *sha, double *build_
 	return 0;
 }
 
-/* Measures the built sides against each other, unless their artifacts are identical. The keys
- * met go to keys (may be NULL). */
+/* Measures the built sides against each other, unless their artifacts are identical: the
+ * benchmarks benchmark_glob matches (a name when exact), only metric when not NULL, the runs'
+ * own figures when process_metrics. The keys met go to keys (may be NULL). */
 static int bench_measure(struct confirm_rebench_result *res, int *identical, size_t *files,
 			 struct confirm_key **keys, size_t *nkeys, struct bench *b,
 			 const struct confirm_rebench_side *side,
 			 const struct confirm_rebench_options *o, const char *benchmark_glob,
-			 const char *metric, int process_metrics, confirm_progress_fn progress,
-			 void *progress_data, struct bl_error *err)
+			 int exact, const char *metric, int process_metrics,
+			 confirm_progress_fn progress, void *progress_data, struct bl_error *err)
 {
 	struct sampler s;
 	int ret;
@@ -285,6 +289,7 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 	confirm_run_init(&s.run);
 	s.cfg = b->cfg;
 	s.benchmark_glob = benchmark_glob;
+	s.benchmark_exact = exact;
 	s.benchmarks = b->benchmarks;
 	s.n_benchmarks = b->n_benchmarks;
 	s.metric = metric;
@@ -346,6 +351,8 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 	b.limit_data = req->limit_data;
 	b.benchmarks = req->benchmarks;
 	b.n_benchmarks = req->n_benchmarks;
+	o.asked = req->asked;
+	o.nasked = req->nasked;
 	out->limit = o.limit;
 	for (int side = 0; side < 2; side++) {
 		struct confirm_rebench_side *sd = &out->side[side];
@@ -361,7 +368,7 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 				      err)))
 			goto done;
 	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, &out->keys,
-			    &out->nkeys, &b, out->side, &o, req->benchmark_glob, NULL, 1,
+			    &out->nkeys, &b, out->side, &o, req->benchmark_glob, 0, NULL, 1,
 			    req->progress, req->progress_data, err);
 done:
 	bench_close(&b);
@@ -424,6 +431,8 @@ static json_t *benchmarks_json(const struct confirm_rebench_report *r)
 			(json_int_t)m->pairs, "measurements", (json_int_t)m->measurements,
 			"verdict", gate_verdict_name(m->verdict), "a", json_real_or_null(m->a), "b",
 			json_real_or_null(m->b), "unit", json_string_or_null(k ? k->unit : NULL)));
+		json_object_set_new(json_object_get(metrics, metric), "asked",
+				    json_boolean(m->asked));
 	}
 	return list;
 }
@@ -463,6 +472,8 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 			      (json_int_t)m->slower_votes, "clear_votes",
 			      (json_int_t)m->clear_votes, "undecided_votes",
 			      (json_int_t)m->undecided_votes));
+		json_object_set_new(json_array_get(metrics, json_array_size(metrics) - 1), "asked",
+				    json_boolean(m->asked));
 	}
 	json_object_set_new(o, "metrics", metrics);
 	json_object_set_new(o, "benchmarks", benchmarks_json(r));
@@ -509,8 +520,11 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		 const struct confirm_bisect_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_result res;
+	struct confirm_rebench_options po = *o;
 	struct confirm_key *keys = NULL;
-	int identical = 0, ret;
+	struct strbuf series = STRBUF_INIT;
+	const char *asked[1];
+	int identical = 0, ret, judged = 0;
 	size_t files = 0, nkeys = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -527,22 +541,35 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		p->verdict = GATE_VERDICT_NONE;
 		return 0;
 	}
+	/* One Series (confirm's): only its key is asked about, so its benchmark's other configs
+	 * cannot hold the probe up. */
+	if (req->config && req->metric) {
+		confirm_metric_key(&series, req->benchmark, req->config, req->metric);
+		asked[0] = series.buf;
+		po.asked = asked;
+		po.nasked = 1;
+	}
 	/* The runs' own figures only when --metric names one of them. */
-	if ((ret = bench_measure(&res, &identical, &files, &keys, &nkeys, b, side, o,
-				 req->benchmark, req->metric, req->metric != NULL, req->progress,
-				 req->progress_data, err)))
+	ret = bench_measure(&res, &identical, &files, &keys, &nkeys, b, side, &po, req->benchmark,
+			    req->config != NULL, req->metric, req->metric != NULL, req->progress,
+			    req->progress_data, err);
+	strbuf_release(&series);
+	if (ret)
 		return ret;
 	p->identical = identical;
 	p->verdict = res.verdict;
 	p->pairs = res.pairs;
-	if (res.n) {
-		/* The probe's figures: the first metric found slower, else the first. */
-		size_t pick = 0;
-		for (size_t i = 0; i < res.n; i++)
-			if (res.metrics[i].verdict == GATE_VERDICT_SLOWER) {
+	for (size_t i = 0; i < res.n; i++)
+		judged += res.metrics[i].asked;
+	if (judged) {
+		/* The probe's figures: the first metric judged found slower, else the first. */
+		size_t pick = res.n;
+		for (size_t i = 0; i < res.n && pick == res.n; i++)
+			if (res.metrics[i].asked && res.metrics[i].verdict == GATE_VERDICT_SLOWER)
 				pick = i;
-				break;
-			}
+		for (size_t i = 0; i < res.n && pick == res.n; i++)
+			if (res.metrics[i].asked)
+				pick = i;
 		p->key = xstrdup(res.metrics[pick].key);
 		p->ratio = res.metrics[pick].ratio;
 		p->lo = res.metrics[pick].lo;
@@ -556,11 +583,13 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 			}
 	}
 	keys_free(keys, nkeys);
-	if (!identical && !res.n)
-		ret = bl_error_set(err, BL_EINVALID,
-				   "bench.run's output at %.12s has no benchmark '%s'%s%s", c->sha,
-				   req->benchmark, req->metric ? " with metric " : "",
-				   req->metric ? req->metric : "");
+	if (!identical && !judged)
+		ret = bl_error_set(
+		    err, BL_EINVALID, "bench.run's output at %.12s has no benchmark '%s'%s%s%s%s%s",
+		    c->sha, req->benchmark, req->config && req->config[0] ? " [" : "",
+		    req->config && req->config[0] ? req->config : "",
+		    req->config && req->config[0] ? "]" : "", req->metric ? " with metric " : "",
+		    req->metric ? req->metric : "");
 	else if (p->verdict == GATE_VERDICT_UNDECIDED)
 		p->skip = CONFIRM_PROBE_UNDECIDED;
 	confirm_rebench_release(&res);

@@ -362,7 +362,7 @@ int confirm_apply_outcome(struct confirm_alert_result *out, struct store *st, in
 	const json_t *rebench, *list;
 	const char *outcome_name, *note;
 	enum alert_outcome outcome;
-	enum suspect_state state;
+	enum suspect_state state, undecided;
 	char *rebench_text = NULL;
 	size_t nregs = 0, held = 0;
 	int ret, began = 0;
@@ -459,7 +459,9 @@ int confirm_apply_outcome(struct confirm_alert_result *out, struct store *st, in
 		goto done;
 	}
 
-	/* The state a local confirm leaves (alerts.c). */
+	/* The state a local confirm leaves (alerts.c). An outcome that decides nothing leaves a
+	 * pending alert pending (detection still owes it its followers), any other open. */
+	undecided = alert.state == SUSPECT_PENDING ? SUSPECT_PENDING : SUSPECT_OPEN;
 	switch (outcome) {
 	case ALERT_CLEARED:
 		state = SUSPECT_CLEARED;
@@ -468,15 +470,14 @@ int confirm_apply_outcome(struct confirm_alert_result *out, struct store *st, in
 		state = held || nregs ? SUSPECT_COVERED : SUSPECT_CONFIRMED;
 		break;
 	case ALERT_INCONCLUSIVE:
-		/* slower, but bisection pinned nothing: confirmed; else still open */
-		state =
-		    rebench && rebench_slower(rebench, &series) ? SUSPECT_CONFIRMED : SUSPECT_OPEN;
+		/* slower, but bisection pinned nothing: confirmed; else still undecided */
+		state = rebench && rebench_slower(rebench, &series) ? SUSPECT_CONFIRMED : undecided;
 		break;
 	case ALERT_TRANSIENT:
 		state = SUSPECT_TRANSIENT;
 		break;
 	default: /* ALERT_UNBUILDABLE */
-		state = SUSPECT_OPEN;
+		state = undecided;
 		break;
 	}
 

@@ -5,7 +5,9 @@
  * go on until every metric is settled or the pairs run out; each metric is judged on its
  * paired ratios b / a by the order-statistic interval of their median. A metric that looks
  * slower is measured again from scratch and called slower only when every measurement agrees;
- * an undecided measurement is replaced by another. The measuring itself is the caller's (a
+ * an undecided measurement is replaced by another. Only the metrics the caller asks about
+ * (confirm: the alert's own Series) decide how long that goes on and the verdict; the others
+ * come with the same samples and are reported. The measuring itself is the caller's (a
  * callback): this file decides how much to measure and what it means, and does no I/O.
  */
 #include <math.h>
@@ -187,31 +189,112 @@ static int needs_more(const struct confirm_metric *c, const struct confirm_reben
 	       c->undecided_votes <= o->replacements;
 }
 
-/* Whether a metric of this measurement still waits for a vote: every one does in the first;
- * in a later one, only those the earlier ones left open (so a metric already decided cannot
- * keep the rounds going). */
+/* Whether the caller asked about the metric (o->asked; none given: every metric is). */
+static int asked(const char *key, const struct confirm_rebench_options *o)
+{
+	if (!o->asked)
+		return 1;
+	for (size_t i = 0; i < o->nasked; i++)
+		if (!strcmp(o->asked[i], key))
+			return 1;
+	return 0;
+}
+
+/* The metric's standing before this measurement, or NULL in the first (and for a metric the
+ * first did not meet). */
+static const struct confirm_metric *standing(const char *key,
+					     const struct confirm_rebench_result *so_far)
+{
+	for (size_t k = 0; k < so_far->n; k++)
+		if (!strcmp(so_far->metrics[k].key, key))
+			return &so_far->metrics[k];
+	return NULL;
+}
+
+/* Whether a metric of this measurement still waits for a vote: only one asked about; every one
+ * of those does in the first measurement; in a later one, only those the earlier ones left open
+ * (so a metric already decided cannot keep the rounds going). */
 static int open_metric(const char *key, const struct confirm_rebench_result *so_far,
 		       const struct confirm_rebench_options *o)
 {
+	const struct confirm_metric *c;
+	if (!asked(key, o))
+		return 0;
 	if (!so_far->measurements)
 		return 1;
-	for (size_t k = 0; k < so_far->n; k++)
-		if (!strcmp(so_far->metrics[k].key, key))
-			return needs_more(&so_far->metrics[k], o);
-	return 0; /* only the first measurement says what is measured */
+	c = standing(key, so_far);
+	return c && needs_more(c, o); /* only the first measurement says what is measured */
 }
 
-/* One measurement from scratch: rounds of pairs until every metric is settled or the pairs
- * run out. */
+/* The most measurements a metric may still take, after the votes it has: none once it is
+ * decided; else until `confirmations` say slower, or the undecided ones have used up their
+ * replacements, whichever is later (the longest way: confirmations - 1 slower votes and
+ * replacements + 1 undecided ones). */
+static size_t measurements_left(size_t slower, size_t undecided, int clear,
+				const struct confirm_rebench_options *o)
+{
+	size_t most = o->confirmations + o->replacements;
+	if (clear || slower >= o->confirmations || undecided > o->replacements)
+		return 0;
+	return most > slower + undecided ? most - slower - undecided : 0;
+}
+
+/* The most pairs the re-bench may still take after this round of measurement m: the rest of m
+ * unless this round ends it, then as many whole measurements as the metrics still waiting may
+ * need (with the votes this measurement casts, when it ends here: an undecided one for a metric
+ * it did not measure). */
+static size_t pairs_left(const struct measurement *m, const struct confirm_metric *now, int ends,
+			 const struct confirm_rebench_result *so_far,
+			 const struct confirm_rebench_options *o)
+{
+	size_t further = 0;
+	for (size_t k = 0; k < so_far->n; k++) {
+		const struct confirm_metric *c = &so_far->metrics[k];
+		size_t left;
+		int met = 0;
+		for (size_t i = 0; i < m->n && !met; i++)
+			met = !strcmp(m->s[i].key, c->key);
+		if (met || !c->asked || !needs_more(c, o))
+			continue;
+		left = measurements_left(c->slower_votes, c->undecided_votes + 1, 0, o);
+		if (left > further)
+			further = left;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		const struct confirm_metric *c = standing(m->s[i].key, so_far);
+		size_t slower = c ? c->slower_votes : 0, undecided = c ? c->undecided_votes : 0;
+		size_t left;
+		if (!open_metric(m->s[i].key, so_far, o))
+			continue;
+		if (!ends) {
+			/* this measurement's vote is still to come: at least one of the rest */
+			left = measurements_left(slower, undecided, 0, o);
+			left = left ? left - 1 : 0;
+		} else {
+			left = measurements_left(slower + (now[i].verdict == GATE_VERDICT_SLOWER),
+						 undecided +
+						     (now[i].verdict == GATE_VERDICT_UNDECIDED),
+						 now[i].verdict == GATE_VERDICT_SAME ||
+						     now[i].verdict == GATE_VERDICT_FASTER,
+						 o);
+		}
+		if (left > further)
+			further = left;
+	}
+	return (ends ? 0 : o->max_pairs - m->pairs) + further * o->max_pairs;
+}
+
+/* One measurement from scratch: rounds of pairs until every metric waiting for a vote is
+ * settled, or none waits, or the pairs run out. */
 static int measure(struct measurement *m, const struct confirm_rebench_result *so_far,
 		   const struct confirm_rebench_options *o, int index, confirm_sample_fn sample,
 		   void *data, confirm_progress_fn progress, void *progress_data,
 		   struct bl_error *err)
 {
 	struct confirm_metric *now = NULL;
-	int ret = 0;
+	int ret = 0, ends = 0;
 
-	while (m->pairs < o->max_pairs) {
+	while (!ends) {
 		size_t settled = 0, waiting = 0;
 		for (size_t i = 0; i < o->round_pairs && m->pairs < o->max_pairs; i++)
 			if ((ret = take_pair(m, sample, data, err)))
@@ -221,16 +304,29 @@ static int measure(struct measurement *m, const struct confirm_rebench_result *s
 			memset(&now[i], 0, sizeof(now[i]));
 			now[i].key = m->s[i].key;
 			now[i].better_higher = m->s[i].better_higher;
+			now[i].asked = asked(m->s[i].key, o);
 			judge(&now[i], &m->s[i], o);
 			if (open_metric(m->s[i].key, so_far, o)) {
 				waiting++;
 				settled += now[i].verdict != GATE_VERDICT_UNDECIDED;
 			}
 		}
-		if (progress)
-			progress(index, m->pairs, o->max_pairs, now, m->n, progress_data);
-		if (waiting && settled == waiting)
-			break;
+		/* It ends once every metric waiting for a vote is settled (at once when none waits:
+		 * nothing asked about was measured, and more rounds cannot change that), or when
+		 * the pairs run out. */
+		ends = settled == waiting || m->pairs >= o->max_pairs;
+		if (progress) {
+			struct confirm_progress p;
+			memset(&p, 0, sizeof(p));
+			p.measurement = index;
+			p.pairs = m->pairs;
+			p.max_pairs = o->max_pairs;
+			p.done = so_far->pairs + m->pairs;
+			p.most = p.done + pairs_left(m, now, ends, so_far, o);
+			p.metrics = now;
+			p.n = m->n;
+			progress(&p, progress_data);
+		}
 	}
 done:
 	free(now);
@@ -270,6 +366,14 @@ int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_reb
 	int ret = 0, index = 0, more;
 
 	memset(out, 0, sizeof(*out));
+	if (progress) {
+		/* Before the first pair: where the pace of what follows is measured from. */
+		struct confirm_progress p;
+		memset(&p, 0, sizeof(p));
+		p.max_pairs = o->max_pairs;
+		p.most = (o->confirmations + o->replacements) * o->max_pairs;
+		progress(&p, progress_data);
+	}
 	do {
 		struct measurement m = {NULL, 0, 0, 0};
 		index++;
@@ -295,6 +399,7 @@ int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_reb
 				memset(c, 0, sizeof(*c));
 				c->key = xstrdup(m.s[i].key);
 				c->better_higher = m.s[i].better_higher;
+				c->asked = asked(c->key, o);
 			}
 			if (!needs_more(c, o))
 				continue;
@@ -302,15 +407,35 @@ int confirm_rebench(struct confirm_rebench_result *out, const struct confirm_reb
 			judge(&now, &m.s[i], o);
 			vote(c, &now, o);
 		}
+		/* A metric asked about that this measurement did not measure (no usable value on
+		 * a side) got no vote: it counts as an undecided one, so the replacements bound
+		 * how long it is waited for. */
+		for (size_t k = 0; k < out->n; k++) {
+			struct confirm_metric *c = &out->metrics[k];
+			int met = 0;
+			for (size_t i = 0; i < m.n && !met; i++)
+				met = !strcmp(m.s[i].key, c->key);
+			if (!met && c->asked && needs_more(c, o)) {
+				c->measurements++;
+				c->undecided_votes++;
+			}
+		}
 		measurement_release(&m);
+		/* Only the metrics asked about take further measurements. */
 		more = 0;
 		for (size_t k = 0; k < out->n; k++)
-			more |= needs_more(&out->metrics[k], o);
+			more |= out->metrics[k].asked && needs_more(&out->metrics[k], o);
 	} while (more);
 
-	out->verdict = out->n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
+	/* The verdict is the metrics' asked about; the others are only reported. */
+	out->verdict = GATE_VERDICT_UNDECIDED;
+	for (size_t k = 0; k < out->n; k++)
+		if (out->metrics[k].asked)
+			out->verdict = GATE_VERDICT_SAME;
 	for (size_t k = 0; k < out->n; k++) {
 		enum gate_verdict v = out->metrics[k].verdict;
+		if (!out->metrics[k].asked)
+			continue;
 		if (v == GATE_VERDICT_SLOWER)
 			out->verdict = GATE_VERDICT_SLOWER;
 		else if (v == GATE_VERDICT_UNDECIDED && out->verdict != GATE_VERDICT_SLOWER)

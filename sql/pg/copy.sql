@@ -89,11 +89,11 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
 
 -- name: copy_read_alerts
 -- streamed
-SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, recheck, created_at
+SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records
 FROM alerts ORDER BY id;
 
 -- name: copy_write_alerts
-INSERT INTO alerts (id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, recheck, created_at)
+INSERT INTO alerts (id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
 
 -- name: copy_read_suspects

@@ -61,14 +61,15 @@ ORDER BY run_id, name;
 WITH member AS MATERIALIZED (
 	SELECT r.run_id AS run_id, runs.harness_version AS harness_version,
 	       runs.content_hash AS content_hash, runs.baseline AS baseline, runs.at AS at,
-	       runs.started_at AS started_at, runs.place AS place
+	       runs.started_at AS started_at, runs.place AS place,
+	       runs.commit_sha AS commit_sha
 	FROM records r
 	JOIN placed_runs runs ON runs.id = r.run_id
 	WHERE r.machine_id = $1 AND r.benchmark_id = $2 AND r.config = $3
 	  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
 )
 SELECT p.run_id, p.place, p.at, p.started_at, p.harness_version, p.content_hash, p.baseline,
-       mt.name, mt.kind, mt.better, mt.median, mt.value
+       mt.name, mt.kind, mt.better, mt.median, mt.value, p.commit_sha
 FROM member p
 JOIN metrics mt ON mt.run_id = p.run_id
 ORDER BY p.place, p.at, p.started_at, p.run_id, mt.name;
@@ -85,7 +86,7 @@ SELECT l.run_id, x.machine_id, x.benchmark_id, x.config,
        (SELECT count(*) FROM tags t WHERE t.run_id = l.run_id) AS ntags,
        l.standing_delta, l.tags_delta,
        x.harness_version, x.content_hash, x.baseline,
-       p.at, x.started_at, p.place
+       p.at, x.started_at, p.place, x.commit_sha
 FROM (SELECT run_id,
 	     coalesce(sum(CASE WHEN what = 'standing' THEN delta END), 0)::float8
 		     AS standing_delta,
@@ -199,41 +200,44 @@ FROM (SELECT max(e.judged) AS j
       GROUP BY l.machine_id, l.benchmark_id, l.config, l.metric) AS series;
 
 -- name: detect_suspects_all
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state, deviation,
-       reference_run_id, follows_run_id, followers, persisted
-FROM suspects;
+SELECT s.id, s.run_id, s.metric, s.side, s.shift, s.median, s.center, s.tolerance, s.state,
+       s.deviation, s.reference_run_id, s.follows_run_id, s.followers, s.persisted, s.alert_id,
+       r.commit_sha, s.machine_id, s.benchmark_id, s.config
+FROM suspects s
+JOIN runs r ON r.id = s.run_id;
 
 -- name: detect_suspects_group
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state, deviation,
-       reference_run_id, follows_run_id, followers, persisted
-FROM suspects
-WHERE machine_id = $1 AND benchmark_id = $2 AND config = $3;
+SELECT s.id, s.run_id, s.metric, s.side, s.shift, s.median, s.center, s.tolerance, s.state,
+       s.deviation, s.reference_run_id, s.follows_run_id, s.followers, s.persisted, s.alert_id,
+       r.commit_sha, s.machine_id, s.benchmark_id, s.config
+FROM suspects s
+JOIN runs r ON r.id = s.run_id
+WHERE s.machine_id = $1 AND s.benchmark_id = $2 AND s.config = $3;
 
 -- name: detect_suspect_find
-SELECT id, run_id, metric, side, shift, median, center, tolerance, state, deviation,
-       reference_run_id, follows_run_id, followers, persisted
-FROM suspects
-WHERE run_id = $1 AND metric = $2;
+SELECT s.id, s.run_id, s.metric, s.side, s.shift, s.median, s.center, s.tolerance, s.state,
+       s.deviation, s.reference_run_id, s.follows_run_id, s.followers, s.persisted, s.alert_id,
+       r.commit_sha, s.machine_id, s.benchmark_id, s.config
+FROM suspects s
+JOIN runs r ON r.id = s.run_id
+WHERE s.run_id = $1 AND s.metric = $2;
 
--- A new Suspect ($6 to $15 as $2 to $11 of detect_suspect_update); $16 is the name of its
--- state, open. Its id is returned (SQLite's last insert rowid).
+-- A new Suspect ($6 to $15 as $2 to $11 of detect_suspect_update); $16 its alert and $17 the
+-- name of its state (its alert's). Its id is returned (SQLite's last insert rowid).
 -- name: detect_suspect_insert
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
 		      center, tolerance, deviation, reference_run_id, follows_run_id,
-		      followers, persisted, state, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+		      followers, persisted, alert_id, state, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
 	extract(epoch FROM clock_timestamp())::float8)
 RETURNING id;
 
+-- A Suspect's numbers ($2 to $11), its alert ($12) and the name of its state ($13).
 -- name: detect_suspect_update
 UPDATE suspects SET side = $2, shift = $3, median = $4, center = $5, tolerance = $6,
 		    deviation = $7, reference_run_id = $8, follows_run_id = $9,
-		    followers = $10, persisted = $11
+		    followers = $10, persisted = $11, alert_id = $12, state = $13
 WHERE id = $1;
-
--- name: detect_suspect_follow
-UPDATE suspects SET followers = $3, persisted = $4
-WHERE run_id = $1 AND metric = $2 AND (followers <> $3 OR persisted <> $4);
 
 -- The commits bisection pinned on main, by Series (detection starts a line at each). No
 -- ORDER BY key is NULL: seq is not, by the WHERE.
@@ -278,6 +282,19 @@ SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, place, s
        median, center, tolerance, state, run_id
 FROM listed
 ORDER BY machine, benchmark, config, metric, place, at, started_at, run_id;
+
+-- The first $2 Suspects with an id over $1, in id order (the order they were found in), with
+-- the columns of suspects_list: what `detect` prints of the new ones.
+-- name: suspects_new
+SELECT s.id, m.name, b.name, s.config, s.metric, runs.commit_sha, runs.source_hash,
+       runs.place, s.side, s.shift, s.median, s.center, s.tolerance, s.state, s.run_id
+FROM suspects s
+JOIN placed_runs runs ON runs.id = s.run_id
+JOIN machines m ON m.id = s.machine_id
+JOIN benchmarks b ON b.id = s.benchmark_id
+WHERE s.id > $1
+ORDER BY s.id
+LIMIT $2;
 
 -- Open Suspects on one Series, by names ($5: the name of the open state).
 -- name: suspects_open_count

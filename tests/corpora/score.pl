@@ -25,8 +25,9 @@
 #   of rev_before's record and a that of rev_after's (b = a - 1 when asv gives no rev_before);
 #   the range is matched when a slower Suspect sits at a position in [b - 1, a + 1]. A range
 #   whose rev_after has no record on the Series (asv could not measure it) is not matched;
-# - slower_alerts (not transient; of which slower_alerts_run_wide run-wide, and
-#   slower_alerts_transient left out), slower_alerts_per_100, ranges_matched_by_alerts: from
+# - slower_alerts (live: not transient, pending, cleared or ignored; of which
+#   slower_alerts_run_wide run-wide, and slower_alerts_transient and slower_alerts_pending left
+#   out), slower_alerts_per_100, ranges_matched_by_alerts, ranges_reference_before: from
 #   --alerts, null without it.
 use strict;
 use warnings;
@@ -180,35 +181,70 @@ if ($ranges) {
 }
 
 # --- alerts (§9.1) -----------------------------------------------------------------------------
-# With --alerts (`benchline alerts --json`): slower alerts that are not transient per 100
-# judged records, and the ranges matched by the Suspects of such alerts only (what confirm
-# would measure), instead of by any slower Suspect.
+# With --alerts (`benchline alerts --json`): the live slower alerts (what confirm measures: not
+# transient, not pending, not cleared or ignored) per 100 judged records, the ranges matched by
+# the Suspects of live alerts only, instead of by any slower Suspect, and of those the ranges
+# whose alert re-benches against a reference commit on the old level (before the range's
+# first new record: `after`).
 $f{slower_alerts} = undef;
 $f{slower_alerts_transient} = undef;
+$f{slower_alerts_pending} = undef;
 $f{slower_alerts_run_wide} = undef;
 $f{slower_alerts_per_100} = undef;
 $f{ranges_matched_by_alerts} = undef;
+$f{ranges_reference_before} = undef;
 if (defined $opt{alerts}) {
 	my $alerts = slurp_json($opt{alerts});
-	my %kept;
-	my ($n, $transient, $run_wide) = (0, 0, 0);
+	my (%kept, %alert_of);
+	my ($n, $transient, $pending, $run_wide) = (0, 0, 0, 0);
 	for my $a (grep { $_->{side} eq 'slower' } @$alerts) {
 		if ($a->{state} eq 'transient') {
 			$transient++;
 			next;
 		}
+		if ($a->{state} eq 'pending') {
+			$pending++;
+			next;
+		}
+		next if $a->{state} eq 'cleared' || $a->{state} eq 'ignored';
 		$n++;
 		$run_wide++ if $a->{run_wide};
-		$kept{$_} = 1 for @{ $a->{suspects} };
+		for (@{ $a->{suspects} }) {
+			$kept{$_} = 1;
+			$alert_of{$_} = $a;
+		}
 	}
 	$f{slower_alerts} = $n;
 	$f{slower_alerts_transient} = $transient;
+	$f{slower_alerts_pending} = $pending;
 	$f{slower_alerts_run_wide} = $run_wide;
 	$f{slower_alerts_per_100} =
-	    $records_judged ? 0 + sprintf('%.2f', $n / $records_judged * 100) : undef;
+	    $records_judged ? 0 + sprintf('%.3f', $n / $records_judged * 100) : undef;
 	if ($ranges) {
-		my (undef, $matched) = match_ranges($ranges, [ grep { $kept{ $_->{id} } } @slower ]);
+		my @live = grep { $kept{ $_->{id} } } @slower;
+		my (undef, $matched) = match_ranges($ranges, \@live);
 		$f{ranges_matched_by_alerts} = $matched;
+		# For each range, the live alerts whose Suspects match it: is the reference commit
+		# of one of them before the range's first new record?
+		my $before = 0;
+		for my $r (@$ranges) {
+			my $p = $pos{"$r->{machine}\0$r->{benchmark}"} // {};
+			my $a = defined $r->{after} ? $p->{ $r->{after} } : undef;
+			next unless defined $a;
+			my $b = defined $r->{before} ? $p->{ $r->{before} } : $a - 1;
+			my $ok = 0;
+			for my $s (@live) {
+				next unless $s->{machine} eq $r->{machine}
+				    && $s->{benchmark} eq $r->{benchmark} && $s->{metric} eq $r->{metric};
+				my $m = $p->{ $s->{commit} };
+				next unless defined $m && $m >= $b - 1 && $m <= $a + 1;
+				my $ref = $alert_of{ $s->{id} }{reference_commit};
+				my $rp = defined $ref ? $p->{$ref} : undef;
+				$ok = 1 if defined $rp && $rp < $a;
+			}
+			$before++ if $ok;
+		}
+		$f{ranges_reference_before} = $before;
 	}
 }
 
@@ -230,12 +266,16 @@ if (defined $f{ranges}) {
 	print "$n: ranges with a slower Suspect within 1 record: $f{ranges_matched} of $f{ranges}\n";
 }
 if (defined $f{slower_alerts}) {
-	print "$n: slower alerts that are not transient: $f{slower_alerts}"
-	    . " ($f{slower_alerts_run_wide} run-wide; $f{slower_alerts_transient} transient left out)\n";
-	print "$n: slower alerts per 100 records: $f{slower_alerts_per_100}\n";
-	print "$n: ranges with such an alert within 1 record: $f{ranges_matched_by_alerts} of"
+	print "$n: live slower alerts: $f{slower_alerts}"
+	    . " ($f{slower_alerts_run_wide} run-wide; $f{slower_alerts_transient} transient and"
+	    . " $f{slower_alerts_pending} pending left out)\n";
+	print "$n: live slower alerts per 100 records: $f{slower_alerts_per_100}\n";
+	print "$n: ranges with a live alert within 1 record: $f{ranges_matched_by_alerts} of"
 	    . " $f{ranges}\n"
 	    if defined $f{ranges_matched_by_alerts};
+	print "$n: of those, with the alert's reference commit before the range:"
+	    . " $f{ranges_reference_before} of $f{ranges_matched_by_alerts}\n"
+	    if defined $f{ranges_reference_before};
 } else {
 	print "$n: slower alerts per 100 records: - (no --alerts given)\n";
 }

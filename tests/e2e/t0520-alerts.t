@@ -1,8 +1,10 @@
 #!/bin/sh
 # Alerts (§9.1, docs/confirm.md "Alerts"): a one-record excursion is a transient alert; a
-# run-wide shift over 12 Series is one alert; a big step with a repeat mark is one alert; a step
-# marked one record late has the last in-band record as its reference; an alert still waiting
-# for followers stays open; quiet.transient_records; detect again changes nothing.
+# run-wide shift over 12 Series is one alert; a big step with a repeat mark is one alert; a
+# staircase is one alert; a step marked one record late has the last in-band record as its
+# reference, which a blip at the same commit does not move; an alert still waiting for
+# followers is pending; quiet.transient_records, and detect judging again under other settings;
+# detect again changes nothing.
 . "$(dirname "$0")/lib.sh"
 
 # records MACHINE BENCHMARK FIRST V1 V2 ...: one native record per value, commit i (40 digits,
@@ -44,13 +46,13 @@ test_expect 'a one-record excursion is a transient alert' '
 	test_cmp expect actual
 '
 
-test_expect 'a Suspect with fewer followers than quiet.transient_records stays open' '
+test_expect 'a Suspect with fewer followers than quiet.transient_records is pending' '
 	records m1 fresh 1 $flat 130 131 >y.jsonl &&
 	bl --db y.db ingest y.jsonl >/dev/null &&
 	mkdir cfg && echo "{\"quiet\": {\"transient_records\": 3}}" >cfg/benchline.json &&
 	bl --db y.db detect --repo cfg >/dev/null &&
 	alerts y.db >actual &&
-	echo "009 slower open - 1 008" >expect &&
+	echo "009 slower pending - 1 008" >expect &&
 	test_cmp expect actual &&
 	records m1 fresh 11 100 100 >y2.jsonl &&
 	bl --db y.db ingest y2.jsonl >/dev/null &&
@@ -103,17 +105,55 @@ test_expect 'a big step with a repeat mark is one alert' '
 
 # Record 17 (131) starts the step, but continues the excursion of record 9 (130) still in its
 # window, so it is not marked; record 18 is, one record late. Its predecessor is on the new level:
-# the reference is record 16, the last inside the band.
+# the reference is record 16, the last inside the band. Another benchmark blips at record 18:
+# its Suspect is in the same alert, with record 17 as its reference, but it is transient, so the
+# alert keeps 016, on the old level of the step.
 test_expect 'a step marked one record late: the reference is the last record inside the band' '
-	records m4 late 1 $flat 130 100 100 100 100 100 100 100 131 131 131 131 >l.jsonl &&
+	records m4 late 1 $flat 130 100 100 100 100 100 100 100 131 131 131 131 131 131 >l.jsonl &&
+	records m4 blip 1 $flat 100 100 100 100 100 100 100 100 100 130 100 100 100 100 >>l.jsonl &&
 	bl --db l.db ingest l.jsonl >/dev/null &&
 	bl --db l.db detect >/dev/null &&
 	alerts l.db >actual &&
 	cat >expect <<-\EOF &&
 	009 slower transient - 1 008
-	018 slower open - 1 016
+	018 slower open run-wide 2 016
 	EOF
 	test_cmp expect actual
+'
+
+test_expect 'a staircase (every record between the steps beyond the first band) is one alert' '
+	records m5 stairs 1 $flat 110 111 109 124 125 124 125 124 >s.jsonl &&
+	bl --db s.db ingest s.jsonl >/dev/null &&
+	bl --db s.db detect >/dev/null &&
+	alerts s.db >actual &&
+	echo "009 slower open - 2 008" >expect &&
+	test_cmp expect actual
+'
+
+# One record beyond the band, then back: transient under the default (4), persisted under 1.
+test_expect 'detect under other quiet settings judges the alerts again, and back' '
+	records m6 short 1 $flat 130 131 100 100 100 >r.jsonl &&
+	records m6 long 1 $flat 100 100 130 131 130 129 130 >>r.jsonl &&
+	bl --db r.db ingest r.jsonl >/dev/null &&
+	bl --db r.db detect >/dev/null &&
+	alerts r.db >first &&
+	cat >expect <<-\EOF &&
+	009 slower transient - 1 008
+	011 slower open - 1 010
+	EOF
+	test_cmp expect first &&
+	mkdir t1 && echo "{\"quiet\": {\"transient_records\": 1}}" >t1/benchline.json &&
+	bl --db r.db detect --repo t1 >/dev/null &&
+	alerts r.db >actual &&
+	cat >expect <<-\EOF &&
+	009 slower open - 1 008
+	011 slower open - 1 010
+	EOF
+	test_cmp expect actual &&
+	mkdir t0 && echo "{}" >t0/benchline.json &&
+	bl --db r.db detect --repo t0 >/dev/null &&
+	alerts r.db >actual &&
+	test_cmp first actual
 '
 
 test_expect 'detect again, or from scratch, leaves the alerts as they are' '

@@ -32,8 +32,8 @@ alerts() {
 flat="100 101 99 100 100 101 99 100"
 
 test_expect 'setup: a step on m1 and one on m2, each an open alert' '
-	records m1 town 1 $flat 130 131 130 129 >a.jsonl &&
-	records m2 town 1 $flat 130 131 130 129 >>a.jsonl &&
+	records m1 town 1 $flat 130 131 130 129 130 >a.jsonl &&
+	records m2 town 1 $flat 130 131 130 129 130 >>a.jsonl &&
 	bl --db a.db ingest a.jsonl >/dev/null &&
 	bl --db a.db detect >/dev/null &&
 	alerts a.db >actual &&

@@ -47,7 +47,7 @@ flat="100 101 99 100 100 101 99 100"
 test_expect 'pushed records become a Suspect and an alert, with no other command' '
 	records m1 parse 1 $flat >flat.jsonl &&
 	test "$(post tok-all /api/records flat.jsonl)" = 201 &&
-	records m1 parse 9 130 >step.jsonl &&
+	records m1 parse 9 130 131 130 129 130 >step.jsonl &&
 	test "$(post tok-all /api/records step.jsonl)" = 201 &&
 	wait_for /api/suspects "grep { \$_->{machine} eq q(m1) && \$_->{benchmark} eq q(parse) } @\$j" &&
 	json_get got "\$j->[0]{side} . q( ) . \$j->[0]{state} . q( ) . substr(\$j->[0]{commit}, -2)" >actual &&
@@ -59,7 +59,7 @@ test_expect 'pushed records become a Suspect and an alert, with no other command
 	test_cmp expect actual
 '
 test_expect 'each push is detected in turn; the API is the CLI, byte for byte' '
-	records m2 render 1 $flat 140 >m2.jsonl &&
+	records m2 render 1 $flat 140 141 140 139 140 >m2.jsonl &&
 	head -n 4 m2.jsonl >a.jsonl && tail -n +5 m2.jsonl >b.jsonl &&
 	test "$(post tok-all /api/records a.jsonl)" = 201 &&
 	test "$(post tok-all /api/records b.jsonl)" = 201 &&

@@ -160,8 +160,8 @@ test_expect 'every key of the live report is one docs/gate-json.md lists, and no
 	'"'"' "$ROOT/docs/gate-json.md" slow.json
 '
 test_expect 'progress on stderr, one line per round, as rebench prints it' '
-	grep -q "^gate: measurement 1, pair 10/60: loop latency [0-9.]* \[[0-9.]*, [0-9.]*\]; loop work 1.1000 \[1.1000, 1.1000\]; cpu_s " err &&
-	grep -q "^gate: measurement 3, pair [0-9]*/60: " err
+	grep -q "^gate: measurement 1, pair 10/60 (pairs 10 of at most [0-9]*, at most [0-9hms ]* left): loop latency [0-9.]* \[[0-9.]*, [0-9.]*\]; loop work 1.1000 \[1.1000, 1.1000\]; cpu_s " err &&
+	grep -q "^gate: measurement 3, pair [0-9]*/60 (pairs [0-9]* of at most [0-9]*[,)].*: " err
 '
 
 test_expect '--override and --exclude apply as in the stored gate: 10% within a 15% override passes' '

@@ -49,7 +49,7 @@ test_expect '§14'"'"'s view: status, and the metrics grouped by benchmark with 
 	test_cmp expect actual
 '
 test_expect 'progress on stderr, one line per round, and a one-line summary' '
-	grep -q "^rebench: measurement 1, pair 10/60: " err &&
+	grep -q "^rebench: measurement 1, pair 10/60 (pairs 10 of at most [0-9]*, at most [0-9hms ]* left): " err &&
 	grep -q "loop latency [0-9.]* \[[0-9.]*, [0-9.]*\]" err &&
 	tail -1 err | grep -q "^rebench: slower: $(echo $c3 | cut -c1-12) against $(echo $c1 | cut -c1-12), [0-9]* measurements, [0-9]* pairs$"
 '

@@ -11,7 +11,7 @@
 . "$TESTS_DIR/e2e/bench-lib.sh"
 
 # c0; k1..k10 comments (new sources, the same work); d1 docs; s1 15% more work (#42);
-# k11..k14 comments.
+# k11..k20 comments.
 (
 	set -e
 	bench_repo
@@ -20,10 +20,10 @@
 	commit 'docs only' >d1
 	more_work
 	commit '15% more work (#42)' >s1
-	comment_commits 11 14
+	comment_commits 11 20
 ) >setup.log 2>&1 || { cat setup.log; echo 'Bail out! cannot build the test repository'; exit 1; }
 c0=$(cat c0) s1=$(cat s1)
-for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do eval "k$k=\$(cat k$k)"; done
+for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do eval "k$k=\$(cat k$k)"; done
 cat >repo/benchline.json <<'EOF2'
 {"measured_paths": ["bench.c"], "unmeasured_paths": ["docs", ".gitignore"],
  "metrics": ["work"],
@@ -46,7 +46,7 @@ sweep() {
 main_branch=$(git -C repo symbolic-ref --short HEAD)
 
 test_expect 'setup: every other commit swept, synced and detected: one open slower alert' '
-	for c in $c0 $k2 $k4 $k6 $k8 $k10 $k12 $k14; do sweep s.db $c || return 1; done &&
+	for c in $c0 $k2 $k4 $k6 $k8 $k10 $k12 $k14 $k16 $k18 $k20; do sweep s.db $c || return 1; done &&
 	git -C repo checkout -q "$main_branch" &&
 	bl --db s.db sync --repo repo >/dev/null &&
 	bl --db s.db detect --repo repo >/dev/null &&
@@ -113,7 +113,9 @@ test_expect 'detect after confirm starts a pinned line at the Regression' '
 test_expect 'a step marked one record late is re-benched against the last record inside its band' '
 	for c in $c0 $k1 $k2; do sweep late.db $c || return 1; done &&
 	sweep late.db $k3 2300000 &&
-	for c in $k4 $k5 $k6 $k7 $k8 $k9 $k10 $k11 $k12 $k13; do sweep late.db $c || return 1; done &&
+	for c in $k4 $k5 $k6 $k7 $k8 $k9 $k10 $k11 $k12 $k13 $k14 $k15 $k16; do
+		sweep late.db $c || return 1
+	done &&
 	git -C repo checkout -q "$main_branch" &&
 	bl --db late.db sync --repo repo >/dev/null &&
 	bl --db late.db detect --repo repo >/dev/null &&
@@ -139,7 +141,7 @@ test_expect 'a transient alert asked for by id is cleared without measuring' '
 
 test_expect 'a step that does not hold when measured is cleared' '
 	for c in $c0 $k1 $k2 $k4; do sweep fake.db $c || return 1; done &&
-	for c in $k5 $k6 $k7; do sweep fake.db $c 2600000 || return 1; done &&
+	for c in $k5 $k6 $k7 $k8 $k9; do sweep fake.db $c 2600000 || return 1; done &&
 	git -C repo checkout -q "$main_branch" &&
 	bl --db fake.db sync --repo repo >/dev/null &&
 	bl --db fake.db detect --repo repo >/dev/null &&
@@ -160,7 +162,7 @@ test_expect 'an alert whose sides cannot be built is unbuildable, and stays open
 	sed "s/\"build\": \"cc -O2 -o bench bench.c\"/\"build\": \"false\"/" repo/benchline.json >broken.json &&
 	cp repo/benchline.json good.json && cp broken.json repo/benchline.json &&
 	bl --db s2.db init >/dev/null &&
-	for c in $c0 $k2 $k4 $k6 $k8 $k10 $k12 $k14; do sweep s2.db $c || return 1; done &&
+	for c in $c0 $k2 $k4 $k6 $k8 $k10 $k12 $k14 $k16 $k18 $k20; do sweep s2.db $c || return 1; done &&
 	git -C repo checkout -q "$main_branch" &&
 	bl --db s2.db sync --repo repo >/dev/null &&
 	bl --db s2.db detect --repo repo >/dev/null &&

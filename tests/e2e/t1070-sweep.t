@@ -2,8 +2,9 @@
 # benchline sweep (§10) on a real benchmark program: tonight's main is built, run and stored
 # with its commit and source hash; a docs-only commit is not measured again; --since measures
 # every source not measured yet, newest first, and the summary counts right; a commit that
-# cannot be built is skipped and counted; preflight runs before each process; --confirm turns
-# a planted 15% slowdown into one Regression. The metric judged is the program's iteration
+# cannot be built is skipped and counted; preflight runs before each process; --confirm
+# --pending turns a planted 15% slowdown into one Regression the night it lands (without
+# --pending the fresh alert waits until it persisted: t1065). The metric judged is the program's iteration
 # count ("work"), so no verdict depends on how busy the machine is.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/bench-lib.sh"
@@ -70,7 +71,7 @@ test_expect '--since: every source not measured yet, newest first; the summary c
 	test_cmp expect actual
 '
 
-test_expect '--confirm: a planted 15% slowdown becomes one Regression' '
+test_expect '--confirm --pending: a planted 15% slowdown becomes one Regression the night it lands' '
 	more_work &&
 	git -C repo add -A && git -C repo commit -q -m "15% more work (#7)" &&
 	git -C repo rev-parse HEAD >s1 &&
@@ -79,7 +80,7 @@ test_expect '--confirm: a planted 15% slowdown becomes one Regression' '
 		git -C repo add -A && git -C repo commit -q -m "comment $k" &&
 		git -C repo rev-parse HEAD >k$k || return 1
 	done &&
-	bl --db s.db sweep --repo repo --no-preflight --confirm >out 2>err &&
+	bl --db s.db sweep --repo repo --no-preflight --confirm --pending >out 2>err &&
 	tail -1 err >actual &&
 	echo "sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record stored, 1 joined their Series, 0 tagged, 1 new Suspect, 1 new alert, 1 alert confirmed (1 Regression)" >expect &&
 	test_cmp expect actual &&

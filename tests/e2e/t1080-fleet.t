@@ -125,14 +125,14 @@ test_expect 'a push is followed by new Suspects on the server, with no other com
 		sleep 0.1
 	done &&
 	serve_idle &&
-	curl -s "$URL/api/alerts?machine=m-a&state=open" | json_get - "join q( ), scalar @\$j, \$j->[0]{commit}" >actual &&
+	curl -s "$URL/api/alerts?machine=m-a&state=pending" | json_get - "join q( ), scalar @\$j, \$j->[0]{commit}" >actual &&
 	echo "1 $(cat k7)" >expect &&
 	test_cmp expect actual
 '
 
 test_expect 'confirm from the sweep machine: the Regression is on the server' '
 	url &&
-	on a confirm --repo repo --json >c.json 2>c.err &&
+	on a confirm --repo repo --pending --json >c.json 2>c.err &&
 	json_get c.json "join q( ), scalar @\$j, \$j->[0]{outcome}, scalar @{\$j->[0]{regressions}}" >actual &&
 	echo "1 confirmed 1" >expect &&
 	test_cmp expect actual &&
@@ -147,9 +147,9 @@ test_expect 'confirm from the sweep machine: the Regression is on the server' '
 test_expect 'a token without the confirm role cannot post an outcome (403)' '
 	url &&
 	serve_idle &&
-	curl -s "$URL/api/alerts?machine=m-b&state=open" | json_get - "scalar @\$j" >n &&
+	curl -s "$URL/api/alerts?machine=m-b&state=pending" | json_get - "scalar @\$j" >n &&
 	test "$(cat n)" = 1 &&
-	expect_exit 2 on b confirm --repo repo >out 2>err &&
+	expect_exit 2 on b confirm --repo repo --pending >out 2>err &&
 	grep -q "answered 403" err
 '
 

@@ -267,16 +267,36 @@ static void the_alert_facts_of_a_mark(void **state)
 		assert_int_equal(v[12].evicted.followers, 8);
 		assert_int_equal(v[12].evicted.persisted, 8);
 	}
-	/* A step marked one record late: 110 was marked, 121 continues nothing of 110's (too
-	 * far), so it is marked again; its reference is the last record inside its band, 100,
-	 * not 110 before it. */
+	/* A staircase: 110 was marked, 121 is too far from 110 to continue its level (10%), so
+	 * §6 marks it again; its reference is the last record inside its band, 100, not 110
+	 * before it. No record came back between the two (there is none): one excursion, so it
+	 * joins 110's alert. */
 	{
 		double m[] = {100, 101, 99, 100, 100, 110, 121};
 		detect_line(v, m, 7);
 		assert_true(v[5].marked);
 		assert_true(v[6].marked);
 		assert_int_equal(v[6].reference_id, 5); /* the 100 at index 4 */
-		assert_int_equal(v[6].follows_id, 0);	/* 121 is 10% from 110 */
+		assert_int_equal(v[6].follows_id, 6);	/* one excursion with 110 */
+	}
+	/* The same staircase with records between the steps: while they all stay beyond 110's
+	 * edge (103), the second step joins; one that came back breaks the excursion, and a
+	 * second step far from the first level is then an event of its own. */
+	{
+		double m[] = {100, 101, 99, 100, 100, 110, 111, 109, 124};
+		detect_line(v, m, 9);
+		assert_true(v[5].marked);
+		assert_false(v[6].marked); /* 111 and 109 continue 110's level */
+		assert_false(v[7].marked);
+		assert_true(v[8].marked);
+		assert_int_equal(v[8].follows_id, 6);
+	}
+	{
+		double m[] = {100, 101, 99, 100, 100, 110, 100, 109, 124};
+		detect_line(v, m, 9);
+		assert_true(v[5].marked);
+		assert_true(v[8].marked);
+		assert_int_equal(v[8].follows_id, 0); /* 100 came back between 110 and 124 */
 	}
 	/* A repeat mark: 123.5 is past 120's tolerance (3, the old level's 3%), so §6 marks it
 	 * again, but it is within 3% of 120 itself: the same step, the same alert. */

@@ -33,7 +33,7 @@ static void names_round_trip(void **state)
 				 0);
 		assert_int_equal(side, i);
 	}
-	for (int i = SUSPECT_OPEN; i <= SUSPECT_IGNORED; i++) {
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_PENDING; i++) {
 		assert_int_equal(
 		    suspect_state_parse(&st, suspect_state_name((enum suspect_state)i)), 0);
 		assert_int_equal(st, i);
@@ -174,7 +174,7 @@ static void the_schema_admits_exactly_these_names(void **state)
 	for (int i = SUSPECT_SLOWER; i <= SUSPECT_FASTER; i++)
 		assert_true(admits(h, side_sql, suspect_side_name((enum suspect_side)i)));
 	assert_false(admits(h, side_sql, "same"));
-	for (int i = SUSPECT_OPEN; i <= SUSPECT_IGNORED; i++)
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_PENDING; i++)
 		assert_true(admits(h, state_sql, suspect_state_name((enum suspect_state)i)));
 	assert_false(admits(h, state_sql, "closed"));
 	unit_store_close(NULL, path);
@@ -270,7 +270,7 @@ static void the_schema_lists_no_name_the_program_lacks(void **state)
 
 	strbuf_reset(&got);
 	strbuf_reset(&want);
-	for (int i = SUSPECT_OPEN; i <= SUSPECT_IGNORED; i++)
+	for (int i = SUSPECT_OPEN; i <= SUSPECT_PENDING; i++)
 		strbuf_addf(&want, "%s ", suspect_state_name((enum suspect_state)i));
 	schema_names(&got, h, "suspects", "state");
 	assert_string_equal(got.buf, want.buf);

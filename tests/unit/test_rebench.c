@@ -259,6 +259,140 @@ static void a_decided_metric_does_not_hold_up_the_confirmations(void **state)
 	confirm_rebench_release(&r);
 }
 
+/* Progress, as the engine reports it: each call's measurement, pairs done and the most. */
+struct progress_log {
+	int measurement[64];
+	size_t done[64], most[64];
+	size_t n;
+};
+
+static void log_progress(const struct confirm_progress *p, void *data)
+{
+	struct progress_log *l = data;
+	if (l->n < 64) {
+		l->measurement[l->n] = p->measurement;
+		l->done[l->n] = p->done;
+		l->most[l->n] = p->most;
+		l->n++;
+	}
+}
+
+/* The re-bench with only the keys given asked about (n 0: asked is NULL, every metric). */
+static enum gate_verdict run_asked(struct bench *b, struct confirm_rebench_result *r,
+				   const char *const *asked, size_t n, struct progress_log *log)
+{
+	struct confirm_rebench_options o;
+	struct bl_error err = BL_ERROR_INIT;
+	confirm_rebench_options_init(&o);
+	o.asked = n ? asked : NULL;
+	o.nasked = n;
+	if (confirm_rebench(r, &o, sample, b, log ? log_progress : NULL, log, &err))
+		fail_msg("%s", err.msg.buf);
+	bl_error_release(&err);
+	return r->verdict;
+}
+
+/* Confirm asks about the alert's own Series only (§9.2): a metric not asked about that never
+ * settles ("flaky", wild from the second sample on) is measured and reported, undecided, yet
+ * the re-bench ends after one round, as soon as the metric asked about is the same. Asked
+ * about too, the same metric keeps it going through every replacement. */
+static void a_metric_not_asked_about_is_never_waited_for(void **state)
+{
+	static const char *const asked[] = {"loop/t"};
+	struct bench b;
+	struct confirm_rebench_result r;
+	(void)state;
+	bench_init(&b, 6, 0, 0.001);
+	b.drift = 0;
+	b.flaky_after = 1;
+	assert_int_equal(run_asked(&b, &r, asked, 1, NULL), GATE_VERDICT_SAME);
+	assert_int_equal(r.measurements, 1);
+	assert_int_equal(r.pairs, CONFIRM_ROUND_PAIRS);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.metrics[0].key, "loop/t");
+	assert_true(r.metrics[0].asked);
+	assert_int_equal(r.metrics[0].verdict, GATE_VERDICT_SAME);
+	assert_string_equal(r.metrics[1].key, "flaky");
+	assert_false(r.metrics[1].asked);
+	assert_int_equal(r.metrics[1].verdict, GATE_VERDICT_UNDECIDED);
+	assert_int_equal(r.metrics[1].pairs, CONFIRM_ROUND_PAIRS);
+	confirm_rebench_release(&r);
+
+	bench_init(&b, 6, 0, 0.001);
+	b.drift = 0;
+	b.flaky_after = 1;
+	assert_int_equal(run_asked(&b, &r, NULL, 0, NULL), GATE_VERDICT_UNDECIDED);
+	assert_true(r.metrics[0].asked && r.metrics[1].asked);
+	assert_int_equal(r.measurements, CONFIRM_REPLACEMENTS + 1);
+	assert_int_equal(r.pairs, (CONFIRM_REPLACEMENTS + 1) * CONFIRM_MAX_PAIRS);
+	confirm_rebench_release(&r);
+}
+
+/* A metric not asked about that looks slower (peak RSS 15% and 6 MiB up) neither takes more
+ * measurements nor makes the whole verdict: that is the asked metric's, same. */
+static void a_slower_metric_not_asked_about_does_not_decide(void **state)
+{
+	static const char *const asked[] = {"loop/t"};
+	struct bench b;
+	struct confirm_rebench_result r;
+	(void)state;
+	bench_init(&b, 11, 0, 0.001);
+	b.drift = 0;
+	b.rss_a = 40000;
+	b.rss_b = 46000;
+	assert_int_equal(run_asked(&b, &r, asked, 1, NULL), GATE_VERDICT_SAME);
+	assert_int_equal(r.measurements, 1);
+	assert_string_equal(r.metrics[1].key, "peak_rss_kib");
+	assert_int_equal(r.metrics[1].slower_votes, 1);
+	assert_int_equal(r.metrics[1].verdict, GATE_VERDICT_UNDECIDED);
+	confirm_rebench_release(&r);
+}
+
+/* Asked about a metric no sample has: one round, nothing to wait for, undecided. */
+static void a_metric_asked_about_that_is_never_measured_ends_it_undecided(void **state)
+{
+	static const char *const asked[] = {"other/t"};
+	struct bench b;
+	struct confirm_rebench_result r;
+	(void)state;
+	bench_init(&b, 2, 0, 0.001);
+	assert_int_equal(run_asked(&b, &r, asked, 1, NULL), GATE_VERDICT_UNDECIDED);
+	assert_int_equal(r.pairs, CONFIRM_ROUND_PAIRS);
+	assert_int_equal(r.n, 1);
+	assert_false(r.metrics[0].asked);
+	confirm_rebench_release(&r);
+}
+
+/* Progress: a call before the first pair (the most any re-bench takes: 3 confirmations and 3
+ * replacements of 60 pairs), then one per round with the pairs done over the whole re-bench
+ * and the most it can still take, which never grows and ends at what was done. A 5% slower
+ * build: 10 pairs of at most 310 (one slower vote: five more measurements at the most), 20 of
+ * at most 260, 30 of at most 30. */
+static void progress_counts_the_pairs_done_of_the_most(void **state)
+{
+	struct bench b;
+	struct confirm_rebench_result r;
+	struct progress_log log;
+	(void)state;
+	memset(&log, 0, sizeof(log));
+	bench_init(&b, 1, 0.05, 0.002);
+	b.drift = 0;
+	assert_int_equal(run_asked(&b, &r, NULL, 0, &log), GATE_VERDICT_SLOWER);
+	assert_int_equal(log.n, 4);
+	assert_int_equal(log.measurement[0], 0);
+	assert_int_equal(log.done[0], 0);
+	assert_int_equal(log.most[0], (CONFIRM_CONFIRMATIONS + CONFIRM_REPLACEMENTS) * 60);
+	for (size_t i = 1; i < log.n; i++) {
+		assert_int_equal(log.measurement[i], (int)i);
+		assert_int_equal(log.done[i], i * CONFIRM_ROUND_PAIRS);
+		assert_true(log.most[i] <= log.most[i - 1]);
+	}
+	assert_int_equal(log.most[1], 310);
+	assert_int_equal(log.most[2], 260);
+	assert_int_equal(log.most[3], 30);
+	confirm_rebench_release(&r);
+}
+
 static void a_failing_sample_ends_it_with_the_error(void **state)
 {
 	struct bench b;
@@ -287,6 +421,10 @@ int main(void)
 	    cmocka_unit_test(peak_rss_needs_ten_percent_and_a_mebibyte),
 	    cmocka_unit_test(one_measurement_that_is_not_slower_clears_it),
 	    cmocka_unit_test(a_decided_metric_does_not_hold_up_the_confirmations),
+	    cmocka_unit_test(a_metric_not_asked_about_is_never_waited_for),
+	    cmocka_unit_test(a_slower_metric_not_asked_about_does_not_decide),
+	    cmocka_unit_test(a_metric_asked_about_that_is_never_measured_ends_it_undecided),
+	    cmocka_unit_test(progress_counts_the_pairs_done_of_the_most),
 	    cmocka_unit_test(a_failing_sample_ends_it_with_the_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
