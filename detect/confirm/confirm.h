@@ -261,7 +261,8 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
  * `benchline gate --settle` (§7.8): the stored gate's report r (from gate_run with opts), its
  * main comparison's FAIL rows (not a stale accept, which no measurement clears) and UNDECIDED
  * rows measured again live: their benchmarks only, the head against the merge base M, with
- * confirm_rebench_revs as --live measures (the same limits), and each such row whose
+ * confirm_rebench_revs as --live measures (the same limits), the rows' own keys the only ones
+ * asked about (the benchmarks' other metrics never hold the rounds up), and each such row whose
  * (benchmark, config, metric) bench.run printed on both sides takes the live verdict, kept
  * marked settled with the stored one; the others keep theirs, with a note why. Byte-identical
  * bench.artifacts settle them all as same. Then the outcome is decided again
