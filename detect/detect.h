@@ -1,8 +1,11 @@
 /*
- * detect: Suspects (§6). The band rule itself, a pure function of one line's medians with no
- * I/O (rule.c), and `detect_run`, which walks the Series the store hands it, judges the lines
- * that changed since the last run and stores lines and Suspects (run.c). docs/detection.md
- * explains the rule with a worked example, its blind spots and the incremental design.
+ * detect: Suspects (§6) and alerts (§9.1). The band rule itself, a pure function of one line's
+ * medians with no I/O (rule.c); `detect_run`, which walks the Series the store hands it, judges
+ * the lines that changed since the last run and stores lines (run.c); the alert pass it ends
+ * with, which gives each Suspect its alert, judges the alerts and stores both (alerts.c); and
+ * the JSON of Series, records, Suspects and alerts (json.c). docs/detection.md explains the
+ * rule with a worked example, its blind spots and the incremental design; docs/confirm.md the
+ * alerts.
  */
 #ifndef BENCHLINE_DETECT_H
 #define BENCHLINE_DETECT_H

@@ -5,12 +5,16 @@
 # then read `records --json`, `series --json` and `suspects --json` (tests/corpora/score.pl)
 # and print the figures. They are reported, not judged: nothing here has a budget.
 #
-#   sh tests/corpora/measure.sh [--data DIR] [--json] [--keep] [CORPUS...]
+#   sh tests/corpora/measure.sh [--data DIR] [--json] [--keep] [--time N] [CORPUS...]
 #
 # --data DIR   the shared data (default: $BENCHLINE_DATA, else ROOT/../shared/data); it is only
 #              read, never copied
 # --json       one JSON document {"data", "corpora": [figures of each corpus]} instead of lines
 # --keep       keep the temporary directory (printed on stderr)
+# --time N     also time the first `detect --all` of each history (its detection state
+#              removed before each run) against one sorted SQL scan of the same values (the
+#              metrics rows in Series order, sqlite3's own), interleaved, best of N each
+#              (§12: at most 1.5 times the scan); `make bench` gives 5
 # CORPUS       asv-django, gab (default: both). A corpus whose files are missing is skipped.
 #
 # $BENCHLINE names the binary (default ROOT/benchline). Exit 0 when every corpus asked for was
@@ -22,6 +26,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 DATA=${BENCHLINE_DATA:-$ROOT/../shared/data}
 JSON=0
 KEEP=0
+TIME=0
 CORPORA=
 
 while [ $# -gt 0 ]; do
@@ -31,9 +36,11 @@ while [ $# -gt 0 ]; do
 	--data=*) DATA=${1#--data=} ;;
 	--json) JSON=1 ;;
 	--keep) KEEP=1 ;;
+	--time) [ $# -ge 2 ] || { echo "measure.sh: --time needs a value" >&2; exit 2; }
+		TIME=$2; shift ;;
 	asv-django|gab) CORPORA="$CORPORA $1" ;;
 	*) echo "measure.sh: unknown argument '$1'" >&2
-	   echo "usage: measure.sh [--data DIR] [--json] [--keep] [asv-django] [gab]" >&2
+	   echo "usage: measure.sh [--data DIR] [--json] [--keep] [--time N] [asv-django] [gab]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -75,6 +82,37 @@ alerts() {
 	"$BL" --db "$2/bench.db" alerts --json >"$2/alerts.json"
 }
 
+# The floor of a first detect: one sorted SQL scan of the values it judges, the metrics rows in
+# Series order (group, metric, time), summed so that every row is read.
+SCAN='SELECT count(*), total(v) FROM (SELECT r.machine_id, r.benchmark_id, r.config, m.name,
+	m.median AS v FROM metrics m JOIN runs r ON r.id = m.run_id
+	ORDER BY r.machine_id, r.benchmark_id, r.config, m.name, r.committed_at, r.started_at);'
+# Removes what detect stored, so that the next detect --all is a first one.
+RESET="DELETE FROM suspects; DELETE FROM alerts; DELETE FROM line_ends; DELETE FROM lines;
+	DELETE FROM meta WHERE key LIKE 'detect%';"
+
+# time_first DIR: DIR/time.txt, "FIRST_S SCAN_S": the best of $TIME interleaved runs of each.
+time_first() {
+	perl -e '
+		use Time::HiRes qw(time);
+		my ($n, $bl, $db, $reset, $scan) = @ARGV;
+		my ($best_d, $best_s) = (9e9, 9e9);
+		for (1 .. $n) {
+			system("sh", "-c", q(sqlite3 "$0" "$1" >/dev/null), $db, $reset) == 0 or exit 2;
+			my $t = time;
+			system("sh", "-c", q("$0" --db "$1" detect --all >/dev/null 2>&1), $bl, $db) == 0
+			    or exit 2;
+			my $d = time - $t;
+			$t = time;
+			system("sh", "-c", q(sqlite3 "$0" "$1" >/dev/null), $db, $scan) == 0 or exit 2;
+			my $s = time - $t;
+			$best_d = $d if $d < $best_d;
+			$best_s = $s if $s < $best_s;
+		}
+		printf "%.3f %.3f\n", $best_d, $best_s;
+	' "$TIME" "$BL" "$1/bench.db" "$RESET" "$SCAN" >"$1/time.txt" 2>/dev/null
+}
+
 # measure NAME: converts, ingests, detects and scores one corpus into $WORK/NAME/score.{txt,json}.
 measure() {
 	d=$WORK/$1
@@ -100,6 +138,10 @@ measure() {
 	[ -f "$d/ranges.json" ] && set -- "$@" --ranges "$d/ranges.json"
 	alerts "$1" "$d" && set -- "$@" --alerts "$d/alerts.json"
 	shift
+	if [ "$TIME" -gt 0 ]; then
+		time_first "$d" || { echo "measure.sh: $1: the timing failed" >&2; return 2; }
+		set -- "$@" --time "$d/time.txt"
+	fi
 	perl "$HERE/score.pl" "$@" >"$d/score.txt" &&
 		perl "$HERE/score.pl" "$@" --json >"$d/score.json" || return 2
 }

@@ -3,12 +3,14 @@
 # (tests/corpora/measure.sh runs it after init, ingest and detect).
 #
 #   perl tests/corpora/score.pl --name NAME --converted FILE --records FILE --series FILE
-#        --suspects FILE [--ranges FILE] [--alerts FILE] [--json]
+#        --suspects FILE [--ranges FILE] [--alerts FILE] [--time FILE] [--json]
 #
 # --converted  the converter's output (JSON lines), for the expected order
 # --records    `benchline records --json`     --series  `benchline series --json`
 # --suspects   `benchline suspects --json`    --ranges  a converter's ranges file (asv-django.pl)
 # --alerts     `benchline alerts --json`, for the alert figures
+# --time       measure.sh's timings ("FIRST_S SCAN_S"), for first_detect_s, scan_s and
+#              first_detect_per_scan
 #
 # The figures (text: one "NAME: figure: value" line each; --json: one object):
 # - records_converted: records the converter wrote; records_standing: the standing records
@@ -38,7 +40,7 @@ while (@ARGV) {
 	my $a = shift @ARGV;
 	if ($a eq '--json') {
 		$opt{json} = 1;
-	} elsif ($a =~ /^--(name|converted|records|series|suspects|ranges|alerts)$/) {
+	} elsif ($a =~ /^--(name|converted|records|series|suspects|ranges|alerts|time)$/) {
 		defined($opt{$1} = shift @ARGV) or die "score.pl: $a needs a value\n";
 	} else {
 		die "score.pl: unknown argument '$a'\n";
@@ -248,6 +250,17 @@ if (defined $opt{alerts}) {
 	}
 }
 
+# --- the first detect against one sorted SQL scan (§12) ---------------------------------------
+$f{first_detect_s} = undef;
+$f{scan_s} = undef;
+$f{first_detect_per_scan} = undef;
+if (defined $opt{time}) {
+	open my $t, '<', $opt{time} or die "score.pl: cannot open '$opt{time}': $!\n";
+	my ($d, $s) = split ' ', scalar <$t>;
+	@f{qw(first_detect_s scan_s)} = (0 + $d, 0 + $s);
+	$f{first_detect_per_scan} = $s > 0 ? 0 + sprintf('%.2f', $d / $s) : undef;
+}
+
 # --- output ------------------------------------------------------------------------------------
 if ($opt{json}) {
 	print JSON::PP->new->canonical->pretty->encode(\%f);
@@ -279,4 +292,7 @@ if (defined $f{slower_alerts}) {
 } else {
 	print "$n: slower alerts per 100 records: - (no --alerts given)\n";
 }
+printf "$n: first detect --all: %.3f s, one sorted SQL scan of the same values: %.3f s (%.2f x)\n",
+    $f{first_detect_s}, $f{scan_s}, $f{first_detect_per_scan} // 0
+    if defined $f{first_detect_s};
 exit 0;
