@@ -40,7 +40,8 @@ static int first_alert(const struct store_alert *a, void *data)
 	return 1;
 }
 
-/* Eight flat records and a step: detection makes one open alert of one Suspect. */
+/* Eight flat records and a step that holds for four more: detection makes one open alert of one
+ * Suspect. */
 static int setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof(*f));
@@ -50,10 +51,11 @@ static int setup(void **state)
 	struct detect_options opts;
 	struct detect_result res;
 	struct store_alert_filter af;
-	static const double values[] = {100, 101, 99, 100, 100, 101, 99, 100, 130};
+	static const double values[] = {100, 101, 99,  100, 100, 101, 99,
+					100, 130, 131, 130, 129, 130};
 
 	f->st = unit_store_open(f->path, sizeof(f->path), "test_outcome");
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < (int)(sizeof(values) / sizeof(values[0])); i++)
 		strbuf_addf(
 		    &json,
 		    "{\"schema\": 1, \"machine\": \"m1\", \"benchmark\": \"parse\","
