@@ -1,9 +1,9 @@
 #!/bin/sh
 # The two dialects of the store (docs/architecture.md, "The store"): sql/pg/ against sql/ on a
-# real PostgreSQL server. The schemas are the same (tests/pg/schema-equal.pl), the change-log
-# and alert triggers leave the same rows (triggers-equal.pl), the placement rule places alike
-# (places-equal.pl), every named statement prepares (prepare-all.pl), and every statement gives
-# the same rows on the same history (compare-q1.sh, compare-q2.sh).
+# real PostgreSQL server. The schemas are the same (tests/pg/schema-equal.pl), the triggers
+# leave the same change log, meta rows, alerts and Suspects (triggers-equal.pl), the placement
+# rule places alike (places-equal.pl), every named statement prepares (prepare-all.pl), and
+# every statement gives the same rows on the same history (compare-q1.sh, compare-q2.sh).
 . "$(dirname "$0")/lib.sh"
 
 pg_test_server || { echo 'Bail out! no PostgreSQL server'; exit 1; }
@@ -22,7 +22,7 @@ test_expect 'the schemas are the same' '
 		{ cat out; return 1; }
 '
 
-test_expect 'the triggers leave the same change log, meta rows and rechecks' '
+test_expect 'the triggers leave the same change log, meta rows, alerts and Suspects' '
 	perl "$PGT/triggers-equal.pl" --apply "$(fresh triggers)" lite.db >out 2>&1 ||
 		{ cat out; return 1; }
 '
