@@ -169,8 +169,9 @@ void detect_alerts_put(struct detect_alerts *a, const struct store_mark *m,
 	mark_set(a, mark_slot(a, m), m, stored, commit);
 }
 
-int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d, int64_t run_id,
-			 const char *metric, int followers, int persisted, struct bl_error *err)
+int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d,
+			 const struct store_group *g, int64_t run_id, const char *metric,
+			 int followers, int persisted, struct bl_error *err)
 {
 	struct pass_mark *pm = find_mark(a, run_id, metric);
 	struct store_mark found;
@@ -180,7 +181,7 @@ int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d, int64_
 		pm->mk.persisted = persisted;
 		return 0;
 	}
-	if ((ret = store_detect_suspect_find(&have, &found, d, run_id, metric, err)))
+	if ((ret = store_detect_suspect_find(&have, &found, d, g, run_id, metric, err)))
 		return ret;
 	if (!have || (found.followers == followers && found.persisted == persisted))
 		return 0;
@@ -299,9 +300,12 @@ static int assign(struct detect_alerts *a, struct store_detect *d, struct bl_err
 				alert = f->mk.alert_id;
 			} else {
 				struct store_mark found;
+				struct store_group g = {pm->mk.machine_id, pm->mk.benchmark_id,
+							pm->config};
 				int have;
-				if ((ret = store_detect_suspect_find(
-					 &have, &found, d, pm->mk.follows_run_id, pm->metric, err)))
+				if ((ret = store_detect_suspect_find(&have, &found, d, &g,
+								     pm->mk.follows_run_id,
+								     pm->metric, err)))
 					return ret;
 				if (have)
 					alert = found.alert_id;

@@ -173,9 +173,11 @@ struct detect_alerts *detect_alerts_new(struct store *st, int transient_records)
 void detect_alerts_free(struct detect_alerts *a);
 void detect_alerts_put(struct detect_alerts *a, const struct store_mark *m,
 		       const struct store_mark *stored, const char *commit);
-/* New follower counts for the Suspect of (run_id, metric), if there is one. */
-int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d, int64_t run_id,
-			 const char *metric, int followers, int persisted, struct bl_error *err);
+struct store_group;
+/* New follower counts for the Suspect of group g's run_id and metric, if there is one. */
+int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d,
+			 const struct store_group *g, int64_t run_id, const char *metric,
+			 int followers, int persisted, struct bl_error *err);
 void detect_alerts_drop(struct detect_alerts *a, const struct store_mark *stored);
 void detect_alerts_walked_all(struct detect_alerts *a);
 /* A record of machine at commit joined or left its Series (an incremental detect): the alerts

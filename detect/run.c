@@ -376,9 +376,11 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 			have = 1;
 			found = o->mark;
 		}
-	} else if ((ret = store_detect_suspect_find(&have, &found, c->d, mk->run_id, mk->metric,
-						    err))) {
-		return ret;
+	} else {
+		struct store_group g = {mk->machine_id, mk->benchmark_id, (char *)mk->config};
+		if ((ret = store_detect_suspect_find(&have, &found, c->d, &g, mk->run_id,
+						     mk->metric, err)))
+			return ret;
 	}
 	if (have && same_mark(&found, mk))
 		return 0;
@@ -400,12 +402,12 @@ static int put_pending(struct detect_ctx *c, struct line_state *ls, size_t i, st
 
 /* A record's new follower counts for the mark it followed: kept with the pending Suspect in a
  * rebuild (stored when final), written to the stored one when a line is continued. */
-static int follow_mark(struct detect_ctx *c, struct line_state *ls, const char *metric,
-		       const struct detect_followed *f, int final, int use_old,
+static int follow_mark(struct detect_ctx *c, struct line_state *ls, const struct store_group *g,
+		       const char *metric, const struct detect_followed *f, int final, int use_old,
 		       struct bl_error *err)
 {
 	if (!use_old)
-		return detect_alerts_follow(c->alerts, c->d, f->id, metric, f->followers,
+		return detect_alerts_follow(c->alerts, c->d, g, f->id, metric, f->followers,
 					    f->persisted, err);
 	for (size_t i = 0; i < ls->npending; i++) {
 		if (ls->pending[i].run_id != f->id)
@@ -556,9 +558,10 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 		else
 			detect_step(&v, &ls->tail, p->value, mb->run_id);
 		for (size_t i = 0; i < v.nfollowed; i++)
-			if ((ret = follow_mark(c, ls, metric, &v.followed[i], 0, use_old, err)))
+			if ((ret = follow_mark(c, ls, g, metric, &v.followed[i], 0, use_old, err)))
 				return ret;
-		if (v.evicted.id && (ret = follow_mark(c, ls, metric, &v.evicted, 1, use_old, err)))
+		if (v.evicted.id &&
+		    (ret = follow_mark(c, ls, g, metric, &v.evicted, 1, use_old, err)))
 			return ret;
 		if (v.marked) {
 			struct store_mark mk;

@@ -65,8 +65,12 @@ WHERE r.id = ?1;
 
 -- Removing run ?1, in this order: what refers to it (its Suspects, the lines that start at it,
 -- its tags, metrics and standing), its change-log entries, then the run.
+-- (The Suspects' key starts with the run's group: looked up first, so the delete is a seek.)
 -- name: admin_rm_suspects
-DELETE FROM suspects WHERE run_id = ?1;
+DELETE FROM suspects
+WHERE (machine_id, benchmark_id, config) =
+	(SELECT machine_id, benchmark_id, config FROM runs WHERE id = ?1)
+  AND run_id = ?1;
 
 -- name: admin_rm_lines
 DELETE FROM lines WHERE start_run_id = ?1;

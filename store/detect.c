@@ -885,15 +885,17 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 }
 
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
-			      int64_t run_id, const char *metric, struct bl_error *err)
+			      const struct store_group *g, int64_t run_id, const char *metric,
+			      struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
 	int rc, ret = 0;
 	*found = 0;
 	if (!s)
 		return BL_EDB;
-	store_bind_int64(s, 1, run_id);
-	store_bind_text(s, 2, metric);
+	bind_group(s, g);
+	store_bind_int64(s, 4, run_id);
+	store_bind_text(s, 5, metric);
 	rc = store_step(s);
 	if (rc == STORE_ROW && !(ret = read_mark(out, d->st, s, err))) {
 		out->metric = metric;

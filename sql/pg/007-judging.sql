@@ -29,3 +29,8 @@ DROP INDEX suspects_unassigned;
 ALTER TABLE suspects DROP CONSTRAINT suspects_run_id_fkey;
 ALTER TABLE suspects DROP CONSTRAINT suspects_machine_id_fkey;
 ALTER TABLE suspects DROP CONSTRAINT suspects_benchmark_id_fkey;
+-- One key for every lookup, as in SQLite (the reason is there).
+ALTER TABLE suspects DROP CONSTRAINT suspects_run_id_metric_key;
+DROP INDEX suspects_series;
+ALTER TABLE suspects ADD CONSTRAINT suspects_key
+	UNIQUE (machine_id, benchmark_id, config, run_id, metric);

@@ -214,13 +214,15 @@ FROM suspects s
 JOIN runs r ON r.id = s.run_id
 WHERE s.machine_id = $1 AND s.benchmark_id = $2 AND s.config = $3;
 
+-- The Suspect of group ($1, $2, $3), run $4 and metric $5: the key's one row.
 -- name: detect_suspect_find
 SELECT s.id, s.run_id, s.metric, s.side, s.shift, s.median, s.center, s.tolerance, s.state,
        s.deviation, s.reference_run_id, s.follows_run_id, s.followers, s.persisted, s.alert_id,
        r.commit_sha, s.machine_id, s.benchmark_id, s.config
 FROM suspects s
 JOIN runs r ON r.id = s.run_id
-WHERE s.run_id = $1 AND s.metric = $2;
+WHERE s.machine_id = $1 AND s.benchmark_id = $2 AND s.config = $3 AND s.run_id = $4
+  AND s.metric = $5;
 
 -- A new Suspect ($6 to $15 as $2 to $11 of detect_suspect_update); $16 its alert and $17 the
 -- name of its state (its alert's). Its id is returned (SQLite's last insert rowid).

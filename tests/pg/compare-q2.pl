@@ -407,8 +407,13 @@ read_case('detect_lines_group placed by time', 'detect.sql', 'detect_lines_group
 read_case('detect_series_count', 'detect.sql', 'detect_series_count');
 read_case('detect_suspects_all', 'detect.sql', '~detect_suspects_all');
 read_case('detect_suspects_group', 'detect.sql', '~detect_suspects_group', $g, $gb, $gc);
-read_case('detect_suspect_find', 'detect.sql', 'detect_suspect_find', 'i:2283', 't:cpu_frame_us');
-read_case('detect_suspect_find none', 'detect.sql', 'detect_suspect_find', 'i:2283', 't:nope');
+# The Suspects' key is the run's group, the run and the metric.
+my @k2283 = split /\|/, lite_value('SELECT machine_id, benchmark_id, config FROM runs WHERE id = 2283');
+my @find2283 = ("i:$k2283[0]", "i:$k2283[1]", "t:$k2283[2]", 'i:2283');
+read_case('detect_suspect_find', 'detect.sql', 'detect_suspect_find', @find2283, 't:cpu_frame_us');
+read_case('detect_suspect_find none', 'detect.sql', 'detect_suspect_find', @find2283, 't:nope');
+read_case('detect_suspect_find in another group', 'detect.sql', 'detect_suspect_find', 'i:9', 'i:9',
+	  "t:$k2283[2]", 'i:2283', 't:cpu_frame_us');
 read_case('detect_pinned', 'detect.sql', 'detect_pinned');
 # Before any case inserts a Suspect: PostgreSQL's sequence is not rolled back with the
 # transaction, so after one the last id given is one more there (no id a row keeps; the C code
@@ -463,7 +468,7 @@ case('detect_suspect_update', write => 1,
 		'r:2.857142857142857', 'r:0.0625', 'r:0', 'n', 'i:2283', 'i:8', 'i:8', 'n',
 		't:pending'],
 	       ['detect.sql', 'detect_suspect_update', 'i:999', @numbers, 'i:1', 't:open'],
-	       ['detect.sql', 'detect_suspect_find', 'i:2283', 't:cpu_frame_us'],
+	       ['detect.sql', 'detect_suspect_find', @find2283, 't:cpu_frame_us'],
 	       ['alerts.sql', '~alerts_members', 'i:2'], ['alerts.sql', 'alerts_suspect_ids', 'i:1']],
      checks => [$suspects_rows, $alerts_rows]);
 case('detect_suspect_delete', write => 1,
