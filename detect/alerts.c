@@ -59,6 +59,7 @@ struct detect_alerts {
 	struct touched *touched;
 	size_t ntouched, touched_alloc;
 	struct strbuf sb;
+	struct strbuf found_commit; /* a stored Suspect's commit, read back */
 };
 
 struct detect_alerts *detect_alerts_new(struct store *st, int transient_records)
@@ -71,6 +72,7 @@ struct detect_alerts *detect_alerts_new(struct store *st, int transient_records)
 	intern_init(&a->moved_keys);
 	intern_init(&a->alert_keys);
 	strbuf_init(&a->sb, 0);
+	strbuf_init(&a->found_commit, 0);
 	return a;
 }
 
@@ -95,6 +97,7 @@ void detect_alerts_free(struct detect_alerts *a)
 	intern_release(&a->alert_keys);
 	free(a->touched);
 	strbuf_release(&a->sb);
+	strbuf_release(&a->found_commit);
 	free(a);
 }
 
@@ -181,13 +184,13 @@ int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d,
 		pm->mk.persisted = persisted;
 		return 0;
 	}
-	if ((ret = store_detect_suspect_find(&have, &found, d, g, run_id, metric, err)))
+	if ((ret = store_detect_suspect_find(&have, &found, d, g, run_id, metric, &a->found_commit,
+					     err)))
 		return ret;
 	if (!have || (found.followers == followers && found.persisted == persisted))
 		return 0;
 	found.followers = followers;
 	found.persisted = persisted;
-	/* found's strings live until the next statement: mark_set copies them first. */
 	pm = mark_slot(a, &found);
 	mark_set(a, pm, &found, &found, found.commit);
 	return 0;
@@ -305,7 +308,7 @@ static int assign(struct detect_alerts *a, struct store_detect *d, struct bl_err
 				int have;
 				if ((ret = store_detect_suspect_find(&have, &found, d, &g,
 								     pm->mk.follows_run_id,
-								     pm->metric, err)))
+								     pm->metric, NULL, err)))
 					return ret;
 				if (have)
 					alert = found.alert_id;

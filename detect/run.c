@@ -379,7 +379,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	} else {
 		struct store_group g = {mk->machine_id, mk->benchmark_id, (char *)mk->config};
 		if ((ret = store_detect_suspect_find(&have, &found, c->d, &g, mk->run_id,
-						     mk->metric, err)))
+						     mk->metric, NULL, err)))
 			return ret;
 	}
 	if (have && same_mark(&found, mk))

@@ -886,7 +886,7 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      const struct store_group *g, int64_t run_id, const char *metric,
-			      struct bl_error *err)
+			      struct strbuf *commit, struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
 	int rc, ret = 0;
@@ -898,7 +898,15 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 	store_bind_text(s, 5, metric);
 	rc = store_step(s);
 	if (rc == STORE_ROW && !(ret = read_mark(out, d->st, s, err))) {
+		/* the row's strings go with the reset below */
 		out->metric = metric;
+		out->config = g->config;
+		out->commit = NULL;
+		if (commit) {
+			strbuf_reset(commit);
+			strbuf_addstr(commit, store_column_text(s, 15, ""));
+			out->commit = commit->buf;
+		}
 		*found = 1;
 	}
 	store_reset(s);

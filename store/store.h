@@ -503,10 +503,12 @@ typedef int (*store_mark_fn)(const struct store_mark *m, void *data);
 /* Every stored Suspect (g NULL) or one group's. */
 int store_detect_suspects(struct store_detect *d, const struct store_group *g, store_mark_fn fn,
 			  void *data, struct bl_error *err);
-/* The Suspect of group g's run run_id and metric: *found 0 when there is none. */
+/* The Suspect of group g's run run_id and metric: *found 0 when there is none. out's metric
+ * and config are the caller's; its commit is copied into commit (may be NULL: out->commit is
+ * NULL then). */
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      const struct store_group *g, int64_t run_id, const char *metric,
-			      struct bl_error *err);
+			      struct strbuf *commit, struct bl_error *err);
 /* Inserts a new Suspect with its alert and state; *id_out its id. */
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
