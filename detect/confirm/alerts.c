@@ -434,7 +434,7 @@ static int take_up(struct confirm_alert_result **out, size_t *nr, struct pick_ct
 			     p->skipped, p->skipped == 1 ? "" : "s",
 			     p->skipped == 1 ? "it" : "them", p->skipped == 1 ? "its" : "their",
 			     p->skipped == 1 ? "it" : "them");
-	if (p->all)
+	if (p->all && p->n > 1)
 		qsort(p->v, p->n, sizeof(*p->v), by_id);
 	if (p->n && !req->cfg &&
 	    ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)) ||
