@@ -89,10 +89,11 @@ struct bl_error {
 		0, STRBUF_INIT                                                                     \
 	}
 
-/* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. */
+/* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. The
+ * arguments may include err's own message (err->msg.buf): an error can extend itself. */
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Puts "prefix: " in front of the current message. */
+/* Puts "prefix: " in front of the current message (whose text the arguments may include). */
 void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bl_error_clear(struct bl_error *err);

@@ -59,14 +59,18 @@ char *xstrdup(const char *s)
 
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	if (!err)
 		return code;
-	err->code = code;
-	strbuf_reset(&err->msg);
+	/* Formatted into a buffer of its own, then swapped in: the arguments may point into the
+	 * old message (an error that extends itself), which must stay whole until read. */
 	va_start(ap, fmt);
-	strbuf_vaddf(&err->msg, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	err->code = code;
+	strbuf_release(&err->msg);
+	err->msg = sb;
 	return code;
 }
 
