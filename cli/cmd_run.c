@@ -126,13 +126,10 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 		goto fail;
 	cli_intake_finish(&in);
 	ret = cli_intake_status(&in, 0);
-	cli_printf(stderr,
-		   "run: '%s' ran in %.2f s (cpu %.2f s, peak rss %lld KiB): %zu record%s %s\n",
-		   argv[0], run.wall_s, run.cpu_s, (long long)run.peak_rss_kib, batch.nr,
-		   batch.nr == 1 ? "" : "s",
-		   !ret			 ? "stored"
-		   : ret == EXIT_SPOOLED ? "kept in the spool"
-					 : "not all stored");
+	cli_printf(
+	    stderr, "run: '%s' ran in %.2f s (cpu %.2f s, peak rss %lld KiB): %zu record%s %s\n",
+	    argv[0], run.wall_s, run.cpu_s, (long long)run.peak_rss_kib, batch.nr,
+	    batch.nr == 1 ? "" : "s", in.push.bodies_spooled ? "kept in the spool" : "stored");
 	goto done;
 fail:
 	cli_fail(&err);

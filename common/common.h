@@ -97,6 +97,9 @@ int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
 void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bl_error_clear(struct bl_error *err);
+/* url as messages may show it (a new string appended to sb): the password of its user part
+ * (scheme://user:PASSWORD@host) and every password= parameter of its query left out. */
+void strbuf_add_url_redacted(struct strbuf *sb, const char *url);
 void bl_error_release(struct bl_error *err);
 
 void *xmalloc(size_t size);

@@ -58,11 +58,14 @@ void push_server_free(struct push_server *srv);
  * the text has none. */
 int push_token_parse(struct strbuf *out, const char *text, size_t len);
 
-/* An answer: the HTTP status, its body (at most PUSH_MAX_RESPONSE bytes) and Retry-After. */
+/* An answer: the HTTP status, its body (at most PUSH_MAX_RESPONSE bytes), its Content-Type,
+ * where a 3xx points, and Retry-After. */
 struct push_response {
-	long status;	      /* 0 before an answer */
-	struct strbuf body;   /* never NULL */
-	double retry_after_s; /* Retry-After in seconds, -1 when the answer has none */
+	long status;		    /* 0 before an answer */
+	struct strbuf body;	    /* never NULL */
+	struct strbuf content_type; /* the Content-Type header, "" when none */
+	struct strbuf location;	    /* a 3xx's Location, made absolute; "" when none */
+	double retry_after_s;	    /* Retry-After in seconds, -1 when the answer has none */
 };
 void push_response_init(struct push_response *r);
 void push_response_release(struct push_response *r);
@@ -98,21 +101,34 @@ int push_status_retryable(long status);
 /*
  * push_request (JSON bodies), trying again on what may pass (no answer, or a retryable status)
  * up to retry->retries times, waiting push_retry_delay_ms in between; name is what is sent, in
- * messages (a file). 0: acknowledged (a 2xx), out holds the answer; BL_EDENIED: refused (a 4xx,
- * or a status neither 2xx nor retryable), never retried, out->status the status, and err the
- * server's message ("error" of its JSON, else its text), with the server's name for a body
- * ("request:LINE:COLUMN: ...") made name; BL_EIO: not acknowledged after every attempt ("NAME:
- * not acknowledged after N attempts: " and the last failure); BL_ETOOBIG and BL_EINVALID as
- * push_request says.
+ * messages (a file). 0: a 2xx, out holds the answer (push_records checks it is benchline's);
+ * BL_EDENIED: refused (a 4xx but 408 and 429), never retried, out->status the status, and err
+ * the server's message ("error" of its JSON, else its text), with the server's name for a body
+ * ("request:LINE:COLUMN: ...") made name; BL_EIO: not acknowledged, either after every attempt
+ * ("NAME: not acknowledged after N attempts: " and the last failure) or at once for an answer
+ * no later attempt would change: a 3xx, never followed ("NAME: redirected to URL: not
+ * followed"), or a status outside 200 to 599; BL_ETOOBIG and BL_EINVALID as push_request says.
  */
 int push_request_retrying(struct push_response *out, struct push_server *srv,
 			  const struct push_retry *retry, const char *name, const char *method,
 			  const char *path_and_query, const char *body, size_t len,
 			  struct bl_error *err);
-/* POSTs one body of native records (§2) to /api/records with push_request_retrying; also
- * BL_ETOOBIG, nothing sent, when the body is empty or over PUSH_MAX_BODY. */
+/*
+ * POSTs one body of native records (§2) to /api/records with push_request_retrying, and
+ * counts it acknowledged only when the answer is a 2xx carrying benchline's outcome list with
+ * exactly one outcome per record of the body, in order (push_body_records,
+ * push_answer_outcomes): 0 then. Any other 2xx is BL_EIO, not acknowledged, with what came back
+ * ("NAME: the server's answer is not benchline's (200, text/html, 24 bytes)", "NAME: the server
+ * answered 201 with 0 outcomes for 3 records"); the rest as push_request_retrying says; also
+ * BL_ETOOBIG, nothing sent, when the body is empty or over PUSH_MAX_BODY.
+ */
 int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
 		 const char *name, const char *body, size_t len, struct bl_error *err);
+
+/* How many records a native body holds (§2: one object, an array of them, or one after
+ * another), counted without checking them: 0 with *n set, or BL_EINVALID when the body is not
+ * JSON values one after another or one array. */
+int push_body_records(size_t *n, const char *body, size_t len);
 
 /*
  * The outcomes of an acknowledged POST /api/records (answer is its body): a new array of one
@@ -122,6 +138,9 @@ int push_records(struct push_response *out, struct push_server *srv, const struc
  */
 struct json_t;
 int push_answer_outcomes(struct json_t **out, const char *answer, size_t len, struct bl_error *err);
+/* What an answer is, for a message: "STATUS, CONTENT-TYPE, N bytes" (the media type without
+ * its parameters, "no content type" when it has none). */
+void push_answer_describe(struct strbuf *out, const struct push_response *r);
 
 /*
  * The spool: one file per body a server did not acknowledge, named so that the names sort
@@ -182,11 +201,12 @@ struct push_session {
 };
 
 /*
- * Sends one body (named name in messages), or keeps it in the spool. 0: acknowledged (answer holds
- * the server's answer, spooled_as is left empty) or spooled because it was not acknowledged (its
- * path is appended to spooled_as, and err says why it was not acknowledged, for the caller to
- * show); BL_EDENIED or BL_ETOOBIG: refused by the server or over its cap, not spooled (err says);
- * BL_EIO: neither acknowledged nor spooled (the spool could not be written; err says both).
+ * Sends one body (named name in messages), or keeps it in the spool. 0: acknowledged (push_records:
+ * answer holds benchline's outcome list, spooled_as is left empty) or spooled because it was not
+ * acknowledged (its path is appended to spooled_as, and err says why it was not acknowledged
+ * and what came back, for the caller to show); BL_EDENIED or BL_ETOOBIG: refused by the server
+ * or over its cap, not spooled (err says); BL_EIO: neither acknowledged nor spooled (the spool
+ * could not be written; err names the body and says both why).
  */
 int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
 		      struct push_session *s, const char *name, const char *body, size_t len,

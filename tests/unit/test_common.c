@@ -111,6 +111,28 @@ static void error_set_from_its_own_message(void **state)
 	strbuf_release(&why);
 }
 
+static void urls_lose_their_passwords_in_messages(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"postgresql://u:s3cret@h:5432/db", "postgresql://u@h:5432/db"},
+	    {"http://u:p@ss@h/x?y=1", "http://u@h/x?y=1"},
+	    {"postgresql://h/db?user=u&password=s3cret&sslmode=require",
+	     "postgresql://h/db?user=u&sslmode=require"},
+	    {"postgresql://h/db?PASSWORD=s3cret", "postgresql://h/db"},
+	    {"postgres://u@h/db?password", "postgres://u@h/db"},
+	    {"https://h:8443/api#p:x@y", "https://h:8443/api#p:x@y"},
+	    {"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+	    {"bench.db", "bench.db"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_url_redacted(&sb, cases[i][0]);
+		assert_string_equal(sb.buf, cases[i][1]);
+		strbuf_release(&sb);
+	}
+}
+
 static void rfc3339_accepts_utc(void **state)
 {
 	(void)state;
@@ -915,6 +937,7 @@ int main(void)
 	    cmocka_unit_test(strbuf_json_string_escapes),
 	    cmocka_unit_test(error_set_and_prefix),
 	    cmocka_unit_test(error_set_from_its_own_message),
+	    cmocka_unit_test(urls_lose_their_passwords_in_messages),
 	    cmocka_unit_test(rfc3339_accepts_utc),
 	    cmocka_unit_test(rfc3339_rejects_the_rest),
 	    cmocka_unit_test(utf8_validation),
