@@ -146,9 +146,17 @@ static void flushed_one(const struct push_flushed *f, void *data)
 	struct flush_report *r = data;
 	struct bl_error err = BL_ERROR_INIT;
 
+	if (f->skipped) {
+		/* Not a body: said, left for a person to remove; the exit status stays. */
+		cli_error("%s", f->why->msg.buf);
+		return;
+	}
 	r->p->flushed_bodies++;
 	if (f->kept) {
 		cli_error("%s", f->why->msg.buf);
+	} else if (f->stuck) {
+		cli_error("%s", f->why->msg.buf);
+		r->p->failed = 1;
 	} else if (f->moved_to) {
 		cli_error("%s; moved to '%s'", f->why->msg.buf, f->moved_to);
 		r->p->failed = 1;

@@ -178,9 +178,12 @@ int push_spool_list(char ***names, size_t *n, struct push_spool *sp, struct bl_e
  * bodies at once; push_spool_unlock (or push_spool_free) releases it. */
 int push_spool_lock(struct push_spool *sp, struct bl_error *err);
 void push_spool_unlock(struct push_spool *sp);
-/* Reads a spooled body (at most PUSH_MAX_BODY bytes) into out; removes one (gone already is
- * not an error); moves one to rejected/ with answer (len bytes) written beside it as
- * NAME.answer, appending its new path to moved_to (may be NULL). */
+/* Reads a spooled body (at most PUSH_MAX_BODY bytes) into out, opened without following a
+ * symlink: BL_EINVALID for an entry that is not a regular file (a symlink, a directory, a
+ * FIFO: "PATH: not a regular file (a directory): skipped"), BL_ENOTFOUND when it is gone,
+ * BL_EIO when it cannot be read, BL_ETOOBIG over the cap. Removes one (gone already is not an
+ * error); moves one to rejected/ with answer (len bytes) written beside it as NAME.answer,
+ * appending its new path to moved_to (may be NULL). */
 int push_spool_read(struct strbuf *out, struct push_spool *sp, const char *name,
 		    struct bl_error *err);
 int push_spool_remove(struct push_spool *sp, const char *name, struct bl_error *err);
@@ -212,25 +215,30 @@ int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
 		      struct push_session *s, const char *name, const char *body, size_t len,
 		      struct bl_error *err);
 
-/* What became of one spooled body during push_session_flush, for the caller to report. */
+/* What became of one spooled entry during push_session_flush, for the caller to report. */
 struct push_flushed {
 	const char *path;		    /* the spooled file */
 	const struct push_response *answer; /* the server's answer */
-	int kept;		    /* 1: not acknowledged, it stays (and the flush stops) */
-	const char *moved_to;	    /* refused and moved here; NULL when acknowledged or kept */
-	const struct bl_error *why; /* kept or refused: why; NULL when acknowledged */
+	int kept;    /* 1: not acknowledged, it stays (and the flush stops) */
+	int skipped; /* 1: not a regular file (a symlink, a directory...): left, never sent */
+	int stuck;   /* 1: acknowledged or refused, but it could not be removed or moved */
+	const char *moved_to;	    /* refused or unreadable, and moved here; else NULL */
+	const struct bl_error *why; /* all but an acknowledged one: why; else NULL */
 };
 typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
 
 /*
  * Pushes the spooled bodies, oldest first, under the spool's lock. Each one acknowledged is
  * handed to fn, then removed. One refused for what it holds (400, 403, 413 or any other 4xx but
- * those below) is moved to rejected/ and handed to fn, and the flush goes on. It stops at the
- * first body not acknowledged after every retry, handed to fn as kept (the session becomes
- * unreachable; that body and the later ones stay), and at a 401, 404 or 405, which say the
- * command's token or URL is wrong, not the body: then it returns BL_EDENIED with the server's
- * message and leaves the spool as it is. *left (may be NULL) is how many bodies stay in the spool.
- * BL_EIO when the spool cannot be read or changed.
+ * those below), and one that cannot be read, is moved to rejected/ and handed to fn, and the
+ * flush goes on; so it does past an entry that is not a regular file (handed to fn as skipped,
+ * left where it is, never opened through a symlink) and past one it could not remove or move
+ * (handed to fn as stuck): no entry stops the others. It stops at the first body not
+ * acknowledged after every retry, handed to fn as kept (the session becomes unreachable; that
+ * body and the later ones stay), and at a 401, 404 or 405, which say the command's token or URL
+ * is wrong, not the body: then it returns BL_EDENIED with the server's message and leaves the
+ * spool as it is. *left (may be NULL) is how many entries stay in the spool but the skipped
+ * ones. BL_EIO when the spool cannot be listed or locked.
  */
 int push_session_flush(size_t *left, struct push_session *s, push_flush_fn fn, void *data,
 		       struct bl_error *err);

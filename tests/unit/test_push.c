@@ -313,6 +313,51 @@ static void spooled_bodies_come_back_in_order(void **state)
 	bl_error_release(&err);
 }
 
+/* What is not a regular file is never read as a body: a symlink is not followed, a directory
+ * or a FIFO is not opened for its content (a FIFO would block). */
+static void only_regular_files_are_read_from_the_spool(void **state)
+{
+	char tmpl[] = "/tmp/benchline-unit-spool.XXXXXX";
+	char *root = mkdtemp(tmpl);
+	static const char *const names[] = {
+	    "20260101T000000.000000000Z-00000001-000000.json",
+	    "20260101T000000.000000000Z-00000001-000001.json",
+	    "20260101T000000.000000000Z-00000001-000002.json",
+	    "20260101T000000.000000000Z-00000001-000003.json",
+	};
+	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
+	struct push_spool *sp = NULL;
+	struct bl_error err = BL_ERROR_INIT;
+	(void)state;
+
+	assert_non_null(root);
+	assert_int_equal(push_spool_open(&sp, root, &err), 0);
+	strbuf_addf(&path, "%s/%s", root, names[0]);
+	assert_int_equal(symlink("/etc/passwd", path.buf), 0);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s", root, names[1]);
+	assert_int_equal(mkdir(path.buf, 0700), 0);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s", root, names[2]);
+	assert_int_equal(mkfifo(path.buf, 0600), 0);
+	assert_int_equal(push_spool_read(&body, sp, names[0], &err), BL_EINVALID);
+	assert_non_null(strstr(err.msg.buf, "a symbolic link, never followed: skipped"));
+	assert_int_equal(push_spool_read(&body, sp, names[1], &err), BL_EINVALID);
+	assert_non_null(strstr(err.msg.buf, "not a regular file (a directory): skipped"));
+	assert_int_equal(push_spool_read(&body, sp, names[2], &err), BL_EINVALID);
+	assert_non_null(strstr(err.msg.buf, "not a regular file (a FIFO): skipped"));
+	assert_int_equal(push_spool_read(&body, sp, names[3], &err), BL_ENOTFOUND);
+	assert_int_equal(body.len, 0);
+	push_spool_free(sp);
+
+	strbuf_reset(&path);
+	strbuf_addf(&path, "rm -rf '%s'", root);
+	assert_int_equal(system(path.buf), 0);
+	strbuf_release(&path);
+	strbuf_release(&body);
+	bl_error_release(&err);
+}
+
 static void a_batch_becomes_one_record_a_line_with_its_source_hash(void **state)
 {
 	static const char text[] =
@@ -368,6 +413,7 @@ int main(void)
 	    cmocka_unit_test(an_answer_is_described_by_status_type_and_size),
 	    cmocka_unit_test(the_spool_directory_follows_xdg),
 	    cmocka_unit_test(spooled_bodies_come_back_in_order),
+	    cmocka_unit_test(only_regular_files_are_read_from_the_spool),
 	    cmocka_unit_test(a_batch_becomes_one_record_a_line_with_its_source_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
