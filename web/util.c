@@ -4,15 +4,47 @@
  */
 #include <jansson.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "web/web.h"
 
+/* The length of the UTF-8 sequence at s (1 to 4) with its code point in *cp, or 0 for a byte
+ * that starts none: a sequence cut short, an overlong form, a surrogate, past U+10FFFF. */
+static size_t utf8_char(const unsigned char *s, uint32_t *cp)
+{
+	unsigned c = s[0];
+	size_t n;
+	*cp = c;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, *cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, *cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, *cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && *cp < 0x800) || (n == 4 && (*cp < 0x10000 || *cp > 0x10ffff)) ||
+	    (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
 void web_html_escape(struct strbuf *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	const unsigned char *p = (const unsigned char *)s;
+	while (p && *p) {
+		uint32_t cp;
+		size_t n;
+		switch (*p) {
 		case '&':
 			strbuf_addstr(out, "&amp;");
 			break;
@@ -28,9 +60,24 @@ void web_html_escape(struct strbuf *out, const char *s)
 		case '\'':
 			strbuf_addstr(out, "&#39;");
 			break;
+		case '\t':
+		case '\n':
+		case '\r':
+			strbuf_addch(out, (char)*p);
+			break;
 		default:
-			strbuf_addch(out, *s);
+			/* A C0 control, or what is not a character of XML (bytes that are not
+			 * UTF-8 among them), is U+FFFD: no name or subject can make a page or a
+			 * chart invalid (§13). */
+			n = *p < 0x20 ? 0 : utf8_char(p, &cp);
+			if (!n || cp == 0xfffe || cp == 0xffff)
+				strbuf_addstr(out, "\xef\xbf\xbd");
+			else
+				strbuf_add(out, p, n);
+			p += n ? n : 1;
+			continue;
 		}
+		p++;
 	}
 }
 

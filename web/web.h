@@ -81,7 +81,9 @@ void web_background_stop(struct web_background *bg);
  * "commits", "last_error"}}. */
 struct json_t *web_background_status(struct web_background *bg);
 
-/* HTML-escapes s (&, <, >, ", '). */
+/* HTML-escapes s (&, <, >, ", ') for HTML and SVG alike: a C0 control character but tab, LF
+ * and CR, a byte that is not UTF-8, and U+FFFE and U+FFFF become U+FFFD, so the text is
+ * always characters XML 1.0 admits. */
 void web_html_escape(struct strbuf *out, const char *s);
 /* Percent-decodes s[0..len) into out; '+' becomes a space when plus is set. Returns
  * BL_EINVALID on a malformed escape or a NUL byte. */
