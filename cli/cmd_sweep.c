@@ -305,7 +305,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
 			"record%s pushed to %s",
 			res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable,
-			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->url);
+			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->shown);
 		if (out.spooled)
 			fprintf(stderr, ", %zu kept in the spool", out.spooled);
 		if (do_confirm)

@@ -69,11 +69,16 @@ int cli_push_connect(struct cli_push *p, const struct ingest_config *cfg, struct
 		return bl_error_set(err, BL_EINVALID,
 				    "no server to push to: give --server URL (or "
 				    "$BENCHLINE_SERVER, or \"server\" in benchline.json)");
-	if (!token_file)
-		return bl_error_set(err, BL_EINVALID,
-				    "no token for '%s': give --token-file F (or "
-				    "$BENCHLINE_TOKEN_FILE, or \"token_file\" in benchline.json)",
-				    url);
+	if (!token_file) {
+		struct strbuf shown = STRBUF_INIT;
+		strbuf_add_url_redacted(&shown, url);
+		ret = bl_error_set(err, BL_EINVALID,
+				   "no token for '%s': give --token-file F (or "
+				   "$BENCHLINE_TOKEN_FILE, or \"token_file\" in benchline.json)",
+				   shown.buf);
+		strbuf_release(&shown);
+		return ret;
+	}
 	if (p->retries > CLI_MAX_RETRIES)
 		return bl_error_set(err, BL_EINVALID, "--retries must be 0 to %d", CLI_MAX_RETRIES);
 	if (p->retries < -1)

@@ -28,7 +28,9 @@ enum bl_code {
 	BL_EDENIED = -8,   /* the caller may not do this (a push token's machines) */
 	BL_EBUILD = -9,	   /* a side cannot be built: bench.build failed (rebench's exit 125) */
 	BL_EBUSY = -10,	   /* the database stayed locked past the busy timeout (the server's 503) */
-	BL_ECONFLICT = -11, /* the thing is in a state that forbids this (an ignored alert) */
+	BL_ECONFLICT = -11,    /* the thing is in a state that forbids this (an ignored alert) */
+	BL_EUNAVAILABLE = -12, /* the database cannot be reached: its connection was lost or
+				* refused (the server's 503; made again for the next statement) */
 };
 
 struct strbuf {

@@ -3,6 +3,7 @@
  * error replies, the reply cache.
  */
 #include <jansson.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -79,6 +80,68 @@ void web_html_escape(struct strbuf *out, const char *s)
 		}
 		p++;
 	}
+}
+
+/* What web_scrub names a server string by. */
+struct scrubbed {
+	const char *text, *as;
+};
+
+void web_scrub(struct strbuf *out, const struct web_options *opts, const char *msg)
+{
+	struct scrubbed names[5];
+	char *shown = NULL;
+	size_t n = 0, start = out->len;
+
+	if (opts && opts->db_path && *opts->db_path) {
+		shown = store_name_of_path(opts->db_path);
+		names[n++] = (struct scrubbed){opts->db_path, "the database"};
+		names[n++] = (struct scrubbed){shown, "the database"};
+	}
+	if (opts && opts->repo_dir && *opts->repo_dir)
+		names[n++] = (struct scrubbed){opts->repo_dir, "the server's repository"};
+	if (opts && opts->gnuplot && strchr(opts->gnuplot, '/'))
+		names[n++] = (struct scrubbed){opts->gnuplot, "gnuplot"};
+	for (const char *p = msg; p && *p;) {
+		size_t best = 0;
+		const char *as = NULL;
+		/* A name where messages put one: quoted, or after a blank or at the start; and
+		 * whole, or followed by a path or a port. The longest wins. */
+		int starts = p == msg || p[-1] == '\'' || p[-1] == ' ';
+		for (size_t i = 0; starts && i < n; i++) {
+			size_t len = strlen(names[i].text);
+			char next = p[len];
+			if (len > best && !strncmp(p, names[i].text, len) &&
+			    (!next || strchr("'/: ,;)\n\t", next))) {
+				best = len;
+				as = names[i].as;
+			}
+		}
+		if (!best) {
+			strbuf_addch(out, *p++);
+			continue;
+		}
+		if (out->len > start && out->buf[out->len - 1] == '\'' && p[best] == '\'') {
+			strbuf_setlen(out, out->len - 1); /* 'NAME' is said without its quotes */
+			best++;
+		}
+		strbuf_addstr(out, as);
+		p += best;
+	}
+	free(shown);
+}
+
+void web_log(const struct web_options *opts, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!opts || !opts->log)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	opts->log(sb.buf, opts->log_data);
+	strbuf_release(&sb);
 }
 
 static int hexval(char c)

@@ -58,27 +58,30 @@ static int check_url(const char *url, struct bl_error *err)
 {
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL, *query = NULL, *fragment = NULL;
+	struct strbuf shown = STRBUF_INIT;
 	int ret = 0;
 
 	if (!u)
 		return bl_error_set(err, BL_EINVALID, "cannot parse URLs (libcurl)");
+	strbuf_add_url_redacted(&shown, url);
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0]) {
 		ret = bl_error_set(err, BL_EINVALID,
-				   "'%s' is not a URL (http://HOST[:PORT][/PATH])", url);
+				   "'%s' is not a URL (http://HOST[:PORT][/PATH])", shown.buf);
 		goto done;
 	}
 	if (strcmp(scheme, "http") && strcmp(scheme, "https")) {
 		ret = bl_error_set(err, BL_EINVALID, "'%s': a server URL is http:// or https://",
-				   url);
+				   shown.buf);
 		goto done;
 	}
 	if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK)
 		ret = bl_error_set(err, BL_EINVALID, "'%s': a server URL has no query or fragment",
-				   url);
+				   shown.buf);
 done:
+	strbuf_release(&shown);
 	curl_free(scheme);
 	curl_free(host);
 	curl_free(query);
@@ -134,6 +137,11 @@ int push_server_open(struct push_server **out, const char *url, const char *toke
 	while (len && url[len - 1] == '/')
 		len--;
 	srv->url = xstrndup(url, len);
+	{
+		struct strbuf shown = STRBUF_INIT;
+		strbuf_add_url_redacted(&shown, srv->url);
+		srv->shown = strbuf_detach(&shown, NULL);
+	}
 	srv->connect_timeout_ms = PUSH_CONNECT_TIMEOUT_MS;
 	srv->timeout_ms = PUSH_TIMEOUT_MS;
 	if (token_file && (ret = read_token(srv, token_file, err)))
@@ -155,7 +163,10 @@ void push_server_free(struct push_server *srv)
 		return;
 	if (srv->handle)
 		curl_easy_cleanup(srv->handle);
+	if (srv->url) /* it may hold a password */
+		memset(srv->url, 0, strlen(srv->url));
 	free(srv->url);
+	free(srv->shown);
 	if (srv->token) {
 		/* The token does not outlive its use in memory that is given back. */
 		memset(srv->token, 0, strlen(srv->token));
@@ -188,7 +199,7 @@ int push_request(struct push_response *out, struct push_server *srv, const char 
 {
 	CURL *h = srv->handle;
 	struct curl_slist *headers = NULL;
-	struct strbuf url = STRBUF_INIT, line = STRBUF_INIT;
+	struct strbuf url = STRBUF_INIT, line = STRBUF_INIT, shown = STRBUF_INIT;
 	char errbuf[CURL_ERROR_SIZE];
 	struct sink sink = {&out->body, 0};
 	curl_off_t retry_after = 0;
@@ -204,6 +215,7 @@ int push_request(struct push_response *out, struct push_server *srv, const char 
 	out->retry_after_s = -1;
 	errbuf[0] = '\0';
 	strbuf_addf(&url, "%s%s", srv->url, path_and_query);
+	strbuf_addf(&shown, "%s%s", srv->shown, path_and_query);
 
 	/* A reset keeps the connection, so one command's requests share it. */
 	curl_easy_reset(h);
@@ -242,17 +254,17 @@ int push_request(struct push_response *out, struct push_server *srv, const char 
 
 	rc = curl_easy_perform(h);
 	if (sink.too_big) {
-		ret = bl_error_set(err, BL_ETOOBIG, "the answer of '%s' is over %zu bytes", url.buf,
-				   PUSH_MAX_RESPONSE);
+		ret = bl_error_set(err, BL_ETOOBIG, "the answer of '%s' is over %zu bytes",
+				   shown.buf, PUSH_MAX_RESPONSE);
 		goto done;
 	}
 	if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL) {
-		ret = bl_error_set(err, BL_EINVALID, "'%s': %s", url.buf,
+		ret = bl_error_set(err, BL_EINVALID, "'%s': %s", shown.buf,
 				   errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		goto done;
 	}
 	if (rc != CURLE_OK) {
-		ret = bl_error_set(err, BL_EIO, "cannot reach '%s': %s", url.buf,
+		ret = bl_error_set(err, BL_EIO, "cannot reach '%s': %s", shown.buf,
 				   errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		goto done;
 	}
@@ -275,7 +287,9 @@ done:
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, NULL);
 	memset(line.buf, 0, line.len);
 	strbuf_release(&line);
+	memset(url.buf, 0, url.len);
 	strbuf_release(&url);
+	strbuf_release(&shown);
 	return ret;
 }
 
@@ -382,7 +396,7 @@ int push_request_retrying(struct push_response *out, struct push_server *srv,
 		strbuf_reset(&msg);
 		add_answer_message(&msg, out);
 		if (push_status_retryable(out->status)) {
-			ret = bl_error_set(err, BL_EIO, "'%s' answered %ld: %s", srv->url,
+			ret = bl_error_set(err, BL_EIO, "'%s' answered %ld: %s", srv->shown,
 					   out->status, msg.buf);
 			continue;
 		}

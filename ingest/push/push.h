@@ -36,6 +36,7 @@
  */
 struct push_server {
 	char *url;		 /* the base URL, without a trailing '/' */
+	char *shown;		 /* the same as messages show it: without a password */
 	char *token;		 /* the bearer token, NULL when none was given */
 	long connect_timeout_ms; /* to connect (PUSH_CONNECT_TIMEOUT_MS) */
 	long timeout_ms;	 /* for a whole request, answer included (PUSH_TIMEOUT_MS) */
@@ -43,7 +44,8 @@ struct push_server {
 };
 
 /*
- * Opens a server: url is http:// or https:// and a host (a trailing '/' is dropped);
+ * Opens a server: url is http:// or https:// and a host (a trailing '/' is dropped; a
+ * password in it is never shown in a message: strbuf_add_url_redacted);
  * token_file (NULL: no token) holds the bearer token, the first field of its first line that
  * is neither blank nor a '#' comment, so a server's token file (TOKEN [MACHINE-GLOB]) will do.
  * A token_file starting with "~/" is under $HOME. Nothing is sent yet. BL_EINVALID for a bad

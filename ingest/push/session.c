@@ -33,7 +33,7 @@ int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
 		bl_error_set(
 		    err, BL_EIO,
 		    "%s: not sent: '%s' did not acknowledge an earlier body of this command", name,
-		    s->srv->url);
+		    s->srv->shown);
 		return spool_body(spooled_as, s, body, len, err);
 	}
 	ret = push_records(answer, s->srv, &s->retry, name, body, len, err);

@@ -180,4 +180,18 @@ test_expect 'push --spool with nothing waiting says so' '
 	grep -q "^benchline: nothing waits in the spool .*spool.$" err &&
 	test ! -s out
 '
+test_expect 'a password in the server URL is never printed' '
+	rm -rf spool &&
+	expect_exit 3 "$BENCHLINE" ingest --server "http://bench:s3cret@127.0.0.1:9" \
+		--token-file token --spool spool --retries 0 three.json 2>err &&
+	grep -q "cannot reach .http://bench@127.0.0.1:9/api/records." err &&
+	! grep -q s3cret err &&
+	expect_exit 2 "$BENCHLINE" push --server "ftp://bench:s3cret@x" --token-file token \
+		three.json 2>err &&
+	grep -q "^benchline: .ftp://bench@x.: a server URL is http:// or https://$" err &&
+	! grep -q s3cret err &&
+	expect_exit 2 "$BENCHLINE" push --server "http://bench:s3cret@x" three.json 2>err &&
+	grep -q "no token for .http://bench@x." err &&
+	! grep -q s3cret err
+'
 test_done
