@@ -241,6 +241,10 @@ int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct i
  * benchline.json (§3), at the root of the benchmarked repository. Unknown keys and wrong
  * types are errors naming the file and the key.
  */
+/* The largest limit a gate, a re-bench or a bisection takes (gate.limit, --limit): a metric
+ * may grow tenfold. Past it (1e308, inf) no shift could ever be slower (§13: refused). */
+#define INGEST_LIMIT_MAX 10.0
+
 struct ingest_config {
 	char **measured_paths; /* NULL when not listed: every top-level path is measured */
 	size_t n_measured;
@@ -274,7 +278,7 @@ struct ingest_config {
 	size_t n_keep_first;
 	char *path; /* where it was read from, NULL when the repository has none */
 	/* The gate (§7): "gate": {"limit": 1.02, "overrides": {GLOB: PCT}, "exclude": [GLOB]}. */
-	double gate_limit;	    /* 0 when not set */
+	double gate_limit;	    /* 0 when not set; else above 1, at most INGEST_LIMIT_MAX */
 	char **gate_override_globs; /* in the file's order: the first match wins */
 	double *gate_override_pct;  /* the limit in percent above 1, per glob */
 	size_t n_gate_overrides;
