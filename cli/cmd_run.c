@@ -100,6 +100,8 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	 * fails its reason is already there) and stays in our process group, so a Ctrl-C at the
 	 * terminal stops it with us; it has no time limit. */
 	run.keep_pgroup = 1;
+	/* What it leaves running (a daemon it started) is killed once it ends (§13). */
+	run.reap_orphans = 1;
 	if (child_process_run(&run, &err))
 		goto fail;
 	if (run.exit_code || run.signal) {

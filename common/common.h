@@ -363,6 +363,14 @@ struct child_process {
 	 * started too); 1: it stays in ours, so a Ctrl-C at the terminal reaches it, and a kill
 	 * reaches only it. */
 	int keep_pgroup;
+	/* 1: no process the child starts outlives it (§13: a benchmark's `setsid sleep &` would
+	 * run on through the next samples). benchline becomes a child subreaper
+	 * (PR_SET_CHILD_SUBREAPER), so what the child leaves behind is reparented to it, and once
+	 * the child has exited every such process is killed and reaped, before its output is read
+	 * to its end (a leftover holding the child's stdout cannot keep the run waiting). For
+	 * single-threaded commands that run one child at a time: every child of ours but the
+	 * ones we had before the first such run is taken for a leftover. */
+	int reap_orphans;
 
 	/* What happened; set by child_process_run. */
 	struct strbuf out;	/* standard output (at most out_max bytes) */

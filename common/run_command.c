@@ -6,14 +6,18 @@
  * stdout up to a cap and the tail of its stderr, and keeps its deadline; wait4 gives its exit
  * status and rusage.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -245,6 +249,125 @@ static int spawn(pid_t *pid, const struct child_process *cp, const char *path, c
 	return e;
 }
 
+/* --- Leftovers (reap_orphans) --- */
+
+/* The children we had when we became a subreaper: not a benchmark's (a shell's background job
+ * that benchline was exec'd over), never killed. */
+static int subreaper;
+static pid_t *children_before;
+static size_t nchildren_before;
+
+/* Our children's pids into *out (a new array, *n of them): every thread's
+ * /proc/self/task/TID/children, else a scan of every process's parent in /proc. */
+static void list_children(pid_t **out, size_t *n)
+{
+	size_t alloc = 0;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int have_file = 0;
+	pid_t self = getpid();
+
+	*out = NULL;
+	*n = 0;
+	while (d && (e = readdir(d))) {
+		struct strbuf path = STRBUF_INIT;
+		FILE *f;
+		long pid;
+		if (e->d_name[0] == '.')
+			continue;
+		strbuf_addf(&path, "/proc/self/task/%s/children", e->d_name);
+		f = fopen(path.buf, "re");
+		strbuf_release(&path);
+		if (!f)
+			continue;
+		have_file = 1;
+		while (fscanf(f, "%ld", &pid) == 1) {
+			ALLOC_GROW(*out, *n, alloc);
+			(*out)[(*n)++] = (pid_t)pid;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	if (have_file || !(d = opendir("/proc")))
+		return;
+	/* No children files (a kernel without CONFIG_PROC_CHILDREN): "PID (COMM) S PPID ..." */
+	while ((e = readdir(d))) {
+		struct strbuf path = STRBUF_INIT, stat = STRBUF_INIT;
+		const char *paren;
+		long ppid;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		strbuf_addf(&path, "/proc/%s/stat", e->d_name);
+		if (!read_file_capped(&stat, path.buf, 4096, NULL) &&
+		    (paren = strrchr(stat.buf, ')')) && sscanf(paren + 1, " %*c %ld", &ppid) == 1 &&
+		    ppid == (long)self) {
+			ALLOC_GROW(*out, *n, alloc);
+			(*out)[(*n)++] = (pid_t)atol(e->d_name);
+		}
+		strbuf_release(&path);
+		strbuf_release(&stat);
+	}
+	closedir(d);
+}
+
+static int was_before(pid_t pid)
+{
+	for (size_t i = 0; i < nchildren_before; i++)
+		if (children_before[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Once: benchline becomes a child subreaper, so a process a child leaves behind becomes ours
+ * (not init's), where kill_leftovers finds it. */
+static void become_subreaper(void)
+{
+	if (subreaper)
+		return;
+	subreaper = 1;
+	list_children(&children_before, &nchildren_before);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/* Kills and reaps every child of ours but child (the one being run, still to be waited for)
+ * and those we had before: the processes it left behind, which came to us as their parents
+ * ended. Each round's killed processes hand theirs on to us, so it goes on until none is left
+ * (a bounded number of rounds: a fork bomb is not chased for ever). */
+static void kill_leftovers(pid_t child)
+{
+	for (int round = 0; round < 64; round++) {
+		pid_t *pids;
+		size_t n, killed = 0;
+		list_children(&pids, &n);
+		for (size_t i = 0; i < n; i++) {
+			if (pids[i] == child || was_before(pids[i]))
+				continue;
+			kill(pids[i], SIGKILL);
+			pids[killed++] = pids[i];
+		}
+		for (size_t i = 0; i < killed; i++)
+			while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		free(pids);
+		if (!killed)
+			break;
+	}
+}
+
+/* A descriptor that polls readable once pid has exited (pidfd_open), or -1 (an older kernel:
+ * then leftovers are killed only after the child's output is read to its end). */
+static int exit_fd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+	return fd < 0 ? -1 : (int)fd;
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
 /* Keeps the last `keep` bytes of what was appended (trimmed when twice that is held). */
 static void tail_add(struct strbuf *sb, const char *data, size_t len, size_t keep)
 {
@@ -277,9 +400,11 @@ static void feed_stdin(int *fd, const char *data, size_t len, size_t *written)
 enum child_stop { CHILD_EOF, CHILD_DEADLINE, CHILD_TOOBIG, CHILD_POLL_FAILED };
 
 /* Serves fds (our ends of stdin, stdout and stderr; -1 when not a pipe) until all are closed,
- * the deadline (0: none) passes, or stdout goes over its cap. */
-static enum child_stop serve_streams(struct child_process *cp, int fds[3], int64_t deadline,
-				     int *errnum)
+ * the deadline (0: none) passes, or stdout goes over its cap. fds[3] (-1: none) polls readable
+ * once the child pid has exited: its leftovers are killed then, which closes the pipes they
+ * held. */
+static enum child_stop serve_streams(struct child_process *cp, int fds[4], pid_t pid,
+				     int64_t deadline, int *errnum)
 {
 	char buf[CHILD_READ_CHUNK];
 	size_t written = 0;
@@ -292,19 +417,25 @@ static enum child_stop serve_streams(struct child_process *cp, int fds[3], int64
 	}
 	while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
 		/* poll skips an entry whose fd is negative. */
-		struct pollfd pfd[3] = {
-		    {fds[0], POLLOUT, 0}, {fds[1], POLLIN, 0}, {fds[2], POLLIN, 0}};
+		struct pollfd pfd[4] = {{fds[0], POLLOUT, 0},
+					{fds[1], POLLIN, 0},
+					{fds[2], POLLIN, 0},
+					{fds[3], POLLIN, 0}};
 		int wait_ms = -1;
 		if (deadline) {
 			if (now_ns() >= deadline)
 				return CHILD_DEADLINE;
 			wait_ms = ms_until(deadline);
 		}
-		if (poll(pfd, 3, wait_ms) < 0) {
+		if (poll(pfd, 4, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			*errnum = errno;
 			return CHILD_POLL_FAILED;
+		}
+		if (pfd[3].revents) {
+			kill_leftovers(pid);
+			close_fd(&fds[3]);
 		}
 		if (pfd[0].revents)
 			feed_stdin(&fds[0], cp->in, cp->in_len, &written);
@@ -368,7 +499,7 @@ static int reap(struct child_process *cp, pid_t pid, int64_t deadline, int *stat
 
 int child_process_run(struct child_process *cp, struct bl_error *err)
 {
-	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, fds[3];
+	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, fds[4], exited = -1;
 	struct strbuf path = STRBUF_INIT;
 	char **envp = environ;
 	const char *name;
@@ -397,6 +528,8 @@ int child_process_run(struct child_process *cp, struct bl_error *err)
 		}
 		if (cp->env)
 			envp = child_environ(cp->env);
+		if (cp->reap_orphans)
+			become_subreaper();
 		start = now_ns();
 		e = spawn(&pid, cp, path.buf, envp, in[0], out[1], errp[1]);
 	}
@@ -419,10 +552,12 @@ int child_process_run(struct child_process *cp, struct bl_error *err)
 	fds[0] = in[1];
 	fds[1] = out[0];
 	fds[2] = errp[0];
-	stop = serve_streams(cp, fds, deadline, &errnum);
+	fds[3] = cp->reap_orphans ? exit_fd(pid) : -1;
+	stop = serve_streams(cp, fds, pid, deadline, &errnum);
 	in[1] = fds[0];
 	out[0] = fds[1];
 	errp[0] = fds[2];
+	exited = fds[3];
 	if (stop == CHILD_DEADLINE)
 		cp->timed_out = 1;
 	if (stop != CHILD_EOF)
@@ -435,6 +570,9 @@ int child_process_run(struct child_process *cp, struct bl_error *err)
 		ret = bl_error_set(err, BL_EIO, "cannot wait for '%s': %s", name, strerror(e));
 		goto done;
 	}
+	/* The child is reaped: whatever it left behind goes now, before the next sample. */
+	if (cp->reap_orphans)
+		kill_leftovers(-1);
 
 	cp->wall_s = (double)(now_ns() - start) / 1e9;
 	cp->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
@@ -462,6 +600,7 @@ done:
 		close_fd(&out[i]);
 		close_fd(&errp[i]);
 	}
+	close_fd(&exited);
 	if (envp != environ)
 		free(envp);
 	strbuf_release(&path);

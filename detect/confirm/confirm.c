@@ -21,6 +21,7 @@ static int run_shell(struct child_process *cp, const char *script, const char *w
 	cp->no_stdin = 1;
 	cp->err_tail_max = CONFIRM_ERR_TAIL;
 	cp->timeout_ms = ms < 1 ? 1 : (int)ms; /* config.c keeps it under INT_MAX */
+	cp->reap_orphans = 1; /* nothing a build or a run starts outlives it (§13) */
 	ret = child_process_run(cp, err);
 	cp->argv = NULL; /* argv was ours */
 	return ret;

@@ -1,5 +1,6 @@
 /* Unit tests for common/: strbuf, errors, timestamps, UTF-8, hex, globs, child processes,
  * numbers as text. */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
@@ -928,6 +929,66 @@ static void doubles_shortest_matches_the_full_search(void **state)
 	}
 }
 
+/* A pid written to dir/name by a child. */
+static pid_t pid_in(const char *dir, const char *name)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	pid_t pid;
+	strbuf_addf(&path, "%s/%s", dir, name);
+	slurp(&text, path.buf);
+	pid = (pid_t)atol(text.buf);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	return pid;
+}
+
+/* With reap_orphans, nothing the child started outlives it (§13): a detached `setsid sleep`, a
+ * grandchild whose parent runs on, and a leftover that holds the child's stdout open (which
+ * would keep the run waiting until its deadline) are all killed and reaped. Last in the list:
+ * the test's process stays a subreaper. */
+static void child_leaves_nothing_behind(void **state)
+{
+	char tmpl[] = "/tmp/benchline-unit-leftovers.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	static const char *const names[] = {"detached", "parent", "grandchild", "holder"};
+	struct child_process cp;
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf script = STRBUF_INIT;
+	(void)state;
+
+	assert_non_null(dir);
+	strbuf_addf(&script,
+		    "cd '%s' || exit 9\n"
+		    "setsid sleep 3600 >/dev/null 2>&1 & echo $! >detached\n"
+		    "(sleep 3600 & echo $! >grandchild; wait) >/dev/null 2>&1 & echo $! >parent\n"
+		    "sleep 3600 & echo $! >holder\n"
+		    "while [ ! -s grandchild ]; do :; done\n"
+		    "echo out\n",
+		    dir);
+	child_process_init(&cp);
+	cp.reap_orphans = 1;
+	cp.timeout_ms = 600000;
+	assert_int_equal(run_sh(&cp, script.buf, &err), 0);
+	assert_int_equal(cp.exit_code, 0);
+	assert_int_equal(cp.timed_out, 0);
+	assert_string_equal(cp.out.buf, "out\n");
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		pid_t pid = pid_in(dir, names[i]);
+		assert_true(pid > 1);
+		assert_int_equal(kill(pid, 0), -1);
+		assert_int_equal(errno, ESRCH);
+	}
+	/* And again: the second run's leftovers go too, and nothing of ours is touched. */
+	assert_int_equal(run_sh(&cp, script.buf, &err), 0);
+	assert_int_equal(kill(pid_in(dir, "holder"), 0), -1);
+	child_process_release(&cp);
+	strbuf_reset(&script);
+	strbuf_addf(&script, "rm -rf '%s'", dir);
+	assert_int_equal(system(script.buf), 0);
+	strbuf_release(&script);
+	bl_error_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -964,6 +1025,7 @@ int main(void)
 	    cmocka_unit_test(json_shortest_reals),
 	    cmocka_unit_test(digests_are_git_blob_ids),
 	    cmocka_unit_test(quantities_in_human_units),
+	    cmocka_unit_test(child_leaves_nothing_behind),
 	};
 	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
