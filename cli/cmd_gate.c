@@ -109,13 +109,15 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	struct strbuf out = STRBUF_INIT;
 	struct cli_progress progress = {"gate", isatty(2), 0, 0};
 	const char *summary = getenv("GITHUB_STEP_SUMMARY");
-	int accept = 0, live = 0, settle = 0, bisect = 0, ret = 0;
+	int accept = 0, live = 0, settle = 0, bisect = 0, allow_dirty = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
 	    {OPT_STRING, "head", &head, "REV", "the pull request's head (default HEAD)"},
 	    {OPT_STRING, "base", &base, "REF", "what it merges into (default: the main branch)"},
 	    {OPT_BOOL, "live", &live, NULL,
 	     "measure the head and the merge base now, in worktrees (benchline.json's bench)"},
+	    {OPT_BOOL, "allow-dirty", &allow_dirty, NULL,
+	     "--live: measure HEAD as committed, despite uncommitted changes to measured paths"},
 	    {OPT_BOOL, "settle", &settle, NULL,
 	     "measure the stored FAIL and UNDECIDED rows again now, as --live does, before the "
 	     "verdict"},
@@ -185,6 +187,9 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		    ctx, options, bisect,
 		    "--settle goes with the gate's verdict, not with 'gate accept' (the lock "
 		    "records stored values)");
+	if (allow_dirty && !live)
+		usage_error(ctx, options, bisect,
+			    "--allow-dirty goes with --live (a stored gate measures nothing)");
 	if (undecided && strcmp(undecided, "pass") && strcmp(undecided, "fail"))
 		usage_error(ctx, options, bisect, "--undecided takes pass or fail, not '%s'",
 			    undecided);
@@ -201,6 +206,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	req.n_excludes = excludes.nr;
 	req.for_accept = accept;
 	req.undecided_fail = undecided && !strcmp(undecided, "fail");
+	req.allow_dirty = allow_dirty;
 	req.now = (int64_t)time(NULL);
 	if ((ret = gate_options_build(&opts, &req, &err))) {
 		/* A bad --limit or --override is a usage error, as a bad flag is. */
@@ -223,6 +229,11 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 			ret = cli_fail(&err);
 			goto done;
 		}
+		if (report.live.dirty_paths[0])
+			cli_printf(stderr,
+				   "gate --live: measured %.12s as committed, without the "
+				   "uncommitted changes to %s (--allow-dirty)\n",
+				   report.head_commit, report.live.dirty_paths);
 	} else if ((ret = store_open(&ctx->store, ctx->db_path, 0, &err)) ||
 		   (ret = gate_run(&report, ctx->store, &opts, &err))) {
 		ret = cli_fail(&err);

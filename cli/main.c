@@ -329,8 +329,9 @@ const struct cli_command cli_commands[] = {
 	.name = "gate",
 	.fn = cmd_gate, /* opens the database itself: --live needs none */
 	.forms = {{NULL,
-		   "[--repo] [--head] [--base] [--live] [--settle] [--undecided] [--limit] "
-		   "[--override] [--exclude] [--ratchet] [--json] [--markdown] [--base-url]",
+		   "[--repo] [--head] [--base] [--live] [--allow-dirty] [--settle] [--undecided] "
+		   "[--limit] [--override] [--exclude] [--ratchet] [--json] [--markdown] "
+		   "[--base-url]",
 		   ""},
 		  {"accept",
 		   "--justification [--headroom] [--only] [--repo] [--head] [--base] [--limit] "

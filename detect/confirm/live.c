@@ -7,6 +7,7 @@
  * gate's, so the table, the JSON and the Markdown are written the same way.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -207,6 +208,36 @@ static void host_name(char *out, size_t size)
 		memcpy(out, "localhost", sizeof("localhost"));
 }
 
+/* gate --live measures commits: when the head is the checkout's HEAD and its measured paths
+ * have uncommitted changes, what it would measure is not what the person sees (§13). Refused,
+ * unless --allow-dirty, which the report then remembers. */
+static int check_dirty(struct gate_report *out, const struct gate_options *opts,
+		       struct bl_error *err)
+{
+	struct repo_head head;
+	struct strbuf paths = STRBUF_INIT;
+	size_t n = 0;
+	int ret;
+
+	if ((ret = repo_read_head(&head, opts->repo_dir, opts->cfg, err)) || !head.dirty ||
+	    strcmp(head.commit, out->head_commit) ||
+	    (ret = repo_measured_changes(&paths, &n, opts->repo_dir, opts->cfg, err)) || !n)
+		goto done;
+	if (!opts->allow_dirty) {
+		ret = bl_error_set(
+		    err, BL_EINVALID,
+		    "the measured paths of %s have uncommitted changes (%s): gate "
+		    "--live measures commits, and would measure %.12s without them; "
+		    "commit them, or give --allow-dirty to measure the commit as it is",
+		    opts->repo_dir, paths.buf, head.commit);
+		goto done;
+	}
+	snprintf(out->live.dirty_paths, sizeof(out->live.dirty_paths), "%s", paths.buf);
+done:
+	strbuf_release(&paths);
+	return ret;
+}
+
 int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 		      confirm_progress_fn progress, void *progress_data, struct bl_error *err)
 {
@@ -224,7 +255,7 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 		goto done;
 	}
 	if ((ret = repo_open(&repo, opts->repo_dir, opts->cfg, err)) ||
-	    (ret = gate_report_begin(out, repo, opts, err)))
+	    (ret = gate_report_begin(out, repo, opts, err)) || (ret = check_dirty(out, opts, err)))
 		goto done;
 	out->mode = GATE_MODE_LIVE;
 	host_name(out->live.machine, sizeof(out->live.machine));

@@ -1440,6 +1440,7 @@ int gate_options_build(struct gate_options *out, const struct gate_request *req,
 	out->n_excludes = req->n_excludes;
 	out->no_lock = req->for_accept;
 	out->undecided_fail = req->undecided_fail;
+	out->allow_dirty = req->allow_dirty;
 	out->now = req->now;
 	return 0;
 fail:

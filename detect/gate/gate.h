@@ -149,6 +149,9 @@ struct gate_live {
 	int identical;		    /* bench.artifacts byte-identical: nothing measured */
 	size_t artifact_files;	    /* compared, when identical */
 	double build_s[2];	    /* how long bench.build took: the merge base, the head */
+	/* --allow-dirty: the head was the checkout's HEAD, measured as committed without the
+	 * uncommitted changes to these measured paths ("" when there were none) */
+	char dirty_paths[512];
 };
 
 /* What --settle measured again (§7.8): the stored gate's FAIL and UNDECIDED rows, their
@@ -203,6 +206,7 @@ struct gate_request {
 	size_t n_excludes;
 	int for_accept;	    /* read benchline-gate.lock but do not apply it (accept does) */
 	int undecided_fail; /* --undecided fail: UNDECIDED rows fail the gate */
+	int allow_dirty;    /* --live: measure HEAD as committed despite uncommitted changes */
 	int64_t now;	    /* the report's time */
 };
 
@@ -221,6 +225,7 @@ struct gate_options {
 	size_t n_excludes;
 	int no_lock;
 	int undecided_fail;
+	int allow_dirty;
 	int64_t now;
 	/* Owned by the options. */
 	struct strbuf root;

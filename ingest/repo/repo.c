@@ -644,16 +644,15 @@ done:
 	return ret;
 }
 
-/* Whether the working tree or the index differs from HEAD in the measured paths (untracked
- * files there count: they can change a build; ignored files do not). */
-static int measured_dirty(int *out, git_repository *repo, const struct ingest_config *cfg,
-			  struct bl_error *err)
+/* The changes the working tree or the index has against HEAD in the measured paths (untracked
+ * files there count: they can change a build; ignored files do not), into *list (NULL for a
+ * bare repository). */
+static int measured_status(git_status_list **list, git_repository *repo,
+			   const struct ingest_config *cfg, struct bl_error *err)
 {
 	git_status_options opts;
-	git_status_list *list = NULL;
-	int rc;
 
-	*out = 0;
+	*list = NULL;
 	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
 	if (git_repository_is_bare(repo))
 		return 0;
@@ -663,11 +662,48 @@ static int measured_dirty(int *out, git_repository *repo, const struct ingest_co
 		opts.pathspec.strings = cfg->measured_paths;
 		opts.pathspec.count = cfg->n_measured;
 	}
-	if ((rc = git_status_list_new(&list, repo, &opts)) < 0)
+	if (git_status_list_new(list, repo, &opts) < 0)
 		return git_fail(err, BL_EGIT, "cannot read the working tree's status");
-	*out = git_status_list_entrycount(list) > 0;
-	git_status_list_free(list);
 	return 0;
+}
+
+/* Whether the measured paths differ from HEAD (measured_status). */
+static int measured_dirty(int *out, git_repository *repo, const struct ingest_config *cfg,
+			  struct bl_error *err)
+{
+	git_status_list *list;
+	int ret = measured_status(&list, repo, cfg, err);
+	*out = list && git_status_list_entrycount(list) > 0;
+	git_status_list_free(list);
+	return ret;
+}
+
+int repo_measured_changes(struct strbuf *paths, size_t *n, const char *repo_dir,
+			  const struct ingest_config *cfg, struct bl_error *err)
+{
+	git_repository *repo = NULL;
+	git_status_list *list = NULL;
+	int ret;
+
+	*n = 0;
+	if ((ret = open_repo(&repo, repo_dir, err)) ||
+	    (ret = measured_status(&list, repo, cfg, err)) || !list)
+		goto done;
+	*n = git_status_list_entrycount(list);
+	for (size_t i = 0; i < *n && i < 5; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const git_diff_delta *d =
+		    e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+		const char *path =
+		    d ? (d->new_file.path ? d->new_file.path : d->old_file.path) : NULL;
+		strbuf_addf(paths, "%s%s", i ? ", " : "", path ? path : "?");
+	}
+	if (*n > 5)
+		strbuf_addf(paths, " and %zu more", *n - 5);
+done:
+	git_status_list_free(list);
+	git_repository_free(repo);
+	return ret;
 }
 
 int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,

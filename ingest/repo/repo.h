@@ -40,6 +40,11 @@ struct repo_head {
 };
 int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
 		   struct bl_error *err);
+/* How many paths under the measured ones differ from HEAD in the index or the working tree
+ * (repo_head's dirty), in *n; the first five appended to paths ("bench.c, src/a.c and 3
+ * more"). */
+int repo_measured_changes(struct strbuf *paths, size_t *n, const char *repo_dir,
+			  const struct ingest_config *cfg, struct bl_error *err);
 
 struct repo_sync_result {
 	size_t walked;	  /* commits read from the repository in this run */
