@@ -134,6 +134,8 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	sigdelset(&stop, SIGPIPE);
 	while (sigwait(&stop, &sig) != 0)
 		;
+	/* No new work from here (idle connections closed, new requests 503): said after. */
+	web_begin_stop(srv);
 	fprintf(stderr, "benchline: %s: finishing requests in flight and stopping\n",
 		sig == SIGINT ? "interrupted" : "terminated");
 	web_stop(srv);

@@ -11,6 +11,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -91,6 +92,10 @@ struct web_server {
 	struct watched *watched; /* a list */
 	pthread_t watcher;
 	int watching, stop_watching;
+	MHD_socket listen_fd; /* given back by MHD_quiesce_daemon, closed by web_stop */
+	/* SIGTERM came (web_begin_stop): new requests are answered 503, every answer closes its
+	 * connection, and idle kept-alive connections are closed. */
+	atomic_int stopping;
 };
 
 /* An open connection as the deadline's watch sees it. */
@@ -98,6 +103,7 @@ struct watched {
 	struct watched *prev, *next;
 	int fd;
 	int receiving;	       /* a request is coming in (or the next one may) */
+	int in_request;	       /* its request line has arrived and its answer is not sent */
 	int dropped;	       /* shut down by the watch */
 	struct timespec since; /* CLOCK_MONOTONIC: accepted, or the last answer sent */
 };
@@ -149,7 +155,8 @@ static void connection_notify(void *cls, struct MHD_Connection *conn, void **soc
 }
 
 /* The request of conn is in (headers and body): the deadline no longer runs, or, with
- * receiving set, the connection waits for its next request and the deadline starts again. */
+ * receiving set, its answer is sent, the connection waits for its next request and the
+ * deadline starts again. */
 static void watch_mark(struct web_server *srv, struct MHD_Connection *conn, int receiving)
 {
 	const union MHD_ConnectionInfo *info =
@@ -159,8 +166,23 @@ static void watch_mark(struct web_server *srv, struct MHD_Connection *conn, int 
 		return;
 	pthread_mutex_lock(&srv->watch_lock);
 	w->receiving = receiving;
-	if (receiving)
+	if (receiving) {
 		w->since = now_monotonic();
+		w->in_request = 0;
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
+/* conn's request line has arrived: from now on it is not idle (web_begin_stop leaves it be). */
+static void watch_request(struct web_server *srv, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct watched *w = info ? info->socket_context : NULL;
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	w->in_request = 1;
 	pthread_mutex_unlock(&srv->watch_lock);
 }
 
@@ -478,7 +500,8 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 	return strlen(s);
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply *r)
+static enum MHD_Result send_reply(const struct web_server *srv, struct MHD_Connection *conn,
+				  struct web_reply *r)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -520,6 +543,9 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply 
 		snprintf(secs, sizeof(secs), "%u", r->retry_after_s);
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
 	}
+	/* Stopping: no connection is kept for another request. */
+	if (atomic_load(&srv->stopping))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(resp, "Content-Security-Policy",
@@ -1469,8 +1495,7 @@ static void *request_begin(void *cls, const char *uri, struct MHD_Connection *co
 	struct request *req = xcalloc(1, sizeof(*req));
 	char *query = (char *)strchr(uri, '?');
 	size_t params = 1;
-	(void)cls;
-	(void)conn;
+	watch_request(cls, conn);
 	strbuf_init(&req->body, 0);
 	if (query) {
 		for (const char *p = query + 1; *p; p++)
@@ -1497,6 +1522,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	strbuf_init(&r.body, 0);
 	if (!req->started) {
 		req->started = 1;
+		if (atomic_load(&srv->stopping)) {
+			/* Answered on the first call: the connection closes after it. */
+			web_reply_json_error(&r, 503, "the server is stopping: try again later");
+			r.retry_after_s = WEB_RETRY_AFTER;
+			goto answer_now;
+		}
 		if (req->too_many_params) {
 			reply_too_many_params(&r, &srv->ctx, url);
 			goto answer_now;
@@ -1549,7 +1580,7 @@ answer_now:
 	/* answered before its body: the connection closes after the answer */
 	watch_mark(srv, conn, 0);
 send:
-	ret = send_reply(conn, &r);
+	ret = send_reply(srv, conn, &r);
 	strbuf_release(&r.body);
 	return ret;
 }
@@ -1701,6 +1732,29 @@ unsigned web_port(const struct web_server *srv)
 	return info ? info->port : srv->opts.port;
 }
 
+void web_begin_stop(struct web_server *srv)
+{
+	if (!srv || atomic_exchange(&srv->stopping, 1))
+		return;
+	/* Stop accepting new connections, and refuse them at once rather than leave them
+	 * waiting in the listening socket's queue until the server is gone: shut down, not
+	 * closed, since libmicrohttpd's threads may still look at the descriptor until
+	 * MHD_stop_daemon (web_stop closes it then). */
+	srv->listen_fd = MHD_quiesce_daemon(srv->daemon);
+	if (srv->listen_fd != MHD_INVALID_SOCKET)
+		shutdown(srv->listen_fd, SHUT_RDWR);
+	/* A kept-alive connection with no request in it is closed now, rather than taking a
+	 * push over the next seconds; one whose request has begun gets its answer. */
+	pthread_mutex_lock(&srv->watch_lock);
+	for (struct watched *w = srv->watched; w; w = w->next) {
+		if (w->receiving && !w->in_request && !w->dropped && w->fd >= 0) {
+			shutdown(w->fd, SHUT_RDWR);
+			w->dropped = 1;
+		}
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
 void web_stop(struct web_server *srv)
 {
 	MHD_socket fd;
@@ -1709,9 +1763,9 @@ void web_stop(struct web_server *srv)
 
 	if (!srv)
 		return;
-	/* Stop accepting; let what is in flight finish (an idle keep-alive connection is
-	 * dropped by the connection timeout at the latest). */
-	fd = MHD_quiesce_daemon(srv->daemon);
+	/* Stop accepting, close what is idle; let what is in flight finish. */
+	web_begin_stop(srv);
+	fd = srv->listen_fd;
 	limit_ms = (srv->opts.timeout_s + 1) * 1000;
 	while (waited_ms < limit_ms) {
 		const union MHD_DaemonInfo *info =

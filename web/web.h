@@ -61,6 +61,10 @@ struct web_server;
 int web_start(struct web_server **out, const struct web_options *opts, struct bl_error *err);
 /* The port listened on. */
 unsigned web_port(const struct web_server *srv);
+/* What SIGTERM starts: stops accepting connections, closes the kept-alive ones that are idle,
+ * and from now on answers a new request 503 (with Retry-After) and closes every connection
+ * after its answer; the requests in flight go on. Returns at once; web_stop does it too. */
+void web_begin_stop(struct web_server *srv);
 /* Stops accepting, lets the requests in flight finish (at most the connection timeout),
  * stops the threads and closes the database. */
 void web_stop(struct web_server *srv);
