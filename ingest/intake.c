@@ -132,18 +132,90 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 	return fill_source_hashes(in, out, name, 0, err);
 }
 
+/* What a read takes at a time. */
+#define READ_CHUNK (1 << 16)
+
+/* A NUL byte at text[at]: no format benchline reads holds one. */
+static int refuse_nul(const char *path, size_t at, struct bl_error *err)
+{
+	return bl_error_set(err, BL_EINVALID,
+			    "%s: a NUL byte at byte %zu: not text (no format benchline reads "
+			    "holds one)",
+			    path, at + 1);
+}
+
+/* Whether the records are native ones, read by the native parser (which names a NUL byte by
+ * line and column): the format asked for, or the one the text's start says. */
+static int native_format(const struct ingest_intake *in, const char *path, const char *text,
+			 size_t len)
+{
+	const char *format = in->format;
+	if (!strcmp(format, "auto"))
+		format = adapters_detect_format(path, text, len);
+	return format && (!strcmp(format, "benchline") || !strcmp(format, "native"));
+}
+
+/* A NUL byte at text[nul] (none: (size_t)-1) is refused unless the records are native, whose
+ * parser names it by line and column; *as is then the format to parse them with: "benchline",
+ * since detection gives up on a NUL byte. Else *as is in->format. */
+static int check_nul(const struct ingest_intake *in, const char *path, const char *text, size_t nul,
+		     const char **as, struct bl_error *err)
+{
+	*as = in->format;
+	if (nul == (size_t)-1)
+		return 0;
+	if (!native_format(in, path, text, nul))
+		return refuse_nul(path, nul, err);
+	*as = "benchline";
+	return 0;
+}
+
+/*
+ * Appends what is left of fd to text (up to INGEST_MAX_FILE bytes in all), as it streams in,
+ * and stops at the first NUL byte: a device or a pipe (/dev/zero) is never read to the cap
+ * first (§13). *nul is the NUL's offset, or (size_t)-1 when there is none.
+ */
+static int read_text_rest(struct strbuf *text, size_t *nul, int fd, const char *path,
+			  struct bl_error *err)
+{
+	const char *at = memchr(text->buf, '\0', text->len);
+	ssize_t n;
+
+	*nul = at ? (size_t)(at - text->buf) : (size_t)-1;
+	while (*nul == (size_t)-1 && (n = read_once(text, fd, READ_CHUNK, path, err)) > 0) {
+		if ((at = memchr(text->buf + text->len - (size_t)n, '\0', (size_t)n)))
+			*nul = (size_t)(at - text->buf);
+		else if (text->len > INGEST_MAX_FILE)
+			return too_big(err, path, INGEST_MAX_FILE);
+	}
+	return *nul == (size_t)-1 && n < 0 ? (int)n : 0;
+}
+
 int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const char *path,
 		       struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct stat st;
-	int ret;
+	const char *as, *saved;
+	size_t nul;
+	int fd = -1, ret;
 
 	/* A criterion target directory is read by its adapter. */
 	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return ingest_intake_parse(in, out, path, NULL, 0, NAN, err);
-	if ((ret = read_file_capped(&text, path, INGEST_MAX_FILE, err)) == 0)
-		ret = ingest_intake_parse(in, out, path, text.buf, text.len, NAN, err);
+	if ((ret = open_capped(&fd, path, INGEST_MAX_FILE, err)) ||
+	    (ret = read_text_rest(&text, &nul, fd, path, err)))
+		goto done;
+	/* A NUL byte: the native parser names where it is; any other format is refused. */
+	if ((ret = check_nul(in, path, text.buf, nul, &as, err)))
+		goto done;
+	saved = in->format;
+	in->format = as;
+	ret = ingest_intake_parse(in, out, path, text.buf, text.len, NAN, err);
+	in->format = saved;
+done:
+	if (fd > 0)
+		close(fd);
 	strbuf_release(&text);
 	return ret;
 }
@@ -288,8 +360,9 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 		       struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
-	const char *format = in->format;
+	const char *format = in->format, *as, *saved;
 	struct stat sb;
+	size_t nul = (size_t)-1;
 	int fd = -1, eof = 0, ret = 0;
 
 	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -307,13 +380,23 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 	if (!eof && !strcmp(format, "auto"))
 		format = adapters_detect_format(path, text.buf, text.len);
 	if (!eof && format && (!strcmp(format, "benchline") || !strcmp(format, "native"))) {
+		/* streamed: the native parser stops at the first thing wrong, a NUL byte too */
 		ret = intake_streamed(in, st, path, fd, &text, mark, mark_data, fn, data, err);
 		goto done;
 	}
-	/* a whole document: the rest of it read into memory */
-	if (!eof && (ret = read_fd_capped(&text, fd, path, INGEST_MAX_FILE, err)))
+	/* a whole document: the rest of it read into memory, but never past a NUL byte */
+	if (!eof && (ret = read_text_rest(&text, &nul, fd, path, err)))
 		goto done;
+	if (eof) {
+		const char *at = memchr(text.buf, '\0', text.len);
+		nul = at ? (size_t)(at - text.buf) : (size_t)-1;
+	}
+	if ((ret = check_nul(in, path, text.buf, nul, &as, err)))
+		goto done;
+	saved = in->format;
+	in->format = as;
 	ret = intake_whole(in, st, path, text.buf, text.len, mark, mark_data, fn, data, err);
+	in->format = saved;
 done:
 	if (fd > 0)
 		close(fd);
