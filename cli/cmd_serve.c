@@ -74,6 +74,9 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "--sync-interval needs --repo");
 	if (sync_interval != -1 && (sync_interval < 1 || sync_interval > 86400))
 		cli_usage_error(ctx->cmd, options, "--sync-interval must be 1 to 86400 seconds");
+	/* The server's writers wait --lock-timeout, its background thread's too, and tell
+	 * nobody: a request past it is a 503. */
+	store_set_lock_wait((unsigned)lock_timeout * 1000, NULL, NULL);
 	/* A database that is not there is a typo in --db more often than a wish for an empty
 	 * server: refused unless --create. */
 	if (store_open(&ctx->store, ctx->db_path, create ? STORE_CREATE : 0, &err)) {

@@ -612,10 +612,37 @@ const struct cli_command cli_commands[] = {
 };
 
 static const char global_usage[] =
-    "usage: benchline [--db FILE] [--version] COMMAND [ARGS]\n"
+    "usage: benchline [--db FILE] [--lock-timeout SECONDS] [--version] COMMAND [ARGS]\n"
     "\n"
-    "The database is --db FILE, else $BENCHLINE_DB, else ./benchline.db.\n"
+    "The database is --db FILE, else $BENCHLINE_DB, else ./benchline.db. A command that\n"
+    "writes waits up to --lock-timeout seconds (300) for another writer's lock, saying so.\n"
     "'benchline COMMAND --help' shows what a command does, its options and examples.\n";
+
+/* The longest --lock-timeout, in seconds (a day), and the default. */
+#define CLI_MAX_LOCK_TIMEOUT	 86400
+#define CLI_LOCK_TIMEOUT_DEFAULT 300
+
+/* A writer waiting for another's lock says so on stderr (store_wait_fn). */
+static void say_lock_wait(const char *name, double waited_s, double limit_s, void *data)
+{
+	(void)data;
+	cli_printf(stderr,
+		   "benchline: waiting for the write lock of '%s', held by another writer (%.0f s "
+		   "of at most %.0f; --lock-timeout)\n",
+		   name, waited_s, limit_s);
+}
+
+/* --lock-timeout's value: seconds, 1 to CLI_MAX_LOCK_TIMEOUT; 0 when it is not one. */
+static double lock_timeout_arg(const char *arg)
+{
+	char *end;
+	double v;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 1 && v <= CLI_MAX_LOCK_TIMEOUT))
+		return 0;
+	return v;
+}
 
 const struct cli_command *cli_find_command(const char *name)
 {
@@ -901,6 +928,7 @@ int main(int argc, char **argv_in)
 	const struct cli_command *cmd;
 	struct cli_ctx ctx = {NULL, NULL, NULL, 0, CLI_HELP_TEXT};
 	struct bl_error err = BL_ERROR_INIT;
+	double lock_timeout = CLI_LOCK_TIMEOUT_DEFAULT;
 	int i, ret;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -926,6 +954,17 @@ int main(int argc, char **argv_in)
 		} else if (!strncmp(argv[i], "--db=", 5)) {
 			db_path = argv[i] + 5;
 			ctx.db_given = 1;
+		} else if (!strcmp(argv[i], "--lock-timeout") ||
+			   !strncmp(argv[i], "--lock-timeout=", 15)) {
+			const char *arg = argv[i][14]	 ? argv[i] + 15
+					  : i + 1 < argc ? argv[++i]
+							 : "";
+			if (!(lock_timeout = lock_timeout_arg(arg))) {
+				cli_error("--lock-timeout wants seconds, 1 to %d, not '%s'",
+					  CLI_MAX_LOCK_TIMEOUT, arg);
+				fputs(global_usage, stderr);
+				return 2;
+			}
 		} else {
 			cli_error("unknown option '%s'", argv[i]);
 			fputs(global_usage, stderr);
@@ -949,6 +988,9 @@ int main(int argc, char **argv_in)
 	}
 	ctx.db_path = db_path;
 	ctx.cmd = cmd;
+	/* A writer waits for another's lock as long as --lock-timeout says, telling stderr (the
+	 * server sets its own: serve's --lock-timeout). */
+	store_set_lock_wait((unsigned)(lock_timeout * 1000), say_lock_wait, NULL);
 	ret = cmd->fn(argc - i, argv + i, &ctx);
 	store_free(ctx.store);
 	bl_error_release(&err);

@@ -36,7 +36,13 @@ struct store_stmt {
 /* How a writer on PostgreSQL starts its transaction: with the transaction-scoped advisory lock
  * every writer takes, so that writers go one at a time as on SQLite (BEGIN IMMEDIATE). The
  * tests' lock holders take the same number. */
-#define STORE_PG_BEGIN_WRITE "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246)"
+#define STORE_PG_WRITERS_LOCK "7306033440531431246"
+#define STORE_PG_BEGIN_WRITE  "BEGIN; SELECT pg_advisory_xact_lock(" STORE_PG_WRITERS_LOCK ")"
+
+/* One more moment of a writer's wait for another's lock (count: the moments before, 0 when
+ * the wait begins): 1 to wait on, 0 to give up; tells the store's store_wait_fn how long it
+ * has waited (store.c). */
+int store_lock_wait(struct store *st, int count);
 
 /* The PostgreSQL connection (store/pg.c): open on a URL, run SQL text that is no cached
  * statement, and what the last statement left. The errors are the server's messages. */
@@ -45,6 +51,10 @@ int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_
 		  struct bl_error *err);
 void store_pg_close(struct store_pg *pg);
 int store_pg_exec(struct store_pg *pg, const char *sql);
+/* BEGIN, then the writers' lock taken a moment at a time (pg_try_advisory_xact_lock between
+ * store_lock_wait's pauses, so the wait can be told), for st: 0, or -1 with the error kept
+ * (busy when the lock stayed held) and the transaction rolled back. */
+int store_pg_begin_write(struct store_pg *pg, struct store *st);
 const char *store_pg_errmsg(struct store_pg *pg);
 int store_pg_busy(struct store_pg *pg);
 /* Whether the last error was the connection's (lost, or not made again): BL_EUNAVAILABLE. */

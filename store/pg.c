@@ -259,6 +259,36 @@ int store_pg_exec(struct store_pg *pg, const char *sql)
 	return ret;
 }
 
+int store_pg_begin_write(struct store_pg *pg, struct store *st)
+{
+	static const char try_lock[] =
+	    "SELECT pg_try_advisory_xact_lock(" STORE_PG_WRITERS_LOCK ")";
+
+	if (store_pg_exec(pg, "BEGIN"))
+		return -1;
+	for (int count = 0;; count++) {
+		PGresult *res = PQexec(pg->conn, try_lock);
+		int ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+		int got = ok && !strcmp(PQgetvalue(res, 0, 0), "t");
+		if (!ok)
+			keep_error(pg, res);
+		PQclear(res);
+		if (!ok)
+			break;
+		if (got)
+			return 0;
+		if (!store_lock_wait(st, count)) {
+			strbuf_reset(&pg->error);
+			strbuf_addstr(&pg->error, "the writers' lock is still held");
+			pg->busy = 1;
+			pg->lost = 0;
+			break;
+		}
+	}
+	store_pg_exec(pg, "ROLLBACK");
+	return -1;
+}
+
 char *store_pg_url_for_messages(const char *url)
 {
 	/* postgresql://user:secret@host/db?password=secret -> postgresql://user@host/db */

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "store/internal.h"
@@ -17,7 +18,68 @@ struct store {
 	char *path;	     /* the file, or the URL without its password: for messages */
 	struct store_stmt stmts[SQL__COUNT]; /* the statement cache (store_stmt) */
 	int in_transaction;
+	/* Waiting for another writer's lock (busy_wait): the most, whom to tell, and this
+	 * wait's start and last report (CLOCK_MONOTONIC seconds). */
+	unsigned busy_ms;
+	store_wait_fn wait_fn;
+	void *wait_data;
+	double wait_start, wait_told;
 };
+
+/* What store_set_lock_wait set, for the stores opened after it. */
+static unsigned lock_wait_ms = STORE_BUSY_TIMEOUT_MS;
+static store_wait_fn lock_wait_fn;
+static void *lock_wait_data;
+
+void store_set_lock_wait(unsigned timeout_ms, store_wait_fn fn, void *data)
+{
+	lock_wait_ms = timeout_ms;
+	lock_wait_fn = fn;
+	lock_wait_data = data;
+}
+
+static double monotonic_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* One more moment of a writer's wait for the lock (count: the moments before it, 0 when the
+ * wait begins): 1 to wait on, 0 to give up (the busy error). Tells st->wait_fn how long it has
+ * waited, first after STORE_WAIT_FIRST_S, then every STORE_WAIT_EVERY_S. SQLite's busy
+ * handler; PostgreSQL's lock wait calls it too (store_pg_begin_write). */
+int store_lock_wait(struct store *st, int count)
+{
+	static const int delays_ms[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+	double now = monotonic_s(), waited, left;
+	int ms = delays_ms[count < 12 ? count : 11];
+	struct timespec pause;
+
+	if (count == 0)
+		st->wait_start = st->wait_told = now;
+	waited = now - st->wait_start;
+	left = st->busy_ms / 1000.0 - waited;
+	if (left <= 0)
+		return 0;
+	if (st->wait_fn &&
+	    ((st->wait_told == st->wait_start && waited >= STORE_WAIT_FIRST_S) ||
+	     (st->wait_told > st->wait_start && now - st->wait_told >= STORE_WAIT_EVERY_S))) {
+		st->wait_told = now;
+		st->wait_fn(st->path, waited, st->busy_ms / 1000.0, st->wait_data);
+	}
+	if (ms > left * 1000)
+		ms = (int)(left * 1000) + 1;
+	pause.tv_sec = ms / 1000;
+	pause.tv_nsec = (long)(ms % 1000) * 1000000L;
+	nanosleep(&pause, NULL);
+	return 1;
+}
+
+static int busy_wait(void *data, int count)
+{
+	return store_lock_wait(data, count);
+}
 
 const char *store_name(const struct store *st)
 {
@@ -50,6 +112,10 @@ int store_db_error(struct bl_error *err, struct store *st, const char *what)
 		code = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? BL_EBUSY : BL_EDB;
 		msg = sqlite3_errmsg(st->db);
 	}
+	if (code == BL_EBUSY)
+		return bl_error_set(err, code,
+				    "%s in '%s': %s (another writer held it for over %g s)", what,
+				    st->path, msg, st->busy_ms / 1000.0);
 	return bl_error_set(err, code, "%s in '%s': %s", what, st->path, msg);
 }
 
@@ -377,7 +443,7 @@ static int open_sqlite(struct store *st, const char *path, int flags, struct bl_
 			      : bl_error_set(err, BL_EDB, "cannot open '%s': out of memory", path);
 	}
 	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+	sqlite3_busy_handler(st->db, busy_wait, st);
 	/* A file that is not a database fails here, on its first read. */
 	if (!(flags & STORE_READONLY) &&
 	    exec_sql(st, "PRAGMA journal_mode = WAL", "cannot open", err))
@@ -394,11 +460,13 @@ int store_open(struct store **out, const char *path, int flags, struct bl_error 
 	int ret;
 
 	*out = NULL;
+	st->busy_ms = lock_wait_ms;
+	st->wait_fn = lock_wait_fn;
+	st->wait_data = lock_wait_data;
 	if (store_is_postgres_url(path)) {
 		st->backend = STORE_POSTGRES;
 		st->path = store_pg_url_for_messages(path);
-		ret =
-		    store_pg_open(&st->pg, path, STORE_BUSY_TIMEOUT_MS, flags & STORE_CREATE, err);
+		ret = store_pg_open(&st->pg, path, st->busy_ms, flags & STORE_CREATE, err);
 	} else {
 		st->path = xstrdup(path);
 		ret = open_sqlite(st, path, flags, err);
@@ -442,15 +510,23 @@ void store_free(struct store *st)
 
 void store_set_busy_timeout(struct store *st, unsigned ms)
 {
+	st->busy_ms = ms;
+	st->wait_fn = NULL; /* the server's: it tells nobody, it answers 503 */
 	if (st->backend == STORE_POSTGRES)
 		store_pg_set_lock_timeout(st->pg, ms);
-	else
-		sqlite3_busy_timeout(st->db, (int)ms);
 }
 
 int store_begin(struct store *st, struct bl_error *err)
 {
-	int ret = exec_sql(st, begin_write_sql[st->backend], "cannot begin a transaction", err);
+	int ret;
+	/* With someone to tell, PostgreSQL's writers' lock is waited for as SQLite's is, a
+	 * moment at a time (store_lock_wait); else in one wait, bounded by lock_timeout. */
+	if (st->backend == STORE_POSTGRES && st->wait_fn)
+		ret = store_pg_begin_write(st->pg, st)
+			  ? store_db_error(err, st, "cannot begin a transaction")
+			  : 0;
+	else
+		ret = exec_sql(st, begin_write_sql[st->backend], "cannot begin a transaction", err);
 	if (!ret)
 		st->in_transaction = 1;
 	else if (st->backend == STORE_POSTGRES)

@@ -36,6 +36,18 @@ int store_is_postgres_url(const char *path);
 const char *store_name(const struct store *st);
 char *store_name_of_path(const char *path);
 void store_free(struct store *st);
+/* What a writer is told while it waits for the write lock another connection holds: the
+ * database as messages name it, the seconds waited so far and the most it will wait. Called
+ * from the waiting thread, first after STORE_WAIT_FIRST_S seconds, then every
+ * STORE_WAIT_EVERY_S. */
+#define STORE_WAIT_FIRST_S 2
+#define STORE_WAIT_EVERY_S 10
+typedef void (*store_wait_fn)(const char *name, double waited_s, double limit_s, void *data);
+/* For every store this process opens after the call: how long a writer waits for another's
+ * lock before BL_EBUSY (timeout_ms; 30 s until set), and whom it tells while it waits (fn,
+ * NULL for nobody). The command line's --lock-timeout; the server sets its own timeout per
+ * connection (store_set_busy_timeout) and tells nobody. */
+void store_set_lock_wait(unsigned timeout_ms, store_wait_fn fn, void *data);
 /* How long this connection waits for another's write lock before BL_EBUSY (30 s after
  * store_open). */
 void store_set_busy_timeout(struct store *st, unsigned ms);

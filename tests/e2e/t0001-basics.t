@@ -18,7 +18,7 @@ test_expect '--help and -h print the global usage and the commands, as help does
 	test_cmp expect actual &&
 	test ! -e nowhere &&
 	head -1 actual >first &&
-	echo "usage: benchline [--db FILE] [--version] COMMAND [ARGS]" >want &&
+	echo "usage: benchline [--db FILE] [--lock-timeout SECONDS] [--version] COMMAND [ARGS]" >want &&
 	test_cmp want first
 '
 test_expect '--version names the version' '

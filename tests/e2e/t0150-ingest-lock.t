@@ -2,6 +2,7 @@
 # The write lock and ingest (issue 14): a file is read, checked and staged before the lock is
 # taken, and whoever meets the lock (a push to the server, a detect, another ingest) waits
 # for it and succeeds. No timing is asserted: the order is shown by what each one reports.
+# A command waits at most --lock-timeout (default 300 s), saying so on stderr while it waits.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
@@ -78,6 +79,26 @@ test_expect 'an ingest that meets the lock waits for it and stores the file' '
 	test "$(runs)" = 3000
 '
 
+test_expect '--lock-timeout: a writer waits that long, says so while it waits, then gives up (exit 2)' '
+	hold_lock || exit 1
+	native_lines 3 90 m4 >few.jsonl
+	bl --lock-timeout 3 ingest few.jsonl >out 2>err; rc=$?; release_lock;
+	test $rc = 2 &&
+	grep -q "^benchline: waiting for the write lock of .*, held by another writer ([0-9] s of at most 3; --lock-timeout)$" err &&
+	grep -q "^benchline: few.jsonl: .*(another writer held it for over 3 s)$" err &&
+	test ! -s out &&
+	bl --lock-timeout=3 ingest few.jsonl >out &&
+	test "$(wc -l <out)" = 3
+'
+test_expect '--lock-timeout takes 1 to 86400 seconds' '
+	for t in 0 -1 x 86401 nan; do
+		expect_exit 2 bl --lock-timeout "$t" records 2>err &&
+		grep -q "^benchline: --lock-timeout wants seconds, 1 to 86400, not .$t.$" err || return 1
+	done &&
+	expect_exit 2 bl --lock-timeout 2>err &&
+	bl --help | grep -q "waits up to --lock-timeout seconds (300)"
+'
+
 serve_start srv --token-file tokens --timeout 60 || exit 1
 
 test_expect 'pushes and a detect during a long ingest wait and succeed' '
@@ -94,7 +115,7 @@ test_expect 'pushes and a detect during a long ingest wait and succeed' '
 	test "$ok" = 6 &&
 	test "$(cat rc)" = 0 &&
 	! grep -l "locked\|503" push*.err detect*.err &&
-	test "$(runs)" = $((3000 + 20000 + 15)) &&
+	test "$(runs)" = $((3000 + 3 + 20000 + 15)) &&
 	test ! -e none.db
 '
 
