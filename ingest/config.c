@@ -417,7 +417,8 @@ static int parse_bench(struct ingest_config *cfg, const json_t *bench, const cha
 		} else if (!strcmp(key, "run_timeout")) {
 			ret = parse_seconds(&cfg->bench_run_timeout, v, name, at.buf, err);
 		} else if (!strcmp(key, "format")) {
-			if (!json_is_string(v) || !adapters_format_known(json_string_value(v)))
+			enum result_format f;
+			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v)))
 				ret = type_error(err, name, at.buf,
 						 "expected a format: auto, benchline, bmf, gbench, "
 						 "hyperfine, pytest, gotest or criterion");
@@ -621,7 +622,7 @@ int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct b
 
 	ingest_config_init(cfg);
 	/* The file sits at the working tree's root, which may be above repo_dir. */
-	repo_libgit2_init();
+	libgit2_start();
 	if (git_repository_open_ext(&repo, repo_dir, 0, NULL) == 0) {
 		root = git_repository_workdir(repo);
 		if (root && same_dir(root, repo_dir))

@@ -291,7 +291,7 @@ struct ingest_config {
 	char *bench_build;	    /* shell command run in a worktree; NULL: nothing to build */
 	double bench_build_timeout; /* seconds, default INGEST_BENCH_TIMEOUT */
 	char *bench_run;	    /* shell command that prints results; NULL when not set */
-	char *bench_format;	    /* an adapter's name (adapters_format_known); NULL: "auto" */
+	char *bench_format;	    /* a format's name (result_format_parse); NULL: "auto" */
 	long bench_processes;	    /* fresh processes per sample, default INGEST_BENCH_PROCESSES */
 	double bench_run_timeout;   /* seconds per process, default INGEST_BENCH_TIMEOUT */
 	char **bench_artifacts;	    /* globs relative to a worktree; NULL when not set */

@@ -35,9 +35,10 @@ void ingest_intake_release(struct ingest_intake *in)
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 {
 	const char *settings = in->repo ? in->repo : in->settings_dir;
+	enum result_format f;
 	int ret;
 
-	if (!adapters_format_known(in->format))
+	if (result_format_parse(&f, in->format))
 		return bl_error_set(err, BL_EINVALID,
 				    "unknown format '%s' (auto, benchline, bmf, gbench, hyperfine, "
 				    "pytest, gotest, criterion)",

@@ -822,23 +822,15 @@ const char *adapters_detect_format(const char *path, const char *text, size_t le
 
 typedef int (*adapter_fn)(struct ingest_batch *, const struct adapters_input *);
 
-static const struct {
-	const char *name;
-	adapter_fn fn;
-} adapters[] = {
-    {"bmf", adapters_bmf},	 {"gbench", adapters_gbench}, {"hyperfine", adapters_hyperfine},
-    {"pytest", adapters_pytest}, {"gotest", adapters_gotest}, {"criterion", adapters_criterion},
+/* Each adapter's format (common/'s names); the native format and "auto" have none. */
+static const adapter_fn adapters[RESULT_NFORMATS] = {
+    [RESULT_BMF] = adapters_bmf,
+    [RESULT_GBENCH] = adapters_gbench,
+    [RESULT_HYPERFINE] = adapters_hyperfine,
+    [RESULT_PYTEST] = adapters_pytest,
+    [RESULT_GOTEST] = adapters_gotest,
+    [RESULT_CRITERION] = adapters_criterion,
 };
-
-int adapters_format_known(const char *name)
-{
-	if (!strcmp(name, "auto") || !strcmp(name, "benchline") || !strcmp(name, "native"))
-		return 1;
-	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++)
-		if (!strcmp(adapters[i].name, name))
-			return 1;
-	return 0;
-}
 
 /* started_at when neither the flag nor the file gives one: the file's mtime, else now. */
 static double file_time(const char *path)
@@ -857,8 +849,8 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 	struct ingest_batch local = {NULL, 0, 0};
 	struct adapters_defaults none;
 	struct adapters_input a;
-	adapter_fn fn = NULL;
-	const char *name = NULL;
+	enum result_format f;
+	adapter_fn fn;
 	int ret;
 
 	if (chosen)
@@ -873,27 +865,22 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: cannot tell the format (give --format)", path);
 	}
-	if (!strcmp(format, "benchline") || !strcmp(format, "native")) {
+	if (result_format_parse(&f, format) || f == RESULT_AUTO)
+		return bl_error_set(err, BL_EINVALID,
+				    "unknown format \"%s\" (expected auto, benchline, bmf, gbench, "
+				    "hyperfine, pytest, gotest or criterion)",
+				    format);
+	if (f == RESULT_NATIVE) {
 		if (chosen)
-			*chosen = "benchline";
+			*chosen = result_format_name(f);
 		if (!text)
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: is a directory (only criterion reads one)", path);
 		return ingest_parse_native(out, path, text, len, err);
 	}
-	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
-		if (!strcmp(adapters[i].name, format)) {
-			fn = adapters[i].fn;
-			name = adapters[i].name;
-		}
-	}
-	if (!fn)
-		return bl_error_set(err, BL_EINVALID,
-				    "unknown format \"%s\" (expected auto, benchline, bmf, gbench, "
-				    "hyperfine, pytest, gotest or criterion)",
-				    format);
+	fn = adapters[f];
 	if (chosen)
-		*chosen = name;
+		*chosen = result_format_name(f);
 	if (fn == adapters_criterion && text)
 		return bl_error_set(err, BL_EINVALID,
 				    "%s: criterion reads a target/criterion directory, not a file",

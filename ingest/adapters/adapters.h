@@ -52,9 +52,6 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
  * NULL and path is a directory; NULL when it cannot tell. */
 const char *adapters_detect_format(const char *path, const char *text, size_t len);
 
-/* 1 when name is a format adapters_parse knows ("auto" included). */
-int adapters_format_known(const char *name);
-
 /* ------------------------------------------------------------------------------------------
  * Private to the adapters.
  */

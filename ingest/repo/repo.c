@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <git2.h>
-#include <pthread.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,28 +20,6 @@ static int git_fail(struct bl_error *err, int code, const char *what)
 {
 	const git_error *e = git_error_last();
 	return bl_error_set(err, code, "%s: %s", what, e && e->message ? e->message : "failed");
-}
-
-/* libgit2 is started by the first command that opens a repository, not by every command:
- * Debian's libgit2 (on mbedTLS) parses the whole CA bundle when it starts, three quarters of
- * the instructions of a command that never touches git. */
-static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
-static int libgit2_started;
-
-static void start_libgit2(void)
-{
-	libgit2_started = git_libgit2_init() > 0;
-}
-
-void repo_libgit2_init(void)
-{
-	pthread_once(&libgit2_once, start_libgit2);
-}
-
-void repo_libgit2_shutdown(void)
-{
-	if (libgit2_started)
-		git_libgit2_shutdown();
 }
 
 /*
@@ -65,7 +42,7 @@ static int open_repo(git_repository **out, const char *dir, struct bl_error *err
 	struct strbuf what = STRBUF_INIT;
 	int rc;
 
-	repo_libgit2_init();
+	libgit2_start();
 	rc = git_repository_open_ext(out, dir, 0, NULL);
 	if (rc == GIT_ENOTFOUND)
 		return bl_error_set(err, BL_ENOTFOUND, "'%s' is not a git repository", dir);

@@ -133,10 +133,4 @@ int repo_history_get(const char **source_out, const char **commit_out, struct re
 		     size_t i, struct bl_error *err);
 void repo_history_free(struct repo_history *h);
 
-/* Starts libgit2 once per process (thread-safe), for code of the room's users that calls it
- * directly (benchline.json read from HEAD); every repo_* function that opens a repository
- * starts it itself. repo_libgit2_shutdown at exit stops it if it was started. */
-void repo_libgit2_init(void);
-void repo_libgit2_shutdown(void);
-
 #endif

@@ -1085,10 +1085,28 @@ static void auto_refuses_unknown_files(void **state)
 	expect_error_len("yaml", "u.txt", "a", 1, &d,
 			 "unknown format \"yaml\" (expected auto, benchline, bmf, gbench, "
 			 "hyperfine, pytest, gotest or criterion)");
-	assert_true(adapters_format_known("auto"));
-	assert_true(adapters_format_known("criterion"));
-	assert_true(adapters_format_known("native"));
-	assert_false(adapters_format_known("yaml"));
+	{
+		enum result_format f;
+		assert_int_equal(result_format_parse(&f, "auto"), 0);
+		assert_int_equal(f, RESULT_AUTO);
+		assert_int_equal(result_format_parse(&f, "criterion"), 0);
+		assert_int_equal(f, RESULT_CRITERION);
+		assert_int_equal(result_format_parse(&f, "native"), 0);
+		assert_string_equal(result_format_name(f), "benchline");
+		assert_int_equal(result_format_parse(&f, "yaml"), BL_EINVALID);
+		/* every format but auto and the native one has its adapter */
+		for (int i = RESULT_BMF; i < RESULT_NFORMATS; i++) {
+			struct ingest_batch b = {NULL, 0, 0};
+			struct bl_error err = BL_ERROR_INIT;
+			assert_int_equal(adapters_parse(&b, NULL,
+							result_format_name((enum result_format)i),
+							"x", "x", 1, &d, &err),
+					 BL_EINVALID);
+			assert_null(strstr(err.msg.buf, "unknown format"));
+			ingest_batch_release(&b);
+			bl_error_release(&err);
+		}
+	}
 }
 
 static void missing_fields_name_their_flag(void **state)
