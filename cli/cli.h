@@ -159,11 +159,10 @@ void cli_push_init(struct cli_push *p);
 void cli_push_release(struct cli_push *p);
 /* 1 when the records go to a server: --server; else not with --db; else $BENCHLINE_SERVER;
  * else not with $BENCHLINE_DB; else benchline.json's "server" (cfg may be NULL). */
-int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx,
-		    const struct ingest_config *cfg);
+int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx, const struct config *cfg);
 /* Opens the server (URL and token file: the flag, else $BENCHLINE_SERVER and
  * $BENCHLINE_TOKEN_FILE, else cfg's "server" and "token_file") and the spool. */
-int cli_push_connect(struct cli_push *p, const struct ingest_config *cfg, struct bl_error *err);
+int cli_push_connect(struct cli_push *p, const struct config *cfg, struct bl_error *err);
 /* Pushes the spool, once per command; prints what became of each spooled body. */
 void cli_push_flush(struct cli_push *p, struct json_t *json_out);
 /*
@@ -305,10 +304,10 @@ void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
 
 struct detect_options;
-struct ingest_config;
+struct config;
 /* The judged metrics, their ladders and quiet.transient_records of benchline.json (cfg) into
  * opts, as `detect --repo` and `sweep` judge. */
-void cli_detect_options(struct detect_options *opts, const struct ingest_config *cfg);
+void cli_detect_options(struct detect_options *opts, const struct config *cfg);
 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);

@@ -42,8 +42,7 @@ static int annotate(struct ingest_batch *batch, const struct preflight *pf, cons
 	return 0;
 }
 
-static int check_machine(struct preflight *pf, const struct ingest_config *cfg,
-			 struct bl_error *err)
+static int check_machine(struct preflight *pf, const struct config *cfg, struct bl_error *err)
 {
 	int ret;
 	if ((ret = preflight_check(pf, cfg, err)))

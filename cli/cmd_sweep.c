@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
 #include "detect/detect.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/push/push.h"
 #include "store/store.h"
@@ -167,7 +168,7 @@ static int wait_server_idle(struct push_server *srv, struct bl_error *err)
 /* --confirm: this machine's open alerts (and with --pending its pending ones), in the
  * database, or on the server (after its detection of tonight's pushes), measured here. */
 static int sweep_confirm(size_t *confirmed, size_t *regressions,
-			 const struct confirm_sweep_request *sreq, const struct ingest_config *cfg,
+			 const struct confirm_sweep_request *sreq, const struct config *cfg,
 			 int pending, struct sweep_out *out, struct store *st,
 			 struct cli_push *push, struct bl_error *err)
 {
@@ -211,7 +212,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	struct detect_options dopts;
 	struct detect_result dres;
 	struct sweep_out out = {{"sweep", 0, 0, 0}, NULL, NULL, 0, 0, 0};
-	struct ingest_config cfg;
+	struct config cfg;
 	struct strbuf machine = STRBUF_INIT, why = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;
@@ -243,7 +244,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
 	memset(&dres, 0, sizeof(dres));
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	cli_push_init(&push);
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "sweep takes no arguments");
@@ -262,7 +263,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	/* The records go to a server (--server, $BENCHLINE_SERVER, benchline.json's server), or
 	 * into the database. */
 	if (repo_toplevel(&root, req.repo ? req.repo : ".", &err) ||
-	    ingest_config_load(&cfg, root.buf, &err)) {
+	    config_load(&cfg, root.buf, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -349,7 +350,7 @@ done:
 	confirm_sweep_result_release(&res);
 	cli_push_release(&push);
 	strbuf_release(&root);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&machine);
 	strbuf_release(&why);
 	bl_error_release(&err);

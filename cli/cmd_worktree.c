@@ -16,7 +16,7 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	const char *repo_dir = ".";
 	int build = 0, run = 0, ret = 0;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct repo *r = NULL;
 	struct strbuf paths[2] = {STRBUF_INIT, STRBUF_INIT}, why = STRBUF_INIT;
 	struct confirm_run once;
@@ -32,9 +32,9 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 	argc = cli_parse(argc, argv, opts, ctx);
 	if (argc < 1 || argc > 2)
 		cli_usage_error(ctx->cmd, opts, "give one or two revisions (sides a and b)");
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	confirm_run_init(&once);
-	if (ingest_config_load(&cfg, repo_dir, &err) || repo_open(&r, repo_dir, &cfg, &err))
+	if (config_load(&cfg, repo_dir, &err) || repo_open(&r, repo_dir, &cfg, &err))
 		goto fail;
 	for (int i = 0; i < argc; i++) {
 		enum repo_side side = i ? REPO_SIDE_B : REPO_SIDE_A;
@@ -82,7 +82,7 @@ fail:
 done:
 	confirm_run_release(&once);
 	repo_free(r);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&paths[0]);
 	strbuf_release(&paths[1]);
 	strbuf_release(&why);

@@ -153,7 +153,7 @@ static int settle_key(struct settle_counts *c, struct store *st, struct key_runs
 
 struct retag_walk {
 	struct store *st;
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	struct key_runs key;
 	int have_key;
 	struct settle_counts counts;
@@ -213,7 +213,7 @@ static int finish(struct store *st, int ret, int dry_run, struct bl_error *err)
 	return store_commit(st, err);
 }
 
-int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct ingest_config *cfg,
+int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct config *cfg,
 		 const char *who, int dry_run, struct bl_error *err)
 {
 	struct retag_walk w;
@@ -526,8 +526,8 @@ static int explain_target(const struct store_admin_target *t, void *data)
 	return 0;
 }
 
-int ingest_explain_run(struct ingest_explained *out, struct store *st,
-		       const struct ingest_config *cfg, int64_t run_id, struct bl_error *err)
+int ingest_explain_run(struct ingest_explained *out, struct store *st, const struct config *cfg,
+		       int64_t run_id, struct bl_error *err)
 {
 	struct explain_walk w = {run_id, 0, 0, 0, NAN, NULL, 0, NAN, 0};
 	struct store_key key;

@@ -1,8 +1,8 @@
 /*
- * ingest: the record model (§2), the native parser, the key rule and tags (§1, §5),
- * benchline.json (§3) and the intake use case; its rooms are adapters/ (the other formats,
- * §10), repo/ (the source hash and commit sync, §3) and preflight/ (§4). Nothing here prints
- * or exits.
+ * ingest: the record model (§2), the native parser, the key rule and tags (§1, §5) and the
+ * intake use case; its rooms are config/ (benchline.json, §3), adapters/ (the other formats,
+ * §10), repo/ (the source hash and commit sync, §3), preflight/ (§4) and push/ (§10's fleet).
+ * Nothing here prints or exits.
  */
 #ifndef BENCHLINE_INGEST_H
 #define BENCHLINE_INGEST_H
@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "common/common.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 
 struct store;
@@ -21,17 +22,6 @@ struct store;
 #define INGEST_MAX_SAMPLES 1000000
 /* Largest file `ingest` reads. */
 #define INGEST_MAX_FILE ((size_t)1 << 30)
-/* Default p95/median at or over which a run is tagged noisy (§4). */
-#define INGEST_NOISY_LIMIT 1.06
-/* Default of quiet.min_samples: the fewest measurements behind a p95 for the noisy limit to
- * apply. With fewer, a nearest-rank p95 is the slowest repetition or next to it, and one slow
- * repetition would tag the whole run. */
-#define INGEST_MIN_SAMPLES 10
-/* The re-bench's defaults (§9): seconds a build and one benchmark process may take, and the
- * fresh processes of one sample. */
-#define INGEST_BENCH_TIMEOUT   600
-#define INGEST_BENCH_PROCESSES 3
-
 struct ingest_metric {
 	char *name;
 	enum metric_kind kind;
@@ -183,8 +173,8 @@ struct ingest_tagged {
 };
 
 struct ingest_options {
-	double noisy_limit;	      /* 0 for INGEST_NOISY_LIMIT */
-	int64_t min_samples;	      /* 0 for INGEST_MIN_SAMPLES */
+	double noisy_limit;	      /* 0 for CONFIG_NOISY_LIMIT */
+	int64_t min_samples;	      /* 0 for CONFIG_MIN_SAMPLES */
 	struct ingest_tagged *tagged; /* may be NULL: one per record, what kept it off (a
 					  duplicate: its stored run's tags) */
 };
@@ -238,80 +228,6 @@ int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct i
 		       struct bl_error *err);
 
 /*
- * benchline.json (§3), at the root of the benchmarked repository. Unknown keys and wrong
- * types are errors naming the file and the key.
- */
-struct ingest_config {
-	char **measured_paths; /* NULL when not listed: every top-level path is measured */
-	size_t n_measured;
-	char **unmeasured_paths;
-	size_t n_unmeasured;
-	char *main_branch; /* NULL: origin/HEAD's branch, then main, then master */
-	char *machine;	   /* "machine": this machine's name (bisect, confirm); NULL: unset */
-	/* "server": the benchline server records are pushed to (§10's fleet), an http:// or
-	 * https:// URL; "token_file": its bearer token's file, absolute or under "~/". NULL:
-	 * unset. */
-	char *server;
-	char *token_file;
-	/* "repo_url": the repository's web page, an http:// or https:// URL kept without a
-	 * trailing '/'; the server's pages link commits to REPO_URL/commit/SHA and pull requests
-	 * to REPO_URL/pull/N. NULL: unset, no links. */
-	char *repo_url;
-	char *primary_metric;  /* NULL when not set */
-	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
-	size_t n_judged_metrics;
-	double noisy_limit;  /* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
-	int64_t min_samples; /* quiet.min_samples, default INGEST_MIN_SAMPLES */
-	double cpu_load_pct; /* quiet.cpu_load_pct, default 10 */
-	double gpu_load_pct; /* quiet.gpu_load_pct, default 10 */
-	/* quiet.transient_records: a Suspect back inside its band within this many records is
-	 * transient (§9.1); 1 to 8 (detection follows a Suspect over its window of 8), 0 when
-	 * benchline.json does not say (detect's default, 2) */
-	int transient_records;
-	char **quiet_processes; /* quiet.processes: benchmark processes that make a machine busy */
-	size_t n_quiet_processes;
-	char **keep_first_machines; /* machines with {"keep": "first"} */
-	size_t n_keep_first;
-	char *path; /* where it was read from, NULL when the repository has none */
-	/* The gate (§7): "gate": {"limit": 1.02, "overrides": {GLOB: PCT}, "exclude": [GLOB]}. */
-	double gate_limit;	    /* 0 when not set */
-	char **gate_override_globs; /* in the file's order: the first match wins */
-	double *gate_override_pct;  /* the limit in percent above 1, per glob */
-	size_t n_gate_overrides;
-	char **gate_excludes;
-	size_t n_gate_excludes;
-	/* "counted_tolerance": {METRIC: PCT}: how far a counted metric may grow. */
-	char **counted_names;
-	double *counted_pct;
-	size_t n_counted;
-	/* "ladders": {NAME: {"unit", "edges"}}, kept as JSON for ladder_set_from_json. */
-	struct json_t *ladders;
-	/* The re-bench (§9): "bench": {"build", "build_timeout", "run", "format", "processes",
-	 * "run_timeout", "artifacts"}. */
-	char *bench_build;	    /* shell command run in a worktree; NULL: nothing to build */
-	double bench_build_timeout; /* seconds, default INGEST_BENCH_TIMEOUT */
-	char *bench_run;	    /* shell command that prints results; NULL when not set */
-	char *bench_format;	    /* a format's name (result_format_parse); NULL: "auto" */
-	long bench_processes;	    /* fresh processes per sample, default INGEST_BENCH_PROCESSES */
-	double bench_run_timeout;   /* seconds per process, default INGEST_BENCH_TIMEOUT */
-	char **bench_artifacts;	    /* globs relative to a worktree; NULL when not set */
-	size_t n_bench_artifacts;
-};
-
-void ingest_config_init(struct ingest_config *cfg);
-void ingest_config_release(struct ingest_config *cfg);
-/* Reads repo_dir/benchline.json from the working tree; defaults when there is none. */
-int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct bl_error *err);
-/* Parses config text (name is used in messages). */
-int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
-			struct bl_error *err);
-/* The machine a command measures on (the rule of confirm, §9): flag (checked to be a machine name)
- * when given, else cfg's "machine" (cfg may be NULL), else the host name; appended to out.
- * BL_EINVALID when the host name is not a machine name (§1). */
-int ingest_config_machine(struct strbuf *out, const char *flag, const struct ingest_config *cfg,
-			  struct bl_error *err);
-
-/*
  * The intake use case: how records get in, whoever brings them (`ingest`, `run`,
  * `import-baseline` and POST /api/records all call it). It parses a file in any format, fills
  * what the format lacks from flags and the repository's HEAD, computes missing source hashes,
@@ -334,8 +250,8 @@ struct ingest_intake {
 	const char *no_hash_hint;     /* how a record without a source hash could get one */
 
 	/* Filled by ingest_intake_setup and ingest_intake_parse. */
-	struct ingest_config cfg; /* benchline.json, defaults without one */
-	struct repo_head head;	  /* HEAD of repo */
+	struct config cfg;     /* benchline.json, defaults without one */
+	struct repo_head head; /* HEAD of repo */
 	int have_head;
 	const char *chosen_format; /* the format the last parse used */
 };
@@ -475,7 +391,7 @@ struct ingest_retag_result {
  * over each key's runs in the order they were stored, with cfg's machine settings recorded
  * first) to every stored run, parsing each run's canonical JSON again. who is recorded in the
  * audit when something changed. */
-int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct ingest_config *cfg,
+int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct config *cfg,
 		 const char *who, int dry_run, struct bl_error *err);
 
 /* Why a stored run is where it is (`records --why`): its record read back from its stored
@@ -487,8 +403,8 @@ struct ingest_explained {
 	struct ingest_tagged tagged;
 	int standing; /* it holds its key */
 };
-int ingest_explain_run(struct ingest_explained *out, struct store *st,
-		       const struct ingest_config *cfg, int64_t run_id, struct bl_error *err);
+int ingest_explain_run(struct ingest_explained *out, struct store *st, const struct config *cfg,
+		       int64_t run_id, struct bl_error *err);
 void ingest_explained_release(struct ingest_explained *e);
 
 /* Which runs rm removes: ids, or the filters (each NULL for any, at least one given; commit a
@@ -523,7 +439,7 @@ int ingest_rm(struct ingest_rm_result *out, struct store *st, const struct inges
 
 /* benchline.json's machine settings (machines.NAME.keep) recorded in the store, as every
  * intake does before it stores a record. */
-int ingest_record_machine_settings(struct store *st, const struct ingest_config *cfg,
+int ingest_record_machine_settings(struct store *st, const struct config *cfg,
 				   struct bl_error *err);
 
 #endif

@@ -24,12 +24,12 @@ void ingest_intake_init(struct ingest_intake *in)
 	in->format = "auto";
 	in->harness_version = -1;
 	in->no_hash_hint = "give --repo to compute it";
-	ingest_config_init(&in->cfg);
+	config_init(&in->cfg);
 }
 
 void ingest_intake_release(struct ingest_intake *in)
 {
-	ingest_config_release(&in->cfg);
+	config_release(&in->cfg);
 }
 
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
@@ -45,7 +45,7 @@ int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 				    in->format);
 	if (in->harness_version < -1)
 		return bl_error_set(err, BL_EINVALID, "--harness-version must be 0 or more");
-	if (settings && (ret = ingest_config_load(&in->cfg, settings, err)))
+	if (settings && (ret = config_load(&in->cfg, settings, err)))
 		return ret;
 	if (in->repo) {
 		if ((ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
@@ -161,8 +161,7 @@ static int check_machines(struct ingest_intake *in, const char *name, struct ing
 	return 0;
 }
 
-int ingest_record_machine_settings(struct store *st, const struct ingest_config *cfg,
-				   struct bl_error *err)
+int ingest_record_machine_settings(struct store *st, const struct config *cfg, struct bl_error *err)
 {
 	int ret;
 	for (size_t i = 0; i < cfg->n_keep_first; i++)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "detect/confirm/confirm.h"
 
 /* The most files one side's globs may match. */
@@ -182,7 +182,7 @@ static void add_root(struct strbuf *sb, const char *dir)
 }
 
 int confirm_artifacts_identical(int *identical, struct strbuf *why, size_t *files,
-				const struct ingest_config *cfg, const char *worktree_a,
+				const struct config *cfg, const char *worktree_a,
 				const char *worktree_b, struct bl_error *err)
 {
 	struct strbuf root_a = STRBUF_INIT, root_b = STRBUF_INIT, reason = STRBUF_INIT;

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "detect/confirm/confirm.h"
 
 /* Runs script with /bin/sh -c in worktree within timeout_s seconds; cp is set up by the
@@ -51,7 +51,7 @@ static int failed(const struct child_process *cp)
 	return cp->timed_out || cp->signal || cp->exit_code != 0;
 }
 
-int confirm_build(double *wall_s, const struct ingest_config *cfg, const char *worktree,
+int confirm_build(double *wall_s, const struct config *cfg, const char *worktree,
 		  struct bl_error *err)
 {
 	struct child_process cp;
@@ -90,7 +90,7 @@ void confirm_run_release(struct confirm_run *run)
 	confirm_run_init(run);
 }
 
-int confirm_run_once(struct confirm_run *run, const struct ingest_config *cfg, const char *worktree,
+int confirm_run_once(struct confirm_run *run, const struct config *cfg, const char *worktree,
 		     struct bl_error *err)
 {
 	struct child_process cp;

@@ -18,7 +18,7 @@
 #include "detect/gate/gate.h"
 #include "ingest/repo/repo.h"
 
-struct ingest_config;
+struct config;
 
 /* The most bench.run may print on standard output (as `benchline run`). */
 #define CONFIRM_MAX_OUTPUT ((size_t)256 << 20)
@@ -34,7 +34,7 @@ struct ingest_config;
  * another negative code when it could not be run at all (BL_ENOTFOUND: no such worktree).
  * wall_s (may be NULL) receives how long it took.
  */
-int confirm_build(double *wall_s, const struct ingest_config *cfg, const char *worktree,
+int confirm_build(double *wall_s, const struct config *cfg, const char *worktree,
 		  struct bl_error *err);
 
 /* What one bench.run process did. */
@@ -53,7 +53,7 @@ void confirm_run_release(struct confirm_run *run);
  * its stderr in the message; BL_ETOOBIG over CONFIRM_MAX_OUTPUT. Earlier results in run are
  * replaced.
  */
-int confirm_run_once(struct confirm_run *run, const struct ingest_config *cfg, const char *worktree,
+int confirm_run_once(struct confirm_run *run, const struct config *cfg, const char *worktree,
 		     struct bl_error *err);
 
 /*
@@ -67,7 +67,7 @@ int confirm_run_once(struct confirm_run *run, const struct ingest_config *cfg, c
  * number of files on each side.
  */
 int confirm_artifacts_identical(int *identical, struct strbuf *why, size_t *files,
-				const struct ingest_config *cfg, const char *worktree_a,
+				const struct config *cfg, const char *worktree_a,
 				const char *worktree_b, struct bl_error *err);
 
 /* --- The steps above build and run a side; the engine below measures two --- */
@@ -187,11 +187,11 @@ struct confirm_key {
 typedef double (*confirm_limit_fn)(const struct confirm_key *key, void *data);
 
 struct confirm_rebench_request {
-	const char *repo;		 /* a directory inside the working tree; NULL: "." */
-	const struct ingest_config *cfg; /* its benchline.json, already read; NULL: read it */
-	const char *a, *b;		 /* the revisions: A the reference, B the candidate */
-	const char *label[2];		 /* how messages name A and B; NULL: "side a", "side b" */
-	const char *benchmark_glob;	 /* only these benchmarks; NULL: every one */
+	const char *repo;	    /* a directory inside the working tree; NULL: "." */
+	const struct config *cfg;   /* its benchline.json, already read; NULL: read it */
+	const char *a, *b;	    /* the revisions: A the reference, B the candidate */
+	const char *label[2];	    /* how messages name A and B; NULL: "side a", "side b" */
+	const char *benchmark_glob; /* only these benchmarks; NULL: every one */
 	/* Only these benchmarks (exact names), when n_benchmarks is not 0; the runs' own cpu_s and
 	 * peak_rss_kib then only when CONFIRM_RUN_BENCHMARK is among them. */
 	const char *const *benchmarks;
@@ -466,7 +466,7 @@ struct confirm_alerts_request {
 	int pending;
 	/* benchline.json, already read (its `metrics` say which of an alert's Series are judged);
 	 * NULL: read from the repository. */
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	double limit;		      /* 0: GATE_LIMIT */
 	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
 	void *progress_data;

@@ -12,12 +12,13 @@
 
 #include "detect/confirm/confirm.h"
 #include "ingest/adapters/adapters.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
 
 /* What the sample callback needs, and the values it hands back (kept until its next call). */
 struct sampler {
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	const char *worktree[2];
 	const char *commit[2], *source[2];
 	const char *label[2];
@@ -200,8 +201,8 @@ static void sampler_release(struct sampler *s)
  * sides and where a key's own limit comes from. */
 struct bench {
 	struct strbuf root;
-	const struct ingest_config *cfg; /* own_cfg, or the caller's */
-	struct ingest_config own_cfg;
+	const struct config *cfg; /* own_cfg, or the caller's */
+	struct config own_cfg;
 	struct repo *r;
 	struct strbuf wt[2];
 	char built[2][41]; /* "" until the side is built */
@@ -214,7 +215,7 @@ struct bench {
 
 /* Opens the repository holding repo with its benchline.json: cfg when the caller has read it,
  * else the one at the working tree's root. */
-static int bench_open(struct bench *b, const char *repo, const struct ingest_config *cfg,
+static int bench_open(struct bench *b, const char *repo, const struct config *cfg,
 		      struct bl_error *err)
 {
 	int ret;
@@ -222,12 +223,12 @@ static int bench_open(struct bench *b, const char *repo, const struct ingest_con
 	strbuf_init(&b->root, 0);
 	strbuf_init(&b->wt[0], 0);
 	strbuf_init(&b->wt[1], 0);
-	ingest_config_init(&b->own_cfg);
+	config_init(&b->own_cfg);
 	b->cfg = cfg ? cfg : &b->own_cfg;
 	b->label[0] = "side a";
 	b->label[1] = "side b";
 	if ((ret = repo_toplevel(&b->root, repo ? repo : ".", err)) ||
-	    (!cfg && (ret = ingest_config_load(&b->own_cfg, b->root.buf, err))))
+	    (!cfg && (ret = config_load(&b->own_cfg, b->root.buf, err))))
 		return ret;
 	if (!b->cfg->bench_run)
 		return bl_error_set(err, BL_ECONFIG,
@@ -239,7 +240,7 @@ static int bench_open(struct bench *b, const char *repo, const struct ingest_con
 static void bench_close(struct bench *b)
 {
 	repo_free(b->r);
-	ingest_config_release(&b->own_cfg);
+	config_release(&b->own_cfg);
 	strbuf_release(&b->root);
 	strbuf_release(&b->wt[0]);
 	strbuf_release(&b->wt[1]);
@@ -318,8 +319,8 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 
 /* The engine's options with the limit asked for, else benchline.json's gate.limit (the one the
  * gate judges by), else GATE_LIMIT. */
-static int limit_options(struct confirm_rebench_options *o, double limit,
-			 const struct ingest_config *cfg, struct bl_error *err)
+static int limit_options(struct confirm_rebench_options *o, double limit, const struct config *cfg,
+			 struct bl_error *err)
 {
 	int ret;
 	confirm_rebench_options_init(o);

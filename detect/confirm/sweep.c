@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "detect/confirm/confirm.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/preflight/preflight.h"
 #include "ingest/repo/repo.h"
@@ -101,7 +102,7 @@ static int measured(int *yes, struct store *st, const struct confirm_sweep_reque
 }
 
 /* The preflight before a run: retried while the machine is busy, up to wait_quiet_s. */
-static int check_quiet(struct preflight *pf, const struct ingest_config *cfg,
+static int check_quiet(struct preflight *pf, const struct config *cfg,
 		       const struct confirm_sweep_request *req, struct bl_error *err)
 {
 	time_t until = time(NULL) + (time_t)req->wait_quiet_s;

@@ -16,7 +16,7 @@
 
 #include "common/common.h"
 
-struct ingest_config;
+struct config;
 struct json_t;
 
 /* Default limits (§4), in percent; benchline.json quiet.cpu_load_pct / quiet.gpu_load_pct. */
@@ -112,9 +112,9 @@ int preflight_json(struct strbuf *out, const struct preflight *p);
 
 /* preflight_run with benchline.json's limits (quiet.cpu_load_pct, gpu_load_pct, processes):
  * what `run` and `sweep` check before measuring. */
-int preflight_check(struct preflight *out, const struct ingest_config *cfg, struct bl_error *err);
+int preflight_check(struct preflight *out, const struct config *cfg, struct bl_error *err);
 /* quiet.processes of the benchline.json cfg was read from (none when it has no file). */
-int preflight_config_processes(char ***out, size_t *nr, const struct ingest_config *cfg,
+int preflight_config_processes(char ***out, size_t *nr, const struct config *cfg,
 			       struct bl_error *err);
 
 /* --- Pure pieces, exposed for the unit tests. --- */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "store/store.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 
 /* Sets err from libgit2's last error: "WHAT: DETAIL". */
@@ -69,15 +69,14 @@ struct source_entry {
  */
 struct source_hasher {
 	git_repository *repo;
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	struct source_entry *entries; /* n_measured slots */
 	struct strbuf buf;
 	int have_last;
 	git_oid last_tree, last_hash;
 };
 
-static void hasher_init(struct source_hasher *h, git_repository *repo,
-			const struct ingest_config *cfg)
+static void hasher_init(struct source_hasher *h, git_repository *repo, const struct config *cfg)
 {
 	memset(h, 0, sizeof(*h));
 	h->repo = repo;
@@ -156,7 +155,7 @@ static int hasher_tree(git_oid *out, struct source_hasher *h, const git_oid *tre
 }
 
 int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			  const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
+			  const struct config *cfg, const char *const *revs, size_t nrevs,
 			  struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -218,8 +217,8 @@ static int listed(char *const *list, size_t n, const char *s)
 	return 0;
 }
 
-int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			    const struct ingest_config *cfg, struct bl_error *err)
+int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir, const struct config *cfg,
+			    struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	git_object *obj = NULL;
@@ -301,7 +300,7 @@ static int origin_head(struct strbuf *name_out, git_repository *repo)
  * main, else master; each as a local branch, else origin's remote-tracking one.
  */
 static int resolve_main(git_oid *tip_out, struct strbuf *name_out, git_repository *repo,
-			const char *repo_dir, const struct ingest_config *cfg, struct bl_error *err)
+			const char *repo_dir, const struct config *cfg, struct bl_error *err)
 {
 	struct strbuf origin = STRBUF_INIT;
 	const char *candidates[3];
@@ -408,7 +407,7 @@ static int str_ptr_cmp(const void *a, const void *b)
 }
 
 /* The measured list as stored in meta (so a changed list recomputes every source hash). */
-static char *measured_key(const struct ingest_config *cfg)
+static char *measured_key(const struct config *cfg)
 {
 	json_t *arr;
 	char **sorted;
@@ -529,7 +528,7 @@ static int chain_holds(const struct walked_commit *list, size_t nr, const char *
 }
 
 int repo_sync(struct repo_sync_result *out, struct store *st, const char *repo_dir,
-	      const struct ingest_config *cfg, struct bl_error *err)
+	      const struct config *cfg, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	struct source_hasher h;
@@ -620,7 +619,7 @@ done:
 
 /* Whether the working tree or the index differs from HEAD in the measured paths (untracked
  * files there count: they can change a build; ignored files do not). */
-static int measured_dirty(int *out, git_repository *repo, const struct ingest_config *cfg,
+static int measured_dirty(int *out, git_repository *repo, const struct config *cfg,
 			  struct bl_error *err)
 {
 	git_status_options opts;
@@ -644,7 +643,7 @@ static int measured_dirty(int *out, git_repository *repo, const struct ingest_co
 	return 0;
 }
 
-int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_read_head(struct repo_head *out, const char *repo_dir, const struct config *cfg,
 		   struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -690,7 +689,7 @@ struct repo {
 	struct source_hasher hasher;
 };
 
-int repo_open(struct repo **out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_open(struct repo **out, const char *repo_dir, const struct config *cfg,
 	      struct bl_error *err)
 {
 	struct repo *r = xcalloc(1, sizeof(*r));

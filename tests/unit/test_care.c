@@ -93,7 +93,7 @@ static void record_tags_are_the_rules_of_one_record(void **state)
 static void retag_dry_run_writes_nothing(void **state)
 {
 	struct ingest_retag_result res;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	char path[160];
@@ -104,7 +104,7 @@ static void retag_dry_run_writes_nothing(void **state)
 	record_text(&sb, 2, "", "", 103);
 	store_text(st, sb.buf);
 	assert_int_equal(count_in(path, "tags"), 0);
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	cfg.noisy_limit = 1.02;
 	assert_int_equal(ingest_retag(&res, st, &cfg, "tester", 1, &err), 0);
 	assert_int_equal(res.runs, 2);
@@ -119,7 +119,7 @@ static void retag_dry_run_writes_nothing(void **state)
 	assert_int_equal(ingest_retag(&res, st, &cfg, "tester", 0, &err), 0);
 	assert_int_equal(res.retagged, 0);
 	assert_int_equal(count_in(path, "audit"), 1);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&sb);
 	bl_error_release(&err);
 	unit_store_close(st, path);

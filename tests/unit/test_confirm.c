@@ -56,10 +56,10 @@ static void put(const char *dir, const char *rel, const char *text)
 	fclose(f);
 }
 
-static void parse_config(struct ingest_config *cfg, const char *text)
+static void parse_config(struct config *cfg, const char *text)
 {
 	struct bl_error err = BL_ERROR_INIT;
-	if (ingest_config_parse(cfg, "benchline.json", text, strlen(text), &err))
+	if (config_parse(cfg, "benchline.json", text, strlen(text), &err))
 		fail_msg("%s", err.msg.buf);
 	bl_error_release(&err);
 }
@@ -67,14 +67,14 @@ static void parse_config(struct ingest_config *cfg, const char *text)
 /* identical, and the reason when not, for cfg_text's artifacts over sides a and b. */
 static int compare(const char *cfg_text, struct strbuf *why, size_t *files)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	int identical = -1;
 	parse_config(&cfg, cfg_text);
 	strbuf_reset(why);
 	assert_int_equal(
 	    confirm_artifacts_identical(&identical, why, files, &cfg, side_a, side_b, &err), 0);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return identical;
 }
@@ -159,7 +159,7 @@ static void artifacts(void **state)
 static void artifacts_literal_root(void **state)
 {
 	char a[400], b[400];
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf why = STRBUF_INIT;
 	int identical = -1;
@@ -173,14 +173,14 @@ static void artifacts_literal_root(void **state)
 	parse_config(&cfg, "{\"bench\": {\"artifacts\": [\"*.bin\"]}}");
 	assert_int_equal(confirm_artifacts_identical(&identical, &why, NULL, &cfg, a, b, &err), 0);
 	assert_int_equal(identical, 1);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&why);
 	bl_error_release(&err);
 }
 
 static void build(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	double wall_s = -1;
 	char missing[400];
@@ -190,7 +190,7 @@ static void build(void **state)
 	parse_config(&cfg, "{}");
 	assert_int_equal(confirm_build(&wall_s, &cfg, side_a, &err), 0);
 	assert_true(wall_s == 0);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	/* it runs in the worktree; its stdout does not need a reader */
 	parse_config(&cfg, "{\"bench\": {\"build\": \"echo built >built.txt && echo log\"}}");
@@ -202,7 +202,7 @@ static void build(void **state)
 		snprintf(path, sizeof(path), "%s/built.txt", side_a);
 		assert_int_equal(access(path, F_OK), 0);
 	}
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	/* a failure is "cannot build", with the end of its output, stdout and stderr */
 	parse_config(&cfg, "{\"bench\": {\"build\": \"echo compiling; echo 'bench.c:1: error' >&2; "
@@ -217,13 +217,13 @@ static void build(void **state)
 			 side_a);
 		assert_string_equal(err.msg.buf, want);
 	}
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	/* killed by a signal, and over its deadline (what it started is killed too) */
 	parse_config(&cfg, "{\"bench\": {\"build\": \"kill -KILL $$\"}}");
 	assert_int_equal(confirm_build(NULL, &cfg, side_a, &err), BL_EBUILD);
 	assert_non_null(strstr(err.msg.buf, "bench.build was killed by signal 9"));
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	parse_config(&cfg, "{\"bench\": {\"build\": \"sleep 30 & wait\", \"build_timeout\": 0.2}}");
 	assert_int_equal(confirm_build(&wall_s, &cfg, side_a, &err), BL_EBUILD);
 	assert_non_null(strstr(err.msg.buf, "bench.build timed out after 0.2 s"));
@@ -232,13 +232,13 @@ static void build(void **state)
 	/* a worktree that does not exist is an error, not "cannot build" */
 	snprintf(missing, sizeof(missing), "%s/nowhere", tmpdir);
 	assert_int_equal(confirm_build(NULL, &cfg, missing, &err), BL_ENOTFOUND);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 }
 
 static void run_once(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct confirm_run run;
 	struct bl_error err = BL_ERROR_INIT;
 	(void)state;
@@ -247,7 +247,7 @@ static void run_once(void **state)
 	parse_config(&cfg, "{}");
 	assert_int_equal(confirm_run_once(&run, &cfg, side_a, &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "no bench.run in benchline.json: nothing to measure");
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	/* its stdout, in the worktree, and the figures of wait4 */
 	put(side_a, "results.txt", "{\"wall\": 1}\n");
@@ -256,7 +256,7 @@ static void run_once(void **state)
 	assert_string_equal(run.out.buf, "{\"wall\": 1}\n");
 	assert_true(run.peak_rss_kib > 0);
 	assert_true(run.cpu_s >= 0 && run.wall_s >= 0);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	/* a failure is an error with its stderr's end; the last results are gone */
 	parse_config(&cfg, "{\"bench\": {\"run\": \"echo partial; echo crashed >&2; exit 1\"}}");
@@ -270,11 +270,11 @@ static void run_once(void **state)
 		assert_string_equal(err.msg.buf, want);
 	}
 	assert_int_equal(run.out.len, 0);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	parse_config(&cfg, "{\"bench\": {\"run\": \"sleep 30\", \"run_timeout\": 0.2}}");
 	assert_int_equal(confirm_run_once(&run, &cfg, side_a, &err), BL_EIO);
 	assert_non_null(strstr(err.msg.buf, "bench.run timed out after 0.2 s"));
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	confirm_run_release(&run);
 	bl_error_release(&err);
 }
