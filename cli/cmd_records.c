@@ -9,6 +9,7 @@
 #include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 
 /* Rows are printed as a table sized to their content, a block of this many at a time, so that
  * listing a million runs holds a block in memory, not the whole history. */
@@ -119,7 +120,7 @@ static int explain(int argc, const char **argv, const char *repo, int json, stru
 			ret = bl_error_set(&err, BL_EINVALID, "not a run id: '%s'", argv[i]);
 			break;
 		}
-		if ((ret = ingest_explain_run(&e, ctx->store, &cfg, id, &err)))
+		if ((ret = ingest_explain_run(&e, ctx->store, &adapters_parsers, &cfg, id, &err)))
 			break;
 		if (json) {
 			json_t *row = ingest_outcome_json(

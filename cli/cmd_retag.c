@@ -6,6 +6,7 @@
 #include "ingest/ingest.h"
 #include "store/store.h"
 #include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 
 /* "noisy +2 -1, superseded +1": the tags that changed, in the store's order. */
 static void tag_changes(struct strbuf *sb, const struct ingest_retag_result *r)
@@ -57,7 +58,7 @@ int cmd_retag(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "retag takes no arguments");
 	cli_who(&who);
 	if ((repo && config_load(&cfg, repo, &err)) ||
-	    ingest_retag(&res, ctx->store, &cfg, who.buf, dry_run, &err)) {
+	    ingest_retag(&res, ctx->store, &adapters_parsers, &cfg, who.buf, dry_run, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}

@@ -10,11 +10,12 @@
 
 #include "store/store.h"
 #include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 
 void cli_intake_init(struct cli_intake *in)
 {
 	memset(in, 0, sizeof(*in));
-	ingest_intake_init(&in->core);
+	ingest_intake_init(&in->core, &adapters_parsers);
 	cli_push_init(&in->push);
 }
 

@@ -72,25 +72,51 @@ int ingest_valid_machine(const char *s);
 void ingest_record_release(struct ingest_record *rec);
 void ingest_batch_release(struct ingest_batch *batch);
 
-/*
- * Parses native records (§2): one object, an array of objects, or one object per line.
- * name is the file name used in messages. On failure err says "NAME:LINE:COLUMN: message"
- * and nothing is appended to out.
- */
-int ingest_parse_native(struct ingest_batch *out, const char *name, const char *text, size_t len,
-			struct bl_error *err);
-
 /* Takes each record a parser produces, in order: it may move the record's contents out (the
  * parser releases what is left). Non-zero stops the parse with that error. */
 typedef int ingest_record_fn(struct ingest_record *rec, void *data, struct bl_error *err);
+/* What a format lacks, for the adapters to fill each record's missing fields with: the flags
+ * (--machine, --harness-version, --config), --repo's HEAD, or a push's query. The native
+ * format ignores it: its records carry their own fields. */
+struct ingest_defaults {
+	const char *machine;	 /* --machine, NULL if not given */
+	int64_t harness_version; /* --harness-version, -1 if not given */
+	const char *config;	 /* --config, NULL: "" */
+	const char *commit;	 /* from --repo HEAD or NULL */
+	const char *source_hash; /* computed from --repo or NULL */
+	int dirty;		 /* from --repo working tree */
+	const char *branch;	 /* from --repo or NULL */
+	double committed_at;	 /* NAN if unknown */
+	double started_at;	 /* NAN: use the file's own date, else its mtime, else now */
+};
+
+/* Empty defaults: no flag given (every field unknown). */
+void ingest_defaults_init(struct ingest_defaults *d);
+
 /*
- * The same parser over a file read piece by piece from fd (start: the first start_len bytes,
- * already read), so memory holds one record at a time whatever the file's size: each record
- * goes to fn as soon as it is parsed. Fails like ingest_parse_native, and past
- * INGEST_MAX_FILE bytes; fn may have taken records before a later one fails.
+ * The parsers of the formats (§2, §10), handed to the intake (ingest_intake_init) and to data
+ * care (ingest_retag, ingest_explain_run) by their callers, who pass ingest/adapters/'s
+ * adapters_parsers. The adapters include this header for the record model and ingest/ never
+ * includes theirs, so the two rooms form no cycle (docs/architecture.md says why this cut).
  */
-int ingest_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
-			   ingest_record_fn *fn, void *data, struct bl_error *err);
+struct ingest_parsers {
+	/* A file in a format ("auto": decided from its content), its records appended to out;
+	 * *chosen (may be NULL) the format's name (adapters_parse). */
+	int (*parse)(struct ingest_batch *out, const char **chosen, const char *format,
+		     const char *path, const char *text, size_t len,
+		     const struct ingest_defaults *defaults, struct bl_error *err);
+	/* The format of a file from its content, NULL when it cannot tell
+	 * (adapters_detect_format). */
+	const char *(*detect)(const char *path, const char *text, size_t len);
+	/* Native records in memory, as a stored run's canonical JSON is read back
+	 * (adapters_parse_native). */
+	int (*native)(struct ingest_batch *out, const char *name, const char *text, size_t len,
+		      struct bl_error *err);
+	/* A native file read piece by piece from fd, each record handed to fn as it is parsed
+	 * (adapters_parse_native_fd). */
+	int (*native_fd)(const char *name, int fd, const char *start, size_t start_len,
+			 ingest_record_fn *fn, void *data, struct bl_error *err);
+};
 
 struct json_t;
 /* Fills the record's canonical raw JSON (sorted keys, compact) and its digest. obj is the
@@ -235,6 +261,8 @@ int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct i
  * body) in one transaction, saying per record what happened. Nothing here prints.
  */
 struct ingest_intake {
+	const struct ingest_parsers
+	    *parsers; /* the formats' parsers, given to ingest_intake_init */
 	/* Set by the caller between ingest_intake_init and ingest_intake_setup. */
 	const char *format;	      /* "auto" (the default) or an adapter's name */
 	const char *machine, *config; /* what a format lacks; NULL: not given */
@@ -256,7 +284,7 @@ struct ingest_intake {
 	const char *chosen_format; /* the format the last parse used */
 };
 
-void ingest_intake_init(struct ingest_intake *in);
+void ingest_intake_init(struct ingest_intake *in, const struct ingest_parsers *parsers);
 void ingest_intake_release(struct ingest_intake *in);
 /* Checks the settings and reads benchline.json and HEAD; nothing is written. */
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err);
@@ -389,21 +417,23 @@ struct ingest_retag_result {
 };
 /* Applies the tag rules (ingest_record_tags, with cfg's quiet limits) and the key rule (replayed
  * over each key's runs in the order they were stored, with cfg's machine settings recorded
- * first) to every stored run, parsing each run's canonical JSON again. who is recorded in the
- * audit when something changed. */
-int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct config *cfg,
-		 const char *who, int dry_run, struct bl_error *err);
+ * first) to every stored run, parsing each run's canonical JSON again (parsers->native). who is
+ * recorded in the audit when something changed. */
+int ingest_retag(struct ingest_retag_result *out, struct store *st,
+		 const struct ingest_parsers *parsers, const struct config *cfg, const char *who,
+		 int dry_run, struct bl_error *err);
 
 /* Why a stored run is where it is (`records --why`): its record read back from its stored
- * JSON, and its tags with the figures that decide them (its stored p95/median against cfg's
- * limit; the run that holds its key and why), for ingest_tag_why. */
+ * JSON (parsers->native), and its tags with the figures that decide them (its stored p95/median
+ * against cfg's limit; the run that holds its key and why), for ingest_tag_why. */
 struct ingest_explained {
 	struct ingest_batch batch; /* holds the one record */
 	const struct ingest_record *record;
 	struct ingest_tagged tagged;
 	int standing; /* it holds its key */
 };
-int ingest_explain_run(struct ingest_explained *out, struct store *st, const struct config *cfg,
+int ingest_explain_run(struct ingest_explained *out, struct store *st,
+		       const struct ingest_parsers *parsers, const struct config *cfg,
 		       int64_t run_id, struct bl_error *err);
 void ingest_explained_release(struct ingest_explained *e);
 

@@ -122,10 +122,10 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	s->n = 0;
 	for (long p = 0; p < s->cfg->bench_processes; p++) {
 		struct ingest_batch batch = {NULL, 0, 0};
-		struct adapters_defaults d;
+		struct ingest_defaults d;
 		if ((ret = confirm_run_once(&s->run, s->cfg, s->worktree[side], err)))
 			goto done;
-		adapters_defaults_init(&d);
+		ingest_defaults_init(&d);
 		d.machine = "rebench";
 		d.harness_version = 0;
 		d.commit = s->commit[side];

@@ -21,6 +21,7 @@
 #include "ingest/preflight/preflight.h"
 #include "ingest/repo/repo.h"
 #include "store/store.h"
+#include "ingest/adapters/adapters.h"
 
 /* The tags a stored run can carry (§5), for the summary. */
 static const char *const sweep_tags[CONFIRM_SWEEP_NTAGS] = {
@@ -294,7 +295,7 @@ int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ingest_intake_init(&in);
+	ingest_intake_init(&in, &adapters_parsers);
 	if ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)))
 		goto done;
 	/* The main checkout's benchline.json rules every commit, as the re-bench's does. */

@@ -18,14 +18,6 @@
 /* How much of a key a message quotes. */
 #define KEY_QUOTE_MAX 60
 
-void adapters_defaults_init(struct adapters_defaults *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->harness_version = -1;
-	d->committed_at = NAN;
-	d->started_at = NAN;
-}
-
 /* --- positions and messages --- */
 
 int adapters_fail_at(struct bl_error *err, const char *name, const char *text, size_t off,
@@ -470,7 +462,7 @@ static void lower_hex40(char *dst, const char *src)
 int adapters_resolve(struct adapters_common *common, const struct adapters_input *a,
 		     const struct adapters_file_info *fi)
 {
-	const struct adapters_defaults *d = a->defaults;
+	const struct ingest_defaults *d = a->defaults;
 
 	memset(common, 0, sizeof(*common));
 	common->committed_at = NAN;
@@ -844,10 +836,10 @@ static double file_time(const char *path)
 
 int adapters_parse(struct ingest_batch *out, const char **chosen, const char *format,
 		   const char *path, const char *text, size_t len,
-		   const struct adapters_defaults *defaults, struct bl_error *err)
+		   const struct ingest_defaults *defaults, struct bl_error *err)
 {
 	struct ingest_batch local = {NULL, 0, 0};
-	struct adapters_defaults none;
+	struct ingest_defaults none;
 	struct adapters_input a;
 	enum result_format f;
 	adapter_fn fn;
@@ -856,7 +848,7 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 	if (chosen)
 		*chosen = NULL;
 	if (!defaults) {
-		adapters_defaults_init(&none);
+		ingest_defaults_init(&none);
 		defaults = &none;
 	}
 	if (!format || !strcmp(format, "auto")) {
@@ -876,7 +868,7 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 		if (!text)
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: is a directory (only criterion reads one)", path);
-		return ingest_parse_native(out, path, text, len, err);
+		return adapters_parse_native(out, path, text, len, err);
 	}
 	fn = adapters[f];
 	if (chosen)
@@ -904,3 +896,10 @@ done:
 	ingest_batch_release(&local);
 	return ret;
 }
+
+const struct ingest_parsers adapters_parsers = {
+    .parse = adapters_parse,
+    .detect = adapters_detect_format,
+    .native = adapters_parse_native,
+    .native_fd = adapters_parse_native_fd,
+};
