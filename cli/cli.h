@@ -1,7 +1,10 @@
 /*
- * cli: main(), the one command table, the option parser and one cmd_<name>.c per command.
- * Only this folder prints or exits. Exit codes: 0 success, 1 a finding (regression, lint,
- * unclassified path), 2 error or bad usage, others as each command documents.
+ * cli: main() with the one command table and the option parser (main.c), each command's help,
+ * man page section and completion words made from its table entry (help.c), one cmd_<name>.c
+ * per command, the intake commands' setup and printing (intake.c), pushing to a server
+ * (push.c), the listing commands' tables and JSON arrays (output.c) and who is running it, for
+ * the audit (who.c). Only this folder prints or exits. Exit codes: 0 success, 1 a finding
+ * (regression, lint, unclassified path), 2 error or bad usage, others as each command documents.
  */
 #ifndef BENCHLINE_CLI_H
 #define BENCHLINE_CLI_H

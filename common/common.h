@@ -1,9 +1,11 @@
 /*
- * common: the small pieces every module uses. A strbuf whose buffer is never NULL, the error
- * struct that carries details out of a failing call, capped file reading, checked allocation,
- * running a child process, and numbers (the shortest round-trip writer of doubles, their
- * comparison, the nearest-rank percentile). Named for what they are (strbuf_*, bl_error_*, x*,
- * child_process_*), as git names its helpers.
+ * common: the small pieces every module uses. A strbuf whose buffer is never NULL (strbuf.c),
+ * the error struct that carries details out of a failing call, checked allocation, capped file
+ * reading, timestamps, digests and libgit2's start (util.c), the one JSON writer (json.c),
+ * numbers (numbers.c: the shortest round-trip writer of doubles, their comparison, the
+ * nearest-rank percentile, figures in human units), containers (containers.c), the names of
+ * the enums every stage shares (names.c) and running a child process (run_command.c). Named
+ * for what they are (strbuf_*, bl_error_*, x*, child_process_*), as git names its helpers.
  */
 #ifndef BENCHLINE_COMMON_H
 #define BENCHLINE_COMMON_H

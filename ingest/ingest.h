@@ -1,7 +1,9 @@
 /*
- * ingest: the record model (§2), the native parser, the key rule and tags (§1, §5) and the
- * intake use case; its rooms are config/ (benchline.json, §3), adapters/ (the other formats,
- * §10), repo/ (the source hash and commit sync, §3), preflight/ (§4) and push/ (§10's fleet).
+ * ingest: the record model (§2) with positions in JSON text for messages (jsonpos.c), the key
+ * rule and tags (§1, §5) and storing a batch (ingest.c), a file's records staged on disk
+ * (stage.c), the intake use case (intake.c) and data care, retag and rm (care.c); its rooms
+ * are config/ (benchline.json, §3), adapters/ (the formats' parsers, the native one too,
+ * §2, §10), repo/ (the source hash and commit sync, §3), preflight/ (§4) and push/ (§10's fleet).
  * Nothing here prints or exits.
  */
 #ifndef BENCHLINE_INGEST_H

@@ -1,12 +1,16 @@
 /*
- * confirm: measuring a Suspect again (§9). The re-bench engine (rebench.c), which decides how
- * much to measure two builds and what the paired samples mean; and the steps on a side's
- * worktree (ingest/repo's repo_worktree) that its samples come from (confirm.c, artifacts.c):
- * building it with bench.build, running bench.run once there with the process's CPU time and
- * peak RSS, and comparing both sides' bench.artifacts, so that byte-identical builds are not
- * measured at all. Commands run with /bin/sh -c in the worktree, through common/'s
- * child-process API, stdin from /dev/null, in their own process group (a timeout kills what
- * they started too). Nothing here prints or exits. docs/confirm.md explains the rules.
+ * confirm: turning Suspects into Regressions (§9). The re-bench engine (rebench.c), which
+ * decides how much to measure two builds and what the paired samples mean; the steps on a
+ * side's worktree (ingest/repo's repo_worktree) that its samples come from (confirm.c,
+ * artifacts.c): building it with bench.build, running bench.run once there with the process's
+ * CPU time and peak RSS, and comparing both sides' bench.artifacts, so that byte-identical
+ * builds are not measured at all; `rebench` and `bisect` on them (measure.c); `gate --live` and
+ * `gate --settle` (live.c); the nightly sweep (sweep.c); the confirm use case (alerts.c); a
+ * pinned bisection stored as a Regression (regression.c); an outcome sent by another machine
+ * (outcome.c); an alert ignored by a person (ignore.c); triage's issues (triage.c). Commands
+ * run with /bin/sh -c in the worktree, through common/'s child-process API, stdin from
+ * /dev/null, in their own process group (a timeout kills what they started too). Nothing here
+ * prints or exits. docs/confirm.md explains the rules.
  */
 #ifndef BENCHLINE_DETECT_CONFIRM_H
 #define BENCHLINE_DETECT_CONFIRM_H

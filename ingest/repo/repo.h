@@ -1,5 +1,5 @@
 /*
- * repo: everything benchline asks of git, through libgit2: the source hash of a revision
+ * repo: everything benchline asks of git, through libgit2 (repo.c): the source hash of a revision
  * (§3), what HEAD is, main's first-parent history synced into the store, merge bases, files at
  * a revision and lazy first-parent walks for the gate, all read-only; docs/source-hash.md
  * explains the hash. The one writer is the re-bench's worktrees under .benchline/ (§9): they
