@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "detect/confirm/confirm.h"
+#include "ingest/bench/bench.h"
 #include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/preflight/preflight.h"
@@ -212,18 +213,18 @@ static int sweep_commit(int *built, struct confirm_sweep_step *step,
 			struct bl_error *err)
 {
 	struct strbuf wt = STRBUF_INIT, name = STRBUF_INIT;
-	struct confirm_run run;
+	struct bench_run run;
 	struct preflight pf;
 	struct commit_records recs = {NULL, NULL, 0, 0};
 	long processes = in->cfg.bench_processes > 0 ? in->cfg.bench_processes : 1;
 	int ret;
 
 	*built = 0;
-	confirm_run_init(&run);
+	bench_run_init(&run);
 	preflight_init(&pf);
 	if ((ret = repo_worktree(&wt, r, c->sha, REPO_SIDE_A, err)))
 		goto done;
-	ret = confirm_build(&step->build_s, &in->cfg, wt.buf, err);
+	ret = bench_build(&step->build_s, &in->cfg, wt.buf, err);
 	if (ret == BL_EBUILD) {
 		step->unbuildable = 1;
 		ret = 0;
@@ -242,7 +243,7 @@ static int sweep_commit(int *built, struct confirm_sweep_step *step,
 		double started = (double)time(NULL);
 		if (!req->no_preflight && (ret = check_quiet(&pf, &in->cfg, req, err)))
 			goto done;
-		if ((ret = confirm_run_once(&run, &in->cfg, wt.buf, err)))
+		if ((ret = bench_run_once(&run, &in->cfg, wt.buf, err)))
 			goto done;
 		step->run_s += run.wall_s;
 		step->processes++;
@@ -276,7 +277,7 @@ static int sweep_commit(int *built, struct confirm_sweep_step *step,
 		ret = count_records(res, st, &recs, err);
 done:
 	commit_records_release(&recs);
-	confirm_run_release(&run);
+	bench_run_release(&run);
 	preflight_release(&pf);
 	strbuf_release(&wt);
 	strbuf_release(&name);

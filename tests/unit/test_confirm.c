@@ -15,6 +15,7 @@
 
 #include "ingest/ingest.h"
 #include "detect/confirm/confirm.h"
+#include "ingest/bench/bench.h"
 
 /* A temporary directory with sides a/ and b/, removed with its content at the end. */
 static char tmpdir[256], side_a[300], side_b[300];
@@ -73,7 +74,7 @@ static int compare(const char *cfg_text, struct strbuf *why, size_t *files)
 	parse_config(&cfg, cfg_text);
 	strbuf_reset(why);
 	assert_int_equal(
-	    confirm_artifacts_identical(&identical, why, files, &cfg, side_a, side_b, &err), 0);
+	    bench_artifacts_identical(&identical, why, files, &cfg, side_a, side_b, &err), 0);
 	config_release(&cfg);
 	bl_error_release(&err);
 	return identical;
@@ -171,7 +172,7 @@ static void artifacts_literal_root(void **state)
 	put(a, "out.bin", "same");
 	put(b, "out.bin", "same");
 	parse_config(&cfg, "{\"bench\": {\"artifacts\": [\"*.bin\"]}}");
-	assert_int_equal(confirm_artifacts_identical(&identical, &why, NULL, &cfg, a, b, &err), 0);
+	assert_int_equal(bench_artifacts_identical(&identical, &why, NULL, &cfg, a, b, &err), 0);
 	assert_int_equal(identical, 1);
 	config_release(&cfg);
 	strbuf_release(&why);
@@ -188,13 +189,13 @@ static void build(void **state)
 
 	/* no bench.build: nothing to do */
 	parse_config(&cfg, "{}");
-	assert_int_equal(confirm_build(&wall_s, &cfg, side_a, &err), 0);
+	assert_int_equal(bench_build(&wall_s, &cfg, side_a, &err), 0);
 	assert_true(wall_s == 0);
 	config_release(&cfg);
 
 	/* it runs in the worktree; its stdout does not need a reader */
 	parse_config(&cfg, "{\"bench\": {\"build\": \"echo built >built.txt && echo log\"}}");
-	assert_int_equal(confirm_build(&wall_s, &cfg, side_a, &err), 0);
+	assert_int_equal(bench_build(&wall_s, &cfg, side_a, &err), 0);
 	assert_true(wall_s >= 0);
 	assert_int_equal(access("built.txt", F_OK), -1);
 	{
@@ -207,7 +208,7 @@ static void build(void **state)
 	/* a failure is "cannot build", with the end of its output, stdout and stderr */
 	parse_config(&cfg, "{\"bench\": {\"build\": \"echo compiling; echo 'bench.c:1: error' >&2; "
 			   "exit 3\"}}");
-	assert_int_equal(confirm_build(&wall_s, &cfg, side_a, &err), BL_EBUILD);
+	assert_int_equal(bench_build(&wall_s, &cfg, side_a, &err), BL_EBUILD);
 	assert_int_equal(err.code, BL_EBUILD);
 	{
 		char want[600];
@@ -221,17 +222,17 @@ static void build(void **state)
 
 	/* killed by a signal, and over its deadline (what it started is killed too) */
 	parse_config(&cfg, "{\"bench\": {\"build\": \"kill -KILL $$\"}}");
-	assert_int_equal(confirm_build(NULL, &cfg, side_a, &err), BL_EBUILD);
+	assert_int_equal(bench_build(NULL, &cfg, side_a, &err), BL_EBUILD);
 	assert_non_null(strstr(err.msg.buf, "bench.build was killed by signal 9"));
 	config_release(&cfg);
 	parse_config(&cfg, "{\"bench\": {\"build\": \"sleep 30 & wait\", \"build_timeout\": 0.2}}");
-	assert_int_equal(confirm_build(&wall_s, &cfg, side_a, &err), BL_EBUILD);
+	assert_int_equal(bench_build(&wall_s, &cfg, side_a, &err), BL_EBUILD);
 	assert_non_null(strstr(err.msg.buf, "bench.build timed out after 0.2 s"));
 	assert_true(wall_s < 10);
 
 	/* a worktree that does not exist is an error, not "cannot build" */
 	snprintf(missing, sizeof(missing), "%s/nowhere", tmpdir);
-	assert_int_equal(confirm_build(NULL, &cfg, missing, &err), BL_ENOTFOUND);
+	assert_int_equal(bench_build(NULL, &cfg, missing, &err), BL_ENOTFOUND);
 	config_release(&cfg);
 	bl_error_release(&err);
 }
@@ -239,20 +240,20 @@ static void build(void **state)
 static void run_once(void **state)
 {
 	struct config cfg;
-	struct confirm_run run;
+	struct bench_run run;
 	struct bl_error err = BL_ERROR_INIT;
 	(void)state;
-	confirm_run_init(&run);
+	bench_run_init(&run);
 
 	parse_config(&cfg, "{}");
-	assert_int_equal(confirm_run_once(&run, &cfg, side_a, &err), BL_EINVALID);
+	assert_int_equal(bench_run_once(&run, &cfg, side_a, &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf, "no bench.run in benchline.json: nothing to measure");
 	config_release(&cfg);
 
 	/* its stdout, in the worktree, and the figures of wait4 */
 	put(side_a, "results.txt", "{\"wall\": 1}\n");
 	parse_config(&cfg, "{\"bench\": {\"run\": \"cat results.txt; echo noise >&2\"}}");
-	assert_int_equal(confirm_run_once(&run, &cfg, side_a, &err), 0);
+	assert_int_equal(bench_run_once(&run, &cfg, side_a, &err), 0);
 	assert_string_equal(run.out.buf, "{\"wall\": 1}\n");
 	assert_true(run.peak_rss_kib > 0);
 	assert_true(run.cpu_s >= 0 && run.wall_s >= 0);
@@ -260,7 +261,7 @@ static void run_once(void **state)
 
 	/* a failure is an error with its stderr's end; the last results are gone */
 	parse_config(&cfg, "{\"bench\": {\"run\": \"echo partial; echo crashed >&2; exit 1\"}}");
-	assert_int_equal(confirm_run_once(&run, &cfg, side_a, &err), BL_EIO);
+	assert_int_equal(bench_run_once(&run, &cfg, side_a, &err), BL_EIO);
 	{
 		char want[600];
 		snprintf(want, sizeof(want),
@@ -272,10 +273,10 @@ static void run_once(void **state)
 	assert_int_equal(run.out.len, 0);
 	config_release(&cfg);
 	parse_config(&cfg, "{\"bench\": {\"run\": \"sleep 30\", \"run_timeout\": 0.2}}");
-	assert_int_equal(confirm_run_once(&run, &cfg, side_a, &err), BL_EIO);
+	assert_int_equal(bench_run_once(&run, &cfg, side_a, &err), BL_EIO);
 	assert_non_null(strstr(err.msg.buf, "bench.run timed out after 0.2 s"));
 	config_release(&cfg);
-	confirm_run_release(&run);
+	bench_run_release(&run);
 	bl_error_release(&err);
 }
 

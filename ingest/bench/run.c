@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ingest/config/config.h"
-#include "detect/confirm/confirm.h"
+#include "ingest/bench/bench.h"
 
 /* Runs script with /bin/sh -c in worktree within timeout_s seconds; cp is set up by the
  * caller for the streams. */
@@ -19,7 +19,7 @@ static int run_shell(struct child_process *cp, const char *script, const char *w
 	cp->argv = argv;
 	cp->dir = worktree;
 	cp->no_stdin = 1;
-	cp->err_tail_max = CONFIRM_ERR_TAIL;
+	cp->err_tail_max = BENCH_ERR_TAIL;
 	cp->timeout_ms = ms < 1 ? 1 : (int)ms; /* config.c keeps it under INT_MAX */
 	ret = child_process_run(cp, err);
 	cp->argv = NULL; /* argv was ours */
@@ -51,8 +51,8 @@ static int failed(const struct child_process *cp)
 	return cp->timed_out || cp->signal || cp->exit_code != 0;
 }
 
-int confirm_build(double *wall_s, const struct config *cfg, const char *worktree,
-		  struct bl_error *err)
+int bench_build(double *wall_s, const struct config *cfg, const char *worktree,
+		struct bl_error *err)
 {
 	struct child_process cp;
 	struct strbuf msg = STRBUF_INIT;
@@ -78,20 +78,20 @@ done:
 	return ret;
 }
 
-void confirm_run_init(struct confirm_run *run)
+void bench_run_init(struct bench_run *run)
 {
 	memset(run, 0, sizeof(*run));
 	strbuf_init(&run->out, 0);
 }
 
-void confirm_run_release(struct confirm_run *run)
+void bench_run_release(struct bench_run *run)
 {
 	strbuf_release(&run->out);
-	confirm_run_init(run);
+	bench_run_init(run);
 }
 
-int confirm_run_once(struct confirm_run *run, const struct config *cfg, const char *worktree,
-		     struct bl_error *err)
+int bench_run_once(struct bench_run *run, const struct config *cfg, const char *worktree,
+		   struct bl_error *err)
 {
 	struct child_process cp;
 	struct strbuf msg = STRBUF_INIT;
@@ -103,7 +103,7 @@ int confirm_run_once(struct confirm_run *run, const struct config *cfg, const ch
 		return bl_error_set(err, BL_EINVALID,
 				    "no bench.run in benchline.json: nothing to measure");
 	child_process_init(&cp);
-	cp.out_max = CONFIRM_MAX_OUTPUT;
+	cp.out_max = BENCH_MAX_OUTPUT;
 	if ((ret = run_shell(&cp, cfg->bench_run, worktree, cfg->bench_run_timeout, err))) {
 		if (ret == BL_ETOOBIG)
 			bl_error_prefix(err, "bench.run in '%s'", worktree);
