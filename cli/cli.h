@@ -218,9 +218,9 @@ int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error
 /* Parses a file (or a criterion directory) into out. */
 int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
 		    struct bl_error *err);
-/* Parses text already in memory (name is used in messages); started_at NAN when unknown. */
-int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
-		     const char *text, size_t len, double started_at, struct bl_error *err);
+/* With --verbose, the format name's records were parsed in (the intake's last parse), on
+ * stderr. */
+void cli_intake_say_format(const struct cli_intake *in, const char *name);
 /* Stores a batch in one transaction, or pushes it as one body, and prints one line per
  * record. A body spooled is not an error (see cli_intake_status). */
 int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,

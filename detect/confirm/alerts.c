@@ -699,3 +699,16 @@ done:
 	picked_release(&p);
 	return ret;
 }
+
+void confirm_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fn(sb.buf, data);
+	strbuf_release(&sb);
+}

@@ -1,8 +1,9 @@
 /*
  * Preflight (§4): is the machine quiet enough to measure? The preflight room's one header, its
  * readers and rules all in preflight.c: `benchline preflight` checks the machine, and each run
- * that measures (`benchline run`, a sweep's) calls preflight_check and puts preflight_to_json's
- * object under a record's "preflight" key.
+ * that stores its records (ingest/bench/'s bench_records: `benchline run`, each process of a
+ * sweep) calls preflight_check and puts preflight_to_json's object under a record's "preflight"
+ * key.
  *
  * The readers take every path under a root (BENCHLINE_SYSROOT, default "/"), so tests can
  * simulate a machine with a fixture tree; the decisions are pure functions of what was read,
