@@ -164,9 +164,9 @@ struct bench_records_request {
  * peak RSS, its output (or the results file) parsed through the intake (ingest_intake_parse,
  * ingest_intake_read) with started_at the moment the command started, and on each record the
  * preflight's answer under "preflight" (when one was made: a busy machine's records are then
- * tagged) and {"argv", "exit", "wall_s", "cpu_s", "peak_rss_kib"} under "process". Nothing is
- * stored: out->batch is the caller's to store or push. A command that fails gives no records
- * (BL_EIO, as bench_run_command or bench_run_once say).
+ * tagged) and {"argv", "exit", "wall_s", "cpu_s", "peak_rss_kib"} under "process". out is as
+ * bench_records_init leaves it. Nothing is stored: out->batch is the caller's to store or push.
+ * A command that fails gives no records (BL_EIO, as bench_run_command or bench_run_once say).
  */
 int bench_records(struct bench_records *out, const struct bench_records_request *req,
 		  struct bl_error *err);

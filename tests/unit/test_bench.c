@@ -1,6 +1,8 @@
-/* Unit tests of detect/confirm: the byte comparison of bench.artifacts, and bench.build and
+/* Unit tests of ingest/bench: the byte comparison of bench.artifacts, and bench.build and
  * bench.run in a directory (a stand-in for a worktree): success, the "cannot build" result
- * with its tail, a timeout, and the run's output, CPU time and peak RSS. */
+ * with its tail, a timeout, and the run's output, CPU time and peak RSS; and one run of a
+ * benchmark and its records (bench_records): parsed through the intake and annotated, or no
+ * records when its command fails. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +15,11 @@
 
 #include <cmocka.h>
 
-#include "ingest/ingest.h"
-#include "detect/confirm/confirm.h"
+#include <jansson.h>
+
+#include "ingest/adapters/adapters.h"
 #include "ingest/bench/bench.h"
+#include "ingest/ingest.h"
 
 /* A temporary directory with sides a/ and b/, removed with its content at the end. */
 static char tmpdir[256], side_a[300], side_b[300];
@@ -23,7 +27,7 @@ static char tmpdir[256], side_a[300], side_b[300];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/bl-unit-confirm-XXXXXX",
+	snprintf(tmpdir, sizeof(tmpdir), "%s/bl-unit-bench-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(tmpdir))
 		return -1;
@@ -280,6 +284,105 @@ static void run_once(void **state)
 	bl_error_release(&err);
 }
 
+/* A native record, as a benchmark that prints benchline's own format would. */
+#define NATIVE_RECORD                                                                              \
+	"{\"schema\": 1, \"machine\": \"box\", \"benchmark\": \"loop\", \"harness_version\": 1, "  \
+	"\"source\": {\"commit\": \"3f7fd6b5c0ffee00000000000000000000000000\", "                  \
+	"\"source_hash\": \"2d5d1c3600000000000000000000000000000000\"}, "                         \
+	"\"started_at\": \"2026-11-02T04:00:00Z\", "                                               \
+	"\"metrics\": {\"t\": {\"unit\": \"ms\", \"samples\": [10.1, 10.3, 10.2]}}}\n"
+
+/* The value at key of the record's raw JSON, as compact JSON text (NULL when absent). */
+static char *raw_member(const struct ingest_record *rec, const char *key)
+{
+	json_t *o = json_loads(rec->raw, 0, NULL), *v;
+	char *text;
+	assert_non_null(o);
+	v = json_object_get(o, key);
+	text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	return text;
+}
+
+static void records_of_bench_run(void **state)
+{
+	struct ingest_intake in;
+	struct bench_records one;
+	struct bench_records_request req;
+	struct bl_error err = BL_ERROR_INIT;
+	char *process;
+	json_t *p;
+	(void)state;
+
+	put(side_a, "out.json", NATIVE_RECORD);
+	ingest_intake_init(&in, &adapters_parsers);
+	parse_config(&in.cfg,
+		     "{\"bench\": {\"run\": \"cat out.json\", \"format\": \"benchline\"}}");
+	in.format = in.cfg.bench_format;
+	assert_int_equal(ingest_intake_setup(&in, &err), 0);
+	bench_records_init(&one);
+	memset(&req, 0, sizeof(req));
+	req.in = &in;
+	req.dir = side_a;
+	req.name = "bench.run's output";
+	req.no_preflight = 1;
+	assert_int_equal(bench_records(&one, &req, &err), 0);
+	assert_int_equal(one.batch.nr, 1);
+	assert_false(one.preflighted);
+	assert_false(one.batch.records[0].has_preflight);
+	assert_null(raw_member(&one.batch.records[0], "preflight"));
+	/* bench.run runs with /bin/sh -c, and its process says so */
+	process = raw_member(&one.batch.records[0], "process");
+	assert_non_null(process);
+	p = json_loads(process, 0, NULL);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(p, "argv"), 0)),
+			    "/bin/sh");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(p, "argv"), 2)),
+			    "cat out.json");
+	assert_int_equal(json_integer_value(json_object_get(p, "exit")), 0);
+	assert_true(json_integer_value(json_object_get(p, "peak_rss_kib")) > 0);
+	assert_true(json_is_real(json_object_get(p, "cpu_s")));
+	assert_true(json_is_real(json_object_get(p, "wall_s")));
+	json_decref(p);
+	free(process);
+	/* the annotation changed the record, so its digest is the annotated JSON's */
+	{
+		char digest[41];
+		assert_int_equal(
+		    digest_blob(digest, one.batch.records[0].raw, strlen(one.batch.records[0].raw)),
+		    0);
+		assert_string_equal(digest, one.batch.records[0].digest);
+	}
+	bench_records_release(&one);
+	ingest_intake_release(&in);
+	bl_error_release(&err);
+}
+
+static void a_failing_command_gives_no_records(void **state)
+{
+	struct ingest_intake in;
+	struct bench_records one;
+	struct bench_records_request req;
+	struct bl_error err = BL_ERROR_INIT;
+	const char *argv[] = {"sh", "-c", "echo '" NATIVE_RECORD "'; exit 3", NULL};
+	(void)state;
+
+	ingest_intake_init(&in, &adapters_parsers);
+	assert_int_equal(ingest_intake_setup(&in, &err), 0);
+	bench_records_init(&one);
+	memset(&req, 0, sizeof(req));
+	req.in = &in;
+	req.argv = argv;
+	req.name = "output of 'sh'";
+	req.no_preflight = 1;
+	assert_int_equal(bench_records(&one, &req, &err), BL_EIO);
+	assert_string_equal(err.msg.buf, "'sh' exited with status 3; nothing stored");
+	assert_int_equal(one.batch.nr, 0);
+	bench_records_release(&one);
+	ingest_intake_release(&in);
+	bl_error_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +390,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(artifacts_literal_root, setup, teardown),
 	    cmocka_unit_test_setup_teardown(build, setup, teardown),
 	    cmocka_unit_test_setup_teardown(run_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(records_of_bench_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_failing_command_gives_no_records, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
