@@ -8,7 +8,9 @@
 
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
+#include "ingest/bench/bench.h"
 #include "detect/detect.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/push/push.h"
 #include "store/store.h"
@@ -88,7 +90,7 @@ done:
 
 /* With a server: each process's records pushed as one body (or spooled), their outcomes
  * printed as `ingest --server` prints them. */
-static int remote_deliver(struct confirm_sweep_result *counts, const char *name,
+static int remote_deliver(struct bench_sweep_result *counts, const char *name,
 			  struct ingest_intake *in, struct ingest_batch *batch, void *data,
 			  struct bl_error *err)
 {
@@ -117,7 +119,7 @@ static void print_note(const char *line, void *data)
 }
 
 /* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 4 records */
-static void print_step(const struct confirm_sweep_step *s, void *data)
+static void print_step(const struct bench_sweep_step *s, void *data)
 {
 	struct sweep_out *out = data;
 	cli_progress_done(&out->progress);
@@ -167,7 +169,7 @@ static int wait_server_idle(struct push_server *srv, struct bl_error *err)
 /* --confirm: this machine's open alerts (and with --pending its pending ones), in the
  * database, or on the server (after its detection of tonight's pushes), measured here. */
 static int sweep_confirm(size_t *confirmed, size_t *regressions,
-			 const struct confirm_sweep_request *sreq, const struct ingest_config *cfg,
+			 const struct bench_sweep_request *sreq, const struct config *cfg,
 			 int pending, struct sweep_out *out, struct store *st,
 			 struct cli_push *push, struct bl_error *err)
 {
@@ -206,12 +208,12 @@ static int sweep_confirm(size_t *confirmed, size_t *regressions,
  */
 int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	struct confirm_sweep_request req;
-	struct confirm_sweep_result res;
+	struct bench_sweep_request req;
+	struct bench_sweep_result res;
 	struct detect_options dopts;
 	struct detect_result dres;
 	struct sweep_out out = {{"sweep", 0, 0, 0}, NULL, NULL, 0, 0, 0};
-	struct ingest_config cfg;
+	struct config cfg;
 	struct strbuf machine = STRBUF_INIT, why = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;
@@ -243,7 +245,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
 	memset(&dres, 0, sizeof(dres));
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	cli_push_init(&push);
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "sweep takes no arguments");
@@ -262,7 +264,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	/* The records go to a server (--server, $BENCHLINE_SERVER, benchline.json's server), or
 	 * into the database. */
 	if (repo_toplevel(&root, req.repo ? req.repo : ".", &err) ||
-	    ingest_config_load(&cfg, root.buf, &err)) {
+	    config_load(&cfg, root.buf, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -289,7 +291,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	req.note = print_note;
 	req.data = &out;
 	if ((!remote && store_alerts_last_id(&last_alert, ctx->store, &err)) ||
-	    confirm_sweep(&res, remote ? NULL : ctx->store, &req, &err)) {
+	    bench_sweep(&res, remote ? NULL : ctx->store, &req, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -324,12 +326,12 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	if (do_confirm && (ret = sweep_confirm(&confirmed, &regressions, &req, &cfg, pending, &out,
 					       ctx->store, NULL, &err)))
 		goto done;
-	for (size_t t = 0; t < CONFIRM_SWEEP_NTAGS; t++) {
+	for (size_t t = 0; t < BENCH_SWEEP_NTAGS; t++) {
 		if (!res.tagged_by[t])
 			continue;
 		strbuf_addf(&why, "%s%zu %s", why.len ? ", " : "", res.tagged_by[t],
-			    confirm_sweep_tag_name(t));
-		if (!strcmp(confirm_sweep_tag_name(t), "preflight") && res.busy_why)
+			    bench_sweep_tag_name(t));
+		if (!strcmp(bench_sweep_tag_name(t), "preflight") && res.busy_why)
 			strbuf_addf(&why, ": %s", res.busy_why);
 	}
 	fprintf(
@@ -346,10 +348,10 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 			confirmed == 1 ? "" : "s", regressions, regressions == 1 ? "" : "s");
 	fputc('\n', stderr);
 done:
-	confirm_sweep_result_release(&res);
+	bench_sweep_result_release(&res);
 	cli_push_release(&push);
 	strbuf_release(&root);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&machine);
 	strbuf_release(&why);
 	bl_error_release(&err);

@@ -1,9 +1,11 @@
 /*
- * common: the small pieces every module uses. A strbuf whose buffer is never NULL, the error
- * struct that carries details out of a failing call, capped file reading, checked allocation,
- * running a child process, and numbers (the shortest round-trip writer of doubles, their
- * comparison, the nearest-rank percentile). Named for what they are (strbuf_*, bl_error_*, x*,
- * child_process_*), as git names its helpers.
+ * common: the small pieces every module uses. A strbuf whose buffer is never NULL (strbuf.c),
+ * the error struct that carries details out of a failing call, checked allocation, capped file
+ * reading, timestamps, digests and libgit2's start (util.c), the one JSON writer (json.c),
+ * numbers (numbers.c: the shortest round-trip writer of doubles, their comparison, the
+ * nearest-rank percentile, figures in human units), containers (containers.c), the names of
+ * the enums every stage shares (names.c) and running a child process (run_command.c). Named
+ * for what they are (strbuf_*, bl_error_*, x*, child_process_*), as git names its helpers.
  */
 #ifndef BENCHLINE_COMMON_H
 #define BENCHLINE_COMMON_H
@@ -241,6 +243,26 @@ enum alert_outcome {
 const char *alert_outcome_name(enum alert_outcome o);
 int alert_outcome_parse(enum alert_outcome *out, const char *name);
 
+/*
+ * The formats results are read in (§2, §10): `--format` and benchline.json's bench.format name
+ * one. "auto" is decided from the content, "benchline" is the native record format ("native"
+ * parses to it too), the others are the adapters' (ingest/adapters/ maps each to its parser).
+ * Here because benchline.json's reading, below the adapters, checks bench.format by it.
+ */
+enum result_format {
+	RESULT_AUTO,
+	RESULT_NATIVE,
+	RESULT_BMF,
+	RESULT_GBENCH,
+	RESULT_HYPERFINE,
+	RESULT_PYTEST,
+	RESULT_GOTEST,
+	RESULT_CRITERION,
+};
+#define RESULT_NFORMATS 8
+const char *result_format_name(enum result_format f);
+int result_format_parse(enum result_format *out, const char *name);
+
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);
 /* The pieces read_file_capped is made of, for a reader that goes on from a file descriptor
@@ -275,6 +297,12 @@ struct digest_ctx;
 int digest_init(struct digest_ctx **out);
 void digest_add(struct digest_ctx *ctx, const void *data, size_t len);
 int digest_finish(char out[41], struct digest_ctx *ctx);
+/* libgit2, started once per process by the first caller that opens a repository (ingest/repo/,
+ * and benchline.json found through git), not by every command: Debian's libgit2 (on mbedTLS)
+ * parses the whole CA bundle when it starts, three quarters of the instructions of a command
+ * that never touches git. Thread-safe. libgit2_stop, at exit, stops it if it was started. */
+void libgit2_start(void);
+void libgit2_stop(void);
 /* 1 when the bytes are valid UTF-8. */
 int utf8_valid(const char *s, size_t len);
 

@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <git2.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 
 #include "common/common.h"
 
@@ -404,4 +406,23 @@ int digest_blob(char out[41], const void *data, size_t len)
 		return BL_EINVALID;
 	sha1_hex(out, md);
 	return 0;
+}
+
+static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
+static int libgit2_started;
+
+static void start_libgit2(void)
+{
+	libgit2_started = git_libgit2_init() > 0;
+}
+
+void libgit2_start(void)
+{
+	pthread_once(&libgit2_once, start_libgit2);
+}
+
+void libgit2_stop(void)
+{
+	if (libgit2_started)
+		git_libgit2_shutdown();
 }

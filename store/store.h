@@ -1,11 +1,16 @@
 /*
- * store: the only code that talks to SQLite. The SQL text lives in sql/ and is embedded at
- * build time. Every statement of sql/ is prepared once per store, on its first use, then
- * bound, stepped and reset each time, and finalized by store_free. Only the migrations, the
- * connection's pragmas at open and transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL
- * text instead (sqlite3_exec). A callback of a walk (store_each_*, store_web_*,
- * store_detect_lines, store_detect_suspects) may call any store function but the walk it is
- * called from: that one's statement is still stepping, and the inner call fails (BL_EDB).
+ * store: the only code that talks to a database, SQLite's file or a PostgreSQL server (pg.c),
+ * picked by store_open from the path (store.c: opening, migrations, the statement cache and
+ * transactions). Its reads and writes are grouped by who asks: detection (detect.c), the gate
+ * (gate.c, gate_skipped.c), the Series (series.c), the web server (web.c), alerts (alerts.c),
+ * Regressions and triage (regressions.c), data care (admin.c), `check`'s invariants (check.c)
+ * and `migrate` (copy.c). The SQL text lives in sql/ and is embedded at build time. Every statement
+ * of sql/ is prepared once per store, on its first use, then bound, stepped and reset each time,
+ * and finalized by store_free. Only the migrations, the connection's pragmas at open and
+ * transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL text instead (sqlite3_exec). A callback
+ * of a walk (store_each_*, store_web_*, store_detect_lines, store_detect_suspects) may call any
+ * store function but the walk it is called from: that one's statement is still stepping, and the
+ * inner call fails (BL_EDB).
  */
 #ifndef BENCHLINE_STORE_H
 #define BENCHLINE_STORE_H

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 #include "web/web.h"
 
@@ -94,7 +94,7 @@ static void set_error(char **slot, const struct bl_error *err)
 
 /* main's new commits; *stored 1 when any were stored or some dropped. cfg is the repository's
  * benchline.json, read for this run. */
-static void sync_main(int *stored, struct web_background *bg, const struct ingest_config *cfg)
+static void sync_main(int *stored, struct web_background *bg, const struct config *cfg)
 {
 	struct repo_sync_result res;
 	struct bl_error err = BL_ERROR_INIT;
@@ -128,7 +128,7 @@ static void sync_main(int *stored, struct web_background *bg, const struct inges
 
 /* Incremental detection with the judged metrics the server knows: cfg's (--repo's
  * benchline.json) when there is one, else the set the last detect used. */
-static void detect(struct web_background *bg, const struct ingest_config *cfg)
+static void detect(struct web_background *bg, const struct config *cfg)
 {
 	struct detect_options opts;
 	struct detect_result res;
@@ -186,7 +186,7 @@ static void *background_main(void *arg)
 {
 	struct web_background *bg = arg;
 	for (;;) {
-		struct ingest_config cfg;
+		struct config cfg;
 		struct bl_error err = BL_ERROR_INIT;
 		struct timespec now;
 		int do_sync, do_detect, have_cfg = 0;
@@ -225,9 +225,9 @@ static void *background_main(void *arg)
 		pthread_mutex_unlock(&bg->lock);
 
 		/* benchline.json is read again for every run, as every push reads it. */
-		ingest_config_init(&cfg);
+		config_init(&cfg);
 		if (bg->repo_dir) {
-			if (ingest_config_load(&cfg, bg->repo_dir, &err)) {
+			if (config_load(&cfg, bg->repo_dir, &err)) {
 				say(bg, "cannot read benchline.json: %s", err.msg.buf);
 				pthread_mutex_lock(&bg->lock);
 				if (do_sync)
@@ -256,7 +256,7 @@ static void *background_main(void *arg)
 		}
 		if (do_detect)
 			detect(bg, have_cfg ? &cfg : NULL);
-		ingest_config_release(&cfg);
+		config_release(&cfg);
 		bl_error_release(&err);
 
 		pthread_mutex_lock(&bg->lock);

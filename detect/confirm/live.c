@@ -13,7 +13,7 @@
 
 #include "detect/confirm/confirm.h"
 #include "detect/gate/gate.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 
 /* What a key's limit is decided from. */
@@ -415,7 +415,7 @@ static void settle_from(struct gate_report *r, struct gate_row *row,
 
 int confirm_gate_settle_ready(const struct gate_options *opts, struct bl_error *err)
 {
-	const struct ingest_config *cfg = opts->cfg;
+	const struct config *cfg = opts->cfg;
 	if (cfg->bench_run)
 		return 0;
 	if (cfg->path)

@@ -1,8 +1,9 @@
 /*
- * `benchline rebench` as a use case (§9.2): two revisions checked out in their worktrees,
- * built, and measured against each other by the re-bench engine, each sample the fastest of
- * bench.processes fresh runs of bench.run, parsed by bench.format's adapter, with the runs'
- * CPU time and peak RSS as two more metrics.
+ * `benchline rebench` and `benchline bisect` as use cases (§9.2, §9.3): two revisions checked
+ * out in their worktrees and built (ingest/bench/'s struct bench), and measured against each
+ * other by the re-bench engine, each sample the fastest of bench.processes fresh runs of
+ * bench.run (bench_side_run, parsed by bench.format's adapter), with the runs' CPU time and
+ * peak RSS as two more metrics; bisection's search over the first-parent range.
  */
 #include <jansson.h>
 #include <math.h>
@@ -11,16 +12,15 @@
 #include <time.h>
 
 #include "detect/confirm/confirm.h"
-#include "ingest/adapters/adapters.h"
+#include "ingest/bench/bench.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
 
 /* What the sample callback needs, and the values it hands back (kept until its next call). */
 struct sampler {
-	const struct ingest_config *cfg;
-	const char *worktree[2];
+	struct bench *b; /* both sides, built */
 	const char *commit[2], *source[2];
-	const char *label[2];
 	const char *benchmark_glob;
 	int benchmark_exact;	       /* benchmark_glob is a name, not a glob */
 	const char *const *benchmarks; /* only these (exact names), when n_benchmarks */
@@ -34,7 +34,7 @@ struct sampler {
 	size_t n, alloc;
 	struct confirm_key *keys; /* every key met, on either side */
 	size_t nkeys, keys_alloc;
-	struct confirm_run run;
+	struct bench_run run;
 };
 
 void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *config,
@@ -119,21 +119,17 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	int ret = 0;
 
 	s->n = 0;
-	for (long p = 0; p < s->cfg->bench_processes; p++) {
+	for (long p = 0; p < s->b->cfg->bench_processes; p++) {
 		struct ingest_batch batch = {NULL, 0, 0};
-		struct adapters_defaults d;
-		if ((ret = confirm_run_once(&s->run, s->cfg, s->worktree[side], err)))
-			goto done;
-		adapters_defaults_init(&d);
+		struct ingest_defaults d;
+		ingest_defaults_init(&d);
 		d.machine = "rebench";
 		d.harness_version = 0;
 		d.commit = s->commit[side];
 		d.source_hash = s->source[side];
 		d.started_at = (double)time(NULL);
-		if ((ret = adapters_parse(&batch, NULL, s->cfg->bench_format, "bench.run's output",
-					  s->run.out.buf, s->run.out.len, &d, err))) {
+		if ((ret = bench_side_run(&batch, &s->run, s->b, (enum repo_side)side, &d, err)))
 			goto done;
-		}
 		for (size_t r = 0; r < batch.nr; r++) {
 			const struct ingest_record *rec = &batch.records[r];
 			if (s->benchmark_glob &&
@@ -168,7 +164,7 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	*n = s->n;
 done:
 	if (ret)
-		bl_error_prefix(err, "%s (%.12s)", s->label[side], s->commit[side]);
+		bl_error_prefix(err, "%s (%.12s)", s->b->label[side], s->commit[side]);
 	strbuf_release(&key);
 	return ret;
 }
@@ -192,83 +188,24 @@ static void sampler_release(struct sampler *s)
 	keys_free(s->keys, s->nkeys);
 	free(s->v_key);
 	free(s->v);
-	confirm_run_release(&s->run);
+	bench_run_release(&s->run);
 }
 
-/* What measuring revisions of one repository keeps between measurements: its settings, the
- * repository, both sides' worktrees and which commit each holds built, how messages name the
- * sides and where a key's own limit comes from. */
-struct bench {
-	struct strbuf root;
-	const struct ingest_config *cfg; /* own_cfg, or the caller's */
-	struct ingest_config own_cfg;
-	struct repo *r;
-	struct strbuf wt[2];
-	char built[2][41]; /* "" until the side is built */
-	const char *label[2];
+/* Measuring revisions of one repository (ingest/bench/'s struct bench), and what the samples
+ * keep of each key: where a key's own limit comes from and which benchmarks are asked for. */
+struct measuring {
+	struct bench b;
 	confirm_limit_fn limit_for;
 	void *limit_data;
 	const char *const *benchmarks; /* only these benchmarks, when n_benchmarks */
 	size_t n_benchmarks;
 };
 
-/* Opens the repository holding repo with its benchline.json: cfg when the caller has read it,
- * else the one at the working tree's root. */
-static int bench_open(struct bench *b, const char *repo, const struct ingest_config *cfg,
-		      struct bl_error *err)
-{
-	int ret;
-	memset(b, 0, sizeof(*b));
-	strbuf_init(&b->root, 0);
-	strbuf_init(&b->wt[0], 0);
-	strbuf_init(&b->wt[1], 0);
-	ingest_config_init(&b->own_cfg);
-	b->cfg = cfg ? cfg : &b->own_cfg;
-	b->label[0] = "side a";
-	b->label[1] = "side b";
-	if ((ret = repo_toplevel(&b->root, repo ? repo : ".", err)) ||
-	    (!cfg && (ret = ingest_config_load(&b->own_cfg, b->root.buf, err))))
-		return ret;
-	if (!b->cfg->bench_run)
-		return bl_error_set(err, BL_ECONFIG,
-				    "%s: bench.run: not set (the command that prints the results)",
-				    b->cfg->path ? b->cfg->path : "benchline.json");
-	return repo_open(&b->r, b->root.buf, b->cfg, err);
-}
-
-static void bench_close(struct bench *b)
-{
-	repo_free(b->r);
-	ingest_config_release(&b->own_cfg);
-	strbuf_release(&b->root);
-	strbuf_release(&b->wt[0]);
-	strbuf_release(&b->wt[1]);
-}
-
-/* The side's worktree at sha, built (once: a side already built at sha is left alone).
- * BL_EBUILD when it cannot be built. */
-static int bench_side(struct bench *b, int side, const char *sha, double *build_s,
-		      struct bl_error *err)
-{
-	int ret;
-	if (!strcmp(b->built[side], sha))
-		return 0;
-	b->built[side][0] = '\0';
-	strbuf_reset(&b->wt[side]);
-	if ((ret = repo_worktree(&b->wt[side], b->r, sha, (enum repo_side)side, err)) ||
-	    (ret = confirm_build(build_s, b->cfg, b->wt[side].buf, err))) {
-		bl_error_prefix(err, "%s (%.12s)", b->label[side], sha);
-		return ret;
-	}
-	memcpy(b->built[side], sha, 41);
-	return 0;
-}
-
 /* Measures the built sides against each other, unless their artifacts are identical: the
  * benchmarks benchmark_glob matches (a name when exact), only metric when not NULL, the runs'
  * own figures when process_metrics. The keys met go to keys (may be NULL). */
-static int bench_measure(struct confirm_rebench_result *res, int *identical, size_t *files,
-			 struct confirm_key **keys, size_t *nkeys, struct bench *b,
+static int measure_sides(struct confirm_rebench_result *res, int *identical, size_t *files,
+			 struct confirm_key **keys, size_t *nkeys, struct measuring *m,
 			 const struct confirm_rebench_side *side,
 			 const struct confirm_rebench_options *o, const char *benchmark_glob,
 			 int exact, const char *metric, int process_metrics,
@@ -278,32 +215,30 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	if ((ret = confirm_artifacts_identical(identical, NULL, files, b->cfg, b->wt[0].buf,
-					       b->wt[1].buf, err)))
+	if ((ret = bench_artifacts_identical(identical, NULL, files, m->b.cfg, m->b.wt[0].buf,
+					     m->b.wt[1].buf, err)))
 		return ret;
 	if (*identical) {
 		res->verdict = GATE_VERDICT_SAME;
 		return 0;
 	}
 	memset(&s, 0, sizeof(s));
-	confirm_run_init(&s.run);
-	s.cfg = b->cfg;
+	bench_run_init(&s.run);
+	s.b = &m->b;
 	s.benchmark_glob = benchmark_glob;
 	s.benchmark_exact = exact;
-	s.benchmarks = b->benchmarks;
-	s.n_benchmarks = b->n_benchmarks;
+	s.benchmarks = m->benchmarks;
+	s.n_benchmarks = m->n_benchmarks;
 	s.metric = metric;
 	/* A list of benchmarks asks for those: the runs' own figures only when it names them. */
 	s.process_metrics =
 	    process_metrics &&
-	    (!b->n_benchmarks || listed(b->benchmarks, b->n_benchmarks, CONFIRM_RUN_BENCHMARK));
-	s.limit_for = b->limit_for;
-	s.limit_data = b->limit_data;
+	    (!m->n_benchmarks || listed(m->benchmarks, m->n_benchmarks, CONFIRM_RUN_BENCHMARK));
+	s.limit_for = m->limit_for;
+	s.limit_data = m->limit_data;
 	for (int k = 0; k < 2; k++) {
-		s.worktree[k] = b->wt[k].buf;
 		s.commit[k] = side[k].commit;
 		s.source[k] = side[k].source_hash;
-		s.label[k] = b->label[k];
 	}
 	ret = confirm_rebench(res, o, sample, &s, progress, progress_data, err);
 	if (!ret && keys) {
@@ -318,8 +253,8 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 
 /* The engine's options with the limit asked for, else benchline.json's gate.limit (the one the
  * gate judges by), else GATE_LIMIT. */
-static int limit_options(struct confirm_rebench_options *o, double limit,
-			 const struct ingest_config *cfg, struct bl_error *err)
+static int limit_options(struct confirm_rebench_options *o, double limit, const struct config *cfg,
+			 struct bl_error *err)
 {
 	int ret;
 	confirm_rebench_options_init(o);
@@ -336,42 +271,42 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 			 const struct confirm_rebench_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_options o;
-	struct bench b;
+	struct measuring m;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	memset(&b, 0, sizeof(b));
-	if ((ret = bench_open(&b, req->repo, req->cfg, err)) ||
-	    (ret = limit_options(&o, req->limit, b.cfg, err)))
+	memset(&m, 0, sizeof(m));
+	if ((ret = bench_open(&m.b, req->repo, req->cfg, err)) ||
+	    (ret = limit_options(&o, req->limit, m.b.cfg, err)))
 		goto done;
 	for (int side = 0; side < 2; side++)
 		if (req->label[side])
-			b.label[side] = req->label[side];
-	b.limit_for = req->limit_for;
-	b.limit_data = req->limit_data;
-	b.benchmarks = req->benchmarks;
-	b.n_benchmarks = req->n_benchmarks;
+			m.b.label[side] = req->label[side];
+	m.limit_for = req->limit_for;
+	m.limit_data = req->limit_data;
+	m.benchmarks = req->benchmarks;
+	m.n_benchmarks = req->n_benchmarks;
 	o.asked = req->asked;
 	o.nasked = req->nasked;
 	out->limit = o.limit;
 	for (int side = 0; side < 2; side++) {
 		struct confirm_rebench_side *sd = &out->side[side];
 		struct strbuf name = STRBUF_INIT;
-		ret = repo_resolve(sd->commit, sd->source_hash, &name, b.r, side ? req->b : req->a,
-				   err);
+		ret = repo_resolve(sd->commit, sd->source_hash, &name, m.b.r,
+				   side ? req->b : req->a, err);
 		sd->name = strbuf_detach(&name, NULL);
 		if (ret)
 			goto done;
 	}
 	for (int side = 0; side < 2; side++)
-		if ((ret = bench_side(&b, side, out->side[side].commit, &out->side[side].build_s,
-				      err)))
+		if ((ret = bench_side(&m.b, (enum repo_side)side, out->side[side].commit,
+				      &out->side[side].build_s, err)))
 			goto done;
-	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, &out->keys,
-			    &out->nkeys, &b, out->side, &o, req->benchmark_glob, 0, NULL, 1,
+	ret = measure_sides(&out->result, &out->identical, &out->artifact_files, &out->keys,
+			    &out->nkeys, &m, out->side, &o, req->benchmark_glob, 0, NULL, 1,
 			    req->progress, req->progress_data, err);
 done:
-	bench_close(&b);
+	bench_close(&m.b);
 	return ret;
 }
 
@@ -515,7 +450,7 @@ static void candidates(struct repo_commit *list, size_t *n, const char *good_sou
 }
 
 /* Probes one candidate: side B at it, measured against good on side A. */
-static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebench_side *side,
+static int probe(struct confirm_probe *p, struct measuring *m, struct confirm_rebench_side *side,
 		 const struct repo_commit *c, const struct confirm_rebench_options *o,
 		 const struct confirm_bisect_request *req, struct bl_error *err)
 {
@@ -533,7 +468,7 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 	p->ratio = p->lo = p->hi = NAN;
 	memcpy(side[1].commit, c->sha, 41);
 	memcpy(side[1].source_hash, c->source_hash, 41);
-	if ((ret = bench_side(b, 1, c->sha, NULL, err))) {
+	if ((ret = bench_side(&m->b, REPO_SIDE_B, c->sha, NULL, err))) {
 		if (ret != BL_EBUILD)
 			return ret;
 		bl_error_clear(err);
@@ -550,7 +485,7 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		po.nasked = 1;
 	}
 	/* The runs' own figures only when --metric names one of them. */
-	ret = bench_measure(&res, &identical, &files, &keys, &nkeys, b, side, &po, req->benchmark,
+	ret = measure_sides(&res, &identical, &files, &keys, &nkeys, m, side, &po, req->benchmark,
 			    req->config != NULL, req->metric, req->metric != NULL, req->progress,
 			    req->progress_data, err);
 	strbuf_release(&series);
@@ -618,29 +553,30 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	struct confirm_rebench_side side[2];
 	struct repo_commit *list = NULL;
 	unsigned char *tried = NULL;
-	struct bench b;
+	struct measuring m;
 	size_t n = 0;
 	long lo, hi;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	memset(&b, 0, sizeof(b));
+	memset(&m, 0, sizeof(m));
 	memset(side, 0, sizeof(side));
-	if ((ret = bench_open(&b, req->repo, NULL, err)) ||
-	    (ret = limit_options(&o, req->limit, b.cfg, err)))
+	if ((ret = bench_open(&m.b, req->repo, NULL, err)) ||
+	    (ret = limit_options(&o, req->limit, m.b.cfg, err)))
 		goto done;
 	/* A probe that stays undecided over a whole measurement is skipped, not measured again. */
 	o.replacements = 0;
 	for (int k = 0; k < 2; k++) {
 		struct confirm_rebench_side *sd = k ? &out->bad : &out->good;
 		struct strbuf name = STRBUF_INIT;
-		ret = repo_resolve(sd->commit, sd->source_hash, &name, b.r,
+		ret = repo_resolve(sd->commit, sd->source_hash, &name, m.b.r,
 				   k ? req->bad : req->good, err);
 		sd->name = strbuf_detach(&name, NULL);
 		if (ret)
 			goto done;
 	}
-	if ((ret = repo_first_parent_range(&list, &n, b.r, out->good.commit, out->bad.commit, err)))
+	if ((ret =
+		 repo_first_parent_range(&list, &n, m.b.r, out->good.commit, out->bad.commit, err)))
 		goto done;
 	out->commits = n;
 	candidates(list, &n, out->good.source_hash);
@@ -651,7 +587,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	}
 	side[0] = out->good;
 	side[0].name = NULL;
-	if ((ret = bench_side(&b, 0, out->good.commit, NULL, err)))
+	if ((ret = bench_side(&m.b, REPO_SIDE_A, out->good.commit, NULL, err)))
 		goto done;
 
 	/* The ends first: unless bad is slower than good there is nothing to find. */
@@ -659,8 +595,8 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	lo = -1;
 	hi = (long)n - 1;
 	/* Bad's own source must build: there is no bisecting towards what cannot be measured. */
-	if ((ret = bench_side(&b, 1, list[hi].sha, NULL, err)) ||
-	    (ret = probe(next_probe(out), &b, side, &list[hi], &o, req, err)))
+	if ((ret = bench_side(&m.b, REPO_SIDE_B, list[hi].sha, NULL, err)) ||
+	    (ret = probe(next_probe(out), &m, side, &list[hi], &o, req, err)))
 		goto done;
 	tried[hi] = 1;
 	if (out->probes[0].skip == CONFIRM_PROBE_UNDECIDED) {
@@ -690,7 +626,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 			break;
 		tried[mid] = 1;
 		p = next_probe(out);
-		if ((ret = probe(p, &b, side, &list[mid], &o, req, err)))
+		if ((ret = probe(p, &m, side, &list[mid], &o, req, err)))
 			goto done;
 		if (p->skip != CONFIRM_PROBE_MEASURED)
 			continue;
@@ -703,7 +639,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 		struct strbuf subject = STRBUF_INIT;
 		out->outcome = CONFIRM_PINNED;
 		out->pinned = list[hi];
-		ret = repo_commit_subject(&subject, b.r, out->pinned.sha, err);
+		ret = repo_commit_subject(&subject, m.b.r, out->pinned.sha, err);
 		out->subject = strbuf_detach(&subject, NULL);
 		out->pr = repo_pr_from_subject(out->subject);
 	} else {
@@ -715,7 +651,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 done:
 	free(tried);
 	free(list);
-	bench_close(&b);
+	bench_close(&m.b);
 	return ret;
 }
 

@@ -10,13 +10,14 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 
 struct store;
 struct json_t;
 struct repo;
 
-struct ingest_config;
+struct config;
 
 enum gate_status {
 	GATE_PASS,
@@ -209,8 +210,8 @@ struct gate_request {
 /* What the gate runs with: a request resolved against the working tree's root and its
  * benchline.json. Made by gate_options_build, which owns what it points at. */
 struct gate_options {
-	const char *repo_dir;		 /* the working tree's root */
-	const struct ingest_config *cfg; /* the repository's benchline.json */
+	const char *repo_dir;	  /* the working tree's root */
+	const struct config *cfg; /* the repository's benchline.json */
 	const char *head, *base, *ratchet;
 	double limit;
 	/* --override GLOB=PCT and --exclude GLOB, before benchline.json's; first match wins */
@@ -224,7 +225,7 @@ struct gate_options {
 	int64_t now;
 	/* Owned by the options. */
 	struct strbuf root;
-	struct ingest_config *own_cfg;
+	struct config *own_cfg;
 	char **own_globs;
 	double *own_pct;
 };
@@ -305,8 +306,7 @@ void gate_settings_for(struct gate_settings *out, const struct gate_options *o, 
 		       const char *benchmark, const char *metric);
 /* How much a counted metric may grow, as a fraction: benchline.json's counted_tolerance for its
  * name, else 0 for allocations (name or unit containing "alloc"), else 0.01. */
-double gate_counted_tolerance(const struct ingest_config *cfg, const char *metric,
-			      const char *unit);
+double gate_counted_tolerance(const struct config *cfg, const char *metric, const char *unit);
 
 /* Across the board (§7.5): a board for each timed metric with 8 or more judged rows in c (PASS,
  * FAIL, UNDECIDED, ACPT), the median of their worse-oriented ratios with its 99% interval against

@@ -6,14 +6,13 @@
  */
 #include <errno.h>
 #include <git2.h>
-#include <pthread.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "store/store.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 
 /* Sets err from libgit2's last error: "WHAT: DETAIL". */
@@ -21,28 +20,6 @@ static int git_fail(struct bl_error *err, int code, const char *what)
 {
 	const git_error *e = git_error_last();
 	return bl_error_set(err, code, "%s: %s", what, e && e->message ? e->message : "failed");
-}
-
-/* libgit2 is started by the first command that opens a repository, not by every command:
- * Debian's libgit2 (on mbedTLS) parses the whole CA bundle when it starts, three quarters of
- * the instructions of a command that never touches git. */
-static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
-static int libgit2_started;
-
-static void start_libgit2(void)
-{
-	libgit2_started = git_libgit2_init() > 0;
-}
-
-void repo_libgit2_init(void)
-{
-	pthread_once(&libgit2_once, start_libgit2);
-}
-
-void repo_libgit2_shutdown(void)
-{
-	if (libgit2_started)
-		git_libgit2_shutdown();
 }
 
 /*
@@ -65,7 +42,7 @@ static int open_repo(git_repository **out, const char *dir, struct bl_error *err
 	struct strbuf what = STRBUF_INIT;
 	int rc;
 
-	repo_libgit2_init();
+	libgit2_start();
 	rc = git_repository_open_ext(out, dir, 0, NULL);
 	if (rc == GIT_ENOTFOUND)
 		return bl_error_set(err, BL_ENOTFOUND, "'%s' is not a git repository", dir);
@@ -92,15 +69,14 @@ struct source_entry {
  */
 struct source_hasher {
 	git_repository *repo;
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	struct source_entry *entries; /* n_measured slots */
 	struct strbuf buf;
 	int have_last;
 	git_oid last_tree, last_hash;
 };
 
-static void hasher_init(struct source_hasher *h, git_repository *repo,
-			const struct ingest_config *cfg)
+static void hasher_init(struct source_hasher *h, git_repository *repo, const struct config *cfg)
 {
 	memset(h, 0, sizeof(*h));
 	h->repo = repo;
@@ -179,7 +155,7 @@ static int hasher_tree(git_oid *out, struct source_hasher *h, const git_oid *tre
 }
 
 int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			  const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
+			  const struct config *cfg, const char *const *revs, size_t nrevs,
 			  struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -241,8 +217,8 @@ static int listed(char *const *list, size_t n, const char *s)
 	return 0;
 }
 
-int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			    const struct ingest_config *cfg, struct bl_error *err)
+int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir, const struct config *cfg,
+			    struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	git_object *obj = NULL;
@@ -324,7 +300,7 @@ static int origin_head(struct strbuf *name_out, git_repository *repo)
  * main, else master; each as a local branch, else origin's remote-tracking one.
  */
 static int resolve_main(git_oid *tip_out, struct strbuf *name_out, git_repository *repo,
-			const char *repo_dir, const struct ingest_config *cfg, struct bl_error *err)
+			const char *repo_dir, const struct config *cfg, struct bl_error *err)
 {
 	struct strbuf origin = STRBUF_INIT;
 	const char *candidates[3];
@@ -431,7 +407,7 @@ static int str_ptr_cmp(const void *a, const void *b)
 }
 
 /* The measured list as stored in meta (so a changed list recomputes every source hash). */
-static char *measured_key(const struct ingest_config *cfg)
+static char *measured_key(const struct config *cfg)
 {
 	json_t *arr;
 	char **sorted;
@@ -552,7 +528,7 @@ static int chain_holds(const struct walked_commit *list, size_t nr, const char *
 }
 
 int repo_sync(struct repo_sync_result *out, struct store *st, const char *repo_dir,
-	      const struct ingest_config *cfg, struct bl_error *err)
+	      const struct config *cfg, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	struct source_hasher h;
@@ -643,7 +619,7 @@ done:
 
 /* Whether the working tree or the index differs from HEAD in the measured paths (untracked
  * files there count: they can change a build; ignored files do not). */
-static int measured_dirty(int *out, git_repository *repo, const struct ingest_config *cfg,
+static int measured_dirty(int *out, git_repository *repo, const struct config *cfg,
 			  struct bl_error *err)
 {
 	git_status_options opts;
@@ -667,7 +643,7 @@ static int measured_dirty(int *out, git_repository *repo, const struct ingest_co
 	return 0;
 }
 
-int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_read_head(struct repo_head *out, const char *repo_dir, const struct config *cfg,
 		   struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -713,7 +689,7 @@ struct repo {
 	struct source_hasher hasher;
 };
 
-int repo_open(struct repo **out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_open(struct repo **out, const char *repo_dir, const struct config *cfg,
 	      struct bl_error *err)
 {
 	struct repo *r = xcalloc(1, sizeof(*r));
