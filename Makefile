@@ -33,7 +33,7 @@ endif
 
 # Every room's sources: a folder's own files and those of its rooms one level down.
 ROOMS = common store ingest ingest/adapters ingest/repo ingest/preflight ingest/push detect \
-	detect/stats detect/ladder detect/gate detect/confirm web fixtures/demo
+	detect/stats detect/ladder detect/gate detect/confirm web fixtures/demo ingest/bench
 LIB_SRC = $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
 CLI_SRC = $(wildcard cli/*.c)
 GEN = $(BUILD)/gen
