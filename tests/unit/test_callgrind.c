@@ -17,6 +17,9 @@
 #include <cmocka.h>
 
 #include "common/common.h"
+#include <jansson.h>
+
+#include "detect/confirm/confirm.h"
 #include "ingest/bench/bench.h"
 
 static const struct bench_profile_fn *find_fn(const struct bench_profile *p, const char *name)
@@ -281,6 +284,89 @@ static void broken_files_are_refused_with_their_line(void **state)
 	}
 }
 
+/*
+ * Two profiles of one benchmark compared (§9.7): functions matched by name and by file
+ * relative to each side's worktree; ranked by the self instructions added, as shares of the
+ * base's total with fixed work, else as changes of each side's own share; only those that
+ * added any, at most 10; JSON and Markdown.
+ */
+static void two_profiles_compared(void **state)
+{
+	struct bench_profile base, head;
+	struct confirm_profile cp;
+	struct strbuf text = STRBUF_INIT, md = STRBUF_INIT;
+	json_t *j;
+	char *dumped;
+	(void)state;
+	strbuf_addstr(&text, "events: Ir\nfl=/w/a/src/x.c\nfn=work\n1 1000\nfn=main\n2 100\n"
+			     "cfn=work\ncalls=1 1\n3 1000\n");
+	/* twelve small functions that will grow by 1 to 12 */
+	for (int i = 1; i <= 12; i++)
+		strbuf_addf(&text, "fn=f%02d\n1 100\n", i);
+	parse_ok(&base, text.buf);
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "events: Ir\nfl=/w/b/src/x.c\nfn=work\n1 1200\nfn=main\n2 100\n"
+			     "cfn=work\ncalls=1 1\n3 1200\nfn=helper\n4 50\n");
+	for (int i = 1; i <= 12; i++)
+		strbuf_addf(&text, "fn=f%02d\n1 %d\n", i, 100 + i);
+	parse_ok(&head, text.buf);
+	assert_true(base.total == 2300 && head.total == 2628);
+
+	confirm_profile_compare(&cp, &base, &head, 1, "/w/a", "/w/b/");
+	assert_int_equal((int)cp.nfunctions, 10);
+	assert_string_equal(cp.functions[0].function, "work"); /* +200: the most */
+	assert_string_equal(cp.functions[0].file, "src/x.c");
+	assert_true(cp.functions[0].base_self == 1000 && cp.functions[0].head_self == 1200);
+	assert_true(cp.functions[0].self_share == 200.0 / 2300);
+	assert_true(cp.functions[0].inclusive_share == 200.0 / 2300);
+	assert_string_equal(cp.functions[1].function, "helper"); /* only at the head: +50 */
+	assert_true(cp.functions[1].base_self == 0);
+	assert_string_equal(cp.functions[2].function, "f12");
+	assert_string_equal(cp.functions[9].function, "f05"); /* f04 to f01 left out */
+	/* main's self is the same: it is not there */
+	for (size_t i = 0; i < cp.nfunctions; i++)
+		assert_string_not_equal(cp.functions[i].function, "main");
+
+	cp.benchmark = xstrdup("checksum");
+	cp.metric = xstrdup("instructions");
+	j = confirm_profile_json(&cp);
+	dumped = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+	assert_non_null(strstr(dumped, "\"base_total\":2300,\"benchmark\":\"checksum\","
+				       "\"fixed_work\":true,\"functions\":[{\"base_self\":1000,"
+				       "\"file\":\"src/x.c\",\"function\":\"work\","
+				       "\"head_self\":1200,"));
+	free(dumped);
+	json_decref(j);
+	confirm_profile_markdown(&md, &cp);
+	assert_non_null(strstr(md.buf, "<details><summary>where the extra instructions went: "
+				       "checksum</summary>"));
+	assert_non_null(strstr(md.buf, "| work | src/x.c | +8.7% | +8.7% |"));
+	confirm_profile_release(&cp);
+
+	/* not fixed work: each side's own share; work's went from 1000/2300 to 1200/2628 */
+	confirm_profile_compare(&cp, &base, &head, 0, "/w/a", "/w/b");
+	assert_false(cp.fixed_work);
+	assert_string_equal(cp.functions[0].function, "work");
+	assert_true(cp.functions[0].self_share == 1200.0 / 2628 - 1000.0 / 2300);
+	assert_string_equal(cp.functions[1].function, "helper");
+	assert_true(cp.functions[1].self_share == 50.0 / 2628);
+	for (size_t i = 0; i < cp.nfunctions; i++)
+		assert_true(cp.functions[i].self_share > 0);
+	confirm_profile_release(&cp);
+
+	/* the head does less: nothing added, and the Markdown says so */
+	confirm_profile_compare(&cp, &head, &base, 1, NULL, NULL);
+	assert_int_equal((int)cp.nfunctions, 0);
+	strbuf_reset(&md);
+	confirm_profile_markdown(&md, &cp);
+	assert_non_null(strstr(md.buf, "No function executes more instructions at the head."));
+	confirm_profile_release(&cp);
+	bench_profile_release(&base);
+	bench_profile_release(&head);
+	strbuf_release(&text);
+	strbuf_release(&md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +374,7 @@ int main(void)
 	    cmocka_unit_test(compressed_names_inlined_files_and_calls),
 	    cmocka_unit_test(missing_totals_two_positions_and_jumps),
 	    cmocka_unit_test(broken_files_are_refused_with_their_line),
+	    cmocka_unit_test(two_profiles_compared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
