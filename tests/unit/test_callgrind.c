@@ -355,7 +355,7 @@ static void two_profiles_compared(void **state)
 	confirm_profile_release(&cp);
 
 	/* the head does less: nothing added, and the Markdown says so */
-	confirm_profile_compare(&cp, &head, &base, 1, NULL, NULL);
+	confirm_profile_compare(&cp, &head, &base, 1, "/w/b", "/w/a");
 	assert_int_equal((int)cp.nfunctions, 0);
 	strbuf_reset(&md);
 	confirm_profile_markdown(&md, &cp);
