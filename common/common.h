@@ -58,6 +58,10 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Appends a JSON string literal (quoted and escaped) for s. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
+/* Text from outside (a name, a commit subject) inside a line of Markdown, never at its start:
+ * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
+ * @mention is backslash-escaped, control characters become blanks: it shows as it is. */
+void strbuf_add_markdown(struct strbuf *sb, const char *s);
 /* New jansson values for a figure that may be missing (NAN, an infinity) or a string that may
  * be NULL: null then (common/json.c). */
 struct json_t;

@@ -5,7 +5,8 @@
  * sampler over ingest/bench/'s two sides, and bisect's search); `gate --live` and `gate
  * --settle` (live.c); the confirm use case (alerts.c); a pinned
  * bisection stored as a Regression (regression.c); an outcome sent by another machine
- * (outcome.c); an alert ignored by a person (ignore.c); triage's issues (triage.c). What is
+ * (outcome.c); an alert ignored by a person (ignore.c); triage's issues (triage.c); two
+ * callgrind profiles compared, where the extra instructions went (profile.c). What is
  * measured, and how (worktrees, builds, processes, artifacts), is ingest/bench/'s. Nothing
  * here prints or exits. docs/confirm.md explains the rules.
  */
@@ -510,5 +511,45 @@ void confirm_alert_result_release(struct confirm_alert_result *r);
  */
 int confirm_ignore_alert(enum suspect_state *was, struct store *st, int64_t alert_id,
 			 const char *who, const char *why, struct bl_error *err);
+
+/* --- Where the extra instructions went (§9.7, profile.c) --- */
+
+/* Functions a profile comparison keeps. */
+#define CONFIRM_PROFILE_TOP 10
+
+struct bench_profile;
+/* A function that executes more instructions at the head than at the base. */
+struct confirm_profile_fn {
+	char *function, *file; /* file relative to its side's worktree */
+	uint64_t base_self, head_self;
+	/* The self instructions it added, and with what it called: as shares of the base's
+	 * total (fixed work), else as the change of its share of each side's own total. */
+	double self_share, inclusive_share;
+};
+
+/* Two callgrind profiles of one benchmark compared: the functions that added the most self
+ * instructions, most first. */
+struct confirm_profile {
+	char *benchmark, *metric; /* the caller's to set (NULL: not known), freed with it */
+	int fixed_work;		  /* the counter command's profile: both sides did the same work */
+	uint64_t base_total, head_total;
+	struct confirm_profile_fn functions[CONFIRM_PROFILE_TOP];
+	size_t nfunctions;
+};
+/*
+ * Compares the base's profile with the head's: each function (its name, and its file with the
+ * side's worktree root, when given, taken off the front) ranked by the self instructions it
+ * added, as a share of the base's total when fixed_work, else as the change of its share of
+ * each side's own total; the top CONFIRM_PROFILE_TOP that added any.
+ */
+void confirm_profile_compare(struct confirm_profile *out, const struct bench_profile *base,
+			     const struct bench_profile *head, int fixed_work,
+			     const char *base_root, const char *head_root);
+void confirm_profile_release(struct confirm_profile *p);
+/* {benchmark, metric, fixed_work, base_total, head_total, functions: [{function, file,
+ * base_self, head_self, self_share, inclusive_share}]} */
+struct json_t *confirm_profile_json(const struct confirm_profile *p);
+/* A <details> block, "where the extra instructions went", with a row per function. */
+void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *p);
 
 #endif

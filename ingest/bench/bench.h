@@ -8,7 +8,9 @@
  * output there parsed for a re-bench's sample (sides.c); one run of a benchmark and its
  * records, the way `benchline run` and each process of a sweep measure: preflight, the
  * command, its output parsed through the intake, the "preflight" and "process" annotations
- * (records.c); and the nightly sweep's measuring of main's new sources (sweep.c). Commands
+ * (records.c); the nightly sweep's measuring of main's new sources (sweep.c); and
+ * benchline's own reader of the callgrind format, which the deterministic counters total and
+ * the profiles of §9.7 rank (callgrind.c). Commands
  * run with /bin/sh -c in the worktree, through common/'s child-process API, stdin from
  * /dev/null, in their own process group (a timeout kills what they started too), but for
  * `benchline run`'s, which runs as given. What the measurements mean is detect/confirm/'s.
@@ -241,5 +243,33 @@ void bench_sweep_result_release(struct bench_sweep_result *r);
  * NULL: nothing), for the use cases here, which never print. */
 void bench_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* One function of a callgrind profile: its cost in the first event (Ir, instructions), in its
+ * own code and with everything it called, summed over every part of the file. */
+struct bench_profile_fn {
+	char *name, *file, *object; /* "???" where callgrind did not know */
+	uint64_t self, inclusive;
+};
+
+/* A callgrind file as bench_profile_parse read it. */
+struct bench_profile {
+	char **events; /* the events: line's names; events[0] is what the costs count */
+	size_t nevents, events_alloc;
+	uint64_t total; /* the first event's total: totals: or summary:, else every self cost */
+	int has_total;	/* the file said it (a file without one is summed) */
+	char *cmd;	/* the cmd: line, NULL when none */
+	struct bench_profile_fn *fns;
+	size_t nfns, fns_alloc;
+};
+void bench_profile_init(struct bench_profile *p);
+void bench_profile_release(struct bench_profile *p);
+/*
+ * Reads a callgrind file's bytes (file names it in messages). BL_EINVALID, with
+ * "FILE:LINE: what is wrong", for anything the format does not allow (a cost line before
+ * events: or fn=, a name used before it is given, a calls= without its cost line, a number
+ * that is not one); nothing is kept then.
+ */
+int bench_profile_parse(struct bench_profile *out, const char *file, const char *data, size_t len,
+			struct bl_error *err);
 
 #endif
