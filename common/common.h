@@ -301,6 +301,10 @@ struct digest_ctx;
 int digest_init(struct digest_ctx **out);
 void digest_add(struct digest_ctx *ctx, const void *data, size_t len);
 int digest_finish(char out[41], struct digest_ctx *ctx);
+/* SHA-256 of data, or of a file's bytes, as 64 lowercase hex digits (what names a libc in a
+ * counter machine's key, §9.6). BL_EIO naming the file when it cannot be read. */
+int digest_sha256(char out[65], const void *data, size_t len, struct bl_error *err);
+int digest_sha256_file(char out[65], const char *path, struct bl_error *err);
 /* libgit2, started once per process by the first caller that opens a repository (ingest/repo/,
  * and benchline.json found through git), not by every command: Debian's libgit2 (on mbedTLS)
  * parses the whole CA bundle when it starts, three quarters of the instructions of a command

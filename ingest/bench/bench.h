@@ -10,7 +10,8 @@
  * command, its output parsed through the intake, the "preflight" and "process" annotations
  * (records.c); the nightly sweep's measuring of main's new sources (sweep.c); and
  * benchline's own reader of the callgrind format, which the deterministic counters total and
- * the profiles of §9.7 rank (callgrind.c). Commands
+ * the profiles of §9.7 rank (callgrind.c); the deterministic counters of §9.6, bench.counters
+ * run under callgrind (counters.c). Commands
  * run with /bin/sh -c in the worktree, through common/'s child-process API, stdin from
  * /dev/null, in their own process group (a timeout kills what they started too), but for
  * `benchline run`'s, which runs as given. What the measurements mean is detect/confirm/'s.
@@ -243,6 +244,65 @@ void bench_sweep_result_release(struct bench_sweep_result *r);
  * NULL: nothing), for the use cases here, which never print. */
 void bench_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* --- Deterministic counters (§9.6, counters.c) --- */
+
+/* The benchmark and metric of counter records: the benchmark's own name when the command holds
+ * {benchmark}, else this one; the metric is always this one. */
+#define BENCH_COUNTERS_BENCHMARK "bench.counters"
+#define BENCH_COUNTERS_METRIC	 "instructions"
+
+/* What moves a count besides the code, probed once: the machine key counter records are
+ * stored under ("callgrind-<valgrind version>-<first 8 hex of the libc's SHA-256>"), the
+ * measured_on object they carry (valgrind, the libc's path and digest, the guest CPU, the
+ * compiler's --version line, CFLAGS, CXXFLAGS, LDFLAGS, build_stamp) and the build stamp, a
+ * digest of it all. */
+struct bench_counter_env {
+	struct strbuf machine;
+	struct strbuf valgrind; /* "valgrind-3.19.0" */
+	char build_stamp[65];	/* 16 hex digits */
+	struct json_t *measured_on;
+};
+void bench_counter_env_init(struct bench_counter_env *env);
+void bench_counter_env_release(struct bench_counter_env *env);
+/* BL_ENOTFOUND, naming the package, when valgrind is not installed. */
+int bench_counter_env_probe(struct bench_counter_env *env, struct bl_error *err);
+
+/* One count: a benchmark's (NULL: the whole command's) instructions, and the callgrind file
+ * kept for §9.7 (the busiest process's). */
+struct bench_count {
+	char *benchmark;
+	uint64_t instructions;
+	char *profile;
+};
+struct bench_counts {
+	struct bench_count *v;
+	size_t n;
+};
+void bench_counts_init(struct bench_counts *c);
+void bench_counts_release(struct bench_counts *c);
+/* Whether bench.counters.run holds {benchmark} (a count per benchmark). */
+int bench_counters_per_benchmark(const struct config *cfg);
+/*
+ * Runs bench.counters.run in the worktree under valgrind --tool=callgrind (children traced;
+ * the /bin/sh that runs it left out of the count), once per benchmark of benchmarks[0..n) when
+ * it holds {benchmark} (the shell-quoted name put in its place), else once; the callgrind files
+ * go to profile_dir (created). A command that fails, times out (bench.run_timeout) or prints
+ * nothing is BL_EIO with its exit status and the end of its stderr, and nothing is counted.
+ */
+int bench_count(struct bench_counts *out, const struct config *cfg, const char *worktree,
+		const char *const *benchmarks, size_t nbenchmarks, const char *profile_dir,
+		struct bl_error *err);
+/* Totals the callgrind files DIR/PREFIX.* but the one whose cmd: is wrapper_cmd (removed);
+ * keeps the busiest as DIR/PREFIX.out (its path into kept, may be NULL) and removes the rest.
+ * A file that is not callgrind's is BL_EINVALID with its line. */
+int bench_counters_read(uint64_t *total, struct strbuf *kept, const char *dir, const char *prefix,
+			const char *wrapper_cmd, struct bl_error *err);
+/* The counts as native records (§9.6): machine env's key, the benchmark, the metric
+ * instructions (counted, lower is better), measured_on; appended to out. */
+int bench_counts_records(struct ingest_batch *out, const struct bench_counts *c,
+			 const struct bench_counter_env *env, const char *commit,
+			 const char *source_hash, int64_t harness_version, struct bl_error *err);
 
 /* One function of a callgrind profile: its cost in the first event (Ir, instructions), in its
  * own code and with everything it called, summed over every part of the file. */

@@ -33,6 +33,8 @@ void config_init(struct config *cfg)
 	cfg->bench_build_timeout = CONFIG_BENCH_TIMEOUT;
 	cfg->bench_run_timeout = CONFIG_BENCH_TIMEOUT;
 	cfg->bench_processes = CONFIG_BENCH_PROCESSES;
+	cfg->counter_tolerance = CONFIG_COUNTER_TOLERANCE;
+	cfg->counter_floor = CONFIG_COUNTER_FLOOR;
 }
 
 void config_release(struct config *cfg)
@@ -57,6 +59,7 @@ void config_release(struct config *cfg)
 	json_decref(cfg->ladders);
 	free(cfg->bench_build);
 	free(cfg->bench_run);
+	free(cfg->counters_run);
 	free(cfg->bench_format);
 	strings_free(cfg->bench_artifacts, cfg->n_bench_artifacts);
 	config_init(cfg);
@@ -215,6 +218,13 @@ static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name
 				return type_error(err, name, "quiet.min_samples",
 						  "expected an integer from 1 to 1000000");
 			cfg->min_samples = (int64_t)x;
+		} else if (!strcmp(key, "counter_floor")) {
+			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			    json_number_value(v) > 100)
+				return type_error(
+				    err, name, "quiet.counter_floor",
+				    "expected a percentage from 0 to 100 (0.5 is 0.5%)");
+			cfg->counter_floor = json_number_value(v) / 100;
 		} else if (!strcmp(key, "transient_records")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
 			if (x < 1 || x > 8)
@@ -343,6 +353,12 @@ static int parse_gate(struct config *cfg, const json_t *gate, const char *name,
 		} else if (!strcmp(key, "overrides")) {
 			ret = parse_pct_map(&cfg->gate_override_globs, &cfg->gate_override_pct,
 					    &cfg->n_gate_overrides, v, name, "gate.overrides", err);
+		} else if (!strcmp(key, "counter_tolerance")) {
+			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			    json_number_value(v) > 1000)
+				return type_error(err, name, "gate.counter_tolerance",
+						  "expected a percentage from 0 to 1000 (1 is 1%)");
+			cfg->counter_tolerance = json_number_value(v) / 100;
 		} else if (!strcmp(key, "exclude")) {
 			size_t i;
 			json_t *item;
@@ -393,6 +409,39 @@ static int parse_seconds(double *out, const json_t *v, const char *name, const c
 	return 0;
 }
 
+/* "bench.counters" (§9.6): {"run": COMMAND, "tool": "callgrind"}. */
+static int parse_counters(struct config *cfg, const json_t *v, const char *name,
+			  struct bl_error *err)
+{
+	const char *key;
+	json_t *x;
+	if (!json_is_object(v))
+		return type_error(err, name, "bench.counters",
+				  "expected an object: {\"run\": COMMAND}");
+	json_object_foreach((json_t *)v, key, x)
+	{
+		int ret;
+		if (!strcmp(key, "run")) {
+			if ((ret = parse_string(&cfg->counters_run, x, name, "bench.counters.run",
+						err)))
+				return ret;
+		} else if (!strcmp(key, "tool")) {
+			if (!json_is_string(x) || strcmp(json_string_value(x), "callgrind"))
+				return type_error(err, name, "bench.counters.tool",
+						  "expected \"callgrind\" (the only tool for now)");
+		} else {
+			struct strbuf at = STRBUF_INIT;
+			strbuf_addf(&at, "bench.counters.%s", key);
+			ret = unknown_key(err, name, at.buf);
+			strbuf_release(&at);
+			return ret;
+		}
+	}
+	if (!cfg->counters_run)
+		return type_error(err, name, "bench.counters.run", "missing: the command to count");
+	return 0;
+}
+
 /* "bench" (§9): how the re-bench builds a commit's worktree and runs its benchmarks. */
 static int parse_bench(struct config *cfg, const json_t *bench, const char *name,
 		       struct bl_error *err)
@@ -431,6 +480,8 @@ static int parse_bench(struct config *cfg, const json_t *bench, const char *name
 						   at.buf, CONFIG_MAX_PROCESSES);
 			else
 				cfg->bench_processes = (long)json_integer_value(v);
+		} else if (!strcmp(key, "counters")) {
+			ret = parse_counters(cfg, v, name, err);
 		} else if (!strcmp(key, "artifacts")) {
 			if ((ret = parse_strings(&cfg->bench_artifacts, &cfg->n_bench_artifacts, v,
 						 name, at.buf, err)))

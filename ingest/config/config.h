@@ -28,6 +28,10 @@ struct json_t;
  * fresh processes of one sample. */
 #define CONFIG_BENCH_TIMEOUT   600
 #define CONFIG_BENCH_PROCESSES 3
+/* §9.6: an instruction count may grow 1% before it fails a gate; §6 judges instruction
+ * Series with a floor of 0.5% instead of 3%. */
+#define CONFIG_COUNTER_TOLERANCE 0.01
+#define CONFIG_COUNTER_FLOOR	 0.005
 
 /*
  * benchline.json (§3), at the root of the benchmarked repository. Unknown keys and wrong
@@ -88,6 +92,16 @@ struct config {
 	double bench_run_timeout;   /* seconds per process, default CONFIG_BENCH_TIMEOUT */
 	char **bench_artifacts;	    /* globs relative to a worktree; NULL when not set */
 	size_t n_bench_artifacts;
+	/* Deterministic counters (§9.6): "bench": {"counters": {"run": COMMAND, "tool":
+	 * "callgrind"}}: COMMAND, run under callgrind in a worktree, once per benchmark when it
+	 * holds {benchmark}; NULL when not set. */
+	char *counters_run;
+	/* "gate": {"counter_tolerance": PCT}: how far an instruction count may grow before it
+	 * fails, as a fraction (default CONFIG_COUNTER_TOLERANCE). */
+	double counter_tolerance;
+	/* "quiet": {"counter_floor": PCT}: the band's floor for instruction Series (§6), as a
+	 * fraction, instead of 3% (default CONFIG_COUNTER_FLOOR). */
+	double counter_floor;
 };
 
 void config_init(struct config *cfg);
