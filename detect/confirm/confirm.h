@@ -18,6 +18,7 @@
 
 #include "common/common.h"
 #include "detect/gate/gate.h"
+#include "ingest/bench/bench.h"
 #include "ingest/repo/repo.h"
 
 struct config;
@@ -35,7 +36,9 @@ struct config;
 enum confirm_side { CONFIRM_SIDE_A, CONFIRM_SIDE_B };
 
 /* How a metric is judged: its paired ratios against the limit, or as peak memory is. */
-enum confirm_judge { CONFIRM_JUDGE_RATIO, CONFIRM_JUDGE_RSS };
+/* How a key's ratios are judged: against the limit, peak memory's own rule, or an exact count
+ * against its tolerance (§9.6: counted once per side, no pairs). */
+enum confirm_judge { CONFIRM_JUDGE_RATIO, CONFIRM_JUDGE_RSS, CONFIRM_JUDGE_COUNT };
 
 /* One metric of one sample. */
 struct confirm_value {
@@ -154,6 +157,13 @@ struct confirm_rebench_request {
 	size_t nasked;
 	confirm_progress_fn progress; /* before the first pair and after each round; NULL: none */
 	void *progress_data;
+	/* Deterministic counters (§9.6), when benchline.json sets bench.counters: each side
+	 * counted once before the timing rounds, unless no_counters; only counted when
+	 * counters_only. a_counts: side A's counts taken before (reused, counted on
+	 * a_counted_on), so it is not counted again (nor built, when counters_only). */
+	int no_counters, counters_only;
+	const struct bench_counts *a_counts;
+	const char *a_counted_on;
 };
 
 struct confirm_rebench_side {
@@ -172,6 +182,13 @@ struct confirm_rebench_report {
 	 * both sides had. */
 	struct confirm_key *keys;
 	size_t nkeys;
+	/* Counted (§9.6): each side's counts (side A's are the request's when reused), the
+	 * machine they are keyed by and the build stamp; their keys, "BENCHMARK instructions",
+	 * are among keys and result.metrics, judged CONFIRM_JUDGE_COUNT. */
+	int counted, reused_a, counters_only;
+	struct bench_counts counts[2];
+	struct bench_counter_env env;
+	char *a_counted_on;
 };
 
 /*

@@ -267,6 +267,166 @@ static int limit_options(struct confirm_rebench_options *o, double limit, const 
 	return 0;
 }
 
+/* --- Counted once per side (§9.6) --- */
+
+/* Names, each once, in the order added. */
+struct strings {
+	char **v;
+	size_t n, alloc;
+};
+#define STRINGS_INIT {NULL, 0, 0}
+
+static void strings_add_unique(struct strings *s, const char *name)
+{
+	if (listed((const char *const *)s->v, s->n, name))
+		return;
+	ALLOC_GROW(s->v, s->n, s->alloc);
+	s->v[s->n++] = xstrdup(name);
+}
+
+static void strings_release(struct strings *s)
+{
+	strings_free(s->v, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The benchmarks a count per benchmark counts: the request's, else those one process of
+ * bench.run prints on side B (the benchmark glob applied), in the order met. */
+static int names_to_count(struct strings *out, struct measuring *m,
+			  const struct confirm_rebench_request *req,
+			  const struct confirm_rebench_side *sides, struct bl_error *err)
+{
+	struct ingest_batch batch = {NULL, 0, 0};
+	struct ingest_defaults d;
+	struct bench_run run;
+	int ret;
+	if (req->n_benchmarks) {
+		for (size_t i = 0; i < req->n_benchmarks; i++)
+			strings_add_unique(out, req->benchmarks[i]);
+		return 0;
+	}
+	ingest_defaults_init(&d);
+	d.machine = "rebench";
+	d.harness_version = 1; /* only the names are read */
+	d.commit = sides[CONFIRM_SIDE_B].commit;
+	d.source_hash = sides[CONFIRM_SIDE_B].source_hash;
+	d.started_at = (double)time(NULL);
+	bench_run_init(&run);
+	if (!(ret = bench_side_run(&batch, &run, &m->b, (enum repo_side)CONFIRM_SIDE_B, &d, err)))
+		for (size_t r = 0; r < batch.nr; r++)
+			if (!req->benchmark_glob ||
+			    glob_match(req->benchmark_glob, batch.records[r].benchmark))
+				strings_add_unique(out, batch.records[r].benchmark);
+	ingest_batch_release(&batch);
+	bench_run_release(&run);
+	return ret;
+}
+
+/* Where a side's callgrind files stay: .benchline/profiles/SOURCE_HASH/MACHINE/. */
+static void profile_dir(struct strbuf *out, const struct bench *b, const char *source_hash,
+			const char *machine)
+{
+	strbuf_reset(out);
+	strbuf_addf(out, "%s/.benchline/profiles/%s/%s", b->root.buf, source_hash, machine);
+}
+
+/* Adds the counted keys to the report: "BENCHMARK instructions" for each benchmark both sides
+ * counted, judged by the counted rule against 1 + tolerance. */
+static void add_counted(struct confirm_rebench_report *out, double tolerance)
+{
+	const struct bench_counts *a = &out->counts[CONFIRM_SIDE_A], *b = &out->counts[CONFIRM_SIDE_B];
+	struct strbuf key = STRBUF_INIT;
+	for (size_t i = 0; i < b->n; i++) {
+		const char *name = b->v[i].benchmark ? b->v[i].benchmark : BENCH_COUNTERS_BENCHMARK;
+		const struct bench_count *ca = NULL;
+		struct confirm_key *k;
+		struct confirm_metric *m;
+		for (size_t j = 0; j < a->n && !ca; j++)
+			if (!strcmp(a->v[j].benchmark ? a->v[j].benchmark : BENCH_COUNTERS_BENCHMARK,
+				    name))
+				ca = &a->v[j];
+		confirm_metric_key(&key, name, "", BENCH_COUNTERS_METRIC);
+		out->keys = xrealloc(out->keys, (out->nkeys + 1) * sizeof(*out->keys));
+		k = &out->keys[out->nkeys++];
+		memset(k, 0, sizeof(*k));
+		k->key = xstrdup(key.buf);
+		k->benchmark = xstrdup(name);
+		k->config = xstrdup("");
+		k->metric = xstrdup(BENCH_COUNTERS_METRIC);
+		k->unit = xstrdup("instructions");
+		k->kind = METRIC_COUNTED;
+		k->judge = CONFIRM_JUDGE_COUNT;
+		k->limit = 1 + tolerance;
+		k->seen[CONFIRM_SIDE_B] = 1;
+		k->side_unit[CONFIRM_SIDE_B] = xstrdup("instructions");
+		k->side_kind[CONFIRM_SIDE_B] = METRIC_COUNTED;
+		if (!ca || !ca->instructions)
+			continue; /* NEW: only the head's command counted it */
+		k->seen[CONFIRM_SIDE_A] = 1;
+		k->side_unit[CONFIRM_SIDE_A] = xstrdup("instructions");
+		k->side_kind[CONFIRM_SIDE_A] = METRIC_COUNTED;
+		out->result.metrics = xrealloc(out->result.metrics,
+					       (out->result.n + 1) * sizeof(*out->result.metrics));
+		m = &out->result.metrics[out->result.n++];
+		memset(m, 0, sizeof(*m));
+		m->key = xstrdup(key.buf);
+		m->a = (double)ca->instructions;
+		m->b = (double)b->v[i].instructions;
+		m->ratio = m->lo = m->hi = m->b / m->a;
+		m->measurements = 1;
+		m->asked = 1;
+		/* the counted rule (§7): worse past the tolerance, better below its inverse */
+		m->verdict = m->ratio > 1 + tolerance	     ? GATE_VERDICT_SLOWER
+			     : m->ratio < 1 / (1 + tolerance) ? GATE_VERDICT_FASTER
+							      : GATE_VERDICT_SAME;
+		if (m->verdict == GATE_VERDICT_SLOWER)
+			m->slower_votes = 1;
+		else
+			m->clear_votes = 1;
+	}
+	strbuf_release(&key);
+}
+
+/* Counts the sides (side A's only when the request has none), before any timing round. */
+static int count_sides(struct confirm_rebench_report *out, struct measuring *m,
+		       const struct confirm_rebench_request *req, struct bl_error *err)
+{
+	struct strings names = STRINGS_INIT;
+	struct strbuf dir = STRBUF_INIT;
+	int ret = 0;
+	if (bench_counters_per_benchmark(m->b.cfg) &&
+	    (ret = names_to_count(&names, m, req, out->side, err)))
+		goto done;
+	for (int side = CONFIRM_SIDE_B; side >= CONFIRM_SIDE_A; side--) {
+		if (side == CONFIRM_SIDE_A && req->a_counts)
+			continue;
+		profile_dir(&dir, &m->b, out->side[side].source_hash, out->env.machine.buf);
+		if ((ret = bench_count(&out->counts[side], m->b.cfg, m->b.wt[side].buf,
+				       (const char *const *)names.v, names.n, dir.buf, err))) {
+			bl_error_prefix(err, "%s (%.12s)", m->b.label[side], out->side[side].commit);
+			goto done;
+		}
+	}
+	if (req->a_counts) {
+		struct bench_counts *a = &out->counts[CONFIRM_SIDE_A];
+		a->v = xcalloc(req->a_counts->n ? req->a_counts->n : 1, sizeof(*a->v));
+		for (size_t i = 0; i < req->a_counts->n; i++) {
+			const struct bench_count *c = &req->a_counts->v[i];
+			a->v[i].benchmark = c->benchmark ? xstrdup(c->benchmark) : NULL;
+			a->v[i].instructions = c->instructions;
+			a->v[i].profile = c->profile ? xstrdup(c->profile) : NULL;
+		}
+		a->n = req->a_counts->n;
+		out->reused_a = 1;
+		out->a_counted_on = req->a_counted_on ? xstrdup(req->a_counted_on) : NULL;
+	}
+	add_counted(out, m->b.cfg->counter_tolerance);
+done:
+	strings_release(&names);
+	strbuf_release(&dir);
+	return ret;
+}
+
 int confirm_rebench_revs(struct confirm_rebench_report *out,
 			 const struct confirm_rebench_request *req, struct bl_error *err)
 {
@@ -298,13 +458,45 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 		if (ret)
 			goto done;
 	}
-	for (int side = 0; side < 2; side++)
+	out->counted = m.b.cfg->counters_run && !req->no_counters;
+	out->counters_only = out->counted && req->counters_only;
+	bench_counter_env_init(&out->env);
+	if (out->counted && (ret = bench_counter_env_probe(&out->env, err)))
+		goto done;
+	if (req->counters_only && !out->counted) {
+		ret = bl_error_set(err, BL_EINVALID,
+				   "--counters-only: no bench.counters in benchline.json to count with");
+		goto done;
+	}
+	out->side[CONFIRM_SIDE_A].build_s = out->side[CONFIRM_SIDE_B].build_s = NAN;
+	for (int side = 1; side >= 0; side--) {
+		/* a reused side A is not built when nothing is timed */
+		if (side == CONFIRM_SIDE_A && out->counters_only && req->a_counts)
+			continue;
 		if ((ret = bench_side(&m.b, (enum repo_side)side, out->side[side].commit,
 				      &out->side[side].build_s, err)))
 			goto done;
-	ret = measure_sides(&out->result, &out->identical, &out->artifact_files, &out->keys,
-			    &out->nkeys, &m, out->side, &o, req->benchmark_glob, 0, NULL, 1,
-			    req->progress, req->progress_data, err);
+	}
+	if (!out->counters_only &&
+	    (ret = measure_sides(&out->result, &out->identical, &out->artifact_files, &out->keys,
+				 &out->nkeys, &m, out->side, &o, req->benchmark_glob, 0, NULL, 1,
+				 req->progress, req->progress_data, err)))
+		goto done;
+	if (out->counted && !out->identical) {
+		if ((ret = count_sides(out, &m, req, err)))
+			goto done;
+		/* a count that is slower makes the re-bench slower; counted alone, the counts
+		 * decide */
+		for (size_t i = 0; i < out->result.n; i++) {
+			const struct confirm_metric *cm = &out->result.metrics[i];
+			if (!strstr(cm->key, " " BENCH_COUNTERS_METRIC))
+				continue;
+			if (cm->verdict == GATE_VERDICT_SLOWER && (cm->asked || !req->asked))
+				out->result.verdict = GATE_VERDICT_SLOWER;
+		}
+		if (out->counters_only && out->result.verdict != GATE_VERDICT_SLOWER)
+			out->result.verdict = out->result.n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
+	}
 done:
 	bench_close(&m.b);
 	return ret;
@@ -316,6 +508,10 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r)
 	free(r->side[1].name);
 	confirm_rebench_release(&r->result);
 	keys_free(r->keys, r->nkeys);
+	bench_counts_release(&r->counts[0]);
+	bench_counts_release(&r->counts[1]);
+	bench_counter_env_release(&r->env);
+	free(r->a_counted_on);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -412,6 +608,15 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 	}
 	json_object_set_new(o, "metrics", metrics);
 	json_object_set_new(o, "benchmarks", benchmarks_json(r));
+	/* §9.6: what the counts were taken with, null when nothing was counted */
+	json_object_set_new(
+	    o, "counters",
+	    r->counted ? json_pack("{s:s, s:s, s:O, s:b, s:s?, s:b}", "machine", r->env.machine.buf,
+				   "build_stamp", r->env.build_stamp, "measured_on",
+				   r->env.measured_on ? r->env.measured_on : json_null(),
+				   "reused_a", r->reused_a, "a_counted_on", r->a_counted_on,
+				   "counters_only", r->counters_only)
+		       : json_null());
 	return o;
 }
 

@@ -57,7 +57,7 @@ const char *gate_method_name(enum gate_method m)
 	    [GATE_METHOD_NONE] = NULL,	       [GATE_METHOD_HL] = "hodges-lehmann",
 	    [GATE_METHOD_SUMMARY] = "summary", [GATE_METHOD_COUNTED] = "counted",
 	    [GATE_METHOD_LADDER] = "ladder",   [GATE_METHOD_RATIO] = "ratio",
-	    [GATE_METHOD_PAIRED] = "paired",
+	    [GATE_METHOD_PAIRED] = "paired",   [GATE_METHOD_COUNT] = "count",
 	};
 	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : NULL;
 }
@@ -1434,6 +1434,9 @@ int gate_options_build(struct gate_options *out, const struct gate_request *req,
 	out->n_excludes = req->n_excludes;
 	out->no_lock = req->for_accept;
 	out->undecided_fail = req->undecided_fail;
+	out->counters_only = req->counters_only;
+	out->no_reuse = req->no_reuse;
+	out->counter_db = req->counter_db;
 	out->now = req->now;
 	return 0;
 fail:

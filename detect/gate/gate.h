@@ -52,6 +52,7 @@ enum gate_method {
 	GATE_METHOD_LADDER,  /* a quantile against its bucket ladder (§8) */
 	GATE_METHOD_RATIO,   /* a plain ratio against the limit */
 	GATE_METHOD_PAIRED,  /* --live: the median of the paired ratios of a re-bench (§9.2) */
+	GATE_METHOD_COUNT,   /* --live: instructions counted once per side (§9.6), exact */
 };
 /* "hodges-lehmann", "summary", "counted", "ladder", "ratio", "paired"; NULL for NONE. */
 const char *gate_method_name(enum gate_method m);
@@ -150,6 +151,11 @@ struct gate_live {
 	int identical;		    /* bench.artifacts byte-identical: nothing measured */
 	size_t artifact_files;	    /* compared, when identical */
 	double build_s[2];	    /* how long bench.build took: the merge base, the head */
+	/* §9.6: counted with callgrind under this machine key; the merge base's count reused
+	 * from one taken on base_counted_on (RFC 3339), neither built nor counted again */
+	int counted, reused_base, counters_only;
+	char counter_machine[96];
+	char base_counted_on[32];
 };
 
 /* What --settle measured again (§7.8): the stored gate's FAIL and UNDECIDED rows, their
@@ -205,6 +211,11 @@ struct gate_request {
 	int for_accept;	    /* read benchline-gate.lock but do not apply it (accept does) */
 	int undecided_fail; /* --undecided fail: UNDECIDED rows fail the gate */
 	int64_t now;	    /* the report's time */
+	/* --live with bench.counters (§9.6): --counters-only (no timing rounds), --no-reuse (the
+	 * merge base counted again), and the database counts are kept in and read from (NULL:
+	 * the working tree's .benchline/counters.db) */
+	int counters_only, no_reuse;
+	const char *counter_db;
 };
 
 /* What the gate runs with: a request resolved against the working tree's root and its
@@ -223,6 +234,8 @@ struct gate_options {
 	int no_lock;
 	int undecided_fail;
 	int64_t now;
+	int counters_only, no_reuse;
+	const char *counter_db;
 	/* Owned by the options. */
 	struct strbuf root;
 	struct config *own_cfg;
