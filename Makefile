@@ -14,7 +14,8 @@ endif
 # Debian packages the build and the tests need (make deps installs the missing ones).
 DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev \
 	libmicrohttpd-dev libcmocka-dev sqlite3 git perl gnuplot-nox clang clang-format \
-	libclang-rt-14-dev valgrind libcurl4-openssl-dev libssl-dev libpq-dev postgresql
+	libclang-rt-14-dev valgrind libcurl4-openssl-dev libssl-dev libpq-dev postgresql \
+	libxml2-utils
 
 PKGS = sqlite3 libgit2 jansson libcurl libcrypto libpq
 WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security

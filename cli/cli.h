@@ -139,8 +139,10 @@ struct cli_push {
 	double timeout;		      /* seconds a request may take; 0: PUSH_TIMEOUT_MS */
 	struct push_session *session; /* NULL until cli_push_connect */
 	int flushed;		      /* the spool was pushed (once, before the first body) */
+	size_t flushed_bodies;	      /* spooled bodies it found and tried */
 	int failed;		      /* a body was refused or lost: exit 2 */
 	int spooled;		      /* a body waits in the spool: exit 3 unless failed */
+	size_t bodies_spooled;	      /* bodies of the command's own that were spooled */
 };
 
 /* The option entries of the pushing flags. */
@@ -171,11 +173,11 @@ void cli_push_flush(struct cli_push *p, struct json_t *json_out);
 /*
  * Pushes one body (the spool first, when not yet done) and prints the server's outcome for
  * each record as a local ingest prints it (or appends it to json_out, named name); a body
- * not acknowledged is spooled and said so on stderr. expect is the number of records in the
- * body, or (size_t)-1 when unknown. 0 when acknowledged or spooled; BL_EDENIED, BL_ETOOBIG
- * or BL_EIO (err says) when refused or lost.
+ * not acknowledged (push_records: anything but benchline's outcome list, one outcome per
+ * record) is spooled and said so on stderr, with what came back. 0 when acknowledged or
+ * spooled; BL_EDENIED, BL_ETOOBIG or BL_EIO (err says) when refused or lost.
  */
-int cli_push_body(struct cli_push *p, const char *name, const char *body, size_t len, size_t expect,
+int cli_push_body(struct cli_push *p, const char *name, const char *body, size_t len,
 		  struct json_t *json_out, struct bl_error *err);
 /* The exit status of the pushes: 2 when one was refused or lost, else EXIT_SPOOLED when a
  * body waits in the spool, else 0. */

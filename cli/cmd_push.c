@@ -56,10 +56,12 @@ int cmd_push(int argc, const char **argv, struct cli_ctx *ctx)
 	if (json)
 		json_out = json_array();
 	cli_push_flush(&p, json_out);
+	if (!argc && !p.flushed_bodies)
+		cli_error("nothing waits in the spool '%s'", p.session->spool->dir);
 	for (int i = 0; i < argc; i++) {
 		strbuf_reset(&body);
 		if (read_file_capped(&body, argv[i], PUSH_MAX_BODY, &err) ||
-		    cli_push_body(&p, argv[i], body.buf, body.len, (size_t)-1, json_out, &err)) {
+		    cli_push_body(&p, argv[i], body.buf, body.len, json_out, &err)) {
 			cli_fail(&err);
 			p.failed = 1;
 		}

@@ -72,9 +72,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 		   "run: '%s' ran in %.2f s (cpu %.2f s, peak rss %lld KiB): %zu record%s %s\n",
 		   argv[0], one.run.wall_s, one.run.cpu_s, (long long)one.run.peak_rss_kib,
 		   one.batch.nr, one.batch.nr == 1 ? "" : "s",
-		   !ret			 ? "stored"
-		   : ret == EXIT_SPOOLED ? "kept in the spool"
-					 : "not all stored");
+		   in.push.bodies_spooled ? "kept in the spool" : "stored");
 	goto done;
 fail:
 	cli_fail(&err);

@@ -32,7 +32,7 @@ static int remote_measured(int *yes, const char *source_hash, void *data, struct
 	struct sweep_out *out = data;
 	struct push_response res;
 	struct strbuf path = STRBUF_INIT;
-	json_t *doc = NULL, *records, *rec;
+	json_t *doc = NULL, *records = NULL, *rec;
 	json_error_t jerr;
 	size_t i;
 	int ret = 0;
@@ -44,27 +44,30 @@ static int remote_measured(int *yes, const char *source_hash, void *data, struct
 	if (out->unreachable)
 		goto done;
 	if ((ret = push_request(&res, out->push->session->srv, "GET", path.buf, NULL, 0, NULL,
-				err))) {
-		/* The server down is what the spool is for: measure, keep the records there. */
-		if (ret != BL_EIO)
-			goto done;
+				err)) &&
+	    ret != BL_EIO)
+		goto done;
+	if (!ret && res.status == 200) {
+		doc = json_loadb(res.body.buf, res.body.len, 0, &jerr);
+		records = json_object_get(doc, "records");
+	}
+	if (ret || !json_is_array(records)) {
+		/* The server down, or not answering as benchline's does (a maintenance page, a
+		 * redirect): what the spool is for. Measure, and keep the records there. */
+		struct strbuf what = STRBUF_INIT;
+		if (!ret) {
+			push_answer_describe(&what, &res);
+			bl_error_set(err, BL_EIO,
+				     "GET %s: the server's answer is not benchline's (%s)",
+				     path.buf, what.buf);
+		}
 		cli_progress_done(&out->progress);
 		fprintf(stderr, "sweep: %s: measuring without knowing what the server has\n",
 			err->msg.buf);
 		bl_error_clear(err);
+		strbuf_release(&what);
 		out->unreachable = 1;
 		ret = 0;
-		goto done;
-	}
-	if (res.status != 200) {
-		ret = bl_error_set(err, BL_EIO, "GET %s: the server answered %ld: %.200s", path.buf,
-				   res.status, res.body.buf);
-		goto done;
-	}
-	doc = json_loadb(res.body.buf, res.body.len, 0, &jerr);
-	records = json_object_get(doc, "records");
-	if (!json_is_array(records)) {
-		ret = bl_error_set(err, BL_EINVALID, "GET %s: the answer has no records", path.buf);
 		goto done;
 	}
 	json_array_foreach(records, i, rec)
@@ -101,7 +104,7 @@ static int remote_deliver(struct bench_sweep_result *counts, const char *name,
 	(void)counts;
 	cli_progress_done(&out->progress);
 	if (!(ret = ingest_intake_body(&body, batch, err)))
-		ret = cli_push_body(out->push, name, body.buf, body.len, batch->nr, NULL, err);
+		ret = cli_push_body(out->push, name, body.buf, body.len, NULL, err);
 	/* Once the server failed this command, every body went to the spool. */
 	if (!ret && out->push->session->unreachable)
 		out->spooled += batch->nr;
@@ -304,7 +307,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
 			"record%s pushed to %s",
 			res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable,
-			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->url);
+			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->shown);
 		if (out.spooled)
 			fprintf(stderr, ", %zu kept in the spool", out.spooled);
 		if (do_confirm)

@@ -94,7 +94,7 @@ static int push_batch(struct cli_intake *in, const char *name, struct ingest_bat
 		bl_error_prefix(err, "%s", name);
 		goto done;
 	}
-	ret = cli_push_body(&in->push, name, body.buf, body.len, batch->nr, in->json_out, err);
+	ret = cli_push_body(&in->push, name, body.buf, body.len, in->json_out, err);
 done:
 	strbuf_release(&body);
 	return ret;

@@ -30,7 +30,9 @@ enum bl_code {
 	BL_EDENIED = -8,   /* the caller may not do this (a push token's machines) */
 	BL_EBUILD = -9,	   /* a side cannot be built: bench.build failed (rebench's exit 125) */
 	BL_EBUSY = -10,	   /* the database stayed locked past the busy timeout (the server's 503) */
-	BL_ECONFLICT = -11, /* the thing is in a state that forbids this (an ignored alert) */
+	BL_ECONFLICT = -11,    /* the thing is in a state that forbids this (an ignored alert) */
+	BL_EUNAVAILABLE = -12, /* the database cannot be reached: its connection was lost or
+				* refused (the server's 503; made again for the next statement) */
 };
 
 struct strbuf {
@@ -95,13 +97,17 @@ struct bl_error {
 		0, STRBUF_INIT                                                                     \
 	}
 
-/* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. */
+/* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. The
+ * arguments may include err's own message (err->msg.buf): an error can extend itself. */
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Puts "prefix: " in front of the current message. */
+/* Puts "prefix: " in front of the current message (whose text the arguments may include). */
 void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bl_error_clear(struct bl_error *err);
+/* url as messages may show it (a new string appended to sb): the password of its user part
+ * (scheme://user:PASSWORD@host) and every password= parameter of its query left out. */
+void strbuf_add_url_redacted(struct strbuf *sb, const char *url);
 void bl_error_release(struct bl_error *err);
 
 void *xmalloc(size_t size);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <stdint.h>
 #include <time.h>
@@ -61,14 +62,18 @@ char *xstrdup(const char *s)
 
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	if (!err)
 		return code;
-	err->code = code;
-	strbuf_reset(&err->msg);
+	/* Formatted into a buffer of its own, then swapped in: the arguments may point into the
+	 * old message (an error that extends itself), which must stay whole until read. */
 	va_start(ap, fmt);
-	strbuf_vaddf(&err->msg, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	err->code = code;
+	strbuf_release(&err->msg);
+	err->msg = sb;
 	return code;
 }
 
@@ -97,6 +102,47 @@ void bl_error_release(struct bl_error *err)
 {
 	err->code = 0;
 	strbuf_release(&err->msg);
+}
+
+void strbuf_add_url_redacted(struct strbuf *sb, const char *url)
+{
+	const char *auth = strstr(url, "://"), *at, *colon, *end, *query, *frag;
+	size_t auth_len;
+	int kept = 0;
+
+	if (!auth) {
+		strbuf_addstr(sb, url);
+		return;
+	}
+	auth += 3;
+	auth_len = strcspn(auth, "/?#");
+	/* scheme://user:PASSWORD@host: the user stays, the password goes */
+	at = memrchr(auth, '@', auth_len);
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon) {
+		strbuf_add(sb, url, (size_t)(colon - url));
+		strbuf_add(sb, at, (size_t)(auth + auth_len - at));
+	} else {
+		strbuf_add(sb, url, (size_t)(auth + auth_len - url));
+	}
+	/* the path as it is, then the query without its password= parameters (libpq's) */
+	query = auth + auth_len + strcspn(auth + auth_len, "?#");
+	strbuf_add(sb, auth + auth_len, (size_t)(query - (auth + auth_len)));
+	frag = query + strcspn(query, "#");
+	if (*query == '?') {
+		for (const char *p = query + 1; p < frag; p = end + (end < frag)) {
+			end = memchr(p, '&', (size_t)(frag - p));
+			if (!end)
+				end = frag;
+			if ((size_t)(end - p) >= 9 && !strncasecmp(p, "password=", 9))
+				continue;
+			if ((size_t)(end - p) == 8 && !strncasecmp(p, "password", 8))
+				continue;
+			strbuf_addch(sb, kept++ ? '&' : '?');
+			strbuf_add(sb, p, (size_t)(end - p));
+		}
+	}
+	strbuf_addstr(sb, frag);
 }
 
 int open_capped(int *fd_out, const char *path, size_t cap, struct bl_error *err)

@@ -524,7 +524,8 @@ void confirm_alert_result_release(struct confirm_alert_result *r);
  * keeps (a Suspect that joins it takes its state), so it leaves confirm and triage for good. Its
  * outcome, re-bench report and note stay. who and why go to the audit, in the same transaction.
  * *was is the state it had (SUSPECT_IGNORED: it was ignored already, and nothing changes).
- * BL_EINVALID when why is empty, BL_ENOTFOUND ("no alert N").
+ * BL_EINVALID when why is empty or over INGEST_MAX_STRING (4096) bytes, BL_ENOTFOUND ("no alert
+ * N").
  */
 int confirm_ignore_alert(enum suspect_state *was, struct store *st, int64_t alert_id,
 			 const char *who, const char *why, struct bl_error *err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -1391,9 +1392,15 @@ static int split_override(char **glob, double *pct, const char *arg)
 
 int gate_check_limit(double limit, struct bl_error *err)
 {
-	if (limit != 0 && !(limit >= 1))
+	char text[DOUBLE_TEXT_MAX];
+	/* NaN fails both comparisons; an infinity the second. */
+	if (limit != 0 && !(limit > 1 && limit <= CONFIG_LIMIT_MAX)) {
+		snprintf(text, sizeof(text), "%g", limit);
 		return bl_error_set(err, BL_EINVALID,
-				    "--limit is a ratio of 1 or more (1.02 is 2%%)");
+				    "--limit is a ratio above 1 and at most %g (1.02 lets a metric "
+				    "grow by 2%%), not %s",
+				    CONFIG_LIMIT_MAX, text);
+	}
 	return 0;
 }
 

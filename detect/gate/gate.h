@@ -243,8 +243,9 @@ struct gate_options {
 	double *own_pct;
 };
 
-/* A limit given by the caller: 0 (none given) or a ratio of 1 or more, else BL_EINVALID saying
- * so. The gate, the re-bench and bisection take the same --limit. */
+/* A limit given by the caller: 0 (none given) or a ratio above 1 and at most CONFIG_LIMIT_MAX
+ * (10), else BL_EINVALID saying so: NaN, an infinity, 1e308, 1 or less. The gate, the
+ * re-bench, bisection and confirm take the same --limit. */
 int gate_check_limit(double limit, struct bl_error *err);
 
 /* Checks a request (BL_EINVALID for a bad --limit or --override, naming it), finds the root of

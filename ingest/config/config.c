@@ -346,9 +346,12 @@ static int parse_gate(struct config *cfg, const json_t *gate, const char *name,
 	{
 		int ret = 0;
 		if (!strcmp(key, "limit")) {
-			if (!json_is_number(v) || json_number_value(v) < 1)
-				return type_error(err, name, "gate.limit",
-						  "expected a ratio of 1 or more (1.02 is 2%)");
+			if (!json_is_number(v) || !(json_number_value(v) > 1) ||
+			    json_number_value(v) > CONFIG_LIMIT_MAX)
+				return type_error(
+				    err, name, "gate.limit",
+				    "expected a ratio above 1 and at most 10 (1.02 lets "
+				    "a metric grow by 2%)");
 			cfg->gate_limit = json_number_value(v);
 		} else if (!strcmp(key, "overrides")) {
 			ret = parse_pct_map(&cfg->gate_override_globs, &cfg->gate_override_pct,

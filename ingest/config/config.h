@@ -17,6 +17,9 @@ struct json_t;
 
 /* Default p95/median at or over which a run is tagged noisy (§4). */
 #define CONFIG_NOISY_LIMIT 1.06
+/* The largest limit a gate, a re-bench or a bisection takes (gate.limit, --limit): a metric
+ * may grow tenfold. Past it (1e308, inf) no shift could ever be slower (§13: refused). */
+#define CONFIG_LIMIT_MAX 10.0
 /* Default of quiet.min_samples: the fewest measurements behind a p95 for the noisy limit to
  * apply. With fewer, a nearest-rank p95 is the slowest repetition or next to it, and one slow
  * repetition would tag the whole run. */

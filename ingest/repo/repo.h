@@ -99,7 +99,11 @@ int repo_read_file(struct strbuf *out, int *found, struct repo *r, const char *c
  * measurement), made with libgit2's worktree API and kept for reuse. Each call checks the
  * side's worktree out at a commit, detached and forced: every tracked file is the commit's,
  * whatever a build changed; untracked and ignored files (build outputs) stay, so a build can
- * be incremental. One benchline at a time per repository: the worktrees are not locked.
+ * be incremental. One benchline at a time per checkout: the first call takes benchline's own
+ * lock on the worktrees (flock on .benchline/worktrees/.lock, held until repo_free; BL_EBUSY
+ * naming the other's pid when another holds it), and clears the index.lock and HEAD.lock a
+ * killed run left in a worktree. .benchline and .benchline/worktrees must be directories,
+ * never symlinks (BL_EINVALID).
  */
 enum repo_side { REPO_SIDE_A, REPO_SIDE_B };
 /* "a" or "b": the side's directory under .benchline/worktrees/. */

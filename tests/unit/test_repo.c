@@ -314,7 +314,8 @@ static void test_config_type_errors(void **state)
 	     "repo/benchline.json: counted_tolerance.rss: expected a percentage (0 or more)"},
 	    {"{\"gate\": []}", "repo/benchline.json: gate: expected an object"},
 	    {"{\"gate\": {\"limit\": 0.9}}",
-	     "repo/benchline.json: gate.limit: expected a ratio of 1 or more (1.02 is 2%)"},
+	     "repo/benchline.json: gate.limit: expected a ratio above 1 and at most 10 (1.02 "
+	     "lets a metric grow by 2%)"},
 	    {"{\"gate\": {\"exclude\": \"x\"}}",
 	     "repo/benchline.json: gate.exclude: expected an array of strings"},
 	    {"{\"gate\": {\"overrides\": {\"a\": \"5\"}}}",
