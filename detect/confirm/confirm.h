@@ -139,6 +139,8 @@ struct confirm_key {
  * counted tolerances); 0: the re-bench's limit. */
 typedef double (*confirm_limit_fn)(const struct confirm_key *key, void *data);
 
+struct confirm_rebench_report;
+struct confirm_profile;
 struct confirm_rebench_request {
 	const char *repo;	    /* a directory inside the working tree; NULL: "." */
 	const struct config *cfg;   /* its benchline.json, already read; NULL: read it */
@@ -164,6 +166,11 @@ struct confirm_rebench_request {
 	int no_counters, counters_only;
 	const struct bench_counts *a_counts;
 	const char *a_counted_on;
+	/* §9.7: the keys whose benchmarks are profiled once the verdicts are in (the first
+	 * CONFIRM_PROFILES_MAX benchmarks with a key profile_wanted says yes to, in the order the
+	 * keys were met); NULL: none is. */
+	int (*profile_wanted)(const struct confirm_rebench_report *r, size_t key, void *data);
+	void *profile_data;
 };
 
 struct confirm_rebench_side {
@@ -189,6 +196,11 @@ struct confirm_rebench_report {
 	struct bench_counts counts[2];
 	struct bench_counter_env env;
 	char *a_counted_on;
+	/* §9.7: where the extra instructions went, for the benchmarks profile_wanted picked;
+	 * profile_note says what was skipped and why ("" when nothing was). */
+	struct confirm_profile *profiles;
+	size_t nprofiles;
+	struct strbuf profile_note;
 };
 
 /*
@@ -532,8 +544,12 @@ int confirm_ignore_alert(enum suspect_state *was, struct store *st, int64_t aler
 
 /* --- Where the extra instructions went (§9.7, profile.c) --- */
 
-/* Functions a profile comparison keeps. */
-#define CONFIRM_PROFILE_TOP 10
+/* Benchmarks a live gate profiles: its first FAIL rows' (§9.7). */
+#define CONFIRM_PROFILES_MAX 3
+/* Functions a profile comparison keeps, and the least share of added self instructions that
+ * earns a place (0.01%). */
+#define CONFIRM_PROFILE_TOP	  10
+#define CONFIRM_PROFILE_MIN_SHARE 1e-4
 
 struct bench_profile;
 /* A function that executes more instructions at the head than at the base. */

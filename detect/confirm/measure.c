@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "detect/confirm/confirm.h"
 #include "ingest/bench/bench.h"
@@ -274,7 +275,10 @@ struct strings {
 	char **v;
 	size_t n, alloc;
 };
-#define STRINGS_INIT {NULL, 0, 0}
+#define STRINGS_INIT                                                                               \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 static void strings_add_unique(struct strings *s, const char *name)
 {
@@ -334,7 +338,8 @@ static void profile_dir(struct strbuf *out, const struct bench *b, const char *s
  * counted, judged by the counted rule against 1 + tolerance. */
 static void add_counted(struct confirm_rebench_report *out, double tolerance)
 {
-	const struct bench_counts *a = &out->counts[CONFIRM_SIDE_A], *b = &out->counts[CONFIRM_SIDE_B];
+	const struct bench_counts *a = &out->counts[CONFIRM_SIDE_A],
+				  *b = &out->counts[CONFIRM_SIDE_B];
 	struct strbuf key = STRBUF_INIT;
 	for (size_t i = 0; i < b->n; i++) {
 		const char *name = b->v[i].benchmark ? b->v[i].benchmark : BENCH_COUNTERS_BENCHMARK;
@@ -342,7 +347,8 @@ static void add_counted(struct confirm_rebench_report *out, double tolerance)
 		struct confirm_key *k;
 		struct confirm_metric *m;
 		for (size_t j = 0; j < a->n && !ca; j++)
-			if (!strcmp(a->v[j].benchmark ? a->v[j].benchmark : BENCH_COUNTERS_BENCHMARK,
+			if (!strcmp(a->v[j].benchmark ? a->v[j].benchmark
+						      : BENCH_COUNTERS_BENCHMARK,
 				    name))
 				ca = &a->v[j];
 		confirm_metric_key(&key, name, "", BENCH_COUNTERS_METRIC);
@@ -376,7 +382,7 @@ static void add_counted(struct confirm_rebench_report *out, double tolerance)
 		m->measurements = 1;
 		m->asked = 1;
 		/* the counted rule (§7): worse past the tolerance, better below its inverse */
-		m->verdict = m->ratio > 1 + tolerance	     ? GATE_VERDICT_SLOWER
+		m->verdict = m->ratio > 1 + tolerance	      ? GATE_VERDICT_SLOWER
 			     : m->ratio < 1 / (1 + tolerance) ? GATE_VERDICT_FASTER
 							      : GATE_VERDICT_SAME;
 		if (m->verdict == GATE_VERDICT_SLOWER)
@@ -403,7 +409,8 @@ static int count_sides(struct confirm_rebench_report *out, struct measuring *m,
 		profile_dir(&dir, &m->b, out->side[side].source_hash, out->env.machine.buf);
 		if ((ret = bench_count(&out->counts[side], m->b.cfg, m->b.wt[side].buf,
 				       (const char *const *)names.v, names.n, dir.buf, err))) {
-			bl_error_prefix(err, "%s (%.12s)", m->b.label[side], out->side[side].commit);
+			bl_error_prefix(err, "%s (%.12s)", m->b.label[side],
+					out->side[side].commit);
 			goto done;
 		}
 	}
@@ -427,6 +434,131 @@ done:
 	return ret;
 }
 
+/* --- §9.7: where the extra instructions went --- */
+
+/* The callgrind files a profile step may read: large programs write large ones. */
+#define PROFILE_FILE_MAX (512u << 20)
+
+/* The count of benchmark among c's; a count of the whole command stands for every one. */
+static const struct bench_count *count_of(const struct bench_counts *c, const char *benchmark)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->v[i].benchmark || !strcmp(c->v[i].benchmark, benchmark))
+			return &c->v[i];
+	return NULL;
+}
+
+/* A side's callgrind file for benchmark into path: the one its count kept; for a side whose
+ * count was reused, the one that count left in the side's profile directory; else one run of
+ * callgrind now, the side checked out and built first when it is not. */
+static int side_profile(struct strbuf *path, int *fixed_work, struct confirm_rebench_report *out,
+			struct measuring *m, int side, const char *benchmark, struct bl_error *err)
+{
+	const struct bench_count *c = out->counted ? count_of(&out->counts[side], benchmark) : NULL;
+	struct strbuf dir = STRBUF_INIT;
+	struct bench_count run;
+	int ret = 0;
+
+	strbuf_reset(path);
+	*fixed_work = m->b.cfg->counters_run != NULL;
+	profile_dir(&dir, &m->b, out->side[side].source_hash, out->env.machine.buf);
+	if (c && c->profile && !access(c->profile, R_OK)) {
+		strbuf_addstr(path, c->profile);
+		goto done;
+	}
+	if (c) {
+		bench_profile_path(path, dir.buf, c->benchmark);
+		if (!access(path->buf, R_OK))
+			goto done;
+		strbuf_reset(path);
+	}
+	if ((ret = bench_side(&m->b, (enum repo_side)side, out->side[side].commit, NULL, err)) ||
+	    (ret = bench_profile_run(&run, fixed_work, m->b.cfg, m->b.wt[side].buf, benchmark,
+				     dir.buf, err)))
+		goto done;
+	strbuf_addstr(path, run.profile);
+	free(run.benchmark);
+	free(run.profile);
+done:
+	strbuf_release(&dir);
+	return ret;
+}
+
+/* Reads and parses a callgrind file. */
+static int load_profile(struct bench_profile *p, const char *path, struct bl_error *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	int ret;
+	bench_profile_init(p);
+	if (!(ret = read_file_capped(&text, path, PROFILE_FILE_MAX, err)))
+		ret = bench_profile_parse(p, path, text.buf, text.len, err);
+	strbuf_release(&text);
+	return ret;
+}
+
+/* Both sides' profiles of the key's benchmark compared into a new entry of out->profiles. */
+static int profile_key(struct confirm_rebench_report *out, struct measuring *m,
+		       const struct confirm_key *k, struct bl_error *err)
+{
+	struct strbuf path[2] = {STRBUF_INIT, STRBUF_INIT};
+	struct bench_profile prof[2];
+	struct confirm_profile *cp;
+	int fixed[2] = {0, 0}, ret;
+
+	bench_profile_init(&prof[0]);
+	bench_profile_init(&prof[1]);
+	for (int side = CONFIRM_SIDE_B; side >= CONFIRM_SIDE_A; side--)
+		if ((ret = side_profile(&path[side], &fixed[side], out, m, side, k->benchmark,
+					err)) ||
+		    (ret = load_profile(&prof[side], path[side].buf, err)))
+			goto done;
+	out->profiles = xrealloc(out->profiles, (out->nprofiles + 1) * sizeof(*out->profiles));
+	cp = &out->profiles[out->nprofiles++];
+	confirm_profile_compare(cp, &prof[CONFIRM_SIDE_A], &prof[CONFIRM_SIDE_B],
+				fixed[0] && fixed[1], m->b.wt[CONFIRM_SIDE_A].buf,
+				m->b.wt[CONFIRM_SIDE_B].buf);
+	cp->benchmark = xstrdup(k->benchmark);
+	cp->metric = xstrdup(k->metric);
+done:
+	bench_profile_release(&prof[0]);
+	bench_profile_release(&prof[1]);
+	strbuf_release(&path[0]);
+	strbuf_release(&path[1]);
+	return ret;
+}
+
+/* The profiles of the benchmarks the request wants profiled. Never an error of its own: what
+ * cannot be profiled is said in out->profile_note, and the verdicts stand. */
+static void profile_wanted_keys(struct confirm_rebench_report *out, struct measuring *m,
+				const struct confirm_rebench_request *req)
+{
+	struct strings done = STRINGS_INIT;
+	struct bl_error err = BL_ERROR_INIT;
+
+	for (size_t i = 0; i < out->nkeys && done.n < CONFIRM_PROFILES_MAX; i++) {
+		const struct confirm_key *k = &out->keys[i];
+		int seen = 0;
+		for (size_t j = 0; j < done.n && !seen; j++)
+			seen = !strcmp(done.v[j], k->benchmark);
+		if (seen || !req->profile_wanted(out, i, req->profile_data))
+			continue;
+		strings_add_unique(&done, k->benchmark);
+		if (!out->env.machine.len && bench_counter_env_probe(&out->env, &err)) {
+			strbuf_addf(&out->profile_note,
+				    "where the extra instructions went is not profiled: %s",
+				    err.msg.buf);
+			break;
+		}
+		if (profile_key(out, m, k, &err)) {
+			strbuf_addf(&out->profile_note, "%s%s: not profiled: %s",
+				    out->profile_note.len ? "; " : "", k->benchmark, err.msg.buf);
+			bl_error_clear(&err);
+		}
+	}
+	bl_error_release(&err);
+	strings_release(&done);
+}
+
 int confirm_rebench_revs(struct confirm_rebench_report *out,
 			 const struct confirm_rebench_request *req, struct bl_error *err)
 {
@@ -435,6 +567,7 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	strbuf_init(&out->profile_note, 0);
 	memset(&m, 0, sizeof(m));
 	if ((ret = bench_open(&m.b, req->repo, req->cfg, err)) ||
 	    (ret = limit_options(&o, req->limit, m.b.cfg, err)))
@@ -464,8 +597,9 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 	if (out->counted && (ret = bench_counter_env_probe(&out->env, err)))
 		goto done;
 	if (req->counters_only && !out->counted) {
-		ret = bl_error_set(err, BL_EINVALID,
-				   "--counters-only: no bench.counters in benchline.json to count with");
+		ret = bl_error_set(
+		    err, BL_EINVALID,
+		    "--counters-only: no bench.counters in benchline.json to count with");
 		goto done;
 	}
 	out->side[CONFIRM_SIDE_A].build_s = out->side[CONFIRM_SIDE_B].build_s = NAN;
@@ -495,8 +629,11 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 				out->result.verdict = GATE_VERDICT_SLOWER;
 		}
 		if (out->counters_only && out->result.verdict != GATE_VERDICT_SLOWER)
-			out->result.verdict = out->result.n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
+			out->result.verdict =
+			    out->result.n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
 	}
+	if (req->profile_wanted && !out->identical)
+		profile_wanted_keys(out, &m, req);
 done:
 	bench_close(&m.b);
 	return ret;
@@ -512,6 +649,10 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r)
 	bench_counts_release(&r->counts[1]);
 	bench_counter_env_release(&r->env);
 	free(r->a_counted_on);
+	for (size_t i = 0; i < r->nprofiles; i++)
+		confirm_profile_release(&r->profiles[i]);
+	free(r->profiles);
+	strbuf_release(&r->profile_note);
 	memset(r, 0, sizeof(*r));
 }
 

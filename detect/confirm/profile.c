@@ -5,7 +5,9 @@
  * same sources). It is ranked by the self instructions it added, as a share of the base's
  * total when the work is fixed (the counter command: both sides do the same iterations), else
  * as the change of its share of each side's own total (bench.run: a time-bound loop runs more
- * iterations of faster code). The top CONFIRM_PROFILE_TOP that added any are kept.
+ * iterations of faster code). The top CONFIRM_PROFILE_TOP that added at least
+ * CONFIRM_PROFILE_MIN_SHARE are kept: below it are a libc routine that formatted another
+ * number, a startup path that took another branch, which explain nothing.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -117,7 +119,7 @@ void confirm_profile_compare(struct confirm_profile *out, const struct bench_pro
 		qsort(p.v, p.n, sizeof(*p.v), by_added);
 	for (size_t i = 0; i < p.n && out->nfunctions < CONFIRM_PROFILE_TOP; i++) {
 		struct confirm_profile_fn *f;
-		if (!(p.v[i].self_share > 0))
+		if (!(p.v[i].self_share >= CONFIRM_PROFILE_MIN_SHARE))
 			break;
 		f = &out->functions[out->nfunctions++];
 		f->function = xstrdup(p.v[i].name);
@@ -180,7 +182,7 @@ void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *
 			strbuf_add_markdown(out, f->function);
 			strbuf_addstr(out, " | ");
 			strbuf_add_markdown(out, f->file);
-			strbuf_addf(out, " | %+.1f%% | %+.1f%% |\n", 100 * f->self_share,
+			strbuf_addf(out, " | %+.2f%% | %+.2f%% |\n", 100 * f->self_share,
 				    100 * f->inclusive_share);
 		}
 	}

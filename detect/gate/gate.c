@@ -1094,6 +1094,9 @@ void gate_report_release(struct gate_report *r)
 	free(r->message);
 	free(r->lock_source);
 	json_decref(r->lock);
+	json_decref(r->profiles);
+	free(r->profiles_markdown);
+	free(r->profiles_note);
 	for (size_t i = 0; r->measured_paths && i < r->n_measured; i++)
 		free(r->measured_paths[i]);
 	free(r->measured_paths);

@@ -298,6 +298,17 @@ int bench_count(struct bench_counts *out, const struct config *cfg, const char *
  * A file that is not callgrind's is BL_EINVALID with its line. */
 int bench_counters_read(uint64_t *total, struct strbuf *kept, const char *dir, const char *prefix,
 			const char *wrapper_cmd, struct bl_error *err);
+/* Where bench_count keeps benchmark's (NULL: the whole command's) callgrind file in
+ * profile_dir, DIR/NAME-DIGEST.out, so a later gate finds a reused side's profile again. */
+void bench_profile_path(struct strbuf *out, const char *profile_dir, const char *benchmark);
+/*
+ * One callgrind run for §9.7's profile of benchmark on a side: bench.counters.run for it when
+ * there is one (fixed_work set), else bench.run, whose work is not fixed; the file kept under
+ * profile_dir (out->profile), the instructions counted. Errors as bench_count's.
+ */
+int bench_profile_run(struct bench_count *out, int *fixed_work, const struct config *cfg,
+		      const char *worktree, const char *benchmark, const char *profile_dir,
+		      struct bl_error *err);
 /* The counts as native records (§9.6): machine env's key, the benchmark, the metric
  * instructions (counted, lower is better), measured_on; appended to out. */
 int bench_counts_records(struct ingest_batch *out, const struct bench_counts *c,
