@@ -280,6 +280,10 @@ struct confirm_bisect_request {
 	 * (confirm bisects an alert's Series); its other configs are measured, not judged. */
 	const char *config;
 	double limit; /* 0: GATE_LIMIT */
+	/* §9.6, with bench.counters: each probe's benchmark counted once per side, a slower count
+	 * making the probe slower; counters_only (or the metric instructions) decides by the
+	 * counts alone, nothing timed; no_counters never counts. */
+	int counters_only, no_counters;
 	confirm_progress_fn progress;
 	void *progress_data;
 };
@@ -296,6 +300,8 @@ struct confirm_probe {
 	char *benchmark, *config, *metric;
 	double ratio, lo, hi;
 	size_t pairs;
+	/* §9.6: the probe's instruction count over good's (NAN: not counted) */
+	double count_ratio;
 };
 
 struct confirm_bisect_report {
@@ -312,6 +318,13 @@ struct confirm_bisect_report {
 	struct repo_commit *remaining;		    /* INCONCLUSIVE: every candidate left */
 	size_t nremaining;
 	size_t commits; /* first-parent commits in (good, bad] */
+	/* PINNED (§9.7): where the extra instructions went, the source before the pinned one
+	 * against it, NULL when not profiled; profile_note says why not ("" when it was). */
+	struct confirm_profile *profile;
+	struct strbuf profile_note;
+	/* §9.6: the machine key counts were taken under ("" when nothing was counted): the
+	 * Series of a pinned instruction count is that machine's */
+	char counter_machine[96];
 };
 
 /*
@@ -382,7 +395,8 @@ struct confirm_triage_regression {
 	char *subject; /* NULL when unknown */
 	int64_t pr;    /* 0 when none */
 	double ratio, lo, hi;
-	char *probes; /* the probe log, JSON text */
+	char *probes;  /* the probe log, JSON text */
+	char *profile; /* §9.7: where the extra instructions went, JSON text; NULL: none */
 };
 
 /* The issue of one alert: all its Regressions, the largest first. */
@@ -446,7 +460,10 @@ struct confirm_alerts_request {
 	/* benchline.json, already read (its `metrics` say which of an alert's Series are judged);
 	 * NULL: read from the repository. */
 	const struct config *cfg;
-	double limit;		      /* 0: GATE_LIMIT */
+	double limit; /* 0: GATE_LIMIT */
+	/* §9.6: decide by bench.counters' counts alone, nothing timed (an alert whose Series are
+	 * all instruction counts always is) */
+	int counters_only;
 	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
 	void *progress_data;
 	/* A line about each step ("alert 3: re-benching ..."), for stderr; NULL: none. */
@@ -583,7 +600,14 @@ void confirm_profile_release(struct confirm_profile *p);
 /* {benchmark, metric, fixed_work, base_total, head_total, functions: [{function, file,
  * base_self, head_self, self_share, inclusive_share}]} */
 struct json_t *confirm_profile_json(const struct confirm_profile *p);
+/* "where the extra instructions went in 'checksum': +1.92% self, +1.92% with callees in
+ * checksum (bench.c)": the first function, for a terminal. */
+void confirm_profile_line(struct strbuf *out, const struct confirm_profile *p);
 /* A <details> block, "where the extra instructions went", with a row per function. */
 void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *p);
+/* The comparison back from what confirm_profile_json made (a Regression keeps it as text);
+ * BL_EINVALID when j is not such an object. */
+int confirm_profile_from_json(struct confirm_profile *out, const struct json_t *j,
+			      struct bl_error *err);
 
 #endif

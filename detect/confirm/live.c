@@ -246,19 +246,24 @@ static int fails(const struct confirm_rebench_report *rb, size_t i, void *data)
 /* The re-bench's profiles moved into the report, as JSON and Markdown. */
 static void take_profiles(struct gate_report *out, const struct confirm_rebench_report *rb)
 {
-	struct strbuf md = STRBUF_INIT;
+	struct strbuf md = STRBUF_INIT, text = STRBUF_INIT;
 	if (rb->nprofiles) {
 		out->profiles = json_array();
 		for (size_t i = 0; i < rb->nprofiles; i++) {
 			json_array_append_new(out->profiles,
 					      confirm_profile_json(&rb->profiles[i]));
 			confirm_profile_markdown(&md, &rb->profiles[i]);
+			strbuf_addstr(&text, "gate: ");
+			confirm_profile_line(&text, &rb->profiles[i]);
+			strbuf_addch(&text, '\n');
 		}
 		out->profiles_markdown = strbuf_detach(&md, NULL);
+		out->profiles_text = strbuf_detach(&text, NULL);
 	}
 	if (rb->profile_note.len)
 		out->profiles_note = xstrdup(rb->profile_note.buf);
 	strbuf_release(&md);
+	strbuf_release(&text);
 }
 
 /* --- The counts kept for later gates (§9.6: reuse) --- */

@@ -332,34 +332,11 @@ static void add_settle(struct strbuf *out, const struct gate_report *r)
 			    st->measurements == 1 ? "" : "s", st->pairs);
 }
 
-/* "gate: where the extra instructions went in 'checksum': +1.92% self, +1.92% with callees in
- * checksum (bench.c)": each profile's first function, and what was not profiled. */
+/* Each profile's first function and what was not profiled, one "gate: " line each. */
 static void table_profiles(struct strbuf *out, const struct gate_report *r)
 {
-	size_t i;
-	json_t *p;
-	json_array_foreach(r->profiles, i, p)
-	{
-		json_t *top = json_array_get(json_object_get(p, "functions"), 0);
-		const char *file = json_string_value(json_object_get(top, "file"));
-		strbuf_addf(out, "gate: where the extra instructions went in '%s': ",
-			    json_string_value(json_object_get(p, "benchmark")));
-		if (!top) {
-			strbuf_addstr(out, "no function executes more at the head\n");
-			continue;
-		}
-		strbuf_addf(out, "%+.2f%% self, %+.2f%% with callees in %s",
-			    100 * json_number_value(json_object_get(top, "self_share")),
-			    100 * json_number_value(json_object_get(top, "inclusive_share")),
-			    json_string_value(json_object_get(top, "function")));
-		if (file && strcmp(file, "???"))
-			strbuf_addf(out, " (%s)", file);
-		if (!json_is_true(json_object_get(p, "fixed_work")))
-			strbuf_addstr(out,
-				      ", as shares of each side's own total (bench.run: the work "
-				      "is not fixed)");
-		strbuf_addch(out, '\n');
-	}
+	if (r->profiles_text)
+		strbuf_addstr(out, r->profiles_text);
 	if (r->profiles_note)
 		strbuf_addf(out, "gate: %s\n", r->profiles_note);
 }

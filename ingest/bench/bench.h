@@ -188,6 +188,7 @@ struct bench_sweep_step {
 	const char *subject;
 	double build_s, run_s; /* bench.build, and every bench.run process together */
 	size_t processes, records;
+	size_t counted; /* benchmarks bench.counters counted (§9.6), their records among records */
 	int unbuildable;
 	const char *why; /* when unbuildable: the build's error */
 };
@@ -247,10 +248,9 @@ void bench_note(void (*fn)(const char *line, void *data), void *data, const char
 
 /* --- Deterministic counters (§9.6, counters.c) --- */
 
-/* The benchmark and metric of counter records: the benchmark's own name when the command holds
- * {benchmark}, else this one; the metric is always this one. */
+/* The benchmark of counter records: the benchmark's own name when the command holds
+ * {benchmark}, else this one; the metric is always METRIC_INSTRUCTIONS. */
 #define BENCH_COUNTERS_BENCHMARK "bench.counters"
-#define BENCH_COUNTERS_METRIC	 "instructions"
 
 /* What moves a count besides the code, probed once: the machine key counter records are
  * stored under ("callgrind-<valgrind version>-<first 8 hex of the libc's SHA-256>"), the
@@ -303,7 +303,8 @@ int bench_counters_read(uint64_t *total, struct strbuf *kept, const char *dir, c
 void bench_profile_path(struct strbuf *out, const char *profile_dir, const char *benchmark);
 /*
  * One callgrind run for §9.7's profile of benchmark on a side: bench.counters.run for it when
- * there is one (fixed_work set), else bench.run, whose work is not fixed; the file kept under
+ * there is one (fixed_work set), else (or for no benchmark, NULL, when the counter command
+ * takes one) bench.run, whose work is not fixed; the file kept under
  * profile_dir (out->profile), the instructions counted. Errors as bench_count's.
  */
 int bench_profile_run(struct bench_count *out, int *fixed_work, const struct config *cfg,

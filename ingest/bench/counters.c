@@ -409,14 +409,16 @@ int bench_profile_run(struct bench_count *out, int *fixed_work, const struct con
 {
 	int ret;
 	memset(out, 0, sizeof(*out));
-	*fixed_work = cfg->counters_run != NULL;
-	if (!cfg->counters_run && !cfg->bench_run)
+	/* the counter command, unless it counts one benchmark at a time and none is named */
+	int counter = cfg->counters_run && (benchmark || !bench_counters_per_benchmark(cfg));
+	*fixed_work = counter;
+	if (!counter && !cfg->bench_run)
 		return bl_error_set(err, BL_EINVALID,
 				    "no bench.counters or bench.run in benchline.json: nothing to "
 				    "profile");
 	if ((ret = make_dirs(profile_dir, err)))
 		return ret;
-	if (cfg->counters_run) {
+	if (counter) {
 		const char *name = bench_counters_per_benchmark(cfg) ? benchmark : NULL;
 		return count_one(out, cfg, "bench.counters.run", cfg->counters_run, worktree, name,
 				 name, profile_dir, err);
@@ -446,7 +448,7 @@ int bench_counts_records(struct ingest_batch *out, const struct bench_counts *c,
 		    c->v[i].benchmark ? c->v[i].benchmark : BENCH_COUNTERS_BENCHMARK,
 		    "harness_version", (json_int_t)harness_version, "source", "commit", commit,
 		    "source_hash", source_hash, "started_at", started, "metrics",
-		    BENCH_COUNTERS_METRIC, "kind", "counted", "unit", "instructions", "better",
+		    METRIC_INSTRUCTIONS, "kind", "counted", "unit", "instructions", "better",
 		    "lower", "value", (json_int_t)c->v[i].instructions, "measured_on",
 		    env->measured_on);
 		char *s = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
