@@ -206,7 +206,8 @@ struct bench_sweep_request {
 	const char *machine;  /* this machine */
 	const char *since;    /* every source after this revision; NULL: the newest `last` */
 	size_t last;	      /* 0: 1, tonight's main */
-	long harness_version; /* the records' when bench.format lacks one; 0: 1 */
+	long harness_version; /* the records' when bench.format lacks one; -1: benchline.json's
+				 "harness_version", else 1 */
 	int no_preflight;
 	double wait_quiet_s; /* retry a busy preflight for this long before measuring anyway */
 	/* With a store, the sweep syncs main, asks it which sources are measured and stores the

@@ -272,12 +272,13 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 		goto done;
 	/* The main checkout's benchline.json rules every commit, as the re-bench's does. */
 	in.settings_dir = root.buf;
+	/* A benchmark measured here: the harness version and bench.format as `benchline run`
+	 * resolves them (§10). */
+	in.settings = INGEST_SETTINGS_MEASURE;
 	in.machine = req->machine;
-	in.harness_version = req->harness_version > 0 ? req->harness_version : 1;
+	in.harness_version = req->harness_version;
 	if ((ret = ingest_intake_setup(&in, err)))
 		goto done;
-	if (in.cfg.bench_format)
-		in.format = in.cfg.bench_format;
 	if (!in.cfg.bench_run) {
 		ret = bl_error_set(err, BL_ECONFIG,
 				   "%s: bench.run: not set (the command that prints the results)",
