@@ -223,7 +223,8 @@ struct bench_sweep_request {
 };
 /*
  * Sweeps main (§10): with a store, syncs its history first; picks main's newest `last`
- * distinct sources (or every one after `since`), newest first, each at its newest commit, and
+ * distinct sources (or every one after `since`), newest first, each at the commit that made it
+ * (repo_source_first_commit: never a docs-only commit after it; the root is one too), and
  * drops those this machine has a clean record of; for each left, checks it out in side a's
  * worktree, builds it (one that cannot be built is counted and skipped), and runs bench.run
  * bench.processes times, each one run and its records (bench_records: the preflight, the
