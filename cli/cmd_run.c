@@ -115,6 +115,9 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	cli_intake_finish(&in);
 	ret = cli_intake_status(&in, 0);
+	/* where the settings came from, then the summary, which ends the run */
+	if (ret == 0 || ret == EXIT_SPOOLED)
+		say_settings(&in, &one.batch);
 	cli_printf(stderr,
 		   "run: '%s' ran in %.2f s (cpu %.2f s, peak rss %lld KiB): %zu record%s %s\n",
 		   argv[0], one.run.wall_s, one.run.cpu_s, (long long)one.run.peak_rss_kib,
@@ -122,8 +125,6 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 		   !ret			 ? "stored"
 		   : ret == EXIT_SPOOLED ? "kept in the spool"
 					 : "not all stored");
-	if (ret == 0 || ret == EXIT_SPOOLED)
-		say_settings(&in, &one.batch);
 	goto done;
 fail:
 	cli_fail(&err);
