@@ -6,9 +6,9 @@
 -- name: regression_insert
 INSERT INTO regressions (alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq,
 			 source_hash, subject, pr, ratio, lo, hi, reference_commit, probes,
-			 created_at)
+			 profile, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, (SELECT seq FROM commits WHERE sha = $6), $7,
 	coalesce($8::text, (SELECT subject FROM commits WHERE sha = $6)),
-	coalesce($9::bigint, (SELECT pr FROM commits WHERE sha = $6)), $10, $11, $12, $13, $14,
+	coalesce($9::bigint, (SELECT pr FROM commits WHERE sha = $6)), $10, $11, $12, $13, $14, $15,
 	extract(epoch FROM clock_timestamp())::float8)
 RETURNING id;
