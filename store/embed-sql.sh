@@ -21,8 +21,9 @@
 # A derived text that still holds a word of SQLite's alone (julianday, group_concat, total,
 # json_each, PRAGMA, INSERT OR, sqlite_...) is an error: such a statement needs its override.
 # So is an override whose text is what would be derived (whitespace aside), one SQLite lacks,
-# one without a comment of a single line right above its name saying why it differs, and a
-# "-- streamed" line in sql/pg/ (it belongs with the statement in sql/). --pg-dir writes, for
+# one without a comment of a single line right above its name saying why it differs, a file
+# of sql/pg/ with no file of sql/ of its name, and a "-- streamed" line in sql/pg/ (it belongs
+# with the statement in sql/). --pg-dir writes, for
 # each statement file, DIR/X.sql: every statement of sql/X.sql in PostgreSQL's text, the texts
 # sql_text_pg holds (tests/pg/ prepares and runs them).
 set -eu
