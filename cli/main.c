@@ -349,8 +349,9 @@ const struct cli_command cli_commands[] = {
 	    "gate passes it.",
 	.exits =
 	    "0 pass, or nothing to compare\n1 a metric is slower than its limit (or undecided, "
-	    "under --undecided fail)\n2 an error, or bad usage\n3 accept: some named metrics "
-	    "were skipped\n4 no verdict is possible (no records to compare)",
+	    "under --undecided fail)\n2 an error, or bad usage\n3 accept: a named judged "
+	    "metric was skipped, or a name matched none\n4 no verdict is possible (no records to "
+	    "compare)",
 	.examples = {"Gate the checked-out branch against main, writing a comment:",
 		     "benchline gate --repo . --json gate.json --markdown gate.md",
 		     "Measure again now what the stored records could not settle, before failing:",
