@@ -109,6 +109,7 @@ struct commit_records {
 	struct strbuf *keys;
 	int64_t *standing; /* 0: no run of the key stands (each was already stored) */
 	size_t n, alloc;
+	size_t runs; /* stored, of every key */
 };
 
 static void commit_records_release(struct commit_records *c)
@@ -144,6 +145,7 @@ static void commit_records_add(struct commit_records *c, const struct ingest_rec
 	}
 	if (o == INGEST_STANDS)
 		c->standing[i] = run_id;
+	c->runs++;
 }
 
 /* Stores one process's records. */
@@ -166,6 +168,7 @@ static int store_batch(struct commit_records *recs, struct store *st, struct ing
 static int count_records(struct bench_sweep_result *res, struct store *st,
 			 const struct commit_records *recs, struct bl_error *err)
 {
+	res->runs += recs->runs;
 	for (size_t i = 0; i < recs->n; i++) {
 		int tagged = 0, ret;
 		if (!recs->standing[i])
@@ -197,7 +200,7 @@ static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_
 	struct strbuf wt = STRBUF_INIT, name = STRBUF_INIT;
 	struct bench_records one;
 	struct bench_records_request rr;
-	struct commit_records recs = {NULL, NULL, 0, 0};
+	struct commit_records recs = {NULL, NULL, 0, 0, 0};
 	long processes = in->cfg.bench_processes > 0 ? in->cfg.bench_processes : 1;
 	int ret;
 
@@ -237,7 +240,7 @@ static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_
 		step->processes++;
 		if (one.preflighted && !one.pf.quiet && one.pf.nfailures && !res->busy_why)
 			res->busy_why = xstrdup(one.pf.failures[0]);
-		step->records += one.batch.nr;
+		step->runs += one.batch.nr;
 		if (req->deliver)
 			ret = req->deliver(res, name.buf, in, &one.batch, req->data, err);
 		else
