@@ -41,12 +41,35 @@ test_expect 'series counts the tagged runs each Series leaves out, and lists tho
 	bl --db tagged.db ingest tagged.json >/dev/null &&
 	bl --db tagged.db series >actual &&
 	cat >expect <<-\END &&
-	machine  benchmark  config  metric        records  lines  last value
-	ci       lex        -       t       1 (+2 tagged)      1  10 ms
+	machine  benchmark  config  metric         records  lines  last value
+	ci       lex        -       t       1 (+2 profile)      1  10 ms
 
 	Series whose every run is tagged ('"'"'benchline records --all'"'"' shows the tags):
-	machine  benchmark  config  metric  tagged
-	ci       dbg        -       t            2
+	machine  benchmark  config  metric  tagged runs
+	ci       dbg        -       t       2 profile
+	END
+	test_cmp expect actual
+'
+
+# sup DAY SAMPLES...: a run of ci/sup at DAY's commit with these samples of t.
+sup() {
+	d=$1
+	shift
+	printf '{"schema": 1, "machine": "ci", "benchmark": "sup", "harness_version": 1, '
+	printf '"source": {"commit": "%040d", "source_hash": "%040d"}, ' "$d" "$d"
+	printf '"started_at": "2026-11-%02dT0%d:00:00Z", ' "$d" $#
+	printf '"metrics": {"t": {"unit": "ms", "samples": [%s]}}}\n' "$(echo "$@" | tr " " ,)"
+}
+
+test_expect 'series names why runs are left out: superseded runs are "superseded", not "tagged"' '
+	{ sup 1 10 10 10 10 10; sup 1 10 12 14 16 18 20; sup 1 10 13 16 19 22 25 28;
+	  sup 2 10 10 10 10 10; sup 2 10 12 14 16 18 20;
+	  prof sup debug 3 11; } >sup.json &&
+	bl --db sup.db ingest sup.json >/dev/null &&
+	bl --db sup.db series >actual &&
+	cat >expect <<-\END &&
+	machine  benchmark  config  metric                        records  lines  last value
+	ci       sup        -       t       2 (+1 profile, +3 superseded)      1  10 ms
 	END
 	test_cmp expect actual
 '
@@ -54,7 +77,7 @@ test_expect 'series counts the tagged runs each Series leaves out, and lists tho
 test_expect 'series with only tagged runs lists them, not "no series yet"' '
 	bl --db tagged.db series --benchmark dbg >actual 2>err &&
 	test ! -s err &&
-	grep -q "^ci       dbg        -       t            2$" actual &&
+	grep -q "^ci       dbg        -       t       2 profile$" actual &&
 	! grep -q "records  lines" actual
 '
 
