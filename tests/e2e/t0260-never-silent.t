@@ -1,6 +1,7 @@
 #!/bin/sh
-# Never silent about why: `series` counts the tagged runs each Series leaves out and lists the
-# Series whose every run is tagged; `suspects` with none says whether detect has run; `run`
+# Never silent about why: `series` counts the tagged runs each Series leaves out, by tag, and lists
+# the Series whose every run is tagged; `suspects` and `alerts` with none say whether detect has
+# run; `detect` with every record tagged says how many it could not use; `run`
 # passes the benchmark's standard error through (its progress) and ends with a summary line.
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +25,21 @@ test_expect 'suspects after a detect that found none: it says so' '
 	bl suspects >out 2>err &&
 	test ! -s out &&
 	echo "no suspects: detect has run and found none" >expect &&
+	test_cmp expect err
+'
+
+test_expect 'alerts: before a detect it says run detect; after one that found none, not' '
+	{ rec 1 100; rec 2 101; } >two.json &&
+	bl --db fresh.db ingest two.json >/dev/null &&
+	bl --db fresh.db alerts >out 2>err &&
+	test ! -s out &&
+	grep -q "^no alerts: detect has not run on this database yet (run .benchline detect. after" err &&
+	bl alerts >out 2>err &&
+	test ! -s out &&
+	echo "no alerts: detect has run and found none" >expect &&
+	test_cmp expect err &&
+	bl alerts --state open --machine ci >out 2>err &&
+	echo "no alerts in state '"'"'open'"'"' of machine '"'"'ci'"'"': detect has run and found none that match" >expect &&
 	test_cmp expect err
 '
 
@@ -72,6 +88,17 @@ test_expect 'series names why runs are left out: superseded runs are "superseded
 	ci       sup        -       t       2 (+1 profile, +3 superseded)      1  10 ms
 	END
 	test_cmp expect actual
+'
+
+test_expect 'detect with every record tagged names the records it could not use' '
+	{ prof dbg debug 1 5; prof dbg debug 2 6; prof lex debug 3 7; } >alltagged.json &&
+	bl --db alltagged.db ingest alltagged.json >/dev/null &&
+	bl --db alltagged.db detect >out 2>err &&
+	grep -q "^0 Series (0 judged)" out &&
+	echo "detect: none of the 3 stored records is on a Series: each carries a tag ('"'"'benchline records --all'"'"' shows which)" >expect &&
+	test_cmp expect err &&
+	bl detect >out 2>err &&
+	test ! -s err
 '
 
 test_expect 'series with only tagged runs lists them, not "no series yet"' '
