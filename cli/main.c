@@ -582,11 +582,13 @@ const struct cli_command cli_commands[] = {
 	     "benchline ladder compare --baseline baseline.json --thresholds "
 	     "thresholds.json --current current.json --report report.json"},
     },
-    /* Plumbing (no summary: left out of `benchline help`), for the tests and scripts. */
+    /* Plumbing, for the tests and scripts: `benchline help` lists it apart. */
     {
 	.name = "worktree",
 	.fn = cmd_worktree,
 	.forms = {{NULL, NULL, "REV [REV]"}},
+	.summary = "check out (and build, or run) two revisions in the re-bench's worktrees",
+	.plumbing = 1,
 	.description =
 	    "The re-bench's first steps, one at a time: checks the first revision out in side a's "
 	    "worktree and the second in side b's, under .benchline/worktrees/, and prints SIDE "
@@ -600,6 +602,8 @@ const struct cli_command cli_commands[] = {
 	.name = "generate",
 	.fn = cmd_generate,
 	.forms = {{"manpage", NULL, "[COMMAND]"}, {"completion", NULL, "[COMMAND]"}},
+	.summary = "write the man page or the bash completion, from this table",
+	.plumbing = 1,
 	.description =
 	    "Writes the man page benchline.1 or the bash completion script to stdout, made from "
 	    "the command table and every command's options (make builds both). With COMMAND, "
@@ -805,7 +809,11 @@ int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
 	fputs(global_usage, stdout);
 	fputs("\ncommands:\n", stdout);
 	for (const struct cli_command *c = cli_commands; c->name; c++)
-		if (c->summary)
+		if (!c->plumbing)
+			printf("    %-16s %s\n", c->name, c->summary);
+	fputs("\nplumbing (for scripts and tests):\n", stdout);
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (c->plumbing)
 			printf("    %-16s %s\n", c->name, c->summary);
 	return 0;
 }
@@ -815,8 +823,7 @@ void cli_suggest_command(struct strbuf *hint, const char *typed)
 	const char *names[64];
 	size_t n = 0;
 	for (const struct cli_command *c = cli_commands; c->name && n < 64; c++)
-		if (c->summary)
-			names[n++] = c->name;
+		names[n++] = c->name;
 	strbuf_add_suggestion(hint, "", typed, strlen(typed), names, n);
 }
 
