@@ -426,6 +426,13 @@ int child_process_run(struct child_process *cp, struct bl_error *err);
 /* Frees the results and leaves cp as child_process_init does. */
 void child_process_release(struct child_process *cp);
 
+/* The system headers that declare a banned function come first: built with _FORTIFY_SOURCE
+ * (Debian's packaging flags, make deb), they define inline wrappers of those very names, which
+ * the macros below would break if either header were first included after them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "banned.h"
 
 #endif
