@@ -68,6 +68,10 @@ sub scalar_value {
 	}
 	$text =~ s/\s+#.*$//;
 	$text =~ s/\s+$//;
+	# a flow sequence of plain scalars: [main, next]
+	if ($text =~ /^\[([^\[\]{}"']*)\]$/) {
+		return [map { scalar_value($_, $n) } grep { length } split /\s*,\s*/, $1];
+	}
 	fail_at($n, "a flow collection or an anchor ('$text') is outside the subset")
 	    if $text =~ /^[\[\{&*!|>%@`]/;
 	fail_at($n, "': ' in a plain scalar ('$text'): quote it") if $text =~ /: /;

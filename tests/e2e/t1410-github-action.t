@@ -132,6 +132,42 @@ test_expect 'action.yml: read as PyYAML reads it; composite, bash steps, no ${{ 
 		1"
 '
 
+test_expect 'the workflow in docs/github-action.md is docs/examples/benchline-action.yml: it parses, caches the counts, uses the action' '
+	perl -ne '"'"'
+		$on = 1 if /^## The workflow to copy/;
+		if ($on && /^```yaml$/) { $in = 1; next }
+		if ($in && /^```$/) { exit }
+		print if $in;
+	'"'"' "$ROOT/docs/github-action.md" >workflow.yml &&
+	test_cmp "$ROOT/docs/examples/benchline-action.yml" workflow.yml &&
+	perl "$RUN" --dump workflow.yml >wf.json &&
+	if python3 -c "import yaml" 2>/dev/null; then
+		python3 -c "
+import json, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+if True in d:  # YAML 1.1 reads the key on as a boolean; GitHub reads it as the word
+    d[\"on\"] = d.pop(True)
+print(json.dumps(d))" workflow.yml >wf.pyyaml.json &&
+		json_get wf.pyyaml.json "JSON::PP->new->canonical->encode(\$j)" >a &&
+		json_get wf.json "JSON::PP->new->canonical->encode(\$j)" >b &&
+		test_cmp a b
+	fi &&
+	json_get wf.json "
+		my @s = @{\$j->{jobs}{gate}{steps}};
+		die qq(checkout\n) unless \$s[0]{uses} =~ m{^actions/checkout\@} && \$s[0]{with}{q(fetch-depth)} == 0;
+		die qq(cache\n) unless \$s[1]{uses} =~ m{^actions/cache\@} && \$s[1]{with}{path} eq q(.benchline/counters.db)
+			&& \$s[1]{with}{key} =~ /github\.run_id/ && \$s[1]{with}{q(restore-keys)};
+		die qq(action\n) unless \$s[2]{uses} =~ m{^OWNER/benchline/(.*)\@v1\$} && -f qq($ROOT/\$1/action.yml);
+		die qq(permissions\n) unless \$j->{permissions}{q(pull-requests)} eq q(write);
+		die qq(triggers\n) unless \$j->{on}{pull_request} && \$j->{on}{push};
+		1" &&
+	json_get wf.json "join qq(\n), sort keys %{\$j->{jobs}{gate}{steps}[2]{with}}" >with &&
+	while read -r input; do
+		json_get ours.json "\$j->{inputs}{q($input)} ? 1 : 0" | grep -qx 1 ||
+			{ echo "the workflow gives an input the action lacks: $input"; return 1; }
+	done <with
+'
+
 test_expect 'a slower head: the gate fails, the action fails, one comment is posted' '
 	git -C ws checkout -q slow &&
 	expect_exit 1 act slow --input install=path --input args="--exclude bench.run" &&
