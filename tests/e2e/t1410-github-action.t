@@ -168,6 +168,19 @@ print(json.dumps(d))" workflow.yml >wf.pyyaml.json &&
 	done <with
 '
 
+# Why the workflow caches .benchline/counters.db and not all of .benchline/: a worktree belongs
+# to the .git of the checkout that made it.
+test_expect 'the cache carries the counts only: restored whole, .benchline is in the way of a new checkout' '
+	git clone -q upstream.git job1 && git clone -q upstream.git job2 && git clone -q upstream.git job3 &&
+	bl worktree --repo job1 HEAD HEAD >/dev/null &&
+	cp -R job1/.benchline job2/ &&
+	expect_exit 2 bl worktree --repo job2 HEAD HEAD 2>err &&
+	grep -q "is in the way of benchline.s worktree" err &&
+	mkdir job3/.benchline && echo counts >job3/.benchline/counters.db &&
+	bl worktree --repo job3 HEAD HEAD >/dev/null &&
+	test "$(cat job3/.benchline/counters.db)" = counts
+'
+
 test_expect 'a slower head: the gate fails, the action fails, one comment is posted' '
 	git -C ws checkout -q slow &&
 	expect_exit 1 act slow --input install=path --input args="--exclude bench.run" &&
