@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ACTION=$ROOT/.github/actions/gate/action.yml
+VERSION=$("$BENCHLINE" --version | sed -n 's/^benchline //p')
 RUN=$TESTS_DIR/e2e/run-action.pl
 
 # The project: bench.sh prints a fixed figure (work), so the verdicts do not depend on how busy
@@ -94,7 +95,7 @@ act() {
 			GITHUB_EVENT_PATH="${EVENT_PATH:-$TMP/event.json}" \
 			GITHUB_BASE_REF="${EVENT_BASE_REF-main}" GITHUB_SHA="$(git -C ws rev-parse HEAD)" \
 			GITHUB_REPOSITORY=acme/proj GITHUB_API_URL="$API" GITHUB_SERVER_URL="$API" \
-			GITHUB_ACTION_REPOSITORY=acme/benchline GITHUB_TOKEN=t0ken \
+			GITHUB_ACTION_REPOSITORY="${ACTION_REPO-acme/benchline}" GITHUB_TOKEN=t0ken \
 			PATH="$TMP/stubs:${PATH_EXTRA-$TMP/bin}:$TMP/sysbin:$PATH" \
 			perl "$RUN" --outputs "$name.outputs.json" --summary "$name.summary.md" \
 			"$@" "${ACTION_FILE:-$ACTION}" >"$name.out" 2>"$name.err"
@@ -300,19 +301,31 @@ test_expect 'bad inputs are errors naming the input' '
 '
 
 test_expect 'install from a release: the .deb downloaded, apt-get given it, and its binary gates' '
-	version=$("$BENCHLINE" --version | sed -n "s/^benchline //p") &&
 	mkdir gh/releases &&
 	sh "$ROOT/.dist/deb.sh" "$BENCHLINE" gh/releases >/dev/null &&
 	rm -f apt.log gh/requests.log &&
-	PATH_EXTRA= expect_exit 1 act release --input version="$version" --input comment=off \
+	PATH_EXTRA= expect_exit 1 act release --input version="$VERSION" --input comment=off \
 		--input args="--exclude bench.run" &&
-	grep -q "^GET /acme/benchline/releases/download/v$version/benchline_${version}_$(dpkg --print-architecture).deb$" gh/requests.log &&
+	grep -q "^GET /acme/benchline/releases/download/v$VERSION/benchline_${VERSION}_$(dpkg --print-architecture).deb$" gh/requests.log &&
 	printf "apt-get update -qq\napt-get install -y --no-install-recommends %s\n" \
 		"$TMP/rt/benchline/benchline.deb" >expect &&
 	test_cmp expect apt.log &&
 	test -x sysroot/usr/bin/benchline &&
-	grep -q "^benchline $version$" release.out &&
+	grep -q "^benchline $VERSION$" release.out &&
 	test "$(output release verdict)" = fail
+'
+
+test_expect 'with no GITHUB_ACTION_REPOSITORY (composite steps), the release is the one of the action'"'"'s path' '
+	mkdir -p _actions/acme/benchline/v1/.github/actions/gate &&
+	cp "$ACTION" _actions/acme/benchline/v1/.github/actions/gate/ &&
+	rm -f gh/requests.log sysbin/benchline &&
+	PATH_EXTRA= ACTION_REPO= ACTION_FILE=$TMP/_actions/acme/benchline/v1/.github/actions/gate/action.yml \
+		expect_exit 1 act release2 --input version="$VERSION" --input comment=off \
+		--input args="--exclude bench.run" &&
+	grep -q "^GET /acme/benchline/releases/download/v$VERSION/" gh/requests.log &&
+	rm -f gh/requests.log &&
+	PATH_EXTRA= ACTION_REPO= expect_exit 1 act norepo --input version="$VERSION" &&
+	grep -q "^::error::version: cannot tell the action.s repository$" norepo.out
 '
 
 test_expect 'install from a package path: relative to the working directory' '
