@@ -115,6 +115,27 @@ test_expect 'without dpkg-shlibdeps, Depends comes from dpkg -S on the linked li
 	test_cmp depends plain.depends
 '
 
+# A fresh machine, simulated: apt-get's solver with an empty dpkg status (nothing installed)
+# must find every package the .deb needs in the package lists and install them with it. Skipped
+# without apt-get or package lists that know benchline's libraries.
+if command -v apt-get >/dev/null 2>&1 &&
+	apt-cache policy libjansson4 2>/dev/null | grep -q "Candidate: [0-9]"; then
+	test_expect 'apt-get install ./benchline_*.deb on a machine with nothing installed pulls its libraries' '
+		: >empty-status &&
+		(cd out && apt-get install -s --no-install-recommends -o Dir::State::status="$TMP/empty-status" \
+			"./benchline_${VERSION}_$ARCH.deb") >apt.out 2>&1 &&
+		sed -n "s/^Inst \([^ ]*\) .*/\1/p" apt.out >installed &&
+		grep -qx benchline installed &&
+		while read -r p; do
+			grep -qx "$p" installed || { echo "not pulled: $p"; cat apt.out; return 1; }
+		done <depends &&
+		(cd out && apt-get install -s -o Dir::State::status="$TMP/empty-status" \
+			"./benchline_${VERSION}_$ARCH.deb") >apt-rec.out 2>&1 &&
+		grep -q "^Inst valgrind " apt-rec.out &&
+		grep -q "^Inst gnuplot-nox " apt-rec.out
+	'
+fi
+
 if command -v lintian >/dev/null 2>&1; then
 	test_expect 'lintian finds no error' '
 		lintian --no-tag-display-limit "$DEB" >lintian.out 2>&1;
