@@ -279,7 +279,7 @@ test_expect 'not a pull request: base is required; given it, the gate runs and n
 '
 
 test_expect 'stored mode: --db and --settle are passed; no records is no verdict, exit 4' '
-	bl --db "$TMP/none.db" init >/dev/null &&
+	"$BENCHLINE" --db "$TMP/none.db" init >/dev/null &&
 	expect_exit 4 act stored --input install=path --input mode=stored \
 		--input database="$TMP/none.db" --input settle=true --input comment=off &&
 	grep -q "^benchline --db $TMP/none.db gate --repo . --head HEAD --base origin/main --json .* --markdown .* --settle$" stored.out &&
