@@ -219,4 +219,19 @@ test_expect 'a stored counted row whose build stamp differs is SOFT, naming CFLA
 	test_cmp expect actual
 '
 
+test_expect 'an accepted instruction growth lets the benchmark'"'"'s timings run hot by as much' '
+	git -C repo checkout -q HEAD~1 &&
+	(cd repo && expect_exit 1 "$BENCHLINE" gate --head HEAD --base HEAD~1 >../acc0.out 2>&1) &&
+	grep -q "^FAIL .*/checksum instructions" acc0.out &&
+	(cd repo && "$BENCHLINE" gate accept --justification "checksum does more on purpose" \
+		--head HEAD --base HEAD~1 --only "checksum:instructions" >../accept.out 2>&1) &&
+	(cd repo && "$BENCHLINE" gate --head HEAD --base HEAD~1 --json ../acc.json >../acc.out 2>&1
+	 test $? -le 1) && # a timing of one run a side may fail on a busy machine: not the point here
+	row acc.json checksum instructions "\$c->{status}" >actual &&
+	echo ACPT >expect && test_cmp expect actual &&
+	row acc.json checksum latency "\$c->{note}" | grep -q "limit raised by the accepted +1\.[0-9]% of its instructions" &&
+	row acc.json other latency "\$c->{note} // q()" | grep -qv "limit raised" &&
+	git -C repo checkout -q main
+'
+
 test_done
