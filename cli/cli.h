@@ -60,7 +60,8 @@ struct cli_command {
 	int needs;
 	/* forms[0] always; a later form is there when its args is not NULL */
 	struct cli_form forms[CLI_MAX_FORMS];
-	const char *summary;	 /* one line for `benchline help`; NULL for plumbing, left out */
+	const char *summary;	 /* one line for `benchline help` */
+	int plumbing;		 /* `help` lists it apart: for scripts and tests */
 	const char *description; /* one paragraph, unwrapped */
 	const char *exits;	 /* one line per exit status: "CODE what it means" */
 	/* two examples (or more): what each does, then its command line */
