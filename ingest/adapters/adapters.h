@@ -306,8 +306,14 @@ int adapters_history_emit(struct ingest_history *h, struct ingest_record *rec, c
 /* s as a machine name: each character outside [A-Za-z0-9._-] becomes '-', cut to 64 bytes;
  * out is "" when nothing is left. */
 void adapters_machine_name(char out[65], const char *s);
-/* Appends "key=value" to a config, a space between parts. */
+/* Appends "key=value" to a config, a space between parts; adapters_config_add_json writes a
+ * JSON value that is not a string as compact JSON (a parameter's 16, [1, 2]). */
 void adapters_config_add(struct strbuf *config, const char *key, const char *value);
+void adapters_config_add_json(struct strbuf *config, const char *key, const struct json_t *value);
+/* The input the JSON helpers (adapters_get_*, adapters_json_fail) read one file of a history
+ * through: name, its text, h's defaults (which must be set) and err. */
+void adapters_history_input(struct adapters_input *a, const struct ingest_history *h,
+			    const char *name, const char *text, size_t len, struct bl_error *err);
 /* Milliseconds since the epoch (asv's and github-action-benchmark's dates) as whole seconds;
  * BL_EINVALID when out of RFC 3339's range. */
 int adapters_ms_to_time(double ms, double *out);

@@ -32,8 +32,8 @@ static int is_machine_key(const char *key)
 	return 0;
 }
 
-/* The compact JSON of obj's members but machine, version and (skip_keys) asv's own keys; NULL
- * when none is left. */
+/* The compact JSON of obj's string and number members but machine and version (machine.json,
+ * index.json's machines): a record's machine_info; NULL when none is left. */
 static char *machine_info_of(json_t *obj)
 {
 	json_t *info = json_object(), *v;
@@ -117,17 +117,14 @@ static void combination_config(struct strbuf *out, const char *env, json_t *name
 		index = k ? index / k : 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		json_t *v = json_array_get(json_array_get(params, i), digit[i]);
 		const char *name = json_string_value(json_array_get(names, i));
-		char *text = json_is_string(v) ? xstrdup(json_string_value(v))
-					       : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 		char fallback[32];
 		if (!name) {
 			snprintf(fallback, sizeof(fallback), "param%zu", i + 1);
 			name = fallback;
 		}
-		adapters_config_add(out, name, text ? text : "");
-		free(text);
+		adapters_config_add_json(out, name,
+					 json_array_get(json_array_get(params, i), digit[i]));
 	}
 	free(digit);
 }
@@ -328,7 +325,6 @@ int adapters_asv_results_file(struct ingest_history *h, const char *name, const 
 			      size_t len, const char *machine, const char *machine_info,
 			      const struct json_t *benchmarks, struct bl_error *err)
 {
-	struct ingest_defaults none;
 	struct adapters_input a;
 	struct adapters_path p = {.n = 0};
 	struct adapters_point pt;
@@ -339,13 +335,7 @@ int adapters_asv_results_file(struct ingest_history *h, const char *name, const 
 	double date = NAN, version = NAN, when;
 	int ret;
 
-	ingest_defaults_init(&none);
-	a.name = name;
-	a.text = text;
-	a.len = len;
-	a.defaults = h->defaults ? h->defaults : &none;
-	a.fallback_time = 0;
-	a.err = err;
+	adapters_history_input(&a, h, name, text, len, err);
 	memset(&pt, 0, sizeof(pt));
 	if ((ret = adapters_load_json(&doc, name, text, len, err)))
 		goto done;
@@ -467,28 +457,27 @@ static int is_json_name(const char *name)
 	return n > 5 && !strcmp(name + n - 5, ".json");
 }
 
-static int file_exists(const char *dir, const char *name)
+/* Whether dir holds name as a regular file (want_dir 0) or a directory (1). */
+static int has_entry(const char *dir, const char *name, int want_dir)
 {
 	struct strbuf p = STRBUF_INIT;
 	struct stat st;
 	int ok;
 
 	strbuf_addf(&p, "%s/%s", dir, name);
-	ok = !stat(p.buf, &st) && S_ISREG(st.st_mode);
+	ok = !stat(p.buf, &st) && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 	strbuf_release(&p);
 	return ok;
 }
 
+static int file_exists(const char *dir, const char *name)
+{
+	return has_entry(dir, name, 0);
+}
+
 static int dir_exists(const char *dir, const char *name)
 {
-	struct strbuf p = STRBUF_INIT;
-	struct stat st;
-	int ok;
-
-	strbuf_addf(&p, "%s/%s", dir, name);
-	ok = !stat(p.buf, &st) && S_ISDIR(st.st_mode);
-	strbuf_release(&p);
-	return ok;
+	return has_entry(dir, name, 1);
 }
 
 /* What a directory is, when it is not what was expected. */
@@ -810,7 +799,6 @@ static int site_graph(struct site *s, const char *root, const char *rel, struct 
 {
 	struct ingest_history *h = s->h;
 	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, stem = STRBUF_INIT;
-	struct ingest_defaults none;
 	struct adapters_input a;
 	struct adapters_path p = {.n = 0};
 	struct adapters_point pt;
@@ -827,18 +815,12 @@ static int site_graph(struct site *s, const char *root, const char *rel, struct 
 		h->skipped[INGEST_SKIP_OVERVIEW]++;
 		return 0;
 	}
-	ingest_defaults_init(&none);
 	strbuf_add(&stem, base, strlen(base) - 5);
 	strbuf_addf(&path, "%s/graphs/%s", root, rel);
 	if ((ret = read_file_capped(&text, path.buf, INGEST_MAX_FILE, err)) ||
 	    (ret = adapters_load_json_any(&doc, path.buf, text.buf, text.len, err)))
 		goto done;
-	a.name = path.buf;
-	a.text = text.buf;
-	a.len = text.len;
-	a.defaults = h->defaults ? h->defaults : &none;
-	a.fallback_time = 0;
-	a.err = err;
+	adapters_history_input(&a, h, path.buf, text.buf, text.len, err);
 	if (!json_is_array(doc)) {
 		ret = adapters_json_fail(&a, &p, INGEST_AT_VALUE,
 					 "expected an array of [revision, value] points");

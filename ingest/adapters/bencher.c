@@ -232,10 +232,7 @@ static int parse_result(struct bencher *b, struct adapters_path *p, json_t *resu
 	set = json_is_object(parameter) ? json_object_get(parameter, "set") : NULL;
 	json_object_foreach(set, key, v)
 	{
-		char *text = json_is_string(v) ? xstrdup(json_string_value(v))
-					       : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		adapters_config_add(&b->config, key, text ? text : "");
-		free(text);
+		adapters_config_add_json(&b->config, key, v);
 	}
 	adapters_path_key(p, "metrics");
 	adapters_walk_start(&walk, a, p);
@@ -294,7 +291,6 @@ static int emit(struct bencher *b, struct pending *pd)
 int adapters_history_bencher(struct ingest_history *h, const char *name, const char *text,
 			     size_t len, struct bl_error *err)
 {
-	struct ingest_defaults none;
 	struct adapters_input a;
 	struct adapters_path p = {.n = 0};
 	struct bencher b;
@@ -306,7 +302,6 @@ int adapters_history_bencher(struct ingest_history *h, const char *name, const c
 	b.index = json_object();
 	strbuf_init(&b.key, 0);
 	strbuf_init(&b.config, 0);
-	ingest_defaults_init(&none);
 	/* another tool's file says so before its fields are missed one by one */
 	if ((kind >= 0 && kind != HISTORY_BENCHER) ||
 	    (kind < 0 && adapters_looks_like(text, len, NULL))) {
@@ -324,12 +319,7 @@ int adapters_history_bencher(struct ingest_history *h, const char *name, const c
 				   json_is_object(doc) ? "no \"results\" array" : "another value");
 		goto done;
 	}
-	a.name = name;
-	a.text = text;
-	a.len = len;
-	a.defaults = h->defaults ? h->defaults : &none;
-	a.fallback_time = 0;
-	a.err = err;
+	adapters_history_input(&a, h, name, text, len, err);
 	b.h = h;
 	b.a = &a;
 	adapters_path_key(&p, "results");

@@ -291,7 +291,6 @@ int adapters_history_gab(struct ingest_history *h, const char *name, const char 
 			 struct bl_error *err)
 {
 	struct strbuf json = STRBUF_INIT;
-	struct ingest_defaults none;
 	struct adapters_input a;
 	struct adapters_path p = {.n = 0};
 	struct gab g;
@@ -302,7 +301,6 @@ int adapters_history_gab(struct ingest_history *h, const char *name, const char 
 
 	memset(&g, 0, sizeof(g));
 	strbuf_init(&g.metric.unit, 0);
-	ingest_defaults_init(&none);
 	if (start == len) {
 		ret = adapters_not_a(err, name, text, len, ingest_json_skip_ws(text, len, 0),
 				     "github-action-benchmark's data.js",
@@ -317,12 +315,7 @@ int adapters_history_gab(struct ingest_history *h, const char *name, const char 
 	for (end = len; end > start && strchr(" \t\r\n;", json.buf[end - 1]); end--)
 		if (json.buf[end - 1] == ';')
 			json.buf[end - 1] = ' ';
-	a.name = name;
-	a.text = json.buf;
-	a.len = json.len;
-	a.defaults = h->defaults ? h->defaults : &none;
-	a.fallback_time = 0;
-	a.err = err;
+	adapters_history_input(&a, h, name, json.buf, json.len, err);
 	if ((ret = adapters_load_json(&doc, name, json.buf, json.len, err)))
 		goto done;
 	if (!json_is_object(json_object_get(doc, "entries"))) {
@@ -335,7 +328,10 @@ int adapters_history_gab(struct ingest_history *h, const char *name, const char 
 	g.h = h;
 	g.a = &a;
 	g.suites = (int)json_object_size(entries);
-	json_object_foreach(entries, suite, list) g.total += json_array_size(list);
+	json_object_foreach(entries, suite, list)
+	{
+		g.total += json_array_size(list);
+	}
 	adapters_path_key(&p, "entries");
 	json_object_foreach(entries, suite, list)
 	{

@@ -38,6 +38,25 @@ void adapters_config_add(struct strbuf *config, const char *key, const char *val
 	strbuf_addf(config, "%s=%s", key, value);
 }
 
+void adapters_config_add_json(struct strbuf *config, const char *key, const json_t *value)
+{
+	char *text = json_is_string(value) ? xstrdup(json_string_value(value))
+					   : json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+	adapters_config_add(config, key, text ? text : "");
+	free(text);
+}
+
+void adapters_history_input(struct adapters_input *a, const struct ingest_history *h,
+			    const char *name, const char *text, size_t len, struct bl_error *err)
+{
+	a->name = name;
+	a->text = text;
+	a->len = len;
+	a->defaults = h->defaults;
+	a->fallback_time = 0; /* never read: a history's records carry their own dates */
+	a->err = err;
+}
+
 int adapters_ms_to_time(double ms, double *out)
 {
 	double t;

@@ -193,10 +193,7 @@ static int parse_entry(struct jmh *j, struct adapters_path *p, json_t *e, int li
 	strbuf_addstr(&j->config, j->common.config);
 	json_object_foreach(params, key, v)
 	{
-		char *text = json_is_string(v) ? xstrdup(json_string_value(v))
-					       : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		adapters_config_add(&j->config, key, text ? text : "");
-		free(text);
+		adapters_config_add_json(&j->config, key, v);
 	}
 	strbuf_addf(&id, "%s%c%s", bench, 0x1f, j->config.buf);
 	known = json_object_get(j->index, id.buf);
