@@ -2,9 +2,10 @@
  * The histories `benchline import` reads (§10, docs/import.md): the exact records out of each
  * fixture in fixtures/import/ (made by fixtures/src/import/make_fixtures.py), what each reader
  * skips and why, the flags over a history's own names, the published asv site against the
- * results it was published from, and every wrong kind of input with what it says. Run from the
- * repository's root.
+ * results it was published from, every wrong kind of input with what it says, and the saved
+ * fuzz inputs. Run from the repository's root.
  */
+#include <dirent.h>
 #include <git2.h>
 #include <jansson.h>
 #include <math.h>
@@ -446,13 +447,94 @@ static void asv_results_errors(void **state)
 			     "\"results\" object, found '{\"benchmarks\": []}'");
 }
 
+/* One saved fuzz input through its history's reader, as the fuzz target reads it: it reads, or
+ * fails naming the file. */
+static int replay_file(const char *kind, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct ingest_batch b = {NULL, 0, 0};
+	struct ingest_history h;
+	struct ingest_defaults d;
+	struct bl_error err = BL_ERROR_INIT;
+	json_t *benchmarks = json_loads("{\"t\": {\"type\": \"time\", \"unit\": \"seconds\", "
+					"\"params\": [[\"1\", \"2\"]], \"param_names\": [\"n\"]}}",
+					0, NULL);
+	int ret;
+
+	if (read_file_capped(&text, path, INGEST_MAX_FILE, &err))
+		fail_msg("%s", err.msg.buf);
+	ingest_defaults_init(&d);
+	memset(&h, 0, sizeof(h));
+	h.defaults = &d;
+	h.fn = take;
+	h.fn_data = &b;
+	if (!strcmp(kind, "gab"))
+		ret = adapters_history_gab(&h, path, text.buf, text.len, &err);
+	else if (!strcmp(kind, "bencher"))
+		ret = adapters_history_bencher(&h, path, text.buf, text.len, &err);
+	else
+		ret = adapters_asv_results_file(&h, path, text.buf, text.len, "m", NULL, benchmarks,
+						&err);
+	if (ret)
+		assert_true(!strncmp(err.msg.buf, path, strlen(path)));
+	json_decref(benchmarks);
+	ingest_batch_release(&b);
+	strbuf_release(&text);
+	bl_error_release(&err);
+	return 1;
+}
+
+/* The fuzz targets' seed corpora (tests/fuzz/corpus/gab, bencher, asv) and saved crash inputs
+ * (tests/fuzz/regressions/KIND-*) run cleanly (the sanitizers catch what goes wrong under
+ * `make check SANITIZE=...`); a corpus is never empty. */
+static void fuzz_inputs_replay(void **state)
+{
+	static const char *const kinds[] = {"gab", "bencher", "asv"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
+		struct dirent *de;
+		DIR *d;
+		size_t n = 0;
+		strbuf_addf(&dir, "tests/fuzz/corpus/%s", kinds[i]);
+		if (!(d = opendir(dir.buf)))
+			fail_msg("cannot open %s (run the unit tests from the repository's root)",
+				 dir.buf);
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			strbuf_reset(&path);
+			strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
+			n += (size_t)replay_file(kinds[i], path.buf);
+		}
+		closedir(d);
+		if (!n)
+			fail_msg("%s holds no input", dir.buf);
+		if ((d = opendir("tests/fuzz/regressions"))) {
+			while ((de = readdir(d))) {
+				if (strncmp(de->d_name, kinds[i], strlen(kinds[i])) ||
+				    de->d_name[strlen(kinds[i])] != '-')
+					continue;
+				strbuf_reset(&path);
+				strbuf_addf(&path, "tests/fuzz/regressions/%s", de->d_name);
+				replay_file(kinds[i], path.buf);
+			}
+			closedir(d);
+		}
+		strbuf_release(&dir);
+		strbuf_release(&path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(gab_fixture),     cmocka_unit_test(gab_errors),
-	    cmocka_unit_test(bencher_fixture), cmocka_unit_test(bencher_errors),
-	    cmocka_unit_test(asv_fixture),     cmocka_unit_test(asv_html_fixture),
-	    cmocka_unit_test(asv_errors),      cmocka_unit_test(asv_results_errors),
+	    cmocka_unit_test(gab_fixture),	  cmocka_unit_test(gab_errors),
+	    cmocka_unit_test(bencher_fixture),	  cmocka_unit_test(bencher_errors),
+	    cmocka_unit_test(asv_fixture),	  cmocka_unit_test(asv_html_fixture),
+	    cmocka_unit_test(asv_errors),	  cmocka_unit_test(asv_results_errors),
+	    cmocka_unit_test(fuzz_inputs_replay),
 	};
 
 	git_libgit2_init();
