@@ -1123,7 +1123,9 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 		if (!text)
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: is a directory (only criterion reads one)", path);
-		return adapters_parse_native(out, path, text, len, err);
+		if ((ret = adapters_parse_native(out, path, text, len, err)) == BL_EINVALID)
+			hint_instead(err, f, path, text, len);
+		return ret;
 	}
 	fn = adapters[f];
 	if (chosen)

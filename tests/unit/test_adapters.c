@@ -1230,6 +1230,9 @@ static void wrong_format_input(void **state)
 	expect_error_len("hyperfine", "g.json", text, len, &d,
 			 "g.json:1:1: not hyperfine JSON: it looks like Google Benchmark JSON "
 			 "(benchline ingest --format gbench)");
+	expect_error_len("benchline", "g.json", text, len, &d,
+			 "g.json:1:1: not benchline records: it looks like Google Benchmark JSON "
+			 "(benchline ingest --format gbench)");
 	expect_error_len("jmh", "g.json", text, len, &d,
 			 "g.json:1:1: not JMH JSON: it looks like Google Benchmark JSON (benchline "
 			 "ingest --format gbench)");
