@@ -30,6 +30,40 @@ test_expect 'github-action-benchmark'"'"'s data.js: one record per point, then n
 	grep -q ": nothing new stored, $n already stored, on [0-9]* Series\$" out
 '
 
+# One real results file of asv's (results_samples/ holds it beside benchmarks.json and
+# machine.json), laid out as asv's results directory in this test's scratch directory: each of
+# its records has the value the site published for that benchmark at that commit, on the key a
+# site's record has (machine ubuntu-latest, config python=3.12, the benchmark's version).
+SAMPLES=$DATA/asv_django/results_samples
+RAW=$SAMPLES/raw_example_ff3aaf03-conda-py3.12.json
+if [ -f "$RAW" ]; then
+test_expect 'a real asv results file gives the values the site published from it' '
+	mkdir -p results/ubuntu-latest &&
+	cp "$SAMPLES/benchmarks.json" results/ &&
+	cp "$SAMPLES/machine.json" results/ubuntu-latest/ &&
+	cp "$RAW" results/ubuntu-latest/ff3aaf03-conda-py3.12.json &&
+	bl --db raw.db import --from asv results >out &&
+	grep -q ": 59 records stored (59 standing), 0 already stored, on 59 Series$" out &&
+	bl --db raw.db records --json >raw.json &&
+	perl -MJSON::PP -e "
+		my (\$site, \$records) = @ARGV;
+		sub load { open my \$f, q(<), \$_[0] or die \"\$_[0]: \$!\"; local \$/; JSON::PP->new->decode(<\$f>) }
+		my \$index = load(qq(\$site/index.json));
+		my %rev = reverse %{ \$index->{revision_to_hash} };
+		my (\$same, \$bad) = (0, 0);
+		for my \$r (@{ load(\$records) }) {
+			\$r->{machine} eq q(ubuntu-latest) && \$r->{config} eq q(python=3.12) or \$bad++, next;
+			my \$g = load(qq(\$site/graphs/branch-main/machine-ubuntu-latest/python-3.12/\$r->{benchmark}.json));
+			my (\$p) = grep { \$_->[0] == \$rev{\$r->{commit}} } @\$g;
+			if (\$p && abs(\$p->[1] - \$r->{metrics}{time}{median}) <= 1e-12 * \$p->[1]) { \$same++ }
+			else { print STDERR qq(\$r->{benchmark}: differs\n); \$bad++ }
+		}
+		print qq(\$same \$bad\n);
+	" "$SITE" raw.json >got &&
+	echo "59 0" | test_cmp - got
+'
+fi
+
 # 191,434 records take minutes on the PostgreSQL server the suite starts: SQLite's figure is
 # the one docs/import.md gives, and the store's two dialects are the same code for both.
 if pg_mode; then
