@@ -154,6 +154,27 @@ const struct cli_command cli_commands[] = {
 	     "benchline import-baseline --machine lab-1 --harness-version 3 hyperfine.json"},
     },
     {
+	.name = "import",
+	.fn = cmd_import,
+	.forms = {{NULL, "--from TOOL", "DIR|FILE"}},
+	.summary = "bring in another tool's history: asv, asv-html, gab or bencher",
+	.description =
+	    "Reads the history another benchmarking tool kept and stores each of its results as a "
+	    "record at its own commit, so a team switches to benchline without losing its past: "
+	    "--from asv reads asv's results directory (benchmarks.json and a directory per "
+	    "machine), asv-html a site asv published (index.json and graphs/), gab "
+	    "github-action-benchmark's data.js, bencher Bencher's perf JSON. Everything is stored "
+	    "in one transaction, or nothing; importing the same history again stores nothing new. "
+	    "--repo computes each record's source hash from its commit in DIR. Progress goes to "
+	    "stderr; one line at the end says what was stored, what was already there and what "
+	    "was skipped and why.",
+	.exits = "0 the history was stored (or was already)\n2 nothing was stored: the history "
+		 "did not read (the error says where) or bad usage",
+	.examples = {"Bring in a published asv site:", "benchline import --from asv-html gh-pages/",
+		     "Bring in github-action-benchmark's history, on the machine the sweep uses:",
+		     "benchline import --from gab --machine ci-box --repo . dev/bench/data.js"},
+    },
+    {
 	.name = "push",
 	.fn = cmd_push,
 	.forms = {{NULL, NULL, "[FILE...]"}},

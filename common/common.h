@@ -278,10 +278,32 @@ enum result_format {
 	RESULT_PYTEST,
 	RESULT_GOTEST,
 	RESULT_CRITERION,
+	RESULT_CATCH2,
+	RESULT_JMH,
 };
-#define RESULT_NFORMATS 8
+#define RESULT_NFORMATS 10
 const char *result_format_name(enum result_format f);
 int result_format_parse(enum result_format *out, const char *name);
+/* Every format's name, in order, appended to sb as "auto, benchline, ... or jmh": what a
+ * message lists as the formats there are. */
+void result_format_list(struct strbuf *sb);
+
+/*
+ * The histories `benchline import --from` reads (§10): an asv results directory, a published
+ * asv site, github-action-benchmark's data.js and Bencher's perf JSON export (ingest/adapters/
+ * maps each to its reader).
+ */
+enum history_format {
+	HISTORY_ASV,
+	HISTORY_ASV_HTML,
+	HISTORY_GAB,
+	HISTORY_BENCHER,
+};
+#define HISTORY_NFORMATS 4
+const char *history_format_name(enum history_format f);
+int history_format_parse(enum history_format *out, const char *name);
+/* Every history's name appended to sb as "asv, asv-html, gab or bencher". */
+void history_format_list(struct strbuf *sb);
 
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);

@@ -544,12 +544,15 @@ static int parse_bench(struct config *cfg, const json_t *bench, const char *name
 			ret = parse_seconds(&cfg->bench_run_timeout, v, name, at.buf, err);
 		} else if (!strcmp(key, "format")) {
 			enum result_format f;
-			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v)))
-				ret = type_error(err, name, at.buf,
-						 "expected a format: auto, benchline, bmf, gbench, "
-						 "hyperfine, pytest, gotest or criterion");
-			else
+			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v))) {
+				struct strbuf what = STRBUF_INIT;
+				strbuf_addstr(&what, "expected a format: ");
+				result_format_list(&what);
+				ret = type_error(err, name, at.buf, what.buf);
+				strbuf_release(&what);
+			} else {
 				ret = parse_string(&cfg->bench_format, v, name, at.buf, err);
+			}
 		} else if (!strcmp(key, "processes")) {
 			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 			    json_integer_value(v) > CONFIG_MAX_PROCESSES)

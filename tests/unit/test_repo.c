@@ -117,7 +117,8 @@ static void test_config_bench(void **state)
 
 	/* every adapter's name is a format, and an empty list of artifacts is a list */
 	static const char *const formats[] = {"auto",	   "benchline", "bmf",	  "gbench",
-					      "hyperfine", "pytest",	"gotest", "criterion"};
+					      "hyperfine", "pytest",	"gotest", "criterion",
+					      "catch2",	   "jmh"};
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		char text[128];
 		snprintf(text, sizeof(text), "{\"bench\": {\"format\": \"%s\"}}", formats[i]);
@@ -153,10 +154,10 @@ static void test_config_bench(void **state)
 	     "most 1000000"},
 	    {"{\"bench\": {\"format\": \"csv\"}}",
 	     "repo/benchline.json: bench.format: expected a format: auto, benchline, bmf, "
-	     "gbench, hyperfine, pytest, gotest or criterion"},
+	     "gbench, hyperfine, pytest, gotest, criterion, catch2 or jmh"},
 	    {"{\"bench\": {\"format\": 3}}",
 	     "repo/benchline.json: bench.format: expected a format: auto, benchline, bmf, "
-	     "gbench, hyperfine, pytest, gotest or criterion"},
+	     "gbench, hyperfine, pytest, gotest, criterion, catch2 or jmh"},
 	    {"{\"bench\": {\"processes\": 0}}",
 	     "repo/benchline.json: bench.processes: expected an integer from 1 to 1000"},
 	    {"{\"bench\": {\"processes\": 2.5}}",
