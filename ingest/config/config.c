@@ -81,6 +81,7 @@ static const char *const known_keys[] = {
     "unmeasured_paths",
     "main_branch",
     "machine",
+    "harness_version",
     "server",
     "repo_url",
     "token_file",
