@@ -1,7 +1,10 @@
 /*
- * cli: main(), the one command table, the option parser and one cmd_<name>.c per command.
- * Only this folder prints or exits. Exit codes: 0 success, 1 a finding (regression, lint,
- * unclassified path), 2 error or bad usage, others as each command documents.
+ * cli: main() with the one command table and the option parser (main.c), each command's help,
+ * man page section and completion words made from its table entry (help.c), one cmd_<name>.c
+ * per command, the intake commands' setup and printing (intake.c), pushing to a server
+ * (push.c), the listing commands' tables and JSON arrays (output.c) and who is running it, for
+ * the audit (who.c). Only this folder prints or exits. Exit codes: 0 success, 1 a finding
+ * (regression, lint, unclassified path), 2 error or bad usage, others as each command documents.
  */
 #ifndef BENCHLINE_CLI_H
 #define BENCHLINE_CLI_H
@@ -57,7 +60,8 @@ struct cli_command {
 	int needs;
 	/* forms[0] always; a later form is there when its args is not NULL */
 	struct cli_form forms[CLI_MAX_FORMS];
-	const char *summary;	 /* one line for `benchline help`; NULL for plumbing, left out */
+	const char *summary;	 /* one line for `benchline help` */
+	int plumbing;		 /* `help` lists it apart: for scripts and tests */
 	const char *description; /* one paragraph, unwrapped */
 	const char *exits;	 /* one line per exit status: "CODE what it means" */
 	/* two examples (or more): what each does, then its command line */
@@ -161,11 +165,10 @@ void cli_push_init(struct cli_push *p);
 void cli_push_release(struct cli_push *p);
 /* 1 when the records go to a server: --server; else not with --db; else $BENCHLINE_SERVER;
  * else not with $BENCHLINE_DB; else benchline.json's "server" (cfg may be NULL). */
-int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx,
-		    const struct ingest_config *cfg);
+int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx, const struct config *cfg);
 /* Opens the server (URL and token file: the flag, else $BENCHLINE_SERVER and
  * $BENCHLINE_TOKEN_FILE, else cfg's "server" and "token_file") and the spool. */
-int cli_push_connect(struct cli_push *p, const struct ingest_config *cfg, struct bl_error *err);
+int cli_push_connect(struct cli_push *p, const struct config *cfg, struct bl_error *err);
 /* Pushes the spool, once per command; prints what became of each spooled body. */
 void cli_push_flush(struct cli_push *p, struct json_t *json_out);
 /*
@@ -198,14 +201,18 @@ struct cli_intake {
 /* The option entries every intake command takes. */
 #define CLI_INTAKE_OPTIONS(in)                                                                     \
 	{OPT_STRING, "format", &(in)->core.format, "F",                                            \
-	 "auto (default), benchline, bmf, gbench, hyperfine, pytest, gotest, criterion"},          \
+	 "auto (the default; run: benchline.json's bench.format), benchline, bmf, gbench, "        \
+	 "hyperfine, pytest, gotest, criterion, catch2, jmh"},                                     \
 	    {OPT_STRING, "machine", &(in)->core.machine, "M",                                      \
-	     "the machine, when the format lacks one"},                                            \
+	     "the machine, when the format lacks one (default: benchline.json's machine)"},        \
 	    {OPT_INT, "harness-version", &(in)->core.harness_version, "N",                         \
-	     "the harness version, when the format lacks one"},                                    \
+	     "the harness version, when the format lacks one (default: benchline.json's, else "    \
+	     "1)"},                                                                                \
 	    {OPT_STRING, "config", &(in)->core.config, "C", "the config (default \"\")"},          \
 	    {OPT_STRING, "repo", &(in)->core.repo, "DIR",                                          \
-	     "commit, source hash and dirty state from DIR's HEAD; DIR's benchline.json"},         \
+	     "DIR's HEAD gives commit, source hash and dirty state, its benchline.json the "       \
+	     "settings (default: the current directory's repository; ingest takes only its "       \
+	     "settings)"},                                                                         \
 	    {OPT_BOOL, "verbose", &(in)->verbose, NULL, "say which format was chosen"},            \
 	    {OPT_BOOL, "json", &(in)->json, NULL, "print what was stored as JSON"},                \
 	    CLI_PUSH_OPTIONS(&(in)->push)
@@ -218,9 +225,9 @@ int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error
 /* Parses a file (or a criterion directory) into out. */
 int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
 		    struct bl_error *err);
-/* Parses text already in memory (name is used in messages); started_at NAN when unknown. */
-int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
-		     const char *text, size_t len, double started_at, struct bl_error *err);
+/* With --verbose, the format name's records were parsed in (the intake's last parse), on
+ * stderr. */
+void cli_intake_say_format(const struct cli_intake *in, const char *name);
 /* Stores a batch in one transaction, or pushes it as one body, and prints one line per
  * record. A body spooled is not an error (see cli_intake_status). */
 int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,
@@ -303,14 +310,16 @@ struct cli_progress {
 	double started; /* the monotonic clock when the re-bench's first pair began */
 };
 struct confirm_progress;
+/* Seconds on the monotonic clock, for progress that shows only once work takes a while. */
+double cli_monotonic_s(void);
 void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
 
 struct detect_options;
-struct ingest_config;
+struct config;
 /* The judged metrics, their ladders and quiet.transient_records of benchline.json (cfg) into
  * opts, as `detect --repo` and `sweep` judge. */
-void cli_detect_options(struct detect_options *opts, const struct ingest_config *cfg);
+void cli_detect_options(struct detect_options *opts, const struct config *cfg);
 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);
@@ -332,6 +341,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_run(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_import(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx);

@@ -6,8 +6,10 @@
 
 #include "detect/detect.h"
 #include "store/store.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 
 /* Rows are printed as a table sized to their content, a block of this many at a time, so that
  * listing a million runs holds a block in memory, not the whole history. */
@@ -101,14 +103,16 @@ static int each_row(const struct store_record_row *row, void *data)
 /* records --why ID...: each run's tags and the reason for each, from its stored figures. */
 static int explain(int argc, const char **argv, const char *repo, int json, struct cli_ctx *ctx)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, root = STRBUF_INIT;
 	json_t *rows = json ? json_array() : NULL;
 	int ret = 0;
 
-	ingest_config_init(&cfg);
-	if (repo && (ret = ingest_config_load(&cfg, repo, &err)))
+	/* --repo's benchline.json, else the checkout's (§10): the limits the runs were tagged by */
+	ret = config_load_checkout(&cfg, &root, repo, &err);
+	strbuf_release(&root);
+	if (ret)
 		goto done;
 	for (int i = 0; i < argc && !ret; i++) {
 		struct ingest_explained e;
@@ -118,7 +122,7 @@ static int explain(int argc, const char **argv, const char *repo, int json, stru
 			ret = bl_error_set(&err, BL_EINVALID, "not a run id: '%s'", argv[i]);
 			break;
 		}
-		if ((ret = ingest_explain_run(&e, ctx->store, &cfg, id, &err)))
+		if ((ret = ingest_explain_run(&e, ctx->store, &adapters_parsers, &cfg, id, &err)))
 			break;
 		if (json) {
 			json_t *row = ingest_outcome_json(
@@ -153,7 +157,7 @@ done:
 		cli_json_print(json_incref(rows));
 	json_decref(rows);
 	strbuf_release(&why);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return ret;
 }
@@ -172,7 +176,9 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_BOOL, "all", &filter.all, NULL, "every run, not just standing records"},
 	    {OPT_BOOL, "why", &why, NULL,
 	     "for each run ID given: its tags and why, from its stored figures"},
-	    {OPT_STRING, "repo", &repo, "DIR", "with --why: the limits of DIR's benchline.json"},
+	    {OPT_STRING, "repo", &repo, "DIR",
+	     "with --why: the limits of DIR's benchline.json (default: the current directory's "
+	     "repository's)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));

@@ -8,7 +8,9 @@
 
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
+#include "ingest/bench/bench.h"
 #include "detect/detect.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/push/push.h"
 #include "store/store.h"
@@ -18,8 +20,8 @@ struct sweep_out {
 	struct cli_progress progress;
 	struct cli_push *push; /* NULL: the records are stored */
 	const char *machine;
-	size_t pushed;	 /* records the server acknowledged */
-	size_t spooled;	 /* records kept in the spool */
+	size_t pushed;	 /* runs the server acknowledged */
+	size_t spooled;	 /* runs kept in the spool */
 	int unreachable; /* the server did not answer: every source counts as not measured */
 };
 
@@ -91,7 +93,7 @@ done:
 
 /* With a server: each process's records pushed as one body (or spooled), their outcomes
  * printed as `ingest --server` prints them. */
-static int remote_deliver(struct confirm_sweep_result *counts, const char *name,
+static int remote_deliver(struct bench_sweep_result *counts, const char *name,
 			  struct ingest_intake *in, struct ingest_batch *batch, void *data,
 			  struct bl_error *err)
 {
@@ -119,8 +121,8 @@ static void print_note(const char *line, void *data)
 	cli_printf(stderr, "sweep: %s\n", line);
 }
 
-/* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 4 records */
-static void print_step(const struct confirm_sweep_step *s, void *data)
+/* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 12 runs */
+static void print_step(const struct bench_sweep_step *s, void *data)
 {
 	struct sweep_out *out = data;
 	cli_progress_done(&out->progress);
@@ -132,9 +134,13 @@ static void print_step(const struct confirm_sweep_step *s, void *data)
 			s->why ? s->why : "");
 		return;
 	}
-	fprintf(stderr, ": build %.1f s, run %zu x %.1f s, %zu record%s\n", s->build_s,
-		s->processes, s->processes ? s->run_s / (double)s->processes : 0.0, s->records,
-		s->records == 1 ? "" : "s");
+	fprintf(stderr, ": build %.1f s, run %zu x %.1f s, %zu run%s", s->build_s, s->processes,
+		s->processes ? s->run_s / (double)s->processes : 0.0, s->runs,
+		s->runs == 1 ? "" : "s");
+	if (s->counted)
+		fprintf(stderr, " (%zu instruction count%s)", s->counted,
+			s->counted == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 /* The longest a sweep waits for the server's detection of what it pushed, before --confirm. */
@@ -170,7 +176,7 @@ static int wait_server_idle(struct push_server *srv, struct bl_error *err)
 /* --confirm: this machine's open alerts (and with --pending its pending ones), in the
  * database, or on the server (after its detection of tonight's pushes), measured here. */
 static int sweep_confirm(size_t *confirmed, size_t *regressions,
-			 const struct confirm_sweep_request *sreq, const struct ingest_config *cfg,
+			 const struct bench_sweep_request *sreq, const struct config *cfg,
 			 int pending, struct sweep_out *out, struct store *st,
 			 struct cli_push *push, struct bl_error *err)
 {
@@ -209,17 +215,17 @@ static int sweep_confirm(size_t *confirmed, size_t *regressions,
  */
 int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	struct confirm_sweep_request req;
-	struct confirm_sweep_result res;
+	struct bench_sweep_request req;
+	struct bench_sweep_result res;
 	struct detect_options dopts;
 	struct detect_result dres;
 	struct sweep_out out = {{"sweep", 0, 0, 0}, NULL, NULL, 0, 0, 0};
-	struct ingest_config cfg;
+	struct config cfg;
 	struct strbuf machine = STRBUF_INIT, why = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;
 	const char *machine_flag = NULL;
-	long last = 0, harness = 0;
+	long last = 0, harness = -1;
 	double wait_quiet = 0;
 	int do_confirm = 0, pending = 0, no_preflight = 0, ret = 0, remote;
 	int64_t last_alert = 0, new_alerts = 0;
@@ -232,7 +238,8 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_STRING, "since", &req.since, "REV", "every source of main after REV"},
 	    {OPT_INT, "last", &last, "N", "the newest N sources of main (default 1)"},
 	    {OPT_INT, "harness-version", &harness, "N",
-	     "the records' harness version when bench.format lacks one (default 1)"},
+	     "the records' harness version when bench.format lacks one (default: "
+	     "benchline.json's harness_version, else 1)"},
 	    {OPT_BOOL, "confirm", &do_confirm, NULL, "then confirm this machine's open alerts"},
 	    {OPT_BOOL, "pending", &pending, NULL,
 	     "with --confirm, its pending alerts too (as confirm --pending)"},
@@ -246,7 +253,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
 	memset(&dres, 0, sizeof(dres));
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	cli_push_init(&push);
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "sweep takes no arguments");
@@ -254,7 +261,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "give --since or --last, not both");
 	if (pending && !do_confirm)
 		cli_usage_error(ctx->cmd, opts, "--pending goes with --confirm");
-	if (last < 0 || harness < 0 || wait_quiet < 0)
+	if (last < 0 || harness < -1 || wait_quiet < 0)
 		cli_usage_error(ctx->cmd, opts,
 				"--last, --harness-version and --wait-quiet cannot "
 				"be negative");
@@ -265,7 +272,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	/* The records go to a server (--server, $BENCHLINE_SERVER, benchline.json's server), or
 	 * into the database. */
 	if (repo_toplevel(&root, req.repo ? req.repo : ".", &err) ||
-	    ingest_config_load(&cfg, root.buf, &err)) {
+	    config_load(&cfg, root.buf, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -292,7 +299,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	req.note = print_note;
 	req.data = &out;
 	if ((!remote && store_alerts_last_id(&last_alert, ctx->store, &err)) ||
-	    confirm_sweep(&res, remote ? NULL : ctx->store, &req, &err)) {
+	    bench_sweep(&res, remote ? NULL : ctx->store, &req, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -303,7 +310,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 			goto done;
 		fprintf(stderr,
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
-			"record%s pushed to %s",
+			"run%s pushed to %s",
 			res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable,
 			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->shown);
 		if (out.spooled)
@@ -327,32 +334,32 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	if (do_confirm && (ret = sweep_confirm(&confirmed, &regressions, &req, &cfg, pending, &out,
 					       ctx->store, NULL, &err)))
 		goto done;
-	for (size_t t = 0; t < CONFIRM_SWEEP_NTAGS; t++) {
+	for (size_t t = 0; t < BENCH_SWEEP_NTAGS; t++) {
 		if (!res.tagged_by[t])
 			continue;
-		strbuf_addf(&why, "%s%zu %s", why.len ? ", " : "", res.tagged_by[t],
-			    confirm_sweep_tag_name(t));
-		if (!strcmp(confirm_sweep_tag_name(t), "preflight") && res.busy_why)
+		strbuf_addf(&why, "%s%zu %s", why.len ? ", " : ": ", res.tagged_by[t],
+			    bench_sweep_tag_name(t));
+		if (!strcmp(bench_sweep_tag_name(t), "preflight") && res.busy_why)
 			strbuf_addf(&why, ": %s", res.busy_why);
 	}
-	fprintf(
-	    stderr,
-	    "sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu record%s "
-	    "stored, %zu joined their Series, %zu tagged%s%s%s, %lld new Suspect%s, %lld new "
-	    "alert%s",
-	    res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable, res.records,
-	    res.records == 1 ? "" : "s", res.joined, res.tagged, why.len ? " (" : "", why.buf,
-	    why.len ? ")" : "", (long long)dres.new_suspects, dres.new_suspects == 1 ? "" : "s",
-	    (long long)new_alerts, new_alerts == 1 ? "" : "s");
+	fprintf(stderr,
+		"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu run%s "
+		"stored (%zu record%s: %zu joined their Series, %zu tagged%s), %lld new Suspect%s, "
+		"%lld new alert%s",
+		res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable, res.runs,
+		res.runs == 1 ? "" : "s", res.records, res.records == 1 ? "" : "s", res.joined,
+		res.tagged, why.buf, (long long)dres.new_suspects,
+		dres.new_suspects == 1 ? "" : "s", (long long)new_alerts,
+		new_alerts == 1 ? "" : "s");
 	if (do_confirm)
 		fprintf(stderr, ", %zu alert%s confirmed (%zu Regression%s)", confirmed,
 			confirmed == 1 ? "" : "s", regressions, regressions == 1 ? "" : "s");
 	fputc('\n', stderr);
 done:
-	confirm_sweep_result_release(&res);
+	bench_sweep_result_release(&res);
 	cli_push_release(&push);
 	strbuf_release(&root);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&machine);
 	strbuf_release(&why);
 	bl_error_release(&err);

@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "detect/confirm/confirm.h"
 
 void cli_table_init(struct cli_table *t, const char *const *header, size_t ncols, const char *align)
@@ -200,8 +200,7 @@ void cli_json_print(struct json_t *o)
 	json_decref(o);
 }
 
-/* Seconds on the monotonic clock. */
-static double monotonic_s(void)
+double cli_monotonic_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -228,14 +227,14 @@ void cli_measure_progress(const struct confirm_progress *pr, void *data)
 
 	if (!pr->measurement) {
 		/* Before the first pair (the builds are done): the pace counts from here. */
-		p->started = monotonic_s();
+		p->started = cli_monotonic_s();
 		return;
 	}
 	strbuf_addf(&line, "%s: measurement %d, pair %zu/%zu (pairs %zu of at most %zu", p->prefix,
 		    pr->measurement, pr->pairs, pr->max_pairs, pr->done, pr->most);
 	if (pr->done && pr->most > pr->done) {
 		/* The pace so far, over what may be left at the most. */
-		double pace = (monotonic_s() - p->started) / (double)pr->done;
+		double pace = (cli_monotonic_s() - p->started) / (double)pr->done;
 		strbuf_addstr(&line, ", at most ");
 		add_time_left(&line, pace * (double)(pr->most - pr->done));
 		strbuf_addstr(&line, " left");
@@ -271,7 +270,7 @@ void cli_progress_done(struct cli_progress *p)
 	p->shown = 0;
 }
 
-void cli_detect_options(struct detect_options *opts, const struct ingest_config *cfg)
+void cli_detect_options(struct detect_options *opts, const struct config *cfg)
 {
 	opts->metrics_given = 1;
 	opts->metrics = (const char *const *)cfg->judged_metrics;
@@ -282,4 +281,6 @@ void cli_detect_options(struct detect_options *opts, const struct ingest_config 
 	/* benchline.json given: its quiet.transient_records, the default when it has none */
 	opts->transient_records =
 	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+	/* quiet.counter_floor (§9.6): always set, to its default when not given */
+	opts->counter_floor = cfg->counter_floor;
 }

@@ -37,8 +37,7 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx,
-		    const struct ingest_config *cfg)
+int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx, const struct config *cfg)
 {
 	if (p->server)
 		return 1;
@@ -51,7 +50,7 @@ int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx,
 	return cfg && cfg->server;
 }
 
-int cli_push_connect(struct cli_push *p, const struct ingest_config *cfg, struct bl_error *err)
+int cli_push_connect(struct cli_push *p, const struct config *cfg, struct bl_error *err)
 {
 	const char *url = p->server, *token_file = p->token_file;
 	struct push_session *s;

@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <git2.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 
 #include "common/common.h"
 
@@ -450,4 +452,69 @@ int digest_blob(char out[41], const void *data, size_t len)
 		return BL_EINVALID;
 	sha1_hex(out, md);
 	return 0;
+}
+
+static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
+static int libgit2_started;
+
+static void start_libgit2(void)
+{
+	libgit2_started = git_libgit2_init() > 0;
+}
+
+void libgit2_start(void)
+{
+	pthread_once(&libgit2_once, start_libgit2);
+}
+
+void libgit2_stop(void)
+{
+	if (libgit2_started)
+		git_libgit2_shutdown();
+}
+
+/* SHA-256 with a context the caller fed. */
+static int sha256_finish(char out[65], EVP_MD_CTX *ctx, int ok, struct bl_error *err)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	static const char hex[] = "0123456789abcdef";
+	ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
+	EVP_MD_CTX_free(ctx);
+	out[0] = '\0';
+	if (!ok)
+		return bl_error_set(err, BL_EINVALID, "cannot compute a SHA-256 digest");
+	for (unsigned i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+	return 0;
+}
+
+int digest_sha256(char out[65], const void *data, size_t len, struct bl_error *err)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok =
+	    ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && EVP_DigestUpdate(ctx, data, len);
+	return sha256_finish(out, ctx, ok, err);
+}
+
+int digest_sha256_file(char out[65], const char *path, struct bl_error *err)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	FILE *f = fopen(path, "rb");
+	char buf[65536];
+	size_t n;
+	int ok = ctx && f && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	if (!f) {
+		EVP_MD_CTX_free(ctx);
+		out[0] = '\0';
+		return bl_error_set(err, BL_EIO, "cannot read '%s': %s", path, strerror(errno));
+	}
+	while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, n);
+	ok = ok && !ferror(f);
+	fclose(f);
+	return sha256_finish(out, ctx, ok, err);
 }

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 #include "web/web.h"
 
@@ -101,7 +101,7 @@ static void set_error(struct web_background *bg, char **slot, const struct bl_er
 
 /* main's new commits; *stored 1 when any were stored or some dropped. cfg is the repository's
  * benchline.json, read for this run. */
-static void sync_main(int *stored, struct web_background *bg, const struct ingest_config *cfg)
+static void sync_main(int *stored, struct web_background *bg, const struct config *cfg)
 {
 	struct repo_sync_result res;
 	struct bl_error err = BL_ERROR_INIT;
@@ -135,7 +135,7 @@ static void sync_main(int *stored, struct web_background *bg, const struct inges
 
 /* Incremental detection with the judged metrics the server knows: cfg's (--repo's
  * benchline.json) when there is one, else the set the last detect used. */
-static void detect(struct web_background *bg, const struct ingest_config *cfg)
+static void detect(struct web_background *bg, const struct config *cfg)
 {
 	struct detect_options opts;
 	struct detect_result res;
@@ -166,6 +166,8 @@ static void detect(struct web_background *bg, const struct ingest_config *cfg)
 		opts.ladders_file = cfg->path;
 		opts.transient_records =
 		    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+		/* quiet.counter_floor (§9.6): always set, to its default when not given */
+		opts.counter_floor = cfg->counter_floor;
 	}
 	ret = detect_run(&res, bg->st, &opts, &err);
 	store_detect_release(bg->st);
@@ -193,7 +195,7 @@ static void *background_main(void *arg)
 {
 	struct web_background *bg = arg;
 	for (;;) {
-		struct ingest_config cfg;
+		struct config cfg;
 		struct bl_error err = BL_ERROR_INIT;
 		struct timespec now;
 		int do_sync, do_detect, have_cfg = 0;
@@ -232,9 +234,9 @@ static void *background_main(void *arg)
 		pthread_mutex_unlock(&bg->lock);
 
 		/* benchline.json is read again for every run, as every push reads it. */
-		ingest_config_init(&cfg);
+		config_init(&cfg);
 		if (bg->repo_dir) {
-			if (ingest_config_load(&cfg, bg->repo_dir, &err)) {
+			if (config_load(&cfg, bg->repo_dir, &err)) {
 				say(bg, "cannot read benchline.json: %s", err.msg.buf);
 				pthread_mutex_lock(&bg->lock);
 				if (do_sync)
@@ -263,7 +265,7 @@ static void *background_main(void *arg)
 		}
 		if (do_detect)
 			detect(bg, have_cfg ? &cfg : NULL);
-		ingest_config_release(&cfg);
+		config_release(&cfg);
 		bl_error_release(&err);
 
 		pthread_mutex_lock(&bg->lock);

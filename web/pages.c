@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "web/web.h"
 #include "detect/confirm/confirm.h"
 #include "detect/gate/gate.h"
@@ -986,14 +986,14 @@ static void add_axis_link(struct strbuf *sb, const struct web_ctx *ctx, const ch
  * parse gives no links (the sync and detection report it). */
 static char *page_repo_url(const struct web_ctx *ctx)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	char *url = NULL;
 	if (!ctx->repo_dir)
 		return NULL;
-	ingest_config_init(&cfg);
-	if (!ingest_config_load(&cfg, ctx->repo_dir, NULL) && cfg.repo_url)
+	config_init(&cfg);
+	if (!config_load(&cfg, ctx->repo_dir, NULL) && cfg.repo_url)
 		url = xstrdup(cfg.repo_url);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	return url;
 }
 

@@ -22,6 +22,7 @@
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
 #include "web/web.h"
+#include "ingest/adapters/adapters.h"
 
 /* What a token may do (token file lines `TOKEN [MACHINE-GLOB [ROLES]]`, §11). */
 enum token_role {
@@ -1134,7 +1135,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	const char *format = NULL;
 	int stored = 0;
 
-	ingest_intake_init(&in);
+	ingest_intake_init(&in, &adapters_parsers);
 	if (check_params(r, conn, push_params) || param_string(&format, &fa, r, conn, "format") ||
 	    param_machine(&in.machine, &ma, r, conn, "machine") ||
 	    param_int(&harness, r, conn, "harness_version", 0, INT64_MAX) ||

@@ -1,8 +1,10 @@
 /*
- * web: `benchline serve` (§11). An HTTP server on libmicrohttpd with a thread pool: the
- * overview, Series pages with gnuplot charts, the JSON API and POST /api/records. Each
- * connection has its own thread; a request borrows a store connection from the pool of its
- * kind (reads, charts, the one writer). Nothing here prints
+ * web: `benchline serve` (§11). An HTTP server on libmicrohttpd with a thread pool (server.c:
+ * routes, tokens, the store pool): the overview, Series pages with gnuplot charts (chart.c),
+ * the JSON API and POST /api/records (pages.c), and the background thread that detects after
+ * pushes and syncs main (background.c), with small helpers (util.c). Each connection has its
+ * own thread; a request borrows a store connection from the pool of its kind (reads, charts,
+ * the one writer). Nothing here prints
  * or exits; cli/cmd_serve.c starts and stops the server.
  */
 #ifndef BENCHLINE_WEB_H

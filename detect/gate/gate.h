@@ -10,13 +10,14 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 
 struct store;
 struct json_t;
 struct repo;
 
-struct ingest_config;
+struct config;
 
 enum gate_status {
 	GATE_PASS,
@@ -51,6 +52,7 @@ enum gate_method {
 	GATE_METHOD_LADDER,  /* a quantile against its bucket ladder (§8) */
 	GATE_METHOD_RATIO,   /* a plain ratio against the limit */
 	GATE_METHOD_PAIRED,  /* --live: the median of the paired ratios of a re-bench (§9.2) */
+	GATE_METHOD_COUNT,   /* --live: instructions counted once per side (§9.6), exact */
 };
 /* "hodges-lehmann", "summary", "counted", "ladder", "ratio", "paired"; NULL for NONE. */
 const char *gate_method_name(enum gate_method m);
@@ -135,6 +137,12 @@ struct gate_comparison {
 	 * standing records found there that a tag kept from being one (§7.2), per tag. */
 	size_t searched, skipped;
 	size_t skipped_by_tag[INGEST_NTAGS];
+	/* The machines with Series records at source_hash, sorted (§10: a row without a reference
+	 * on a machine not among them names them); machines_read 0 when they were not read (a
+	 * live report, nothing to compare, no record at the head). */
+	char **machines;
+	size_t nmachines;
+	int machines_read;
 };
 
 /* Stored records compared, or both sides measured now (--live, §7.10). */
@@ -152,6 +160,11 @@ struct gate_live {
 	/* --allow-dirty: the head was the checkout's HEAD, measured as committed without the
 	 * uncommitted changes to these measured paths ("" when there were none) */
 	char dirty_paths[512];
+	/* §9.6: counted with callgrind under this machine key; the merge base's count reused
+	 * from one taken on base_counted_on (RFC 3339), neither built nor counted again */
+	int counted, reused_base, counters_only;
+	char counter_machine[96];
+	char base_counted_on[32];
 };
 
 /* What --settle measured again (§7.8): the stored gate's FAIL and UNDECIDED rows, their
@@ -191,6 +204,15 @@ struct gate_report {
 	enum gate_mode mode;
 	struct gate_live live;	   /* GATE_MODE_LIVE only */
 	struct gate_settle settle; /* --settle only */
+	/* §9.7, a live gate: where the extra instructions went, for the benchmarks of its first
+	 * FAIL rows: a JSON array of {benchmark, metric, fixed_work, base_total, head_total,
+	 * functions}, the same as Markdown <details> blocks and as a line each for the table
+	 * (NULL: none); profiles_note says
+	 * what was not profiled and why (NULL: nothing was skipped). */
+	struct json_t *profiles;
+	char *profiles_markdown;
+	char *profiles_text; /* "gate: where the extra instructions went ..." lines */
+	char *profiles_note;
 };
 
 /* What a caller asks of the gate: the flags of `benchline gate` or the query of /api/gate. */
@@ -208,13 +230,18 @@ struct gate_request {
 	int undecided_fail; /* --undecided fail: UNDECIDED rows fail the gate */
 	int allow_dirty;    /* --live: measure HEAD as committed despite uncommitted changes */
 	int64_t now;	    /* the report's time */
+	/* --live with bench.counters (§9.6): --counters-only (no timing rounds), --no-reuse (the
+	 * merge base counted again), and the database counts are kept in and read from (NULL:
+	 * the working tree's .benchline/counters.db) */
+	int counters_only, no_reuse;
+	const char *counter_db;
 };
 
 /* What the gate runs with: a request resolved against the working tree's root and its
  * benchline.json. Made by gate_options_build, which owns what it points at. */
 struct gate_options {
-	const char *repo_dir;		 /* the working tree's root */
-	const struct ingest_config *cfg; /* the repository's benchline.json */
+	const char *repo_dir;	  /* the working tree's root */
+	const struct config *cfg; /* the repository's benchline.json */
 	const char *head, *base, *ratchet;
 	double limit;
 	/* --override GLOB=PCT and --exclude GLOB, before benchline.json's; first match wins */
@@ -227,14 +254,16 @@ struct gate_options {
 	int undecided_fail;
 	int allow_dirty;
 	int64_t now;
+	int counters_only, no_reuse;
+	const char *counter_db;
 	/* Owned by the options. */
 	struct strbuf root;
-	struct ingest_config *own_cfg;
+	struct config *own_cfg;
 	char **own_globs;
 	double *own_pct;
 };
 
-/* A limit given by the caller: 0 (none given) or a ratio above 1 and at most INGEST_LIMIT_MAX
+/* A limit given by the caller: 0 (none given) or a ratio above 1 and at most CONFIG_LIMIT_MAX
  * (10), else BL_EINVALID saying so: NaN, an infinity, 1e308, 1 or less. The gate, the
  * re-bench, bisection and confirm take the same --limit. */
 int gate_check_limit(double limit, struct bl_error *err);
@@ -311,8 +340,7 @@ void gate_settings_for(struct gate_settings *out, const struct gate_options *o, 
 		       const char *benchmark, const char *metric);
 /* How much a counted metric may grow, as a fraction: benchline.json's counted_tolerance for its
  * name, else 0 for allocations (name or unit containing "alloc"), else 0.01. */
-double gate_counted_tolerance(const struct ingest_config *cfg, const char *metric,
-			      const char *unit);
+double gate_counted_tolerance(const struct config *cfg, const char *metric, const char *unit);
 
 /* Across the board (§7.5): a board for each timed metric with 8 or more judged rows in c (PASS,
  * FAIL, UNDECIDED, ACPT), the median of their worse-oriented ratios with its 99% interval against

@@ -1,9 +1,10 @@
 /*
  * push: talking to a benchline server (§10's fleet, §11's API) over HTTP with libcurl. A
  * generic request on a server named once (its base URL, the bearer token of a token file,
- * timeouts); POST /api/records with bounded retries; the spool that keeps a body the server did
- * not acknowledge until a later command pushes it; and the session every pushing command runs
- * (the spool first, oldest body first, then its own bodies). Nothing here prints or exits.
+ * timeouts) and POST /api/records with bounded retries (push.c); the spool that keeps a body the
+ * server did not acknowledge until a later command pushes it (spool.c); and the session every
+ * pushing command runs (session.c: the spool first, oldest body first, then its own bodies).
+ * Nothing here prints or exits.
  */
 #ifndef BENCHLINE_PUSH_H
 #define BENCHLINE_PUSH_H

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
-#include <pthread.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 
 /* Sets err from libgit2's last error: "WHAT: DETAIL". */
@@ -24,28 +23,6 @@ static int git_fail(struct bl_error *err, int code, const char *what)
 {
 	const git_error *e = git_error_last();
 	return bl_error_set(err, code, "%s: %s", what, e && e->message ? e->message : "failed");
-}
-
-/* libgit2 is started by the first command that opens a repository, not by every command:
- * Debian's libgit2 (on mbedTLS) parses the whole CA bundle when it starts, three quarters of
- * the instructions of a command that never touches git. */
-static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
-static int libgit2_started;
-
-static void start_libgit2(void)
-{
-	libgit2_started = git_libgit2_init() > 0;
-}
-
-void repo_libgit2_init(void)
-{
-	pthread_once(&libgit2_once, start_libgit2);
-}
-
-void repo_libgit2_shutdown(void)
-{
-	if (libgit2_started)
-		git_libgit2_shutdown();
 }
 
 /*
@@ -68,7 +45,7 @@ static int open_repo(git_repository **out, const char *dir, struct bl_error *err
 	struct strbuf what = STRBUF_INIT;
 	int rc;
 
-	repo_libgit2_init();
+	libgit2_start();
 	rc = git_repository_open_ext(out, dir, 0, NULL);
 	if (rc == GIT_ENOTFOUND)
 		return bl_error_set(err, BL_ENOTFOUND, "'%s' is not a git repository", dir);
@@ -95,15 +72,14 @@ struct source_entry {
  */
 struct source_hasher {
 	git_repository *repo;
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	struct source_entry *entries; /* n_measured slots */
 	struct strbuf buf;
 	int have_last;
 	git_oid last_tree, last_hash;
 };
 
-static void hasher_init(struct source_hasher *h, git_repository *repo,
-			const struct ingest_config *cfg)
+static void hasher_init(struct source_hasher *h, git_repository *repo, const struct config *cfg)
 {
 	memset(h, 0, sizeof(*h));
 	h->repo = repo;
@@ -182,7 +158,7 @@ static int hasher_tree(git_oid *out, struct source_hasher *h, const git_oid *tre
 }
 
 int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			  const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
+			  const struct config *cfg, const char *const *revs, size_t nrevs,
 			  struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -244,8 +220,8 @@ static int listed(char *const *list, size_t n, const char *s)
 	return 0;
 }
 
-int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			    const struct ingest_config *cfg, struct bl_error *err)
+int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir, const struct config *cfg,
+			    struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	git_object *obj = NULL;
@@ -327,7 +303,7 @@ static int origin_head(struct strbuf *name_out, git_repository *repo)
  * main, else master; each as a local branch, else origin's remote-tracking one.
  */
 static int resolve_main(git_oid *tip_out, struct strbuf *name_out, git_repository *repo,
-			const char *repo_dir, const struct ingest_config *cfg, struct bl_error *err)
+			const char *repo_dir, const struct config *cfg, struct bl_error *err)
 {
 	struct strbuf origin = STRBUF_INIT;
 	const char *candidates[3];
@@ -434,7 +410,7 @@ static int str_ptr_cmp(const void *a, const void *b)
 }
 
 /* The measured list as stored in meta (so a changed list recomputes every source hash). */
-static char *measured_key(const struct ingest_config *cfg)
+static char *measured_key(const struct config *cfg)
 {
 	json_t *arr;
 	char **sorted;
@@ -555,7 +531,7 @@ static int chain_holds(const struct walked_commit *list, size_t nr, const char *
 }
 
 int repo_sync(struct repo_sync_result *out, struct store *st, const char *repo_dir,
-	      const struct ingest_config *cfg, struct bl_error *err)
+	      const struct config *cfg, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	struct source_hasher h;
@@ -647,8 +623,8 @@ done:
 /* The changes the working tree or the index has against HEAD in the measured paths (untracked
  * files there count: they can change a build; ignored files do not), into *list (NULL for a
  * bare repository). */
-static int measured_status(git_status_list **list, git_repository *repo,
-			   const struct ingest_config *cfg, struct bl_error *err)
+static int measured_status(git_status_list **list, git_repository *repo, const struct config *cfg,
+			   struct bl_error *err)
 {
 	git_status_options opts;
 
@@ -668,7 +644,7 @@ static int measured_status(git_status_list **list, git_repository *repo,
 }
 
 /* Whether the measured paths differ from HEAD (measured_status). */
-static int measured_dirty(int *out, git_repository *repo, const struct ingest_config *cfg,
+static int measured_dirty(int *out, git_repository *repo, const struct config *cfg,
 			  struct bl_error *err)
 {
 	git_status_list *list;
@@ -679,7 +655,7 @@ static int measured_dirty(int *out, git_repository *repo, const struct ingest_co
 }
 
 int repo_measured_changes(struct strbuf *paths, size_t *n, const char *repo_dir,
-			  const struct ingest_config *cfg, struct bl_error *err)
+			  const struct config *cfg, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	git_status_list *list = NULL;
@@ -706,7 +682,7 @@ done:
 	return ret;
 }
 
-int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_read_head(struct repo_head *out, const char *repo_dir, const struct config *cfg,
 		   struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -753,7 +729,7 @@ struct repo {
 	int worktree_lock; /* flock on .benchline/worktrees/.lock, -1 until repo_worktree */
 };
 
-int repo_open(struct repo **out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_open(struct repo **out, const char *repo_dir, const struct config *cfg,
 	      struct bl_error *err)
 {
 	struct repo *r = xcalloc(1, sizeof(*r));
@@ -1310,6 +1286,42 @@ done:
 	strbuf_release(&path);
 	strbuf_release(&name);
 	strbuf_release(&what);
+	return ret;
+}
+
+int repo_source_first_commit(char sha_out[41], struct repo *r, const char *commit_sha,
+			     struct bl_error *err)
+{
+	git_commit *c = NULL;
+	char source[41], parent_source[41];
+	git_oid oid;
+	int ret;
+
+	if (git_oid_fromstr(&oid, commit_sha) < 0)
+		return bl_error_set(err, BL_EINVALID, "not a commit id: '%s'", commit_sha);
+	if (git_commit_lookup(&c, r->repo, &oid) < 0)
+		return git_fail(err, BL_EGIT, "cannot read a commit");
+	if ((ret = commit_source(source, r, c, err)))
+		goto done;
+	while (git_commit_parentcount(c) > 0) {
+		git_commit *parent = NULL;
+		if (git_commit_parent(&parent, c, 0) < 0) {
+			ret =
+			    git_fail_shallow(err, r->repo, BL_EGIT, "cannot read a parent commit");
+			goto done;
+		}
+		if ((ret = commit_source(parent_source, r, parent, err)) ||
+		    strcmp(parent_source, source)) {
+			git_commit_free(parent);
+			break;
+		}
+		git_commit_free(c);
+		c = parent;
+	}
+	if (!ret)
+		git_oid_tostr(sha_out, 41, git_commit_id(c));
+done:
+	git_commit_free(c);
 	return ret;
 }
 

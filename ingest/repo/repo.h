@@ -1,5 +1,5 @@
 /*
- * repo: everything benchline asks of git, through libgit2: the source hash of a revision
+ * repo: everything benchline asks of git, through libgit2 (repo.c): the source hash of a revision
  * (§3), what HEAD is, main's first-parent history synced into the store, merge bases, files at
  * a revision and lazy first-parent walks for the gate, all read-only; docs/source-hash.md
  * explains the hash. The one writer is the re-bench's worktrees under .benchline/ (§9): they
@@ -15,20 +15,20 @@
 #include "common/common.h"
 
 struct store;
-struct ingest_config;
+struct config;
 
 /*
  * Source hash (§3) of each revision: out_hashes[i] and out_commits[i] receive 40 hex digits
  * each. Opens the repository read-only; never writes to it.
  */
 int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			  const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
+			  const struct config *cfg, const char *const *revs, size_t nrevs,
 			  struct bl_error *err);
 
 /* Top-level paths of HEAD that are in neither list (§3). *out is a NULL-terminated array the
  * caller frees with strings_free. */
-int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			    const struct ingest_config *cfg, struct bl_error *err);
+int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir, const struct config *cfg,
+			    struct bl_error *err);
 
 /* What HEAD of a repository is, for records whose format does not say (--repo). */
 struct repo_head {
@@ -38,13 +38,13 @@ struct repo_head {
 	double committed_at;
 	int dirty; /* the measured paths differ from HEAD in the index or working tree */
 };
-int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_read_head(struct repo_head *out, const char *repo_dir, const struct config *cfg,
 		   struct bl_error *err);
 /* How many paths under the measured ones differ from HEAD in the index or the working tree
  * (repo_head's dirty), in *n; the first five appended to paths ("bench.c, src/a.c and 3
  * more"). */
 int repo_measured_changes(struct strbuf *paths, size_t *n, const char *repo_dir,
-			  const struct ingest_config *cfg, struct bl_error *err);
+			  const struct config *cfg, struct bl_error *err);
 
 struct repo_sync_result {
 	size_t walked;	  /* commits read from the repository in this run */
@@ -57,7 +57,7 @@ struct repo_sync_result {
 /* Walks main's first-parent history into the store, only commits not already there (§3),
  * then refreshes every run's not-main tag. */
 int repo_sync(struct repo_sync_result *out, struct store *st, const char *repo_dir,
-	      const struct ingest_config *cfg, struct bl_error *err);
+	      const struct config *cfg, struct bl_error *err);
 
 /* The pull request number a subject names ("... (#123)" or "Merge pull request #123"),
  * else 0. */
@@ -69,7 +69,7 @@ long repo_pr_from_subject(const char *subject);
  * lazily, one source hash at a time.
  */
 struct repo;
-int repo_open(struct repo **out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_open(struct repo **out, const char *repo_dir, const struct config *cfg,
 	      struct bl_error *err);
 void repo_free(struct repo *r);
 /* Resolves rev (NULL: the main branch, §3) to a commit and its source hash; name_out (may be
@@ -132,6 +132,13 @@ struct repo_commit {
 int repo_first_parent_range(struct repo_commit **out, size_t *nr, struct repo *r,
 			    const char *good_sha, const char *bad_sha, struct bl_error *err);
 
+/* The commit that made commit_sha's source (§10, as bisection pins a step): walking back from
+ * commit_sha along first parents while the parent has the same source hash, the last commit
+ * reached (commit_sha itself when its parent's source differs; the root ends the walk). So a
+ * docs-only commit on top of a change gives the change. sha_out receives 40 hex digits. */
+int repo_source_first_commit(char sha_out[41], struct repo *r, const char *commit_sha,
+			     struct bl_error *err);
+
 /* A commit's first-parent history as distinct source hashes, newest first. */
 struct repo_history;
 int repo_history_open(struct repo_history **out, struct repo *r, const char *commit_sha,
@@ -141,11 +148,5 @@ int repo_history_open(struct repo_history **out, struct repo *r, const char *com
 int repo_history_get(const char **source_out, const char **commit_out, struct repo_history *h,
 		     size_t i, struct bl_error *err);
 void repo_history_free(struct repo_history *h);
-
-/* Starts libgit2 once per process (thread-safe), for code of the room's users that calls it
- * directly (benchline.json read from HEAD); every repo_* function that opens a repository
- * starts it itself. repo_libgit2_shutdown at exit stops it if it was started. */
-void repo_libgit2_init(void);
-void repo_libgit2_shutdown(void);
 
 #endif

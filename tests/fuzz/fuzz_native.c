@@ -11,6 +11,7 @@
 
 #include "common/common.h"
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -156,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size)
 		memcpy(text, data, size);
-	if (ingest_parse_native(&batch, "fuzz.json", text, size, &err)) {
+	if (adapters_parse_native(&batch, "fuzz.json", text, size, &err)) {
 		/* a failure appends nothing and always says where */
 		if (batch.nr || strncmp(err.msg.buf, "fuzz.json:", 10))
 			abort();

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "ingest/adapters/adapters.h"
 #include "ingest/push/push.h"
 
 static void the_delays_double_from_the_base(void **state)
@@ -375,7 +376,7 @@ static void a_batch_becomes_one_record_a_line_with_its_source_hash(void **state)
 	struct bl_error err = BL_ERROR_INIT;
 	(void)state;
 
-	assert_int_equal(ingest_parse_native(&batch, "t", text, strlen(text), &err), 0);
+	assert_int_equal(adapters_parse_native(&batch, "t", text, strlen(text), &err), 0);
 	assert_int_equal(batch.nr, 2);
 	/* What the intake does for a record that carried only its commit. */
 	memcpy(batch.records[0].source_hash, "1111111111111111111111111111111111111111", 41);
@@ -386,7 +387,7 @@ static void a_batch_becomes_one_record_a_line_with_its_source_hash(void **state)
 	assert_non_null(strstr(body.buf, batch.records[1].raw));
 	assert_int_equal(body.buf[body.len - 1], '\n');
 	/* What the server reads back is the same records, the second the same run. */
-	assert_int_equal(ingest_parse_native(&again, "request", body.buf, body.len, &err), 0);
+	assert_int_equal(adapters_parse_native(&again, "request", body.buf, body.len, &err), 0);
 	assert_int_equal(again.nr, 2);
 	assert_string_equal(again.records[0].source_hash, batch.records[0].source_hash);
 	assert_string_equal(again.records[1].digest, batch.records[1].digest);

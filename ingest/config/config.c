@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ingest/ingest.h"
-#include "ingest/adapters/adapters.h"
+#include "ingest/config/config.h"
 
 /* Largest benchline.json read. */
 #define CONFIG_MAX_FILE ((size_t)1 << 20)
@@ -24,19 +23,22 @@
 #define CONFIG_MAX_PROCESSES 1000
 #define CONFIG_NAME	     "benchline.json"
 
-void ingest_config_init(struct ingest_config *cfg)
+void config_init(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->noisy_limit = INGEST_NOISY_LIMIT;
-	cfg->min_samples = INGEST_MIN_SAMPLES;
+	cfg->noisy_limit = CONFIG_NOISY_LIMIT;
+	cfg->min_samples = CONFIG_MIN_SAMPLES;
 	cfg->cpu_load_pct = 10;
 	cfg->gpu_load_pct = 10;
-	cfg->bench_build_timeout = INGEST_BENCH_TIMEOUT;
-	cfg->bench_run_timeout = INGEST_BENCH_TIMEOUT;
-	cfg->bench_processes = INGEST_BENCH_PROCESSES;
+	cfg->bench_build_timeout = CONFIG_BENCH_TIMEOUT;
+	cfg->bench_run_timeout = CONFIG_BENCH_TIMEOUT;
+	cfg->bench_processes = CONFIG_BENCH_PROCESSES;
+	cfg->counter_tolerance = CONFIG_COUNTER_TOLERANCE;
+	cfg->counter_floor = CONFIG_COUNTER_FLOOR;
+	cfg->harness_version = -1;
 }
 
-void ingest_config_release(struct ingest_config *cfg)
+void config_release(struct config *cfg)
 {
 	strings_free(cfg->measured_paths, cfg->n_measured);
 	strings_free(cfg->unmeasured_paths, cfg->n_unmeasured);
@@ -58,9 +60,10 @@ void ingest_config_release(struct ingest_config *cfg)
 	json_decref(cfg->ladders);
 	free(cfg->bench_build);
 	free(cfg->bench_run);
+	free(cfg->counters_run);
 	free(cfg->bench_format);
 	strings_free(cfg->bench_artifacts, cfg->n_bench_artifacts);
-	ingest_config_init(cfg);
+	config_init(cfg);
 }
 
 static int type_error(struct bl_error *err, const char *name, const char *key, const char *what)
@@ -68,9 +71,84 @@ static int type_error(struct bl_error *err, const char *name, const char *key, c
 	return bl_error_set(err, BL_ECONFIG, "%s: %s: %s", name, key, what);
 }
 
+/*
+ * Every key benchline.json may hold, by its dotted path ("machines.*" stands for any machine's
+ * name): what a misspelt key is compared with. A key the parsers below take must be listed
+ * here too (t0230 compares the two).
+ */
+static const char *const known_keys[] = {
+    "measured_paths",
+    "unmeasured_paths",
+    "main_branch",
+    "machine",
+    "harness_version",
+    "server",
+    "repo_url",
+    "token_file",
+    "metrics",
+    "primary_metric",
+    "counted_tolerance",
+    "ladders",
+    "quiet",
+    "quiet.max_p95_ratio",
+    "quiet.cpu_load_pct",
+    "quiet.gpu_load_pct",
+    "quiet.processes",
+    "quiet.min_samples",
+    "quiet.counter_floor",
+    "quiet.transient_records",
+    "machines",
+    "machines.*.keep",
+    "gate",
+    "gate.limit",
+    "gate.overrides",
+    "gate.counter_tolerance",
+    "gate.exclude",
+    "bench",
+    "bench.build",
+    "bench.build_timeout",
+    "bench.run",
+    "bench.run_timeout",
+    "bench.format",
+    "bench.processes",
+    "bench.counters",
+    "bench.artifacts",
+    "bench.counters.run",
+    "bench.counters.tool",
+};
+
+/* "; did you mean 'quiet.cpu_load_pct'?" for a key (a dotted path) near one of its object's
+ * known keys, nothing when none is near. */
+static void suggest_key(struct strbuf *hint, const char *key)
+{
+	const char *names[sizeof(known_keys) / sizeof(known_keys[0])];
+	const char *last = strrchr(key, '.'), *parent = "machines.*";
+	size_t n = 0, plen = last ? (size_t)(last - key) : 0, skip = plen ? plen + 1 : 0;
+	struct strbuf prefix = STRBUF_INIT;
+	/* a machine's own object: machines.NAME.KEY (NAME may hold dots) */
+	if (plen > 9 && !strncmp(key, "machines.", 9))
+		plen = strlen(parent);
+	else
+		parent = key;
+	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++) {
+		const char *k = known_keys[i], *dot = strrchr(k, '.');
+		size_t klen = dot ? (size_t)(dot - k) : 0;
+		if (klen == plen && !strncmp(k, parent, plen))
+			names[n++] = dot ? dot + 1 : k;
+	}
+	strbuf_add(&prefix, key, skip);
+	strbuf_add_suggestion(hint, prefix.buf, key + skip, strlen(key + skip), names, n);
+	strbuf_release(&prefix);
+}
+
 static int unknown_key(struct bl_error *err, const char *name, const char *key)
 {
-	return bl_error_set(err, BL_ECONFIG, "%s: %s: unknown key", name, key);
+	struct strbuf hint = STRBUF_INIT;
+	int ret;
+	suggest_key(&hint, key);
+	ret = bl_error_set(err, BL_ECONFIG, "%s: %s: unknown key%s", name, key, hint.buf);
+	strbuf_release(&hint);
+	return ret;
 }
 
 static int is_string_array(const json_t *v)
@@ -166,7 +244,7 @@ static int parse_string(char **out, const json_t *v, const char *name, const cha
 	return 0;
 }
 
-static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const char *name,
+static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name,
 		       struct bl_error *err)
 {
 	const char *key;
@@ -212,10 +290,17 @@ static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const cha
 			}
 		} else if (!strcmp(key, "min_samples")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
-			if (x < 1 || x > INGEST_MAX_SAMPLES)
+			if (x < 1 || x > CONFIG_MAX_MIN_SAMPLES)
 				return type_error(err, name, "quiet.min_samples",
 						  "expected an integer from 1 to 1000000");
 			cfg->min_samples = (int64_t)x;
+		} else if (!strcmp(key, "counter_floor")) {
+			if (!json_is_number(v) || !(json_number_value(v) > 0) ||
+			    json_number_value(v) > 100)
+				return type_error(
+				    err, name, "quiet.counter_floor",
+				    "expected a percentage above 0, at most 100 (0.5 is 0.5%)");
+			cfg->counter_floor = json_number_value(v) / 100;
 		} else if (!strcmp(key, "transient_records")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
 			if (x < 1 || x > 8)
@@ -246,7 +331,7 @@ static int is_machine_name(const char *s)
 	return 1;
 }
 
-static int parse_machines(struct ingest_config *cfg, const json_t *machines, const char *name,
+static int parse_machines(struct config *cfg, const json_t *machines, const char *name,
 			  struct bl_error *err)
 {
 	struct strbuf k = STRBUF_INIT;
@@ -326,7 +411,7 @@ static int parse_pct_map(char ***names, double **pcts, size_t *nr, const json_t 
 	return 0;
 }
 
-static int parse_gate(struct ingest_config *cfg, const json_t *gate, const char *name,
+static int parse_gate(struct config *cfg, const json_t *gate, const char *name,
 		      struct bl_error *err)
 {
 	const char *key;
@@ -338,7 +423,7 @@ static int parse_gate(struct ingest_config *cfg, const json_t *gate, const char 
 		int ret = 0;
 		if (!strcmp(key, "limit")) {
 			if (!json_is_number(v) || !(json_number_value(v) > 1) ||
-			    json_number_value(v) > INGEST_LIMIT_MAX)
+			    json_number_value(v) > CONFIG_LIMIT_MAX)
 				return type_error(
 				    err, name, "gate.limit",
 				    "expected a ratio above 1 and at most 10 (1.02 lets "
@@ -347,6 +432,12 @@ static int parse_gate(struct ingest_config *cfg, const json_t *gate, const char 
 		} else if (!strcmp(key, "overrides")) {
 			ret = parse_pct_map(&cfg->gate_override_globs, &cfg->gate_override_pct,
 					    &cfg->n_gate_overrides, v, name, "gate.overrides", err);
+		} else if (!strcmp(key, "counter_tolerance")) {
+			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			    json_number_value(v) > 1000)
+				return type_error(err, name, "gate.counter_tolerance",
+						  "expected a percentage from 0 to 1000 (1 is 1%)");
+			cfg->counter_tolerance = json_number_value(v) / 100;
 		} else if (!strcmp(key, "exclude")) {
 			size_t i;
 			json_t *item;
@@ -397,8 +488,41 @@ static int parse_seconds(double *out, const json_t *v, const char *name, const c
 	return 0;
 }
 
+/* "bench.counters" (§9.6): {"run": COMMAND, "tool": "callgrind"}. */
+static int parse_counters(struct config *cfg, const json_t *v, const char *name,
+			  struct bl_error *err)
+{
+	const char *key;
+	json_t *x;
+	if (!json_is_object(v))
+		return type_error(err, name, "bench.counters",
+				  "expected an object: {\"run\": COMMAND}");
+	json_object_foreach((json_t *)v, key, x)
+	{
+		int ret;
+		if (!strcmp(key, "run")) {
+			if ((ret = parse_string(&cfg->counters_run, x, name, "bench.counters.run",
+						err)))
+				return ret;
+		} else if (!strcmp(key, "tool")) {
+			if (!json_is_string(x) || strcmp(json_string_value(x), "callgrind"))
+				return type_error(err, name, "bench.counters.tool",
+						  "expected \"callgrind\" (the only tool for now)");
+		} else {
+			struct strbuf at = STRBUF_INIT;
+			strbuf_addf(&at, "bench.counters.%s", key);
+			ret = unknown_key(err, name, at.buf);
+			strbuf_release(&at);
+			return ret;
+		}
+	}
+	if (!cfg->counters_run)
+		return type_error(err, name, "bench.counters.run", "missing: the command to count");
+	return 0;
+}
+
 /* "bench" (§9): how the re-bench builds a commit's worktree and runs its benchmarks. */
-static int parse_bench(struct ingest_config *cfg, const json_t *bench, const char *name,
+static int parse_bench(struct config *cfg, const json_t *bench, const char *name,
 		       struct bl_error *err)
 {
 	struct strbuf at = STRBUF_INIT;
@@ -420,12 +544,16 @@ static int parse_bench(struct ingest_config *cfg, const json_t *bench, const cha
 		} else if (!strcmp(key, "run_timeout")) {
 			ret = parse_seconds(&cfg->bench_run_timeout, v, name, at.buf, err);
 		} else if (!strcmp(key, "format")) {
-			if (!json_is_string(v) || !adapters_format_known(json_string_value(v)))
-				ret = type_error(err, name, at.buf,
-						 "expected a format: auto, benchline, bmf, gbench, "
-						 "hyperfine, pytest, gotest or criterion");
-			else
+			enum result_format f;
+			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v))) {
+				struct strbuf what = STRBUF_INIT;
+				strbuf_addstr(&what, "expected a format: ");
+				result_format_list(&what);
+				ret = type_error(err, name, at.buf, what.buf);
+				strbuf_release(&what);
+			} else {
 				ret = parse_string(&cfg->bench_format, v, name, at.buf, err);
+			}
 		} else if (!strcmp(key, "processes")) {
 			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 			    json_integer_value(v) > CONFIG_MAX_PROCESSES)
@@ -434,6 +562,8 @@ static int parse_bench(struct ingest_config *cfg, const json_t *bench, const cha
 						   at.buf, CONFIG_MAX_PROCESSES);
 			else
 				cfg->bench_processes = (long)json_integer_value(v);
+		} else if (!strcmp(key, "counters")) {
+			ret = parse_counters(cfg, v, name, err);
 		} else if (!strcmp(key, "artifacts")) {
 			if ((ret = parse_strings(&cfg->bench_artifacts, &cfg->n_bench_artifacts, v,
 						 name, at.buf, err)))
@@ -459,7 +589,7 @@ done:
 	return ret;
 }
 
-static int parse_object(struct ingest_config *cfg, const json_t *root, const char *name,
+static int parse_object(struct config *cfg, const json_t *root, const char *name,
 			struct bl_error *err)
 {
 	const char *key;
@@ -480,6 +610,13 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 			if (!ret && !is_machine_name(cfg->machine))
 				ret = type_error(err, name, key,
 						 "not a machine name ([A-Za-z0-9._-]{1,64})");
+		} else if (!strcmp(key, "harness_version")) {
+			ret = 0;
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				ret =
+				    type_error(err, name, key, "expected an integer of 0 or more");
+			else
+				cfg->harness_version = (int64_t)json_integer_value(v);
 		} else if (!strcmp(key, "server")) {
 			ret = parse_string(&cfg->server, v, name, key, err);
 			if (!ret && strncmp(cfg->server, "http://", 7) &&
@@ -540,14 +677,14 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 	return 0;
 }
 
-int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
-			struct bl_error *err)
+int config_parse(struct config *cfg, const char *name, const char *text, size_t len,
+		 struct bl_error *err)
 {
 	json_error_t jerr;
 	json_t *root;
 	int ret;
 
-	ingest_config_init(cfg);
+	config_init(cfg);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		if (jerr.line > 0)
@@ -561,7 +698,7 @@ int ingest_config_parse(struct ingest_config *cfg, const char *name, const char 
 		ret = parse_object(cfg, root, name, err);
 	json_decref(root);
 	if (ret)
-		ingest_config_release(cfg);
+		config_release(cfg);
 	return ret;
 }
 
@@ -615,16 +752,16 @@ static int same_dir(const char *a, const char *b)
 	return same;
 }
 
-int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct bl_error *err)
+int config_load(struct config *cfg, const char *repo_dir, struct bl_error *err)
 {
 	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
 	git_repository *repo = NULL;
 	const char *root = repo_dir;
 	int found = 0, ret;
 
-	ingest_config_init(cfg);
+	config_init(cfg);
 	/* The file sits at the working tree's root, which may be above repo_dir. */
-	repo_libgit2_init();
+	libgit2_start();
 	if (git_repository_open_ext(&repo, repo_dir, 0, NULL) == 0) {
 		root = git_repository_workdir(repo);
 		if (root && same_dir(root, repo_dir))
@@ -646,7 +783,7 @@ int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct b
 	}
 	if (ret || !found)
 		goto done;
-	if ((ret = ingest_config_parse(cfg, path.buf, text.buf, text.len, err)))
+	if ((ret = config_parse(cfg, path.buf, text.buf, text.len, err)))
 		goto done;
 	cfg->path = strbuf_detach(&path, NULL);
 done:
@@ -656,32 +793,145 @@ done:
 	return ret;
 }
 
-int ingest_config_machine(struct strbuf *out, const char *flag, const struct ingest_config *cfg,
-			  struct bl_error *err)
+int config_load_checkout(struct config *cfg, struct strbuf *root, const char *repo,
+			 struct bl_error *err)
 {
-	char host[256];
-	if (flag) {
-		if (!is_machine_name(flag))
-			return bl_error_set(err, BL_EINVALID,
-					    "invalid machine name '%s' (expected "
-					    "[A-Za-z0-9._-]{1,64})",
-					    flag);
-		strbuf_addstr(out, flag);
-		return 0;
+	git_repository *r = NULL;
+	const char *workdir;
+	size_t len;
+	int ret;
+
+	config_init(cfg);
+	if (repo) {
+		strbuf_addstr(root, repo);
+		return config_load(cfg, repo, err);
 	}
-	if (cfg && cfg->machine) {
-		strbuf_addstr(out, cfg->machine);
+	/* The repository holding the current directory, if any: a directory outside every
+	 * repository has no checkout, and its own benchline.json is not read. */
+	libgit2_start();
+	ret = git_repository_open_ext(&r, ".", 0, NULL);
+	if (ret == GIT_ENOTFOUND)
 		return 0;
+	if (ret < 0) {
+		const git_error *e = git_error_last();
+		return bl_error_set(err, BL_EGIT, "cannot open the repository of '.': %s",
+				    e && e->message ? e->message : "unknown error");
 	}
-	if (gethostname(host, sizeof(host)) < 0)
-		return bl_error_set(err, BL_EIO, "cannot read the host name: give --machine");
-	host[sizeof(host) - 1] = '\0';
-	if (!is_machine_name(host))
+	workdir = git_repository_workdir(r);
+	if (!workdir)
+		workdir = git_repository_path(r); /* bare: the repository itself */
+	for (len = strlen(workdir); len > 1 && workdir[len - 1] == '/'; len--)
+		;
+	strbuf_add(root, workdir, len);
+	git_repository_free(r);
+	return config_load(cfg, root->buf, err);
+}
+
+/* A machine name checked, or the error naming where it came from. */
+static int check_machine(const char *name, enum config_from from, const struct config *cfg,
+			 struct bl_error *err)
+{
+	if (is_machine_name(name))
+		return 0;
+	switch (from) {
+	case CONFIG_FROM_FLAG:
+		return bl_error_set(err, BL_EINVALID,
+				    "invalid machine name '%s' (expected [A-Za-z0-9._-]{1,64})",
+				    name);
+	case CONFIG_FROM_HOST:
 		return bl_error_set(
 		    err, BL_EINVALID,
 		    "the host name '%s' is not a machine name ([A-Za-z0-9._-]{1,64}): "
 		    "give --machine or set \"machine\" in benchline.json",
-		    host);
-	strbuf_addstr(out, host);
+		    name);
+	default: /* benchline.json's is checked when it is read */
+		return bl_error_set(err, BL_ECONFIG, "%s: machine: '%s' is not a machine name",
+				    cfg && cfg->path ? cfg->path : CONFIG_NAME, name);
+	}
+}
+
+int config_resolve(struct config_settings *out, const struct config_flags *flags,
+		   const struct config *cfg, unsigned how, struct bl_error *err)
+{
+	const char *machine = NULL;
+	char host[256];
+
+	memset(out, 0, sizeof(*out));
+	if (flags->machine) {
+		machine = flags->machine;
+		out->machine_from = CONFIG_FROM_FLAG;
+	} else if (cfg && cfg->machine) {
+		machine = cfg->machine;
+		out->machine_from = CONFIG_FROM_FILE;
+	} else if (how & CONFIG_HOST_MACHINE) {
+		if (gethostname(host, sizeof(host)) < 0)
+			return bl_error_set(err, BL_EIO,
+					    "cannot read the host name: give --machine or set "
+					    "\"machine\" in benchline.json");
+		host[sizeof(host) - 1] = '\0';
+		machine = host;
+		out->machine_from = CONFIG_FROM_HOST;
+	}
+	if (machine) {
+		int ret = check_machine(machine, out->machine_from, cfg, err);
+		if (ret)
+			return ret;
+		memcpy(out->machine, machine, strlen(machine) + 1); /* at most 64 bytes */
+	}
+
+	if (flags->harness_version >= 0) {
+		out->harness_version = flags->harness_version;
+		out->harness_from = CONFIG_FROM_FLAG;
+	} else if (cfg && cfg->harness_version >= 0) {
+		out->harness_version = cfg->harness_version;
+		out->harness_from = CONFIG_FROM_FILE;
+	} else {
+		out->harness_version = CONFIG_HARNESS_VERSION;
+		out->harness_from = CONFIG_FROM_DEFAULT;
+	}
+
+	if (flags->format) {
+		out->format = flags->format;
+		out->format_from = CONFIG_FROM_FLAG;
+	} else if ((how & CONFIG_BENCH_FORMAT) && cfg && cfg->bench_format) {
+		out->format = cfg->bench_format;
+		out->format_from = CONFIG_FROM_FILE;
+	} else {
+		out->format = "auto";
+		out->format_from = CONFIG_FROM_DEFAULT;
+	}
 	return 0;
+}
+
+void config_from_phrase(struct strbuf *out, enum config_from from, const char *flag,
+			const char *key, const struct config *cfg)
+{
+	switch (from) {
+	case CONFIG_FROM_FLAG:
+		strbuf_addstr(out, flag);
+		break;
+	case CONFIG_FROM_FILE:
+		strbuf_addf(out, "\"%s\" in %s", key, cfg && cfg->path ? cfg->path : CONFIG_NAME);
+		break;
+	case CONFIG_FROM_HOST:
+		strbuf_addstr(out, "the host name");
+		break;
+	case CONFIG_FROM_DEFAULT:
+		strbuf_addstr(out, "the default");
+		break;
+	case CONFIG_FROM_NONE:
+		strbuf_addstr(out, "nowhere");
+		break;
+	}
+}
+
+int config_machine(struct strbuf *out, const char *flag, const struct config *cfg,
+		   struct bl_error *err)
+{
+	struct config_flags flags = {flag, -1, NULL};
+	struct config_settings s;
+	int ret = config_resolve(&s, &flags, cfg, CONFIG_HOST_MACHINE, err);
+	if (!ret)
+		strbuf_addstr(out, s.machine);
+	return ret;
 }
