@@ -90,6 +90,19 @@ test_expect '--lock-timeout: a writer waits that long, says so while it waits, t
 	bl --lock-timeout=3 ingest few.jsonl >out &&
 	test "$(wc -l <out)" = 3
 '
+test_expect 'a writer past the first 2 s says it is waiting, and stores once the lock is let go' '
+	hold_lock || exit 1
+	native_lines 4 120 m5 >more.jsonl
+	{ bl ingest more.jsonl >out 2>err; echo $? >rc; } &
+	i=0
+	until grep -q "^benchline: waiting for the write lock of .*(at most 300; --lock-timeout)$" err 2>/dev/null; do
+		i=$((i + 1)); [ $i -le 300 ] || break; sleep 0.1
+	done
+	release_lock; wait
+	test "$(cat rc)" = 0 &&
+	grep -q "^benchline: waiting for the write lock of .*, held by another writer ([0-9]* s of at most 300; --lock-timeout)$" err &&
+	test "$(wc -l <out)" = 4
+'
 test_expect '--lock-timeout takes 1 to 86400 seconds' '
 	for t in 0 -1 x 86401 nan; do
 		expect_exit 2 bl --lock-timeout "$t" records 2>err &&
@@ -115,7 +128,7 @@ test_expect 'pushes and a detect during a long ingest wait and succeed' '
 	test "$ok" = 6 &&
 	test "$(cat rc)" = 0 &&
 	! grep -l "locked\|503" push*.err detect*.err &&
-	test "$(runs)" = $((3000 + 3 + 20000 + 15)) &&
+	test "$(runs)" = $((3000 + 3 + 4 + 20000 + 15)) &&
 	test ! -e none.db
 '
 
