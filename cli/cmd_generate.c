@@ -62,7 +62,7 @@ static int manpage(struct strbuf *out, struct bl_error *err)
 	    "benchline \\- a benchmark history database and regression detector\n"
 	    ".SH SYNOPSIS\n"
 	    ".B benchline\n"
-	    "[\\-\\-db FILE] [\\-\\-version] COMMAND [ARGS]\n"
+	    "[\\-\\-db FILE] [\\-\\-lock\\-timeout SECONDS] [\\-\\-version] COMMAND [ARGS]\n"
 	    ".SH DESCRIPTION\n"
 	    "benchline keeps every benchmark run keyed by what it measured, in one SQLite "
 	    "database, tags the runs that should not be trusted, finds the records that step "
@@ -71,7 +71,9 @@ static int manpage(struct strbuf *out, struct bl_error *err)
 	    "pull request, and serves charts and a JSON API.\n"
 	    ".PP\n"
 	    "Every command works on one database: \\-\\-db FILE, else $BENCHLINE_DB, else "
-	    "./benchline.db. Options take their value as the next argument or after '=' "
+	    "./benchline.db. A command that writes waits up to \\-\\-lock\\-timeout seconds "
+	    "(300) for another writer's lock, saying so on stderr. Options take their value as the "
+	    "next argument or after '=' "
 	    "(\\-\\-db=x.db); \\-\\- ends the options. Messages go to stderr as 'benchline: "
 	    "MESSAGE'; listings go to stdout, and every listing takes \\-\\-json.\n"
 	    ".SH COMMANDS\n",
@@ -102,13 +104,13 @@ static int completion(struct strbuf *out, struct bl_error *err)
 			   "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd= subs= opts= i\n"
 			   "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
 			   "\t\tcase ${COMP_WORDS[i]} in\n"
-			   "\t\t--db) ((i++)) ;;\n"
+			   "\t\t--db | --lock-timeout) ((i++)) ;;\n"
 			   "\t\t-*) ;;\n"
 			   "\t\t*) cmd=${COMP_WORDS[i]}; break ;;\n"
 			   "\t\tesac\n"
 			   "\tdone\n"
 			   "\tif [ -z \"$cmd\" ]; then\n"
-			   "\t\tCOMPREPLY=($(compgen -W '--db --version --help");
+			   "\t\tCOMPREPLY=($(compgen -W '--db --lock-timeout --version --help");
 	add_command_names(out);
 	strbuf_addstr(out, "' -- \"$cur\"))\n"
 			   "\t\treturn\n"

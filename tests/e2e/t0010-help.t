@@ -148,6 +148,7 @@ test_expect 'the man page has a section for every command, from the same tables'
 		grep -qF ".SS \"benchline $roff\"" benchline.1 || { echo "no section for $c"; exit 1; }
 	done <commands &&
 	grep -qF "[\\-\\-ratchet REF]" benchline.1 &&
+	grep -qF "[\\-\\-lock\\-timeout SECONDS]" benchline.1 &&
 	bl generate manpage gate >gate.1 &&
 	grep -q "^\.SS \"benchline gate\"$" gate.1 &&
 	! grep -q "$(printf "\302\247")" benchline.1
@@ -169,12 +170,14 @@ if command -v bash >/dev/null 2>&1; then
 		c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _benchline; echo "${COMPREPLY[*]}"; }
 		c benchline susp
 		c benchline --db x.db ser
+		c benchline --lock-timeout 60 ser
+		c benchline --lock
 		c benchline gate --rat
 		c benchline ladder d
 		c benchline import-baseline --verb
 		EOF
 		bash complete.sh >actual &&
-		printf "%s\n" suspects "series serve" --ratchet derive --verbose >expect &&
+		printf "%s\n" suspects "series serve" "series serve" --lock-timeout --ratchet derive --verbose >expect &&
 		test_cmp expect actual
 	'
 fi
