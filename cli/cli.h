@@ -315,11 +315,7 @@ double cli_monotonic_s(void);
 void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
 
-struct detect_options;
 struct config;
-/* The judged metrics, their ladders and quiet.transient_records of benchline.json (cfg) into
- * opts, as `detect --repo` and `sweep` judge. */
-void cli_detect_options(struct detect_options *opts, const struct config *cfg);
 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);

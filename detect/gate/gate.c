@@ -431,12 +431,10 @@ done:
 	return ret;
 }
 
-/* The value a metric is judged by: the median of a timed one, else its value. */
+/* A stored metric's judged value (metric_judged_value). */
 static double metric_value(const struct store_record_metric *m)
 {
-	if (m->kind == METRIC_TIMED)
-		return !isnan(m->median) ? m->median : m->value;
-	return m->value;
+	return metric_judged_value(m->kind, m->median, m->value);
 }
 
 static int matches(const char *glob, const char *benchmark, const char *metric)
