@@ -123,6 +123,9 @@ void cli_suggest_command(struct strbuf *hint, const char *typed);
 int cli_run_help(const struct cli_command *cmd, const char *db_path, enum cli_help help);
 /* Prints err's message and returns 2 (the error exit status). */
 int cli_fail(const struct bl_error *err);
+/* The same for a command that measures: EXIT_CANNOT_BUILD when ret is BL_EBUILD (a revision
+ * that does not build, §9.3), else 2. */
+int cli_fail_measure(int ret, const struct bl_error *err);
 void cli_list_release(struct cli_list *l);
 
 /* The exit status of a pushing command whose bodies were not all acknowledged, but each is
@@ -251,6 +254,10 @@ typedef int (*cli_intake_mark_fn)(struct ingest_batch *batch, const char *file,
 				  struct bl_error *err);
 int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,
 		     cli_intake_mark_fn mark);
+/* The whole of a command that takes the intake's options and files (ingest, import-baseline):
+ * parses them, says none when no file is given, runs cli_intake_files with mark. */
+int cli_intake_command(int argc, const char **argv, struct cli_ctx *ctx, const char *none,
+		       cli_intake_mark_fn mark);
 
 /*
  * A text table: each column as wide as its widest cell, two spaces between columns. align

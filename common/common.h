@@ -57,6 +57,11 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* A line about a step of long work ("alert 3: re-benching ...", "the machine is busy ...")
+ * formatted and handed to the caller's note callback (fn NULL: nothing): how use cases, which
+ * never print, tell the command line or the server what they do (common/strbuf.c). */
+void bl_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Appends a JSON string literal (quoted and escaped) for s. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
