@@ -217,7 +217,7 @@ static int read_text_rest(struct strbuf *text, size_t *nul, int fd, const char *
 			  struct bl_error *err)
 {
 	const char *at = memchr(text->buf, '\0', text->len);
-	ssize_t n;
+	ssize_t n = 0;
 
 	*nul = at ? (size_t)(at - text->buf) : (size_t)-1;
 	while (*nul == (size_t)-1 && (n = read_once(text, fd, READ_CHUNK, path, err)) > 0) {
