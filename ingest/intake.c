@@ -22,32 +22,68 @@ void ingest_intake_init(struct ingest_intake *in, const struct ingest_parsers *p
 {
 	memset(in, 0, sizeof(*in));
 	in->parsers = parsers;
-	in->format = "auto";
 	in->harness_version = -1;
 	in->no_hash_hint = "give --repo to compute it";
 	config_init(&in->cfg);
+	strbuf_init(&in->checkout, 0);
 }
 
 void ingest_intake_release(struct ingest_intake *in)
 {
 	config_release(&in->cfg);
+	strbuf_release(&in->checkout);
+}
+
+/* benchline.json: repo's, else settings_dir's, else (FILES, MEASURE) the checkout's holding
+ * the current directory, whose HEAD a MEASURE takes too. */
+static int load_settings(struct ingest_intake *in, struct bl_error *err)
+{
+	const char *dir = in->repo ? in->repo : in->settings_dir;
+	int ret;
+	if (dir)
+		return config_load(&in->cfg, dir, err);
+	if (in->settings == INGEST_SETTINGS_GIVEN)
+		return 0;
+	if ((ret = config_load_checkout(&in->cfg, &in->checkout, NULL, err)) || !in->checkout.len)
+		return ret;
+	if (in->settings == INGEST_SETTINGS_MEASURE)
+		in->repo = in->checkout.buf;
+	else
+		in->settings_dir = in->checkout.buf;
+	return 0;
 }
 
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 {
-	const char *settings = in->repo ? in->repo : in->settings_dir;
 	enum result_format f;
 	int ret;
 
-	if (result_format_parse(&f, in->format))
-		return bl_error_set(err, BL_EINVALID,
-				    "unknown format '%s' (auto, benchline, bmf, gbench, hyperfine, "
-				    "pytest, gotest, criterion)",
-				    in->format);
 	if (in->harness_version < -1)
 		return bl_error_set(err, BL_EINVALID, "--harness-version must be 0 or more");
-	if (settings && (ret = config_load(&in->cfg, settings, err)))
+	if ((ret = load_settings(in, err)))
 		return ret;
+	if (in->settings == INGEST_SETTINGS_GIVEN) {
+		if (!in->format)
+			in->format = "auto";
+	} else {
+		struct config_flags flags = {in->machine, in->harness_version, in->format};
+		unsigned how = in->settings == INGEST_SETTINGS_MEASURE
+				   ? CONFIG_HOST_MACHINE | CONFIG_BENCH_FORMAT
+				   : 0;
+		if ((ret = config_resolve(&in->resolved, &flags, &in->cfg, how, err)))
+			return ret;
+		in->machine = in->resolved.machine[0] ? in->resolved.machine : NULL;
+		in->harness_version = (long)in->resolved.harness_version;
+		in->format = in->resolved.format;
+	}
+	if (result_format_parse(&f, in->format)) {
+		struct strbuf list = STRBUF_INIT;
+		result_format_list(&list);
+		ret = bl_error_set(err, BL_EINVALID, "unknown format '%s' (%s)", in->format,
+				   list.buf);
+		strbuf_release(&list);
+		return ret;
+	}
 	if (in->repo) {
 		if ((ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
 			return ret;
@@ -192,9 +228,9 @@ int ingest_record_machine_settings(struct store *st, const struct config *cfg, s
  */
 struct streamed {
 	struct ingest_intake *in;
-	const char *path;
-	int fd;
-	const struct strbuf *start;
+	const char *path; /* the name that prefixes errors */
+	ingest_produce_fn *produce;
+	void *produce_data;
 	ingest_mark_fn *mark;
 	void *mark_data;
 	struct ingest_batch piece; /* records parsed and not yet staged */
@@ -255,8 +291,7 @@ static int take_streamed(struct ingest_record *rec, void *data, struct bl_error 
 static void *parse_streamed(void *data)
 {
 	struct streamed *s = data;
-	int ret = s->in->parsers->native_fd(s->path, s->fd, s->start->buf, s->start->len,
-					    take_streamed, s, &s->err);
+	int ret = s->produce(s->produce_data, take_streamed, s, &s->err);
 	if (!ret)
 		ret = stage_piece(s, &s->err);
 	pthread_mutex_lock(&s->lock);
@@ -335,11 +370,9 @@ static int store_streamed(struct streamed *s, struct store *st, struct bl_error 
 	return ret;
 }
 
-/* The rest of a large native file, parsed on a thread of its own while this one stores it,
- * then reported. */
-static int intake_streamed(struct ingest_intake *in, struct store *st, const char *path, int fd,
-			   const struct strbuf *start, ingest_mark_fn *mark, void *mark_data,
-			   ingest_report_fn *fn, void *data, struct bl_error *err)
+int ingest_intake_records(struct ingest_intake *in, struct store *st, const char *name,
+			  ingest_produce_fn *produce, void *produce_data, ingest_mark_fn *mark,
+			  void *mark_data, ingest_report_fn *fn, void *data, struct bl_error *err)
 {
 	struct ingest_stage stage;
 	struct streamed s;
@@ -349,9 +382,9 @@ static int intake_streamed(struct ingest_intake *in, struct store *st, const cha
 
 	memset(&s, 0, sizeof(s));
 	s.in = in;
-	s.path = path;
-	s.fd = fd;
-	s.start = start;
+	s.path = name;
+	s.produce = produce;
+	s.produce_data = produce_data;
 	s.mark = mark;
 	s.mark_data = mark_data;
 	s.stage = &stage;
@@ -359,7 +392,6 @@ static int intake_streamed(struct ingest_intake *in, struct store *st, const cha
 	ingest_stage_init(&stage);
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.moved, NULL);
-	in->chosen_format = "benchline";
 	if ((ret = pthread_create(&parser, NULL, parse_streamed, &s))) {
 		ret = bl_error_set(err, BL_EIO, "cannot start a thread: %s", strerror(ret));
 		goto done;
@@ -377,7 +409,7 @@ static int intake_streamed(struct ingest_intake *in, struct store *st, const cha
 		goto done;
 	}
 	if (ret) {
-		bl_error_prefix(err, "%s", path);
+		bl_error_prefix(err, "%s", name);
 		goto done;
 	}
 	if ((ret = ingest_stage_rewind(&stage, err)))
@@ -395,6 +427,33 @@ done:
 	pthread_mutex_destroy(&s.lock);
 	bl_error_release(&s.err);
 	return ret < 0 ? ret : 0;
+}
+
+/* The rest of a large native file, read from fd as it is parsed. */
+struct native_rest {
+	struct ingest_intake *in;
+	const char *path;
+	int fd;
+	const struct strbuf *start;
+};
+
+static int produce_native(void *data, ingest_record_fn *fn, void *fn_data, struct bl_error *err)
+{
+	struct native_rest *n = data;
+	return n->in->parsers->native_fd(n->path, n->fd, n->start->buf, n->start->len, fn, fn_data,
+					 err);
+}
+
+/* The rest of a large native file, staged as it is parsed, then stored. */
+static int intake_streamed(struct ingest_intake *in, struct store *st, const char *path, int fd,
+			   const struct strbuf *start, ingest_mark_fn *mark, void *mark_data,
+			   ingest_report_fn *fn, void *data, struct bl_error *err)
+{
+	struct native_rest rest = {in, path, fd, start};
+
+	in->chosen_format = "benchline";
+	return ingest_intake_records(in, st, path, produce_native, &rest, mark, mark_data, fn, data,
+				     err);
 }
 
 /* A whole document (or a small file) in memory: parsed, marked, stored, reported. */

@@ -187,8 +187,9 @@ struct bench_sweep_step {
 	char commit[41];
 	const char *subject;
 	double build_s, run_s; /* bench.build, and every bench.run process together */
-	size_t processes, records;
-	size_t counted; /* benchmarks bench.counters counted (§9.6), their records among records */
+	size_t processes;
+	size_t runs;	/* the processes printed: a run per benchmark per process */
+	size_t counted; /* benchmarks bench.counters counted (§9.6), their runs among runs */
 	int unbuildable;
 	const char *why; /* when unbuildable: the build's error */
 };
@@ -197,7 +198,8 @@ struct bench_sweep_result {
 	size_t candidates; /* distinct sources looked at */
 	size_t already;	   /* of which this machine had a clean record of */
 	size_t measured, unbuildable;
-	size_t records; /* stored (a re-delivered run counts nothing) */
+	size_t runs;	/* stored (a re-delivered run counts nothing) */
+	size_t records; /* keys whose standing run (§1's record) is now one of those runs */
 	size_t joined;	/* of which stand on their Series */
 	size_t tagged;	/* of which a tag keeps off it */
 	size_t tagged_by[BENCH_SWEEP_NTAGS];
@@ -208,7 +210,8 @@ struct bench_sweep_request {
 	const char *machine;  /* this machine */
 	const char *since;    /* every source after this revision; NULL: the newest `last` */
 	size_t last;	      /* 0: 1, tonight's main */
-	long harness_version; /* the records' when bench.format lacks one; 0: 1 */
+	long harness_version; /* the records' when bench.format lacks one; -1: benchline.json's
+				 "harness_version", else 1 */
 	int no_preflight;
 	double wait_quiet_s; /* retry a busy preflight for this long before measuring anyway */
 	/* With a store, the sweep syncs main, asks it which sources are measured and stores the
@@ -224,7 +227,8 @@ struct bench_sweep_request {
 };
 /*
  * Sweeps main (§10): with a store, syncs its history first; picks main's newest `last`
- * distinct sources (or every one after `since`), newest first, each at its newest commit, and
+ * distinct sources (or every one after `since`), newest first, each at the commit that made it
+ * (repo_source_first_commit: never a docs-only commit after it; the root is one too), and
  * drops those this machine has a clean record of; for each left, checks it out in side a's
  * worktree, builds it (one that cannot be built is counted and skipped), and runs bench.run
  * bench.processes times, each one run and its records (bench_records: the preflight, the

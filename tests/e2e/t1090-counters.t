@@ -148,6 +148,13 @@ test_expect 'the second A/A gate reuses the merge base the first counted: neithe
 	test -f repo/.benchline/counters.db
 '
 
+test_expect 'a merge base counted under another build stamp is not reused: counted again' '
+	(cd repo && CFLAGS=-fno-omit-frame-pointer env -u BENCHLINE_DB "$BENCHLINE" gate --live \
+		--counters-only --head aa2 --base main --json ../stamp.json >../stamp.out 2>../stamp.err) &&
+	json_get stamp.json "\$j->{live}{reused_base} ? 1 : 0" | grep -qx 0 &&
+	! grep -q "reusing the merge base" stamp.out
+'
+
 test_expect 'a full live gate times the benchmarks beside the counts, and the counts decide' '
 	(cd repo && expect_exit 1 env -u BENCHLINE_DB "$BENCHLINE" gate --live --head slower \
 		--base main --json ../full.json >../full.out 2>../full.err) &&
@@ -217,6 +224,21 @@ test_expect 'a stored counted row whose build stamp differs is SOFT, naming CFLA
 	row soft.json checksum instructions "\$c->{status} . q(: ) . \$c->{note}" >actual &&
 	echo "SOFT: build stamp differs (cflags): the two counts were built differently" >expect &&
 	test_cmp expect actual
+'
+
+test_expect 'an accepted instruction growth lets the benchmark'"'"'s timings run hot by as much' '
+	git -C repo checkout -q HEAD~1 &&
+	(cd repo && expect_exit 1 "$BENCHLINE" gate --head HEAD --base HEAD~1 >../acc0.out 2>&1) &&
+	grep -q "^FAIL .*/checksum instructions" acc0.out &&
+	(cd repo && "$BENCHLINE" gate accept --justification "checksum does more on purpose" \
+		--head HEAD --base HEAD~1 --only "checksum:instructions" >../accept.out 2>&1) &&
+	(cd repo && "$BENCHLINE" gate --head HEAD --base HEAD~1 --json ../acc.json >../acc.out 2>&1
+	 test $? -le 1) && # a timing of one run a side may fail on a busy machine: not the point here
+	row acc.json checksum instructions "\$c->{status}" >actual &&
+	echo ACPT >expect && test_cmp expect actual &&
+	row acc.json checksum latency "\$c->{note}" | grep -q "limit raised by the accepted +1\.[0-9]% of its instructions" &&
+	row acc.json other latency "\$c->{note} // q()" | grep -qv "limit raised" &&
+	git -C repo checkout -q main
 '
 
 test_done
