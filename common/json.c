@@ -20,6 +20,18 @@ json_t *json_string_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+json_t *json_time_or_null(double t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+	if (isnan(t))
+		return json_null();
+	format_rfc3339_utc(&sb, (int64_t)t);
+	j = json_string(sb.buf);
+	strbuf_release(&sb);
+	return j;
+}
+
 /* A key of an object being written, with its value, for sorting. */
 struct member {
 	const char *key;

@@ -1122,11 +1122,6 @@ done:
 	return ret;
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sets the judged metrics: every timed one (all), or the names given, sorted and unique. */
 static void judged_set(struct detect_ctx *c, const char *const *names, size_t n, int all)
 {
@@ -1136,7 +1131,7 @@ static void judged_set(struct detect_ctx *c, const char *const *names, size_t n,
 	for (size_t i = 0; !all && i < n; i++)
 		c->judged[i] = xstrdup(names[i]);
 	c->njudged = all ? 0 : n;
-	sort_array(c->judged, c->njudged, sizeof(*c->judged), str_cmp);
+	sort_array(c->judged, c->njudged, sizeof(*c->judged), cmp_strp);
 	for (size_t i = 0; i < c->njudged; i++) {
 		if (w && !strcmp(c->judged[w - 1], c->judged[i])) {
 			free(c->judged[i]);
@@ -1322,4 +1317,18 @@ done:
 	free(stored_judged);
 	free(full_flag);
 	return ret;
+}
+
+void detect_options_from_config(struct detect_options *opts, const struct config *cfg)
+{
+	opts->metrics_given = 1;
+	opts->metrics = (const char *const *)cfg->judged_metrics;
+	opts->nmetrics = cfg->n_judged_metrics;
+	/* the ladders of the quantile metrics `metrics` names (§8), from a file that exists */
+	opts->ladders = cfg->path ? cfg->ladders : NULL;
+	opts->ladders_file = cfg->path;
+	opts->transient_records =
+	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+	/* quiet.counter_floor (§9.6): always set, to its default when not given */
+	opts->counter_floor = cfg->counter_floor;
 }

@@ -71,7 +71,7 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		p.content_hash = store_column_text(s, 5, NULL);
 		p.baseline = store_column_int(s, 6);
 		p.tags = store_column_text(s, 7, "");
-		p.value = kind == METRIC_TIMED && !isnan(median) ? median : value;
+		p.value = metric_judged_value(kind, median, value);
 		p.pr = store_column_int64(s, 11, 0);
 		p.subject = store_column_text(s, 14, NULL);
 		p.date = store_column_double(s, 15);
