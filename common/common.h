@@ -65,6 +65,11 @@ void bl_note(void (*fn)(const char *line, void *data), void *data, const char *f
 void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Appends a JSON string literal (quoted and escaped) for s. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
+/* A JSON scalar's text (a string quoted, an integer, a real by strbuf_add_double with
+ * double_flags, true, false, null); 0, or -1 for an object or an array, which are the caller's
+ * to write (nothing appended). */
+struct json_t;
+int strbuf_add_json_scalar(struct strbuf *sb, const struct json_t *v, unsigned double_flags);
 /* Text from outside (a name, a commit subject) inside a line of Markdown, never at its start:
  * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
  * @mention is backslash-escaped, control characters become blanks: it shows as it is. */

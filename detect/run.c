@@ -120,17 +120,27 @@ static void *find_in(const void *key, const void *base, size_t n, size_t size,
 	return n ? bsearch(key, base, n, size, cmp) : NULL;
 }
 
+/* Series order: machine id, benchmark id, config, metric (each side's four in that order). */
+static int series_order(int64_t machine_a, int64_t benchmark_a, const char *config_a,
+			const char *metric_a, int64_t machine_b, int64_t benchmark_b,
+			const char *config_b, const char *metric_b)
+{
+	int c;
+	if (machine_a != machine_b)
+		return machine_a < machine_b ? -1 : 1;
+	if (benchmark_a != benchmark_b)
+		return benchmark_a < benchmark_b ? -1 : 1;
+	if ((c = strcmp(config_a, config_b)))
+		return c;
+	return strcmp(metric_a, metric_b);
+}
+
 static int old_line_cmp(const void *a, const void *b)
 {
 	const struct old_line *x = a, *y = b;
-	int c;
-	if (x->machine_id != y->machine_id)
-		return x->machine_id < y->machine_id ? -1 : 1;
-	if (x->benchmark_id != y->benchmark_id)
-		return x->benchmark_id < y->benchmark_id ? -1 : 1;
-	if ((c = strcmp(x->config, y->config)))
-		return c;
-	if ((c = strcmp(x->metric, y->metric)))
+	int c = series_order(x->machine_id, x->benchmark_id, x->config, x->metric, y->machine_id,
+			     y->benchmark_id, y->config, y->metric);
+	if (c)
 		return c;
 	return x->start_run_id < y->start_run_id ? -1 : x->start_run_id > y->start_run_id;
 }
@@ -194,14 +204,8 @@ static int collect_old_mark(const struct store_mark *m, void *data)
 static int pinned_series_cmp(const void *a, const void *b)
 {
 	const struct store_pinned *x = a, *y = b;
-	int c;
-	if (x->machine_id != y->machine_id)
-		return x->machine_id < y->machine_id ? -1 : 1;
-	if (x->benchmark_id != y->benchmark_id)
-		return x->benchmark_id < y->benchmark_id ? -1 : 1;
-	if ((c = strcmp(x->config, y->config)))
-		return c;
-	return strcmp(x->metric, y->metric);
+	return series_order(x->machine_id, x->benchmark_id, x->config, x->metric, y->machine_id,
+			    y->benchmark_id, y->config, y->metric);
 }
 
 /* Loads the stored lines and Suspects of one group (g), or of all (g NULL). */

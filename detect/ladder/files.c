@@ -68,23 +68,8 @@ static void dump_value(struct strbuf *sb, const json_t *v, int depth)
 		strbuf_addch(sb, ']');
 		break;
 	}
-	case JSON_STRING:
-		strbuf_add_json_string(sb, json_string_value(v));
-		break;
-	case JSON_INTEGER:
-		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		break;
-	case JSON_REAL:
-		strbuf_add_double(sb, json_real_value(v), DOUBLE_POINT_ZERO);
-		break;
-	case JSON_TRUE:
-		strbuf_addstr(sb, "true");
-		break;
-	case JSON_FALSE:
-		strbuf_addstr(sb, "false");
-		break;
-	case JSON_NULL:
-		strbuf_addstr(sb, "null");
+	default:
+		strbuf_add_json_scalar(sb, v, DOUBLE_POINT_ZERO);
 		break;
 	}
 }
