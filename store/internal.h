@@ -38,6 +38,12 @@ struct store_stmt {
  * tests' lock holders take the same number. */
 #define STORE_PG_WRITERS_LOCK "7306033440531431246"
 #define STORE_PG_BEGIN_WRITE  "BEGIN; SELECT pg_advisory_xact_lock(" STORE_PG_WRITERS_LOCK ")"
+/* The same lock tried without waiting (store_try_begin): held by another, it fails as a lock
+ * timeout does (55P03). */
+#define STORE_PG_TRY_BEGIN_WRITE                                                                   \
+	"BEGIN; DO $bl$ BEGIN IF NOT pg_try_advisory_xact_lock(" STORE_PG_WRITERS_LOCK             \
+	") THEN RAISE EXCEPTION USING ERRCODE = 'lock_not_available', MESSAGE = 'another writer "  \
+	"holds the lock'; END IF; END $bl$"
 
 /* One more moment of a writer's wait for another's lock (count: the moments before, 0 when
  * the wait begins): 1 to wait on, 0 to give up; tells the store's store_wait_fn how long it
@@ -260,7 +266,9 @@ int store_metric_from_row(struct store_record_metric *m, struct store *st, struc
 int store_read_metrics(struct store_record_metric **out, size_t *nr, struct store *st,
 		       int64_t run_id, struct bl_error *err);
 void store_metrics_free(struct store_record_metric *metrics, size_t n);
-/* Samples as stored (little-endian doubles, §2) into a new array of *n_out values. */
+/* Samples as stored (little-endian doubles, §2) into a new array of *n_out values; and n
+ * samples into that form, at blob (n * 8 bytes). */
 double *store_decode_samples(const unsigned char *blob, size_t bytes, size_t *n_out);
+void store_encode_samples(unsigned char *blob, const double *samples, size_t n);
 
 #endif
