@@ -195,6 +195,43 @@ int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct
 enum { DETECT_MARK_PENDING, DETECT_MARK_PERSISTED, DETECT_MARK_TRANSIENT };
 int detect_mark_status(int followers, int persisted, int transient_records);
 
+/*
+ * Change points (§6.1, changes.c): a second opinion on a line, for staircases and returns the
+ * band cannot see. PELT on the logs of the medians (a segment's cost is its sum of squared
+ * deviations from its mean; segments of DETECT_CHANGE_MIN_SEGMENT records or more; a penalty
+ * per change of factor * sigma^2 * ln(n), sigma = 1.4826 * MAD(first differences) / sqrt(2),
+ * at least DETECT_CHANGE_MIN_SIGMA); a change counts when the median of up to
+ * DETECT_CHANGE_SIDE records after it is worse than that of up to DETECT_CHANGE_SIDE before it
+ * by the minimum shift, and its segment lasts DETECT_CHANGE_SIDE records. Pure functions.
+ */
+#define DETECT_CHANGE_MIN_SEGMENT 4
+#define DETECT_CHANGE_SIDE	  8
+#define DETECT_CHANGE_PENALTY	  32.0 /* quiet.change_penalty */
+#define DETECT_CHANGE_MIN_SHIFT	  0.05 /* quiet.change_min_shift */
+#define DETECT_CHANGE_MIN_SIGMA	  1e-4
+/* sigma of y[0..n): 1.4826 * the MAD of its first differences / sqrt(2), at least the
+ * minimum. */
+double detect_change_sigma(const double *y, size_t n);
+/* factor * sigma^2 * ln(n) for y[0..n). */
+double detect_change_penalty(const double *y, size_t n, double factor);
+/* PELT: the least penalised split of y[0..n) into segments of min_seg or more; the starts of
+ * every segment but the first, ascending, into out (room for n), and how many. */
+size_t detect_change_points(size_t *out, const double *y, size_t n, double penalty, size_t min_seg);
+/* A change that counts: at medians[index], the levels before and after it, and the shift. */
+struct detect_change {
+	size_t index;
+	double before, after; /* the medians of up to DETECT_CHANGE_SIDE records each side */
+	double shift;	      /* (after - before) / before */
+};
+/* quiet.change_penalty and quiet.change_min_shift; 0 and a negative value: the defaults. */
+struct detect_change_options {
+	double penalty, min_shift;
+};
+/* The changes of a line's medians that count (worse in the metric's direction), into out
+ * (room for n); none when a median is not positive. */
+size_t detect_changes_judge(struct detect_change *out, const double *medians, size_t n,
+			    int better_higher, const struct detect_change_options *o);
+
 /* A Suspect as §14 prints it: {"id", "machine", "benchmark", "config", "metric", "commit",
  * "source_hash", "seq", "side", "shift", "center", "tolerance", "state"}, null where
  * unknown. */

@@ -1,0 +1,252 @@
+/*
+ * Unit tests for the change points of §6.1 (detect/changes.c): PELT checked against an
+ * exhaustive search of every partition on small random Series; then hand-made lines for each
+ * rule: a descending staircase that jumps back (found), a bimodal runner (not found while it
+ * flips; found once it stays on the upper level), a 2-record blip (never), the minimum segment
+ * and the 5% filter at their edges, and a penalty setting that changes the answer.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/common.h"
+#include "detect/detect.h"
+
+/* The sum of squared deviations from the mean of y[a..b). */
+static double sse(const double *y, size_t a, size_t b)
+{
+	double s = 0, q = 0, n = (double)(b - a);
+	for (size_t i = a; i < b; i++) {
+		s += y[i];
+		q += y[i] * y[i];
+	}
+	return q - s * s / n;
+}
+
+/* The penalised cost of a split of y[0..n) at the given starts. */
+static double split_cost(const double *y, size_t n, const size_t *starts, size_t k, double pen)
+{
+	double c = 0;
+	size_t a = 0;
+	for (size_t i = 0; i <= k; i++) {
+		size_t b = i < k ? starts[i] : n;
+		c += sse(y, a, b);
+		a = b;
+	}
+	return c + pen * (double)k;
+}
+
+/* The least penalised cost over every split with segments of m or more: every subset of the
+ * n - 1 places between records, 2^(n-1) of them. */
+static double exhaustive(const double *y, size_t n, size_t m, double pen)
+{
+	double best = INFINITY;
+	for (uint32_t mask = 0; mask < (1u << (n - 1)); mask++) {
+		size_t starts[32], k = 0, a = 0;
+		int ok = 1;
+		for (size_t i = 1; i < n; i++)
+			if (mask & (1u << (i - 1))) {
+				if (i - a < m)
+					ok = 0;
+				starts[k++] = i;
+				a = i;
+			}
+		if (!ok || n - a < m)
+			continue;
+		double c = split_cost(y, n, starts, k, pen);
+		if (c < best)
+			best = c;
+	}
+	return best;
+}
+
+/* A deterministic generator (xorshift), so a failure can be replayed. */
+static uint64_t rng_state;
+static double uniform(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (double)(rng_state >> 11) / (double)(1ULL << 53);
+}
+
+static void pelt_is_the_optimal_partition(void **state)
+{
+	(void)state;
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	for (int trial = 0; trial < 600; trial++) {
+		size_t n = 6 + (size_t)(uniform() * 9); /* 6 to 14 */
+		size_t m = 1 + (size_t)(uniform() * 4); /* 1 to 4 */
+		double y[16], pen = uniform() * 2.0, level = 0;
+		size_t out[16], k;
+		for (size_t i = 0; i < n; i++) {
+			if (uniform() < 0.2)
+				level += uniform() * 2 - 1;
+			y[i] = level + (uniform() - 0.5) * 0.6;
+		}
+		k = detect_change_points(out, y, n, pen, m);
+		if (n < 2 * m) {
+			assert_int_equal((int)k, 0);
+			continue;
+		}
+		/* a valid split ... */
+		for (size_t i = 0; i < k; i++) {
+			assert_true(out[i] >= (i ? out[i - 1] : 0) + m);
+			assert_true(out[i] + m <= n);
+		}
+		/* ... and the best one */
+		double got = split_cost(y, n, out, k, pen), want = exhaustive(y, n, m, pen);
+		if (fabs(got - want) > 1e-9 * (1 + fabs(want)))
+			fail_msg("trial %d (n %zu, m %zu): PELT %.12g, the best %.12g", trial, n, m,
+				 got, want);
+	}
+}
+
+/* medians[i] with the rule's defaults, lower is better; the changes' indexes as text. */
+static void judge(char *out, size_t size, const double *v, size_t n,
+		  const struct detect_change_options *o)
+{
+	struct detect_change c[64];
+	size_t k = detect_changes_judge(c, v, n, 0, o), used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < k; i++)
+		used +=
+		    (size_t)snprintf(out + used, size - used, "%s%zu", i ? " " : "", c[i].index);
+}
+
+#define JUDGE(buf, o, ...)                                                                         \
+	do {                                                                                       \
+		const double v_[] = {__VA_ARGS__};                                                 \
+		judge(buf, sizeof(buf), v_, sizeof(v_) / sizeof(v_[0]), o);                        \
+	} while (0)
+
+/* asv's Django: the level falls 2.0 -> 1.6 -> 1.0 in pairs (faster), then jumps back to 2.1
+ * and stays. The band's window spans both levels; PELT sees "low, then high for 20". */
+static void a_staircase_down_then_back_up_is_found(void **state)
+{
+	char got[256];
+	(void)state;
+	JUDGE(got, NULL, 2.0, 2.01, 1.99, 2.0, 2.02, 1.98, 2.0, 2.01, 1.6, 1.61, 1.0, 1.01, 0.99,
+	      1.0, 2.1, 2.11, 2.09, 2.1, 2.12, 2.1, 2.08, 2.1, 2.11, 2.1, 2.09, 2.1, 2.1, 2.11, 2.1,
+	      2.09, 2.1, 2.1, 2.11, 2.1);
+	assert_string_equal(got, "14");
+}
+
+/* A runner that flips between two tiers at random is no change while it flips (the first
+ * differences are large, so is sigma and the penalty); once it stays on the upper tier for 12
+ * records, that is a change, found where the stay begins. */
+static void a_bimodal_runner(void **state)
+{
+	char got[256];
+	(void)state;
+	JUDGE(got, NULL, 1.0, 1.2, 1.0, 1.0, 1.2, 1.2, 1.0, 1.2, 1.0, 1.0, 1.2, 1.0, 1.2, 1.2, 1.0,
+	      1.0, 1.2, 1.0, 1.2, 1.0);
+	assert_string_equal(got, "");
+	JUDGE(got, NULL, 1.0, 1.2, 1.0, 1.0, 1.2, 1.0, 1.0, 1.0, 1.2, 1.0, 1.0, 1.0, 1.0, 1.2, 1.0,
+	      1.0, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2, 1.2);
+	assert_string_equal(got, "16");
+}
+
+/* A blip of 2 records is never a change: segments are 4 records or more. */
+static void a_two_record_blip_is_never_a_change(void **state)
+{
+	char got[256];
+	(void)state;
+	JUDGE(got, NULL, 100, 101, 99, 100, 100, 101, 99, 100, 140, 141, 100, 101, 99, 100, 100,
+	      101, 99, 100, 100, 101);
+	assert_string_equal(got, "");
+}
+
+/* The 5% filter and the segment's length at their edges: the level after must be at least 5%
+ * worse (5.0% counts, 4.9% does not) and last 8 records (8 counts, 7 does not). */
+static void the_filters_at_their_edges(void **state)
+{
+	char got[256];
+	(void)state;
+	JUDGE(got, NULL, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 105, 105, 105, 105, 105,
+	      105, 105, 105);
+	assert_string_equal(got, "10");
+	JUDGE(got, NULL, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 104.9, 104.9, 104.9,
+	      104.9, 104.9, 104.9, 104.9, 104.9);
+	assert_string_equal(got, "");
+	JUDGE(got, NULL, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 110, 110, 110, 110, 110,
+	      110, 110);
+	assert_string_equal(got, "");
+	/* faster is never a change that counts */
+	JUDGE(got, NULL, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 80, 80, 80, 80, 80, 80,
+	      80, 80);
+	assert_string_equal(got, "");
+	/* ... unless higher is better */
+	{
+		const double v[] = {100, 100, 100, 100, 100, 100, 100, 100, 100,
+				    100, 80,  80,  80,	80,  80,  80,  80,  80};
+		struct detect_change c[8];
+		assert_int_equal((int)detect_changes_judge(c, v, 18, 1, NULL), 1);
+		assert_int_equal((int)c[0].index, 10);
+		assert_true(c[0].shift == -0.2);
+	}
+	/* a median that is not positive: no opinion */
+	JUDGE(got, NULL, 0, 100, 100, 100, 100, 100, 100, 100, 100, 100, 110, 110, 110, 110, 110,
+	      110, 110, 110);
+	assert_string_equal(got, "");
+	/* too short a line to judge at all */
+	JUDGE(got, NULL, 100, 100, 100, 110, 110, 110, 110, 110, 110, 110, 110);
+	assert_string_equal(got, "");
+}
+
+/* A 6% step on a line whose records scatter by +-4%: the default penalty (32) does not split
+ * there, a smaller one (quiet.change_penalty 4) does; a larger minimum shift hides it again. */
+static void the_penalty_setting_changes_the_answer(void **state)
+{
+	char got[256];
+	struct detect_change_options o = {4, -1};
+	double v[40];
+	(void)state;
+	rng_state = 42;
+	for (int i = 0; i < 40; i++)
+		v[i] = (i < 20 ? 100 : 106) * (1 + (uniform() - 0.5) * 0.08);
+	judge(got, sizeof(got), v, 40, NULL);
+	assert_string_equal(got, "");
+	judge(got, sizeof(got), v, 40, &o);
+	assert_string_equal(
+	    got, "21"); /* record 20 happens to scatter low: the split is a record late */
+	o.min_shift = 0.2;
+	judge(got, sizeof(got), v, 40, &o);
+	assert_string_equal(got, "");
+}
+
+static void sigma_and_penalty(void **state)
+{
+	const double y[] = {0, 1, 3, 6, 10}, flips[] = {0, 1, 0, 1, 0};
+	const double flat[] = {5, 5, 5, 5, 5, 5};
+	(void)state;
+	/* differences 1 2 3 4: median 2 (the lower middle), deviations 1 0 1 2, MAD 1 */
+	assert_true(fabs(detect_change_sigma(y, 5) - 1.4826 / sqrt(2.0)) < 1e-12);
+	assert_true(fabs(detect_change_penalty(y, 5, 32) -
+			 32 * pow(1.4826 / sqrt(2.0), 2) * log(5.0)) < 1e-9);
+	/* differences 1 -1 1 -1: median -1, deviations 2 0 2 0, MAD 0: the minimum; so too for a
+	 * flat line */
+	assert_true(detect_change_sigma(flips, 5) == DETECT_CHANGE_MIN_SIGMA);
+	assert_true(detect_change_sigma(flat, 6) == DETECT_CHANGE_MIN_SIGMA);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(pelt_is_the_optimal_partition),
+	    cmocka_unit_test(sigma_and_penalty),
+	    cmocka_unit_test(a_staircase_down_then_back_up_is_found),
+	    cmocka_unit_test(a_bimodal_runner),
+	    cmocka_unit_test(a_two_record_blip_is_never_a_change),
+	    cmocka_unit_test(the_filters_at_their_edges),
+	    cmocka_unit_test(the_penalty_setting_changes_the_answer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
