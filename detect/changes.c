@@ -1,10 +1,10 @@
 /*
  * Change points (§6.1): a second opinion beside the band, for what a window of 8 records cannot
- * see (staircases, returns from a temporary improvement, bimodal runners). PELT (Killick,
- * Fearnhead and Eckley 2012) finds the partition of a line's log medians into segments that
+ * see (staircases, returns from a temporary improvement, bimodal runners). PELT's problem
+ * (Killick, Fearnhead and Eckley 2012): the split of a line's log medians into segments that
  * minimises the sum of each segment's squared deviations from its mean plus a penalty per
- * change; a change it finds counts only when the level after it is worse by the minimum
- * shift and lasts. Pure functions of a line's values: no I/O, the caller's memory only.
+ * change, solved exactly; a change it finds counts only when the level after it is worse by
+ * the minimum shift and lasts. Pure functions of a line's values: no I/O, the caller's memory only.
  * docs/detection.md, "Change points", explains the choices.
  */
 #include <math.h>
@@ -19,19 +19,37 @@ struct sums {
 	double *s, *q;
 };
 
-/* The cost of y[a..b): its sum of squared deviations from its mean. */
-static double seg_cost(const struct sums *p, size_t a, size_t b)
+/* The nearest-rank median of v[0..n) (v reordered): Hoare's selection of the element of
+ * 0-based rank ceil(n / 2) - 1, in linear time on average (a line is long: no sort). */
+static double select_median(double *v, size_t n)
 {
-	double n = (double)(b - a), s = p->s[b] - p->s[a], q = p->q[b] - p->q[a];
-	double c = q - s * s / n;
-	return c > 0 ? c : 0; /* rounding can make an exact fit a hair negative */
-}
-
-/* The nearest-rank median of v[0..n) (sorted in place: a line is long, so not by insertion). */
-static double sorted_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[(n + 1) / 2 - 1];
+	size_t k = (n + 1) / 2 - 1, lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double x = v[i];
+				v[i] = v[j];
+				v[j] = x;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
 }
 
 double detect_change_sigma(const double *y, size_t n)
@@ -42,10 +60,10 @@ double detect_change_sigma(const double *y, size_t n)
 	d = xmalloc((n - 1) * sizeof(*d));
 	for (size_t i = 0; i + 1 < n; i++)
 		d[i] = y[i + 1] - y[i];
-	med = sorted_median(d, n - 1);
+	med = select_median(d, n - 1);
 	for (size_t i = 0; i + 1 < n; i++)
 		d[i] = fabs(d[i] - med);
-	mad = sorted_median(d, n - 1);
+	mad = select_median(d, n - 1);
 	free(d);
 	/* Differences of two independent values have twice the variance: / sqrt(2). */
 	sigma = 1.4826 * mad / sqrt(2.0);
@@ -58,11 +76,120 @@ double detect_change_penalty(const double *y, size_t n, double factor)
 	return factor * sigma * sigma * log(n > 1 ? (double)n : 2.0);
 }
 
+/*
+ * The search is exact and, in practice, about linear: PELT's recursion, pruned functionally
+ * (FPOP, Maidstone, Hocking, Rigaill and Fearnhead 2017). A candidate s for the start of the
+ * last segment of y[0..t) costs, as a function of that segment's mean mu,
+ *
+ *	g_s(mu) = F(s) + penalty + sum over i in [s, t) of (y_i - mu)^2
+ *
+ * and F(t) = min over s and mu of g_s(mu). Every g_s gains the same (y_t - mu)^2 as t moves
+ * on, so where one candidate is below another never changes once both exist: each keeps the
+ * set of means where it is the lowest (a union of intervals), a newcomer takes its share from
+ * the others, and one whose set is empty can never be the best again and is dropped. With
+ * quadratic PELT a line without changes keeps every candidate (a thousand-record line costs
+ * half a million evaluations); here its candidates stay few.
+ *
+ * A minimum segment of m records: s becomes a candidate at t = s + m, with the m records it
+ * already covers, and only where a split may end (s = 0, or s >= m).
+ */
+
+/* A closed interval of means. */
+struct span {
+	double lo, hi;
+};
+
+struct cand {
+	size_t s;
+	struct span *z; /* where it is the lowest, sorted and disjoint */
+	size_t nz, alloc;
+};
+
+/* The means where candidate s is at or below candidate r (s < r): h(mu) = g_s - g_r <= 0, a
+ * convex quadratic since s covers r - s more records. *empty when there are none. */
+static void below(struct span *out, int *empty, const struct sums *p, const double *f, size_t s,
+		  size_t r)
+{
+	double a = (double)(r - s);
+	double b = p->s[r] - p->s[s]; /* h = a mu^2 - 2 b mu + c */
+	double c = f[s] - f[r] + p->q[r] - p->q[s];
+	double disc = b * b - a * c, root, mid = b / a;
+	*empty = disc < 0;
+	if (*empty)
+		return;
+	root = sqrt(disc) / a;
+	out->lo = mid - root;
+	out->hi = mid + root;
+}
+
+/* z intersected with [lo, hi]. */
+static void cut_inside(struct cand *c, double lo, double hi)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < c->nz; i++) {
+		double a = c->z[i].lo > lo ? c->z[i].lo : lo;
+		double b = c->z[i].hi < hi ? c->z[i].hi : hi;
+		if (a <= b) {
+			c->z[w].lo = a;
+			c->z[w].hi = b;
+			w++;
+		}
+	}
+	c->nz = w;
+}
+
+/* z without the open interval (lo, hi); *scratch (room for *scratch_alloc) is swapped with z. */
+static void cut_outside(struct cand *c, double lo, double hi, struct span **scratch,
+			size_t *scratch_alloc)
+{
+	struct span *v;
+	size_t w = 0;
+	if (*scratch_alloc < c->nz + 1) {
+		*scratch_alloc = 2 * (c->nz + 1);
+		*scratch = xrealloc(*scratch, *scratch_alloc * sizeof(**scratch));
+	}
+	v = *scratch;
+	for (size_t i = 0; i < c->nz; i++) {
+		if (c->z[i].hi <= lo || c->z[i].lo >= hi) {
+			v[w++] = c->z[i];
+			continue;
+		}
+		if (c->z[i].lo < lo)
+			v[w++] = (struct span){c->z[i].lo, lo};
+		if (c->z[i].hi > hi)
+			v[w++] = (struct span){hi, c->z[i].hi};
+	}
+	*scratch = c->z;
+	c->z = v;
+	c->nz = w;
+	w = c->alloc;
+	c->alloc = *scratch_alloc;
+	*scratch_alloc = w;
+}
+
+/* The least g_s(mu) at t over mu in candidate c's set. */
+static double lowest(const struct cand *c, const struct sums *p, const double *f, double penalty,
+		     size_t t)
+{
+	double a = (double)(t - c->s), b = p->s[t] - p->s[c->s];
+	double k = f[c->s] + penalty + p->q[t] - p->q[c->s];
+	double mid = b / a, best = INFINITY;
+	for (size_t i = 0; i < c->nz; i++) {
+		double mu = mid < c->z[i].lo ? c->z[i].lo : mid > c->z[i].hi ? c->z[i].hi : mid;
+		double v = mu == mid ? k - b * b / a : k - 2 * b * mu + a * mu * mu;
+		if (v < best)
+			best = v;
+	}
+	return best;
+}
+
 size_t detect_change_points(size_t *out, const double *y, size_t n, double penalty, size_t min_seg)
 {
 	struct sums p;
 	double *f;
-	size_t *last, *cand, ncand = 0, nout = 0;
+	size_t *last, ncand = 0, nout = 0, scratch_alloc = 8;
+	struct cand *cand;
+	struct span *scratch = xmalloc(scratch_alloc * sizeof(*scratch));
 
 	if (min_seg < 1)
 		min_seg = 1;
@@ -74,44 +201,58 @@ size_t detect_change_points(size_t *out, const double *y, size_t n, double penal
 		p.s[i + 1] = p.s[i] + y[i];
 		p.q[i + 1] = p.q[i] + y[i] * y[i];
 	}
-	/* f[t]: the least penalised cost of y[0..t) split into segments of min_seg or more;
-	 * last[t]: where that split's last segment starts. Only t = 0 and t >= min_seg end a
-	 * valid split. */
+	/* f[t]: the least penalised cost of y[0..t) split into segments of min_seg or more (less
+	 * the first segment's penalty); last[t]: where that split's last segment starts. */
 	f = xmalloc((n + 1) * sizeof(*f));
 	last = xcalloc(n + 1, sizeof(*last));
-	cand = xmalloc((n + 1) * sizeof(*cand));
+	cand = xcalloc(n + 1, sizeof(*cand));
 	f[0] = -penalty;
-	for (size_t t = 1; t < min_seg && t <= n; t++)
+	for (size_t t = 1; t < min_seg; t++)
 		f[t] = INFINITY;
 	for (size_t t = min_seg; t <= n; t++) {
+		size_t s = t - min_seg, w = 0;
 		double best = INFINITY;
-		size_t arg = 0, w = 0, u;
-		/* s = t - min_seg becomes a candidate once it ends a valid split. */
-		if (t - min_seg == 0 || t - min_seg >= min_seg)
-			cand[ncand++] = t - min_seg;
+		if (s == 0 || s >= min_seg) {
+			/* s arrives: it takes the means where it is below every candidate. */
+			struct cand *c = &cand[ncand];
+			c->s = s;
+			c->alloc = 4;
+			c->z = xmalloc(c->alloc * sizeof(*c->z));
+			c->z[0].lo = -INFINITY;
+			c->z[0].hi = INFINITY;
+			c->nz = 1;
+			for (size_t k = 0; k < ncand && c->nz; k++) {
+				struct span iv;
+				int empty;
+				below(&iv, &empty, &p, f, cand[k].s, s);
+				if (empty) {
+					/* the older one is above s everywhere */
+					cand[k].nz = 0;
+					continue;
+				}
+				cut_inside(&cand[k], iv.lo, iv.hi);
+				cut_outside(c, iv.lo, iv.hi, &scratch, &scratch_alloc);
+			}
+			ncand++;
+		}
+		/* Candidates with no mean left are gone for good. */
 		for (size_t k = 0; k < ncand; k++) {
-			double v = f[cand[k]] + seg_cost(&p, cand[k], t) + penalty;
+			if (!cand[k].nz) {
+				free(cand[k].z);
+				continue;
+			}
+			cand[w++] = cand[k];
+		}
+		ncand = w;
+		for (size_t k = 0; k < ncand; k++) {
+			double v = lowest(&cand[k], &p, f, penalty, t);
 			/* ties go to the earlier start, so the answer does not depend on order */
-			if (v < best || (v == best && cand[k] < arg)) {
+			if (v < best) {
 				best = v;
-				arg = cand[k];
+				last[t] = cand[k].s;
 			}
 		}
 		f[t] = best;
-		last[t] = arg;
-		/*
-		 * PELT's pruning, with a minimum segment: a start s that does worse up to u than
-		 * the best split ending at u (f[s] + cost(s, u) > f[u]) can never be the last
-		 * change of a split ending at T >= u + min_seg (the cost is superadditive, and a
-		 * split may end at u then). u = t + 1 - min_seg covers every T after t.
-		 */
-		u = t + 1 - min_seg;
-		if (u > 0 && u < min_seg)
-			continue; /* no split ends at u */
-		for (size_t k = 0; k < ncand; k++)
-			if (cand[k] >= u || f[cand[k]] + seg_cost(&p, cand[k], u) <= f[u])
-				cand[w++] = cand[k];
-		ncand = w;
 	}
 	/* The changes are the starts of every segment but the first, in order. */
 	for (size_t t = n; t > 0 && last[t] > 0; t = last[t])
@@ -121,11 +262,14 @@ size_t detect_change_points(size_t *out, const double *y, size_t n, double penal
 		out[i] = out[nout - 1 - i];
 		out[nout - 1 - i] = x;
 	}
+	for (size_t k = 0; k < ncand; k++)
+		free(cand[k].z);
+	free(cand);
+	free(scratch);
 	free(p.s);
 	free(p.q);
 	free(f);
 	free(last);
-	free(cand);
 	return nout;
 }
 
