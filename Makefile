@@ -14,7 +14,8 @@ endif
 # Debian packages the build and the tests need (make deps installs the missing ones).
 DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev \
 	libmicrohttpd-dev libcmocka-dev sqlite3 git perl gnuplot-nox clang clang-format \
-	libclang-rt-14-dev valgrind libcurl4-openssl-dev libssl-dev libpq-dev postgresql
+	libclang-rt-14-dev valgrind libcurl4-openssl-dev libssl-dev libpq-dev postgresql \
+	libxml2-utils
 
 PKGS = sqlite3 libgit2 jansson libcurl libcrypto libpq
 WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
@@ -32,8 +33,8 @@ BUILD = build/default
 endif
 
 # Every room's sources: a folder's own files and those of its rooms one level down.
-ROOMS = common store ingest ingest/adapters ingest/repo ingest/preflight ingest/push detect \
-	detect/stats detect/ladder detect/gate detect/confirm web fixtures/demo
+ROOMS = common store ingest ingest/config ingest/adapters ingest/repo ingest/preflight ingest/push \
+	ingest/bench detect detect/stats detect/ladder detect/gate detect/confirm web fixtures/demo
 LIB_SRC = $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
 CLI_SRC = $(wildcard cli/*.c)
 GEN = $(BUILD)/gen

@@ -1,7 +1,10 @@
 /*
- * cli: main(), the one command table, the option parser and one cmd_<name>.c per command.
- * Only this folder prints or exits. Exit codes: 0 success, 1 a finding (regression, lint,
- * unclassified path), 2 error or bad usage, others as each command documents.
+ * cli: main() with the one command table and the option parser (main.c), each command's help,
+ * man page section and completion words made from its table entry (help.c), one cmd_<name>.c
+ * per command, the intake commands' setup and printing (intake.c), pushing to a server
+ * (push.c), the listing commands' tables and JSON arrays (output.c) and who is running it, for
+ * the audit (who.c). Only this folder prints or exits. Exit codes: 0 success, 1 a finding
+ * (regression, lint, unclassified path), 2 error or bad usage, others as each command documents.
  */
 #ifndef BENCHLINE_CLI_H
 #define BENCHLINE_CLI_H
@@ -136,8 +139,10 @@ struct cli_push {
 	double timeout;		      /* seconds a request may take; 0: PUSH_TIMEOUT_MS */
 	struct push_session *session; /* NULL until cli_push_connect */
 	int flushed;		      /* the spool was pushed (once, before the first body) */
+	size_t flushed_bodies;	      /* spooled bodies it found and tried */
 	int failed;		      /* a body was refused or lost: exit 2 */
 	int spooled;		      /* a body waits in the spool: exit 3 unless failed */
+	size_t bodies_spooled;	      /* bodies of the command's own that were spooled */
 };
 
 /* The option entries of the pushing flags. */
@@ -159,21 +164,20 @@ void cli_push_init(struct cli_push *p);
 void cli_push_release(struct cli_push *p);
 /* 1 when the records go to a server: --server; else not with --db; else $BENCHLINE_SERVER;
  * else not with $BENCHLINE_DB; else benchline.json's "server" (cfg may be NULL). */
-int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx,
-		    const struct ingest_config *cfg);
+int cli_push_wanted(const struct cli_push *p, const struct cli_ctx *ctx, const struct config *cfg);
 /* Opens the server (URL and token file: the flag, else $BENCHLINE_SERVER and
  * $BENCHLINE_TOKEN_FILE, else cfg's "server" and "token_file") and the spool. */
-int cli_push_connect(struct cli_push *p, const struct ingest_config *cfg, struct bl_error *err);
+int cli_push_connect(struct cli_push *p, const struct config *cfg, struct bl_error *err);
 /* Pushes the spool, once per command; prints what became of each spooled body. */
 void cli_push_flush(struct cli_push *p, struct json_t *json_out);
 /*
  * Pushes one body (the spool first, when not yet done) and prints the server's outcome for
  * each record as a local ingest prints it (or appends it to json_out, named name); a body
- * not acknowledged is spooled and said so on stderr. expect is the number of records in the
- * body, or (size_t)-1 when unknown. 0 when acknowledged or spooled; BL_EDENIED, BL_ETOOBIG
- * or BL_EIO (err says) when refused or lost.
+ * not acknowledged (push_records: anything but benchline's outcome list, one outcome per
+ * record) is spooled and said so on stderr, with what came back. 0 when acknowledged or
+ * spooled; BL_EDENIED, BL_ETOOBIG or BL_EIO (err says) when refused or lost.
  */
-int cli_push_body(struct cli_push *p, const char *name, const char *body, size_t len, size_t expect,
+int cli_push_body(struct cli_push *p, const char *name, const char *body, size_t len,
 		  struct json_t *json_out, struct bl_error *err);
 /* The exit status of the pushes: 2 when one was refused or lost, else EXIT_SPOOLED when a
  * body waits in the spool, else 0. */
@@ -216,9 +220,9 @@ int cli_intake_setup(struct cli_intake *in, struct cli_ctx *ctx, struct bl_error
 /* Parses a file (or a criterion directory) into out. */
 int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
 		    struct bl_error *err);
-/* Parses text already in memory (name is used in messages); started_at NAN when unknown. */
-int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
-		     const char *text, size_t len, double started_at, struct bl_error *err);
+/* With --verbose, the format name's records were parsed in (the intake's last parse), on
+ * stderr. */
+void cli_intake_say_format(const struct cli_intake *in, const char *name);
 /* Stores a batch in one transaction, or pushes it as one body, and prints one line per
  * record. A body spooled is not an error (see cli_intake_status). */
 int cli_intake_store(struct cli_intake *in, struct cli_ctx *ctx, const char *name,
@@ -305,10 +309,10 @@ void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
 
 struct detect_options;
-struct ingest_config;
+struct config;
 /* The judged metrics, their ladders and quiet.transient_records of benchline.json (cfg) into
  * opts, as `detect --repo` and `sweep` judge. */
-void cli_detect_options(struct detect_options *opts, const struct ingest_config *cfg);
+void cli_detect_options(struct detect_options *opts, const struct config *cfg);
 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/push/push.h"
 #include "store/store.h"
 
@@ -49,7 +49,7 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	struct strbuf machine = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;
-	struct ingest_config cfg;
+	struct config cfg;
 	const char *machine_flag = NULL;
 	int remote;
 	int64_t *ids = NULL;
@@ -75,7 +75,7 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 
 	memset(&req, 0, sizeof(req));
 	cli_push_init(&push);
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	argc = cli_parse(argc, argv, opts, ctx);
 	if (gate_check_limit(req.limit, &err))
 		cli_usage_error(ctx->cmd, opts, "%s", err.msg.buf);
@@ -101,7 +101,7 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	/* A server (--server, $BENCHLINE_SERVER or benchline.json's server) holds the alerts;
 	 * else the database does. */
 	if (repo_toplevel(&root, req.repo ? req.repo : ".", &err) ||
-	    ingest_config_load(&cfg, root.buf, &err)) {
+	    config_load(&cfg, root.buf, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -151,7 +151,7 @@ done:
 	confirm_alert_results_free(res, n);
 	free(ids);
 	cli_push_release(&push);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&root);
 	strbuf_release(&machine);
 	bl_error_release(&err);

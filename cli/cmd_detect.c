@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "store/store.h"
 #include "cli/cli.h"
 
@@ -66,7 +66,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	struct new_out out;
 	struct bl_error err = BL_ERROR_INIT;
 	const char *repo = NULL;
-	struct ingest_config cfg;
+	struct config cfg;
 	int all = 0, json = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_BOOL, "all", &all, NULL, "read and judge every Series again"},
@@ -78,11 +78,11 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	};
 	memset(&opts, 0, sizeof(opts));
 	memset(&out, 0, sizeof(out));
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	if (cli_parse(argc, argv, options, ctx))
 		cli_usage_error(ctx->cmd, options, "detect takes no arguments");
 	if (repo) {
-		if ((ret = ingest_config_load(&cfg, repo, &err))) {
+		if ((ret = config_load(&cfg, repo, &err))) {
 			ret = cli_fail(&err);
 			goto done;
 		}
@@ -125,7 +125,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	       res.lines_recomputed == 1 ? "" : "s", res.full ? " (every Series read)" : "",
 	       (long long)res.new_suspects, res.new_suspects == 1 ? "" : "s");
 done:
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return ret;
 }

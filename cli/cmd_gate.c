@@ -109,7 +109,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	struct strbuf out = STRBUF_INIT;
 	struct cli_progress progress = {"gate", isatty(2), 0, 0};
 	const char *summary = getenv("GITHUB_STEP_SUMMARY");
-	int accept = 0, live = 0, settle = 0, bisect = 0, ret = 0;
+	int accept = 0, live = 0, settle = 0, bisect = 0, counters_only = 0, no_reuse = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "repo", &repo, "DIR", "the repository (default: the current directory)"},
 	    {OPT_STRING, "head", &head, "REV", "the pull request's head (default HEAD)"},
@@ -119,6 +119,10 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_BOOL, "settle", &settle, NULL,
 	     "measure the stored FAIL and UNDECIDED rows again now, as --live does, before the "
 	     "verdict"},
+	    {OPT_BOOL, "counters-only", &counters_only, NULL,
+	     "--live: judge by bench.counters' instruction counts alone, no timing rounds"},
+	    {OPT_BOOL, "no-reuse", &no_reuse, NULL,
+	     "--live: count the merge base again even when .benchline/counters.db has it"},
 	    {OPT_STRING, "undecided", &undecided, "pass|fail",
 	     "whether UNDECIDED rows pass (the default) or fail the gate"},
 	    {OPT_DOUBLE, "limit", &limit, "RATIO",
@@ -185,6 +189,9 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 		    ctx, options, bisect,
 		    "--settle goes with the gate's verdict, not with 'gate accept' (the lock "
 		    "records stored values)");
+	if ((counters_only || no_reuse) && !live)
+		usage_error(ctx, options, bisect, "--%s goes with --live",
+			    counters_only ? "counters-only" : "no-reuse");
 	if (undecided && strcmp(undecided, "pass") && strcmp(undecided, "fail"))
 		usage_error(ctx, options, bisect, "--undecided takes pass or fail, not '%s'",
 			    undecided);
@@ -202,6 +209,8 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	req.for_accept = accept;
 	req.undecided_fail = undecided && !strcmp(undecided, "fail");
 	req.now = (int64_t)time(NULL);
+	req.counters_only = counters_only;
+	req.no_reuse = no_reuse;
 	if ((ret = gate_options_build(&opts, &req, &err))) {
 		/* A bad --limit or --override is a usage error, as a bad flag is. */
 		if (ret == BL_EINVALID)

@@ -1,7 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "cli/cli.h"
 #include "ingest/repo/repo.h"
 
@@ -11,7 +11,7 @@ int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx)
 	const char *repo = ".";
 	static const char *const head[] = {"HEAD"};
 	const char *const *revs = head;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	char(*hashes)[41] = NULL, (*commits)[41] = NULL;
 	size_t nrevs = 1;
@@ -26,8 +26,8 @@ int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx)
 		revs = argv;
 		nrevs = (size_t)argc;
 	}
-	ingest_config_init(&cfg);
-	if (ingest_config_load(&cfg, repo, &err)) {
+	config_init(&cfg);
+	if (config_load(&cfg, repo, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -42,7 +42,7 @@ int cmd_hash(int argc, const char **argv, struct cli_ctx *ctx)
 done:
 	free(hashes);
 	free(commits);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return ret;
 }

@@ -1,7 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "cli/cli.h"
 #include "ingest/repo/repo.h"
 
@@ -9,7 +9,7 @@
 int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	const char *repo = ".";
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	char **paths = NULL;
 	size_t n = 0;
@@ -27,8 +27,8 @@ int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 	if (argc > 1)
 		cli_usage_error(ctx->cmd, opts, "unexpected argument '%s'", argv[1]);
 
-	ingest_config_init(&cfg);
-	if (ingest_config_load(&cfg, repo, &err) ||
+	config_init(&cfg);
+	if (config_load(&cfg, repo, &err) ||
 	    repo_paths_unclassified(&paths, &n, repo, &cfg, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -54,7 +54,7 @@ int cmd_paths(int argc, const char **argv, struct cli_ctx *ctx)
 		printf("every top-level path is classified\n");
 done:
 	strings_free(paths, n);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return ret;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "cli/cli.h"
 #include "ingest/preflight/preflight.h"
 
@@ -30,7 +30,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	const char *repo = ".";
 	int json = 0, ret = 0;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct preflight_limits limits;
 	struct preflight pf;
 	struct bl_error err = BL_ERROR_INIT;
@@ -47,7 +47,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "preflight takes no arguments");
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	preflight_init(&pf);
 	/* A mistyped --repo must not silently fall back to the default limits. */
 	if (stat(repo, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -58,7 +58,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 		ret = 2;
 		goto done;
 	}
-	if (ingest_config_load(&cfg, repo, &err) ||
+	if (config_load(&cfg, repo, &err) ||
 	    preflight_config_processes(&processes, &nprocesses, &cfg, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -89,7 +89,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx)
 done:
 	preflight_release(&pf);
 	strings_free(processes, nprocesses);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&out);
 	bl_error_release(&err);
 	return ret;

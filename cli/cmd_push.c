@@ -27,7 +27,7 @@ static int bare_spool(int argc, const char **argv)
 int cmd_push(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct cli_push p;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf body = STRBUF_INIT;
 	const char *repo = NULL;
@@ -35,7 +35,7 @@ int cmd_push(int argc, const char **argv, struct cli_ctx *ctx)
 	int json = 0, spool_only, ret = 2;
 
 	cli_push_init(&p);
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	const struct cli_option opts[] = {
 	    CLI_PUSH_OPTIONS(&p),
 	    {OPT_STRING, "repo", &repo, "DIR",
@@ -51,15 +51,17 @@ int cmd_push(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts,
 				"--spool without a directory pushes the spool only: "
 				"no FILE");
-	if ((repo && ingest_config_load(&cfg, repo, &err)) || cli_push_connect(&p, &cfg, &err))
+	if ((repo && config_load(&cfg, repo, &err)) || cli_push_connect(&p, &cfg, &err))
 		goto fail;
 	if (json)
 		json_out = json_array();
 	cli_push_flush(&p, json_out);
+	if (!argc && !p.flushed_bodies)
+		cli_error("nothing waits in the spool '%s'", p.session->spool->dir);
 	for (int i = 0; i < argc; i++) {
 		strbuf_reset(&body);
 		if (read_file_capped(&body, argv[i], PUSH_MAX_BODY, &err) ||
-		    cli_push_body(&p, argv[i], body.buf, body.len, (size_t)-1, json_out, &err)) {
+		    cli_push_body(&p, argv[i], body.buf, body.len, json_out, &err)) {
 			cli_fail(&err);
 			p.failed = 1;
 		}
@@ -73,7 +75,7 @@ fail:
 done:
 	json_decref(json_out);
 	strbuf_release(&body);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	cli_push_release(&p);
 	bl_error_release(&err);
 	return ret;

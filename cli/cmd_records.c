@@ -6,8 +6,10 @@
 
 #include "detect/detect.h"
 #include "store/store.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 
 /* Rows are printed as a table sized to their content, a block of this many at a time, so that
  * listing a million runs holds a block in memory, not the whole history. */
@@ -101,14 +103,14 @@ static int each_row(const struct store_record_row *row, void *data)
 /* records --why ID...: each run's tags and the reason for each, from its stored figures. */
 static int explain(int argc, const char **argv, const char *repo, int json, struct cli_ctx *ctx)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf why = STRBUF_INIT;
 	json_t *rows = json ? json_array() : NULL;
 	int ret = 0;
 
-	ingest_config_init(&cfg);
-	if (repo && (ret = ingest_config_load(&cfg, repo, &err)))
+	config_init(&cfg);
+	if (repo && (ret = config_load(&cfg, repo, &err)))
 		goto done;
 	for (int i = 0; i < argc && !ret; i++) {
 		struct ingest_explained e;
@@ -118,7 +120,7 @@ static int explain(int argc, const char **argv, const char *repo, int json, stru
 			ret = bl_error_set(&err, BL_EINVALID, "not a run id: '%s'", argv[i]);
 			break;
 		}
-		if ((ret = ingest_explain_run(&e, ctx->store, &cfg, id, &err)))
+		if ((ret = ingest_explain_run(&e, ctx->store, &adapters_parsers, &cfg, id, &err)))
 			break;
 		if (json) {
 			json_t *row = ingest_outcome_json(
@@ -153,7 +155,7 @@ done:
 		cli_json_print(json_incref(rows));
 	json_decref(rows);
 	strbuf_release(&why);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return ret;
 }

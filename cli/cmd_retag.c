@@ -2,9 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 #include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 
 /* "noisy +2 -1, superseded +1": the tags that changed, in the store's order. */
 static void tag_changes(struct strbuf *sb, const struct ingest_retag_result *r)
@@ -38,7 +40,7 @@ static void print_json(const struct ingest_retag_result *r, int dry_run)
 int cmd_retag(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct ingest_retag_result res;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf who = STRBUF_INIT, changes = STRBUF_INIT;
 	const char *repo = NULL;
@@ -51,12 +53,12 @@ int cmd_retag(int argc, const char **argv, struct cli_ctx *ctx)
 	     "print {\"runs\", \"retagged\", \"tags\", \"keys_changed\", \"dry_run\"}"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	if (cli_parse(argc, argv, options, ctx))
 		cli_usage_error(ctx->cmd, options, "retag takes no arguments");
 	cli_who(&who);
-	if ((repo && ingest_config_load(&cfg, repo, &err)) ||
-	    ingest_retag(&res, ctx->store, &cfg, who.buf, dry_run, &err)) {
+	if ((repo && config_load(&cfg, repo, &err)) ||
+	    ingest_retag(&res, ctx->store, &adapters_parsers, &cfg, who.buf, dry_run, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -71,7 +73,7 @@ int cmd_retag(int argc, const char **argv, struct cli_ctx *ctx)
 	       changes.len ? ")" : "", (long long)res.keys_changed,
 	       res.keys_changed == 1 ? "" : "s", dry_run ? " (nothing written)" : "");
 done:
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&who);
 	strbuf_release(&changes);
 	bl_error_release(&err);

@@ -89,14 +89,14 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	if (opts.repo_dir) {
 		/* A repository the gate routes could not read is a startup error, not a 500
 		 * on every request. */
-		struct ingest_config cfg;
-		ingest_config_init(&cfg);
+		struct config cfg;
+		config_init(&cfg);
 		ret = repo_toplevel(&root, opts.repo_dir, &err);
 		if (!ret) {
 			opts.repo_dir = root.buf;
-			ret = ingest_config_load(&cfg, opts.repo_dir, &err);
+			ret = config_load(&cfg, opts.repo_dir, &err);
 		}
-		ingest_config_release(&cfg);
+		config_release(&cfg);
 		if (ret) {
 			ret = cli_fail(&err);
 			strbuf_release(&root);

@@ -8,7 +8,9 @@
 
 #include "cli/cli.h"
 #include "detect/confirm/confirm.h"
+#include "ingest/bench/bench.h"
 #include "detect/detect.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/push/push.h"
 #include "store/store.h"
@@ -30,7 +32,7 @@ static int remote_measured(int *yes, const char *source_hash, void *data, struct
 	struct sweep_out *out = data;
 	struct push_response res;
 	struct strbuf path = STRBUF_INIT;
-	json_t *doc = NULL, *records, *rec;
+	json_t *doc = NULL, *records = NULL, *rec;
 	json_error_t jerr;
 	size_t i;
 	int ret = 0;
@@ -42,27 +44,30 @@ static int remote_measured(int *yes, const char *source_hash, void *data, struct
 	if (out->unreachable)
 		goto done;
 	if ((ret = push_request(&res, out->push->session->srv, "GET", path.buf, NULL, 0, NULL,
-				err))) {
-		/* The server down is what the spool is for: measure, keep the records there. */
-		if (ret != BL_EIO)
-			goto done;
+				err)) &&
+	    ret != BL_EIO)
+		goto done;
+	if (!ret && res.status == 200) {
+		doc = json_loadb(res.body.buf, res.body.len, 0, &jerr);
+		records = json_object_get(doc, "records");
+	}
+	if (ret || !json_is_array(records)) {
+		/* The server down, or not answering as benchline's does (a maintenance page, a
+		 * redirect): what the spool is for. Measure, and keep the records there. */
+		struct strbuf what = STRBUF_INIT;
+		if (!ret) {
+			push_answer_describe(&what, &res);
+			bl_error_set(err, BL_EIO,
+				     "GET %s: the server's answer is not benchline's (%s)",
+				     path.buf, what.buf);
+		}
 		cli_progress_done(&out->progress);
 		fprintf(stderr, "sweep: %s: measuring without knowing what the server has\n",
 			err->msg.buf);
 		bl_error_clear(err);
+		strbuf_release(&what);
 		out->unreachable = 1;
 		ret = 0;
-		goto done;
-	}
-	if (res.status != 200) {
-		ret = bl_error_set(err, BL_EIO, "GET %s: the server answered %ld: %.200s", path.buf,
-				   res.status, res.body.buf);
-		goto done;
-	}
-	doc = json_loadb(res.body.buf, res.body.len, 0, &jerr);
-	records = json_object_get(doc, "records");
-	if (!json_is_array(records)) {
-		ret = bl_error_set(err, BL_EINVALID, "GET %s: the answer has no records", path.buf);
 		goto done;
 	}
 	json_array_foreach(records, i, rec)
@@ -88,7 +93,7 @@ done:
 
 /* With a server: each process's records pushed as one body (or spooled), their outcomes
  * printed as `ingest --server` prints them. */
-static int remote_deliver(struct confirm_sweep_result *counts, const char *name,
+static int remote_deliver(struct bench_sweep_result *counts, const char *name,
 			  struct ingest_intake *in, struct ingest_batch *batch, void *data,
 			  struct bl_error *err)
 {
@@ -99,7 +104,7 @@ static int remote_deliver(struct confirm_sweep_result *counts, const char *name,
 	(void)counts;
 	cli_progress_done(&out->progress);
 	if (!(ret = ingest_intake_body(&body, batch, err)))
-		ret = cli_push_body(out->push, name, body.buf, body.len, batch->nr, NULL, err);
+		ret = cli_push_body(out->push, name, body.buf, body.len, NULL, err);
 	/* Once the server failed this command, every body went to the spool. */
 	if (!ret && out->push->session->unreachable)
 		out->spooled += batch->nr;
@@ -117,7 +122,7 @@ static void print_note(const char *line, void *data)
 }
 
 /* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 4 records */
-static void print_step(const struct confirm_sweep_step *s, void *data)
+static void print_step(const struct bench_sweep_step *s, void *data)
 {
 	struct sweep_out *out = data;
 	cli_progress_done(&out->progress);
@@ -167,7 +172,7 @@ static int wait_server_idle(struct push_server *srv, struct bl_error *err)
 /* --confirm: this machine's open alerts (and with --pending its pending ones), in the
  * database, or on the server (after its detection of tonight's pushes), measured here. */
 static int sweep_confirm(size_t *confirmed, size_t *regressions,
-			 const struct confirm_sweep_request *sreq, const struct ingest_config *cfg,
+			 const struct bench_sweep_request *sreq, const struct config *cfg,
 			 int pending, struct sweep_out *out, struct store *st,
 			 struct cli_push *push, struct bl_error *err)
 {
@@ -206,12 +211,12 @@ static int sweep_confirm(size_t *confirmed, size_t *regressions,
  */
 int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	struct confirm_sweep_request req;
-	struct confirm_sweep_result res;
+	struct bench_sweep_request req;
+	struct bench_sweep_result res;
 	struct detect_options dopts;
 	struct detect_result dres;
 	struct sweep_out out = {{"sweep", 0, 0, 0}, NULL, NULL, 0, 0, 0};
-	struct ingest_config cfg;
+	struct config cfg;
 	struct strbuf machine = STRBUF_INIT, why = STRBUF_INIT, root = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;
@@ -243,7 +248,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
 	memset(&dres, 0, sizeof(dres));
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	cli_push_init(&push);
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "sweep takes no arguments");
@@ -262,7 +267,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	/* The records go to a server (--server, $BENCHLINE_SERVER, benchline.json's server), or
 	 * into the database. */
 	if (repo_toplevel(&root, req.repo ? req.repo : ".", &err) ||
-	    ingest_config_load(&cfg, root.buf, &err)) {
+	    config_load(&cfg, root.buf, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -289,7 +294,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	req.note = print_note;
 	req.data = &out;
 	if ((!remote && store_alerts_last_id(&last_alert, ctx->store, &err)) ||
-	    confirm_sweep(&res, remote ? NULL : ctx->store, &req, &err)) {
+	    bench_sweep(&res, remote ? NULL : ctx->store, &req, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -302,7 +307,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
 			"record%s pushed to %s",
 			res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable,
-			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->url);
+			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->shown);
 		if (out.spooled)
 			fprintf(stderr, ", %zu kept in the spool", out.spooled);
 		if (do_confirm)
@@ -324,12 +329,12 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	if (do_confirm && (ret = sweep_confirm(&confirmed, &regressions, &req, &cfg, pending, &out,
 					       ctx->store, NULL, &err)))
 		goto done;
-	for (size_t t = 0; t < CONFIRM_SWEEP_NTAGS; t++) {
+	for (size_t t = 0; t < BENCH_SWEEP_NTAGS; t++) {
 		if (!res.tagged_by[t])
 			continue;
 		strbuf_addf(&why, "%s%zu %s", why.len ? ", " : "", res.tagged_by[t],
-			    confirm_sweep_tag_name(t));
-		if (!strcmp(confirm_sweep_tag_name(t), "preflight") && res.busy_why)
+			    bench_sweep_tag_name(t));
+		if (!strcmp(bench_sweep_tag_name(t), "preflight") && res.busy_why)
 			strbuf_addf(&why, ": %s", res.busy_why);
 	}
 	fprintf(
@@ -346,10 +351,10 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 			confirmed == 1 ? "" : "s", regressions, regressions == 1 ? "" : "s");
 	fputc('\n', stderr);
 done:
-	confirm_sweep_result_release(&res);
+	bench_sweep_result_release(&res);
 	cli_push_release(&push);
 	strbuf_release(&root);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&machine);
 	strbuf_release(&why);
 	bl_error_release(&err);

@@ -1,7 +1,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "store/store.h"
 #include "cli/cli.h"
 #include "ingest/repo/repo.h"
@@ -11,7 +11,7 @@ int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	const char *repo = NULL;
 	int json = 0, ret = 0;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct repo_sync_result res;
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_command parse_only = *ctx->cmd;
@@ -31,8 +31,8 @@ int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
 	if (!repo)
 		cli_usage_error(ctx->cmd, opts, "sync needs --repo DIR");
 
-	ingest_config_init(&cfg);
-	if (ingest_config_load(&cfg, repo, &err)) {
+	config_init(&cfg);
+	if (config_load(&cfg, repo, &err)) {
 		ret = cli_fail(&err);
 		goto done;
 	}
@@ -62,7 +62,7 @@ int cmd_sync(int argc, const char **argv, struct cli_ctx *ctx)
 		       res.branch, res.total, res.tip);
 	}
 done:
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return ret;
 }

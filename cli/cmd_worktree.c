@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "detect/confirm/confirm.h"
+#include "ingest/bench/bench.h"
 #include "ingest/repo/repo.h"
 
 /*
@@ -16,10 +16,10 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	const char *repo_dir = ".";
 	int build = 0, run = 0, ret = 0;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct repo *r = NULL;
 	struct strbuf paths[2] = {STRBUF_INIT, STRBUF_INIT}, why = STRBUF_INIT;
-	struct confirm_run once;
+	struct bench_run once;
 	struct bl_error err = BL_ERROR_INIT;
 	const struct cli_option opts[] = {
 	    {OPT_STRING, "repo", &repo_dir, "DIR",
@@ -32,9 +32,9 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 	argc = cli_parse(argc, argv, opts, ctx);
 	if (argc < 1 || argc > 2)
 		cli_usage_error(ctx->cmd, opts, "give one or two revisions (sides a and b)");
-	ingest_config_init(&cfg);
-	confirm_run_init(&once);
-	if (ingest_config_load(&cfg, repo_dir, &err) || repo_open(&r, repo_dir, &cfg, &err))
+	config_init(&cfg);
+	bench_run_init(&once);
+	if (config_load(&cfg, repo_dir, &err) || repo_open(&r, repo_dir, &cfg, &err))
 		goto fail;
 	for (int i = 0; i < argc; i++) {
 		enum repo_side side = i ? REPO_SIDE_B : REPO_SIDE_A;
@@ -46,7 +46,7 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 			goto fail;
 		printf("%s %s %s\n", name, sha, paths[i].buf);
 		if (build) {
-			if (confirm_build(&wall_s, &cfg, paths[i].buf, &err)) {
+			if (bench_build(&wall_s, &cfg, paths[i].buf, &err)) {
 				if (err.code != BL_EBUILD)
 					goto fail;
 				cli_error("side %s (%.12s): %s", name, sha, err.msg.buf);
@@ -56,7 +56,7 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 			printf("%s built in %.2f s\n", name, wall_s);
 		}
 		if (run) {
-			if (confirm_run_once(&once, &cfg, paths[i].buf, &err))
+			if (bench_run_once(&once, &cfg, paths[i].buf, &err))
 				goto fail;
 			printf("%s ran in %.2f s: cpu_s %.3f, peak_rss_kib %lld, %zu bytes of "
 			       "output\n",
@@ -67,8 +67,8 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 	if (build && argc == 2 && cfg.n_bench_artifacts) {
 		int identical;
 		size_t files;
-		if (confirm_artifacts_identical(&identical, &why, &files, &cfg, paths[0].buf,
-						paths[1].buf, &err))
+		if (bench_artifacts_identical(&identical, &why, &files, &cfg, paths[0].buf,
+					      paths[1].buf, &err))
 			goto fail;
 		if (identical)
 			printf("artifacts identical (%zu file%s): nothing can differ\n", files,
@@ -80,9 +80,9 @@ int cmd_worktree(int argc, const char **argv, struct cli_ctx *ctx)
 fail:
 	ret = cli_fail(&err);
 done:
-	confirm_run_release(&once);
+	bench_run_release(&once);
 	repo_free(r);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&paths[0]);
 	strbuf_release(&paths[1]);
 	strbuf_release(&why);

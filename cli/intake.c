@@ -10,11 +10,12 @@
 
 #include "store/store.h"
 #include "cli/cli.h"
+#include "ingest/adapters/adapters.h"
 
 void cli_intake_init(struct cli_intake *in)
 {
 	memset(in, 0, sizeof(*in));
-	ingest_intake_init(&in->core);
+	ingest_intake_init(&in->core, &adapters_parsers);
 	cli_push_init(&in->push);
 }
 
@@ -60,7 +61,7 @@ void cli_intake_say(const char *name, const json_t *row)
 	strbuf_release(&line);
 }
 
-static void say_format(const struct cli_intake *in, const char *name)
+void cli_intake_say_format(const struct cli_intake *in, const char *name)
 {
 	if (!in->verbose)
 		return;
@@ -69,21 +70,12 @@ static void say_format(const struct cli_intake *in, const char *name)
 		   strcmp(in->core.format, "auto") ? "" : " (decided from its content)");
 }
 
-int cli_intake_parse(struct cli_intake *in, struct ingest_batch *out, const char *name,
-		     const char *text, size_t len, double started_at, struct bl_error *err)
-{
-	int ret = ingest_intake_parse(&in->core, out, name, text, len, started_at, err);
-	if (in->core.chosen_format)
-		say_format(in, name);
-	return ret;
-}
-
 int cli_intake_read(struct cli_intake *in, struct ingest_batch *out, const char *path,
 		    struct bl_error *err)
 {
 	int ret = ingest_intake_read(&in->core, out, path, err);
 	if (in->core.chosen_format)
-		say_format(in, path);
+		cli_intake_say_format(in, path);
 	return ret;
 }
 
@@ -102,7 +94,7 @@ static int push_batch(struct cli_intake *in, const char *name, struct ingest_bat
 		bl_error_prefix(err, "%s", name);
 		goto done;
 	}
-	ret = cli_push_body(&in->push, name, body.buf, body.len, batch->nr, in->json_out, err);
+	ret = cli_push_body(&in->push, name, body.buf, body.len, in->json_out, err);
 done:
 	strbuf_release(&body);
 	return ret;
@@ -229,7 +221,7 @@ int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, con
 						 mark ? mark_records : NULL, &mark, report_record,
 						 &r, &err);
 			if (in->core.chosen_format)
-				say_format(in, files[i]);
+				cli_intake_say_format(in, files[i]);
 		}
 		if (ret) {
 			cli_fail(&err);

@@ -951,7 +951,7 @@ int main(int argc, char **argv_in)
 	ret = cmd->fn(argc - i, argv + i, &ctx);
 	store_free(ctx.store);
 	bl_error_release(&err);
-	repo_libgit2_shutdown();
+	libgit2_stop();
 	if (fflush(stdout) || ferror(stdout)) {
 		if (ret == 0)
 			ret = 2;

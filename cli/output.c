@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "detect/confirm/confirm.h"
 
 void cli_table_init(struct cli_table *t, const char *const *header, size_t ncols, const char *align)
@@ -271,7 +271,7 @@ void cli_progress_done(struct cli_progress *p)
 	p->shown = 0;
 }
 
-void cli_detect_options(struct detect_options *opts, const struct ingest_config *cfg)
+void cli_detect_options(struct detect_options *opts, const struct config *cfg)
 {
 	opts->metrics_given = 1;
 	opts->metrics = (const char *const *)cfg->judged_metrics;

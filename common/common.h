@@ -1,9 +1,11 @@
 /*
- * common: the small pieces every module uses. A strbuf whose buffer is never NULL, the error
- * struct that carries details out of a failing call, capped file reading, checked allocation,
- * running a child process, and numbers (the shortest round-trip writer of doubles, their
- * comparison, the nearest-rank percentile). Named for what they are (strbuf_*, bl_error_*, x*,
- * child_process_*), as git names its helpers.
+ * common: the small pieces every module uses. A strbuf whose buffer is never NULL (strbuf.c),
+ * the error struct that carries details out of a failing call, checked allocation, capped file
+ * reading, timestamps, digests and libgit2's start (util.c), the one JSON writer (json.c),
+ * numbers (numbers.c: the shortest round-trip writer of doubles, their comparison, the
+ * nearest-rank percentile, figures in human units), containers (containers.c), the names of
+ * the enums every stage shares (names.c) and running a child process (run_command.c). Named
+ * for what they are (strbuf_*, bl_error_*, x*, child_process_*), as git names its helpers.
  */
 #ifndef BENCHLINE_COMMON_H
 #define BENCHLINE_COMMON_H
@@ -28,7 +30,9 @@ enum bl_code {
 	BL_EDENIED = -8,   /* the caller may not do this (a push token's machines) */
 	BL_EBUILD = -9,	   /* a side cannot be built: bench.build failed (rebench's exit 125) */
 	BL_EBUSY = -10,	   /* the database stayed locked past the busy timeout (the server's 503) */
-	BL_ECONFLICT = -11, /* the thing is in a state that forbids this (an ignored alert) */
+	BL_ECONFLICT = -11,    /* the thing is in a state that forbids this (an ignored alert) */
+	BL_EUNAVAILABLE = -12, /* the database cannot be reached: its connection was lost or
+				* refused (the server's 503; made again for the next statement) */
 };
 
 struct strbuf {
@@ -56,6 +60,10 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Appends a JSON string literal (quoted and escaped) for s. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
+/* Text from outside (a name, a commit subject) inside a line of Markdown, never at its start:
+ * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
+ * @mention is backslash-escaped, control characters become blanks: it shows as it is. */
+void strbuf_add_markdown(struct strbuf *sb, const char *s);
 /* New jansson values for a figure that may be missing (NAN, an infinity) or a string that may
  * be NULL: null then (common/json.c). */
 struct json_t;
@@ -89,13 +97,17 @@ struct bl_error {
 		0, STRBUF_INIT                                                                     \
 	}
 
-/* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. */
+/* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. The
+ * arguments may include err's own message (err->msg.buf): an error can extend itself. */
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Puts "prefix: " in front of the current message. */
+/* Puts "prefix: " in front of the current message (whose text the arguments may include). */
 void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bl_error_clear(struct bl_error *err);
+/* url as messages may show it (a new string appended to sb): the password of its user part
+ * (scheme://user:PASSWORD@host) and every password= parameter of its query left out. */
+void strbuf_add_url_redacted(struct strbuf *sb, const char *url);
 void bl_error_release(struct bl_error *err);
 
 void *xmalloc(size_t size);
@@ -241,6 +253,26 @@ enum alert_outcome {
 const char *alert_outcome_name(enum alert_outcome o);
 int alert_outcome_parse(enum alert_outcome *out, const char *name);
 
+/*
+ * The formats results are read in (§2, §10): `--format` and benchline.json's bench.format name
+ * one. "auto" is decided from the content, "benchline" is the native record format ("native"
+ * parses to it too), the others are the adapters' (ingest/adapters/ maps each to its parser).
+ * Here because benchline.json's reading, below the adapters, checks bench.format by it.
+ */
+enum result_format {
+	RESULT_AUTO,
+	RESULT_NATIVE,
+	RESULT_BMF,
+	RESULT_GBENCH,
+	RESULT_HYPERFINE,
+	RESULT_PYTEST,
+	RESULT_GOTEST,
+	RESULT_CRITERION,
+};
+#define RESULT_NFORMATS 8
+const char *result_format_name(enum result_format f);
+int result_format_parse(enum result_format *out, const char *name);
+
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);
 /* The pieces read_file_capped is made of, for a reader that goes on from a file descriptor
@@ -275,6 +307,16 @@ struct digest_ctx;
 int digest_init(struct digest_ctx **out);
 void digest_add(struct digest_ctx *ctx, const void *data, size_t len);
 int digest_finish(char out[41], struct digest_ctx *ctx);
+/* SHA-256 of data, or of a file's bytes, as 64 lowercase hex digits (what names a libc in a
+ * counter machine's key, §9.6). BL_EIO naming the file when it cannot be read. */
+int digest_sha256(char out[65], const void *data, size_t len, struct bl_error *err);
+int digest_sha256_file(char out[65], const char *path, struct bl_error *err);
+/* libgit2, started once per process by the first caller that opens a repository (ingest/repo/,
+ * and benchline.json found through git), not by every command: Debian's libgit2 (on mbedTLS)
+ * parses the whole CA bundle when it starts, three quarters of the instructions of a command
+ * that never touches git. Thread-safe. libgit2_stop, at exit, stops it if it was started. */
+void libgit2_start(void);
+void libgit2_stop(void);
 /* 1 when the bytes are valid UTF-8. */
 int utf8_valid(const char *s, size_t len);
 

@@ -43,6 +43,12 @@ static const char *const alert_outcome_names[] = {
     [ALERT_TRANSIENT] = "transient",
 };
 
+static const char *const result_format_names[] = {
+    [RESULT_AUTO] = "auto",	[RESULT_NATIVE] = "benchline",	  [RESULT_BMF] = "bmf",
+    [RESULT_GBENCH] = "gbench", [RESULT_HYPERFINE] = "hyperfine", [RESULT_PYTEST] = "pytest",
+    [RESULT_GOTEST] = "gotest", [RESULT_CRITERION] = "criterion",
+};
+
 #define NAMES_NR(t) (sizeof(t) / sizeof((t)[0]))
 
 /* The index of name in names[0..n), or BL_EINVALID. */
@@ -166,5 +172,21 @@ int alert_outcome_parse(enum alert_outcome *out, const char *name)
 	if (i < 0)
 		return i;
 	*out = (enum alert_outcome)i;
+	return 0;
+}
+
+const char *result_format_name(enum result_format f)
+{
+	return index_name(result_format_names, NAMES_NR(result_format_names), (unsigned)f);
+}
+
+int result_format_parse(enum result_format *out, const char *name)
+{
+	int i = name && !strcmp(name, "native")
+		    ? RESULT_NATIVE
+		    : name_index(result_format_names, NAMES_NR(result_format_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum result_format)i;
 	return 0;
 }

@@ -147,3 +147,15 @@ void strbuf_add_json_string(struct strbuf *sb, const char *s)
 	}
 	strbuf_addch(sb, '"');
 }
+
+void strbuf_add_markdown(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			strbuf_addch(sb, ' ');
+		else if (strchr("\\`*_[]<>|~@&", *s))
+			strbuf_addf(sb, "\\%c", *s);
+		else
+			strbuf_addch(sb, *s);
+	}
+}

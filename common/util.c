@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <git2.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 
 #include "common/common.h"
 
@@ -59,14 +62,18 @@ char *xstrdup(const char *s)
 
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	if (!err)
 		return code;
-	err->code = code;
-	strbuf_reset(&err->msg);
+	/* Formatted into a buffer of its own, then swapped in: the arguments may point into the
+	 * old message (an error that extends itself), which must stay whole until read. */
 	va_start(ap, fmt);
-	strbuf_vaddf(&err->msg, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	err->code = code;
+	strbuf_release(&err->msg);
+	err->msg = sb;
 	return code;
 }
 
@@ -95,6 +102,47 @@ void bl_error_release(struct bl_error *err)
 {
 	err->code = 0;
 	strbuf_release(&err->msg);
+}
+
+void strbuf_add_url_redacted(struct strbuf *sb, const char *url)
+{
+	const char *auth = strstr(url, "://"), *at, *colon, *end, *query, *frag;
+	size_t auth_len;
+	int kept = 0;
+
+	if (!auth) {
+		strbuf_addstr(sb, url);
+		return;
+	}
+	auth += 3;
+	auth_len = strcspn(auth, "/?#");
+	/* scheme://user:PASSWORD@host: the user stays, the password goes */
+	at = memrchr(auth, '@', auth_len);
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon) {
+		strbuf_add(sb, url, (size_t)(colon - url));
+		strbuf_add(sb, at, (size_t)(auth + auth_len - at));
+	} else {
+		strbuf_add(sb, url, (size_t)(auth + auth_len - url));
+	}
+	/* the path as it is, then the query without its password= parameters (libpq's) */
+	query = auth + auth_len + strcspn(auth + auth_len, "?#");
+	strbuf_add(sb, auth + auth_len, (size_t)(query - (auth + auth_len)));
+	frag = query + strcspn(query, "#");
+	if (*query == '?') {
+		for (const char *p = query + 1; p < frag; p = end + (end < frag)) {
+			end = memchr(p, '&', (size_t)(frag - p));
+			if (!end)
+				end = frag;
+			if ((size_t)(end - p) >= 9 && !strncasecmp(p, "password=", 9))
+				continue;
+			if ((size_t)(end - p) == 8 && !strncasecmp(p, "password", 8))
+				continue;
+			strbuf_addch(sb, kept++ ? '&' : '?');
+			strbuf_add(sb, p, (size_t)(end - p));
+		}
+	}
+	strbuf_addstr(sb, frag);
 }
 
 int open_capped(int *fd_out, const char *path, size_t cap, struct bl_error *err)
@@ -404,4 +452,69 @@ int digest_blob(char out[41], const void *data, size_t len)
 		return BL_EINVALID;
 	sha1_hex(out, md);
 	return 0;
+}
+
+static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
+static int libgit2_started;
+
+static void start_libgit2(void)
+{
+	libgit2_started = git_libgit2_init() > 0;
+}
+
+void libgit2_start(void)
+{
+	pthread_once(&libgit2_once, start_libgit2);
+}
+
+void libgit2_stop(void)
+{
+	if (libgit2_started)
+		git_libgit2_shutdown();
+}
+
+/* SHA-256 with a context the caller fed. */
+static int sha256_finish(char out[65], EVP_MD_CTX *ctx, int ok, struct bl_error *err)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	static const char hex[] = "0123456789abcdef";
+	ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
+	EVP_MD_CTX_free(ctx);
+	out[0] = '\0';
+	if (!ok)
+		return bl_error_set(err, BL_EINVALID, "cannot compute a SHA-256 digest");
+	for (unsigned i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+	return 0;
+}
+
+int digest_sha256(char out[65], const void *data, size_t len, struct bl_error *err)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok =
+	    ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && EVP_DigestUpdate(ctx, data, len);
+	return sha256_finish(out, ctx, ok, err);
+}
+
+int digest_sha256_file(char out[65], const char *path, struct bl_error *err)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	FILE *f = fopen(path, "rb");
+	char buf[65536];
+	size_t n;
+	int ok = ctx && f && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	if (!f) {
+		EVP_MD_CTX_free(ctx);
+		out[0] = '\0';
+		return bl_error_set(err, BL_EIO, "cannot read '%s': %s", path, strerror(errno));
+	}
+	while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, n);
+	ok = ok && !ferror(f);
+	fclose(f);
+	return sha256_finish(out, ctx, ok, err);
 }

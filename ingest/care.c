@@ -152,8 +152,9 @@ static int settle_key(struct settle_counts *c, struct store *st, struct key_runs
 }
 
 struct retag_walk {
+	const struct ingest_parsers *parsers;
 	struct store *st;
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	struct key_runs key;
 	int have_key;
 	struct settle_counts counts;
@@ -180,7 +181,7 @@ static int retag_one(const struct store_admin_run *r, void *data)
 	}
 	strbuf_reset(&w->name);
 	strbuf_addf(&w->name, "run %lld", (long long)r->id);
-	if ((ret = ingest_parse_native(&w->batch, w->name.buf, r->raw, strlen(r->raw), w->err)))
+	if ((ret = w->parsers->native(&w->batch, w->name.buf, r->raw, strlen(r->raw), w->err)))
 		return ret;
 	if (w->batch.nr != 1) {
 		ingest_batch_release(&w->batch);
@@ -213,8 +214,9 @@ static int finish(struct store *st, int ret, int dry_run, struct bl_error *err)
 	return store_commit(st, err);
 }
 
-int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct ingest_config *cfg,
-		 const char *who, int dry_run, struct bl_error *err)
+int ingest_retag(struct ingest_retag_result *out, struct store *st,
+		 const struct ingest_parsers *parsers, const struct config *cfg, const char *who,
+		 int dry_run, struct bl_error *err)
 {
 	struct retag_walk w;
 	int64_t audit_id;
@@ -222,6 +224,7 @@ int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct
 
 	memset(out, 0, sizeof(*out));
 	memset(&w, 0, sizeof(w));
+	w.parsers = parsers;
 	w.st = st;
 	w.cfg = cfg;
 	w.err = err;
@@ -527,7 +530,8 @@ static int explain_target(const struct store_admin_target *t, void *data)
 }
 
 int ingest_explain_run(struct ingest_explained *out, struct store *st,
-		       const struct ingest_config *cfg, int64_t run_id, struct bl_error *err)
+		       const struct ingest_parsers *parsers, const struct config *cfg,
+		       int64_t run_id, struct bl_error *err)
 {
 	struct explain_walk w = {run_id, 0, 0, 0, NAN, NULL, 0, NAN, 0};
 	struct store_key key;
@@ -550,7 +554,7 @@ int ingest_explain_run(struct ingest_explained *out, struct store *st,
 		goto done;
 	}
 	strbuf_addf(&name, "run %lld", (long long)run_id);
-	if ((ret = ingest_parse_native(&out->batch, name.buf, w.raw, strlen(w.raw), err)))
+	if ((ret = parsers->native(&out->batch, name.buf, w.raw, strlen(w.raw), err)))
 		goto done;
 	if (out->batch.nr != 1) {
 		ret = bl_error_set(err, BL_EINVALID, "run %lld: its stored JSON is not one record",

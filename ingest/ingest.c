@@ -6,6 +6,10 @@
 #include "store/store.h"
 #include "ingest/ingest.h"
 
+/* benchline.json's reading, below the record model, caps quiet.min_samples by its own number. */
+_Static_assert(CONFIG_MAX_MIN_SAMPLES == INGEST_MAX_SAMPLES,
+	       "quiet.min_samples' cap is the most samples a record may carry");
+
 static void metric_release(struct ingest_metric *m)
 {
 	free(m->name);
@@ -13,6 +17,29 @@ static void metric_release(struct ingest_metric *m)
 	free(m->samples);
 	free(m->ladder);
 	memset(m, 0, sizeof(*m));
+}
+
+int ingest_valid_machine(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 64)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+void ingest_defaults_init(struct ingest_defaults *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->harness_version = -1;
+	d->committed_at = NAN;
+	d->started_at = NAN;
 }
 
 void ingest_record_release(struct ingest_record *rec)
@@ -501,9 +528,9 @@ static int store_records(struct store *st, struct record_source *src,
 			 const struct ingest_options *opts, enum ingest_outcome *outcomes,
 			 int64_t *run_ids, struct bl_error *err)
 {
-	double noisy_limit = opts && opts->noisy_limit > 0 ? opts->noisy_limit : INGEST_NOISY_LIMIT;
+	double noisy_limit = opts && opts->noisy_limit > 0 ? opts->noisy_limit : CONFIG_NOISY_LIMIT;
 	int64_t min_samples =
-	    opts && opts->min_samples > 0 ? opts->min_samples : INGEST_MIN_SAMPLES;
+	    opts && opts->min_samples > 0 ? opts->min_samples : CONFIG_MIN_SAMPLES;
 	const struct ingest_record *rec;
 	struct id_cache ids;
 	size_t i = 0;

@@ -1,8 +1,10 @@
 /*
- * ingest: the record model (§2), the native parser, the key rule and tags (§1, §5),
- * benchline.json (§3) and the intake use case; its rooms are adapters/ (the other formats,
- * §10), repo/ (the source hash and commit sync, §3) and preflight/ (§4). Nothing here prints
- * or exits.
+ * ingest: the record model (§2) with positions in JSON text for messages (jsonpos.c), the key
+ * rule and tags (§1, §5) and storing a batch (ingest.c), a file's records staged on disk
+ * (stage.c), the intake use case (intake.c) and data care, retag and rm (care.c); its rooms
+ * are config/ (benchline.json, §3), adapters/ (the formats' parsers, the native one too,
+ * §2, §10), repo/ (the source hash and commit sync, §3), preflight/ (§4) and push/ (§10's fleet).
+ * Nothing here prints or exits.
  */
 #ifndef BENCHLINE_INGEST_H
 #define BENCHLINE_INGEST_H
@@ -12,6 +14,7 @@
 #include <stdio.h>
 
 #include "common/common.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 
 struct store;
@@ -21,17 +24,6 @@ struct store;
 #define INGEST_MAX_SAMPLES 1000000
 /* Largest file `ingest` reads. */
 #define INGEST_MAX_FILE ((size_t)1 << 30)
-/* Default p95/median at or over which a run is tagged noisy (§4). */
-#define INGEST_NOISY_LIMIT 1.06
-/* Default of quiet.min_samples: the fewest measurements behind a p95 for the noisy limit to
- * apply. With fewer, a nearest-rank p95 is the slowest repetition or next to it, and one slow
- * repetition would tag the whole run. */
-#define INGEST_MIN_SAMPLES 10
-/* The re-bench's defaults (§9): seconds a build and one benchmark process may take, and the
- * fresh processes of one sample. */
-#define INGEST_BENCH_TIMEOUT   600
-#define INGEST_BENCH_PROCESSES 3
-
 struct ingest_metric {
 	char *name;
 	enum metric_kind kind;
@@ -82,25 +74,51 @@ int ingest_valid_machine(const char *s);
 void ingest_record_release(struct ingest_record *rec);
 void ingest_batch_release(struct ingest_batch *batch);
 
-/*
- * Parses native records (§2): one object, an array of objects, or one object per line.
- * name is the file name used in messages. On failure err says "NAME:LINE:COLUMN: message"
- * and nothing is appended to out.
- */
-int ingest_parse_native(struct ingest_batch *out, const char *name, const char *text, size_t len,
-			struct bl_error *err);
-
 /* Takes each record a parser produces, in order: it may move the record's contents out (the
  * parser releases what is left). Non-zero stops the parse with that error. */
 typedef int ingest_record_fn(struct ingest_record *rec, void *data, struct bl_error *err);
+/* What a format lacks, for the adapters to fill each record's missing fields with: the flags
+ * (--machine, --harness-version, --config), --repo's HEAD, or a push's query. The native
+ * format ignores it: its records carry their own fields. */
+struct ingest_defaults {
+	const char *machine;	 /* --machine, NULL if not given */
+	int64_t harness_version; /* --harness-version, -1 if not given */
+	const char *config;	 /* --config, NULL: "" */
+	const char *commit;	 /* from --repo HEAD or NULL */
+	const char *source_hash; /* computed from --repo or NULL */
+	int dirty;		 /* from --repo working tree */
+	const char *branch;	 /* from --repo or NULL */
+	double committed_at;	 /* NAN if unknown */
+	double started_at;	 /* NAN: use the file's own date, else its mtime, else now */
+};
+
+/* Empty defaults: no flag given (every field unknown). */
+void ingest_defaults_init(struct ingest_defaults *d);
+
 /*
- * The same parser over a file read piece by piece from fd (start: the first start_len bytes,
- * already read), so memory holds one record at a time whatever the file's size: each record
- * goes to fn as soon as it is parsed. Fails like ingest_parse_native, and past
- * INGEST_MAX_FILE bytes; fn may have taken records before a later one fails.
+ * The parsers of the formats (§2, §10), handed to the intake (ingest_intake_init) and to data
+ * care (ingest_retag, ingest_explain_run) by their callers, who pass ingest/adapters/'s
+ * adapters_parsers. The adapters include this header for the record model and ingest/ never
+ * includes theirs, so the two rooms form no cycle (docs/architecture.md says why this cut).
  */
-int ingest_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
-			   ingest_record_fn *fn, void *data, struct bl_error *err);
+struct ingest_parsers {
+	/* A file in a format ("auto": decided from its content), its records appended to out;
+	 * *chosen (may be NULL) the format's name (adapters_parse). */
+	int (*parse)(struct ingest_batch *out, const char **chosen, const char *format,
+		     const char *path, const char *text, size_t len,
+		     const struct ingest_defaults *defaults, struct bl_error *err);
+	/* The format of a file from its content, NULL when it cannot tell
+	 * (adapters_detect_format). */
+	const char *(*detect)(const char *path, const char *text, size_t len);
+	/* Native records in memory, as a stored run's canonical JSON is read back
+	 * (adapters_parse_native). */
+	int (*native)(struct ingest_batch *out, const char *name, const char *text, size_t len,
+		      struct bl_error *err);
+	/* A native file read piece by piece from fd, each record handed to fn as it is parsed
+	 * (adapters_parse_native_fd). */
+	int (*native_fd)(const char *name, int fd, const char *start, size_t start_len,
+			 ingest_record_fn *fn, void *data, struct bl_error *err);
+};
 
 struct json_t;
 /* Fills the record's canonical raw JSON (sorted keys, compact) and its digest. obj is the
@@ -183,8 +201,8 @@ struct ingest_tagged {
 };
 
 struct ingest_options {
-	double noisy_limit;	      /* 0 for INGEST_NOISY_LIMIT */
-	int64_t min_samples;	      /* 0 for INGEST_MIN_SAMPLES */
+	double noisy_limit;	      /* 0 for CONFIG_NOISY_LIMIT */
+	int64_t min_samples;	      /* 0 for CONFIG_MIN_SAMPLES */
 	struct ingest_tagged *tagged; /* may be NULL: one per record, what kept it off (a
 					  duplicate: its stored run's tags) */
 };
@@ -238,80 +256,6 @@ int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct i
 		       struct bl_error *err);
 
 /*
- * benchline.json (§3), at the root of the benchmarked repository. Unknown keys and wrong
- * types are errors naming the file and the key.
- */
-struct ingest_config {
-	char **measured_paths; /* NULL when not listed: every top-level path is measured */
-	size_t n_measured;
-	char **unmeasured_paths;
-	size_t n_unmeasured;
-	char *main_branch; /* NULL: origin/HEAD's branch, then main, then master */
-	char *machine;	   /* "machine": this machine's name (bisect, confirm); NULL: unset */
-	/* "server": the benchline server records are pushed to (§10's fleet), an http:// or
-	 * https:// URL; "token_file": its bearer token's file, absolute or under "~/". NULL:
-	 * unset. */
-	char *server;
-	char *token_file;
-	/* "repo_url": the repository's web page, an http:// or https:// URL kept without a
-	 * trailing '/'; the server's pages link commits to REPO_URL/commit/SHA and pull requests
-	 * to REPO_URL/pull/N. NULL: unset, no links. */
-	char *repo_url;
-	char *primary_metric;  /* NULL when not set */
-	char **judged_metrics; /* "metrics": what detect judges; NULL: every timed metric */
-	size_t n_judged_metrics;
-	double noisy_limit;  /* quiet.max_p95_ratio, default INGEST_NOISY_LIMIT */
-	int64_t min_samples; /* quiet.min_samples, default INGEST_MIN_SAMPLES */
-	double cpu_load_pct; /* quiet.cpu_load_pct, default 10 */
-	double gpu_load_pct; /* quiet.gpu_load_pct, default 10 */
-	/* quiet.transient_records: a Suspect back inside its band within this many records is
-	 * transient (§9.1); 1 to 8 (detection follows a Suspect over its window of 8), 0 when
-	 * benchline.json does not say (detect's default, 2) */
-	int transient_records;
-	char **quiet_processes; /* quiet.processes: benchmark processes that make a machine busy */
-	size_t n_quiet_processes;
-	char **keep_first_machines; /* machines with {"keep": "first"} */
-	size_t n_keep_first;
-	char *path; /* where it was read from, NULL when the repository has none */
-	/* The gate (§7): "gate": {"limit": 1.02, "overrides": {GLOB: PCT}, "exclude": [GLOB]}. */
-	double gate_limit;	    /* 0 when not set */
-	char **gate_override_globs; /* in the file's order: the first match wins */
-	double *gate_override_pct;  /* the limit in percent above 1, per glob */
-	size_t n_gate_overrides;
-	char **gate_excludes;
-	size_t n_gate_excludes;
-	/* "counted_tolerance": {METRIC: PCT}: how far a counted metric may grow. */
-	char **counted_names;
-	double *counted_pct;
-	size_t n_counted;
-	/* "ladders": {NAME: {"unit", "edges"}}, kept as JSON for ladder_set_from_json. */
-	struct json_t *ladders;
-	/* The re-bench (§9): "bench": {"build", "build_timeout", "run", "format", "processes",
-	 * "run_timeout", "artifacts"}. */
-	char *bench_build;	    /* shell command run in a worktree; NULL: nothing to build */
-	double bench_build_timeout; /* seconds, default INGEST_BENCH_TIMEOUT */
-	char *bench_run;	    /* shell command that prints results; NULL when not set */
-	char *bench_format;	    /* an adapter's name (adapters_format_known); NULL: "auto" */
-	long bench_processes;	    /* fresh processes per sample, default INGEST_BENCH_PROCESSES */
-	double bench_run_timeout;   /* seconds per process, default INGEST_BENCH_TIMEOUT */
-	char **bench_artifacts;	    /* globs relative to a worktree; NULL when not set */
-	size_t n_bench_artifacts;
-};
-
-void ingest_config_init(struct ingest_config *cfg);
-void ingest_config_release(struct ingest_config *cfg);
-/* Reads repo_dir/benchline.json from the working tree; defaults when there is none. */
-int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct bl_error *err);
-/* Parses config text (name is used in messages). */
-int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
-			struct bl_error *err);
-/* The machine a command measures on (the rule of confirm, §9): flag (checked to be a machine name)
- * when given, else cfg's "machine" (cfg may be NULL), else the host name; appended to out.
- * BL_EINVALID when the host name is not a machine name (§1). */
-int ingest_config_machine(struct strbuf *out, const char *flag, const struct ingest_config *cfg,
-			  struct bl_error *err);
-
-/*
  * The intake use case: how records get in, whoever brings them (`ingest`, `run`,
  * `import-baseline` and POST /api/records all call it). It parses a file in any format, fills
  * what the format lacks from flags and the repository's HEAD, computes missing source hashes,
@@ -319,6 +263,8 @@ int ingest_config_machine(struct strbuf *out, const char *flag, const struct ing
  * body) in one transaction, saying per record what happened. Nothing here prints.
  */
 struct ingest_intake {
+	const struct ingest_parsers
+	    *parsers; /* the formats' parsers, given to ingest_intake_init */
 	/* Set by the caller between ingest_intake_init and ingest_intake_setup. */
 	const char *format;	      /* "auto" (the default) or an adapter's name */
 	const char *machine, *config; /* what a format lacks; NULL: not given */
@@ -334,13 +280,13 @@ struct ingest_intake {
 	const char *no_hash_hint;     /* how a record without a source hash could get one */
 
 	/* Filled by ingest_intake_setup and ingest_intake_parse. */
-	struct ingest_config cfg; /* benchline.json, defaults without one */
-	struct repo_head head;	  /* HEAD of repo */
+	struct config cfg;     /* benchline.json, defaults without one */
+	struct repo_head head; /* HEAD of repo */
 	int have_head;
 	const char *chosen_format; /* the format the last parse used */
 };
 
-void ingest_intake_init(struct ingest_intake *in);
+void ingest_intake_init(struct ingest_intake *in, const struct ingest_parsers *parsers);
 void ingest_intake_release(struct ingest_intake *in);
 /* Checks the settings and reads benchline.json and HEAD; nothing is written. */
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err);
@@ -473,14 +419,15 @@ struct ingest_retag_result {
 };
 /* Applies the tag rules (ingest_record_tags, with cfg's quiet limits) and the key rule (replayed
  * over each key's runs in the order they were stored, with cfg's machine settings recorded
- * first) to every stored run, parsing each run's canonical JSON again. who is recorded in the
- * audit when something changed. */
-int ingest_retag(struct ingest_retag_result *out, struct store *st, const struct ingest_config *cfg,
-		 const char *who, int dry_run, struct bl_error *err);
+ * first) to every stored run, parsing each run's canonical JSON again (parsers->native). who is
+ * recorded in the audit when something changed. */
+int ingest_retag(struct ingest_retag_result *out, struct store *st,
+		 const struct ingest_parsers *parsers, const struct config *cfg, const char *who,
+		 int dry_run, struct bl_error *err);
 
 /* Why a stored run is where it is (`records --why`): its record read back from its stored
- * JSON, and its tags with the figures that decide them (its stored p95/median against cfg's
- * limit; the run that holds its key and why), for ingest_tag_why. */
+ * JSON (parsers->native), and its tags with the figures that decide them (its stored p95/median
+ * against cfg's limit; the run that holds its key and why), for ingest_tag_why. */
 struct ingest_explained {
 	struct ingest_batch batch; /* holds the one record */
 	const struct ingest_record *record;
@@ -488,7 +435,8 @@ struct ingest_explained {
 	int standing; /* it holds its key */
 };
 int ingest_explain_run(struct ingest_explained *out, struct store *st,
-		       const struct ingest_config *cfg, int64_t run_id, struct bl_error *err);
+		       const struct ingest_parsers *parsers, const struct config *cfg,
+		       int64_t run_id, struct bl_error *err);
 void ingest_explained_release(struct ingest_explained *e);
 
 /* Which runs rm removes: ids, or the filters (each NULL for any, at least one given; commit a
@@ -523,7 +471,7 @@ int ingest_rm(struct ingest_rm_result *out, struct store *st, const struct inges
 
 /* benchline.json's machine settings (machines.NAME.keep) recorded in the store, as every
  * intake does before it stores a record. */
-int ingest_record_machine_settings(struct store *st, const struct ingest_config *cfg,
+int ingest_record_machine_settings(struct store *st, const struct config *cfg,
 				   struct bl_error *err);
 
 #endif

@@ -14,37 +14,38 @@
 #include <unistd.h>
 
 #include "ingest/ingest.h"
-#include "ingest/adapters/adapters.h"
 #include "store/store.h"
 #include "ingest/repo/repo.h"
 
-void ingest_intake_init(struct ingest_intake *in)
+void ingest_intake_init(struct ingest_intake *in, const struct ingest_parsers *parsers)
 {
 	memset(in, 0, sizeof(*in));
+	in->parsers = parsers;
 	in->format = "auto";
 	in->harness_version = -1;
 	in->no_hash_hint = "give --repo to compute it";
-	ingest_config_init(&in->cfg);
+	config_init(&in->cfg);
 }
 
 void ingest_intake_release(struct ingest_intake *in)
 {
-	ingest_config_release(&in->cfg);
+	config_release(&in->cfg);
 }
 
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 {
 	const char *settings = in->repo ? in->repo : in->settings_dir;
+	enum result_format f;
 	int ret;
 
-	if (!adapters_format_known(in->format))
+	if (result_format_parse(&f, in->format))
 		return bl_error_set(err, BL_EINVALID,
 				    "unknown format '%s' (auto, benchline, bmf, gbench, hyperfine, "
 				    "pytest, gotest, criterion)",
 				    in->format);
 	if (in->harness_version < -1)
 		return bl_error_set(err, BL_EINVALID, "--harness-version must be 0 or more");
-	if (settings && (ret = ingest_config_load(&in->cfg, settings, err)))
+	if (settings && (ret = config_load(&in->cfg, settings, err)))
 		return ret;
 	if (in->repo) {
 		if ((ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
@@ -109,10 +110,10 @@ done:
 int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, const char *name,
 			const char *text, size_t len, double started_at, struct bl_error *err)
 {
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	int ret;
 
-	adapters_defaults_init(&d);
+	ingest_defaults_init(&d);
 	d.machine = in->machine;
 	d.harness_version = in->harness_version;
 	d.config = in->config;
@@ -127,7 +128,8 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 		d.commit = in->commit;
 		d.source_hash = in->source_hash;
 	}
-	if ((ret = adapters_parse(out, &in->chosen_format, in->format, name, text, len, &d, err)))
+	if ((ret =
+		 in->parsers->parse(out, &in->chosen_format, in->format, name, text, len, &d, err)))
 		return ret;
 	return fill_source_hashes(in, out, name, 0, err);
 }
@@ -160,8 +162,7 @@ static int check_machines(struct ingest_intake *in, const char *name, struct ing
 	return 0;
 }
 
-int ingest_record_machine_settings(struct store *st, const struct ingest_config *cfg,
-				   struct bl_error *err)
+int ingest_record_machine_settings(struct store *st, const struct config *cfg, struct bl_error *err)
 {
 	int ret;
 	for (size_t i = 0; i < cfg->n_keep_first; i++)
@@ -227,7 +228,7 @@ static int intake_streamed(struct ingest_intake *in, struct store *st, const cha
 
 	ingest_stage_init(&stage);
 	in->chosen_format = "benchline";
-	if ((ret = ingest_parse_native_fd(path, fd, start->buf, start->len, take_streamed, &s,
+	if ((ret = in->parsers->native_fd(path, fd, start->buf, start->len, take_streamed, &s,
 					  err)) ||
 	    (ret = stage_piece(&s, err)) ||
 	    (ret = ingest_record_machine_settings(st, &in->cfg, err)))
@@ -305,7 +306,7 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 		eof = n == 0;
 	}
 	if (!eof && !strcmp(format, "auto"))
-		format = adapters_detect_format(path, text.buf, text.len);
+		format = in->parsers->detect(path, text.buf, text.len);
 	if (!eof && format && (!strcmp(format, "benchline") || !strcmp(format, "native"))) {
 		ret = intake_streamed(in, st, path, fd, &text, mark, mark_data, fn, data, err);
 		goto done;

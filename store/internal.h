@@ -47,6 +47,8 @@ void store_pg_close(struct store_pg *pg);
 int store_pg_exec(struct store_pg *pg, const char *sql);
 const char *store_pg_errmsg(struct store_pg *pg);
 int store_pg_busy(struct store_pg *pg);
+/* Whether the last error was the connection's (lost, or not made again): BL_EUNAVAILABLE. */
+int store_pg_lost(struct store_pg *pg);
 int store_pg_in_transaction(struct store_pg *pg);
 int64_t store_pg_last_insert_id(struct store_pg *pg);
 int64_t store_pg_changes(struct store_pg *pg);
@@ -91,7 +93,8 @@ int store_exec(struct store *st, struct store_stmt *s, const char *what, struct 
 int store_query_int64(int64_t *out, int64_t dflt, struct store *st, struct store_stmt *s,
 		      const char *what, struct bl_error *err);
 /* The one formatter of database errors: "WHAT in 'FILE': the database's message". Returns
- * BL_EDB, or BL_EBUSY when the last error was a lock another connection held too long. */
+ * BL_EDB, BL_EBUSY when the last error was a lock another connection held too long, or
+ * BL_EUNAVAILABLE when it was a PostgreSQL connection lost (or not made again). */
 int store_db_error(struct bl_error *err, struct store *st, const char *what);
 
 /* The id of the row the last INSERT made (on PostgreSQL, the INSERT's `RETURNING id`), and how

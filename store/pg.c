@@ -54,6 +54,7 @@ struct store_pg {
 	PGconn *conn;
 	struct strbuf error; /* the last error's message, "" when none */
 	int busy;	     /* the last error was a lock that was not granted in time */
+	int lost;	     /* the last error was the connection's: lost, or not made again */
 	int64_t last_id;     /* column 0 of the last INSERT ... RETURNING's first row */
 	int64_t changes;     /* rows the last INSERT, UPDATE or DELETE touched */
 	unsigned lock_timeout_ms;
@@ -110,6 +111,22 @@ static void keep_error(struct store_pg *pg, const PGresult *res)
 	/* 55P03 lock_not_available (lock_timeout), 40P01 deadlock, 40001 serialization */
 	pg->busy = state &&
 		   (!strcmp(state, "55P03") || !strcmp(state, "40P01") || !strcmp(state, "40001"));
+	/* The connection itself: gone (no result, or libpq says so), class 08 (connection
+	 * exception), or the backend ended by an administrator or a crash (57P01 to 57P03). */
+	pg->lost = PQstatus(pg->conn) == CONNECTION_BAD ||
+		   (state && (!strncmp(state, "08", 2) || !strcmp(state, "57P01") ||
+			      !strcmp(state, "57P02") || !strcmp(state, "57P03")));
+}
+
+int store_pg_lost(struct store_pg *pg)
+{
+	return pg->lost;
+}
+
+/* The code of the last error: BL_EUNAVAILABLE when it was the connection's, else BL_EDB. */
+static int error_code(struct store_pg *pg)
+{
+	return pg->lost ? BL_EUNAVAILABLE : BL_EDB;
 }
 
 const char *store_pg_errmsg(struct store_pg *pg)
@@ -244,22 +261,9 @@ int store_pg_exec(struct store_pg *pg, const char *sql)
 
 char *store_pg_url_for_messages(const char *url)
 {
-	/* postgresql://user:secret@host/db -> postgresql://user@host/db */
-	const char *auth = strstr(url, "://");
-	const char *at, *colon, *slash;
+	/* postgresql://user:secret@host/db?password=secret -> postgresql://user@host/db */
 	struct strbuf sb = STRBUF_INIT;
-	if (!auth)
-		return xstrdup(url);
-	auth += 3;
-	slash = strchr(auth, '/');
-	at = strchr(auth, '@');
-	if (!at || (slash && at > slash))
-		return xstrdup(url);
-	colon = memchr(auth, ':', (size_t)(at - auth));
-	if (!colon)
-		return xstrdup(url);
-	strbuf_add(&sb, url, (size_t)(colon - url));
-	strbuf_addstr(&sb, at);
+	strbuf_add_url_redacted(&sb, url);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -337,14 +341,14 @@ int store_pg_open(struct store_pg **out, const char *url, unsigned lock_timeout_
 		size_t len = strlen(msg);
 		while (len && msg[len - 1] == '\n')
 			len--;
-		ret =
-		    bl_error_set(err, BL_EDB, "cannot connect to '%s': %.*s", shown, (int)len, msg);
+		ret = bl_error_set(err, BL_EUNAVAILABLE, "cannot connect to '%s': %.*s", shown,
+				   (int)len, msg);
 		goto done;
 	}
 	pg->lock_timeout_ms = lock_timeout_ms;
 	if (setup_session(pg, create)) {
-		ret = bl_error_set(err, BL_EDB, "cannot set up the session on '%s': %s", shown,
-				   pg->error.buf);
+		ret = bl_error_set(err, error_code(pg), "cannot set up the session on '%s': %s",
+				   shown, pg->error.buf);
 		goto done;
 	}
 done:
@@ -446,7 +450,8 @@ int store_pg_prepare(struct store_pg_stmt **out, struct store_pg *pg, enum sql_s
 	/* preparing waits for the server, which pipeline mode forbids: the writes sent first */
 	settle(pg);
 	if (pg->pending && drain(pg, NULL))
-		return bl_error_set(err, BL_EDB, "a write on PostgreSQL failed: %s", pg->error.buf);
+		return bl_error_set(err, error_code(pg), "a write on PostgreSQL failed: %s",
+				    pg->error.buf);
 	reconnect_if_lost(pg);
 	s = xcalloc(1, sizeof(*s));
 	s->pg = pg;
@@ -479,8 +484,9 @@ fail:
 	keep_error(pg, res);
 	PQclear(res);
 	free(s);
-	return bl_error_set(err, BL_EDB, "cannot prepare a statement (%d) on PostgreSQL: %s",
-			    (int)id, pg->error.buf);
+	return bl_error_set(err, error_code(pg),
+			    "cannot prepare a statement (%d) on PostgreSQL: %s", (int)id,
+			    pg->error.buf);
 }
 
 static void drop_blob(struct store_pg_stmt *s)

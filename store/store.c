@@ -38,17 +38,19 @@ int store_db_error(struct bl_error *err, struct store *st, const char *what)
 {
 	/* A lock another connection held past the busy timeout is not a broken database: the
 	 * server answers it 503, so the client tries again later. */
-	int busy;
+	int code;
 	const char *msg;
 	if (st->backend == STORE_POSTGRES) {
-		busy = store_pg_busy(st->pg);
+		code = store_pg_lost(st->pg)   ? BL_EUNAVAILABLE
+		       : store_pg_busy(st->pg) ? BL_EBUSY
+					       : BL_EDB;
 		msg = store_pg_errmsg(st->pg);
 	} else {
 		int rc = sqlite3_errcode(st->db) & 0xff;
-		busy = rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+		code = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? BL_EBUSY : BL_EDB;
 		msg = sqlite3_errmsg(st->db);
 	}
-	return bl_error_set(err, busy ? BL_EBUSY : BL_EDB, "%s in '%s': %s", what, st->path, msg);
+	return bl_error_set(err, code, "%s in '%s': %s", what, st->path, msg);
 }
 
 struct store_stmt *store_stmt(struct store *st, enum sql_stmt id, struct bl_error *err)

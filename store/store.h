@@ -1,11 +1,17 @@
 /*
- * store: the only code that talks to SQLite. The SQL text lives in sql/ and is embedded at
- * build time. Every statement of sql/ is prepared once per store, on its first use, then
- * bound, stepped and reset each time, and finalized by store_free. Only the migrations, the
- * connection's pragmas at open and transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL
- * text instead (sqlite3_exec). A callback of a walk (store_each_*, store_web_*,
- * store_detect_lines, store_detect_suspects) may call any store function but the walk it is
- * called from: that one's statement is still stepping, and the inner call fails (BL_EDB).
+ * store: the only code that talks to a database, SQLite's file or a PostgreSQL server (pg.c),
+ * picked by store_open from the path (store.c: opening, migrations, the statement cache and
+ * transactions). Its reads and writes are grouped by who asks: detection (detect.c), the gate
+ * (gate.c, gate_skipped.c), the Series (series.c), the web server (web.c), alerts (alerts.c),
+ * Regressions and triage (regressions.c), deterministic counters (counters.c), data care
+ * (admin.c), `check`'s invariants (check.c)
+ * and `migrate` (copy.c). The SQL text lives in sql/ and is embedded at build time. Every statement
+ * of sql/ is prepared once per store, on its first use, then bound, stepped and reset each time,
+ * and finalized by store_free. Only the migrations, the connection's pragmas at open and
+ * transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL text instead (sqlite3_exec). A callback
+ * of a walk (store_each_*, store_web_*, store_detect_lines, store_detect_suspects) may call any
+ * store function but the walk it is called from: that one's statement is still stepping, and the
+ * inner call fails (BL_EDB).
  */
 #ifndef BENCHLINE_STORE_H
 #define BENCHLINE_STORE_H
@@ -611,6 +617,17 @@ int store_gate_skipped(size_t *runs_out, size_t *by_tag, const char *const *tag_
 		       struct bl_error *err);
 void store_gate_record_release(struct store_gate_record *r);
 void store_gate_records_free(struct store_gate_record *r, size_t nr);
+
+/* Deterministic counters (§9.6, store/counters.c, sql/counters.sql) */
+
+/* A count as stored: its benchmark, instructions, when it was measured and the record's JSON
+ * (measured_on, build_stamp). Strings live until the callback returns; non-zero stops. */
+typedef int (*store_counter_fn)(const char *benchmark, double instructions, double started_at,
+				const char *raw, void *data);
+/* The instruction counts machine (a counter key) took of the standing clean records at
+ * source_hash, by benchmark. */
+int store_counters_at(struct store *st, const char *machine, const char *source_hash,
+		      store_counter_fn fn, void *data, struct bl_error *err);
 
 /* Alerts (§9.1, store/alerts.c, sql/alerts.sql) */
 

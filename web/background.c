@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 #include "web/web.h"
 
@@ -23,7 +23,8 @@ struct web_background {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct store *st;
-	char *repo_dir; /* NULL: nothing to sync */
+	const struct web_options *opts; /* the server's (it outlives this thread) */
+	char *repo_dir;			/* NULL: nothing to sync */
 	unsigned sync_interval_s;
 	void (*log)(const char *line, void *data);
 	void *log_data;
@@ -85,16 +86,22 @@ static struct timespec detect_due(const struct web_background *bg)
 	return due(&quiet, &most) ? most : quiet;
 }
 
-/* Records a step's error (NULL: it succeeded). */
-static void set_error(char **slot, const struct bl_error *err)
+/* Records a step's error (NULL: it succeeded), as GET /api/status may show it: without the
+ * server's paths (the log has it whole). */
+static void set_error(struct web_background *bg, char **slot, const struct bl_error *err)
 {
+	struct strbuf shown = STRBUF_INIT;
 	free(*slot);
-	*slot = err ? xstrdup(err->msg.len ? err->msg.buf : "unknown error") : NULL;
+	*slot = NULL;
+	if (!err)
+		return;
+	web_scrub(&shown, bg->opts, err->msg.len ? err->msg.buf : "unknown error");
+	*slot = strbuf_detach(&shown, NULL);
 }
 
 /* main's new commits; *stored 1 when any were stored or some dropped. cfg is the repository's
  * benchline.json, read for this run. */
-static void sync_main(int *stored, struct web_background *bg, const struct ingest_config *cfg)
+static void sync_main(int *stored, struct web_background *bg, const struct config *cfg)
 {
 	struct repo_sync_result res;
 	struct bl_error err = BL_ERROR_INIT;
@@ -107,9 +114,9 @@ static void sync_main(int *stored, struct web_background *bg, const struct inges
 	bg->sync_runs++;
 	if (ret) {
 		bg->sync_failures++;
-		set_error(&bg->sync_error, &err);
+		set_error(bg, &bg->sync_error, &err);
 	} else {
-		set_error(&bg->sync_error, NULL);
+		set_error(bg, &bg->sync_error, NULL);
 		bg->commits = res.total;
 		memcpy(bg->tip, res.tip, sizeof(bg->tip));
 	}
@@ -128,7 +135,7 @@ static void sync_main(int *stored, struct web_background *bg, const struct inges
 
 /* Incremental detection with the judged metrics the server knows: cfg's (--repo's
  * benchline.json) when there is one, else the set the last detect used. */
-static void detect(struct web_background *bg, const struct ingest_config *cfg)
+static void detect(struct web_background *bg, const struct config *cfg)
 {
 	struct detect_options opts;
 	struct detect_result res;
@@ -166,9 +173,9 @@ static void detect(struct web_background *bg, const struct ingest_config *cfg)
 	bg->detect_runs++;
 	if (ret) {
 		bg->detect_failures++;
-		set_error(&bg->detect_error, &err);
+		set_error(bg, &bg->detect_error, &err);
 	} else {
-		set_error(&bg->detect_error, NULL);
+		set_error(bg, &bg->detect_error, NULL);
 		bg->new_suspects += res.new_suspects;
 	}
 	pthread_mutex_unlock(&bg->lock);
@@ -186,7 +193,7 @@ static void *background_main(void *arg)
 {
 	struct web_background *bg = arg;
 	for (;;) {
-		struct ingest_config cfg;
+		struct config cfg;
 		struct bl_error err = BL_ERROR_INIT;
 		struct timespec now;
 		int do_sync, do_detect, have_cfg = 0;
@@ -225,15 +232,15 @@ static void *background_main(void *arg)
 		pthread_mutex_unlock(&bg->lock);
 
 		/* benchline.json is read again for every run, as every push reads it. */
-		ingest_config_init(&cfg);
+		config_init(&cfg);
 		if (bg->repo_dir) {
-			if (ingest_config_load(&cfg, bg->repo_dir, &err)) {
+			if (config_load(&cfg, bg->repo_dir, &err)) {
 				say(bg, "cannot read benchline.json: %s", err.msg.buf);
 				pthread_mutex_lock(&bg->lock);
 				if (do_sync)
-					set_error(&bg->sync_error, &err);
+					set_error(bg, &bg->sync_error, &err);
 				if (do_detect)
-					set_error(&bg->detect_error, &err);
+					set_error(bg, &bg->detect_error, &err);
 				pthread_mutex_unlock(&bg->lock);
 				do_sync = do_detect = 0;
 			} else {
@@ -256,7 +263,7 @@ static void *background_main(void *arg)
 		}
 		if (do_detect)
 			detect(bg, have_cfg ? &cfg : NULL);
-		ingest_config_release(&cfg);
+		config_release(&cfg);
 		bl_error_release(&err);
 
 		pthread_mutex_lock(&bg->lock);
@@ -291,6 +298,7 @@ int web_background_start(struct web_background **out, const struct web_options *
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&bg->cond, &attr);
 	pthread_condattr_destroy(&attr);
+	bg->opts = opts;
 	bg->repo_dir = opts->repo_dir ? xstrdup(opts->repo_dir) : NULL;
 	bg->sync_interval_s = opts->sync_interval_s ? opts->sync_interval_s : WEB_SYNC_INTERVAL;
 	bg->log = opts->log;

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "web/web.h"
 #include "detect/confirm/confirm.h"
 #include "detect/gate/gate.h"
@@ -986,14 +986,14 @@ static void add_axis_link(struct strbuf *sb, const struct web_ctx *ctx, const ch
  * parse gives no links (the sync and detection report it). */
 static char *page_repo_url(const struct web_ctx *ctx)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	char *url = NULL;
 	if (!ctx->repo_dir)
 		return NULL;
-	ingest_config_init(&cfg);
-	if (!ingest_config_load(&cfg, ctx->repo_dir, NULL) && cfg.repo_url)
+	config_init(&cfg);
+	if (!config_load(&cfg, ctx->repo_dir, NULL) && cfg.repo_url)
 		url = xstrdup(cfg.repo_url);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	return url;
 }
 
@@ -1276,6 +1276,20 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 	chart.axis = by_date ? WEB_AXIS_DATE : WEB_AXIS_PLACE;
 	chart.repo_url = repo_url;
 	chart_ret = web_chart_svg(&svg, &chart_etag, ctx->cache, ctx->gnuplot, &chart, &chart_err);
+	if (chart_ret) {
+		/* In full in the log; on the page, what failed without the server's paths, and
+		 * without gnuplot's own words after it (they may name the server's files). */
+		struct strbuf shown = STRBUF_INIT;
+		char *colon = strstr(chart_err.msg.buf, ": ");
+		web_log(ctx->opts, "a chart was not drawn: %s", chart_err.msg.buf);
+		if (colon)
+			*colon = '\0';
+		web_scrub(&shown, ctx->opts, chart_err.msg.buf);
+		if (colon)
+			strbuf_addstr(&shown, " (the server's log says more)");
+		strbuf_release(&chart_err.msg);
+		chart_err.msg = shown;
+	}
 	if (chart_only) {
 		if (chart_ret) {
 			strbuf_addstr(sb, chart_err.msg.buf);
@@ -1810,7 +1824,10 @@ int web_api_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *s
 		r->status = 200;
 		r->type = "application/json";
 	} else if (status == 400) {
-		web_reply_json_error(r, 400, err->msg.buf);
+		struct strbuf shown = STRBUF_INIT;
+		web_scrub(&shown, ctx->opts, err->msg.buf);
+		web_reply_json_error(r, 400, shown.buf);
+		strbuf_release(&shown);
 		ret = 0;
 	}
 	gate_report_release(&report);
@@ -1918,9 +1935,12 @@ int web_page_gate(struct web_reply *r, const struct web_ctx *ctx, struct store *
 	gate_form(sb, ctx, q);
 	ret = run_gate(&report, &status, ctx, st, q, err);
 	if (ret && status == 400) {
+		struct strbuf shown = STRBUF_INIT;
+		web_scrub(&shown, ctx->opts, err->msg.buf);
 		strbuf_addstr(sb, "<p class=\"error\">");
-		web_html_escape(sb, err->msg.buf);
+		web_html_escape(sb, shown.buf);
 		strbuf_addstr(sb, "</p>\n");
+		strbuf_release(&shown);
 		page_end(sb);
 		html_reply(r, 400);
 		gate_report_release(&report);

@@ -21,6 +21,7 @@
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
 #include "web/web.h"
+#include "ingest/adapters/adapters.h"
 
 /* What a token may do (token file lines `TOKEN [MACHINE-GLOB [ROLES]]`, §11). */
 enum token_role {
@@ -593,6 +594,7 @@ static unsigned error_status(int code)
 	case BL_ECONFLICT:
 		return 409;
 	case BL_EBUSY:
+	case BL_EUNAVAILABLE:
 		return 503;
 	default:
 		return 500;
@@ -600,25 +602,38 @@ static unsigned error_status(int code)
 }
 
 /* r answers err: JSON under /api/, else an HTML page; a 503 says when to try again. The one
- * place an error becomes a status. */
+ * place an error becomes a status. The answer names no server path, database file or URL
+ * (§13): a client's error is told without them (web_scrub); the server's own failure, or a
+ * database it cannot reach, is told in general words, and in full in the server's log. */
 static void reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
 			const struct bl_error *err)
 {
 	unsigned status = error_status(err->code);
 	const char *msg = err->msg.len ? err->msg.buf : "unknown error";
+	struct strbuf shown = STRBUF_INIT;
+	if (err->code == BL_EUNAVAILABLE || status == 500) {
+		web_log(ctx->opts, "answered %u: %s", status, msg);
+		strbuf_addstr(&shown, err->code == BL_EUNAVAILABLE
+					  ? "the database cannot be reached: try again later"
+					  : "the server failed to answer (its log says why)");
+	} else {
+		web_scrub(&shown, ctx->opts, msg);
+	}
 	if (api)
-		web_reply_json_error(r, (int)status, msg);
+		web_reply_json_error(r, (int)status, shown.buf);
 	else
-		web_page_error(r, ctx, (int)status, msg);
+		web_page_error(r, ctx, (int)status, shown.buf);
 	if (status == 503)
 		r->retry_after_s = WEB_RETRY_AFTER;
+	strbuf_release(&shown);
 }
 
-/* r answers a route's own failure: a 500, but a lock held too long is still a 503. */
+/* r answers a route's own failure: a 500, but a lock held too long or a database that cannot
+ * be reached is still a 503. */
 static void reply_failure(struct web_reply *r, const struct web_ctx *ctx, int api,
 			  struct bl_error *err)
 {
-	if (err->code != BL_EBUSY)
+	if (err->code != BL_EBUSY && err->code != BL_EUNAVAILABLE)
 		err->code = BL_EDB;
 	reply_error(r, ctx, api, err);
 }
@@ -1094,7 +1109,7 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 	const char *format = NULL;
 	int stored = 0;
 
-	ingest_intake_init(&in);
+	ingest_intake_init(&in, &adapters_parsers);
 	if (check_params(r, conn, push_params) || param_string(&format, &fa, r, conn, "format") ||
 	    param_machine(&in.machine, &ma, r, conn, "machine") ||
 	    param_int(&harness, r, conn, "harness_version", 0, INT64_MAX) ||
@@ -1130,11 +1145,14 @@ static void push_records(struct web_server *srv, struct web_reply *r, struct req
 		goto done;
 	}
 	if (ingest_intake_parse(&in, &batch, "request", req->body.buf, req->body.len, NAN, &err)) {
+		struct strbuf shown = STRBUF_INIT;
 		if (format && strstr(err.msg.buf, "give --"))
 			strbuf_addstr(&err.msg,
 				      " (a push gives machine=, harness_version=, commit=, "
 				      "source_hash= and config= in its query)");
-		web_reply_json_error(r, 400, err.msg.buf);
+		web_scrub(&shown, &srv->opts, err.msg.buf);
+		web_reply_json_error(r, 400, shown.buf);
+		strbuf_release(&shown);
 		goto done;
 	}
 	outcomes = xcalloc(batch.nr ? batch.nr : 1, sizeof(*outcomes));
@@ -1643,6 +1661,7 @@ int web_start(struct web_server **out, const struct web_options *opts, struct bl
 	srv->ctx.cache = web_chart_cache_new(128);
 	srv->replies = web_reply_cache_new(WEB_REPLY_CACHE_SLOTS);
 	srv->ctx.repo_dir = opts->repo_dir;
+	srv->ctx.opts = &srv->opts;
 	if ((ret = pool_open(&srv->pools[POOL_READ], srv->opts.threads, &srv->opts, err)) ||
 	    (ret = pool_open(&srv->pools[POOL_CHART], srv->opts.threads, &srv->opts, err)) ||
 	    (ret = pool_open(&srv->pools[POOL_WRITE], 1, &srv->opts, err)))

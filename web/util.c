@@ -3,16 +3,49 @@
  * error replies, the reply cache.
  */
 #include <jansson.h>
+#include <stdarg.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "web/web.h"
 
+/* The length of the UTF-8 sequence at s (1 to 4) with its code point in *cp, or 0 for a byte
+ * that starts none: a sequence cut short, an overlong form, a surrogate, past U+10FFFF. */
+static size_t utf8_char(const unsigned char *s, uint32_t *cp)
+{
+	unsigned c = s[0];
+	size_t n;
+	*cp = c;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, *cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, *cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, *cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && *cp < 0x800) || (n == 4 && (*cp < 0x10000 || *cp > 0x10ffff)) ||
+	    (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
 void web_html_escape(struct strbuf *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	const unsigned char *p = (const unsigned char *)s;
+	while (p && *p) {
+		uint32_t cp;
+		size_t n;
+		switch (*p) {
 		case '&':
 			strbuf_addstr(out, "&amp;");
 			break;
@@ -28,10 +61,87 @@ void web_html_escape(struct strbuf *out, const char *s)
 		case '\'':
 			strbuf_addstr(out, "&#39;");
 			break;
+		case '\t':
+		case '\n':
+		case '\r':
+			strbuf_addch(out, (char)*p);
+			break;
 		default:
-			strbuf_addch(out, *s);
+			/* A C0 control, or what is not a character of XML (bytes that are not
+			 * UTF-8 among them), is U+FFFD: no name or subject can make a page or a
+			 * chart invalid (§13). */
+			n = *p < 0x20 ? 0 : utf8_char(p, &cp);
+			if (!n || cp == 0xfffe || cp == 0xffff)
+				strbuf_addstr(out, "\xef\xbf\xbd");
+			else
+				strbuf_add(out, p, n);
+			p += n ? n : 1;
+			continue;
 		}
+		p++;
 	}
+}
+
+/* What web_scrub names a server string by. */
+struct scrubbed {
+	const char *text, *as;
+};
+
+void web_scrub(struct strbuf *out, const struct web_options *opts, const char *msg)
+{
+	struct scrubbed names[5];
+	char *shown = NULL;
+	size_t n = 0, start = out->len;
+
+	if (opts && opts->db_path && *opts->db_path) {
+		shown = store_name_of_path(opts->db_path);
+		names[n++] = (struct scrubbed){opts->db_path, "the database"};
+		names[n++] = (struct scrubbed){shown, "the database"};
+	}
+	if (opts && opts->repo_dir && *opts->repo_dir)
+		names[n++] = (struct scrubbed){opts->repo_dir, "the server's repository"};
+	if (opts && opts->gnuplot && strchr(opts->gnuplot, '/'))
+		names[n++] = (struct scrubbed){opts->gnuplot, "gnuplot"};
+	for (const char *p = msg; p && *p;) {
+		size_t best = 0;
+		const char *as = NULL;
+		/* A name where messages put one: quoted, or after a blank or at the start; and
+		 * whole, or followed by a path or a port. The longest wins. */
+		int starts = p == msg || p[-1] == '\'' || p[-1] == ' ';
+		for (size_t i = 0; starts && i < n; i++) {
+			size_t len = strlen(names[i].text);
+			char next = p[len];
+			if (len > best && !strncmp(p, names[i].text, len) &&
+			    (!next || strchr("'/: ,;)\n\t", next))) {
+				best = len;
+				as = names[i].as;
+			}
+		}
+		if (!best) {
+			strbuf_addch(out, *p++);
+			continue;
+		}
+		if (out->len > start && out->buf[out->len - 1] == '\'' && p[best] == '\'') {
+			strbuf_setlen(out, out->len - 1); /* 'NAME' is said without its quotes */
+			best++;
+		}
+		strbuf_addstr(out, as);
+		p += best;
+	}
+	free(shown);
+}
+
+void web_log(const struct web_options *opts, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!opts || !opts->log)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	opts->log(sb.buf, opts->log_data);
+	strbuf_release(&sb);
 }
 
 static int hexval(char c)

@@ -1,8 +1,10 @@
 /*
- * web: `benchline serve` (§11). An HTTP server on libmicrohttpd with a thread pool: the
- * overview, Series pages with gnuplot charts, the JSON API and POST /api/records. Each
- * connection has its own thread; a request borrows a store connection from the pool of its
- * kind (reads, charts, the one writer). Nothing here prints
+ * web: `benchline serve` (§11). An HTTP server on libmicrohttpd with a thread pool (server.c:
+ * routes, tokens, the store pool): the overview, Series pages with gnuplot charts (chart.c),
+ * the JSON API and POST /api/records (pages.c), and the background thread that detects after
+ * pushes and syncs main (background.c), with small helpers (util.c). Each connection has its
+ * own thread; a request borrows a store connection from the pool of its kind (reads, charts,
+ * the one writer). Nothing here prints
  * or exits; cli/cmd_serve.c starts and stops the server.
  */
 #ifndef BENCHLINE_WEB_H
@@ -68,7 +70,8 @@ void web_stop(struct web_server *srv);
 /* Internal to web/: shared by its files. */
 
 /* The background thread (background.c): detection after pushes, and the sync of --repo's main
- * at start and every sync_interval_s (then detection). Started with its own store connection;
+ * at start and every sync_interval_s (then detection). opts must outlive it (the server's own
+ * copy). Started with its own store connection;
  * web_background_poke asks for one more detection (pokes during a run make one more run
  * after it); web_background_stop lets a run in progress finish, then joins the thread. */
 struct web_background;
@@ -81,8 +84,18 @@ void web_background_stop(struct web_background *bg);
  * "commits", "last_error"}}. */
 struct json_t *web_background_status(struct web_background *bg);
 
-/* HTML-escapes s (&, <, >, ", '). */
+/* HTML-escapes s (&, <, >, ", ') for HTML and SVG alike: a C0 control character but tab, LF
+ * and CR, a byte that is not UTF-8, and U+FFFE and U+FFFF become U+FFFD, so the text is
+ * always characters XML 1.0 admits. */
 void web_html_escape(struct strbuf *out, const char *s);
+/* msg as an answer may show it, appended to out (§13: no answer names a server path, a
+ * database file or URL): the database (its path as given, its URL with or without a
+ * password), the server's repository and a gnuplot given by its path are named by what they
+ * are ("the database", "the server's repository", "gnuplot"), never by where. */
+void web_scrub(struct strbuf *out, const struct web_options *opts, const char *msg);
+/* A line in the server's log (opts->log; none when opts or its log is NULL). */
+void web_log(const struct web_options *opts, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Percent-decodes s[0..len) into out; '+' becomes a space when plus is set. Returns
  * BL_EINVALID on a malformed escape or a NUL byte. */
 int web_percent_decode(struct strbuf *out, const char *s, size_t len, int plus);
@@ -226,7 +239,8 @@ struct web_ctx {
 	const char *base; /* prefix of links ("" for relative ones) */
 	const char *gnuplot;
 	struct web_chart_cache *cache;
-	const char *repo_dir; /* NULL: the gate routes answer 404 */
+	const char *repo_dir;		/* NULL: the gate routes answer 404 */
+	const struct web_options *opts; /* the server's: its log, and what answers never name */
 };
 
 /* A request: the path after its prefix, already split, and the decoded query parameters. */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "detect/confirm/confirm.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/push/push.h"
 #include "store/store.h"
 
@@ -119,7 +119,7 @@ static void picked_release(struct pick_ctx *p)
 
 /* Whether benchline.json judges the metric: one its `metrics` names, every one when it names
  * none (detection then judges every timed metric, so every Suspect's is). */
-static int judged_metric(const struct ingest_config *cfg, const char *metric)
+static int judged_metric(const struct config *cfg, const char *metric)
 {
 	if (!cfg->judged_metrics)
 		return 1;
@@ -183,7 +183,7 @@ static int apply(struct confirm_alert_result *res, const struct sink *sk, int64_
  * nothing, why says what they left. */
 static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 			 const struct picked *a, const struct series_ctx *series,
-			 const struct confirm_rebench_report *rb, const struct ingest_config *cfg,
+			 const struct confirm_rebench_report *rb, const struct config *cfg,
 			 const struct confirm_alerts_request *req, struct bl_error *err)
 {
 	*undecided = 0;
@@ -265,7 +265,7 @@ static void rebench_note(const struct picked *a, const struct confirm_rebench_re
  * the alert's own Series whose metric benchline.json judges (cfg) are asked about: they alone
  * decide how long the re-bench measures and what the alert becomes. */
 static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
-		       const struct picked *a, const struct ingest_config *cfg,
+		       const struct picked *a, const struct config *cfg,
 		       const struct confirm_alerts_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_request rreq;
@@ -421,12 +421,12 @@ static int take_up(struct confirm_alert_result **out, size_t *nr, struct pick_ct
 		   struct bl_error *err)
 {
 	struct confirm_alert_result *res = xcalloc(p->n ? p->n : 1, sizeof(*res));
-	struct ingest_config own;
+	struct config own;
 	struct strbuf root = STRBUF_INIT;
-	const struct ingest_config *cfg = req->cfg ? req->cfg : &own;
+	const struct config *cfg = req->cfg ? req->cfg : &own;
 	int ret = 0;
 
-	ingest_config_init(&own);
+	config_init(&own);
 	if (p->skipped)
 		confirm_note(req->note, req->note_data,
 			     "%zu pending slower alert%s left for later (fewer records after %s "
@@ -438,7 +438,7 @@ static int take_up(struct confirm_alert_result **out, size_t *nr, struct pick_ct
 		qsort(p->v, p->n, sizeof(*p->v), by_id);
 	if (p->n && !req->cfg &&
 	    ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)) ||
-	     (ret = ingest_config_load(&own, root.buf, err)))) {
+	     (ret = config_load(&own, root.buf, err)))) {
 		free(res);
 		goto done;
 	}
@@ -452,7 +452,7 @@ static int take_up(struct confirm_alert_result **out, size_t *nr, struct pick_ct
 	*out = res;
 	*nr = p->n;
 done:
-	ingest_config_release(&own);
+	config_release(&own);
 	strbuf_release(&root);
 	return ret;
 }
@@ -698,4 +698,17 @@ done:
 	strbuf_release(&path);
 	picked_release(&p);
 	return ret;
+}
+
+void confirm_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fn(sb.buf, data);
+	strbuf_release(&sb);
 }

@@ -1,12 +1,14 @@
 /*
- * confirm: measuring a Suspect again (§9). The re-bench engine (rebench.c), which decides how
- * much to measure two builds and what the paired samples mean; and the steps on a side's
- * worktree (ingest/repo's repo_worktree) that its samples come from (confirm.c, artifacts.c):
- * building it with bench.build, running bench.run once there with the process's CPU time and
- * peak RSS, and comparing both sides' bench.artifacts, so that byte-identical builds are not
- * measured at all. Commands run with /bin/sh -c in the worktree, through common/'s
- * child-process API, stdin from /dev/null, in their own process group (a timeout kills what
- * they started too). Nothing here prints or exits. docs/confirm.md explains the rules.
+ * confirm: turning Suspects into Regressions (§9), judgement only. The re-bench engine
+ * (rebench.c), which decides how much to measure two builds and what the paired samples mean,
+ * through a callback that takes one sample of a side; `rebench` and `bisect` (measure.c: the
+ * sampler over ingest/bench/'s two sides, and bisect's search); `gate --live` and `gate
+ * --settle` (live.c); the confirm use case (alerts.c); a pinned
+ * bisection stored as a Regression (regression.c); an outcome sent by another machine
+ * (outcome.c); an alert ignored by a person (ignore.c); triage's issues (triage.c); two
+ * callgrind profiles compared, where the extra instructions went (profile.c). What is
+ * measured, and how (worktrees, builds, processes, artifacts), is ingest/bench/'s. Nothing
+ * here prints or exits. docs/confirm.md explains the rules.
  */
 #ifndef BENCHLINE_DETECT_CONFIRM_H
 #define BENCHLINE_DETECT_CONFIRM_H
@@ -16,61 +18,10 @@
 
 #include "common/common.h"
 #include "detect/gate/gate.h"
+#include "ingest/bench/bench.h"
 #include "ingest/repo/repo.h"
 
-struct ingest_config;
-
-/* The most bench.run may print on standard output (as `benchline run`). */
-#define CONFIRM_MAX_OUTPUT ((size_t)256 << 20)
-/* Bytes of a failing command's standard error kept for its message. */
-#define CONFIRM_ERR_TAIL 2048
-
-/*
- * Builds the worktree with cfg's bench.build (nothing to do without one: 0, *wall_s 0),
- * within bench.build_timeout. Its stdout joins its stderr, whose tail is kept. 0 when it
- * exited 0; BL_EBUILD when it cannot build (a non-zero exit, a signal, the timeout), err
- * saying "cannot build in 'WORKTREE': bench.build exited with status 2" (or "was killed by
- * signal N", "timed out after S s") and then, on the next lines, the tail of its output;
- * another negative code when it could not be run at all (BL_ENOTFOUND: no such worktree).
- * wall_s (may be NULL) receives how long it took.
- */
-int confirm_build(double *wall_s, const struct ingest_config *cfg, const char *worktree,
-		  struct bl_error *err);
-
-/* What one bench.run process did. */
-struct confirm_run {
-	struct strbuf out;    /* its standard output: the results, in bench.format */
-	double wall_s, cpu_s; /* elapsed, and user + system CPU seconds (wait4) */
-	int64_t peak_rss_kib; /* peak resident set size (wait4's ru_maxrss) */
-};
-void confirm_run_init(struct confirm_run *run);
-void confirm_run_release(struct confirm_run *run);
-
-/*
- * Runs cfg's bench.run once in the worktree within bench.run_timeout, as one fresh process
- * (a sample of §9 is the fastest of bench.processes of these). BL_EINVALID when there is no
- * bench.run; BL_EIO when it fails (a non-zero exit, a signal, the timeout), with the tail of
- * its stderr in the message; BL_ETOOBIG over CONFIRM_MAX_OUTPUT. Earlier results in run are
- * replaced.
- */
-int confirm_run_once(struct confirm_run *run, const struct ingest_config *cfg, const char *worktree,
-		     struct bl_error *err);
-
-/*
- * Whether the two worktrees' bench.artifacts are byte-identical: the regular files the globs
- * match (shell globs relative to each worktree; a directory or a pattern that matches nothing
- * adds nothing) form the same set of relative paths on both sides, and each pair has the same
- * bytes. *identical is 0 when there are no artifacts to compare (no bench.artifacts, or no
- * match on either side), so only a positive answer means "nothing can differ". why (may be
- * NULL) receives, when they are not identical, the reason ("'bench' differs", "'x.so' is only
- * in b", "no artifact matches in a"); files (may be NULL), when they are identical, the
- * number of files on each side.
- */
-int confirm_artifacts_identical(int *identical, struct strbuf *why, size_t *files,
-				const struct ingest_config *cfg, const char *worktree_a,
-				const char *worktree_b, struct bl_error *err);
-
-/* --- The steps above build and run a side; the engine below measures two --- */
+struct config;
 
 /* --- The re-bench engine (§9.2, rebench.c) --- */
 
@@ -85,7 +36,9 @@ int confirm_artifacts_identical(int *identical, struct strbuf *why, size_t *file
 enum confirm_side { CONFIRM_SIDE_A, CONFIRM_SIDE_B };
 
 /* How a metric is judged: its paired ratios against the limit, or as peak memory is. */
-enum confirm_judge { CONFIRM_JUDGE_RATIO, CONFIRM_JUDGE_RSS };
+/* How a key's ratios are judged: against the limit, peak memory's own rule, or an exact count
+ * against its tolerance (§9.6: counted once per side, no pairs). */
+enum confirm_judge { CONFIRM_JUDGE_RATIO, CONFIRM_JUDGE_RSS, CONFIRM_JUDGE_COUNT };
 
 /* One metric of one sample. */
 struct confirm_value {
@@ -187,11 +140,11 @@ struct confirm_key {
 typedef double (*confirm_limit_fn)(const struct confirm_key *key, void *data);
 
 struct confirm_rebench_request {
-	const char *repo;		 /* a directory inside the working tree; NULL: "." */
-	const struct ingest_config *cfg; /* its benchline.json, already read; NULL: read it */
-	const char *a, *b;		 /* the revisions: A the reference, B the candidate */
-	const char *label[2];		 /* how messages name A and B; NULL: "side a", "side b" */
-	const char *benchmark_glob;	 /* only these benchmarks; NULL: every one */
+	const char *repo;	    /* a directory inside the working tree; NULL: "." */
+	const struct config *cfg;   /* its benchline.json, already read; NULL: read it */
+	const char *a, *b;	    /* the revisions: A the reference, B the candidate */
+	const char *label[2];	    /* how messages name A and B; NULL: "side a", "side b" */
+	const char *benchmark_glob; /* only these benchmarks; NULL: every one */
 	/* Only these benchmarks (exact names), when n_benchmarks is not 0; the runs' own cpu_s and
 	 * peak_rss_kib then only when CONFIRM_RUN_BENCHMARK is among them. */
 	const char *const *benchmarks;
@@ -204,6 +157,13 @@ struct confirm_rebench_request {
 	size_t nasked;
 	confirm_progress_fn progress; /* before the first pair and after each round; NULL: none */
 	void *progress_data;
+	/* Deterministic counters (§9.6), when benchline.json sets bench.counters: each side
+	 * counted once before the timing rounds, unless no_counters; only counted when
+	 * counters_only. a_counts: side A's counts taken before (reused, counted on
+	 * a_counted_on), so it is not counted again (nor built, when counters_only). */
+	int no_counters, counters_only;
+	const struct bench_counts *a_counts;
+	const char *a_counted_on;
 };
 
 struct confirm_rebench_side {
@@ -222,6 +182,13 @@ struct confirm_rebench_report {
 	 * both sides had. */
 	struct confirm_key *keys;
 	size_t nkeys;
+	/* Counted (§9.6): each side's counts (side A's are the request's when reused), the
+	 * machine they are keyed by and the build stamp; their keys, "BENCHMARK instructions",
+	 * are among keys and result.metrics, judged CONFIRM_JUDGE_COUNT. */
+	int counted, reused_a, counters_only;
+	struct bench_counts counts[2];
+	struct bench_counter_env env;
+	char *a_counted_on;
 };
 
 /*
@@ -448,7 +415,7 @@ int confirm_triage_mark_filed(struct store *st, const int64_t *ids, const char *
 			      size_t n, struct bl_error *err);
 
 /* A line about a step ("alert 3: re-benching ...") handed to the caller's note callback (fn
- * NULL: nothing), for the use cases below, which never print (in sweep.c). */
+ * NULL: nothing), for the use cases below, which never print (in alerts.c). */
 void confirm_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -466,7 +433,7 @@ struct confirm_alerts_request {
 	int pending;
 	/* benchline.json, already read (its `metrics` say which of an alert's Series are judged);
 	 * NULL: read from the repository. */
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	double limit;		      /* 0: GATE_LIMIT */
 	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
 	void *progress_data;
@@ -516,68 +483,6 @@ int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct 
  * "regressions", "note"}. */
 struct json_t *confirm_alert_result_json(const struct confirm_alert_result *r);
 
-/* --- `benchline sweep` (sweep.c): main's unmeasured commits built, run and stored --- */
-
-#define CONFIRM_SWEEP_NTAGS 6
-/* The i-th tag the summary counts (§5): dirty, profile, not-main, preflight, noisy,
- * superseded. */
-const char *confirm_sweep_tag_name(size_t i);
-
-struct ingest_intake;
-struct ingest_batch;
-/* One commit swept, for progress. */
-struct confirm_sweep_step {
-	size_t index, total; /* 1-based, of the commits to measure */
-	char commit[41];
-	const char *subject;
-	double build_s, run_s; /* bench.build, and every bench.run process together */
-	size_t processes, records;
-	int unbuildable;
-	const char *why; /* when unbuildable: the build's error */
-};
-/* What a sweep did. */
-struct confirm_sweep_result {
-	size_t candidates; /* distinct sources looked at */
-	size_t already;	   /* of which this machine had a clean record of */
-	size_t measured, unbuildable;
-	size_t records; /* stored (a re-delivered run counts nothing) */
-	size_t joined;	/* of which stand on their Series */
-	size_t tagged;	/* of which a tag keeps off it */
-	size_t tagged_by[CONFIRM_SWEEP_NTAGS];
-	char *busy_why; /* the first preflight failure, when the machine was busy */
-};
-struct confirm_sweep_request {
-	const char *repo;     /* a directory inside the main checkout; NULL: "." */
-	const char *machine;  /* this machine */
-	const char *since;    /* every source after this revision; NULL: the newest `last` */
-	size_t last;	      /* 0: 1, tonight's main */
-	long harness_version; /* the records' when bench.format lacks one; 0: 1 */
-	int no_preflight;
-	double wait_quiet_s; /* retry a busy preflight for this long before measuring anyway */
-	/* With a store, the sweep syncs main, asks it which sources are measured and stores the
-	 * records. Without one (a sweep machine pushing to a server), measured and deliver
-	 * answer those. */
-	int (*measured)(int *yes, const char *source_hash, void *data, struct bl_error *err);
-	int (*deliver)(struct confirm_sweep_result *counts, const char *name,
-		       struct ingest_intake *in, struct ingest_batch *batch, void *data,
-		       struct bl_error *err);
-	void (*progress)(const struct confirm_sweep_step *step, void *data);
-	void (*note)(const char *line, void *data);
-	void *data;
-};
-/*
- * Sweeps main (§10): with a store, syncs its history first; picks main's newest `last`
- * distinct sources (or every one after `since`), newest first, each at its newest commit, and
- * drops those this machine has a clean record of; for each left, checks it out in side a's
- * worktree, builds it (one that cannot be built is counted and skipped), and runs bench.run
- * bench.processes times, each after a preflight, each process's output parsed by bench.format's
- * adapter into records of that commit (its source hash, commit time, main's branch) and
- * delivered. Detection and confirmation are the caller's next steps.
- */
-int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
-		  const struct confirm_sweep_request *req, struct bl_error *err);
-void confirm_sweep_result_release(struct confirm_sweep_result *r);
-
 /* --- A confirm outcome from another machine (outcome.c, POST /api/alerts/{id}/outcome) --- */
 
 /* The key the re-bench names a metric by on both sides, "benchmark[ [config]] metric" (sb is
@@ -619,9 +524,50 @@ void confirm_alert_result_release(struct confirm_alert_result *r);
  * keeps (a Suspect that joins it takes its state), so it leaves confirm and triage for good. Its
  * outcome, re-bench report and note stay. who and why go to the audit, in the same transaction.
  * *was is the state it had (SUSPECT_IGNORED: it was ignored already, and nothing changes).
- * BL_EINVALID when why is empty, BL_ENOTFOUND ("no alert N").
+ * BL_EINVALID when why is empty or over INGEST_MAX_STRING (4096) bytes, BL_ENOTFOUND ("no alert
+ * N").
  */
 int confirm_ignore_alert(enum suspect_state *was, struct store *st, int64_t alert_id,
 			 const char *who, const char *why, struct bl_error *err);
+
+/* --- Where the extra instructions went (§9.7, profile.c) --- */
+
+/* Functions a profile comparison keeps. */
+#define CONFIRM_PROFILE_TOP 10
+
+struct bench_profile;
+/* A function that executes more instructions at the head than at the base. */
+struct confirm_profile_fn {
+	char *function, *file; /* file relative to its side's worktree */
+	uint64_t base_self, head_self;
+	/* The self instructions it added, and with what it called: as shares of the base's
+	 * total (fixed work), else as the change of its share of each side's own total. */
+	double self_share, inclusive_share;
+};
+
+/* Two callgrind profiles of one benchmark compared: the functions that added the most self
+ * instructions, most first. */
+struct confirm_profile {
+	char *benchmark, *metric; /* the caller's to set (NULL: not known), freed with it */
+	int fixed_work;		  /* the counter command's profile: both sides did the same work */
+	uint64_t base_total, head_total;
+	struct confirm_profile_fn functions[CONFIRM_PROFILE_TOP];
+	size_t nfunctions;
+};
+/*
+ * Compares the base's profile with the head's: each function (its name, and its file with the
+ * side's worktree root, when given, taken off the front) ranked by the self instructions it
+ * added, as a share of the base's total when fixed_work, else as the change of its share of
+ * each side's own total; the top CONFIRM_PROFILE_TOP that added any.
+ */
+void confirm_profile_compare(struct confirm_profile *out, const struct bench_profile *base,
+			     const struct bench_profile *head, int fixed_work,
+			     const char *base_root, const char *head_root);
+void confirm_profile_release(struct confirm_profile *p);
+/* {benchmark, metric, fixed_work, base_total, head_total, functions: [{function, file,
+ * base_self, head_self, self_share, inclusive_share}]} */
+struct json_t *confirm_profile_json(const struct confirm_profile *p);
+/* A <details> block, "where the extra instructions went", with a row per function. */
+void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *p);
 
 #endif

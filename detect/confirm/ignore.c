@@ -40,6 +40,13 @@ int confirm_ignore_alert(enum suspect_state *was, struct store *st, int64_t aler
 		return bl_error_set(err, BL_EINVALID,
 				    "ignoring alert %lld needs a reason (why), kept in the audit",
 				    (long long)alert_id);
+	/* Free text from outside is bounded before it is kept (§13), as a record's strings are. */
+	if (strlen(why) > INGEST_MAX_STRING)
+		return bl_error_set(
+		    err, BL_EINVALID,
+		    "the reason to ignore alert %lld is %zu bytes: at most %d are kept "
+		    "(link to the rest)",
+		    (long long)alert_id, strlen(why), INGEST_MAX_STRING);
 	memset(&filter, 0, sizeof(filter));
 	filter.id = alert_id;
 	if ((ret = store_begin(st, err)))

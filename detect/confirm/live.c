@@ -6,15 +6,21 @@
  * a counted metric's tolerance), and across the board as a failure. The report is the stored
  * gate's, so the table, the JSON and the Markdown are written the same way.
  */
+#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "detect/confirm/confirm.h"
 #include "detect/gate/gate.h"
+#include "ingest/bench/bench.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
+#include "store/store.h"
 
 /* What a key's limit is decided from. */
 struct live_limits {
@@ -119,6 +125,21 @@ static void live_row(struct gate_row *row, const struct gate_report *r, const ch
 		strbuf_addf(&note, "the metric's kind changed from %s to %s",
 			    metric_kind_name(k->side_kind[base]),
 			    metric_kind_name(k->side_kind[head]));
+	} else if (k->judge == CONFIRM_JUDGE_COUNT) {
+		/* §9.6: counted once per side, exact: the counted rule, no interval to speak of */
+		row->method = GATE_METHOD_COUNT;
+		row->verdict = m->verdict;
+		row->ratio = row->lo = row->hi = m->ratio;
+		row->effective_limit = k->limit;
+		row->measurements = 1;
+		side_at(&row->head, &rb->side[CONFIRM_SIDE_B], m->b, 1);
+		side_at(&row->ref, &rb->side[CONFIRM_SIDE_A], m->a, 1);
+		if (m->verdict == GATE_VERDICT_SLOWER)
+			row->status = GATE_FAIL;
+		strbuf_addf(&note, "callgrind on %s", rb->env.machine.buf);
+		if (rb->reused_a)
+			strbuf_addf(&note, "; the merge base's count reused (counted %s)",
+				    rb->a_counted_on ? rb->a_counted_on : "before");
 	} else if (!m) {
 		side_at(&row->head, &rb->side[CONFIRM_SIDE_B], NAN, 0);
 		side_at(&row->ref, &rb->side[CONFIRM_SIDE_A], NAN, 0);
@@ -185,7 +206,7 @@ static void live_verdict(struct gate_report *out, const struct confirm_rebench_r
 	for (size_t i = 0; i < rb->nkeys; i++) {
 		struct gate_row *row = &c->rows[c->nrows++];
 		live_row(row, out, out->live.machine, &rb->keys[i], rb, opts);
-		c->references += row->paired;
+		c->references += row->paired || row->method == GATE_METHOD_COUNT;
 	}
 	gate_across_the_board(c, out->limit, 1);
 	if (!c->references) {
@@ -198,6 +219,91 @@ static void live_verdict(struct gate_report *out, const struct confirm_rebench_r
 		out->message = strbuf_detach(&msg, NULL);
 	}
 	gate_report_decide(out);
+}
+
+/* --- The counts kept for later gates (§9.6: reuse) --- */
+
+/* The database counts are kept in: the option's, else .benchline/counters.db (created). */
+static int open_counter_db(struct store **out, const struct gate_options *opts,
+			   struct bl_error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+	if (opts->counter_db) {
+		strbuf_addstr(&path, opts->counter_db);
+	} else {
+		if ((ret = repo_state_dir_at(&path, opts->root.buf, err))) {
+			strbuf_release(&path);
+			return ret;
+		}
+		strbuf_addstr(&path, "/counters.db");
+	}
+	ret = store_open(out, path.buf, STORE_CREATE, err);
+	strbuf_release(&path);
+	return ret;
+}
+
+/* What the lookup of a merge base's counts found. */
+struct reuse {
+	const char *stamp;
+	struct bench_counts counts;
+	double counted_at; /* the latest started_at of them */
+	int other_stamp;   /* counted, but under another build stamp */
+};
+
+static int take_count(const char *benchmark, double instructions, double started_at,
+		      const char *raw, void *data)
+{
+	struct reuse *r = data;
+	json_t *rec = json_loads(raw, 0, NULL);
+	const char *stamp = json_string_value(
+	    json_object_get(json_object_get(rec, "measured_on"), "build_stamp"));
+	if (!stamp || strcmp(stamp, r->stamp)) {
+		r->other_stamp = 1;
+	} else {
+		struct bench_count *c;
+		r->counts.v = xrealloc(r->counts.v, (r->counts.n + 1) * sizeof(*r->counts.v));
+		c = &r->counts.v[r->counts.n++];
+		c->benchmark = strcmp(benchmark, BENCH_COUNTERS_BENCHMARK) ? xstrdup(benchmark)
+									   : NULL;
+		c->instructions = (uint64_t)instructions;
+		c->profile = NULL;
+		if (started_at > r->counted_at)
+			r->counted_at = started_at;
+	}
+	json_decref(rec);
+	return 0;
+}
+
+/* The merge base's counts under this machine key and build stamp, when some were kept. */
+static int find_reusable(struct reuse *r, struct store *st, const struct bench_counter_env *env,
+			 const char *source_hash, struct bl_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->stamp = env->build_stamp;
+	return store_counters_at(st, env->machine.buf, source_hash, take_count, r, err);
+}
+
+/* Keeps the counts of each side counted now (the head always; the merge base unless reused). */
+static int keep_counts(struct store *st, const struct confirm_rebench_report *rb,
+		       struct bl_error *err)
+{
+	for (int side = 0; side < 2; side++) {
+		struct ingest_batch batch = {NULL, 0, 0};
+		int ret;
+		if (side == CONFIRM_SIDE_A && rb->reused_a)
+			continue;
+		if (!rb->counts[side].n)
+			continue;
+		ret = bench_counts_records(&batch, &rb->counts[side], &rb->env, rb->side[side].commit,
+					   rb->side[side].source_hash, 1, err);
+		if (!ret)
+			ret = ingest_store(st, &batch, NULL, NULL, NULL, err);
+		ingest_batch_release(&batch);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* This machine's host name into out (zeroed, size bytes), "localhost" when it has none. */
@@ -214,9 +320,14 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 	struct confirm_rebench_report rb;
 	struct live_limits limits;
 	struct repo *repo = NULL;
+	struct store *counter_st = NULL;
+	struct bench_counter_env env;
+	struct reuse reuse;
 	int ret;
 
 	memset(&rb, 0, sizeof(rb));
+	memset(&reuse, 0, sizeof(reuse));
+	bench_counter_env_init(&env);
 	memset(out, 0, sizeof(*out));
 	if (opts->ratchet) {
 		ret = bl_error_set(err, BL_EINVALID,
@@ -254,11 +365,42 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 	req.limit_data = &limits;
 	req.progress = progress;
 	req.progress_data = progress_data;
+	req.counters_only = opts->counters_only;
+	if (opts->cfg->counters_run) {
+		/* §9.6 reuse: the merge base counted before under the same key and stamp */
+		if ((ret = bench_counter_env_probe(&env, err)) ||
+		    (ret = open_counter_db(&counter_st, opts, err)))
+			goto done;
+		if (!opts->no_reuse &&
+		    (ret = find_reusable(&reuse, counter_st, &env, out->main.source_hash, err)))
+			goto done;
+		if (reuse.counts.n) {
+			time_t at = (time_t)reuse.counted_at;
+			struct tm tm;
+			gmtime_r(&at, &tm);
+			strftime(out->live.base_counted_on, sizeof(out->live.base_counted_on),
+				 "%Y-%m-%dT%H:%M:%SZ", &tm);
+			req.a_counts = &reuse.counts;
+			req.a_counted_on = out->live.base_counted_on;
+		}
+	}
 	if ((ret = confirm_rebench_revs(&rb, &req, err)))
 		goto done;
+	if (rb.counted) {
+		out->live.counted = 1;
+		out->live.reused_base = rb.reused_a;
+		out->live.counters_only = rb.counters_only;
+		snprintf(out->live.counter_machine, sizeof(out->live.counter_machine), "%s",
+			 rb.env.machine.buf);
+		if (counter_st && (ret = keep_counts(counter_st, &rb, err)))
+			goto done;
+	}
 	live_verdict(out, &rb, opts);
 done:
 	confirm_rebench_report_release(&rb);
+	bench_counts_release(&reuse.counts);
+	bench_counter_env_release(&env);
+	store_free(counter_st);
 	repo_free(repo);
 	return ret;
 }
@@ -415,7 +557,7 @@ static void settle_from(struct gate_report *r, struct gate_row *row,
 
 int confirm_gate_settle_ready(const struct gate_options *opts, struct bl_error *err)
 {
-	const struct ingest_config *cfg = opts->cfg;
+	const struct config *cfg = opts->cfg;
 	if (cfg->bench_run)
 		return 0;
 	if (cfg->path)

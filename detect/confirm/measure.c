@@ -1,8 +1,9 @@
 /*
- * `benchline rebench` as a use case (§9.2): two revisions checked out in their worktrees,
- * built, and measured against each other by the re-bench engine, each sample the fastest of
- * bench.processes fresh runs of bench.run, parsed by bench.format's adapter, with the runs'
- * CPU time and peak RSS as two more metrics.
+ * `benchline rebench` and `benchline bisect` as use cases (§9.2, §9.3): two revisions checked
+ * out in their worktrees and built (ingest/bench/'s struct bench), and measured against each
+ * other by the re-bench engine, each sample the fastest of bench.processes fresh runs of
+ * bench.run (bench_side_run, parsed by bench.format's adapter), with the runs' CPU time and
+ * peak RSS as two more metrics; bisection's search over the first-parent range.
  */
 #include <jansson.h>
 #include <math.h>
@@ -11,16 +12,15 @@
 #include <time.h>
 
 #include "detect/confirm/confirm.h"
-#include "ingest/adapters/adapters.h"
+#include "ingest/bench/bench.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "ingest/repo/repo.h"
 
 /* What the sample callback needs, and the values it hands back (kept until its next call). */
 struct sampler {
-	const struct ingest_config *cfg;
-	const char *worktree[2];
+	struct bench *b; /* both sides, built */
 	const char *commit[2], *source[2];
-	const char *label[2];
 	const char *benchmark_glob;
 	int benchmark_exact;	       /* benchmark_glob is a name, not a glob */
 	const char *const *benchmarks; /* only these (exact names), when n_benchmarks */
@@ -34,7 +34,7 @@ struct sampler {
 	size_t n, alloc;
 	struct confirm_key *keys; /* every key met, on either side */
 	size_t nkeys, keys_alloc;
-	struct confirm_run run;
+	struct bench_run run;
 };
 
 void confirm_metric_key(struct strbuf *sb, const char *benchmark, const char *config,
@@ -119,21 +119,17 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	int ret = 0;
 
 	s->n = 0;
-	for (long p = 0; p < s->cfg->bench_processes; p++) {
+	for (long p = 0; p < s->b->cfg->bench_processes; p++) {
 		struct ingest_batch batch = {NULL, 0, 0};
-		struct adapters_defaults d;
-		if ((ret = confirm_run_once(&s->run, s->cfg, s->worktree[side], err)))
-			goto done;
-		adapters_defaults_init(&d);
+		struct ingest_defaults d;
+		ingest_defaults_init(&d);
 		d.machine = "rebench";
 		d.harness_version = 0;
 		d.commit = s->commit[side];
 		d.source_hash = s->source[side];
 		d.started_at = (double)time(NULL);
-		if ((ret = adapters_parse(&batch, NULL, s->cfg->bench_format, "bench.run's output",
-					  s->run.out.buf, s->run.out.len, &d, err))) {
+		if ((ret = bench_side_run(&batch, &s->run, s->b, (enum repo_side)side, &d, err)))
 			goto done;
-		}
 		for (size_t r = 0; r < batch.nr; r++) {
 			const struct ingest_record *rec = &batch.records[r];
 			if (s->benchmark_glob &&
@@ -168,7 +164,7 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	*n = s->n;
 done:
 	if (ret)
-		bl_error_prefix(err, "%s (%.12s)", s->label[side], s->commit[side]);
+		bl_error_prefix(err, "%s (%.12s)", s->b->label[side], s->commit[side]);
 	strbuf_release(&key);
 	return ret;
 }
@@ -192,83 +188,24 @@ static void sampler_release(struct sampler *s)
 	keys_free(s->keys, s->nkeys);
 	free(s->v_key);
 	free(s->v);
-	confirm_run_release(&s->run);
+	bench_run_release(&s->run);
 }
 
-/* What measuring revisions of one repository keeps between measurements: its settings, the
- * repository, both sides' worktrees and which commit each holds built, how messages name the
- * sides and where a key's own limit comes from. */
-struct bench {
-	struct strbuf root;
-	const struct ingest_config *cfg; /* own_cfg, or the caller's */
-	struct ingest_config own_cfg;
-	struct repo *r;
-	struct strbuf wt[2];
-	char built[2][41]; /* "" until the side is built */
-	const char *label[2];
+/* Measuring revisions of one repository (ingest/bench/'s struct bench), and what the samples
+ * keep of each key: where a key's own limit comes from and which benchmarks are asked for. */
+struct measuring {
+	struct bench b;
 	confirm_limit_fn limit_for;
 	void *limit_data;
 	const char *const *benchmarks; /* only these benchmarks, when n_benchmarks */
 	size_t n_benchmarks;
 };
 
-/* Opens the repository holding repo with its benchline.json: cfg when the caller has read it,
- * else the one at the working tree's root. */
-static int bench_open(struct bench *b, const char *repo, const struct ingest_config *cfg,
-		      struct bl_error *err)
-{
-	int ret;
-	memset(b, 0, sizeof(*b));
-	strbuf_init(&b->root, 0);
-	strbuf_init(&b->wt[0], 0);
-	strbuf_init(&b->wt[1], 0);
-	ingest_config_init(&b->own_cfg);
-	b->cfg = cfg ? cfg : &b->own_cfg;
-	b->label[0] = "side a";
-	b->label[1] = "side b";
-	if ((ret = repo_toplevel(&b->root, repo ? repo : ".", err)) ||
-	    (!cfg && (ret = ingest_config_load(&b->own_cfg, b->root.buf, err))))
-		return ret;
-	if (!b->cfg->bench_run)
-		return bl_error_set(err, BL_ECONFIG,
-				    "%s: bench.run: not set (the command that prints the results)",
-				    b->cfg->path ? b->cfg->path : "benchline.json");
-	return repo_open(&b->r, b->root.buf, b->cfg, err);
-}
-
-static void bench_close(struct bench *b)
-{
-	repo_free(b->r);
-	ingest_config_release(&b->own_cfg);
-	strbuf_release(&b->root);
-	strbuf_release(&b->wt[0]);
-	strbuf_release(&b->wt[1]);
-}
-
-/* The side's worktree at sha, built (once: a side already built at sha is left alone).
- * BL_EBUILD when it cannot be built. */
-static int bench_side(struct bench *b, int side, const char *sha, double *build_s,
-		      struct bl_error *err)
-{
-	int ret;
-	if (!strcmp(b->built[side], sha))
-		return 0;
-	b->built[side][0] = '\0';
-	strbuf_reset(&b->wt[side]);
-	if ((ret = repo_worktree(&b->wt[side], b->r, sha, (enum repo_side)side, err)) ||
-	    (ret = confirm_build(build_s, b->cfg, b->wt[side].buf, err))) {
-		bl_error_prefix(err, "%s (%.12s)", b->label[side], sha);
-		return ret;
-	}
-	memcpy(b->built[side], sha, 41);
-	return 0;
-}
-
 /* Measures the built sides against each other, unless their artifacts are identical: the
  * benchmarks benchmark_glob matches (a name when exact), only metric when not NULL, the runs'
  * own figures when process_metrics. The keys met go to keys (may be NULL). */
-static int bench_measure(struct confirm_rebench_result *res, int *identical, size_t *files,
-			 struct confirm_key **keys, size_t *nkeys, struct bench *b,
+static int measure_sides(struct confirm_rebench_result *res, int *identical, size_t *files,
+			 struct confirm_key **keys, size_t *nkeys, struct measuring *m,
 			 const struct confirm_rebench_side *side,
 			 const struct confirm_rebench_options *o, const char *benchmark_glob,
 			 int exact, const char *metric, int process_metrics,
@@ -278,32 +215,30 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	if ((ret = confirm_artifacts_identical(identical, NULL, files, b->cfg, b->wt[0].buf,
-					       b->wt[1].buf, err)))
+	if ((ret = bench_artifacts_identical(identical, NULL, files, m->b.cfg, m->b.wt[0].buf,
+					     m->b.wt[1].buf, err)))
 		return ret;
 	if (*identical) {
 		res->verdict = GATE_VERDICT_SAME;
 		return 0;
 	}
 	memset(&s, 0, sizeof(s));
-	confirm_run_init(&s.run);
-	s.cfg = b->cfg;
+	bench_run_init(&s.run);
+	s.b = &m->b;
 	s.benchmark_glob = benchmark_glob;
 	s.benchmark_exact = exact;
-	s.benchmarks = b->benchmarks;
-	s.n_benchmarks = b->n_benchmarks;
+	s.benchmarks = m->benchmarks;
+	s.n_benchmarks = m->n_benchmarks;
 	s.metric = metric;
 	/* A list of benchmarks asks for those: the runs' own figures only when it names them. */
 	s.process_metrics =
 	    process_metrics &&
-	    (!b->n_benchmarks || listed(b->benchmarks, b->n_benchmarks, CONFIRM_RUN_BENCHMARK));
-	s.limit_for = b->limit_for;
-	s.limit_data = b->limit_data;
+	    (!m->n_benchmarks || listed(m->benchmarks, m->n_benchmarks, CONFIRM_RUN_BENCHMARK));
+	s.limit_for = m->limit_for;
+	s.limit_data = m->limit_data;
 	for (int k = 0; k < 2; k++) {
-		s.worktree[k] = b->wt[k].buf;
 		s.commit[k] = side[k].commit;
 		s.source[k] = side[k].source_hash;
-		s.label[k] = b->label[k];
 	}
 	ret = confirm_rebench(res, o, sample, &s, progress, progress_data, err);
 	if (!ret && keys) {
@@ -318,8 +253,8 @@ static int bench_measure(struct confirm_rebench_result *res, int *identical, siz
 
 /* The engine's options with the limit asked for, else benchline.json's gate.limit (the one the
  * gate judges by), else GATE_LIMIT. */
-static int limit_options(struct confirm_rebench_options *o, double limit,
-			 const struct ingest_config *cfg, struct bl_error *err)
+static int limit_options(struct confirm_rebench_options *o, double limit, const struct config *cfg,
+			 struct bl_error *err)
 {
 	int ret;
 	confirm_rebench_options_init(o);
@@ -332,46 +267,238 @@ static int limit_options(struct confirm_rebench_options *o, double limit,
 	return 0;
 }
 
+/* --- Counted once per side (§9.6) --- */
+
+/* Names, each once, in the order added. */
+struct strings {
+	char **v;
+	size_t n, alloc;
+};
+#define STRINGS_INIT {NULL, 0, 0}
+
+static void strings_add_unique(struct strings *s, const char *name)
+{
+	if (listed((const char *const *)s->v, s->n, name))
+		return;
+	ALLOC_GROW(s->v, s->n, s->alloc);
+	s->v[s->n++] = xstrdup(name);
+}
+
+static void strings_release(struct strings *s)
+{
+	strings_free(s->v, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The benchmarks a count per benchmark counts: the request's, else those one process of
+ * bench.run prints on side B (the benchmark glob applied), in the order met. */
+static int names_to_count(struct strings *out, struct measuring *m,
+			  const struct confirm_rebench_request *req,
+			  const struct confirm_rebench_side *sides, struct bl_error *err)
+{
+	struct ingest_batch batch = {NULL, 0, 0};
+	struct ingest_defaults d;
+	struct bench_run run;
+	int ret;
+	if (req->n_benchmarks) {
+		for (size_t i = 0; i < req->n_benchmarks; i++)
+			strings_add_unique(out, req->benchmarks[i]);
+		return 0;
+	}
+	ingest_defaults_init(&d);
+	d.machine = "rebench";
+	d.harness_version = 1; /* only the names are read */
+	d.commit = sides[CONFIRM_SIDE_B].commit;
+	d.source_hash = sides[CONFIRM_SIDE_B].source_hash;
+	d.started_at = (double)time(NULL);
+	bench_run_init(&run);
+	if (!(ret = bench_side_run(&batch, &run, &m->b, (enum repo_side)CONFIRM_SIDE_B, &d, err)))
+		for (size_t r = 0; r < batch.nr; r++)
+			if (!req->benchmark_glob ||
+			    glob_match(req->benchmark_glob, batch.records[r].benchmark))
+				strings_add_unique(out, batch.records[r].benchmark);
+	ingest_batch_release(&batch);
+	bench_run_release(&run);
+	return ret;
+}
+
+/* Where a side's callgrind files stay: .benchline/profiles/SOURCE_HASH/MACHINE/. */
+static void profile_dir(struct strbuf *out, const struct bench *b, const char *source_hash,
+			const char *machine)
+{
+	strbuf_reset(out);
+	strbuf_addf(out, "%s/.benchline/profiles/%s/%s", b->root.buf, source_hash, machine);
+}
+
+/* Adds the counted keys to the report: "BENCHMARK instructions" for each benchmark both sides
+ * counted, judged by the counted rule against 1 + tolerance. */
+static void add_counted(struct confirm_rebench_report *out, double tolerance)
+{
+	const struct bench_counts *a = &out->counts[CONFIRM_SIDE_A], *b = &out->counts[CONFIRM_SIDE_B];
+	struct strbuf key = STRBUF_INIT;
+	for (size_t i = 0; i < b->n; i++) {
+		const char *name = b->v[i].benchmark ? b->v[i].benchmark : BENCH_COUNTERS_BENCHMARK;
+		const struct bench_count *ca = NULL;
+		struct confirm_key *k;
+		struct confirm_metric *m;
+		for (size_t j = 0; j < a->n && !ca; j++)
+			if (!strcmp(a->v[j].benchmark ? a->v[j].benchmark : BENCH_COUNTERS_BENCHMARK,
+				    name))
+				ca = &a->v[j];
+		confirm_metric_key(&key, name, "", BENCH_COUNTERS_METRIC);
+		out->keys = xrealloc(out->keys, (out->nkeys + 1) * sizeof(*out->keys));
+		k = &out->keys[out->nkeys++];
+		memset(k, 0, sizeof(*k));
+		k->key = xstrdup(key.buf);
+		k->benchmark = xstrdup(name);
+		k->config = xstrdup("");
+		k->metric = xstrdup(BENCH_COUNTERS_METRIC);
+		k->unit = xstrdup("instructions");
+		k->kind = METRIC_COUNTED;
+		k->judge = CONFIRM_JUDGE_COUNT;
+		k->limit = 1 + tolerance;
+		k->seen[CONFIRM_SIDE_B] = 1;
+		k->side_unit[CONFIRM_SIDE_B] = xstrdup("instructions");
+		k->side_kind[CONFIRM_SIDE_B] = METRIC_COUNTED;
+		if (!ca || !ca->instructions)
+			continue; /* NEW: only the head's command counted it */
+		k->seen[CONFIRM_SIDE_A] = 1;
+		k->side_unit[CONFIRM_SIDE_A] = xstrdup("instructions");
+		k->side_kind[CONFIRM_SIDE_A] = METRIC_COUNTED;
+		out->result.metrics = xrealloc(out->result.metrics,
+					       (out->result.n + 1) * sizeof(*out->result.metrics));
+		m = &out->result.metrics[out->result.n++];
+		memset(m, 0, sizeof(*m));
+		m->key = xstrdup(key.buf);
+		m->a = (double)ca->instructions;
+		m->b = (double)b->v[i].instructions;
+		m->ratio = m->lo = m->hi = m->b / m->a;
+		m->measurements = 1;
+		m->asked = 1;
+		/* the counted rule (§7): worse past the tolerance, better below its inverse */
+		m->verdict = m->ratio > 1 + tolerance	     ? GATE_VERDICT_SLOWER
+			     : m->ratio < 1 / (1 + tolerance) ? GATE_VERDICT_FASTER
+							      : GATE_VERDICT_SAME;
+		if (m->verdict == GATE_VERDICT_SLOWER)
+			m->slower_votes = 1;
+		else
+			m->clear_votes = 1;
+	}
+	strbuf_release(&key);
+}
+
+/* Counts the sides (side A's only when the request has none), before any timing round. */
+static int count_sides(struct confirm_rebench_report *out, struct measuring *m,
+		       const struct confirm_rebench_request *req, struct bl_error *err)
+{
+	struct strings names = STRINGS_INIT;
+	struct strbuf dir = STRBUF_INIT;
+	int ret = 0;
+	if (bench_counters_per_benchmark(m->b.cfg) &&
+	    (ret = names_to_count(&names, m, req, out->side, err)))
+		goto done;
+	for (int side = CONFIRM_SIDE_B; side >= CONFIRM_SIDE_A; side--) {
+		if (side == CONFIRM_SIDE_A && req->a_counts)
+			continue;
+		profile_dir(&dir, &m->b, out->side[side].source_hash, out->env.machine.buf);
+		if ((ret = bench_count(&out->counts[side], m->b.cfg, m->b.wt[side].buf,
+				       (const char *const *)names.v, names.n, dir.buf, err))) {
+			bl_error_prefix(err, "%s (%.12s)", m->b.label[side], out->side[side].commit);
+			goto done;
+		}
+	}
+	if (req->a_counts) {
+		struct bench_counts *a = &out->counts[CONFIRM_SIDE_A];
+		a->v = xcalloc(req->a_counts->n ? req->a_counts->n : 1, sizeof(*a->v));
+		for (size_t i = 0; i < req->a_counts->n; i++) {
+			const struct bench_count *c = &req->a_counts->v[i];
+			a->v[i].benchmark = c->benchmark ? xstrdup(c->benchmark) : NULL;
+			a->v[i].instructions = c->instructions;
+			a->v[i].profile = c->profile ? xstrdup(c->profile) : NULL;
+		}
+		a->n = req->a_counts->n;
+		out->reused_a = 1;
+		out->a_counted_on = req->a_counted_on ? xstrdup(req->a_counted_on) : NULL;
+	}
+	add_counted(out, m->b.cfg->counter_tolerance);
+done:
+	strings_release(&names);
+	strbuf_release(&dir);
+	return ret;
+}
+
 int confirm_rebench_revs(struct confirm_rebench_report *out,
 			 const struct confirm_rebench_request *req, struct bl_error *err)
 {
 	struct confirm_rebench_options o;
-	struct bench b;
+	struct measuring m;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	memset(&b, 0, sizeof(b));
-	if ((ret = bench_open(&b, req->repo, req->cfg, err)) ||
-	    (ret = limit_options(&o, req->limit, b.cfg, err)))
+	memset(&m, 0, sizeof(m));
+	if ((ret = bench_open(&m.b, req->repo, req->cfg, err)) ||
+	    (ret = limit_options(&o, req->limit, m.b.cfg, err)))
 		goto done;
 	for (int side = 0; side < 2; side++)
 		if (req->label[side])
-			b.label[side] = req->label[side];
-	b.limit_for = req->limit_for;
-	b.limit_data = req->limit_data;
-	b.benchmarks = req->benchmarks;
-	b.n_benchmarks = req->n_benchmarks;
+			m.b.label[side] = req->label[side];
+	m.limit_for = req->limit_for;
+	m.limit_data = req->limit_data;
+	m.benchmarks = req->benchmarks;
+	m.n_benchmarks = req->n_benchmarks;
 	o.asked = req->asked;
 	o.nasked = req->nasked;
 	out->limit = o.limit;
 	for (int side = 0; side < 2; side++) {
 		struct confirm_rebench_side *sd = &out->side[side];
 		struct strbuf name = STRBUF_INIT;
-		ret = repo_resolve(sd->commit, sd->source_hash, &name, b.r, side ? req->b : req->a,
-				   err);
+		ret = repo_resolve(sd->commit, sd->source_hash, &name, m.b.r,
+				   side ? req->b : req->a, err);
 		sd->name = strbuf_detach(&name, NULL);
 		if (ret)
 			goto done;
 	}
-	for (int side = 0; side < 2; side++)
-		if ((ret = bench_side(&b, side, out->side[side].commit, &out->side[side].build_s,
-				      err)))
+	out->counted = m.b.cfg->counters_run && !req->no_counters;
+	out->counters_only = out->counted && req->counters_only;
+	bench_counter_env_init(&out->env);
+	if (out->counted && (ret = bench_counter_env_probe(&out->env, err)))
+		goto done;
+	if (req->counters_only && !out->counted) {
+		ret = bl_error_set(err, BL_EINVALID,
+				   "--counters-only: no bench.counters in benchline.json to count with");
+		goto done;
+	}
+	out->side[CONFIRM_SIDE_A].build_s = out->side[CONFIRM_SIDE_B].build_s = NAN;
+	for (int side = 1; side >= 0; side--) {
+		/* a reused side A is not built when nothing is timed */
+		if (side == CONFIRM_SIDE_A && out->counters_only && req->a_counts)
+			continue;
+		if ((ret = bench_side(&m.b, (enum repo_side)side, out->side[side].commit,
+				      &out->side[side].build_s, err)))
 			goto done;
-	ret = bench_measure(&out->result, &out->identical, &out->artifact_files, &out->keys,
-			    &out->nkeys, &b, out->side, &o, req->benchmark_glob, 0, NULL, 1,
-			    req->progress, req->progress_data, err);
+	}
+	if (!out->counters_only &&
+	    (ret = measure_sides(&out->result, &out->identical, &out->artifact_files, &out->keys,
+				 &out->nkeys, &m, out->side, &o, req->benchmark_glob, 0, NULL, 1,
+				 req->progress, req->progress_data, err)))
+		goto done;
+	if (out->counted && !out->identical) {
+		if ((ret = count_sides(out, &m, req, err)))
+			goto done;
+		/* a count that is slower makes the re-bench slower; counted alone, the counts
+		 * decide */
+		for (size_t i = 0; i < out->result.n; i++) {
+			const struct confirm_metric *cm = &out->result.metrics[i];
+			if (!strstr(cm->key, " " BENCH_COUNTERS_METRIC))
+				continue;
+			if (cm->verdict == GATE_VERDICT_SLOWER && (cm->asked || !req->asked))
+				out->result.verdict = GATE_VERDICT_SLOWER;
+		}
+		if (out->counters_only && out->result.verdict != GATE_VERDICT_SLOWER)
+			out->result.verdict = out->result.n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
+	}
 done:
-	bench_close(&b);
+	bench_close(&m.b);
 	return ret;
 }
 
@@ -381,6 +508,10 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r)
 	free(r->side[1].name);
 	confirm_rebench_release(&r->result);
 	keys_free(r->keys, r->nkeys);
+	bench_counts_release(&r->counts[0]);
+	bench_counts_release(&r->counts[1]);
+	bench_counter_env_release(&r->env);
+	free(r->a_counted_on);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -477,6 +608,15 @@ json_t *confirm_rebench_json(const struct confirm_rebench_report *r)
 	}
 	json_object_set_new(o, "metrics", metrics);
 	json_object_set_new(o, "benchmarks", benchmarks_json(r));
+	/* §9.6: what the counts were taken with, null when nothing was counted */
+	json_object_set_new(
+	    o, "counters",
+	    r->counted ? json_pack("{s:s, s:s, s:O, s:b, s:s?, s:b}", "machine", r->env.machine.buf,
+				   "build_stamp", r->env.build_stamp, "measured_on",
+				   r->env.measured_on ? r->env.measured_on : json_null(),
+				   "reused_a", r->reused_a, "a_counted_on", r->a_counted_on,
+				   "counters_only", r->counters_only)
+		       : json_null());
 	return o;
 }
 
@@ -515,7 +655,7 @@ static void candidates(struct repo_commit *list, size_t *n, const char *good_sou
 }
 
 /* Probes one candidate: side B at it, measured against good on side A. */
-static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebench_side *side,
+static int probe(struct confirm_probe *p, struct measuring *m, struct confirm_rebench_side *side,
 		 const struct repo_commit *c, const struct confirm_rebench_options *o,
 		 const struct confirm_bisect_request *req, struct bl_error *err)
 {
@@ -533,7 +673,7 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 	p->ratio = p->lo = p->hi = NAN;
 	memcpy(side[1].commit, c->sha, 41);
 	memcpy(side[1].source_hash, c->source_hash, 41);
-	if ((ret = bench_side(b, 1, c->sha, NULL, err))) {
+	if ((ret = bench_side(&m->b, REPO_SIDE_B, c->sha, NULL, err))) {
 		if (ret != BL_EBUILD)
 			return ret;
 		bl_error_clear(err);
@@ -550,7 +690,7 @@ static int probe(struct confirm_probe *p, struct bench *b, struct confirm_rebenc
 		po.nasked = 1;
 	}
 	/* The runs' own figures only when --metric names one of them. */
-	ret = bench_measure(&res, &identical, &files, &keys, &nkeys, b, side, &po, req->benchmark,
+	ret = measure_sides(&res, &identical, &files, &keys, &nkeys, m, side, &po, req->benchmark,
 			    req->config != NULL, req->metric, req->metric != NULL, req->progress,
 			    req->progress_data, err);
 	strbuf_release(&series);
@@ -618,29 +758,30 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	struct confirm_rebench_side side[2];
 	struct repo_commit *list = NULL;
 	unsigned char *tried = NULL;
-	struct bench b;
+	struct measuring m;
 	size_t n = 0;
 	long lo, hi;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	memset(&b, 0, sizeof(b));
+	memset(&m, 0, sizeof(m));
 	memset(side, 0, sizeof(side));
-	if ((ret = bench_open(&b, req->repo, NULL, err)) ||
-	    (ret = limit_options(&o, req->limit, b.cfg, err)))
+	if ((ret = bench_open(&m.b, req->repo, NULL, err)) ||
+	    (ret = limit_options(&o, req->limit, m.b.cfg, err)))
 		goto done;
 	/* A probe that stays undecided over a whole measurement is skipped, not measured again. */
 	o.replacements = 0;
 	for (int k = 0; k < 2; k++) {
 		struct confirm_rebench_side *sd = k ? &out->bad : &out->good;
 		struct strbuf name = STRBUF_INIT;
-		ret = repo_resolve(sd->commit, sd->source_hash, &name, b.r,
+		ret = repo_resolve(sd->commit, sd->source_hash, &name, m.b.r,
 				   k ? req->bad : req->good, err);
 		sd->name = strbuf_detach(&name, NULL);
 		if (ret)
 			goto done;
 	}
-	if ((ret = repo_first_parent_range(&list, &n, b.r, out->good.commit, out->bad.commit, err)))
+	if ((ret =
+		 repo_first_parent_range(&list, &n, m.b.r, out->good.commit, out->bad.commit, err)))
 		goto done;
 	out->commits = n;
 	candidates(list, &n, out->good.source_hash);
@@ -651,7 +792,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	}
 	side[0] = out->good;
 	side[0].name = NULL;
-	if ((ret = bench_side(&b, 0, out->good.commit, NULL, err)))
+	if ((ret = bench_side(&m.b, REPO_SIDE_A, out->good.commit, NULL, err)))
 		goto done;
 
 	/* The ends first: unless bad is slower than good there is nothing to find. */
@@ -659,8 +800,8 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	lo = -1;
 	hi = (long)n - 1;
 	/* Bad's own source must build: there is no bisecting towards what cannot be measured. */
-	if ((ret = bench_side(&b, 1, list[hi].sha, NULL, err)) ||
-	    (ret = probe(next_probe(out), &b, side, &list[hi], &o, req, err)))
+	if ((ret = bench_side(&m.b, REPO_SIDE_B, list[hi].sha, NULL, err)) ||
+	    (ret = probe(next_probe(out), &m, side, &list[hi], &o, req, err)))
 		goto done;
 	tried[hi] = 1;
 	if (out->probes[0].skip == CONFIRM_PROBE_UNDECIDED) {
@@ -690,7 +831,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 			break;
 		tried[mid] = 1;
 		p = next_probe(out);
-		if ((ret = probe(p, &b, side, &list[mid], &o, req, err)))
+		if ((ret = probe(p, &m, side, &list[mid], &o, req, err)))
 			goto done;
 		if (p->skip != CONFIRM_PROBE_MEASURED)
 			continue;
@@ -703,7 +844,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 		struct strbuf subject = STRBUF_INIT;
 		out->outcome = CONFIRM_PINNED;
 		out->pinned = list[hi];
-		ret = repo_commit_subject(&subject, b.r, out->pinned.sha, err);
+		ret = repo_commit_subject(&subject, m.b.r, out->pinned.sha, err);
 		out->subject = strbuf_detach(&subject, NULL);
 		out->pr = repo_pr_from_subject(out->subject);
 	} else {
@@ -715,7 +856,7 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 done:
 	free(tried);
 	free(list);
-	bench_close(&b);
+	bench_close(&m.b);
 	return ret;
 }
 

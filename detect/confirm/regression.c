@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "detect/confirm/confirm.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 #include "store/store.h"
 
@@ -59,16 +59,16 @@ done:
 
 int confirm_machine(struct strbuf *out, const char *flag, const char *repo, struct bl_error *err)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct strbuf root = STRBUF_INIT;
 	int ret;
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	if (!flag && ((ret = repo_toplevel(&root, repo ? repo : ".", err)) ||
-		      (ret = ingest_config_load(&cfg, root.buf, err))))
+		      (ret = config_load(&cfg, root.buf, err))))
 		goto done;
-	ret = ingest_config_machine(out, flag, &cfg, err);
+	ret = config_machine(out, flag, &cfg, err);
 done:
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&root);
 	return ret;
 }

@@ -109,21 +109,6 @@ static void add_plain(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
 }
 
-/* Text for Markdown inside a line (never at its start, where '#', '-' and '+' would matter):
- * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
- * @mention there is backslash-escaped; control characters become blanks. */
-static void add_md(struct strbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			strbuf_addch(sb, ' ');
-		else if (strchr("\\`*_[]<>|~@&", *s))
-			strbuf_addf(sb, "\\%c", *s);
-		else
-			strbuf_addch(sb, *s);
-	}
-}
-
 /* A commit in a code span: only its hex digits can be in it. */
 static void add_md_commit(struct strbuf *sb, const char *sha, size_t max)
 {
@@ -159,7 +144,7 @@ static void add_delta_interval(struct strbuf *sb, double lo, double hi)
 /* "benchmark [config] metric", as the Series is named in a title or a cell. */
 static void add_series_name(struct strbuf *sb, const struct confirm_triage_regression *r, int md)
 {
-	void (*add)(struct strbuf *, const char *) = md ? add_md : add_plain;
+	void (*add)(struct strbuf *, const char *) = md ? strbuf_add_markdown : add_plain;
 	add(sb, r->benchmark);
 	if (r->config[0]) {
 		strbuf_addstr(sb, md ? " \\[" : " [");
@@ -217,14 +202,14 @@ static void write_probes(struct strbuf *sb, const char *probes)
 		strbuf_addstr(sb, " | ");
 		if (json_is_string(skipped)) {
 			strbuf_addstr(sb, "skipped: ");
-			add_md(sb, json_string_value(skipped));
+			strbuf_add_markdown(sb, json_string_value(skipped));
 		} else {
-			add_md(sb, json_string_value(json_object_get(p, "verdict")));
+			strbuf_add_markdown(sb, json_string_value(json_object_get(p, "verdict")));
 			if (json_is_true(json_object_get(p, "identical_artifacts")))
 				strbuf_addstr(sb, " (artifacts identical to good's)");
 		}
 		strbuf_addstr(sb, " | ");
-		add_md(sb, json_string_value(json_object_get(p, "metric")));
+		strbuf_add_markdown(sb, json_string_value(json_object_get(p, "metric")));
 		strbuf_addstr(sb, " | ");
 		add_probe_number(sb, json_object_get(p, "ratio"));
 		strbuf_addstr(sb, " | ");
@@ -247,13 +232,13 @@ static void write_body(struct confirm_triage_issue *is, const char *base_url, si
 
 	strbuf_reset(b);
 	strbuf_addstr(b, "benchline confirmed a slowdown on ");
-	add_md(b, is->machine);
+	strbuf_add_markdown(b, is->machine);
 	strbuf_addstr(b, " by measuring again, and bisection pinned it to a commit.\n\n");
 	strbuf_addstr(b, "- **Commit:** ");
 	add_md_commit(b, top->commit, 40);
 	if (top->subject && *top->subject) {
 		strbuf_addstr(b, " ");
-		add_md(b, top->subject);
+		strbuf_add_markdown(b, top->subject);
 	}
 	strbuf_addstr(b, "\n- **Pull request:** ");
 	if (top->pr > 0)
@@ -340,7 +325,7 @@ void confirm_triage_issue_write(struct confirm_triage_issue *is, const char *bas
 void confirm_triage_markdown(struct strbuf *out, const struct confirm_triage_issue *is)
 {
 	strbuf_addstr(out, "# ");
-	add_md(out, is->title.buf);
+	strbuf_add_markdown(out, is->title.buf);
 	strbuf_addstr(out, "\n\n");
 	strbuf_addstr(out, is->body.buf);
 }

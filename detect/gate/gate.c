@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 #include "detect/detect.h"
@@ -56,7 +58,7 @@ const char *gate_method_name(enum gate_method m)
 	    [GATE_METHOD_NONE] = NULL,	       [GATE_METHOD_HL] = "hodges-lehmann",
 	    [GATE_METHOD_SUMMARY] = "summary", [GATE_METHOD_COUNTED] = "counted",
 	    [GATE_METHOD_LADDER] = "ladder",   [GATE_METHOD_RATIO] = "ratio",
-	    [GATE_METHOD_PAIRED] = "paired",
+	    [GATE_METHOD_PAIRED] = "paired",   [GATE_METHOD_COUNT] = "count",
 	};
 	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : NULL;
 }
@@ -106,7 +108,7 @@ struct gate_walk {
 	struct store_gate *sg;
 	struct repo_history *hist;
 	const struct gate_options *opts;
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	struct ladder_set ladders;
 	double limit;
 	json_t *lock_entries; /* array, or NULL */
@@ -617,7 +619,7 @@ static void judge_timed(struct gate_row *row, const struct store_record_metric *
 	}
 }
 
-double gate_counted_tolerance(const struct ingest_config *cfg, const char *metric, const char *unit)
+double gate_counted_tolerance(const struct config *cfg, const char *metric, const char *unit)
 {
 	for (size_t i = 0; i < cfg->n_counted; i++)
 		if (!strcmp(cfg->counted_names[i], metric))
@@ -766,7 +768,7 @@ static void apply_lock(struct gate_row *row, const struct gate_walk *gr)
 void gate_settings_for(struct gate_settings *out, const struct gate_options *o, double limit,
 		       const char *benchmark, const char *metric)
 {
-	const struct ingest_config *cfg = o->cfg;
+	const struct config *cfg = o->cfg;
 	memset(out, 0, sizeof(*out));
 	out->limit = limit;
 	for (size_t i = 0; i < o->n_overrides && !out->override_glob; i++)
@@ -1237,7 +1239,7 @@ int gate_bisect_exit(int status)
 int gate_report_begin(struct gate_report *out, struct repo *repo, const struct gate_options *opts,
 		      struct bl_error *err)
 {
-	const struct ingest_config *cfg = opts->cfg;
+	const struct config *cfg = opts->cfg;
 	struct strbuf name = STRBUF_INIT;
 	char base_source[41]; /* unused: the merge base's source hash is what is compared */
 	int ret;
@@ -1310,7 +1312,7 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 	struct gate_walk gr;
 	struct store_gate_record *heads = NULL;
 	size_t nheads = 0;
-	const struct ingest_config *cfg = opts->cfg;
+	const struct config *cfg = opts->cfg;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -1390,9 +1392,15 @@ static int split_override(char **glob, double *pct, const char *arg)
 
 int gate_check_limit(double limit, struct bl_error *err)
 {
-	if (limit != 0 && !(limit >= 1))
+	char text[DOUBLE_TEXT_MAX];
+	/* NaN fails both comparisons; an infinity the second. */
+	if (limit != 0 && !(limit > 1 && limit <= CONFIG_LIMIT_MAX)) {
+		snprintf(text, sizeof(text), "%g", limit);
 		return bl_error_set(err, BL_EINVALID,
-				    "--limit is a ratio of 1 or more (1.02 is 2%%)");
+				    "--limit is a ratio above 1 and at most %g (1.02 lets a metric "
+				    "grow by 2%%), not %s",
+				    CONFIG_LIMIT_MAX, text);
+	}
 	return 0;
 }
 
@@ -1417,9 +1425,9 @@ int gate_options_build(struct gate_options *out, const struct gate_request *req,
 		}
 	/* benchline.json, the lock and the status file live at the repository's root. */
 	out->own_cfg = xmalloc(sizeof(*out->own_cfg));
-	ingest_config_init(out->own_cfg);
+	config_init(out->own_cfg);
 	if ((ret = repo_toplevel(&out->root, req->repo ? req->repo : ".", err)) ||
-	    (ret = ingest_config_load(out->own_cfg, out->root.buf, err)))
+	    (ret = config_load(out->own_cfg, out->root.buf, err)))
 		goto fail;
 	out->repo_dir = out->root.buf;
 	out->cfg = out->own_cfg;
@@ -1433,6 +1441,9 @@ int gate_options_build(struct gate_options *out, const struct gate_request *req,
 	out->n_excludes = req->n_excludes;
 	out->no_lock = req->for_accept;
 	out->undecided_fail = req->undecided_fail;
+	out->counters_only = req->counters_only;
+	out->no_reuse = req->no_reuse;
+	out->counter_db = req->counter_db;
 	out->now = req->now;
 	return 0;
 fail:
@@ -1447,7 +1458,7 @@ void gate_options_release(struct gate_options *o)
 	free(o->own_globs);
 	free(o->own_pct);
 	if (o->own_cfg)
-		ingest_config_release(o->own_cfg);
+		config_release(o->own_cfg);
 	free(o->own_cfg);
 	strbuf_release(&o->root);
 	memset(o, 0, sizeof(*o));

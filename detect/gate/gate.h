@@ -10,13 +10,14 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
 
 struct store;
 struct json_t;
 struct repo;
 
-struct ingest_config;
+struct config;
 
 enum gate_status {
 	GATE_PASS,
@@ -51,6 +52,7 @@ enum gate_method {
 	GATE_METHOD_LADDER,  /* a quantile against its bucket ladder (§8) */
 	GATE_METHOD_RATIO,   /* a plain ratio against the limit */
 	GATE_METHOD_PAIRED,  /* --live: the median of the paired ratios of a re-bench (§9.2) */
+	GATE_METHOD_COUNT,   /* --live: instructions counted once per side (§9.6), exact */
 };
 /* "hodges-lehmann", "summary", "counted", "ladder", "ratio", "paired"; NULL for NONE. */
 const char *gate_method_name(enum gate_method m);
@@ -149,6 +151,11 @@ struct gate_live {
 	int identical;		    /* bench.artifacts byte-identical: nothing measured */
 	size_t artifact_files;	    /* compared, when identical */
 	double build_s[2];	    /* how long bench.build took: the merge base, the head */
+	/* §9.6: counted with callgrind under this machine key; the merge base's count reused
+	 * from one taken on base_counted_on (RFC 3339), neither built nor counted again */
+	int counted, reused_base, counters_only;
+	char counter_machine[96];
+	char base_counted_on[32];
 };
 
 /* What --settle measured again (§7.8): the stored gate's FAIL and UNDECIDED rows, their
@@ -204,13 +211,18 @@ struct gate_request {
 	int for_accept;	    /* read benchline-gate.lock but do not apply it (accept does) */
 	int undecided_fail; /* --undecided fail: UNDECIDED rows fail the gate */
 	int64_t now;	    /* the report's time */
+	/* --live with bench.counters (§9.6): --counters-only (no timing rounds), --no-reuse (the
+	 * merge base counted again), and the database counts are kept in and read from (NULL:
+	 * the working tree's .benchline/counters.db) */
+	int counters_only, no_reuse;
+	const char *counter_db;
 };
 
 /* What the gate runs with: a request resolved against the working tree's root and its
  * benchline.json. Made by gate_options_build, which owns what it points at. */
 struct gate_options {
-	const char *repo_dir;		 /* the working tree's root */
-	const struct ingest_config *cfg; /* the repository's benchline.json */
+	const char *repo_dir;	  /* the working tree's root */
+	const struct config *cfg; /* the repository's benchline.json */
 	const char *head, *base, *ratchet;
 	double limit;
 	/* --override GLOB=PCT and --exclude GLOB, before benchline.json's; first match wins */
@@ -222,15 +234,18 @@ struct gate_options {
 	int no_lock;
 	int undecided_fail;
 	int64_t now;
+	int counters_only, no_reuse;
+	const char *counter_db;
 	/* Owned by the options. */
 	struct strbuf root;
-	struct ingest_config *own_cfg;
+	struct config *own_cfg;
 	char **own_globs;
 	double *own_pct;
 };
 
-/* A limit given by the caller: 0 (none given) or a ratio of 1 or more, else BL_EINVALID saying
- * so. The gate, the re-bench and bisection take the same --limit. */
+/* A limit given by the caller: 0 (none given) or a ratio above 1 and at most CONFIG_LIMIT_MAX
+ * (10), else BL_EINVALID saying so: NaN, an infinity, 1e308, 1 or less. The gate, the
+ * re-bench, bisection and confirm take the same --limit. */
 int gate_check_limit(double limit, struct bl_error *err);
 
 /* Checks a request (BL_EINVALID for a bad --limit or --override, naming it), finds the root of
@@ -305,8 +320,7 @@ void gate_settings_for(struct gate_settings *out, const struct gate_options *o, 
 		       const char *benchmark, const char *metric);
 /* How much a counted metric may grow, as a fraction: benchline.json's counted_tolerance for its
  * name, else 0 for allocations (name or unit containing "alloc"), else 0.01. */
-double gate_counted_tolerance(const struct ingest_config *cfg, const char *metric,
-			      const char *unit);
+double gate_counted_tolerance(const struct config *cfg, const char *metric, const char *unit);
 
 /* Across the board (§7.5): a board for each timed metric with 8 or more judged rows in c (PASS,
  * FAIL, UNDECIDED, ACPT), the median of their worse-oriented ratios with its 99% interval against

@@ -203,6 +203,17 @@ json_t *gate_json(const struct gate_report *r)
 			l->identical ? json_integer((json_int_t)l->artifact_files) : json_null(),
 			"build_s", "merge_base", json_real_or_null(l->build_s[0]), "head",
 			json_real_or_null(l->build_s[1])));
+		/* §9.6: what counted the instructions, and whether the merge base's count was
+		 * reused (then neither built nor counted) */
+		json_object_set_new(json_object_get(o, "live"), "counters",
+				    l->counted ? json_pack("{s:s, s:b}", "machine",
+							   l->counter_machine, "counters_only",
+							   l->counters_only)
+					       : json_null());
+		json_object_set_new(json_object_get(o, "live"), "reused_base",
+				    json_boolean(l->reused_base));
+		json_object_set_new(json_object_get(o, "live"), "base_counted_on",
+				    l->reused_base ? json_string(l->base_counted_on) : json_null());
 	} else {
 		json_object_set_new(o, "live", json_null());
 	}
@@ -331,6 +342,9 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 		if (r->settle.asked)
 			add_settle(out, r);
 		strbuf_addch(out, '\n');
+		if (r->mode == GATE_MODE_LIVE && r->live.reused_base)
+			strbuf_addf(out, "gate: reusing the merge base counted on %s\n",
+				    r->live.base_counted_on);
 		table_rows(out, &r->main);
 	}
 	if (r->have_ratchet && r->ratchet.nrows) {
@@ -675,6 +689,11 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 			    "measurement%s, %zu pairs.\n\n",
 			    r->live.machine, r->live.measurements,
 			    r->live.measurements == 1 ? "" : "s", r->live.pairs);
+	if (r->mode == GATE_MODE_LIVE && r->live.counted)
+		strbuf_addf(out,
+			    "Instructions counted with callgrind (`%s`)%s.\n\n",
+			    r->live.counter_machine,
+			    r->live.reused_base ? "; the merge base's count reused" : "");
 	if (r->settle.asked)
 		md_settle(out, r);
 	md_look(out, &r->main, r, base_url);

@@ -1,8 +1,8 @@
 /*
  * stats: the distribution-free statistics the band (§6), the gate and the paired re-bench use
  * (§7.3): the nearest-rank median, Hodges-Lehmann shifts with Mann-Whitney intervals, the
- * median's order-statistic interval and the median itself. Pure functions; docs/stats.md
- * gives the formulas and R's reference values.
+ * median's order-statistic interval and the median itself. Pure functions (stats.c);
+ * docs/stats.md gives the formulas and R's reference values.
  */
 #ifndef BENCHLINE_DETECT_STATS_H
 #define BENCHLINE_DETECT_STATS_H

@@ -18,14 +18,6 @@
 /* How much of a key a message quotes. */
 #define KEY_QUOTE_MAX 60
 
-void adapters_defaults_init(struct adapters_defaults *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->harness_version = -1;
-	d->committed_at = NAN;
-	d->started_at = NAN;
-}
-
 /* --- positions and messages --- */
 
 int adapters_fail_at(struct bl_error *err, const char *name, const char *text, size_t off,
@@ -470,7 +462,7 @@ static void lower_hex40(char *dst, const char *src)
 int adapters_resolve(struct adapters_common *common, const struct adapters_input *a,
 		     const struct adapters_file_info *fi)
 {
-	const struct adapters_defaults *d = a->defaults;
+	const struct ingest_defaults *d = a->defaults;
 
 	memset(common, 0, sizeof(*common));
 	common->committed_at = NAN;
@@ -822,23 +814,15 @@ const char *adapters_detect_format(const char *path, const char *text, size_t le
 
 typedef int (*adapter_fn)(struct ingest_batch *, const struct adapters_input *);
 
-static const struct {
-	const char *name;
-	adapter_fn fn;
-} adapters[] = {
-    {"bmf", adapters_bmf},	 {"gbench", adapters_gbench}, {"hyperfine", adapters_hyperfine},
-    {"pytest", adapters_pytest}, {"gotest", adapters_gotest}, {"criterion", adapters_criterion},
+/* Each adapter's format (common/'s names); the native format and "auto" have none. */
+static const adapter_fn adapters[RESULT_NFORMATS] = {
+    [RESULT_BMF] = adapters_bmf,
+    [RESULT_GBENCH] = adapters_gbench,
+    [RESULT_HYPERFINE] = adapters_hyperfine,
+    [RESULT_PYTEST] = adapters_pytest,
+    [RESULT_GOTEST] = adapters_gotest,
+    [RESULT_CRITERION] = adapters_criterion,
 };
-
-int adapters_format_known(const char *name)
-{
-	if (!strcmp(name, "auto") || !strcmp(name, "benchline") || !strcmp(name, "native"))
-		return 1;
-	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++)
-		if (!strcmp(adapters[i].name, name))
-			return 1;
-	return 0;
-}
 
 /* started_at when neither the flag nor the file gives one: the file's mtime, else now. */
 static double file_time(const char *path)
@@ -852,19 +836,19 @@ static double file_time(const char *path)
 
 int adapters_parse(struct ingest_batch *out, const char **chosen, const char *format,
 		   const char *path, const char *text, size_t len,
-		   const struct adapters_defaults *defaults, struct bl_error *err)
+		   const struct ingest_defaults *defaults, struct bl_error *err)
 {
 	struct ingest_batch local = {NULL, 0, 0};
-	struct adapters_defaults none;
+	struct ingest_defaults none;
 	struct adapters_input a;
-	adapter_fn fn = NULL;
-	const char *name = NULL;
+	enum result_format f;
+	adapter_fn fn;
 	int ret;
 
 	if (chosen)
 		*chosen = NULL;
 	if (!defaults) {
-		adapters_defaults_init(&none);
+		ingest_defaults_init(&none);
 		defaults = &none;
 	}
 	if (!format || !strcmp(format, "auto")) {
@@ -873,27 +857,22 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: cannot tell the format (give --format)", path);
 	}
-	if (!strcmp(format, "benchline") || !strcmp(format, "native")) {
-		if (chosen)
-			*chosen = "benchline";
-		if (!text)
-			return bl_error_set(err, BL_EINVALID,
-					    "%s: is a directory (only criterion reads one)", path);
-		return ingest_parse_native(out, path, text, len, err);
-	}
-	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
-		if (!strcmp(adapters[i].name, format)) {
-			fn = adapters[i].fn;
-			name = adapters[i].name;
-		}
-	}
-	if (!fn)
+	if (result_format_parse(&f, format) || f == RESULT_AUTO)
 		return bl_error_set(err, BL_EINVALID,
 				    "unknown format \"%s\" (expected auto, benchline, bmf, gbench, "
 				    "hyperfine, pytest, gotest or criterion)",
 				    format);
+	if (f == RESULT_NATIVE) {
+		if (chosen)
+			*chosen = result_format_name(f);
+		if (!text)
+			return bl_error_set(err, BL_EINVALID,
+					    "%s: is a directory (only criterion reads one)", path);
+		return adapters_parse_native(out, path, text, len, err);
+	}
+	fn = adapters[f];
 	if (chosen)
-		*chosen = name;
+		*chosen = result_format_name(f);
 	if (fn == adapters_criterion && text)
 		return bl_error_set(err, BL_EINVALID,
 				    "%s: criterion reads a target/criterion directory, not a file",
@@ -917,3 +896,10 @@ done:
 	ingest_batch_release(&local);
 	return ret;
 }
+
+const struct ingest_parsers adapters_parsers = {
+    .parse = adapters_parse,
+    .detect = adapters_detect_format,
+    .native = adapters_parse_native,
+    .native_fd = adapters_parse_native_fd,
+};

@@ -1,10 +1,14 @@
 /*
- * adapters: the foreign result formats of §10 (bmf, gbench, hyperfine, pytest, gotest,
- * criterion) mapped to records, and `--format auto`. Each adapter maps every benchmark of a
- * file to one record; repetitions and raw times become samples; what the format lacks
- * (machine, harness version, commit, source hash, config) comes from struct adapters_defaults,
- * and a required field that neither the file nor a flag gives is an error naming the flag.
- * docs/formats.md says exactly how each format maps. Nothing here prints or exits.
+ * adapters: the formats results come in, mapped to records: the native records of §2
+ * (native.c) and the foreign formats of §10 (bmf.c, gbench.c, hyperfine.c, pytest.c, gotest.c,
+ * criterion.c), with their shared walk, `--format auto` and the dispatch (adapters.c). Each
+ * foreign adapter maps every benchmark of a file to one record; repetitions and raw times
+ * become samples; what the format lacks (machine, harness version, commit, source hash, config)
+ * comes from struct ingest_defaults, and a required field that neither the file nor a flag
+ * gives is an error naming the flag. docs/formats.md says exactly how each format maps. The
+ * intake and data care reach these parsers only through the table they are handed
+ * (adapters_parsers): this room includes ingest.h for the record model, never the reverse.
+ * Nothing here prints or exits.
  *
  * The first part is the room's API; the second is shared by the files of ingest/adapters/
  * only.
@@ -16,22 +20,6 @@
 #include <stdint.h>
 
 #include "ingest/ingest.h"
-
-/* What the command line supplies for what a format lacks. */
-struct adapters_defaults {
-	const char *machine;	 /* --machine, NULL if not given */
-	int64_t harness_version; /* --harness-version, -1 if not given */
-	const char *config;	 /* --config, NULL: "" */
-	const char *commit;	 /* from --repo HEAD or NULL */
-	const char *source_hash; /* computed from --repo or NULL */
-	int dirty;		 /* from --repo working tree */
-	const char *branch;	 /* from --repo or NULL */
-	double committed_at;	 /* NAN if unknown */
-	double started_at;	 /* NAN: use the file's own date, else its mtime, else now */
-};
-
-/* Empty defaults: no flag given (every field unknown). */
-void adapters_defaults_init(struct adapters_defaults *d);
 
 /*
  * Parses one result file in format ("auto", "benchline" or "native", "bmf", "gbench",
@@ -46,14 +34,30 @@ void adapters_defaults_init(struct adapters_defaults *d);
  */
 int adapters_parse(struct ingest_batch *out, const char **chosen, const char *format,
 		   const char *path, const char *text, size_t len,
-		   const struct adapters_defaults *defaults, struct bl_error *err);
+		   const struct ingest_defaults *defaults, struct bl_error *err);
+
+/*
+ * The native parser (§2, native.c), the native format's adapter: one object, an array of
+ * objects, or one object per line. name is the file name used in messages. On failure err says
+ * "NAME:LINE:COLUMN: message" and nothing is appended to out.
+ */
+int adapters_parse_native(struct ingest_batch *out, const char *name, const char *text, size_t len,
+			  struct bl_error *err);
+/*
+ * The same parser over a file read piece by piece from fd (start: the first start_len bytes,
+ * already read), so memory holds one record at a time whatever the file's size: each record
+ * goes to fn as soon as it is parsed. Fails like adapters_parse_native, and past
+ * INGEST_MAX_FILE bytes; fn may have taken records before a later one fails.
+ */
+int adapters_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
+			     ingest_record_fn *fn, void *data, struct bl_error *err);
+
+/* The parsers above, as the intake and data care are handed them (ingest.h). */
+extern const struct ingest_parsers adapters_parsers;
 
 /* The format of a file from its content ("benchline", "bmf", ...), "criterion" when text is
  * NULL and path is a directory; NULL when it cannot tell. */
 const char *adapters_detect_format(const char *path, const char *text, size_t len);
-
-/* 1 when name is a format adapters_parse knows ("auto" included). */
-int adapters_format_known(const char *name);
 
 /* ------------------------------------------------------------------------------------------
  * Private to the adapters.
@@ -71,7 +75,7 @@ struct adapters_input {
 	const char *name; /* for messages */
 	const char *text; /* NULL for a directory */
 	size_t len;
-	const struct adapters_defaults *defaults;
+	const struct ingest_defaults *defaults;
 	double fallback_time; /* started_at when neither the flag nor the file gives one */
 	struct bl_error *err;
 };
@@ -241,6 +245,6 @@ struct adapters_criterion_texts {
 };
 int adapters_criterion_parse_texts(struct ingest_batch *out,
 				   const struct adapters_criterion_texts *t,
-				   const struct adapters_defaults *defaults, struct bl_error *err);
+				   const struct ingest_defaults *defaults, struct bl_error *err);
 
 #endif

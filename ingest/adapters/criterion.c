@@ -28,7 +28,7 @@ struct bench_info {
 
 static int read_benchmark_json(struct bench_info *info, json_t **doc,
 			       const struct adapters_criterion_texts *t,
-			       const struct adapters_defaults *defaults, struct bl_error *err)
+			       const struct ingest_defaults *defaults, struct bl_error *err)
 {
 	struct adapters_input a = {t->benchmark_name, t->benchmark,	t->benchmark_len,
 				   defaults,	      t->fallback_time, err};
@@ -68,7 +68,7 @@ static int read_benchmark_json(struct bench_info *info, json_t **doc,
 }
 
 static int read_estimates(double *median, const struct adapters_criterion_texts *t,
-			  const struct adapters_defaults *defaults, struct bl_error *err)
+			  const struct ingest_defaults *defaults, struct bl_error *err)
 {
 	struct adapters_input a = {t->estimates_name, t->estimates,	t->estimates_len,
 				   defaults,	      t->fallback_time, err};
@@ -88,7 +88,7 @@ done:
 
 /* sample.json: the time per iteration of each sample, in ns. */
 static int read_samples(double **out, size_t *n, const struct adapters_criterion_texts *t,
-			const struct adapters_defaults *defaults, struct bl_error *err)
+			const struct ingest_defaults *defaults, struct bl_error *err)
 {
 	struct adapters_input a = {t->sample_name, t->sample,	     t->sample_len,
 				   defaults,	   t->fallback_time, err};
@@ -157,7 +157,7 @@ done:
 }
 
 static int median_above_p95(const struct adapters_criterion_texts *t,
-			    const struct adapters_defaults *defaults, double median, double p95,
+			    const struct ingest_defaults *defaults, double median, double p95,
 			    struct bl_error *err)
 {
 	struct adapters_input a = {t->estimates_name, t->estimates,	t->estimates_len,
@@ -173,8 +173,8 @@ static int median_above_p95(const struct adapters_criterion_texts *t,
 }
 
 static int parse_texts(struct ingest_batch *out, const struct adapters_criterion_texts *t,
-		       const struct adapters_common *common,
-		       const struct adapters_defaults *defaults, struct bl_error *err)
+		       const struct adapters_common *common, const struct ingest_defaults *defaults,
+		       struct bl_error *err)
 {
 	struct ingest_record rec;
 	struct ingest_metric *m;
@@ -231,7 +231,7 @@ done:
 
 int adapters_criterion_parse_texts(struct ingest_batch *out,
 				   const struct adapters_criterion_texts *t,
-				   const struct adapters_defaults *defaults, struct bl_error *err)
+				   const struct ingest_defaults *defaults, struct bl_error *err)
 {
 	struct adapters_input a = {t->estimates_name, t->estimates,	t->estimates_len,
 				   defaults,	      t->fallback_time, err};

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/preflight/preflight.h"
 
 /* Largest /proc or /sys file read (more is cut off: the lines preflight wants come first). */
@@ -1070,7 +1070,7 @@ int preflight_json(struct strbuf *out, const struct preflight *p)
 
 /* ------------------------------------------------------------------ benchline.json */
 
-int preflight_config_processes(char ***out, size_t *nr, const struct ingest_config *cfg,
+int preflight_config_processes(char ***out, size_t *nr, const struct config *cfg,
 			       struct bl_error *err)
 {
 	(void)err;
@@ -1085,7 +1085,7 @@ int preflight_config_processes(char ***out, size_t *nr, const struct ingest_conf
 	return 0;
 }
 
-int preflight_check(struct preflight *out, const struct ingest_config *cfg, struct bl_error *err)
+int preflight_check(struct preflight *out, const struct config *cfg, struct bl_error *err)
 {
 	struct preflight_limits limits;
 	char **processes = NULL;

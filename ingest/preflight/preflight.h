@@ -1,7 +1,9 @@
 /*
- * Preflight (§4): is the machine quiet enough to measure? The preflight room's one header:
- * `benchline preflight` and `benchline run` call preflight_run and put preflight_to_json's
- * object under a record's "preflight" key.
+ * Preflight (§4): is the machine quiet enough to measure? The preflight room's one header, its
+ * readers and rules all in preflight.c: `benchline preflight` checks the machine, and each run
+ * that stores its records (ingest/bench/'s bench_records: `benchline run`, each process of a
+ * sweep) calls preflight_check and puts preflight_to_json's object under a record's "preflight"
+ * key.
  *
  * The readers take every path under a root (BENCHLINE_SYSROOT, default "/"), so tests can
  * simulate a machine with a fixture tree; the decisions are pure functions of what was read,
@@ -16,7 +18,7 @@
 
 #include "common/common.h"
 
-struct ingest_config;
+struct config;
 struct json_t;
 
 /* Default limits (§4), in percent; benchline.json quiet.cpu_load_pct / quiet.gpu_load_pct. */
@@ -112,9 +114,9 @@ int preflight_json(struct strbuf *out, const struct preflight *p);
 
 /* preflight_run with benchline.json's limits (quiet.cpu_load_pct, gpu_load_pct, processes):
  * what `run` and `sweep` check before measuring. */
-int preflight_check(struct preflight *out, const struct ingest_config *cfg, struct bl_error *err);
+int preflight_check(struct preflight *out, const struct config *cfg, struct bl_error *err);
 /* quiet.processes of the benchline.json cfg was read from (none when it has no file). */
-int preflight_config_processes(char ***out, size_t *nr, const struct ingest_config *cfg,
+int preflight_config_processes(char ***out, size_t *nr, const struct config *cfg,
 			       struct bl_error *err);
 
 /* --- Pure pieces, exposed for the unit tests. --- */

@@ -58,27 +58,30 @@ static int check_url(const char *url, struct bl_error *err)
 {
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL, *query = NULL, *fragment = NULL;
+	struct strbuf shown = STRBUF_INIT;
 	int ret = 0;
 
 	if (!u)
 		return bl_error_set(err, BL_EINVALID, "cannot parse URLs (libcurl)");
+	strbuf_add_url_redacted(&shown, url);
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0]) {
 		ret = bl_error_set(err, BL_EINVALID,
-				   "'%s' is not a URL (http://HOST[:PORT][/PATH])", url);
+				   "'%s' is not a URL (http://HOST[:PORT][/PATH])", shown.buf);
 		goto done;
 	}
 	if (strcmp(scheme, "http") && strcmp(scheme, "https")) {
 		ret = bl_error_set(err, BL_EINVALID, "'%s': a server URL is http:// or https://",
-				   url);
+				   shown.buf);
 		goto done;
 	}
 	if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK)
 		ret = bl_error_set(err, BL_EINVALID, "'%s': a server URL has no query or fragment",
-				   url);
+				   shown.buf);
 done:
+	strbuf_release(&shown);
 	curl_free(scheme);
 	curl_free(host);
 	curl_free(query);
@@ -134,6 +137,11 @@ int push_server_open(struct push_server **out, const char *url, const char *toke
 	while (len && url[len - 1] == '/')
 		len--;
 	srv->url = xstrndup(url, len);
+	{
+		struct strbuf shown = STRBUF_INIT;
+		strbuf_add_url_redacted(&shown, srv->url);
+		srv->shown = strbuf_detach(&shown, NULL);
+	}
 	srv->connect_timeout_ms = PUSH_CONNECT_TIMEOUT_MS;
 	srv->timeout_ms = PUSH_TIMEOUT_MS;
 	if (token_file && (ret = read_token(srv, token_file, err)))
@@ -155,7 +163,10 @@ void push_server_free(struct push_server *srv)
 		return;
 	if (srv->handle)
 		curl_easy_cleanup(srv->handle);
+	if (srv->url) /* it may hold a password */
+		memset(srv->url, 0, strlen(srv->url));
 	free(srv->url);
+	free(srv->shown);
 	if (srv->token) {
 		/* The token does not outlive its use in memory that is given back. */
 		memset(srv->token, 0, strlen(srv->token));
@@ -168,12 +179,16 @@ void push_response_init(struct push_response *r)
 {
 	r->status = 0;
 	strbuf_init(&r->body, 0);
+	strbuf_init(&r->content_type, 0);
+	strbuf_init(&r->location, 0);
 	r->retry_after_s = -1;
 }
 
 void push_response_release(struct push_response *r)
 {
 	strbuf_release(&r->body);
+	strbuf_release(&r->content_type);
+	strbuf_release(&r->location);
 	r->status = 0;
 	r->retry_after_s = -1;
 }
@@ -184,19 +199,23 @@ int push_request(struct push_response *out, struct push_server *srv, const char 
 {
 	CURL *h = srv->handle;
 	struct curl_slist *headers = NULL;
-	struct strbuf url = STRBUF_INIT, line = STRBUF_INIT;
+	struct strbuf url = STRBUF_INIT, line = STRBUF_INIT, shown = STRBUF_INIT;
 	char errbuf[CURL_ERROR_SIZE];
 	struct sink sink = {&out->body, 0};
 	curl_off_t retry_after = 0;
+	char *info = NULL;
 	CURLcode rc;
 	long status = 0;
 	int ret = 0;
 
 	strbuf_reset(&out->body);
+	strbuf_reset(&out->content_type);
+	strbuf_reset(&out->location);
 	out->status = 0;
 	out->retry_after_s = -1;
 	errbuf[0] = '\0';
 	strbuf_addf(&url, "%s%s", srv->url, path_and_query);
+	strbuf_addf(&shown, "%s%s", srv->shown, path_and_query);
 
 	/* A reset keeps the connection, so one command's requests share it. */
 	curl_easy_reset(h);
@@ -235,17 +254,17 @@ int push_request(struct push_response *out, struct push_server *srv, const char 
 
 	rc = curl_easy_perform(h);
 	if (sink.too_big) {
-		ret = bl_error_set(err, BL_ETOOBIG, "the answer of '%s' is over %zu bytes", url.buf,
-				   PUSH_MAX_RESPONSE);
+		ret = bl_error_set(err, BL_ETOOBIG, "the answer of '%s' is over %zu bytes",
+				   shown.buf, PUSH_MAX_RESPONSE);
 		goto done;
 	}
 	if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL) {
-		ret = bl_error_set(err, BL_EINVALID, "'%s': %s", url.buf,
+		ret = bl_error_set(err, BL_EINVALID, "'%s': %s", shown.buf,
 				   errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		goto done;
 	}
 	if (rc != CURLE_OK) {
-		ret = bl_error_set(err, BL_EIO, "cannot reach '%s': %s", url.buf,
+		ret = bl_error_set(err, BL_EIO, "cannot reach '%s': %s", shown.buf,
 				   errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		goto done;
 	}
@@ -253,6 +272,11 @@ int push_request(struct push_response *out, struct push_server *srv, const char 
 	out->status = status;
 	if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
 		out->retry_after_s = (double)retry_after;
+	if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &info) == CURLE_OK && info)
+		strbuf_addstr(&out->content_type, info);
+	/* Where a redirect points (libcurl resolves it; it is never followed). */
+	if (curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &info) == CURLE_OK && info)
+		strbuf_addstr(&out->location, info);
 done:
 	/* The header list holds the token: cleared before it is freed. */
 	for (struct curl_slist *l = headers; l; l = l->next)
@@ -263,7 +287,9 @@ done:
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, NULL);
 	memset(line.buf, 0, line.len);
 	strbuf_release(&line);
+	memset(url.buf, 0, url.len);
 	strbuf_release(&url);
+	strbuf_release(&shown);
 	return ret;
 }
 
@@ -300,6 +326,14 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* The bytes of sb from start on made printable: control characters become '?'. */
+static void add_printable(struct strbuf *sb, size_t start)
+{
+	for (size_t i = start; i < sb->len; i++)
+		if ((unsigned char)sb->buf[i] < 0x20 || sb->buf[i] == 0x7f)
+			sb->buf[i] = '?';
+}
+
 /* The server's message in an answer: its JSON "error", else its text, one line, control
  * characters made '?', at most 300 bytes. */
 static void add_answer_message(struct strbuf *sb, const struct push_response *r)
@@ -318,9 +352,7 @@ static void add_answer_message(struct strbuf *sb, const struct push_response *r)
 	if (len > 300)
 		len = 300;
 	strbuf_add(sb, msg, len);
-	for (size_t i = start; i < sb->len; i++)
-		if ((unsigned char)sb->buf[i] < 0x20 || sb->buf[i] == 0x7f)
-			sb->buf[i] = '?';
+	add_printable(sb, start);
 	if (sb->len == start)
 		strbuf_addstr(sb, "(no message)");
 	json_decref(j);
@@ -349,12 +381,33 @@ int push_request_retrying(struct push_response *out, struct push_server *srv,
 		}
 		if (out->status >= 200 && out->status <= 299)
 			goto done;
+		if (out->status >= 300 && out->status <= 399) {
+			/* A proxy sending http to https, a moved server: following would post the
+			 * body to a place nobody named, so it waits in the spool for a --server
+			 * that is right. */
+			strbuf_reset(&msg);
+			strbuf_add_url_redacted(&msg,
+						out->location.len ? out->location.buf : "nowhere");
+			add_printable(&msg, msg.len);
+			ret = bl_error_set(err, BL_EIO, "%s: redirected to %s: not followed", name,
+					   msg.buf);
+			goto done;
+		}
 		strbuf_reset(&msg);
 		add_answer_message(&msg, out);
 		if (push_status_retryable(out->status)) {
-			ret = bl_error_set(err, BL_EIO, "'%s' answered %ld: %s", srv->url,
+			ret = bl_error_set(err, BL_EIO, "'%s' answered %ld: %s", srv->shown,
 					   out->status, msg.buf);
 			continue;
+		}
+		if (out->status < 400 || out->status > 499) {
+			/* Not an HTTP status benchline's server answers: not a refusal. */
+			strbuf_reset(&msg);
+			push_answer_describe(&msg, out);
+			ret = bl_error_set(err, BL_EIO,
+					   "%s: the server's answer is not benchline's (%s)", name,
+					   msg.buf);
+			goto done;
 		}
 		/* The server names the body "request" where the command names its file. */
 		if (!strncmp(msg.buf, "request:", 8))
@@ -372,13 +425,125 @@ done:
 	return ret;
 }
 
+/* Whether a 2xx answer to a body of records acknowledges it: benchline's outcome list, one
+ * outcome per record, numbered 1 to N in order. 0, or BL_EIO saying what came back. */
+static int check_acknowledged(const struct push_response *r, const char *name, const char *body,
+			      size_t len, struct bl_error *err)
+{
+	struct strbuf what = STRBUF_INIT;
+	json_t *rows = NULL, *row;
+	size_t n, i;
+	int ret = 0;
+
+	push_answer_describe(&what, r);
+	if (push_answer_outcomes(&rows, r->body.buf, r->body.len, NULL)) {
+		ret = bl_error_set(err, BL_EIO, "%s: the server's answer is not benchline's (%s)",
+				   name, what.buf);
+		goto done;
+	}
+	if (push_body_records(&n, body, len)) {
+		/* A benchline server refuses what it cannot read: a 2xx to it is another's. */
+		ret = bl_error_set(err, BL_EIO,
+				   "%s: the server answered %ld to a body that is not records (%s)",
+				   name, r->status, what.buf);
+		goto done;
+	}
+	if (json_array_size(rows) != n) {
+		ret = bl_error_set(
+		    err, BL_EIO, "%s: the server answered %ld with %zu outcome%s for %zu record%s",
+		    name, r->status, json_array_size(rows), json_array_size(rows) == 1 ? "" : "s",
+		    n, n == 1 ? "" : "s");
+		goto done;
+	}
+	json_array_foreach(rows, i, row)
+	{
+		if (json_integer_value(json_object_get(row, "record")) != (json_int_t)i + 1) {
+			ret =
+			    bl_error_set(err, BL_EIO,
+					 "%s: the server's outcomes are not those of records 1 to "
+					 "%zu in order (%s)",
+					 name, n, what.buf);
+			goto done;
+		}
+	}
+done:
+	json_decref(rows);
+	strbuf_release(&what);
+	return ret;
+}
+
 int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
 		 const char *name, const char *body, size_t len, struct bl_error *err)
 {
+	int ret;
 	if (!len || len > PUSH_MAX_BODY)
 		return bl_error_set(err, BL_ETOOBIG, "%s: %zu bytes: a body is 1 byte to %zu", name,
 				    len, PUSH_MAX_BODY);
-	return push_request_retrying(out, srv, retry, name, "POST", "/api/records", body, len, err);
+	if ((ret = push_request_retrying(out, srv, retry, name, "POST", "/api/records", body, len,
+					 err)))
+		return ret;
+	return check_acknowledged(out, name, body, len, err);
+}
+
+/* Past JSON's whitespace. */
+static size_t skip_ws(const char *s, size_t len, size_t pos)
+{
+	while (pos < len && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' || s[pos] == '\r'))
+		pos++;
+	return pos;
+}
+
+int push_body_records(size_t *n, const char *body, size_t len)
+{
+	size_t pos = 0;
+	json_error_t e;
+	json_t *v;
+
+	*n = 0;
+	if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3))
+		pos = 3; /* a byte order mark, as the native parser skips it */
+	pos = skip_ws(body, len, pos);
+	if (pos == len)
+		return BL_EINVALID;
+	if (body[pos] == '[') {
+		/* One array, and nothing after it. */
+		v = json_loadb(body + pos, len - pos, 0, &e);
+		if (!json_is_array(v)) {
+			json_decref(v);
+			return BL_EINVALID;
+		}
+		*n = json_array_size(v);
+		json_decref(v);
+		return 0;
+	}
+	while (pos < len) {
+		v = json_loadb(body + pos, len - pos, JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &e);
+		if (!v || e.position <= 0) {
+			json_decref(v);
+			*n = 0;
+			return BL_EINVALID;
+		}
+		json_decref(v);
+		(*n)++;
+		pos = skip_ws(body, len, pos + (size_t)e.position);
+	}
+	return 0;
+}
+
+void push_answer_describe(struct strbuf *out, const struct push_response *r)
+{
+	size_t type = strcspn(r->content_type.buf, ";");
+	while (type && r->content_type.buf[type - 1] == ' ')
+		type--;
+	strbuf_addf(out, "%ld, ", r->status);
+	if (type) {
+		size_t start = out->len;
+		strbuf_add(out, r->content_type.buf, type > 80 ? 80 : type);
+		add_printable(out, start);
+	} else {
+		strbuf_addstr(out, "no content type");
+	}
+	strbuf_addf(out, ", %zu byte%s", r->body.len, r->body.len == 1 ? "" : "s");
 }
 
 int push_answer_outcomes(json_t **out, const char *answer, size_t len, struct bl_error *err)

@@ -1,9 +1,10 @@
 /*
  * push: talking to a benchline server (§10's fleet, §11's API) over HTTP with libcurl. A
  * generic request on a server named once (its base URL, the bearer token of a token file,
- * timeouts); POST /api/records with bounded retries; the spool that keeps a body the server did
- * not acknowledge until a later command pushes it; and the session every pushing command runs
- * (the spool first, oldest body first, then its own bodies). Nothing here prints or exits.
+ * timeouts) and POST /api/records with bounded retries (push.c); the spool that keeps a body the
+ * server did not acknowledge until a later command pushes it (spool.c); and the session every
+ * pushing command runs (session.c: the spool first, oldest body first, then its own bodies).
+ * Nothing here prints or exits.
  */
 #ifndef BENCHLINE_PUSH_H
 #define BENCHLINE_PUSH_H
@@ -36,6 +37,7 @@
  */
 struct push_server {
 	char *url;		 /* the base URL, without a trailing '/' */
+	char *shown;		 /* the same as messages show it: without a password */
 	char *token;		 /* the bearer token, NULL when none was given */
 	long connect_timeout_ms; /* to connect (PUSH_CONNECT_TIMEOUT_MS) */
 	long timeout_ms;	 /* for a whole request, answer included (PUSH_TIMEOUT_MS) */
@@ -43,7 +45,8 @@ struct push_server {
 };
 
 /*
- * Opens a server: url is http:// or https:// and a host (a trailing '/' is dropped);
+ * Opens a server: url is http:// or https:// and a host (a trailing '/' is dropped; a
+ * password in it is never shown in a message: strbuf_add_url_redacted);
  * token_file (NULL: no token) holds the bearer token, the first field of its first line that
  * is neither blank nor a '#' comment, so a server's token file (TOKEN [MACHINE-GLOB]) will do.
  * A token_file starting with "~/" is under $HOME. Nothing is sent yet. BL_EINVALID for a bad
@@ -58,11 +61,14 @@ void push_server_free(struct push_server *srv);
  * the text has none. */
 int push_token_parse(struct strbuf *out, const char *text, size_t len);
 
-/* An answer: the HTTP status, its body (at most PUSH_MAX_RESPONSE bytes) and Retry-After. */
+/* An answer: the HTTP status, its body (at most PUSH_MAX_RESPONSE bytes), its Content-Type,
+ * where a 3xx points, and Retry-After. */
 struct push_response {
-	long status;	      /* 0 before an answer */
-	struct strbuf body;   /* never NULL */
-	double retry_after_s; /* Retry-After in seconds, -1 when the answer has none */
+	long status;		    /* 0 before an answer */
+	struct strbuf body;	    /* never NULL */
+	struct strbuf content_type; /* the Content-Type header, "" when none */
+	struct strbuf location;	    /* a 3xx's Location, made absolute; "" when none */
+	double retry_after_s;	    /* Retry-After in seconds, -1 when the answer has none */
 };
 void push_response_init(struct push_response *r);
 void push_response_release(struct push_response *r);
@@ -98,21 +104,34 @@ int push_status_retryable(long status);
 /*
  * push_request (JSON bodies), trying again on what may pass (no answer, or a retryable status)
  * up to retry->retries times, waiting push_retry_delay_ms in between; name is what is sent, in
- * messages (a file). 0: acknowledged (a 2xx), out holds the answer; BL_EDENIED: refused (a 4xx,
- * or a status neither 2xx nor retryable), never retried, out->status the status, and err the
- * server's message ("error" of its JSON, else its text), with the server's name for a body
- * ("request:LINE:COLUMN: ...") made name; BL_EIO: not acknowledged after every attempt ("NAME:
- * not acknowledged after N attempts: " and the last failure); BL_ETOOBIG and BL_EINVALID as
- * push_request says.
+ * messages (a file). 0: a 2xx, out holds the answer (push_records checks it is benchline's);
+ * BL_EDENIED: refused (a 4xx but 408 and 429), never retried, out->status the status, and err
+ * the server's message ("error" of its JSON, else its text), with the server's name for a body
+ * ("request:LINE:COLUMN: ...") made name; BL_EIO: not acknowledged, either after every attempt
+ * ("NAME: not acknowledged after N attempts: " and the last failure) or at once for an answer
+ * no later attempt would change: a 3xx, never followed ("NAME: redirected to URL: not
+ * followed"), or a status outside 200 to 599; BL_ETOOBIG and BL_EINVALID as push_request says.
  */
 int push_request_retrying(struct push_response *out, struct push_server *srv,
 			  const struct push_retry *retry, const char *name, const char *method,
 			  const char *path_and_query, const char *body, size_t len,
 			  struct bl_error *err);
-/* POSTs one body of native records (§2) to /api/records with push_request_retrying; also
- * BL_ETOOBIG, nothing sent, when the body is empty or over PUSH_MAX_BODY. */
+/*
+ * POSTs one body of native records (§2) to /api/records with push_request_retrying, and
+ * counts it acknowledged only when the answer is a 2xx carrying benchline's outcome list with
+ * exactly one outcome per record of the body, in order (push_body_records,
+ * push_answer_outcomes): 0 then. Any other 2xx is BL_EIO, not acknowledged, with what came back
+ * ("NAME: the server's answer is not benchline's (200, text/html, 24 bytes)", "NAME: the server
+ * answered 201 with 0 outcomes for 3 records"); the rest as push_request_retrying says; also
+ * BL_ETOOBIG, nothing sent, when the body is empty or over PUSH_MAX_BODY.
+ */
 int push_records(struct push_response *out, struct push_server *srv, const struct push_retry *retry,
 		 const char *name, const char *body, size_t len, struct bl_error *err);
+
+/* How many records a native body holds (§2: one object, an array of them, or one after
+ * another), counted without checking them: 0 with *n set, or BL_EINVALID when the body is not
+ * JSON values one after another or one array. */
+int push_body_records(size_t *n, const char *body, size_t len);
 
 /*
  * The outcomes of an acknowledged POST /api/records (answer is its body): a new array of one
@@ -122,6 +141,9 @@ int push_records(struct push_response *out, struct push_server *srv, const struc
  */
 struct json_t;
 int push_answer_outcomes(struct json_t **out, const char *answer, size_t len, struct bl_error *err);
+/* What an answer is, for a message: "STATUS, CONTENT-TYPE, N bytes" (the media type without
+ * its parameters, "no content type" when it has none). */
+void push_answer_describe(struct strbuf *out, const struct push_response *r);
 
 /*
  * The spool: one file per body a server did not acknowledge, named so that the names sort
@@ -159,9 +181,12 @@ int push_spool_list(char ***names, size_t *n, struct push_spool *sp, struct bl_e
  * bodies at once; push_spool_unlock (or push_spool_free) releases it. */
 int push_spool_lock(struct push_spool *sp, struct bl_error *err);
 void push_spool_unlock(struct push_spool *sp);
-/* Reads a spooled body (at most PUSH_MAX_BODY bytes) into out; removes one (gone already is
- * not an error); moves one to rejected/ with answer (len bytes) written beside it as
- * NAME.answer, appending its new path to moved_to (may be NULL). */
+/* Reads a spooled body (at most PUSH_MAX_BODY bytes) into out, opened without following a
+ * symlink: BL_EINVALID for an entry that is not a regular file (a symlink, a directory, a
+ * FIFO: "PATH: not a regular file (a directory): skipped"), BL_ENOTFOUND when it is gone,
+ * BL_EIO when it cannot be read, BL_ETOOBIG over the cap. Removes one (gone already is not an
+ * error); moves one to rejected/ with answer (len bytes) written beside it as NAME.answer,
+ * appending its new path to moved_to (may be NULL). */
 int push_spool_read(struct strbuf *out, struct push_spool *sp, const char *name,
 		    struct bl_error *err);
 int push_spool_remove(struct push_spool *sp, const char *name, struct bl_error *err);
@@ -182,35 +207,41 @@ struct push_session {
 };
 
 /*
- * Sends one body (named name in messages), or keeps it in the spool. 0: acknowledged (answer holds
- * the server's answer, spooled_as is left empty) or spooled because it was not acknowledged (its
- * path is appended to spooled_as, and err says why it was not acknowledged, for the caller to
- * show); BL_EDENIED or BL_ETOOBIG: refused by the server or over its cap, not spooled (err says);
- * BL_EIO: neither acknowledged nor spooled (the spool could not be written; err says both).
+ * Sends one body (named name in messages), or keeps it in the spool. 0: acknowledged (push_records:
+ * answer holds benchline's outcome list, spooled_as is left empty) or spooled because it was not
+ * acknowledged (its path is appended to spooled_as, and err says why it was not acknowledged
+ * and what came back, for the caller to show); BL_EDENIED or BL_ETOOBIG: refused by the server
+ * or over its cap, not spooled (err says); BL_EIO: neither acknowledged nor spooled (the spool
+ * could not be written; err names the body and says both why).
  */
 int push_session_send(struct push_response *answer, struct strbuf *spooled_as,
 		      struct push_session *s, const char *name, const char *body, size_t len,
 		      struct bl_error *err);
 
-/* What became of one spooled body during push_session_flush, for the caller to report. */
+/* What became of one spooled entry during push_session_flush, for the caller to report. */
 struct push_flushed {
 	const char *path;		    /* the spooled file */
 	const struct push_response *answer; /* the server's answer */
-	int kept;		    /* 1: not acknowledged, it stays (and the flush stops) */
-	const char *moved_to;	    /* refused and moved here; NULL when acknowledged or kept */
-	const struct bl_error *why; /* kept or refused: why; NULL when acknowledged */
+	int kept;    /* 1: not acknowledged, it stays (and the flush stops) */
+	int skipped; /* 1: not a regular file (a symlink, a directory...): left, never sent */
+	int stuck;   /* 1: acknowledged or refused, but it could not be removed or moved */
+	const char *moved_to;	    /* refused or unreadable, and moved here; else NULL */
+	const struct bl_error *why; /* all but an acknowledged one: why; else NULL */
 };
 typedef void (*push_flush_fn)(const struct push_flushed *f, void *data);
 
 /*
  * Pushes the spooled bodies, oldest first, under the spool's lock. Each one acknowledged is
  * handed to fn, then removed. One refused for what it holds (400, 403, 413 or any other 4xx but
- * those below) is moved to rejected/ and handed to fn, and the flush goes on. It stops at the
- * first body not acknowledged after every retry, handed to fn as kept (the session becomes
- * unreachable; that body and the later ones stay), and at a 401, 404 or 405, which say the
- * command's token or URL is wrong, not the body: then it returns BL_EDENIED with the server's
- * message and leaves the spool as it is. *left (may be NULL) is how many bodies stay in the spool.
- * BL_EIO when the spool cannot be read or changed.
+ * those below), and one that cannot be read, is moved to rejected/ and handed to fn, and the
+ * flush goes on; so it does past an entry that is not a regular file (handed to fn as skipped,
+ * left where it is, never opened through a symlink) and past one it could not remove or move
+ * (handed to fn as stuck): no entry stops the others. It stops at the first body not
+ * acknowledged after every retry, handed to fn as kept (the session becomes unreachable; that
+ * body and the later ones stay), and at a 401, 404 or 405, which say the command's token or URL
+ * is wrong, not the body: then it returns BL_EDENIED with the server's message and leaves the
+ * spool as it is. *left (may be NULL) is how many entries stay in the spool but the skipped
+ * ones. BL_EIO when the spool cannot be listed or locked.
  */
 int push_session_flush(size_t *left, struct push_session *s, push_flush_fn fn, void *data,
 		       struct bl_error *err);

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,13 +214,62 @@ void push_spool_unlock(struct push_spool *sp)
 	sp->lock_fd = -1;
 }
 
+/* What a file that is not regular is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return "of an unknown kind";
+}
+
 int push_spool_read(struct strbuf *out, struct push_spool *sp, const char *name,
 		    struct bl_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	int ret;
+	struct stat st;
+	int fd, ret = 0;
+
 	strbuf_addf(&path, "%s/%s", sp->dir, name);
-	ret = read_file_capped(out, path.buf, PUSH_MAX_BODY, err);
+	/* Never through a symlink (a body named like one could point at /etc/passwd), and
+	 * never waiting on a FIFO: what it is is asked of the descriptor itself. */
+	fd = open(path.buf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			ret = bl_error_set(err, BL_ENOTFOUND, "%s: gone", path.buf);
+		else if (errno == ELOOP)
+			ret =
+			    bl_error_set(err, BL_EINVALID,
+					 "%s: a symbolic link, never followed: skipped", path.buf);
+		else
+			ret = bl_error_set(err, BL_EIO, "cannot open '%s': %s", path.buf,
+					   strerror(errno));
+		goto done;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = bl_error_set(err, BL_EIO, "cannot read '%s': %s", path.buf, strerror(errno));
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = bl_error_set(err, BL_EINVALID, "%s: not a regular file (%s): skipped",
+				   path.buf, file_kind(st.st_mode));
+		goto done;
+	}
+	if ((uintmax_t)st.st_size > PUSH_MAX_BODY) {
+		ret = too_big(err, path.buf, PUSH_MAX_BODY);
+		goto done;
+	}
+	ret = read_fd_capped(out, fd, path.buf, PUSH_MAX_BODY, err);
+done:
+	if (fd >= 0)
+		close(fd);
 	strbuf_release(&path);
 	return ret;
 }

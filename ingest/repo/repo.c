@@ -5,15 +5,17 @@
  * for the re-bench's worktrees at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
-#include <pthread.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "store/store.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "ingest/repo/repo.h"
 
 /* Sets err from libgit2's last error: "WHAT: DETAIL". */
@@ -21,28 +23,6 @@ static int git_fail(struct bl_error *err, int code, const char *what)
 {
 	const git_error *e = git_error_last();
 	return bl_error_set(err, code, "%s: %s", what, e && e->message ? e->message : "failed");
-}
-
-/* libgit2 is started by the first command that opens a repository, not by every command:
- * Debian's libgit2 (on mbedTLS) parses the whole CA bundle when it starts, three quarters of
- * the instructions of a command that never touches git. */
-static pthread_once_t libgit2_once = PTHREAD_ONCE_INIT;
-static int libgit2_started;
-
-static void start_libgit2(void)
-{
-	libgit2_started = git_libgit2_init() > 0;
-}
-
-void repo_libgit2_init(void)
-{
-	pthread_once(&libgit2_once, start_libgit2);
-}
-
-void repo_libgit2_shutdown(void)
-{
-	if (libgit2_started)
-		git_libgit2_shutdown();
 }
 
 /*
@@ -65,7 +45,7 @@ static int open_repo(git_repository **out, const char *dir, struct bl_error *err
 	struct strbuf what = STRBUF_INIT;
 	int rc;
 
-	repo_libgit2_init();
+	libgit2_start();
 	rc = git_repository_open_ext(out, dir, 0, NULL);
 	if (rc == GIT_ENOTFOUND)
 		return bl_error_set(err, BL_ENOTFOUND, "'%s' is not a git repository", dir);
@@ -92,15 +72,14 @@ struct source_entry {
  */
 struct source_hasher {
 	git_repository *repo;
-	const struct ingest_config *cfg;
+	const struct config *cfg;
 	struct source_entry *entries; /* n_measured slots */
 	struct strbuf buf;
 	int have_last;
 	git_oid last_tree, last_hash;
 };
 
-static void hasher_init(struct source_hasher *h, git_repository *repo,
-			const struct ingest_config *cfg)
+static void hasher_init(struct source_hasher *h, git_repository *repo, const struct config *cfg)
 {
 	memset(h, 0, sizeof(*h));
 	h->repo = repo;
@@ -179,7 +158,7 @@ static int hasher_tree(git_oid *out, struct source_hasher *h, const git_oid *tre
 }
 
 int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			  const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
+			  const struct config *cfg, const char *const *revs, size_t nrevs,
 			  struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -241,8 +220,8 @@ static int listed(char *const *list, size_t n, const char *s)
 	return 0;
 }
 
-int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			    const struct ingest_config *cfg, struct bl_error *err)
+int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir, const struct config *cfg,
+			    struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	git_object *obj = NULL;
@@ -324,7 +303,7 @@ static int origin_head(struct strbuf *name_out, git_repository *repo)
  * main, else master; each as a local branch, else origin's remote-tracking one.
  */
 static int resolve_main(git_oid *tip_out, struct strbuf *name_out, git_repository *repo,
-			const char *repo_dir, const struct ingest_config *cfg, struct bl_error *err)
+			const char *repo_dir, const struct config *cfg, struct bl_error *err)
 {
 	struct strbuf origin = STRBUF_INIT;
 	const char *candidates[3];
@@ -431,7 +410,7 @@ static int str_ptr_cmp(const void *a, const void *b)
 }
 
 /* The measured list as stored in meta (so a changed list recomputes every source hash). */
-static char *measured_key(const struct ingest_config *cfg)
+static char *measured_key(const struct config *cfg)
 {
 	json_t *arr;
 	char **sorted;
@@ -552,7 +531,7 @@ static int chain_holds(const struct walked_commit *list, size_t nr, const char *
 }
 
 int repo_sync(struct repo_sync_result *out, struct store *st, const char *repo_dir,
-	      const struct ingest_config *cfg, struct bl_error *err)
+	      const struct config *cfg, struct bl_error *err)
 {
 	git_repository *repo = NULL;
 	struct source_hasher h;
@@ -643,7 +622,7 @@ done:
 
 /* Whether the working tree or the index differs from HEAD in the measured paths (untracked
  * files there count: they can change a build; ignored files do not). */
-static int measured_dirty(int *out, git_repository *repo, const struct ingest_config *cfg,
+static int measured_dirty(int *out, git_repository *repo, const struct config *cfg,
 			  struct bl_error *err)
 {
 	git_status_options opts;
@@ -667,7 +646,7 @@ static int measured_dirty(int *out, git_repository *repo, const struct ingest_co
 	return 0;
 }
 
-int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_read_head(struct repo_head *out, const char *repo_dir, const struct config *cfg,
 		   struct bl_error *err)
 {
 	git_repository *repo = NULL;
@@ -711,9 +690,10 @@ struct repo {
 	git_repository *repo;
 	char *dir;
 	struct source_hasher hasher;
+	int worktree_lock; /* flock on .benchline/worktrees/.lock, -1 until repo_worktree */
 };
 
-int repo_open(struct repo **out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_open(struct repo **out, const char *repo_dir, const struct config *cfg,
 	      struct bl_error *err)
 {
 	struct repo *r = xcalloc(1, sizeof(*r));
@@ -724,6 +704,7 @@ int repo_open(struct repo **out, const char *repo_dir, const struct ingest_confi
 		return ret;
 	}
 	r->dir = xstrdup(repo_dir);
+	r->worktree_lock = -1;
 	hasher_init(&r->hasher, r->repo, cfg);
 	*out = r;
 	return 0;
@@ -733,6 +714,8 @@ void repo_free(struct repo *r)
 {
 	if (!r)
 		return;
+	if (r->worktree_lock >= 0)
+		close(r->worktree_lock); /* releases the flock */
 	hasher_release(&r->hasher);
 	git_repository_free(r->repo);
 	free(r->dir);
@@ -1020,7 +1003,9 @@ const char *repo_side_name(enum repo_side side)
 	return side == REPO_SIDE_B ? "b" : "a";
 }
 
-/* mkdir that accepts a directory already there: 0, or BL_EIO naming the path. */
+/* mkdir that accepts a directory already there: 0, or BL_EIO naming the path. A symlink is
+ * never followed (§13): a committed .benchline link would send the worktrees, and what their
+ * builds write, outside the repository. */
 static int make_dir(int *created, const char *path, struct bl_error *err)
 {
 	struct stat st;
@@ -1031,9 +1016,74 @@ static int make_dir(int *created, const char *path, struct bl_error *err)
 	}
 	if (errno != EEXIST)
 		return bl_error_set(err, BL_EIO, "cannot create '%s': %s", path, strerror(errno));
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return bl_error_set(err, BL_EINVALID,
+				    "'%s' is a symbolic link, never followed: benchline keeps its "
+				    "worktrees inside the repository (remove the link)",
+				    path);
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return bl_error_set(err, BL_EIO, "'%s' is not a directory", path);
 	return 0;
+}
+
+/* benchline's own lock on the worktrees under dir (.benchline/worktrees), taken once per
+ * repository handle and held until repo_free: two commands on one checkout would check out
+ * over each other's builds. Not waited for: the other command says who it is (its pid). */
+static int lock_worktrees(struct repo *r, const char *dir, struct bl_error *err)
+{
+	struct strbuf path = STRBUF_INIT, pid = STRBUF_INIT;
+	int fd, ret = 0;
+
+	if (r->worktree_lock >= 0)
+		return 0;
+	strbuf_addf(&path, "%s/.lock", dir);
+	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		ret = bl_error_set(err, BL_EIO, "cannot open '%s': %s", path.buf, strerror(errno));
+		goto done;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		ssize_t n;
+		strbuf_grow(&pid, 32);
+		n = pread(fd, pid.buf, 31, 0);
+		strbuf_setlen(&pid, n > 0 ? (size_t)n : 0);
+		while (pid.len && (pid.buf[pid.len - 1] == '\n' || pid.buf[pid.len - 1] == ' '))
+			strbuf_setlen(&pid, pid.len - 1);
+		ret = bl_error_set(
+		    err, BL_EBUSY,
+		    "another benchline (pid %s) is using the worktrees in '%s': "
+		    "wait for it to end",
+		    pid.len && strspn(pid.buf, "0123456789") == pid.len ? pid.buf : "?", dir);
+		close(fd);
+		goto done;
+	}
+	strbuf_addf(&pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid.buf, pid.len, 0) < 0) {
+		/* the pid is only for the message of a command that waits: not an error */
+	}
+	r->worktree_lock = fd;
+done:
+	strbuf_release(&path);
+	strbuf_release(&pid);
+	return ret;
+}
+
+/* Removes the lock files a command killed in the middle of a checkout leaves in a worktree's
+ * git directory (index.lock, HEAD.lock): under lock_worktrees no other benchline is in it, so
+ * they are stale, and git_checkout_tree would fail on them at every later re-bench. */
+static void clear_stale_locks(git_repository *wrepo)
+{
+	static const char *const locks[] = {"index.lock", "HEAD.lock"};
+	const char *gitdir = git_repository_path(wrepo);
+	for (size_t i = 0; gitdir && i < sizeof(locks) / sizeof(*locks); i++) {
+		struct strbuf path = STRBUF_INIT;
+		struct stat st;
+		strbuf_addf(&path, "%s%s%s", gitdir,
+			    gitdir[0] && gitdir[strlen(gitdir) - 1] == '/' ? "" : "/", locks[i]);
+		if (lstat(path.buf, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(path.buf);
+		strbuf_release(&path);
+	}
 }
 
 /* <root>/.benchline of the repository r opens (see repo_state_dir_at). */
@@ -1138,7 +1188,7 @@ int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sh
 	if ((ret = repo_state_dir(&path, r, err)))
 		goto done;
 	strbuf_addstr(&path, "/worktrees");
-	if ((ret = make_dir(&created, path.buf, err)))
+	if ((ret = make_dir(&created, path.buf, err)) || (ret = lock_worktrees(r, path.buf, err)))
 		goto done;
 	strbuf_addf(&path, "/%s", repo_side_name(side));
 	/* Worktree names are shared by every checkout of the repository (git keeps them in the
@@ -1168,6 +1218,7 @@ int repo_worktree(struct strbuf *path_out, struct repo *r, const char *commit_sh
 		ret = git_fail(err, BL_EGIT, what.buf);
 		goto done;
 	}
+	clear_stale_locks(wrepo);
 	/* Forced: whatever the last build changed in tracked files goes; untracked files stay.
 	 * The commit is looked up again through the worktree's own repository handle, as
 	 * git_checkout_tree wants. */

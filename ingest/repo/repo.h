@@ -1,5 +1,5 @@
 /*
- * repo: everything benchline asks of git, through libgit2: the source hash of a revision
+ * repo: everything benchline asks of git, through libgit2 (repo.c): the source hash of a revision
  * (§3), what HEAD is, main's first-parent history synced into the store, merge bases, files at
  * a revision and lazy first-parent walks for the gate, all read-only; docs/source-hash.md
  * explains the hash. The one writer is the re-bench's worktrees under .benchline/ (§9): they
@@ -15,20 +15,20 @@
 #include "common/common.h"
 
 struct store;
-struct ingest_config;
+struct config;
 
 /*
  * Source hash (§3) of each revision: out_hashes[i] and out_commits[i] receive 40 hex digits
  * each. Opens the repository read-only; never writes to it.
  */
 int repo_source_hash_revs(char (*out_hashes)[41], char (*out_commits)[41], const char *repo_dir,
-			  const struct ingest_config *cfg, const char *const *revs, size_t nrevs,
+			  const struct config *cfg, const char *const *revs, size_t nrevs,
 			  struct bl_error *err);
 
 /* Top-level paths of HEAD that are in neither list (§3). *out is a NULL-terminated array the
  * caller frees with strings_free. */
-int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir,
-			    const struct ingest_config *cfg, struct bl_error *err);
+int repo_paths_unclassified(char ***out, size_t *nr, const char *repo_dir, const struct config *cfg,
+			    struct bl_error *err);
 
 /* What HEAD of a repository is, for records whose format does not say (--repo). */
 struct repo_head {
@@ -38,7 +38,7 @@ struct repo_head {
 	double committed_at;
 	int dirty; /* the measured paths differ from HEAD in the index or working tree */
 };
-int repo_read_head(struct repo_head *out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_read_head(struct repo_head *out, const char *repo_dir, const struct config *cfg,
 		   struct bl_error *err);
 
 struct repo_sync_result {
@@ -52,7 +52,7 @@ struct repo_sync_result {
 /* Walks main's first-parent history into the store, only commits not already there (§3),
  * then refreshes every run's not-main tag. */
 int repo_sync(struct repo_sync_result *out, struct store *st, const char *repo_dir,
-	      const struct ingest_config *cfg, struct bl_error *err);
+	      const struct config *cfg, struct bl_error *err);
 
 /* The pull request number a subject names ("... (#123)" or "Merge pull request #123"),
  * else 0. */
@@ -64,7 +64,7 @@ long repo_pr_from_subject(const char *subject);
  * lazily, one source hash at a time.
  */
 struct repo;
-int repo_open(struct repo **out, const char *repo_dir, const struct ingest_config *cfg,
+int repo_open(struct repo **out, const char *repo_dir, const struct config *cfg,
 	      struct bl_error *err);
 void repo_free(struct repo *r);
 /* Resolves rev (NULL: the main branch, §3) to a commit and its source hash; name_out (may be
@@ -99,7 +99,11 @@ int repo_read_file(struct strbuf *out, int *found, struct repo *r, const char *c
  * measurement), made with libgit2's worktree API and kept for reuse. Each call checks the
  * side's worktree out at a commit, detached and forced: every tracked file is the commit's,
  * whatever a build changed; untracked and ignored files (build outputs) stay, so a build can
- * be incremental. One benchline at a time per repository: the worktrees are not locked.
+ * be incremental. One benchline at a time per checkout: the first call takes benchline's own
+ * lock on the worktrees (flock on .benchline/worktrees/.lock, held until repo_free; BL_EBUSY
+ * naming the other's pid when another holds it), and clears the index.lock and HEAD.lock a
+ * killed run left in a worktree. .benchline and .benchline/worktrees must be directories,
+ * never symlinks (BL_EINVALID).
  */
 enum repo_side { REPO_SIDE_A, REPO_SIDE_B };
 /* "a" or "b": the side's directory under .benchline/worktrees/. */
@@ -132,11 +136,5 @@ int repo_history_open(struct repo_history **out, struct repo *r, const char *com
 int repo_history_get(const char **source_out, const char **commit_out, struct repo_history *h,
 		     size_t i, struct bl_error *err);
 void repo_history_free(struct repo_history *h);
-
-/* Starts libgit2 once per process (thread-safe), for code of the room's users that calls it
- * directly (benchline.json read from HEAD); every repo_* function that opens a repository
- * starts it itself. repo_libgit2_shutdown at exit stops it if it was started. */
-void repo_libgit2_init(void);
-void repo_libgit2_shutdown(void);
 
 #endif

@@ -11,6 +11,15 @@ serve_cleanup() {
 	for f in "$TMP"/*.pid; do
 		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
 	done
+	# A server's subshell writes NAME.rc once it ended: waited for (at most 5 s each), so
+	# that it does not write into the directory after cleanup removed it.
+	for name in $(cat "$TMP/.servers" 2>/dev/null); do
+		i=0
+		while [ -f "$TMP/$name.pid" ] && [ ! -f "$TMP/$name.rc" ] && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+	done
 	cleanup
 }
 trap serve_cleanup EXIT
@@ -21,6 +30,7 @@ serve_start() {
 	name=$1
 	shift
 	rm -f "$name.out" "$name.rc" "$name.pid"
+	echo "$name" >>"$TMP/.servers"
 	(
 		bl_exec serve --port 0 "$@" >"$name.out" 2>"$name.err" &
 		echo $! >"$name.pid"

@@ -123,6 +123,9 @@ test_expect 'errors: no such alert, no reason, not an id; nothing changes' '
 	grep -q "not an alert id: .two." err &&
 	expect_exit 2 bl --db a.db suspects ignore --why x 2>err &&
 	grep -q "takes one alert id" err &&
+	expect_exit 2 bl --db a.db suspects ignore --why "$(printf "%04097d" 0)" 2 2>err &&
+	echo "benchline: the reason to ignore alert 2 is 4097 bytes: at most 4096 are kept (link to the rest)" >expect &&
+	test_cmp expect err &&
 	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after
 '
@@ -151,6 +154,8 @@ test_expect 'POST /api/alerts/{id}/ignore: a token, the confirm role, the machin
 	test "$(post tok-all 2 "{\"why\": \" \"}")" = 400 &&
 	test "$(post tok-all 2 "{\"why\":")" = 400 &&
 	test "$(post tok-all 99 "{\"why\": \"x\"}")" = 404 &&
+	test "$(post tok-all 2 "{\"why\": \"$(perl -e "print q(x) x (5 << 20)")\"}")" = 400 &&
+	grep -q "the reason to ignore alert 2 is 5242880 bytes: at most 4096 are kept" body &&
 	expect_status 405 application/json GET "$URL/api/alerts/2/ignore" &&
 	db_dump a.db >dump.after &&
 	test_cmp dump.before dump.after

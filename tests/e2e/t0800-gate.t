@@ -218,7 +218,7 @@ test_expect 'a malformed --override or --limit is a usage error (exit 2, the usa
 	grep -q "^usage: benchline gate" err &&
 	expect_exit 2 gate_run r --head slow --limit 0.5 2>err &&
 	head -1 err >actual &&
-	echo "benchline: --limit is a ratio of 1 or more (1.02 is 2%)" >expect &&
+	echo "benchline: --limit is a ratio above 1 and at most 10 (1.02 lets a metric grow by 2%), not 0.5" >expect &&
 	test_cmp expect actual
 '
 

@@ -93,7 +93,7 @@ test_expect 'usage errors and a missing bench.run exit 2' '
 	expect_exit 2 bl rebench --repo repo "$c1" 2>err &&
 	grep -q "give two revisions" err &&
 	expect_exit 2 bl rebench --repo repo --limit 0.5 "$c1" "$c2" 2>err &&
-	grep -q "limit is a ratio of 1 or more" err &&
+	grep -q "limit is a ratio above 1 and at most 10" err &&
 	echo "{}" >repo/benchline.json &&
 	expect_exit 2 bl rebench --repo repo "$c1" "$c2" 2>err &&
 	grep -q "bench.run: not set" err &&

@@ -2,7 +2,8 @@
 # benchline sweep (§10) on a real benchmark program: tonight's main is built, run and stored
 # with its commit and source hash; a docs-only commit is not measured again; --since measures
 # every source not measured yet, newest first, and the summary counts right; a commit that
-# cannot be built is skipped and counted; preflight runs before each process; --confirm
+# cannot be built is skipped and counted; preflight runs before each process, and each
+# process's records carry its preflight and process figures as `benchline run`'s do; --confirm
 # --pending turns a planted 15% slowdown into one Regression the night it lands (without
 # --pending the fresh alert waits until it persisted: t1065). The metric judged is the program's iteration
 # count ("work"), so no verdict depends on how busy the machine is.
@@ -49,6 +50,25 @@ test_expect 'tonight'"'"'s main: built, run twice with preflight, stored with it
 	test_cmp expect actual
 '
 
+# The figures of each stored run, as `benchline run` annotates its own (t0310).
+annotations() {
+	db_sql "$1" "select raw from runs order by id" |
+		perl -MJSON::PP -ne '
+			my $j = decode_json($_); my $p = $j->{process};
+			printf "preflight %s, argv %s, exit %s, figures %s\n",
+				exists $j->{preflight} ? ($j->{preflight}{quiet} ? "quiet" : "busy") : "none",
+				join(" ", @{ $p->{argv} }), $p->{exit},
+				(defined $p->{wall_s} && defined $p->{cpu_s} && $p->{peak_rss_kib} > 0) ? "yes" : "no";
+		'
+}
+
+test_expect 'each process'"'"'s records carry its preflight and process figures, as run'"'"'s do' '
+	annotations s.db >actual &&
+	printf "preflight quiet, argv /bin/sh -c ./bench, exit 0, figures yes\n" >line &&
+	cat line line >expect &&
+	test_cmp expect actual
+'
+
 test_expect 'a docs-only commit is not measured again' '
 	echo "more notes" >>repo/docs/notes.md &&
 	git -C repo add -A && git -C repo commit -q -m "docs only" &&
@@ -68,6 +88,12 @@ test_expect '--since: every source not measured yet, newest first; the summary c
 	test_cmp expect actual &&
 	tail -1 err >actual &&
 	echo "sweep: 5 commits measured (1 already measured, 0 unbuildable), 5 records stored, 5 joined their Series, 0 tagged, 0 new Suspects, 0 new alerts" >expect &&
+	test_cmp expect actual
+'
+
+test_expect 'with --no-preflight the records carry their process figures and no preflight' '
+	annotations s.db | tail -n +3 | sort | uniq -c | sed "s/^ *//" >actual &&
+	echo "10 preflight none, argv /bin/sh -c ./bench, exit 0, figures yes" >expect &&
 	test_cmp expect actual
 '
 

@@ -31,7 +31,8 @@ spooled() {
 }
 
 # A one-shot HTTP server that answers each request with the next status of its list (the
-# last one repeats) and logs "REQUEST-LINE BODY-BYTES AUTHORIZATION" per request.
+# last one repeats) and logs "REQUEST-LINE BODY-BYTES AUTHORIZATION" per request. A 2xx
+# carries an outcome for each line of the body, as benchline's server would.
 cat >fake.pl <<'EOF'
 use strict;
 use warnings;
@@ -60,7 +61,10 @@ while (my $c = $srv->accept) {
 	open my $l, '>>', $log or die;
 	print $l "$first ", length($body), " ", $auth // '-', "\n";
 	close $l;
-	my $msg = $st =~ /^2/ ? "[]\n" : qq({"error": "fake $st"}\n);
+	my @outcomes = map { qq({"record": $_, "id": $_, "machine": "m", "benchmark": "b", ) .
+	    qq("config": "", "source_hash": "a", "harness_version": 1, "baseline": false, ) .
+	    qq("outcome": "stands"}) } 1 .. scalar(() = $body =~ /^\{/mg);
+	my $msg = $st =~ /^2/ ? "[" . join(",", @outcomes) . "]\n" : qq({"error": "fake $st"}\n);
 	print $c "HTTP/1.1 $st Fake\r\nContent-Type: application/json\r\n",
 	    "Content-Length: ", length($msg), "\r\nConnection: close\r\n\r\n$msg";
 	close $c;
@@ -137,8 +141,8 @@ test_expect 'after one body found no server, the next go to the spool untried' '
 		--harness-version 1 --repo repo --retries 0 "$gbench" h2.json 2>err &&
 	test "$(spooled)" = 3 &&
 	grep -q "spool/.*\.json: not acknowledged after 1 attempt: cannot reach" err &&
-	grep -q "gbench.json: not sent: .* did not answer earlier in this command" err &&
-	grep -q "h2.json: not sent: .* did not answer earlier in this command" err
+	grep -q "gbench.json: not sent: .* did not acknowledge an earlier body of this command" err &&
+	grep -q "h2.json: not sent: .* did not acknowledge an earlier body of this command" err
 '
 serve_start srv2 --create --token-file tokens --timeout 5 || exit 1
 test_expect 'the server back: the spool goes first, oldest first, then the command'"'"'s own' '

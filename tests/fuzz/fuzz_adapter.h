@@ -25,7 +25,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(const char *text, size_t size, const struct adapters_defaults *d)
+static void check(const char *text, size_t size, const struct ingest_defaults *d)
 {
 	struct ingest_batch batch = {NULL, 0, 0}, back = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
@@ -43,7 +43,7 @@ static void check(const char *text, size_t size, const struct adapters_defaults 
 			if (!rec->raw || strlen(rec->digest) != 40 || rec->line < 1 ||
 			    rec->column < 1 || !rec->nmetrics)
 				abort();
-			if (ingest_parse_native(&back, "raw", rec->raw, strlen(rec->raw), &err) ||
+			if (adapters_parse_native(&back, "raw", rec->raw, strlen(rec->raw), &err) ||
 			    strcmp(back.records[back.nr - 1].digest, rec->digest))
 				abort();
 		}
@@ -56,7 +56,7 @@ static void check(const char *text, size_t size, const struct adapters_defaults 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int initialized;
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	/* a copy without a terminating NUL, so reading past the end is caught */
 	char *text = malloc(size ? size : 1);
 
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(text, data, size);
 	(void)adapters_detect_format(NAME, text, size);
-	adapters_defaults_init(&d);
+	ingest_defaults_init(&d);
 	d.machine = "fuzz";
 	d.harness_version = 1;
 	d.config = "c";

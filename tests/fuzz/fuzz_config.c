@@ -9,17 +9,17 @@
 
 #include "common/common.h"
 #include "detect/detect.h"
-#include "ingest/ingest.h"
+#include "ingest/config/config.h"
 #include "detect/ladder/ladder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
-	ingest_config_init(&cfg);
-	if (!ingest_config_parse(&cfg, "benchline.json", (const char *)data, size, &err)) {
+	config_init(&cfg);
+	if (!config_parse(&cfg, "benchline.json", (const char *)data, size, &err)) {
 		if (cfg.ladders) {
 			struct ladder_set set;
 			ladder_set_init(&set);
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (!strstr(err.msg.buf, "benchline.json")) {
 		__builtin_trap();
 	}
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	return 0;
 }

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct adapters_criterion_texts t;
 	struct ingest_batch batch = {NULL, 0, 0}, back = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	char *est, *smp, *bj = NULL;
 
 	if (!initialized) {
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t.benchmark = bj;
 	t.benchmark_len = sep2 ? (size_t)(end - sep2 - 1) : 0;
 	t.fallback_time = 1793592000;
-	adapters_defaults_init(&d);
+	ingest_defaults_init(&d);
 	d.machine = "fuzz";
 	d.harness_version = 1;
 	d.commit = "0123456789abcdef0123456789abcdef01234567";
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct ingest_record *rec = &batch.records[0];
 		if (batch.nr != 1 || !rec->raw || strlen(rec->digest) != 40 || !rec->nmetrics)
 			abort();
-		if (ingest_parse_native(&back, "raw", rec->raw, strlen(rec->raw), &err) ||
+		if (adapters_parse_native(&back, "raw", rec->raw, strlen(rec->raw), &err) ||
 		    strcmp(back.records[0].digest, rec->digest))
 			abort();
 	}

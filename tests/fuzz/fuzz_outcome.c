@@ -17,6 +17,7 @@
 #include "detect/confirm/confirm.h"
 #include "detect/detect.h"
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 #include "store/store.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -62,7 +63,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	memset(&opts, 0, sizeof(opts));
 	memset(&f, 0, sizeof(f));
 	if (store_open(&st, path, STORE_CREATE, &err) ||
-	    ingest_parse_native(&batch, "fuzz", json.buf, json.len, &err) ||
+	    adapters_parse_native(&batch, "fuzz", json.buf, json.len, &err) ||
 	    ingest_store(st, &batch, NULL, NULL, NULL, &err) || detect_run(&res, st, &opts, &err) ||
 	    store_each_alert(st, &f, first_alert, &alert_id, &err) || !alert_id) {
 		fprintf(stderr, "fuzz_outcome: %s\n", err.msg.buf);

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for what a pushing command reads from outside (§10's fleet, §13): a
- * server's answer to POST /api/records, a token file, a name found in the spool. Any input is
- * either accepted whole or refused with a message, never a crash or a leak.
+ * server's answer to POST /api/records, a token file, a name found in the spool, a spooled
+ * body whose records are counted. Any input is either accepted whole or refused with a
+ * message, never a crash or a leak.
  */
 #include <jansson.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	json_t *rows = NULL;
+	size_t n = 0;
 
 	if (push_answer_outcomes(&rows, text, size, &err)) {
 		if (rows || !err.msg.len)
@@ -27,6 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	}
 	json_decref(rows);
+	if (push_body_records(&n, text, size) && n)
+		__builtin_trap(); /* a body it cannot count has no count */
 	if (push_token_parse(&sb, text, size) == 0) {
 		/* A token is one field: no blank, no newline, never a comment. */
 		if (!sb.len || sb.buf[0] == '#' || strpbrk(sb.buf, " \t\r\n"))

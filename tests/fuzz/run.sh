@@ -28,8 +28,11 @@ command -v "$CLANG" >/dev/null || die "clang is needed (make deps)"
 [ -f "$GEN/sql_embed.c" ] || die "no $GEN/sql_embed.c after make"
 mkdir -p "$OUT" || die "cannot create $OUT"
 
-CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -I$GEN"
-LIBS="-lsqlite3 -lgit2 -ljansson -lcurl -lm"
+# The Makefile's include paths and libraries (libpq's headers are not in the default path).
+PG_INC=$(pkg-config --cflags-only-I libpq 2>/dev/null || echo -I/usr/include/postgresql)
+CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -I$GEN $PG_INC"
+LIBS="$(pkg-config --libs sqlite3 libgit2 jansson libcurl libcrypto libpq libmicrohttpd 2>/dev/null ||
+	echo -lsqlite3 -lgit2 -ljansson -lcurl -lcrypto -lpq -lmicrohttpd) -lpthread -lm"
 # The same sources as the Makefile's library (make prints them).
 LIB_SRC=$(make -s print-lib-src) || die "make print-lib-src failed"
 

@@ -34,9 +34,9 @@
 #define CRITERION FIXTURES "criterion"
 
 /* Every flag given. */
-static void full_defaults(struct adapters_defaults *d)
+static void full_defaults(struct ingest_defaults *d)
 {
-	adapters_defaults_init(d);
+	ingest_defaults_init(d);
 	d->machine = "m1";
 	d->harness_version = 3;
 	d->config = "cfg";
@@ -61,7 +61,7 @@ static char *slurp(const char *path, size_t *len)
 
 /* Parses text (NULL: the directory path), which must succeed; returns the chosen format. */
 static const char *parse_ok(struct ingest_batch *b, const char *format, const char *path,
-			    const char *text, size_t len, const struct adapters_defaults *d)
+			    const char *text, size_t len, const struct ingest_defaults *d)
 {
 	struct bl_error err = BL_ERROR_INIT;
 	const char *chosen = NULL;
@@ -74,7 +74,7 @@ static const char *parse_ok(struct ingest_batch *b, const char *format, const ch
 }
 
 static const char *parse_fixture(struct ingest_batch *b, const char *format, const char *path,
-				 const struct adapters_defaults *d)
+				 const struct ingest_defaults *d)
 {
 	size_t len;
 	char *text = slurp(path, &len);
@@ -87,7 +87,7 @@ static const char *parse_fixture(struct ingest_batch *b, const char *format, con
 /* A record that is already in the batch before a failing parse, to see nothing is added. */
 static void one_record(struct ingest_batch *b)
 {
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	static const char text[] = "{\"b\": {\"latency\": {\"value\": 1}}}";
 
 	full_defaults(&d);
@@ -97,7 +97,7 @@ static void one_record(struct ingest_batch *b)
 
 /* Parsing fails with BL_EINVALID and exactly msg, and appends nothing. */
 static void expect_error_len(const char *format, const char *path, const char *text, size_t len,
-			     const struct adapters_defaults *d, const char *msg)
+			     const struct ingest_defaults *d, const char *msg)
 {
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
@@ -113,7 +113,7 @@ static void expect_error_len(const char *format, const char *path, const char *t
 
 static void expect_error(const char *format, const char *text, const char *msg)
 {
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	full_defaults(&d);
 	expect_error_len(format, "x", text, strlen(text), &d, msg);
@@ -125,7 +125,7 @@ static void expect_error_at(const char *format, const char *path, const char *te
 {
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	struct strbuf want = STRBUF_INIT;
 
 	full_defaults(&d);
@@ -195,7 +195,7 @@ static void assert_from_flags(const struct ingest_record *rec)
 static void bmf_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -264,7 +264,7 @@ static void bmf_errors(void **state)
 static void gbench_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -317,7 +317,7 @@ static void gbench_fixture(void **state)
 static void gbench_context_fills_machine_and_date(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	/* no --machine, no date flag: context.host_name and context.date */
@@ -357,7 +357,7 @@ static void gbench_aggregates_only_and_errors_skipped(void **state)
 	    " \"allocs_per_iter\": 2}\n"
 	    " ]}\n";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -389,7 +389,7 @@ static void gbench_errors(void **state)
 	static const char bad_date[] = "{\"context\": {\"date\": \"yesterday\"}, \"benchmarks\":"
 				       " [{\"name\": \"a\", \"real_time\": 1, \"cpu_time\": 1}]}";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	expect_error("gbench", "{\"context\": {}}", "x:1:1: benchmarks: missing required field");
@@ -431,7 +431,7 @@ static void gbench_errors(void **state)
 static void hyperfine_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -472,7 +472,7 @@ static void hyperfine_command_name_and_no_times(void **state)
 	static const char text[] = "{\"results\": [{\"command\": \"./a --fast\", \"command_name\":"
 				   " \"fast\", \"mean\": 0.5, \"median\": 0.25}]}";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -509,7 +509,7 @@ static void hyperfine_errors(void **state)
 static void pytest_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -542,11 +542,11 @@ static void pytest_fixture(void **state)
 static void pytest_file_fills_machine_commit_and_date(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_record *rec;
 
 	(void)state;
-	adapters_defaults_init(&d);
+	ingest_defaults_init(&d);
 	d.harness_version = 1;
 	parse_fixture(&b, "pytest", FIXTURES "pytest.json", &d);
 	rec = &b.records[0];
@@ -568,7 +568,7 @@ static void pytest_without_data(void **state)
 	    " \"benchmarks\": [{\"name\": \"test_x\", \"stats\": {\"median\": 0.002,"
 	    " \"rounds\": 38523}}]}";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -592,7 +592,7 @@ static void pytest_without_data(void **state)
 
 static void pytest_errors(void **state)
 {
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	expect_error("pytest", "{\"benchmarks\": [{\"name\": \"a\"}]}",
@@ -621,7 +621,7 @@ static void pytest_errors(void **state)
 static void gotest_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -690,7 +690,7 @@ static void gotest_lines(void **state)
 				   "PASS\n"
 				   "ok  \tpkg\t1.2s\n";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_metric *m;
 
 	(void)state;
@@ -737,7 +737,7 @@ static void gotest_errors(void **state)
 static void criterion_fixture(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	const struct ingest_record *rec;
 	const struct ingest_metric *m;
 
@@ -795,7 +795,7 @@ static void criterion_directories(void **state)
 {
 	char dir[] = "/tmp/benchline-criterion-XXXXXX";
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	struct strbuf msg = STRBUF_INIT;
 	const struct ingest_metric *m;
 
@@ -885,7 +885,7 @@ static void criterion_texts(void **state)
 	struct adapters_criterion_texts t;
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -992,7 +992,7 @@ static void wrong_format_input(void **state)
 {
 	size_t len;
 	char *text;
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -1033,7 +1033,7 @@ static void auto_picks_every_fixture(void **state)
 	    {"fixtures/native/lines.jsonl", "benchline"},
 	    {"fixtures/native/unknown-keys.json", "benchline"},
 	};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -1071,7 +1071,7 @@ static void auto_refuses_unknown_files(void **state)
 	    "{\"results\": {}}",
 	    "BenchmarkX without numbers\n",
 	};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -1085,15 +1085,33 @@ static void auto_refuses_unknown_files(void **state)
 	expect_error_len("yaml", "u.txt", "a", 1, &d,
 			 "unknown format \"yaml\" (expected auto, benchline, bmf, gbench, "
 			 "hyperfine, pytest, gotest or criterion)");
-	assert_true(adapters_format_known("auto"));
-	assert_true(adapters_format_known("criterion"));
-	assert_true(adapters_format_known("native"));
-	assert_false(adapters_format_known("yaml"));
+	{
+		enum result_format f;
+		assert_int_equal(result_format_parse(&f, "auto"), 0);
+		assert_int_equal(f, RESULT_AUTO);
+		assert_int_equal(result_format_parse(&f, "criterion"), 0);
+		assert_int_equal(f, RESULT_CRITERION);
+		assert_int_equal(result_format_parse(&f, "native"), 0);
+		assert_string_equal(result_format_name(f), "benchline");
+		assert_int_equal(result_format_parse(&f, "yaml"), BL_EINVALID);
+		/* every format but auto and the native one has its adapter */
+		for (int i = RESULT_BMF; i < RESULT_NFORMATS; i++) {
+			struct ingest_batch b = {NULL, 0, 0};
+			struct bl_error err = BL_ERROR_INIT;
+			assert_int_equal(adapters_parse(&b, NULL,
+							result_format_name((enum result_format)i),
+							"x", "x", 1, &d, &err),
+					 BL_EINVALID);
+			assert_null(strstr(err.msg.buf, "unknown format"));
+			ingest_batch_release(&b);
+			bl_error_release(&err);
+		}
+	}
 }
 
 static void missing_fields_name_their_flag(void **state)
 {
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	size_t len;
 	char *text = slurp(FIXTURES "hyperfine.json", &len);
 
@@ -1139,10 +1157,10 @@ static void missing_fields_name_their_flag(void **state)
 static void native_is_passed_through(void **state)
 {
 	struct ingest_batch b = {NULL, 0, 0};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
-	adapters_defaults_init(&d); /* the native format needs no flag */
+	ingest_defaults_init(&d); /* the native format needs no flag */
 	assert_string_equal(parse_fixture(&b, "benchline", "fixtures/native/array.json", &d),
 			    "benchline");
 	assert_string_equal(parse_fixture(&b, "native", "fixtures/native/one.json", &d),
@@ -1158,7 +1176,7 @@ static void records_are_stable_and_valid_native_json(void **state)
 	static const char *const paths[] = {FIXTURES "bmf.json", FIXTURES "gbench.json",
 					    FIXTURES "hyperfine.json", FIXTURES "pytest.json",
 					    FIXTURES "gotest.txt"};
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 
 	(void)state;
 	full_defaults(&d);
@@ -1171,8 +1189,8 @@ static void records_are_stable_and_valid_native_json(void **state)
 		for (size_t k = 0; k < a.nr; k++) {
 			assert_string_equal(a.records[k].digest, b.records[k].digest);
 			/* each record reads back through the native parser as itself */
-			if (ingest_parse_native(&native, "raw", a.records[k].raw,
-						strlen(a.records[k].raw), &err))
+			if (adapters_parse_native(&native, "raw", a.records[k].raw,
+						  strlen(a.records[k].raw), &err))
 				fail_msg("%s: %s", paths[i], err.msg.buf);
 			assert_string_equal(native.records[k].digest, a.records[k].digest);
 		}
@@ -1215,7 +1233,7 @@ static void timestamps(void **state)
 
 /* A criterion fuzz input, split as tests/fuzz/fuzz_criterion.c splits it: estimates 0x1e
  * sample [0x1e benchmark]. */
-static void replay_criterion(const char *text, size_t len, const struct adapters_defaults *d)
+static void replay_criterion(const char *text, size_t len, const struct ingest_defaults *d)
 {
 	const char *sep1 = memchr(text, 0x1e, len), *sep2, *end = text + len;
 	struct adapters_criterion_texts t;
@@ -1251,7 +1269,7 @@ static void replay(const char *adapter, const char *path)
 {
 	struct ingest_batch b = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	struct adapters_defaults d;
+	struct ingest_defaults d;
 	size_t len;
 	char *text = slurp(path, &len);
 

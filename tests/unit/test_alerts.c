@@ -17,6 +17,7 @@
 #include "common/common.h"
 #include "detect/detect.h"
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 #include "store/store.h"
 #include "tests/unit/unit_store.h"
 
@@ -52,7 +53,7 @@ static void add(struct db *db, const char *bench, int first, const double *v, si
 			    " \"metrics\": {\"wall_ms\": {\"kind\": \"timed\", \"unit\": \"ms\","
 			    " \"median\": %.17g}}}",
 			    bench, c, c, 1 + c / 28, 1 + c % 28, 1 + c / 28, 1 + c % 28, v[i]);
-		if (ingest_parse_native(&batch, "test", json.buf, json.len, &err) ||
+		if (adapters_parse_native(&batch, "test", json.buf, json.len, &err) ||
 		    ingest_store(db->st, &batch, NULL, NULL, NULL, &err))
 			fail_msg("%s", err.msg.buf);
 		ingest_batch_release(&batch);

@@ -15,6 +15,7 @@
 #include "common/common.h"
 #include "detect/confirm/confirm.h"
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 #include "store/store.h"
 #include "unit_store.h"
 
@@ -33,7 +34,7 @@ static void record_text(struct strbuf *sb, int c, const char *top, const char *s
 static void parse(struct ingest_batch *batch, const char *text)
 {
 	struct bl_error err = BL_ERROR_INIT;
-	if (ingest_parse_native(batch, "t.json", text, strlen(text), &err))
+	if (adapters_parse_native(batch, "t.json", text, strlen(text), &err))
 		fail_msg("%s", err.msg.buf);
 	bl_error_release(&err);
 }
@@ -93,7 +94,7 @@ static void record_tags_are_the_rules_of_one_record(void **state)
 static void retag_dry_run_writes_nothing(void **state)
 {
 	struct ingest_retag_result res;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	char path[160];
@@ -104,22 +105,22 @@ static void retag_dry_run_writes_nothing(void **state)
 	record_text(&sb, 2, "", "", 103);
 	store_text(st, sb.buf);
 	assert_int_equal(count_in(path, "tags"), 0);
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	cfg.noisy_limit = 1.02;
-	assert_int_equal(ingest_retag(&res, st, &cfg, "tester", 1, &err), 0);
+	assert_int_equal(ingest_retag(&res, st, &adapters_parsers, &cfg, "tester", 1, &err), 0);
 	assert_int_equal(res.runs, 2);
 	assert_int_equal(res.retagged, 2);
 	assert_int_equal(res.added[1], 2); /* noisy, the second tag in the store's order */
 	assert_int_equal(count_in(path, "tags"), 0);
 	assert_int_equal(count_in(path, "audit"), 0);
-	assert_int_equal(ingest_retag(&res, st, &cfg, "tester", 0, &err), 0);
+	assert_int_equal(ingest_retag(&res, st, &adapters_parsers, &cfg, "tester", 0, &err), 0);
 	assert_int_equal(count_in(path, "tags"), 2);
 	assert_int_equal(count_in(path, "audit"), 1);
 	/* nothing more to change: no audit row */
-	assert_int_equal(ingest_retag(&res, st, &cfg, "tester", 0, &err), 0);
+	assert_int_equal(ingest_retag(&res, st, &adapters_parsers, &cfg, "tester", 0, &err), 0);
 	assert_int_equal(res.retagged, 0);
 	assert_int_equal(count_in(path, "audit"), 1);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	strbuf_release(&sb);
 	bl_error_release(&err);
 	unit_store_close(st, path);

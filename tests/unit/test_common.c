@@ -85,6 +85,54 @@ static void error_set_and_prefix(void **state)
 	bl_error_release(&err);
 }
 
+/* An error can extend itself: its own message as an argument of bl_error_set (or of
+ * bl_error_prefix) is read before the message is replaced, even when the new one needs more
+ * room than the old one had (issue 26: the spool's error read freed memory and lost the
+ * body's name). */
+static void error_set_from_its_own_message(void **state)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf want = STRBUF_INIT, why = STRBUF_INIT;
+	(void)state;
+	bl_error_set(&err, BL_EIO, "%s", "body.json: not acknowledged after 4 attempts");
+	for (int i = 0; i < 40; i++)
+		strbuf_addstr(&why, "cannot create the spool file: read-only file system; ");
+	strbuf_addf(&want, "%s; and it cannot be spooled: %s", err.msg.buf, why.buf);
+	assert_int_equal(
+	    bl_error_set(&err, BL_EIO, "%s; and it cannot be spooled: %s", err.msg.buf, why.buf),
+	    BL_EIO);
+	assert_string_equal(err.msg.buf, want.buf);
+	strbuf_reset(&want);
+	strbuf_addf(&want, "%s (again): %s", err.msg.buf, err.msg.buf);
+	bl_error_prefix(&err, "%s (again)", err.msg.buf);
+	assert_string_equal(err.msg.buf, want.buf);
+	bl_error_release(&err);
+	strbuf_release(&want);
+	strbuf_release(&why);
+}
+
+static void urls_lose_their_passwords_in_messages(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"postgresql://u:s3cret@h:5432/db", "postgresql://u@h:5432/db"},
+	    {"http://u:p@ss@h/x?y=1", "http://u@h/x?y=1"},
+	    {"postgresql://h/db?user=u&password=s3cret&sslmode=require",
+	     "postgresql://h/db?user=u&sslmode=require"},
+	    {"postgresql://h/db?PASSWORD=s3cret", "postgresql://h/db"},
+	    {"postgres://u@h/db?password", "postgres://u@h/db"},
+	    {"https://h:8443/api#p:x@y", "https://h:8443/api#p:x@y"},
+	    {"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+	    {"bench.db", "bench.db"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_url_redacted(&sb, cases[i][0]);
+		assert_string_equal(sb.buf, cases[i][1]);
+		strbuf_release(&sb);
+	}
+}
+
 static void rfc3339_accepts_utc(void **state)
 {
 	(void)state;
@@ -888,6 +936,8 @@ int main(void)
 	    cmocka_unit_test(strbuf_addf_handles_long_output),
 	    cmocka_unit_test(strbuf_json_string_escapes),
 	    cmocka_unit_test(error_set_and_prefix),
+	    cmocka_unit_test(error_set_from_its_own_message),
+	    cmocka_unit_test(urls_lose_their_passwords_in_messages),
 	    cmocka_unit_test(rfc3339_accepts_utc),
 	    cmocka_unit_test(rfc3339_rejects_the_rest),
 	    cmocka_unit_test(utf8_validation),

@@ -18,6 +18,7 @@
 #include "common/common.h"
 #include "detect/detect.h"
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 #include "store/store.h"
 #include "detect/ladder/ladder.h"
 #include "detect/stats/stats.h"
@@ -390,7 +391,7 @@ static void db_add(struct db *db, double median, int harness, const char *conten
 		char *at = strstr(json.buf, "2026-01-01T00:00:00Z");
 		memcpy(at, date, strlen(date));
 	}
-	if (ingest_parse_native(&batch, "test", json.buf, json.len, &err) ||
+	if (adapters_parse_native(&batch, "test", json.buf, json.len, &err) ||
 	    ingest_store(db->st, &batch, NULL, NULL, NULL, &err))
 		fail_msg("%s", err.msg.buf);
 	ingest_batch_release(&batch);

@@ -213,12 +213,12 @@ static void test_bisect_exit(void **state)
 /* benchline.json's metrics names what is judged: another metric is excluded, and says why. */
 static void test_settings_honour_the_judged_metrics(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct gate_options o;
 	struct gate_settings set;
 	char *names[] = {"real_time"};
 	(void)state;
-	ingest_config_init(&cfg);
+	config_init(&cfg);
 	memset(&o, 0, sizeof(o));
 	o.cfg = &cfg;
 	gate_settings_for(&set, &o, 1.02, "parse", "cpu_time");
@@ -235,7 +235,7 @@ static void test_settings_honour_the_judged_metrics(void **state)
 	assert_close(set.limit, 1.02);
 	cfg.judged_metrics = NULL;
 	cfg.n_judged_metrics = 0;
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 }
 
 static void md_test_row(struct gate_row *r, const char *metric, enum gate_status status,

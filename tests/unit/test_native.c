@@ -20,6 +20,7 @@
 
 #include "common/common.h"
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 #include "ingest/preflight/preflight.h"
 
 #define assert_double_equal(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
@@ -125,7 +126,7 @@ static int parse_streamed(struct ingest_batch *b, const char *text, size_t len,
 		_exit(0);
 	}
 	close(fds[1]);
-	ret = ingest_parse_native_fd("x.json", fds[0], text, first, take_record, b, err);
+	ret = adapters_parse_native_fd("x.json", fds[0], text, first, take_record, b, err);
 	/* the reader may stop early, at an error: let the writer end */
 	{
 		char sink[4096];
@@ -144,7 +145,7 @@ static int parse_len(struct ingest_batch *b, const char *text, size_t len, struc
 	struct ingest_batch streamed = {NULL, 0, 0};
 	struct bl_error serr = BL_ERROR_INIT;
 	size_t before = b->nr;
-	int ret = ingest_parse_native(b, "x.json", text, len, err);
+	int ret = adapters_parse_native(b, "x.json", text, len, err);
 	int sret = parse_streamed(&streamed, text, len, &serr);
 
 	assert_int_equal(sret, ret);
@@ -1021,7 +1022,7 @@ static void parse_file(const char *path, int want_ok)
 
 	if (read_file_capped(&text, path, INGEST_MAX_FILE, &err))
 		fail_msg("%s", err.msg.buf);
-	ret = ingest_parse_native(&b, path, text.buf, text.len, &err);
+	ret = adapters_parse_native(&b, path, text.buf, text.len, &err);
 	if (want_ok && ret)
 		fail_msg("%s", err.msg.buf);
 	if (!ret)
@@ -1046,7 +1047,7 @@ static void the_fixtures_parse(void **state)
 	parse_file("fixtures/native/unknown-keys.json", 1);
 	assert_int_equal(
 	    read_file_capped(&text, "fixtures/native/lines.jsonl", INGEST_MAX_FILE, &err), 0);
-	assert_int_equal(ingest_parse_native(&b, "l", text.buf, text.len, &err), 0);
+	assert_int_equal(adapters_parse_native(&b, "l", text.buf, text.len, &err), 0);
 	assert_int_equal(b.nr, 3);
 	ingest_batch_release(&b);
 	bl_error_release(&err);

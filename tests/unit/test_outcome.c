@@ -22,6 +22,7 @@
 #include "detect/confirm/confirm.h"
 #include "detect/detect.h"
 #include "ingest/ingest.h"
+#include "ingest/adapters/adapters.h"
 #include "store/store.h"
 #include "tests/unit/unit_store.h"
 
@@ -66,7 +67,7 @@ static int setup(void **state)
 		    i + 1, i + 1, i + 1, i + 1, values[i]);
 	memset(&opts, 0, sizeof(opts));
 	memset(&af, 0, sizeof(af));
-	if (ingest_parse_native(&batch, "test", json.buf, json.len, &err) ||
+	if (adapters_parse_native(&batch, "test", json.buf, json.len, &err) ||
 	    ingest_store(f->st, &batch, NULL, NULL, NULL, &err) ||
 	    detect_run(&res, f->st, &opts, &err) ||
 	    store_each_alert(f->st, &af, first_alert, &f->alert, &err))

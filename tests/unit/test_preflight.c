@@ -700,7 +700,7 @@ static void run_with_fake_nvidia_smi(void **state)
 static void processes_from_benchline_json(void **state)
 {
 	char dir[] = "/tmp/benchline-preflight-unit.XXXXXX";
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	struct strbuf path = STRBUF_INIT;
 	char **names;
@@ -709,25 +709,25 @@ static void processes_from_benchline_json(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	/* No file: none. */
-	assert_int_equal(ingest_config_load(&cfg, dir, &err), 0);
+	assert_int_equal(config_load(&cfg, dir, &err), 0);
 	assert_int_equal(preflight_config_processes(&names, &n, &cfg, &err), 0);
 	assert_int_equal(n, 0);
 	assert_null(names);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	strbuf_addf(&path, "%s/benchline.json", dir);
 	f = fopen(path.buf, "w");
 	assert_non_null(f);
 	fputs("{\"quiet\": {\"cpu_load_pct\": 20, \"processes\": [\"cargo\", \"rustc\"]}}\n", f);
 	fclose(f);
-	assert_int_equal(ingest_config_load(&cfg, dir, &err), 0);
+	assert_int_equal(config_load(&cfg, dir, &err), 0);
 	assert_double_equal(cfg.cpu_load_pct, 20, 0);
 	assert_int_equal(preflight_config_processes(&names, &n, &cfg, &err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(names[0], "cargo");
 	assert_string_equal(names[1], "rustc");
 	strings_free(names, n);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	assert_int_equal(unlink(path.buf), 0);
 	assert_int_equal(rmdir(dir), 0);

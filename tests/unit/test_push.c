@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "ingest/adapters/adapters.h"
 #include "ingest/push/push.h"
 
 static void the_delays_double_from_the_base(void **state)
@@ -156,6 +157,61 @@ static void an_answer_is_checked_before_it_is_printed(void **state)
 	bl_error_release(&err);
 }
 
+static void the_records_of_a_body_are_counted_as_the_native_parser_reads_them(void **state)
+{
+	static const struct {
+		const char *body;
+		int ret;
+		size_t n;
+	} cases[] = {
+	    {"{\"a\": 1}\n{\"b\": [1, {}]}\n", 0, 2},
+	    {"{}{} \r\n\t{}", 0, 3},
+	    {"\xEF\xBB\xBF{}", 0, 1},
+	    {" [{}, {}, {\"x\": \"]\"}]\n", 0, 3},
+	    {"[]", 0, 0},
+	    {"", BL_EINVALID, 0},
+	    {" \n", BL_EINVALID, 0},
+	    {"<html>", BL_EINVALID, 0},
+	    {"[{}] {}", BL_EINVALID, 0},
+	    {"{}{", BL_EINVALID, 0},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		size_t n = 99;
+		assert_int_equal(push_body_records(&n, cases[i].body, strlen(cases[i].body)),
+				 cases[i].ret);
+		assert_int_equal(n, cases[i].n);
+	}
+}
+
+static void an_answer_is_described_by_status_type_and_size(void **state)
+{
+	struct push_response r;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	push_response_init(&r);
+	r.status = 200;
+	strbuf_addstr(&r.content_type, "text/html; charset=utf-8");
+	strbuf_addstr(&r.body, "<html>maintenance</html>");
+	push_answer_describe(&sb, &r);
+	assert_string_equal(sb.buf, "200, text/html, 24 bytes");
+	strbuf_reset(&sb);
+	strbuf_reset(&r.content_type);
+	strbuf_addstr(&r.content_type, "a\x1b[2Jb");
+	strbuf_reset(&r.body);
+	strbuf_addch(&r.body, 'x');
+	push_answer_describe(&sb, &r);
+	assert_string_equal(sb.buf, "200, a?[2Jb, 1 byte");
+	strbuf_reset(&sb);
+	strbuf_reset(&r.content_type);
+	r.status = 204;
+	strbuf_reset(&r.body);
+	push_answer_describe(&sb, &r);
+	assert_string_equal(sb.buf, "204, no content type, 0 bytes");
+	push_response_release(&r);
+	strbuf_release(&sb);
+}
+
 static void outcomes_are_named_both_ways(void **state)
 {
 	enum ingest_outcome o;
@@ -258,6 +314,51 @@ static void spooled_bodies_come_back_in_order(void **state)
 	bl_error_release(&err);
 }
 
+/* What is not a regular file is never read as a body: a symlink is not followed, a directory
+ * or a FIFO is not opened for its content (a FIFO would block). */
+static void only_regular_files_are_read_from_the_spool(void **state)
+{
+	char tmpl[] = "/tmp/benchline-unit-spool.XXXXXX";
+	char *root = mkdtemp(tmpl);
+	static const char *const names[] = {
+	    "20260101T000000.000000000Z-00000001-000000.json",
+	    "20260101T000000.000000000Z-00000001-000001.json",
+	    "20260101T000000.000000000Z-00000001-000002.json",
+	    "20260101T000000.000000000Z-00000001-000003.json",
+	};
+	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
+	struct push_spool *sp = NULL;
+	struct bl_error err = BL_ERROR_INIT;
+	(void)state;
+
+	assert_non_null(root);
+	assert_int_equal(push_spool_open(&sp, root, &err), 0);
+	strbuf_addf(&path, "%s/%s", root, names[0]);
+	assert_int_equal(symlink("/etc/passwd", path.buf), 0);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s", root, names[1]);
+	assert_int_equal(mkdir(path.buf, 0700), 0);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/%s", root, names[2]);
+	assert_int_equal(mkfifo(path.buf, 0600), 0);
+	assert_int_equal(push_spool_read(&body, sp, names[0], &err), BL_EINVALID);
+	assert_non_null(strstr(err.msg.buf, "a symbolic link, never followed: skipped"));
+	assert_int_equal(push_spool_read(&body, sp, names[1], &err), BL_EINVALID);
+	assert_non_null(strstr(err.msg.buf, "not a regular file (a directory): skipped"));
+	assert_int_equal(push_spool_read(&body, sp, names[2], &err), BL_EINVALID);
+	assert_non_null(strstr(err.msg.buf, "not a regular file (a FIFO): skipped"));
+	assert_int_equal(push_spool_read(&body, sp, names[3], &err), BL_ENOTFOUND);
+	assert_int_equal(body.len, 0);
+	push_spool_free(sp);
+
+	strbuf_reset(&path);
+	strbuf_addf(&path, "rm -rf '%s'", root);
+	assert_int_equal(system(path.buf), 0);
+	strbuf_release(&path);
+	strbuf_release(&body);
+	bl_error_release(&err);
+}
+
 static void a_batch_becomes_one_record_a_line_with_its_source_hash(void **state)
 {
 	static const char text[] =
@@ -275,7 +376,7 @@ static void a_batch_becomes_one_record_a_line_with_its_source_hash(void **state)
 	struct bl_error err = BL_ERROR_INIT;
 	(void)state;
 
-	assert_int_equal(ingest_parse_native(&batch, "t", text, strlen(text), &err), 0);
+	assert_int_equal(adapters_parse_native(&batch, "t", text, strlen(text), &err), 0);
 	assert_int_equal(batch.nr, 2);
 	/* What the intake does for a record that carried only its commit. */
 	memcpy(batch.records[0].source_hash, "1111111111111111111111111111111111111111", 41);
@@ -286,7 +387,7 @@ static void a_batch_becomes_one_record_a_line_with_its_source_hash(void **state)
 	assert_non_null(strstr(body.buf, batch.records[1].raw));
 	assert_int_equal(body.buf[body.len - 1], '\n');
 	/* What the server reads back is the same records, the second the same run. */
-	assert_int_equal(ingest_parse_native(&again, "request", body.buf, body.len, &err), 0);
+	assert_int_equal(adapters_parse_native(&again, "request", body.buf, body.len, &err), 0);
 	assert_int_equal(again.nr, 2);
 	assert_string_equal(again.records[0].source_hash, batch.records[0].source_hash);
 	assert_string_equal(again.records[1].digest, batch.records[1].digest);
@@ -309,8 +410,11 @@ int main(void)
 	    cmocka_unit_test(the_token_is_the_first_field_of_the_first_real_line),
 	    cmocka_unit_test(an_answer_is_checked_before_it_is_printed),
 	    cmocka_unit_test(outcomes_are_named_both_ways),
+	    cmocka_unit_test(the_records_of_a_body_are_counted_as_the_native_parser_reads_them),
+	    cmocka_unit_test(an_answer_is_described_by_status_type_and_size),
 	    cmocka_unit_test(the_spool_directory_follows_xdg),
 	    cmocka_unit_test(spooled_bodies_come_back_in_order),
+	    cmocka_unit_test(only_regular_files_are_read_from_the_spool),
 	    cmocka_unit_test(a_batch_becomes_one_record_a_line_with_its_source_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,10 +45,10 @@ static void test_pr_from_subject(void **state)
 /* Parses text and returns the code; the message is in msg (static storage). */
 static char msg[1024];
 
-static int parse(struct ingest_config *cfg, const char *text)
+static int parse(struct config *cfg, const char *text)
 {
 	struct bl_error err = BL_ERROR_INIT;
-	int ret = ingest_config_parse(cfg, "repo/benchline.json", text, strlen(text), &err);
+	int ret = config_parse(cfg, "repo/benchline.json", text, strlen(text), &err);
 	snprintf(msg, sizeof(msg), "%s", err.msg.buf);
 	bl_error_release(&err);
 	return ret;
@@ -57,19 +57,19 @@ static int parse(struct ingest_config *cfg, const char *text)
 /* The text must fail with BL_ECONFIG and exactly this message. */
 static void expect_error(const char *text, const char *want)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	int ret = parse(&cfg, text);
 	if (ret != BL_ECONFIG || strcmp(msg, want))
 		fail_msg("%s\n  got (%d) '%s'\n  want '%s'", text, ret, msg, want);
 	/* a failed parse leaves the defaults */
 	assert_null(cfg.measured_paths);
 	assert_null(cfg.keep_first_machines);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 }
 
 static void test_config_defaults(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	(void)state;
 	assert_int_equal(parse(&cfg, "{}"), 0);
 	assert_null(cfg.measured_paths);
@@ -77,7 +77,7 @@ static void test_config_defaults(void **state)
 	assert_null(cfg.unmeasured_paths);
 	assert_null(cfg.main_branch);
 	assert_null(cfg.primary_metric);
-	assert_true(cfg.noisy_limit == INGEST_NOISY_LIMIT);
+	assert_true(cfg.noisy_limit == CONFIG_NOISY_LIMIT);
 	assert_true(cfg.cpu_load_pct == 10);
 	assert_true(cfg.gpu_load_pct == 10);
 	assert_int_equal(cfg.n_keep_first, 0);
@@ -90,12 +90,12 @@ static void test_config_defaults(void **state)
 	assert_true(cfg.bench_build_timeout == 600);
 	assert_true(cfg.bench_run_timeout == 600);
 	assert_int_equal(cfg.bench_processes, 3);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 }
 
 static void test_config_bench(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	(void)state;
 	assert_int_equal(parse(&cfg, "{\"bench\": {\"build\": \"make -j2 bench\", "
 				     "\"build_timeout\": 30, \"run\": \"./bench --json\", "
@@ -113,7 +113,7 @@ static void test_config_bench(void **state)
 	assert_string_equal(cfg.bench_artifacts[0], "build/bench");
 	assert_string_equal(cfg.bench_artifacts[1], "lib/*.so");
 	assert_null(cfg.bench_artifacts[2]);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	/* every adapter's name is a format, and an empty list of artifacts is a list */
 	static const char *const formats[] = {"auto",	   "benchline", "bmf",	  "gbench",
@@ -123,12 +123,12 @@ static void test_config_bench(void **state)
 		snprintf(text, sizeof(text), "{\"bench\": {\"format\": \"%s\"}}", formats[i]);
 		assert_int_equal(parse(&cfg, text), 0);
 		assert_string_equal(cfg.bench_format, formats[i]);
-		ingest_config_release(&cfg);
+		config_release(&cfg);
 	}
 	assert_int_equal(parse(&cfg, "{\"bench\": {\"artifacts\": []}}"), 0);
 	assert_non_null(cfg.bench_artifacts);
 	assert_int_equal(cfg.n_bench_artifacts, 0);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	static const struct {
 		const char *text, *want;
@@ -183,7 +183,7 @@ static void test_config_bench(void **state)
 
 static void test_config_full(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	(void)state;
 	assert_int_equal(
 	    parse(&cfg,
@@ -225,39 +225,39 @@ static void test_config_full(void **state)
 	assert_int_equal(cfg.n_keep_first, 2);
 	assert_string_equal(cfg.keep_first_machines[0], "ci-1");
 	assert_string_equal(cfg.keep_first_machines[1], "ci-2");
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	/* an empty list measures nothing, which is not the same as no list */
 	assert_int_equal(parse(&cfg, "{\"measured_paths\": []}"), 0);
 	assert_non_null(cfg.measured_paths);
 	assert_int_equal(cfg.n_measured, 0);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 }
 
 /* The machine a command measures on: the flag, else benchline.json's, else the host name. */
 static void test_config_machine(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct strbuf sb = STRBUF_INIT;
 	struct bl_error err = BL_ERROR_INIT;
 	char host[256];
 	(void)state;
 	assert_int_equal(parse(&cfg, "{\"machine\": \"bench-box\"}"), 0);
 	assert_string_equal(cfg.machine, "bench-box");
-	assert_int_equal(ingest_config_machine(&sb, "ci-1", &cfg, &err), 0);
+	assert_int_equal(config_machine(&sb, "ci-1", &cfg, &err), 0);
 	assert_string_equal(sb.buf, "ci-1");
 	strbuf_reset(&sb);
-	assert_int_equal(ingest_config_machine(&sb, NULL, &cfg, &err), 0);
+	assert_int_equal(config_machine(&sb, NULL, &cfg, &err), 0);
 	assert_string_equal(sb.buf, "bench-box");
 	strbuf_reset(&sb);
-	assert_int_equal(ingest_config_machine(&sb, "no/such", &cfg, &err), BL_EINVALID);
+	assert_int_equal(config_machine(&sb, "no/such", &cfg, &err), BL_EINVALID);
 	assert_string_equal(err.msg.buf,
 			    "invalid machine name 'no/such' (expected [A-Za-z0-9._-]{1,64})");
 	bl_error_clear(&err);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	assert_int_equal(gethostname(host, sizeof(host)), 0);
 	host[sizeof(host) - 1] = '\0';
-	if (ingest_config_machine(&sb, NULL, NULL, &err) == 0)
+	if (config_machine(&sb, NULL, NULL, &err) == 0)
 		assert_string_equal(sb.buf, host);
 	else
 		assert_non_null(strstr(err.msg.buf, "is not a machine name"));
@@ -314,7 +314,8 @@ static void test_config_type_errors(void **state)
 	     "repo/benchline.json: counted_tolerance.rss: expected a percentage (0 or more)"},
 	    {"{\"gate\": []}", "repo/benchline.json: gate: expected an object"},
 	    {"{\"gate\": {\"limit\": 0.9}}",
-	     "repo/benchline.json: gate.limit: expected a ratio of 1 or more (1.02 is 2%)"},
+	     "repo/benchline.json: gate.limit: expected a ratio above 1 and at most 10 (1.02 "
+	     "lets a metric grow by 2%)"},
 	    {"{\"gate\": {\"exclude\": \"x\"}}",
 	     "repo/benchline.json: gate.exclude: expected an array of strings"},
 	    {"{\"gate\": {\"overrides\": {\"a\": \"5\"}}}",
@@ -353,7 +354,7 @@ static void test_config_unknown_keys(void **state)
 
 static void test_config_malformed(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	(void)state;
 	/* jansson's line and column of the first bad token */
 	assert_int_equal(parse(&cfg, "{\n  \"measured_paths\": [\"src\",]\n}"), BL_ECONFIG);
@@ -365,7 +366,7 @@ static void test_config_malformed(void **state)
 	assert_non_null(strstr(msg, "duplicate object key"));
 	assert_int_equal(parse(&cfg, ""), BL_ECONFIG);
 	assert_true(!strncmp(msg, "repo/benchline.json:", 20));
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 }
 
 /* A temporary directory, removed with its content at the end. */
@@ -380,7 +381,7 @@ static void rm_tmpdir(void)
 
 static void test_config_load(void **state)
 {
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	char path[300];
 	FILE *f;
@@ -390,29 +391,29 @@ static void test_config_load(void **state)
 	assert_non_null(mkdtemp(tmpdir));
 
 	/* no file: the defaults, and no path */
-	assert_int_equal(ingest_config_load(&cfg, tmpdir, &err), 0);
+	assert_int_equal(config_load(&cfg, tmpdir, &err), 0);
 	assert_null(cfg.path);
 	assert_null(cfg.measured_paths);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	snprintf(path, sizeof(path), "%s/benchline.json", tmpdir);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("{\"measured_paths\": [\"src\"]}\n", f);
 	fclose(f);
-	assert_int_equal(ingest_config_load(&cfg, tmpdir, &err), 0);
+	assert_int_equal(config_load(&cfg, tmpdir, &err), 0);
 	assert_string_equal(cfg.path, path);
 	assert_int_equal(cfg.n_measured, 1);
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("{\"measured_paths\": [\"src\"]\n", f);
 	fclose(f);
-	assert_int_equal(ingest_config_load(&cfg, tmpdir, &err), BL_ECONFIG);
+	assert_int_equal(config_load(&cfg, tmpdir, &err), BL_ECONFIG);
 	assert_true(!strncmp(err.msg.buf, path, strlen(path)));
 	assert_int_equal(err.msg.buf[strlen(path)], ':');
-	ingest_config_release(&cfg);
+	config_release(&cfg);
 	bl_error_release(&err);
 	rm_tmpdir();
 }
@@ -459,7 +460,7 @@ static void test_source_hash_tree_order(void **state)
 	git_tree *tree;
 	git_commit *parent = NULL;
 	git_oid sub, root, want, commit;
-	struct ingest_config cfg;
+	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
 	const char *revs[] = {"HEAD"};
 	char hashes[1][41], commits[1][41], hex[41];
@@ -501,7 +502,7 @@ static void test_source_hash_tree_order(void **state)
 		git_commit_free(parent);
 		assert_int_equal(git_commit_lookup(&parent, repo, &commit), 0);
 
-		ingest_config_init(&cfg);
+		config_init(&cfg);
 		cfg.measured_paths = (char **)measured;
 		cfg.n_measured = 5;
 		assert_int_equal(

@@ -1,5 +1,5 @@
 /* Unit tests of web/'s helpers: the reply cache finds an answer by its whole key, never by
- * its hash alone. */
+ * its hash alone; HTML escaping leaves only characters XML admits. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,10 +66,37 @@ static void test_reply_cache_whole_key(void **state)
 	web_reply_cache_free(c);
 }
 
+/* What may not appear in XML 1.0 (C0 controls but tab, LF, CR; bytes that are not UTF-8;
+ * U+FFFE, U+FFFF) becomes U+FFFD; the markup characters become entities; the rest stays. */
+static void test_html_escape_leaves_only_xml_characters(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"a<b>&\"c'", "a&lt;b&gt;&amp;&quot;c&#39;"},
+	    {"tab\tlf\ncr\r", "tab\tlf\ncr\r"},
+	    {"\x01x\x1b[2J\x0b\x7f", "\xef\xbf\xbdx\xef\xbf\xbd[2J\xef\xbf\xbd\x7f"},
+	    {"caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80",
+	     "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80"},
+	    {"caf\xe9!", "caf\xef\xbf\xbd!"},			      /* Latin-1, not UTF-8 */
+	    {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},		      /* overlong '/' */
+	    {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* a surrogate */
+	    {"\xef\xbf\xbe\xef\xbf\xbf", "\xef\xbf\xbd\xef\xbf\xbd"}, /* U+FFFE, U+FFFF */
+	    {"cut \xe2\x86", "cut \xef\xbf\xbd\xef\xbf\xbd"},
+	    {"\xc2\x9b C1 stays", "\xc2\x9b C1 stays"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		web_html_escape(&sb, cases[i][0]);
+		assert_string_equal(sb.buf, cases[i][1]);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reply_cache_whole_key),
+	    cmocka_unit_test(test_html_escape_leaves_only_xml_characters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

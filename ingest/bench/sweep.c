@@ -1,10 +1,12 @@
 /*
- * `benchline sweep` as a use case (§10): the nightly job. Main's newest commits, one per
- * distinct source hash, that this machine has no clean record of yet are checked out in a
- * worktree, built with bench.build, run bench.processes times with preflight, parsed by
- * bench.format's adapter and delivered (stored, or pushed by the caller), each with its
- * commit, source hash and commit time. It is asv's `run --skip-existing-commits`, keyed on
- * source hashes: a docs-only commit measures what its parent measured, so it is never run.
+ * The nightly sweep's measuring (§10): main's newest commits, one per distinct source hash,
+ * that this machine has no clean record of yet are checked out in a worktree, built with
+ * bench.build and run bench.processes times, each process one run and its records
+ * (bench_records: preflight, parsed by bench.format's adapter, annotated) delivered (stored,
+ * or pushed by the caller), each with its commit, source hash and commit time. It is asv's
+ * `run --skip-existing-commits`, keyed on source hashes: a docs-only commit measures what its
+ * parent measured, so it is never run. `benchline sweep` then detects and confirms
+ * (cli/cmd_sweep.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -15,26 +17,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "detect/confirm/confirm.h"
+#include "ingest/adapters/adapters.h"
+#include "ingest/bench/bench.h"
+#include "ingest/config/config.h"
 #include "ingest/ingest.h"
-#include "ingest/preflight/preflight.h"
 #include "ingest/repo/repo.h"
 #include "store/store.h"
 
 /* The tags a stored run can carry (§5), for the summary. */
-static const char *const sweep_tags[CONFIRM_SWEEP_NTAGS] = {
+static const char *const sweep_tags[BENCH_SWEEP_NTAGS] = {
     "dirty", "profile", "not-main", "preflight", "noisy", "superseded",
 };
 
-const char *confirm_sweep_tag_name(size_t i)
+const char *bench_sweep_tag_name(size_t i)
 {
-	return i < CONFIRM_SWEEP_NTAGS ? sweep_tags[i] : "?";
+	return i < BENCH_SWEEP_NTAGS ? sweep_tags[i] : "?";
 }
 
 /* The candidates, newest first, one commit per distinct source hash: the newest `last`
  * sources of main, or every source after `since`. */
 static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char *tip,
-		const struct confirm_sweep_request *req, struct bl_error *err)
+		const struct bench_sweep_request *req, struct bl_error *err)
 {
 	struct repo_commit *list = NULL;
 	size_t n = 0, alloc = 0;
@@ -91,30 +94,13 @@ static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char
 
 /* Whether this machine has a clean record at the source: the store's answer, or the
  * caller's. */
-static int measured(int *yes, struct store *st, const struct confirm_sweep_request *req,
+static int measured(int *yes, struct store *st, const struct bench_sweep_request *req,
 		    const char *source, struct bl_error *err)
 {
 	*yes = 0;
 	if (req->measured)
 		return req->measured(yes, source, req->data, err);
 	return store_machine_measured(yes, st, req->machine, source, err);
-}
-
-/* The preflight before a run: retried while the machine is busy, up to wait_quiet_s. */
-static int check_quiet(struct preflight *pf, const struct ingest_config *cfg,
-		       const struct confirm_sweep_request *req, struct bl_error *err)
-{
-	time_t until = time(NULL) + (time_t)req->wait_quiet_s;
-	int ret;
-	for (;;) {
-		preflight_release(pf);
-		preflight_init(pf);
-		if ((ret = preflight_check(pf, cfg, err)) || pf->quiet || time(NULL) >= until)
-			return ret;
-		confirm_note(req->note, req->data, "the machine is busy (%s): waiting to measure",
-			     pf->nfailures ? pf->failures[0] : "preflight");
-		sleep(1);
-	}
 }
 
 /* The records one commit's processes stored: per key (a record's benchmark, config and
@@ -177,7 +163,7 @@ static int store_batch(struct commit_records *recs, struct store *st, struct ing
 
 /* Counts a commit's records once its processes are stored: each key's standing run, joined
  * or kept off its Series by its tags. */
-static int count_records(struct confirm_sweep_result *res, struct store *st,
+static int count_records(struct bench_sweep_result *res, struct store *st,
 			 const struct commit_records *recs, struct bl_error *err)
 {
 	for (size_t i = 0; i < recs->n; i++) {
@@ -185,7 +171,7 @@ static int count_records(struct confirm_sweep_result *res, struct store *st,
 		if (!recs->standing[i])
 			continue;
 		res->records++;
-		for (size_t t = 0; t < CONFIRM_SWEEP_NTAGS; t++) {
+		for (size_t t = 0; t < BENCH_SWEEP_NTAGS; t++) {
 			int has = 0;
 			if ((ret = store_has_tag(&has, st, recs->standing[i], sweep_tags[t], err)))
 				return ret;
@@ -203,25 +189,23 @@ static int count_records(struct confirm_sweep_result *res, struct store *st,
 }
 
 /* Builds, runs and delivers one commit. *built 0 when it cannot be built (err says why). */
-static int sweep_commit(int *built, struct confirm_sweep_step *step,
-			struct confirm_sweep_result *res, struct store *st,
-			struct ingest_intake *in, struct repo *r, const struct repo_commit *c,
-			const char *branch, const struct confirm_sweep_request *req,
-			struct bl_error *err)
+static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_sweep_result *res,
+			struct store *st, struct ingest_intake *in, struct repo *r,
+			const struct repo_commit *c, const char *branch,
+			const struct bench_sweep_request *req, struct bl_error *err)
 {
 	struct strbuf wt = STRBUF_INIT, name = STRBUF_INIT;
-	struct confirm_run run;
-	struct preflight pf;
+	struct bench_records one;
+	struct bench_records_request rr;
 	struct commit_records recs = {NULL, NULL, 0, 0};
 	long processes = in->cfg.bench_processes > 0 ? in->cfg.bench_processes : 1;
 	int ret;
 
 	*built = 0;
-	confirm_run_init(&run);
-	preflight_init(&pf);
+	bench_records_init(&one);
 	if ((ret = repo_worktree(&wt, r, c->sha, REPO_SIDE_A, err)))
 		goto done;
-	ret = confirm_build(&step->build_s, &in->cfg, wt.buf, err);
+	ret = bench_build(&step->build_s, &in->cfg, wt.buf, err);
 	if (ret == BL_EBUILD) {
 		step->unbuildable = 1;
 		ret = 0;
@@ -235,38 +219,29 @@ static int sweep_commit(int *built, struct confirm_sweep_step *step,
 		goto done;
 	snprintf(in->head.branch, sizeof(in->head.branch), "%s", branch);
 	in->have_head = 1;
+	memset(&rr, 0, sizeof(rr));
+	rr.in = in;
+	rr.dir = wt.buf;
+	rr.no_preflight = req->no_preflight;
+	rr.wait_quiet_s = req->wait_quiet_s;
+	rr.note = req->note;
+	rr.data = req->data;
 	for (long p = 0; p < processes; p++) {
-		struct ingest_batch batch = {NULL, 0, 0};
-		double started = (double)time(NULL);
-		if (!req->no_preflight && (ret = check_quiet(&pf, &in->cfg, req, err)))
-			goto done;
-		if ((ret = confirm_run_once(&run, &in->cfg, wt.buf, err)))
-			goto done;
-		step->run_s += run.wall_s;
-		step->processes++;
 		strbuf_reset(&name);
 		strbuf_addf(&name, "bench.run at %.12s (process %ld)", c->sha, p + 1);
-		ret = ingest_intake_parse(in, &batch, name.buf, run.out.buf, run.out.len, started,
-					  err);
-		for (size_t i = 0; !ret && i < batch.nr; i++) {
-			struct ingest_record *rec = &batch.records[i];
-			if (!req->no_preflight) {
-				rec->has_preflight = 1;
-				rec->preflight_quiet = pf.quiet;
-				ret = ingest_record_annotate(rec, "preflight",
-							     preflight_to_json(&pf), err);
-			}
-		}
-		if (!ret && !req->no_preflight && !pf.quiet && pf.nfailures && !res->busy_why)
-			res->busy_why = xstrdup(pf.failures[0]);
-		if (!ret) {
-			step->records += batch.nr;
-			if (req->deliver)
-				ret = req->deliver(res, name.buf, in, &batch, req->data, err);
-			else
-				ret = store_batch(&recs, st, in, name.buf, &batch, err);
-		}
-		ingest_batch_release(&batch);
+		rr.name = name.buf;
+		bench_records_release(&one);
+		if ((ret = bench_records(&one, &rr, err)))
+			goto done;
+		step->run_s += one.run.wall_s;
+		step->processes++;
+		if (one.preflighted && !one.pf.quiet && one.pf.nfailures && !res->busy_why)
+			res->busy_why = xstrdup(one.pf.failures[0]);
+		step->records += one.batch.nr;
+		if (req->deliver)
+			ret = req->deliver(res, name.buf, in, &one.batch, req->data, err);
+		else
+			ret = store_batch(&recs, st, in, name.buf, &one.batch, err);
 		if (ret)
 			goto done;
 	}
@@ -274,15 +249,14 @@ static int sweep_commit(int *built, struct confirm_sweep_step *step,
 		ret = count_records(res, st, &recs, err);
 done:
 	commit_records_release(&recs);
-	confirm_run_release(&run);
-	preflight_release(&pf);
+	bench_records_release(&one);
 	strbuf_release(&wt);
 	strbuf_release(&name);
 	return ret;
 }
 
-int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
-		  const struct confirm_sweep_request *req, struct bl_error *err)
+int bench_sweep(struct bench_sweep_result *out, struct store *st,
+		const struct bench_sweep_request *req, struct bl_error *err)
 {
 	struct ingest_intake in;
 	struct strbuf root = STRBUF_INIT, branch = STRBUF_INIT;
@@ -293,7 +267,7 @@ int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ingest_intake_init(&in);
+	ingest_intake_init(&in, &adapters_parsers);
 	if ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)))
 		goto done;
 	/* The main checkout's benchline.json rules every commit, as the re-bench's does. */
@@ -314,8 +288,8 @@ int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
 		struct repo_sync_result sync;
 		if ((ret = repo_sync(&sync, st, root.buf, &in.cfg, err)))
 			goto done;
-		confirm_note(req->note, req->data, "synced main (%s): %zu new commit%s, %zu in all",
-			     sync.branch, sync.walked, sync.walked == 1 ? "" : "s", sync.total);
+		bench_note(req->note, req->data, "synced main (%s): %zu new commit%s, %zu in all",
+			   sync.branch, sync.walked, sync.walked == 1 ? "" : "s", sync.total);
 	}
 	if ((ret = repo_open(&r, root.buf, &in.cfg, err)) ||
 	    (ret = repo_resolve(tip, tip_source, &branch, r, NULL, err)) ||
@@ -336,7 +310,7 @@ int confirm_sweep(struct confirm_sweep_result *out, struct store *st,
 		i++;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct confirm_sweep_step step;
+		struct bench_sweep_step step;
 		struct strbuf subject = STRBUF_INIT;
 		int built;
 		memset(&step, 0, sizeof(step));
@@ -372,21 +346,8 @@ done:
 	return ret;
 }
 
-void confirm_sweep_result_release(struct confirm_sweep_result *r)
+void bench_sweep_result_release(struct bench_sweep_result *r)
 {
 	free(r->busy_why);
 	memset(r, 0, sizeof(*r));
-}
-
-void confirm_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	if (!fn)
-		return;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	fn(sb.buf, data);
-	strbuf_release(&sb);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ingest/adapters/adapters.h"
 #include "ingest/ingest.h"
 
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES)
@@ -390,21 +391,6 @@ static int get_hex40(struct native_parser *p, json_t *obj, const char *key, int 
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
-}
-
-int ingest_valid_machine(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 1 || n > 64)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
 }
 
 /* A timed metric's figures: median, p95, samples, n. */
@@ -908,8 +894,8 @@ static void parser_init(struct native_parser *p, const char *name, ingest_record
 	ingest_json_cursor_init(&p->cur);
 }
 
-int ingest_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
-			   ingest_record_fn *fn, void *data, struct bl_error *err)
+int adapters_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
+			     ingest_record_fn *fn, void *data, struct bl_error *err)
 {
 	struct native_parser p;
 
@@ -929,7 +915,7 @@ int ingest_parse_native_fd(const char *name, int fd, const char *start, size_t s
 	return run_parser(&p);
 }
 
-/* ingest_parse_native's sink: each record appended to the batch. */
+/* adapters_parse_native's sink: each record appended to the batch. */
 static int add_to_batch(struct ingest_record *rec, void *data, struct bl_error *err)
 {
 	struct ingest_batch *batch = data;
@@ -940,8 +926,8 @@ static int add_to_batch(struct ingest_record *rec, void *data, struct bl_error *
 	return 0;
 }
 
-int ingest_parse_native(struct ingest_batch *out, const char *name, const char *text, size_t len,
-			struct bl_error *err)
+int adapters_parse_native(struct ingest_batch *out, const char *name, const char *text, size_t len,
+			  struct bl_error *err)
 {
 	struct ingest_batch local = {NULL, 0, 0};
 	struct native_parser p;

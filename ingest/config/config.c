@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ingest/ingest.h"
-#include "ingest/adapters/adapters.h"
+#include "ingest/config/config.h"
 
 /* Largest benchline.json read. */
 #define CONFIG_MAX_FILE ((size_t)1 << 20)
@@ -24,19 +23,21 @@
 #define CONFIG_MAX_PROCESSES 1000
 #define CONFIG_NAME	     "benchline.json"
 
-void ingest_config_init(struct ingest_config *cfg)
+void config_init(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->noisy_limit = INGEST_NOISY_LIMIT;
-	cfg->min_samples = INGEST_MIN_SAMPLES;
+	cfg->noisy_limit = CONFIG_NOISY_LIMIT;
+	cfg->min_samples = CONFIG_MIN_SAMPLES;
 	cfg->cpu_load_pct = 10;
 	cfg->gpu_load_pct = 10;
-	cfg->bench_build_timeout = INGEST_BENCH_TIMEOUT;
-	cfg->bench_run_timeout = INGEST_BENCH_TIMEOUT;
-	cfg->bench_processes = INGEST_BENCH_PROCESSES;
+	cfg->bench_build_timeout = CONFIG_BENCH_TIMEOUT;
+	cfg->bench_run_timeout = CONFIG_BENCH_TIMEOUT;
+	cfg->bench_processes = CONFIG_BENCH_PROCESSES;
+	cfg->counter_tolerance = CONFIG_COUNTER_TOLERANCE;
+	cfg->counter_floor = CONFIG_COUNTER_FLOOR;
 }
 
-void ingest_config_release(struct ingest_config *cfg)
+void config_release(struct config *cfg)
 {
 	strings_free(cfg->measured_paths, cfg->n_measured);
 	strings_free(cfg->unmeasured_paths, cfg->n_unmeasured);
@@ -58,9 +59,10 @@ void ingest_config_release(struct ingest_config *cfg)
 	json_decref(cfg->ladders);
 	free(cfg->bench_build);
 	free(cfg->bench_run);
+	free(cfg->counters_run);
 	free(cfg->bench_format);
 	strings_free(cfg->bench_artifacts, cfg->n_bench_artifacts);
-	ingest_config_init(cfg);
+	config_init(cfg);
 }
 
 static int type_error(struct bl_error *err, const char *name, const char *key, const char *what)
@@ -166,7 +168,7 @@ static int parse_string(char **out, const json_t *v, const char *name, const cha
 	return 0;
 }
 
-static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const char *name,
+static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name,
 		       struct bl_error *err)
 {
 	const char *key;
@@ -212,10 +214,17 @@ static int parse_quiet(struct ingest_config *cfg, const json_t *quiet, const cha
 			}
 		} else if (!strcmp(key, "min_samples")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
-			if (x < 1 || x > INGEST_MAX_SAMPLES)
+			if (x < 1 || x > CONFIG_MAX_MIN_SAMPLES)
 				return type_error(err, name, "quiet.min_samples",
 						  "expected an integer from 1 to 1000000");
 			cfg->min_samples = (int64_t)x;
+		} else if (!strcmp(key, "counter_floor")) {
+			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			    json_number_value(v) > 100)
+				return type_error(
+				    err, name, "quiet.counter_floor",
+				    "expected a percentage from 0 to 100 (0.5 is 0.5%)");
+			cfg->counter_floor = json_number_value(v) / 100;
 		} else if (!strcmp(key, "transient_records")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
 			if (x < 1 || x > 8)
@@ -246,7 +255,7 @@ static int is_machine_name(const char *s)
 	return 1;
 }
 
-static int parse_machines(struct ingest_config *cfg, const json_t *machines, const char *name,
+static int parse_machines(struct config *cfg, const json_t *machines, const char *name,
 			  struct bl_error *err)
 {
 	struct strbuf k = STRBUF_INIT;
@@ -326,7 +335,7 @@ static int parse_pct_map(char ***names, double **pcts, size_t *nr, const json_t 
 	return 0;
 }
 
-static int parse_gate(struct ingest_config *cfg, const json_t *gate, const char *name,
+static int parse_gate(struct config *cfg, const json_t *gate, const char *name,
 		      struct bl_error *err)
 {
 	const char *key;
@@ -337,13 +346,22 @@ static int parse_gate(struct ingest_config *cfg, const json_t *gate, const char 
 	{
 		int ret = 0;
 		if (!strcmp(key, "limit")) {
-			if (!json_is_number(v) || json_number_value(v) < 1)
-				return type_error(err, name, "gate.limit",
-						  "expected a ratio of 1 or more (1.02 is 2%)");
+			if (!json_is_number(v) || !(json_number_value(v) > 1) ||
+			    json_number_value(v) > CONFIG_LIMIT_MAX)
+				return type_error(
+				    err, name, "gate.limit",
+				    "expected a ratio above 1 and at most 10 (1.02 lets "
+				    "a metric grow by 2%)");
 			cfg->gate_limit = json_number_value(v);
 		} else if (!strcmp(key, "overrides")) {
 			ret = parse_pct_map(&cfg->gate_override_globs, &cfg->gate_override_pct,
 					    &cfg->n_gate_overrides, v, name, "gate.overrides", err);
+		} else if (!strcmp(key, "counter_tolerance")) {
+			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			    json_number_value(v) > 1000)
+				return type_error(err, name, "gate.counter_tolerance",
+						  "expected a percentage from 0 to 1000 (1 is 1%)");
+			cfg->counter_tolerance = json_number_value(v) / 100;
 		} else if (!strcmp(key, "exclude")) {
 			size_t i;
 			json_t *item;
@@ -394,8 +412,41 @@ static int parse_seconds(double *out, const json_t *v, const char *name, const c
 	return 0;
 }
 
+/* "bench.counters" (§9.6): {"run": COMMAND, "tool": "callgrind"}. */
+static int parse_counters(struct config *cfg, const json_t *v, const char *name,
+			  struct bl_error *err)
+{
+	const char *key;
+	json_t *x;
+	if (!json_is_object(v))
+		return type_error(err, name, "bench.counters",
+				  "expected an object: {\"run\": COMMAND}");
+	json_object_foreach((json_t *)v, key, x)
+	{
+		int ret;
+		if (!strcmp(key, "run")) {
+			if ((ret = parse_string(&cfg->counters_run, x, name, "bench.counters.run",
+						err)))
+				return ret;
+		} else if (!strcmp(key, "tool")) {
+			if (!json_is_string(x) || strcmp(json_string_value(x), "callgrind"))
+				return type_error(err, name, "bench.counters.tool",
+						  "expected \"callgrind\" (the only tool for now)");
+		} else {
+			struct strbuf at = STRBUF_INIT;
+			strbuf_addf(&at, "bench.counters.%s", key);
+			ret = unknown_key(err, name, at.buf);
+			strbuf_release(&at);
+			return ret;
+		}
+	}
+	if (!cfg->counters_run)
+		return type_error(err, name, "bench.counters.run", "missing: the command to count");
+	return 0;
+}
+
 /* "bench" (§9): how the re-bench builds a commit's worktree and runs its benchmarks. */
-static int parse_bench(struct ingest_config *cfg, const json_t *bench, const char *name,
+static int parse_bench(struct config *cfg, const json_t *bench, const char *name,
 		       struct bl_error *err)
 {
 	struct strbuf at = STRBUF_INIT;
@@ -417,7 +468,8 @@ static int parse_bench(struct ingest_config *cfg, const json_t *bench, const cha
 		} else if (!strcmp(key, "run_timeout")) {
 			ret = parse_seconds(&cfg->bench_run_timeout, v, name, at.buf, err);
 		} else if (!strcmp(key, "format")) {
-			if (!json_is_string(v) || !adapters_format_known(json_string_value(v)))
+			enum result_format f;
+			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v)))
 				ret = type_error(err, name, at.buf,
 						 "expected a format: auto, benchline, bmf, gbench, "
 						 "hyperfine, pytest, gotest or criterion");
@@ -431,6 +483,8 @@ static int parse_bench(struct ingest_config *cfg, const json_t *bench, const cha
 						   at.buf, CONFIG_MAX_PROCESSES);
 			else
 				cfg->bench_processes = (long)json_integer_value(v);
+		} else if (!strcmp(key, "counters")) {
+			ret = parse_counters(cfg, v, name, err);
 		} else if (!strcmp(key, "artifacts")) {
 			if ((ret = parse_strings(&cfg->bench_artifacts, &cfg->n_bench_artifacts, v,
 						 name, at.buf, err)))
@@ -456,7 +510,7 @@ done:
 	return ret;
 }
 
-static int parse_object(struct ingest_config *cfg, const json_t *root, const char *name,
+static int parse_object(struct config *cfg, const json_t *root, const char *name,
 			struct bl_error *err)
 {
 	const char *key;
@@ -537,14 +591,14 @@ static int parse_object(struct ingest_config *cfg, const json_t *root, const cha
 	return 0;
 }
 
-int ingest_config_parse(struct ingest_config *cfg, const char *name, const char *text, size_t len,
-			struct bl_error *err)
+int config_parse(struct config *cfg, const char *name, const char *text, size_t len,
+		 struct bl_error *err)
 {
 	json_error_t jerr;
 	json_t *root;
 	int ret;
 
-	ingest_config_init(cfg);
+	config_init(cfg);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		if (jerr.line > 0)
@@ -558,7 +612,7 @@ int ingest_config_parse(struct ingest_config *cfg, const char *name, const char 
 		ret = parse_object(cfg, root, name, err);
 	json_decref(root);
 	if (ret)
-		ingest_config_release(cfg);
+		config_release(cfg);
 	return ret;
 }
 
@@ -612,16 +666,16 @@ static int same_dir(const char *a, const char *b)
 	return same;
 }
 
-int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct bl_error *err)
+int config_load(struct config *cfg, const char *repo_dir, struct bl_error *err)
 {
 	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
 	git_repository *repo = NULL;
 	const char *root = repo_dir;
 	int found = 0, ret;
 
-	ingest_config_init(cfg);
+	config_init(cfg);
 	/* The file sits at the working tree's root, which may be above repo_dir. */
-	repo_libgit2_init();
+	libgit2_start();
 	if (git_repository_open_ext(&repo, repo_dir, 0, NULL) == 0) {
 		root = git_repository_workdir(repo);
 		if (root && same_dir(root, repo_dir))
@@ -643,7 +697,7 @@ int ingest_config_load(struct ingest_config *cfg, const char *repo_dir, struct b
 	}
 	if (ret || !found)
 		goto done;
-	if ((ret = ingest_config_parse(cfg, path.buf, text.buf, text.len, err)))
+	if ((ret = config_parse(cfg, path.buf, text.buf, text.len, err)))
 		goto done;
 	cfg->path = strbuf_detach(&path, NULL);
 done:
@@ -653,8 +707,8 @@ done:
 	return ret;
 }
 
-int ingest_config_machine(struct strbuf *out, const char *flag, const struct ingest_config *cfg,
-			  struct bl_error *err)
+int config_machine(struct strbuf *out, const char *flag, const struct config *cfg,
+		   struct bl_error *err)
 {
 	char host[256];
 	if (flag) {

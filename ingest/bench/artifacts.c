@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ingest/ingest.h"
-#include "detect/confirm/confirm.h"
+#include "ingest/config/config.h"
+#include "ingest/bench/bench.h"
 
 /* The most files one side's globs may match. */
 #define ARTIFACTS_MAX_FILES 100000
@@ -181,9 +181,9 @@ static void add_root(struct strbuf *sb, const char *dir)
 	strbuf_add(sb, dir, len);
 }
 
-int confirm_artifacts_identical(int *identical, struct strbuf *why, size_t *files,
-				const struct ingest_config *cfg, const char *worktree_a,
-				const char *worktree_b, struct bl_error *err)
+int bench_artifacts_identical(int *identical, struct strbuf *why, size_t *files,
+			      const struct config *cfg, const char *worktree_a,
+			      const char *worktree_b, struct bl_error *err)
 {
 	struct strbuf root_a = STRBUF_INIT, root_b = STRBUF_INIT, reason = STRBUF_INIT;
 	struct path_list a = {0}, b = {0};
