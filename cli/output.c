@@ -282,4 +282,9 @@ void cli_detect_options(struct detect_options *opts, const struct config *cfg)
 	/* benchline.json given: its quiet.transient_records, the default when it has none */
 	opts->transient_records =
 	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+	/* and its change-point settings (§6.1), the defaults for those it has none of */
+	opts->changes_given = 1;
+	opts->change_points = cfg->change_points;
+	opts->change_penalty = cfg->change_penalty;
+	opts->change_min_shift = cfg->change_min_shift;
 }

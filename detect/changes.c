@@ -327,3 +327,157 @@ size_t detect_changes_judge(struct detect_change *out, const double *medians, si
 	free(y);
 	return nout;
 }
+
+size_t detect_changes_unmarked(struct detect_change *out, size_t n, const unsigned char *mark,
+			       size_t nmarks)
+{
+	size_t w = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t c = out[k].index;
+		int near = 0;
+		for (size_t i = c ? c - 1 : 0; i <= c + 1 && i < nmarks; i++)
+			near |= mark[i] == DETECT_VALUE_SLOWER;
+		if (!near)
+			out[w++] = out[k];
+	}
+	return w;
+}
+
+void detect_values_init(struct detect_values *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+void detect_values_release(struct detect_values *v)
+{
+	free(v->median);
+	free(v->run_id);
+	free(v->mark);
+	detect_values_init(v);
+}
+
+void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark)
+{
+	if (v->n == v->alloc) {
+		v->alloc = v->alloc ? 2 * v->alloc : DETECT_VALUES_CHUNK;
+		v->median = xrealloc(v->median, v->alloc * sizeof(*v->median));
+		v->run_id = xrealloc(v->run_id, v->alloc * sizeof(*v->run_id));
+		v->mark = xrealloc(v->mark, v->alloc * sizeof(*v->mark));
+	}
+	v->median[v->n] = median;
+	v->run_id[v->n] = run_id;
+	v->mark[v->n] = mark;
+	v->n++;
+}
+
+static void put_varint(struct strbuf *out, uint64_t x)
+{
+	unsigned char b[10];
+	size_t n = 0;
+	do {
+		b[n++] = (unsigned char)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+		x >>= 7;
+	} while (x);
+	strbuf_add(out, b, n);
+}
+
+/* A varint at *p (before end), *p moved past it; -1 when it does not end in time or is too
+ * long. */
+static int get_varint(uint64_t *x, const unsigned char **p, const unsigned char *end)
+{
+	*x = 0;
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		unsigned char b = *(*p)++;
+		*x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t chunk)
+{
+	size_t from = chunk * DETECT_VALUES_CHUNK, to = from + DETECT_VALUES_CHUNK;
+	int64_t prev = 0;
+	if (to > v->n)
+		to = v->n;
+	for (size_t i = from; i < to; i++) {
+		unsigned char b[8];
+		uint64_t bits, d = (uint64_t)v->run_id[i] - (uint64_t)prev;
+		memcpy(&bits, &v->median[i], sizeof(bits));
+		for (int k = 0; k < 8; k++)
+			b[k] = (unsigned char)(bits >> (8 * k));
+		strbuf_add(out, b, 8);
+		/* zigzag: small differences either way are small numbers */
+		d = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+		put_varint(out, (d << 2) | (v->mark[i] & 3));
+		prev = v->run_id[i];
+	}
+}
+
+int detect_values_decode(struct detect_values *v, const void *data, size_t len)
+{
+	const unsigned char *p = data, *end = p + len;
+	int64_t prev = 0;
+	while (p < end) {
+		uint64_t bits = 0, x, d;
+		double m;
+		if (end - p < 9)
+			return BL_EINVALID;
+		for (int k = 0; k < 8; k++)
+			bits |= (uint64_t)p[k] << (8 * k);
+		p += 8;
+		memcpy(&m, &bits, sizeof(m));
+		if (get_varint(&x, &p, end) || (x & 3) > DETECT_VALUE_FASTER)
+			return BL_EINVALID;
+		d = x >> 2;
+		d = (d >> 1) ^ (uint64_t) - (int64_t)(d & 1);
+		prev = (int64_t)((uint64_t)prev + d);
+		detect_values_add(v, m, prev, (unsigned char)(x & 3));
+	}
+	return 0;
+}
+
+void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes, size_t nchanges)
+{
+	put_varint(out, n);
+	put_varint(out, nchanges);
+	for (size_t i = 0; i < nchanges; i++)
+		put_varint(out, changes[i]);
+}
+
+int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, const void *data,
+			      size_t len)
+{
+	const unsigned char *p = data, *end = p + len;
+	uint64_t x, k;
+	*changes = NULL;
+	*nchanges = 0;
+	if (get_varint(&x, &p, end) || get_varint(&k, &p, end) || k > x)
+		return BL_EINVALID;
+	*n = (size_t)x;
+	if (k)
+		*changes = xmalloc((size_t)k * sizeof(**changes));
+	for (uint64_t i = 0; i < k; i++) {
+		if (get_varint(&x, &p, end) || x >= *n) {
+			free(*changes);
+			*changes = NULL;
+			return BL_EINVALID;
+		}
+		(*changes)[(*nchanges)++] = (size_t)x;
+	}
+	if (p != end) {
+		free(*changes);
+		*changes = NULL;
+		*nchanges = 0;
+		return BL_EINVALID;
+	}
+	return 0;
+}
+
+size_t detect_changes_line(struct detect_change *out, const struct detect_values *v,
+			   int better_higher, const struct detect_change_options *o)
+{
+	size_t n = detect_changes_judge(out, v->median, v->n, better_higher, o);
+	return detect_changes_unmarked(out, n, v->mark, v->n);
+}

@@ -26,7 +26,7 @@ struct store_record_row;
 #define DETECT_MIN_WINDOW   3
 #define DETECT_MAD_FACTOR   4.0
 #define DETECT_FLOOR	    0.03
-#define DETECT_STATE_FORMAT "3"
+#define DETECT_STATE_FORMAT "4"
 /* quiet.transient_records when benchline.json does not say (§9.1) */
 #define DETECT_TRANSIENT_RECORDS 4
 
@@ -130,6 +130,13 @@ struct detect_options {
 	 * setting the last detect used (DETECT_TRANSIENT_RECORDS at first). At most
 	 * DETECT_WINDOW. */
 	int transient_records;
+	/* The change-point pass (§6.1): with changes_given, quiet.change_points (0 off, else on),
+	 * quiet.change_penalty (0: DETECT_CHANGE_PENALTY) and quiet.change_min_shift (negative:
+	 * DETECT_CHANGE_MIN_SHIFT); without, the settings the last detect used (at first the
+	 * defaults, on). Other settings than the last detect's judge every line again. */
+	int changes_given;
+	int change_points;
+	double change_penalty, change_min_shift;
 	/* A full walk holds at most this many records (and metric values) in memory at once;
 	 * 0 for the defaults. */
 	size_t pass_members, pass_points;
@@ -232,15 +239,83 @@ struct detect_change_options {
 size_t detect_changes_judge(struct detect_change *out, const double *medians, size_t n,
 			    int better_higher, const struct detect_change_options *o);
 
+/*
+ * A line's judged medians as detect keeps them for the search (sql/010-change-points.sql),
+ * each with its record's run id and what the band made of it (DETECT_VALUE_*): chunks of
+ * DETECT_VALUES_CHUNK records (chunk k holds records k * DETECT_VALUES_CHUNK on), and a head
+ * (chunk -1) with their count and the changes the last search found (indexes into the line).
+ */
+#define DETECT_VALUES_CHUNK 64
+enum { DETECT_VALUE_UNMARKED, DETECT_VALUE_SLOWER, DETECT_VALUE_FASTER };
+struct detect_values {
+	double *median;
+	int64_t *run_id;
+	unsigned char *mark; /* DETECT_VALUE_* */
+	size_t n, alloc;
+};
+void detect_values_init(struct detect_values *v);
+void detect_values_release(struct detect_values *v);
+void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark);
+/* Chunk k of v: each median as a little-endian double, then a varint of its run id's
+ * difference from the previous one in the chunk (zigzag) shifted left by 2, with the mark. */
+void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t chunk);
+/* Appends the records of one encoded chunk to v; BL_EINVALID when the bytes are not one. */
+int detect_values_decode(struct detect_values *v, const void *data, size_t len);
+/* The head: varints of the count, of the number of changes and of each change's index. */
+void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes,
+			       size_t nchanges);
+/* *changes (malloc'd, the caller's; NULL when none) from a head; BL_EINVALID when not one. */
+int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, const void *data,
+			      size_t len);
+/* Drops from out[0..n) the changes that have a record the band marked slower (mark[i] is
+ * DETECT_VALUE_SLOWER; one mark per median of the line, nmarks of them) within one record of
+ * them: that step has its Suspect already and gets no second. The count left. */
+size_t detect_changes_unmarked(struct detect_change *out, size_t n, const unsigned char *mark,
+			       size_t nmarks);
+/* The changes of a line that count and that the band has not marked: detect_changes_judge,
+ * then detect_changes_unmarked with v's marks; out has room for v->n. */
+size_t detect_changes_line(struct detect_change *out, const struct detect_values *v,
+			   int better_higher, const struct detect_change_options *o);
+
+/*
+ * The change-point searches of one detect (search.c): the walk gives each judged timed line
+ * it finishes (detect_search_add), a worker thread searches them (detect_changes_line) while
+ * the walk goes on, and the walk takes them back in the order given (detect_search_next), so
+ * the outcome does not depend on the thread. The caller's struct starts with a
+ * detect_search_line, allocated by it and freed by free_line (also for the lines still held
+ * by detect_search_free). BENCHLINE_DETECT_THREADS=0 searches without the thread.
+ */
+struct detect_search;
+struct detect_search_line {
+	struct detect_values v; /* the line's judged medians, with their run ids and marks */
+	int better_higher;
+	/* set by the search: */
+	int searched;
+	struct detect_change *changes; /* malloc'd */
+	size_t nchanges;
+};
+struct detect_search *detect_search_new(const struct detect_change_options *o,
+					void (*free_line)(struct detect_search_line *l));
+void detect_search_add(struct detect_search *s, struct detect_search_line *l);
+/* The first line given and not yet taken back, once it is searched (searching it here when
+ * nobody has started it); with wait 0, NULL when it is not searched yet; NULL when every line
+ * given was taken back. */
+struct detect_search_line *detect_search_next(struct detect_search *s, int wait);
+void detect_search_free(struct detect_search *s);
+
 /* A Suspect as §14 prints it: {"id", "machine", "benchmark", "config", "metric", "commit",
- * "source_hash", "seq", "side", "shift", "center", "tolerance", "state"}, null where
- * unknown. */
+ * "source_hash", "seq", "side", "kind", "shift", "center", "tolerance", "state"}, null where
+ * unknown; "kind" is "band" (§6) or "change-point" (§6.1). */
 struct json_t *detect_suspect_json(const struct store_suspect *s);
 struct store_alert;
 /* An alert as `alerts --json` prints it (§14): {"id", "machine", "commit", "reference_commit",
- * "side", "run_wide", "state", "outcome", "suspects", "series", "judged_series", "filed_url"};
- * suspect_ids (a reference taken; NULL for []) the ids of its Suspects. */
+ * "side", "run_wide", "state", "outcome", "suspects", "kinds", "series", "judged_series",
+ * "filed_url"}; suspect_ids (a reference taken; NULL for []) the ids of its Suspects, "kinds"
+ * the opinions that marked them (detect_alert_kinds_json). */
 struct json_t *detect_alert_json(const struct store_alert *a, struct json_t *suspect_ids);
+/* ["band"], ["change-point"] or ["band", "change-point"]: which opinions marked an alert's
+ * Suspects. */
+struct json_t *detect_alert_kinds_json(const struct store_alert *a);
 /* A Series as `series --json` prints it; open_suspects (a reference taken) or NULL for null. */
 struct json_t *detect_series_json(const struct store_series *s, struct json_t *open_suspects);
 /* A record as `records --json` prints it. */

@@ -82,6 +82,14 @@ FROM line_ends ORDER BY line_id;
 INSERT INTO line_ends (line_id, records, fingerprint, last_run_id, last_place, last_at, last_started_at, time_placed_at, judged, tail)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);
 
+-- name: copy_read_line_values
+SELECT line_id, chunk, data
+FROM line_values ORDER BY line_id, chunk;
+
+-- name: copy_write_line_values
+INSERT INTO line_values (line_id, chunk, data)
+VALUES (?1, ?2, ?3);
+
 -- name: copy_read_alerts
 SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records
 FROM alerts ORDER BY id;
@@ -91,12 +99,12 @@ INSERT INTO alerts (id, machine_id, commit_sha, side, state, series, judged_seri
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14);
 
 -- name: copy_read_suspects
-SELECT id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at
+SELECT id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at, kind
 FROM suspects ORDER BY id;
 
 -- name: copy_write_suspects
-INSERT INTO suspects (id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19);
+INSERT INTO suspects (id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at, kind)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20);
 
 -- name: copy_read_regressions
 SELECT id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, created_at

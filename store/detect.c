@@ -806,6 +806,13 @@ int store_detect_lines_delete(struct store_detect *d, const struct store_group *
 			      struct bl_error *err)
 {
 	struct store_stmt *s;
+	if (!(s = store_stmt(
+		  d->st, g ? SQL_DETECT_VALUES_DELETE_GROUP : SQL_DETECT_VALUES_DELETE_ALL, err)))
+		return BL_EDB;
+	if (g)
+		bind_group(s, g);
+	if (store_exec(d->st, s, "cannot delete lines", err))
+		return BL_EDB;
 	if (!g && (!(s = store_stmt(d->st, SQL_DETECT_LINE_ENDS_DELETE_ALL, err)) ||
 		   store_exec(d->st, s, "cannot delete lines", err)))
 		return BL_EDB;
@@ -858,7 +865,8 @@ static int read_mark(struct store_mark *m, struct store *st, struct store_stmt *
 	m->benchmark_id = store_column_int64(s, 17, 0);
 	m->config = store_column_text(s, 18, "");
 	if (store_column_side(&m->side, st, s, 3, err) ||
-	    store_column_state(&m->state, st, s, 8, err))
+	    store_column_state(&m->state, st, s, 8, err) ||
+	    store_column_suspect_kind(&m->kind, st, s, 19, err))
 		return BL_EDB;
 	return 0;
 }
@@ -886,7 +894,7 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      const struct store_group *g, int64_t run_id, const char *metric,
-			      struct strbuf *commit, struct bl_error *err)
+			      enum suspect_kind kind, struct strbuf *commit, struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
 	int rc, ret = 0;
@@ -896,6 +904,7 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 	bind_group(s, g);
 	store_bind_int64(s, 4, run_id);
 	store_bind_text(s, 5, metric);
+	store_bind_text(s, 6, suspect_kind_name(kind));
 	rc = store_step(s);
 	if (rc == STORE_ROW && !(ret = read_mark(out, d->st, s, err))) {
 		/* the row's strings go with the reset below */
@@ -943,6 +952,7 @@ int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const s
 	bind_numbers(s, 6, m);
 	store_bind_id(s, 16, m->alert_id);
 	store_bind_text(s, 17, suspect_state_name(m->state));
+	store_bind_text(s, 18, suspect_kind_name(m->kind));
 	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
 	*id_out = store_last_insert_id(d->st);
@@ -960,6 +970,54 @@ int store_detect_suspect_update(struct store_detect *d, const struct store_mark 
 	store_bind_id(s, 12, m->alert_id);
 	store_bind_text(s, 13, suspect_state_name(m->state));
 	return store_exec(d->st, s, "cannot update a Suspect", err);
+}
+
+int store_detect_values(struct store_detect *d, int64_t line_id, store_values_fn fn, void *cb_data,
+			struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_VALUES_READ, err);
+	int rc, ret = 0;
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	while ((rc = store_step(s)) == STORE_ROW)
+		if ((ret = fn(store_column_int64(s, 0, 0), store_column_blob(s, 1),
+			      (size_t)store_column_bytes(s, 1), cb_data)))
+			break;
+	store_reset(s);
+	if (!ret && rc != STORE_DONE)
+		ret = store_db_error(err, d->st, "cannot read a line's values");
+	return ret;
+}
+
+int store_detect_values_put(struct store_detect *d, int64_t line_id, int64_t chunk,
+			    const void *data, size_t len, struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_VALUES_PUT, err);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	store_bind_int64(s, 2, chunk);
+	store_bind_blob(s, 3, data, len);
+	return store_exec(d->st, s, "cannot store a line's values", err);
+}
+
+int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t run_id,
+			    struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_COMMIT, err);
+	int rc;
+	strbuf_reset(out);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, run_id);
+	rc = store_step(s);
+	if (rc == STORE_ROW)
+		strbuf_addstr(out, store_column_text(s, 0, ""));
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
+		return store_db_error(err, d->st, "cannot read a run's commit");
+	return 0;
 }
 
 void store_pinned_free(struct store_pinned *p, size_t nr)
@@ -1100,7 +1158,8 @@ static int each_suspect(struct store *st, int64_t after_id, int64_t alert_id, in
 		x.source_hash = store_column_text(s, 6, "");
 		x.seq = store_place_seq(store_column_double(s, 7));
 		if ((ret = store_column_side(&x.side, st, s, 8, err)) ||
-		    (ret = store_column_state(&x.state, st, s, 13, err))) {
+		    (ret = store_column_state(&x.state, st, s, 13, err)) ||
+		    (ret = store_column_suspect_kind(&x.kind, st, s, 15, err))) {
 			rc = STORE_DONE;
 			break;
 		}

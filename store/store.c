@@ -225,6 +225,14 @@ int store_column_state(enum suspect_state *out, struct store *st, struct store_s
 	return 0;
 }
 
+int store_column_suspect_kind(enum suspect_kind *out, struct store *st, struct store_stmt *s, int i,
+			      struct bl_error *err)
+{
+	if (suspect_kind_parse(out, store_column_text(s, i, NULL)))
+		return unknown_name(err, st, "Suspect kind", s, i);
+	return 0;
+}
+
 int store_column_outcome(enum alert_outcome *out, struct store *st, struct store_stmt *s, int i,
 			 struct bl_error *err)
 {

@@ -81,9 +81,9 @@ test_expect 'suspects --json lists the same Suspects in Series order; the shifts
 
 test_expect 'suspects prints a readable table; series --json counts the open Suspects' '
 	bl --db demo.db suspects >table &&
-	head -1 table | grep -q "^id *state *side *shift *machine *benchmark *config *metric *commit *seq$" &&
+	head -1 table | grep -q "^id *state *side *kind *shift *machine *benchmark *config *metric *commit *seq$" &&
 	test "$(wc -l <table)" = $(( $(wc -l <planted) + 1 )) &&
-	grep -q "^ *[0-9]*  open   slower  *+12\.[0-9]%  m4-pro-metal *town" table &&
+	grep -q "^ *[0-9]*  open   slower  band  *+12\.[0-9]%  m4-pro-metal *town" table &&
 	bl --db demo.db series --json >series.json &&
 	test "$(json_get series.json "my \$n = 0; \$n += \$_->{open_suspects} for @\$j; \$n")" = "$(wc -l <planted)" &&
 	json_get series.json "for (@\$j) { die if \$_->{regressions} ne q(0) } 1" &&
