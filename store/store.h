@@ -806,6 +806,8 @@ struct store_triage_alert {
 	enum suspect_state state; /* confirmed or covered */
 	int64_t series;		  /* the Suspects it holds */
 	int run_wide;
+	/* Which opinions marked its Suspects: the band (§6), the change-point search (§6.1). */
+	int by_band, by_change_point;
 };
 typedef int (*store_triage_alert_fn)(const struct store_triage_alert *a, void *data);
 /* Every alert triage has yet to file, oldest first: confirmed or covered, holding at least one
