@@ -3,7 +3,8 @@
  * exhaustive search of every partition on small random Series; then hand-made lines for each
  * rule: a descending staircase that jumps back (found), a bimodal runner (not found while it
  * flips; found once it stays on the upper level), a 2-record blip (never), the minimum segment
- * and the 5% filter at their edges, and a penalty setting that changes the answer.
+ * and the 5% filter at their edges, and a penalty setting that changes the answer; a step the
+ * band marked gets no second mark; the values a line keeps for the search round-trip.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -237,6 +238,123 @@ static void sigma_and_penalty(void **state)
 	assert_true(detect_change_sigma(flat, 6) == DETECT_CHANGE_MIN_SIGMA);
 }
 
+/* A clean step the band marks: the search finds it at the same record, and detect gives it no
+ * second mark; nor when the band's mark is one record away; two records away it is a second
+ * opinion again. A faster mark beside it does not count (it is the other side). */
+static void a_step_the_band_marked_gets_no_second_mark(void **state)
+{
+	double v[40];
+	struct detect_verdict verdicts[40];
+	struct detect_values vals;
+	struct detect_change c[40], hand[1];
+	unsigned char marks[40];
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		v[i] = (i < 20 ? 100 : 110) + (i % 3) * 0.1;
+	detect_line(verdicts, v, 40);
+	assert_true(verdicts[20].marked && verdicts[20].above > 0);
+	detect_values_init(&vals);
+	for (int i = 0; i < 40; i++)
+		detect_values_add(&vals, v[i], i + 1,
+				  verdicts[i].marked ? (verdicts[i].above > 0 ? DETECT_VALUE_SLOWER
+									      : DETECT_VALUE_FASTER)
+						     : DETECT_VALUE_UNMARKED);
+	/* the search alone finds the step at record 20 ... */
+	assert_int_equal((int)detect_changes_judge(c, v, 40, 0, NULL), 1);
+	assert_int_equal((int)c[0].index, 20);
+	/* ... which the band marked: no second mark */
+	assert_int_equal((int)detect_changes_line(c, &vals, 0, NULL), 0);
+	detect_values_release(&vals);
+	/* the edges of "within one record", on hand-made marks */
+	hand[0].index = 20;
+	for (int at = 17; at <= 23; at++) {
+		memset(marks, DETECT_VALUE_UNMARKED, sizeof(marks));
+		marks[at] = DETECT_VALUE_SLOWER;
+		assert_int_equal((int)detect_changes_unmarked(hand, 1, marks, 40),
+				 at >= 19 && at <= 21 ? 0 : 1);
+		marks[at] = DETECT_VALUE_FASTER;
+		assert_int_equal((int)detect_changes_unmarked(hand, 1, marks, 40), 1);
+	}
+}
+
+/* Segments of 4 records or more: a 4-record excursion can be a segment of its own, a 3-record
+ * one cannot (the split takes a record more); a change counts once the line holds 4 records before it and 8 after (12 in
+ * all), not with 3 before. */
+static void the_minimum_segment_at_its_edge(void **state)
+{
+	const double four[] = {0, 0, 0, 0, 5, 5, 5, 5, 0, 0, 0, 0};
+	const double three[] = {0, 0, 0, 0, 5, 5, 5, 0, 0, 0, 0, 0};
+	size_t out[16], k;
+	char got[256];
+	(void)state;
+	k = detect_change_points(out, four, 12, 1.0, DETECT_CHANGE_MIN_SEGMENT);
+	assert_int_equal((int)k, 2);
+	assert_int_equal((int)out[0], 4);
+	assert_int_equal((int)out[1], 8);
+	/* the 3 records cannot end a segment at 7: the nearest split takes one more */
+	k = detect_change_points(out, three, 12, 1.0, DETECT_CHANGE_MIN_SEGMENT);
+	assert_int_equal((int)k, 2);
+	assert_int_equal((int)out[0], 4);
+	assert_int_equal((int)out[1], 8);
+	/* with segments of 3 allowed it ends at 7 */
+	k = detect_change_points(out, three, 12, 1.0, 3);
+	assert_int_equal((int)k, 2);
+	assert_int_equal((int)out[1], 7);
+	/* 4 before, 8 after: found at record 4 */
+	JUDGE(got, NULL, 100, 100.1, 99.9, 100, 110, 110.1, 109.9, 110, 110, 110.1, 109.9, 110);
+	assert_string_equal(got, "4");
+	/* 3 before: too short a line, and no first segment of 3 */
+	JUDGE(got, NULL, 100, 100.1, 99.9, 110, 110.1, 109.9, 110, 110, 110.1, 109.9, 110);
+	assert_string_equal(got, "");
+}
+
+/* The values a line keeps for the search: chunks and head round-trip, run ids that go back
+ * (a late record) and far included; broken bytes are refused. */
+static void values_round_trip(void **state)
+{
+	struct detect_values a, b;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n, *ch, nch;
+	const size_t changes[] = {4, 70, 129};
+	(void)state;
+	detect_values_init(&a);
+	detect_values_init(&b);
+	for (int i = 0; i < 130; i++)
+		detect_values_add(&a, 1.0 / (i + 3), i == 50 ? 7 : (int64_t)i * 1000 + 1,
+				  (unsigned char)(i % 3));
+	for (size_t k = 0; k * DETECT_VALUES_CHUNK < a.n; k++) {
+		strbuf_reset(&sb);
+		detect_values_encode(&sb, &a, k);
+		assert_int_equal(detect_values_decode(&b, sb.buf, sb.len), 0);
+	}
+	assert_int_equal((int)b.n, 130);
+	assert_memory_equal(a.median, b.median, 130 * sizeof(double));
+	assert_memory_equal(a.run_id, b.run_id, 130 * sizeof(int64_t));
+	assert_memory_equal(a.mark, b.mark, 130);
+	/* a chunk cut short is refused */
+	strbuf_reset(&sb);
+	detect_values_encode(&sb, &a, 0);
+	assert_int_equal(detect_values_decode(&b, sb.buf, sb.len - 1), BL_EINVALID);
+	strbuf_reset(&sb);
+	detect_values_encode_head(&sb, 130, changes, 3);
+	assert_int_equal(detect_values_decode_head(&n, &ch, &nch, sb.buf, sb.len), 0);
+	assert_int_equal((int)n, 130);
+	assert_int_equal((int)nch, 3);
+	assert_memory_equal(ch, changes, sizeof(changes));
+	free(ch);
+	/* a change past the end, or bytes left over, is no head */
+	strbuf_reset(&sb);
+	detect_values_encode_head(&sb, 100, changes, 3);
+	assert_int_equal(detect_values_decode_head(&n, &ch, &nch, sb.buf, sb.len), BL_EINVALID);
+	strbuf_reset(&sb);
+	detect_values_encode_head(&sb, 130, changes, 3);
+	strbuf_addch(&sb, 0);
+	assert_int_equal(detect_values_decode_head(&n, &ch, &nch, sb.buf, sb.len), BL_EINVALID);
+	strbuf_release(&sb);
+	detect_values_release(&a);
+	detect_values_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +365,9 @@ int main(void)
 	    cmocka_unit_test(a_two_record_blip_is_never_a_change),
 	    cmocka_unit_test(the_filters_at_their_edges),
 	    cmocka_unit_test(the_penalty_setting_changes_the_answer),
+	    cmocka_unit_test(a_step_the_band_marked_gets_no_second_mark),
+	    cmocka_unit_test(the_minimum_segment_at_its_edge),
+	    cmocka_unit_test(values_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
