@@ -1,10 +1,13 @@
 /*
- * detect: Suspects (§6) and alerts (§9.1). The band rule itself, a pure function of one line's
- * medians with no I/O (rule.c); `detect_run`, which walks the Series the store hands it, judges
- * the lines that changed since the last run and stores lines (run.c); the alert pass it ends
- * with, which gives each Suspect its alert, judges the alerts and stores both (alerts.c); and
- * the JSON of Series, records, Suspects and alerts (json.c). docs/detection.md explains the
- * rule with a worked example, its blind spots and the incremental design; docs/confirm.md the
+ * detect: Suspects (§6, §6.1) and alerts (§9.1). The band rule itself, a pure function of one
+ * line's medians with no I/O (rule.c); the change-point search, the second opinion of §6.1,
+ * pure functions too, with the values a line keeps for it (changes.c); `detect_run`, which
+ * walks the Series the store hands it, judges the lines that changed since the last run and
+ * stores lines (run.c), handing each judged timed line to the change-point searches that run
+ * beside it in a worker thread (search.c); the alert pass it ends with, which gives each
+ * Suspect its alert, judges the alerts and stores both (alerts.c); and the JSON of Series,
+ * records, Suspects and alerts (json.c). docs/detection.md explains the rule with a worked
+ * example, its blind spots, the change points and the incremental design; docs/confirm.md the
  * alerts.
  */
 #ifndef BENCHLINE_DETECT_H
