@@ -540,13 +540,23 @@ static int touch_recounted(struct detect_alerts *a, struct bl_error *err)
 	return 0;
 }
 
-/* Writes a mark: inserted when new, else updated when anything about it moved. */
-static int write_mark(struct store_detect *d, struct pass_mark *pm, struct bl_error *err)
+/* Writes the marks: the stored ones updated, the new ones inserted in their order, several
+ * rows a statement (a first detect writes thousands). */
+static int write_marks(struct detect_alerts *a, struct store_detect *d, struct bl_error *err)
 {
-	int64_t id;
-	if (!pm->stored)
-		return store_detect_suspect_insert(&id, d, &pm->mk, err);
-	return store_detect_suspect_update(d, &pm->mk, err);
+	const struct store_mark **fresh = xmalloc((a->nmarks ? a->nmarks : 1) * sizeof(*fresh));
+	size_t nfresh = 0;
+	int ret = 0;
+	for (size_t i = 0; !ret && i < a->nmarks; i++) {
+		if (!a->marks[i].stored)
+			fresh[nfresh++] = &a->marks[i].mk;
+		else
+			ret = store_detect_suspect_update(d, &a->marks[i].mk, err);
+	}
+	if (!ret)
+		ret = store_detect_suspects_insert(d, fresh, nfresh, err);
+	free(fresh);
+	return ret;
 }
 
 int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct bl_error *err)
@@ -604,9 +614,7 @@ int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct
 		if ((ret = judge(a, &a->touched[i], order, from, k, &j, err)))
 			goto done;
 	}
-	for (size_t i = 0; i < a->nmarks; i++)
-		if ((ret = write_mark(d, &a->marks[i], err)))
-			goto done;
+	ret = write_marks(a, d, err);
 done:
 	free(order);
 	free(stale);

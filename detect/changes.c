@@ -73,7 +73,11 @@ double detect_change_sigma(const double *y, size_t n)
 double detect_change_penalty(const double *y, size_t n, double factor)
 {
 	double sigma = detect_change_sigma(y, n);
-	return factor * sigma * sigma * log(n > 1 ? (double)n : 2.0);
+	double u = sigma * sigma * log(n > 1 ? (double)n : 2.0);
+	/* The nearest power of 2^(1/steps): the penalty moves in steps, so that most records a
+	 * line gains leave it as it was and the search goes on from where it stopped. */
+	double step = round(DETECT_CHANGE_PENALTY_STEPS * log2(u));
+	return factor * exp2(step / DETECT_CHANGE_PENALTY_STEPS);
 }
 
 /*
@@ -183,33 +187,91 @@ static double lowest(const struct cand *c, const struct sums *p, const double *f
 	return best;
 }
 
-size_t detect_change_points(size_t *out, const double *y, size_t n, double penalty, size_t min_seg)
+void detect_fpop_init(struct detect_fpop *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+void detect_fpop_release(struct detect_fpop *st)
+{
+	for (size_t k = 0; k < st->ncand; k++)
+		free(st->cand[k].z);
+	free(st->cand);
+	detect_fpop_init(st);
+}
+
+/* Whether st can go on to y[0..n) with this penalty: it searched some of them with it. */
+static int can_go_on(const struct detect_fpop *st, size_t n, double penalty)
+{
+	return st && st->n && st->n <= n && st->penalty == penalty;
+}
+
+size_t detect_change_points_from(size_t *out, const double *y, size_t n, double penalty,
+				 size_t min_seg, size_t *last, struct detect_fpop *st,
+				 size_t *from_out)
 {
 	struct sums p;
 	double *f;
-	size_t *last, ncand = 0, nout = 0, scratch_alloc = 8;
+	size_t ncand = 0, nout = 0, scratch_alloc = 8, from = 0, t;
+	int go_on;
 	struct cand *cand;
 	struct span *scratch = xmalloc(scratch_alloc * sizeof(*scratch));
 
 	if (min_seg < 1)
 		min_seg = 1;
-	if (n < 2 * min_seg)
-		return 0;
-	p.s = xcalloc(n + 1, sizeof(*p.s));
-	p.q = xcalloc(n + 1, sizeof(*p.q));
-	for (size_t i = 0; i < n; i++) {
-		p.s[i + 1] = p.s[i] + y[i];
-		p.q[i + 1] = p.q[i] + y[i] * y[i];
-	}
+	/* Only the entries of the candidates, of those to come and of the records searched now
+	 * are ever read: no need to clear the rest. */
+	p.s = xmalloc((n + 1) * sizeof(*p.s));
+	p.q = xmalloc((n + 1) * sizeof(*p.q));
 	/* f[t]: the least penalised cost of y[0..t) split into segments of min_seg or more (less
 	 * the first segment's penalty); last[t]: where that split's last segment starts. */
 	f = xmalloc((n + 1) * sizeof(*f));
-	last = xcalloc(n + 1, sizeof(*last));
-	cand = xcalloc(n + 1, sizeof(*cand));
-	f[0] = -penalty;
-	for (size_t t = 1; t < min_seg; t++)
-		f[t] = INFINITY;
-	for (size_t t = min_seg; t <= n; t++) {
+	/* the candidates kept, and one for each record still to search */
+	go_on = min_seg == DETECT_CHANGE_MIN_SEGMENT && can_go_on(st, n, penalty);
+	cand = xcalloc((go_on ? st->ncand + n - st->n : n) + 1, sizeof(*cand));
+	if (go_on) {
+		/* Going on: the sums and costs the candidates and the ones to come need. */
+		from = st->n;
+		p.s[from] = st->ps;
+		p.q[from] = st->pq;
+		for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++) {
+			if (from + i + 1 < DETECT_CHANGE_MIN_SEGMENT)
+				continue;
+			t = from + i + 1 - DETECT_CHANGE_MIN_SEGMENT;
+			f[t] = st->f[i];
+			p.s[t] = st->fps[i];
+			p.q[t] = st->fpq[i];
+		}
+		for (size_t k = 0; k < st->ncand; k++) {
+			const struct detect_fpop_cand *sc = &st->cand[k];
+			struct cand *c = &cand[ncand++];
+			c->s = sc->s;
+			f[sc->s] = sc->f;
+			p.s[sc->s] = sc->ps;
+			p.q[sc->s] = sc->pq;
+			c->alloc = sc->nz > 4 ? sc->nz : 4;
+			c->z = xmalloc(c->alloc * sizeof(*c->z));
+			for (size_t i = 0; i < sc->nz; i++) {
+				c->z[i].lo = sc->z[2 * i];
+				c->z[i].hi = sc->z[2 * i + 1];
+			}
+			c->nz = sc->nz;
+		}
+	} else {
+		p.s[0] = p.q[0] = 0;
+		f[0] = -penalty;
+		for (t = 1; t < min_seg && t <= n; t++)
+			f[t] = INFINITY;
+		last[0] = 0;
+	}
+	for (size_t i = from; i < n; i++) {
+		p.s[i + 1] = p.s[i] + y[i];
+		p.q[i + 1] = p.q[i] + y[i] * y[i];
+	}
+	for (t = from + 1; t < min_seg && t <= n; t++)
+		last[t] = 0;
+	*from_out = from + 1;
+	for (t = from + 1 > min_seg ? from + 1 : min_seg; t <= n; t++) {
 		size_t s = t - min_seg, w = 0;
 		double best = INFINITY;
 		if (s == 0 || s >= min_seg) {
@@ -244,6 +306,7 @@ size_t detect_change_points(size_t *out, const double *y, size_t n, double penal
 			cand[w++] = cand[k];
 		}
 		ncand = w;
+		last[t] = 0;
 		for (size_t k = 0; k < ncand; k++) {
 			double v = lowest(&cand[k], &p, f, penalty, t);
 			/* ties go to the earlier start, so the answer does not depend on order */
@@ -255,12 +318,42 @@ size_t detect_change_points(size_t *out, const double *y, size_t n, double penal
 		f[t] = best;
 	}
 	/* The changes are the starts of every segment but the first, in order. */
-	for (size_t t = n; t > 0 && last[t] > 0; t = last[t])
+	for (t = n; t > 0 && last[t] > 0; t = last[t])
 		out[nout++] = last[t];
 	for (size_t i = 0; i < nout / 2; i++) {
 		size_t x = out[i];
 		out[i] = out[nout - 1 - i];
 		out[nout - 1 - i] = x;
+	}
+	if (st) {
+		/* Where the search stopped, for the next values of the line. */
+		detect_fpop_release(st);
+		st->n = n;
+		st->penalty = penalty;
+		st->ps = p.s[n];
+		st->pq = p.q[n];
+		for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++) {
+			int valid = n + i + 1 >= DETECT_CHANGE_MIN_SEGMENT;
+			t = valid ? n + i + 1 - DETECT_CHANGE_MIN_SEGMENT : 0;
+			st->f[i] = valid ? f[t] : NAN;
+			st->fps[i] = valid ? p.s[t] : NAN;
+			st->fpq[i] = valid ? p.q[t] : NAN;
+		}
+		st->cand = xcalloc(ncand ? ncand : 1, sizeof(*st->cand));
+		st->ncand = ncand;
+		for (size_t k = 0; k < ncand; k++) {
+			struct detect_fpop_cand *sc = &st->cand[k];
+			sc->s = cand[k].s;
+			sc->f = f[sc->s];
+			sc->ps = p.s[sc->s];
+			sc->pq = p.q[sc->s];
+			sc->nz = cand[k].nz;
+			sc->z = xmalloc((sc->nz ? 2 * sc->nz : 1) * sizeof(*sc->z));
+			for (size_t i = 0; i < sc->nz; i++) {
+				sc->z[2 * i] = cand[k].z[i].lo;
+				sc->z[2 * i + 1] = cand[k].z[i].hi;
+			}
+		}
 	}
 	for (size_t k = 0; k < ncand; k++)
 		free(cand[k].z);
@@ -269,8 +362,18 @@ size_t detect_change_points(size_t *out, const double *y, size_t n, double penal
 	free(p.s);
 	free(p.q);
 	free(f);
-	free(last);
 	return nout;
+}
+
+size_t detect_change_points(size_t *out, const double *y, size_t n, double penalty, size_t min_seg)
+{
+	size_t *last, from, k;
+	if (n < 2 * (min_seg ? min_seg : 1))
+		return 0;
+	last = xcalloc(n + 1, sizeof(*last));
+	k = detect_change_points_from(out, y, n, penalty, min_seg, last, NULL, &from);
+	free(last);
+	return k;
 }
 
 /* The nearest-rank median of v[from..to) (copied: v is left as it is). */
@@ -283,28 +386,12 @@ static double median_of(const double *v, size_t from, size_t to)
 	return stats_nr_median(w, n);
 }
 
-size_t detect_changes_judge(struct detect_change *out, const double *medians, size_t n,
-			    int better_higher, const struct detect_change_options *o)
+/* The changes among cp[0..ncp) (a split of medians[0..n)) that count: worse by the minimum
+ * shift, their new level lasting. */
+static size_t count_changes(struct detect_change *out, const double *medians, size_t n,
+			    const size_t *cp, size_t ncp, int better_higher, double min_shift)
 {
-	double *y;
-	size_t *cp, ncp, nout = 0;
-	double factor = o && o->penalty > 0 ? o->penalty : DETECT_CHANGE_PENALTY;
-	double min_shift = o && o->min_shift >= 0 ? o->min_shift : DETECT_CHANGE_MIN_SHIFT;
-
-	if (n < DETECT_CHANGE_MIN_SEGMENT + DETECT_CHANGE_SIDE)
-		return 0;
-	y = xmalloc(n * sizeof(*y));
-	for (size_t i = 0; i < n; i++) {
-		if (!(medians[i] > 0)) {
-			/* the log of a median that is not positive means nothing: no opinion */
-			free(y);
-			return 0;
-		}
-		y[i] = log(medians[i]);
-	}
-	cp = xmalloc(n * sizeof(*cp));
-	ncp = detect_change_points(cp, y, n, detect_change_penalty(y, n, factor),
-				   DETECT_CHANGE_MIN_SEGMENT);
+	size_t nout = 0;
 	for (size_t k = 0; k < ncp; k++) {
 		size_t c = cp[k], end = k + 1 < ncp ? cp[k + 1] : n;
 		size_t from = c >= DETECT_CHANGE_SIDE ? c - DETECT_CHANGE_SIDE : 0;
@@ -323,9 +410,55 @@ size_t detect_changes_judge(struct detect_change *out, const double *medians, si
 		out[nout].shift = shift;
 		nout++;
 	}
+	return nout;
+}
+
+/* detect_changes_judge going on from st (NULL: from the start), last as for
+ * detect_change_points_from; *dirty as for detect_changes_line. */
+static size_t judge_from(struct detect_change *out, const double *medians, size_t n,
+			 int better_higher, const struct detect_change_options *o, size_t *last,
+			 struct detect_fpop *st, size_t *dirty)
+{
+	double *y;
+	size_t *cp, ncp, nout, from;
+	double factor = o && o->penalty > 0 ? o->penalty : DETECT_CHANGE_PENALTY;
+	double min_shift = o && o->min_shift >= 0 ? o->min_shift : DETECT_CHANGE_MIN_SHIFT;
+
+	*dirty = n;
+	if (n < DETECT_CHANGE_MIN_SEGMENT + DETECT_CHANGE_SIDE) {
+		if (st)
+			detect_fpop_release(st);
+		return 0;
+	}
+	y = xmalloc(n * sizeof(*y));
+	for (size_t i = 0; i < n; i++) {
+		if (!(medians[i] > 0)) {
+			/* the log of a median that is not positive means nothing: no opinion */
+			free(y);
+			if (st)
+				detect_fpop_release(st);
+			return 0;
+		}
+		y[i] = log(medians[i]);
+	}
+	cp = xmalloc(n * sizeof(*cp));
+	ncp = detect_change_points_from(cp, y, n, detect_change_penalty(y, n, factor),
+					DETECT_CHANGE_MIN_SEGMENT, last, st, &from);
+	/* last[t] is kept with record t - 1 */
+	*dirty = from - 1;
+	nout = count_changes(out, medians, n, cp, ncp, better_higher, min_shift);
 	free(cp);
 	free(y);
 	return nout;
+}
+
+size_t detect_changes_judge(struct detect_change *out, const double *medians, size_t n,
+			    int better_higher, const struct detect_change_options *o)
+{
+	size_t *last = xcalloc(n + 1, sizeof(*last)), dirty;
+	size_t k = judge_from(out, medians, n, better_higher, o, last, NULL, &dirty);
+	free(last);
+	return k;
 }
 
 size_t detect_changes_unmarked(struct detect_change *out, size_t n, const unsigned char *mark,
@@ -353,38 +486,87 @@ void detect_values_release(struct detect_values *v)
 	free(v->median);
 	free(v->run_id);
 	free(v->mark);
+	free(v->last);
 	detect_values_init(v);
+}
+
+void detect_values_grow(struct detect_values *v, size_t n)
+{
+	if (n <= v->alloc && v->last)
+		return;
+	if (n < 2 * v->alloc)
+		n = 2 * v->alloc;
+	if (n < DETECT_VALUES_CHUNK)
+		n = DETECT_VALUES_CHUNK;
+	v->median = xrealloc(v->median, n * sizeof(*v->median));
+	v->run_id = xrealloc(v->run_id, n * sizeof(*v->run_id));
+	v->mark = xrealloc(v->mark, n * sizeof(*v->mark));
+	v->last = xrealloc(v->last, (n + 1) * sizeof(*v->last));
+	if (!v->alloc)
+		v->last[0] = 0;
+	v->alloc = n;
 }
 
 void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark)
 {
-	if (v->n == v->alloc) {
-		v->alloc = v->alloc ? 2 * v->alloc : DETECT_VALUES_CHUNK;
-		v->median = xrealloc(v->median, v->alloc * sizeof(*v->median));
-		v->run_id = xrealloc(v->run_id, v->alloc * sizeof(*v->run_id));
-		v->mark = xrealloc(v->mark, v->alloc * sizeof(*v->mark));
-	}
+	if (v->n == v->alloc || !v->last)
+		detect_values_grow(v, v->n + 1);
 	v->median[v->n] = median;
 	v->run_id[v->n] = run_id;
 	v->mark[v->n] = mark;
-	v->n++;
+	v->last[++v->n] = 0;
+}
+
+/* x as a varint at b (room for 10 bytes); how many bytes. */
+static size_t varint_at(unsigned char *b, uint64_t x)
+{
+	size_t n = 0;
+	while (x > 0x7f) {
+		b[n++] = (unsigned char)(x | 0x80);
+		x >>= 7;
+	}
+	b[n++] = (unsigned char)x;
+	return n;
 }
 
 static void put_varint(struct strbuf *out, uint64_t x)
 {
 	unsigned char b[10];
-	size_t n = 0;
-	do {
-		b[n++] = (unsigned char)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
-		x >>= 7;
-	} while (x);
-	strbuf_add(out, b, n);
+	strbuf_add(out, b, varint_at(b, x));
+}
+
+/* The 8 bytes at b, little-endian (memcpy where the host is). */
+static uint64_t le64(const unsigned char *b)
+{
+	uint64_t x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&x, b, 8);
+#else
+	for (int k = 0; k < 8; k++)
+		x |= (uint64_t)b[k] << (8 * k);
+#endif
+	return x;
+}
+
+static void put_le64(unsigned char *b, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(b, &x, 8);
+#else
+	for (int k = 0; k < 8; k++)
+		b[k] = (unsigned char)(x >> (8 * k));
+#endif
 }
 
 /* A varint at *p (before end), *p moved past it; -1 when it does not end in time or is too
  * long. */
 static int get_varint(uint64_t *x, const unsigned char **p, const unsigned char *end)
 {
+	/* one byte, most of the time */
+	if (*p < end && !(**p & 0x80)) {
+		*x = *(*p)++;
+		return 0;
+	}
 	*x = 0;
 	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
 		unsigned char b = *(*p)++;
@@ -397,87 +579,197 @@ static int get_varint(uint64_t *x, const unsigned char **p, const unsigned char 
 
 void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t chunk)
 {
-	size_t from = chunk * DETECT_VALUES_CHUNK, to = from + DETECT_VALUES_CHUNK;
+	size_t from = chunk * DETECT_VALUES_CHUNK, to = from + DETECT_VALUES_CHUNK, len;
 	int64_t prev = 0;
+	unsigned char *b;
 	if (to > v->n)
 		to = v->n;
+	/* at most 28 bytes a record: written in place, then the length set */
+	strbuf_grow(out, 28 * (to > from ? to - from : 0));
+	b = (unsigned char *)out->buf + out->len;
+	len = 0;
 	for (size_t i = from; i < to; i++) {
-		unsigned char b[8];
 		uint64_t bits, d = (uint64_t)v->run_id[i] - (uint64_t)prev;
 		memcpy(&bits, &v->median[i], sizeof(bits));
-		for (int k = 0; k < 8; k++)
-			b[k] = (unsigned char)(bits >> (8 * k));
-		strbuf_add(out, b, 8);
+		put_le64(b + len, bits);
+		len += 8;
 		/* zigzag: small differences either way are small numbers */
 		d = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-		put_varint(out, (d << 2) | (v->mark[i] & 3));
+		len += varint_at(b + len, (d << 2) | (v->mark[i] & 3));
+		/* the length of the last segment up to it: a small number too */
+		len += varint_at(b + len, i + 1 - v->last[i + 1]);
 		prev = v->run_id[i];
 	}
+	strbuf_setlen(out, out->len + len);
 }
 
 int detect_values_decode(struct detect_values *v, const void *data, size_t len)
 {
 	const unsigned char *p = data, *end = p + len;
 	int64_t prev = 0;
+	/* 10 bytes a record at least: room for as many as it can hold, at most a chunk */
+	detect_values_grow(
+	    v, v->n + (len / 10 < DETECT_VALUES_CHUNK ? len / 10 : DETECT_VALUES_CHUNK));
 	while (p < end) {
-		uint64_t bits = 0, x, d;
-		double m;
-		if (end - p < 9)
+		uint64_t bits, x, d, seg;
+		size_t i = v->n;
+		if (end - p < 10)
 			return BL_EINVALID;
-		for (int k = 0; k < 8; k++)
-			bits |= (uint64_t)p[k] << (8 * k);
+		bits = le64(p);
 		p += 8;
-		memcpy(&m, &bits, sizeof(m));
-		if (get_varint(&x, &p, end) || (x & 3) > DETECT_VALUE_FASTER)
+		/* the run id's difference in two bytes and the segment's length in one, most of
+		 * the time */
+		if (p + 2 < end && (p[0] & 0x80) && !(p[1] & 0x80) && !(p[2] & 0x80)) {
+			x = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+			seg = p[2];
+			p += 3;
+		} else if (get_varint(&x, &p, end) || get_varint(&seg, &p, end)) {
 			return BL_EINVALID;
+		}
+		if ((x & 3) > DETECT_VALUE_FASTER || seg > i + 1)
+			return BL_EINVALID;
+		if (i == v->alloc)
+			detect_values_grow(v, i + 1);
+		memcpy(&v->median[i], &bits, sizeof(bits));
 		d = x >> 2;
-		d = (d >> 1) ^ (uint64_t) - (int64_t)(d & 1);
+		/* zigzag back: the low bit is the sign */
+		d = (d >> 1) ^ (0 - (d & 1));
 		prev = (int64_t)((uint64_t)prev + d);
-		detect_values_add(v, m, prev, (unsigned char)(x & 3));
+		v->run_id[i] = prev;
+		v->mark[i] = (unsigned char)(x & 3);
+		v->last[i + 1] = i + 1 - (size_t)seg;
+		v->n++;
 	}
 	return 0;
 }
 
-void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes, size_t nchanges)
+static void put_double(struct strbuf *out, double x)
+{
+	unsigned char b[8];
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof(bits));
+	put_le64(b, bits);
+	strbuf_add(out, b, 8);
+}
+
+static int get_double(double *x, const unsigned char **p, const unsigned char *end)
+{
+	uint64_t bits;
+	if (end - *p < 8)
+		return -1;
+	bits = le64(*p);
+	*p += 8;
+	memcpy(x, &bits, sizeof(*x));
+	return 0;
+}
+
+void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes, size_t nchanges,
+			       const struct detect_fpop *st)
 {
 	put_varint(out, n);
 	put_varint(out, nchanges);
 	for (size_t i = 0; i < nchanges; i++)
 		put_varint(out, changes[i]);
+	if (!st || !st->n) {
+		put_varint(out, 0);
+		return;
+	}
+	put_varint(out, st->n);
+	put_double(out, st->penalty);
+	put_double(out, st->ps);
+	put_double(out, st->pq);
+	for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++) {
+		put_double(out, st->f[i]);
+		put_double(out, st->fps[i]);
+		put_double(out, st->fpq[i]);
+	}
+	put_varint(out, st->ncand);
+	for (size_t k = 0; k < st->ncand; k++) {
+		const struct detect_fpop_cand *c = &st->cand[k];
+		put_varint(out, c->s);
+		put_double(out, c->f);
+		put_double(out, c->ps);
+		put_double(out, c->pq);
+		put_varint(out, c->nz);
+		for (size_t i = 0; i < 2 * c->nz; i++)
+			put_double(out, c->z[i]);
+	}
 }
 
-int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, const void *data,
-			      size_t len)
+/* The state part of a head, into st (emptied first). */
+static int decode_state(struct detect_fpop *st, const unsigned char **p, const unsigned char *end)
+{
+	uint64_t x, ncand;
+	detect_fpop_release(st);
+	if (get_varint(&x, p, end))
+		return -1;
+	if (!x)
+		return 0;
+	st->n = (size_t)x;
+	if (get_double(&st->penalty, p, end) || get_double(&st->ps, p, end) ||
+	    get_double(&st->pq, p, end))
+		return -1;
+	for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++)
+		if (get_double(&st->f[i], p, end) || get_double(&st->fps[i], p, end) ||
+		    get_double(&st->fpq[i], p, end))
+			return -1;
+	/* each candidate takes 26 bytes at least */
+	if (get_varint(&ncand, p, end) || ncand > (uint64_t)(end - *p) / 26)
+		return -1;
+	st->cand = xcalloc(ncand ? (size_t)ncand : 1, sizeof(*st->cand));
+	for (uint64_t k = 0; k < ncand; k++) {
+		struct detect_fpop_cand *c = &st->cand[st->ncand];
+		uint64_t s, nz;
+		if (get_varint(&s, p, end) || s >= st->n || get_double(&c->f, p, end) ||
+		    get_double(&c->ps, p, end) || get_double(&c->pq, p, end) ||
+		    get_varint(&nz, p, end) || nz > (uint64_t)(end - *p) / 16)
+			return -1;
+		c->s = (size_t)s;
+		c->nz = (size_t)nz;
+		c->z = xmalloc((nz ? 2 * (size_t)nz : 1) * sizeof(*c->z));
+		st->ncand++;
+		for (size_t i = 0; i < 2 * c->nz; i++)
+			if (get_double(&c->z[i], p, end))
+				return -1;
+	}
+	return 0;
+}
+
+int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, struct detect_fpop *st,
+			      const void *data, size_t len)
 {
 	const unsigned char *p = data, *end = p + len;
 	uint64_t x, k;
 	*changes = NULL;
 	*nchanges = 0;
 	if (get_varint(&x, &p, end) || get_varint(&k, &p, end) || k > x)
-		return BL_EINVALID;
+		goto bad;
 	*n = (size_t)x;
 	if (k)
 		*changes = xmalloc((size_t)k * sizeof(**changes));
 	for (uint64_t i = 0; i < k; i++) {
-		if (get_varint(&x, &p, end) || x >= *n) {
-			free(*changes);
-			*changes = NULL;
-			return BL_EINVALID;
-		}
+		if (get_varint(&x, &p, end) || x >= *n)
+			goto bad;
 		(*changes)[(*nchanges)++] = (size_t)x;
 	}
-	if (p != end) {
-		free(*changes);
-		*changes = NULL;
-		*nchanges = 0;
-		return BL_EINVALID;
-	}
+	if (decode_state(st, &p, end) || p != end || st->n > *n)
+		goto bad;
 	return 0;
+bad:
+	free(*changes);
+	*changes = NULL;
+	*nchanges = 0;
+	detect_fpop_release(st);
+	return BL_EINVALID;
 }
 
-size_t detect_changes_line(struct detect_change *out, const struct detect_values *v,
-			   int better_higher, const struct detect_change_options *o)
+size_t detect_changes_line(struct detect_change *out, struct detect_values *v, int better_higher,
+			   const struct detect_change_options *o, struct detect_fpop *st,
+			   size_t *dirty)
 {
-	size_t n = detect_changes_judge(out, v->median, v->n, better_higher, o);
+	size_t n;
+	if (!v->last)
+		detect_values_grow(v, v->n);
+	n = judge_from(out, v->median, v->n, better_higher, o, v->last, st, dirty);
 	return detect_changes_unmarked(out, n, v->mark, v->n);
 }

@@ -210,23 +210,61 @@ int detect_mark_status(int followers, int persisted, int transient_records);
  * band cannot see. PELT on the logs of the medians (a segment's cost is its sum of squared
  * deviations from its mean; segments of DETECT_CHANGE_MIN_SEGMENT records or more; a penalty
  * per change of factor * sigma^2 * ln(n), sigma = 1.4826 * MAD(first differences) / sqrt(2),
- * at least DETECT_CHANGE_MIN_SIGMA); a change counts when the median of up to
- * DETECT_CHANGE_SIDE records after it is worse than that of up to DETECT_CHANGE_SIDE before it
- * by the minimum shift, and its segment lasts DETECT_CHANGE_SIDE records. Pure functions.
+ * at least DETECT_CHANGE_MIN_SIGMA, rounded to the nearest power of 2^(1 /
+ * DETECT_CHANGE_PENALTY_STEPS)); a change counts when the median of up to DETECT_CHANGE_SIDE
+ * records after it is worse than that of up to DETECT_CHANGE_SIDE before it by the minimum
+ * shift, and its segment lasts DETECT_CHANGE_SIDE records. Pure functions. The rounding lets
+ * a line that grows keep its search's state and go on from it, exactly, for as long as its
+ * penalty stays on the same step (docs/detection.md, "Change points").
  */
-#define DETECT_CHANGE_MIN_SEGMENT 4
-#define DETECT_CHANGE_SIDE	  8
-#define DETECT_CHANGE_PENALTY	  32.0 /* quiet.change_penalty */
-#define DETECT_CHANGE_MIN_SHIFT	  0.05 /* quiet.change_min_shift */
-#define DETECT_CHANGE_MIN_SIGMA	  1e-4
+#define DETECT_CHANGE_MIN_SEGMENT   4
+#define DETECT_CHANGE_SIDE	    8
+#define DETECT_CHANGE_PENALTY	    32.0 /* quiet.change_penalty */
+#define DETECT_CHANGE_MIN_SHIFT	    0.05 /* quiet.change_min_shift */
+#define DETECT_CHANGE_MIN_SIGMA	    1e-4
+#define DETECT_CHANGE_PENALTY_STEPS 8 /* steps of the penalty per doubling */
 /* sigma of y[0..n): 1.4826 * the MAD of its first differences / sqrt(2), at least the
  * minimum. */
 double detect_change_sigma(const double *y, size_t n);
-/* factor * sigma^2 * ln(n) for y[0..n). */
+/* factor * sigma^2 * ln(n) for y[0..n), rounded to the nearest power of
+ * 2^(1 / DETECT_CHANGE_PENALTY_STEPS) (the factor itself is not rounded). */
 double detect_change_penalty(const double *y, size_t n, double factor);
+
+/* The search's state after the first n values of a line: the penalty it searched with, the
+ * prefix sums and least costs it still needs, and its candidates for the start of the last
+ * segment (FPOP's: each with the means where it is the cheapest, lo-hi pairs). Enough to go
+ * on with more values exactly as a search of them all from the start would. */
+struct detect_fpop_cand {
+	size_t s;
+	double f, ps, pq; /* the least cost before s, and the prefix sums of y and y^2 at s */
+	double *z;	  /* nz (lo, hi) pairs, sorted and disjoint */
+	size_t nz;
+};
+struct detect_fpop {
+	size_t n;	/* values searched; 0: none (a search starts from the first) */
+	double penalty; /* the penalty they were searched with */
+	double ps, pq;	/* the prefix sums at n */
+	/* at n - DETECT_CHANGE_MIN_SEGMENT + 1 .. n (those at 0 or later): the least cost of
+	 * each prefix and its sums, for the candidates still to come */
+	double f[DETECT_CHANGE_MIN_SEGMENT], fps[DETECT_CHANGE_MIN_SEGMENT],
+	    fpq[DETECT_CHANGE_MIN_SEGMENT];
+	struct detect_fpop_cand *cand;
+	size_t ncand;
+};
+void detect_fpop_init(struct detect_fpop *st);
+void detect_fpop_release(struct detect_fpop *st);
 /* PELT: the least penalised split of y[0..n) into segments of min_seg or more; the starts of
  * every segment but the first, ascending, into out (room for n), and how many. */
 size_t detect_change_points(size_t *out, const double *y, size_t n, double penalty, size_t min_seg);
+/*
+ * The same, going on from st when it searched the first st->n values of y with this penalty
+ * and min_seg (else from the start); st is left at n. last[t] (t = 0..n) is where the last
+ * segment of the best split of y[0..t) starts: given for t <= st->n, the rest filled (from
+ * the start: all). *from: the first t whose last[t] was written (st->n + 1, or 1).
+ */
+size_t detect_change_points_from(size_t *out, const double *y, size_t n, double penalty,
+				 size_t min_seg, size_t *last, struct detect_fpop *st,
+				 size_t *from);
 /* A change that counts: at medians[index], the levels before and after it, and the shift. */
 struct detect_change {
 	size_t index;
@@ -244,9 +282,11 @@ size_t detect_changes_judge(struct detect_change *out, const double *medians, si
 
 /*
  * A line's judged medians as detect keeps them for the search (sql/010-change-points.sql),
- * each with its record's run id and what the band made of it (DETECT_VALUE_*): chunks of
+ * each with its record's run id, what the band made of it (DETECT_VALUE_*) and where the
+ * last segment of the best split of the line up to it starts (last[i + 1]): chunks of
  * DETECT_VALUES_CHUNK records (chunk k holds records k * DETECT_VALUES_CHUNK on), and a head
- * (chunk -1) with their count and the changes the last search found (indexes into the line).
+ * (chunk -1) with their count, the changes the last search found (indexes into the line) and
+ * its state.
  */
 #define DETECT_VALUES_CHUNK 64
 enum { DETECT_VALUE_UNMARKED, DETECT_VALUE_SLOWER, DETECT_VALUE_FASTER };
@@ -254,31 +294,41 @@ struct detect_values {
 	double *median;
 	int64_t *run_id;
 	unsigned char *mark; /* DETECT_VALUE_* */
+	size_t *last;	     /* last[0..n]: last[t] for the first t records (0 when unknown) */
 	size_t n, alloc;
 };
 void detect_values_init(struct detect_values *v);
 void detect_values_release(struct detect_values *v);
 void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark);
+/* Room for n records (so that decoding them allocates once). */
+void detect_values_grow(struct detect_values *v, size_t n);
 /* Chunk k of v: each median as a little-endian double, then a varint of its run id's
- * difference from the previous one in the chunk (zigzag) shifted left by 2, with the mark. */
+ * difference from the previous one in the chunk (zigzag) shifted left by 2, with the mark,
+ * then a varint of i + 1 - last[i + 1]. */
 void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t chunk);
 /* Appends the records of one encoded chunk to v; BL_EINVALID when the bytes are not one. */
 int detect_values_decode(struct detect_values *v, const void *data, size_t len);
-/* The head: varints of the count, of the number of changes and of each change's index. */
-void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes,
-			       size_t nchanges);
-/* *changes (malloc'd, the caller's; NULL when none) from a head; BL_EINVALID when not one. */
-int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, const void *data,
-			      size_t len);
+/* The head: varints of the count, of the number of changes and of each change's index, then
+ * the search's state (st NULL or st->n 0: none). */
+void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes, size_t nchanges,
+			       const struct detect_fpop *st);
+/* *changes (malloc'd, the caller's; NULL when none) and *st (released first) from a head;
+ * BL_EINVALID when the bytes are not one. */
+int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, struct detect_fpop *st,
+			      const void *data, size_t len);
 /* Drops from out[0..n) the changes that have a record the band marked slower (mark[i] is
  * DETECT_VALUE_SLOWER; one mark per median of the line, nmarks of them) within one record of
  * them: that step has its Suspect already and gets no second. The count left. */
 size_t detect_changes_unmarked(struct detect_change *out, size_t n, const unsigned char *mark,
 			       size_t nmarks);
-/* The changes of a line that count and that the band has not marked: detect_changes_judge,
- * then detect_changes_unmarked with v's marks; out has room for v->n. */
-size_t detect_changes_line(struct detect_change *out, const struct detect_values *v,
-			   int better_higher, const struct detect_change_options *o);
+/* The changes of a line that count and that the band has not marked (detect_changes_judge,
+ * then detect_changes_unmarked with v's marks), searched on from st (see
+ * detect_change_points_from; v->last is filled as last is there); out has room for v->n.
+ * *dirty: the first record whose last[] the search wrote (v->n when it did not search: too
+ * short a line, a median that is not positive, and st is emptied then). */
+size_t detect_changes_line(struct detect_change *out, struct detect_values *v, int better_higher,
+			   const struct detect_change_options *o, struct detect_fpop *st,
+			   size_t *dirty);
 
 /*
  * The change-point searches of one detect (search.c): the walk gives each judged timed line
@@ -292,10 +342,12 @@ struct detect_search;
 struct detect_search_line {
 	struct detect_values v; /* the line's judged medians, with their run ids and marks */
 	int better_higher;
+	struct detect_fpop state; /* where the last search of the line left off */
 	/* set by the search: */
 	int searched;
 	struct detect_change *changes; /* malloc'd */
 	size_t nchanges;
+	size_t dirty; /* the first record whose encoding changed (see detect_changes_line) */
 };
 struct detect_search *detect_search_new(const struct detect_change_options *o,
 					void (*free_line)(struct detect_search_line *l));

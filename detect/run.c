@@ -121,6 +121,7 @@ struct line_state {
 	struct detect_values vals;
 	size_t stored_n;
 	size_t *old_changes, nold;
+	struct detect_fpop fpop;
 };
 
 /* A line handed to the change-point search, with what taking it back needs. */
@@ -129,7 +130,8 @@ struct cp_line {
 	struct store_group g;	     /* config owned */
 	char *metric;
 	int64_t line_id;
-	int rebuilt; /* 1: its group is being rebuilt (old_marks); 0: a continued line */
+	int rebuilt;	 /* 1: its group is being rebuilt (old_marks); 0: a continued line */
+	size_t stored_n; /* its values already stored */
 	size_t *old_changes, nold;
 };
 
@@ -137,6 +139,7 @@ static void cp_line_free(struct detect_search_line *sl)
 {
 	struct cp_line *l = (struct cp_line *)sl;
 	detect_values_release(&l->s.v);
+	detect_fpop_release(&l->s.state);
 	free(l->s.changes);
 	free(l->g.config);
 	free(l->metric);
@@ -147,6 +150,7 @@ static void cp_line_free(struct detect_search_line *sl)
 static void line_cp_release(struct line_state *ls)
 {
 	detect_values_release(&ls->vals);
+	detect_fpop_release(&ls->fpop);
 	free(ls->old_changes);
 	ls->old_changes = NULL;
 	ls->nold = ls->stored_n = 0;
@@ -535,11 +539,20 @@ static int cp_apply(struct detect_ctx *c, struct cp_line *l, struct bl_error *er
 	struct detect_search_line *s = &l->s;
 	struct store_group g = {l->g.machine_id, l->g.benchmark_id, l->g.config};
 	size_t *idx = xmalloc((s->nchanges ? s->nchanges : 1) * sizeof(*idx));
-	int ret;
+	size_t dirty = s->dirty < l->stored_n ? s->dirty : l->stored_n;
+	int ret = 0;
 	for (size_t k = 0; k < s->nchanges; k++)
 		idx[k] = s->changes[k].index;
+	/* the values from the first whose record or split is new, a chunk at a time */
+	for (size_t k = dirty / DETECT_VALUES_CHUNK; k * DETECT_VALUES_CHUNK < s->v.n; k++) {
+		strbuf_reset(&c->cp_buf);
+		detect_values_encode(&c->cp_buf, &s->v, k);
+		if ((ret = store_detect_values_put(c->d, l->line_id, (int64_t)k, c->cp_buf.buf,
+						   c->cp_buf.len, err)))
+			goto done;
+	}
 	strbuf_reset(&c->cp_buf);
-	detect_values_encode_head(&c->cp_buf, s->v.n, idx, s->nchanges);
+	detect_values_encode_head(&c->cp_buf, s->v.n, idx, s->nchanges, &s->state);
 	if ((ret =
 		 store_detect_values_put(c->d, l->line_id, -1, c->cp_buf.buf, c->cp_buf.len, err)))
 		goto done;
@@ -604,31 +617,23 @@ static int cp_drain(struct detect_ctx *c, int wait, struct bl_error *err)
 	return ret;
 }
 
-/* A finished line's part in the change-point pass: its new values stored (from its stored
- * ones' last chunk on), the line handed to the search. */
+/* A finished line's part in the change-point pass: handed to the search, with its values and
+ * where its last search left off (its values are stored when it comes back, with the splits
+ * the search found). */
 static int cp_hand(struct detect_ctx *c, const struct store_group *g, const char *metric,
 		   struct line_state *ls, int64_t line_id, int rebuilt, struct bl_error *err)
 {
 	struct cp_line *l;
-	int ret = 0;
 	if (!ls->cp || !c->cp_on) {
 		line_cp_release(ls);
 		return 0;
 	}
-	for (size_t k = ls->stored_n / DETECT_VALUES_CHUNK;
-	     !ret && k * DETECT_VALUES_CHUNK < ls->vals.n; k++) {
-		strbuf_reset(&c->cp_buf);
-		detect_values_encode(&c->cp_buf, &ls->vals, k);
-		ret = store_detect_values_put(c->d, line_id, (int64_t)k, c->cp_buf.buf,
-					      c->cp_buf.len, err);
-	}
-	if (ret) {
-		line_cp_release(ls);
-		return ret;
-	}
 	l = xcalloc(1, sizeof(*l));
 	l->s.v = ls->vals;
 	detect_values_init(&ls->vals);
+	l->s.state = ls->fpop;
+	detect_fpop_init(&ls->fpop);
+	l->stored_n = ls->stored_n;
 	l->s.better_higher = ls->cp_higher;
 	l->g.machine_id = g->machine_id;
 	l->g.benchmark_id = g->benchmark_id;
@@ -658,8 +663,11 @@ static int cp_read_chunk(int64_t chunk, const void *data, size_t len, void *cb_d
 	struct cp_read *r = cb_data;
 	struct line_state *ls = r->ls;
 	if (chunk == -1) {
-		r->head = !detect_values_decode_head(&r->n, &ls->old_changes, &ls->nold, data, len);
+		r->head = !detect_values_decode_head(&r->n, &ls->old_changes, &ls->nold, &ls->fpop,
+						     data, len);
 		r->bad = !r->head;
+		if (r->head)
+			detect_values_grow(&ls->vals, r->n);
 	} else if (!r->head || chunk < 0 || (size_t)chunk * DETECT_VALUES_CHUNK != ls->vals.n ||
 		   detect_values_decode(&ls->vals, data, len)) {
 		r->bad = 1;

@@ -938,24 +938,53 @@ static void bind_numbers(struct store_stmt *s, int i, const struct store_mark *m
 	store_bind_int64(s, i + 9, m->persisted);
 }
 
+/* A new Suspect's 18 parameters, from parameter o + 1 on. */
+static void bind_new_suspect(struct store_stmt *s, int o, const struct store_mark *m)
+{
+	store_bind_int64(s, o + 1, m->run_id);
+	store_bind_text(s, o + 2, m->metric);
+	store_bind_int64(s, o + 3, m->machine_id);
+	store_bind_int64(s, o + 4, m->benchmark_id);
+	store_bind_text(s, o + 5, m->config);
+	bind_numbers(s, o + 6, m);
+	store_bind_id(s, o + 16, m->alert_id);
+	store_bind_text(s, o + 17, suspect_state_name(m->state));
+	store_bind_text(s, o + 18, suspect_kind_name(m->kind));
+}
+
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
 	if (!s)
 		return BL_EDB;
-	store_bind_int64(s, 1, m->run_id);
-	store_bind_text(s, 2, m->metric);
-	store_bind_int64(s, 3, m->machine_id);
-	store_bind_int64(s, 4, m->benchmark_id);
-	store_bind_text(s, 5, m->config);
-	bind_numbers(s, 6, m);
-	store_bind_id(s, 16, m->alert_id);
-	store_bind_text(s, 17, suspect_state_name(m->state));
-	store_bind_text(s, 18, suspect_kind_name(m->kind));
+	bind_new_suspect(s, 0, m);
 	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
 	*id_out = store_last_insert_id(d->st);
+	return 0;
+}
+
+/* The rows of detect_suspect_insert_many (sql/detect.sql). */
+#define SUSPECT_BATCH 8
+
+int store_detect_suspects_insert(struct store_detect *d, const struct store_mark *const *m,
+				 size_t n, struct bl_error *err)
+{
+	size_t i = 0;
+	int64_t id;
+	for (; n - i >= SUSPECT_BATCH; i += SUSPECT_BATCH) {
+		struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT_MANY, err);
+		if (!s)
+			return BL_EDB;
+		for (int k = 0; k < SUSPECT_BATCH; k++)
+			bind_new_suspect(s, 18 * k, m[i + (size_t)k]);
+		if (store_exec(d->st, s, "cannot store a Suspect", err))
+			return BL_EDB;
+	}
+	for (; i < n; i++)
+		if (store_detect_suspect_insert(&id, d, m[i], err))
+			return BL_EDB;
 	return 0;
 }
 

@@ -533,6 +533,9 @@ int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t 
 /* Inserts a new Suspect with its alert and state; *id_out its id. */
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
+/* Inserts n new Suspects, in order (their ids ascending in that order), several at a time. */
+int store_detect_suspects_insert(struct store_detect *d, const struct store_mark *const *m,
+				 size_t n, struct bl_error *err);
 /* Updates Suspect m->id: its numbers, alert and state. */
 int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);

@@ -230,8 +230,14 @@ static void sigma_and_penalty(void **state)
 	(void)state;
 	/* differences 1 2 3 4: median 2 (the lower middle), deviations 1 0 1 2, MAD 1 */
 	assert_true(fabs(detect_change_sigma(y, 5) - 1.4826 / sqrt(2.0)) < 1e-12);
-	assert_true(fabs(detect_change_penalty(y, 5, 32) -
-			 32 * pow(1.4826 / sqrt(2.0), 2) * log(5.0)) < 1e-9);
+	/* the penalty: 32 times sigma^2 ln(n) rounded to the nearest power of 2^(1/8) */
+	{
+		double u = pow(1.4826 / sqrt(2.0), 2) * log(5.0);
+		double want = 32 * exp2(round(8 * log2(u)) / 8);
+		assert_true(detect_change_penalty(y, 5, 32) == want);
+		assert_true(fabs(detect_change_penalty(y, 5, 32) / (32 * u) - 1) <=
+			    exp2(1.0 / 16) - 1);
+	}
 	/* differences 1 -1 1 -1: median -1, deviations 2 0 2 0, MAD 0: the minimum; so too for a
 	 * flat line */
 	assert_true(detect_change_sigma(flips, 5) == DETECT_CHANGE_MIN_SIGMA);
@@ -263,7 +269,13 @@ static void a_step_the_band_marked_gets_no_second_mark(void **state)
 	assert_int_equal((int)detect_changes_judge(c, v, 40, 0, NULL), 1);
 	assert_int_equal((int)c[0].index, 20);
 	/* ... which the band marked: no second mark */
-	assert_int_equal((int)detect_changes_line(c, &vals, 0, NULL), 0);
+	{
+		struct detect_fpop st;
+		size_t dirty;
+		detect_fpop_init(&st);
+		assert_int_equal((int)detect_changes_line(c, &vals, 0, NULL, &st, &dirty), 0);
+		detect_fpop_release(&st);
+	}
 	detect_values_release(&vals);
 	/* the edges of "within one record", on hand-made marks */
 	hand[0].index = 20;
@@ -278,8 +290,8 @@ static void a_step_the_band_marked_gets_no_second_mark(void **state)
 }
 
 /* Segments of 4 records or more: a 4-record excursion can be a segment of its own, a 3-record
- * one cannot (the split takes a record more); a change counts once the line holds 4 records before it and 8 after (12 in
- * all), not with 3 before. */
+ * one cannot (the split takes a record more); a change counts once the line holds 4 records before
+ * it and 8 after (12 in all), not with 3 before. */
 static void the_minimum_segment_at_its_edge(void **state)
 {
 	const double four[] = {0, 0, 0, 0, 5, 5, 5, 5, 0, 0, 0, 0};
@@ -335,24 +347,135 @@ static void values_round_trip(void **state)
 	strbuf_reset(&sb);
 	detect_values_encode(&sb, &a, 0);
 	assert_int_equal(detect_values_decode(&b, sb.buf, sb.len - 1), BL_EINVALID);
-	strbuf_reset(&sb);
-	detect_values_encode_head(&sb, 130, changes, 3);
-	assert_int_equal(detect_values_decode_head(&n, &ch, &nch, sb.buf, sb.len), 0);
-	assert_int_equal((int)n, 130);
-	assert_int_equal((int)nch, 3);
-	assert_memory_equal(ch, changes, sizeof(changes));
-	free(ch);
-	/* a change past the end, or bytes left over, is no head */
-	strbuf_reset(&sb);
-	detect_values_encode_head(&sb, 100, changes, 3);
-	assert_int_equal(detect_values_decode_head(&n, &ch, &nch, sb.buf, sb.len), BL_EINVALID);
-	strbuf_reset(&sb);
-	detect_values_encode_head(&sb, 130, changes, 3);
-	strbuf_addch(&sb, 0);
-	assert_int_equal(detect_values_decode_head(&n, &ch, &nch, sb.buf, sb.len), BL_EINVALID);
+	{
+		struct detect_fpop st, back;
+		size_t last[41], from;
+		size_t cp[40];
+		double y[40];
+		detect_fpop_init(&st);
+		detect_fpop_init(&back);
+		for (int i = 0; i < 40; i++)
+			y[i] = (i < 20 ? 0 : 1) + (i % 5) * 0.01;
+		detect_change_points_from(cp, y, 40, 0.5, DETECT_CHANGE_MIN_SEGMENT, last, &st,
+					  &from);
+		assert_true(st.n == 40 && st.ncand > 0);
+		strbuf_reset(&sb);
+		detect_values_encode_head(&sb, 130, changes, 3, &st);
+		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
+				 0);
+		assert_int_equal((int)n, 130);
+		assert_int_equal((int)nch, 3);
+		assert_memory_equal(ch, changes, sizeof(changes));
+		free(ch);
+		assert_int_equal((int)back.n, 40);
+		assert_true(back.penalty == st.penalty && back.ps == st.ps && back.pq == st.pq);
+		assert_int_equal((int)back.ncand, (int)st.ncand);
+		for (size_t k = 0; k < st.ncand; k++) {
+			assert_int_equal((int)back.cand[k].s, (int)st.cand[k].s);
+			assert_int_equal((int)back.cand[k].nz, (int)st.cand[k].nz);
+			assert_memory_equal(back.cand[k].z, st.cand[k].z,
+					    2 * st.cand[k].nz * sizeof(double));
+		}
+		/* a change past the end, or bytes left over, is no head */
+		strbuf_reset(&sb);
+		detect_values_encode_head(&sb, 100, changes, 3, NULL);
+		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
+				 BL_EINVALID);
+		strbuf_reset(&sb);
+		detect_values_encode_head(&sb, 130, changes, 3, &st);
+		strbuf_addch(&sb, 0);
+		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
+				 BL_EINVALID);
+		/* nor is one cut short */
+		strbuf_setlen(&sb, sb.len - 9);
+		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
+				 BL_EINVALID);
+		detect_fpop_release(&st);
+		detect_fpop_release(&back);
+	}
 	strbuf_release(&sb);
 	detect_values_release(&a);
 	detect_values_release(&b);
+}
+
+/* The search of a growing line, record by record, each time going on from where the last left
+ * off (through its stored form: the head and the values' chunks), finds exactly what a search
+ * of the whole line from its start finds, bit for bit: the same changes, the same splits of
+ * every prefix, the same state. Lines with steps, drifts and noise, some of whose records
+ * change the rounded penalty (and start the search over) and most of which do not. */
+static void going_on_is_searching_from_the_start(void **state)
+{
+	(void)state;
+	rng_state = 0x2545f4914f6cdd1dULL;
+	int went_on = 0, started_over = 0;
+	for (int trial = 0; trial < 40; trial++) {
+		size_t n = 30 + (size_t)(uniform() * 150);
+		double *m = xmalloc(n * sizeof(*m)), level = 100;
+		struct detect_values grown, whole;
+		struct detect_fpop st, st_whole;
+		struct detect_change *c1 = xmalloc(n * sizeof(*c1)), *c2 = xmalloc(n * sizeof(*c2));
+		size_t k1 = 0, k2, dirty;
+		double noise = trial % 3 == 0 ? 0.001 : 0.02;
+		for (size_t i = 0; i < n; i++) {
+			if (uniform() < 0.03)
+				level *= 0.8 + uniform() * 0.5;
+			m[i] = level * (1 + (uniform() - 0.5) * noise);
+		}
+		detect_values_init(&grown);
+		detect_fpop_init(&st);
+		for (size_t i = 0; i < n; i++) {
+			struct strbuf sb = STRBUF_INIT;
+			struct detect_values back;
+			size_t hn, *hch, hnch;
+			double before = st.penalty;
+			size_t had = st.n;
+			detect_values_add(&grown, m[i], (int64_t)i + 1, DETECT_VALUE_UNMARKED);
+			k1 = detect_changes_line(c1, &grown, 0, NULL, &st, &dirty);
+			if (had && st.n && st.penalty == before)
+				went_on++;
+			else if (had)
+				started_over++;
+			/* stored and read back, as detect keeps them between runs */
+			detect_values_encode_head(&sb, grown.n, NULL, 0, &st);
+			assert_int_equal(
+			    detect_values_decode_head(&hn, &hch, &hnch, &st, sb.buf, sb.len), 0);
+			detect_values_init(&back);
+			for (size_t k = 0; k * DETECT_VALUES_CHUNK < grown.n; k++) {
+				strbuf_reset(&sb);
+				detect_values_encode(&sb, &grown, k);
+				assert_int_equal(detect_values_decode(&back, sb.buf, sb.len), 0);
+			}
+			assert_int_equal((int)back.n, (int)grown.n);
+			detect_values_release(&grown);
+			grown = back;
+			strbuf_release(&sb);
+		}
+		detect_values_init(&whole);
+		detect_fpop_init(&st_whole);
+		for (size_t i = 0; i < n; i++)
+			detect_values_add(&whole, m[i], (int64_t)i + 1, DETECT_VALUE_UNMARKED);
+		k2 = detect_changes_line(c2, &whole, 0, NULL, &st_whole, &dirty);
+		assert_int_equal((int)k1, (int)k2);
+		for (size_t k = 0; k < k1; k++) {
+			assert_int_equal((int)c1[k].index, (int)c2[k].index);
+			assert_true(c1[k].shift == c2[k].shift);
+		}
+		if (st_whole.n) {
+			assert_memory_equal(grown.last, whole.last, (n + 1) * sizeof(size_t));
+			assert_true(st.penalty == st_whole.penalty && st.ps == st_whole.ps &&
+				    st.pq == st_whole.pq && st.ncand == st_whole.ncand);
+		}
+		detect_values_release(&grown);
+		detect_values_release(&whole);
+		detect_fpop_release(&st);
+		detect_fpop_release(&st_whole);
+		free(m);
+		free(c1);
+		free(c2);
+	}
+	/* both ways were taken */
+	assert_true(went_on > 100);
+	assert_true(started_over > 0);
 }
 
 int main(void)
@@ -368,6 +491,7 @@ int main(void)
 	    cmocka_unit_test(a_step_the_band_marked_gets_no_second_mark),
 	    cmocka_unit_test(the_minimum_segment_at_its_edge),
 	    cmocka_unit_test(values_round_trip),
+	    cmocka_unit_test(going_on_is_searching_from_the_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
