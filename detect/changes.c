@@ -187,6 +187,13 @@ static double lowest(const struct cand *c, const struct sums *p, const double *f
 	return best;
 }
 
+static void point_release(struct detect_fpop_point *p)
+{
+	free(p->chain);
+	free(p->z);
+	memset(p, 0, sizeof(*p));
+}
+
 void detect_fpop_init(struct detect_fpop *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -194,83 +201,137 @@ void detect_fpop_init(struct detect_fpop *st)
 
 void detect_fpop_release(struct detect_fpop *st)
 {
+	for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++)
+		point_release(&st->tail[i]);
 	for (size_t k = 0; k < st->ncand; k++)
-		free(st->cand[k].z);
+		point_release(&st->cand[k]);
 	free(st->cand);
 	detect_fpop_init(st);
 }
 
 /* Whether st can go on to y[0..n) with this penalty: it searched some of them with it. */
-static int can_go_on(const struct detect_fpop *st, size_t n, double penalty)
+static int can_go_on(const struct detect_fpop *st, size_t n, double penalty, size_t min_seg)
 {
-	return st && st->n && st->n <= n && st->penalty == penalty;
+	return st && st->n && st->n <= n && st->penalty == penalty &&
+	       min_seg == DETECT_CHANGE_MIN_SEGMENT;
+}
+
+/* The best splits of the prefixes a search goes on with: last[t] for those it searched now
+ * (t > from), the kept ones' from its state. */
+struct splits {
+	const size_t *last;
+	size_t from;
+	const struct detect_fpop *kept; /* NULL from the start */
+};
+
+/* The kept prefix t's point (a candidate or one of the last), NULL when none. */
+static const struct detect_fpop_point *kept_point(const struct detect_fpop *st, size_t t)
+{
+	for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++)
+		if (st->n + i + 1 >= DETECT_CHANGE_MIN_SEGMENT && st->tail[i].t == t)
+			return &st->tail[i];
+	for (size_t k = 0; k < st->ncand; k++)
+		if (st->cand[k].t == t)
+			return &st->cand[k];
+	return NULL;
+}
+
+/* The changes of the best split of the first t values, ascending, into *out (malloc'd). */
+static size_t split_of(size_t **out, const struct splits *sp, size_t t)
+{
+	size_t n = 0, alloc = 8, *v = xmalloc(alloc * sizeof(*v)), base_n = 0;
+	const size_t *base = NULL;
+	/* back through the searched prefixes ... */
+	while (t > sp->from && sp->last[t] > 0) {
+		ALLOC_GROW(v, n, alloc);
+		v[n++] = sp->last[t];
+		t = sp->last[t];
+	}
+	/* ... then the kept split of the prefix where that ends */
+	if (t > 0 && t <= sp->from && sp->kept) {
+		const struct detect_fpop_point *p = kept_point(sp->kept, t);
+		if (p) {
+			base = p->chain;
+			base_n = p->nchain;
+		}
+	}
+	*out = xmalloc((base_n + n ? base_n + n : 1) * sizeof(**out));
+	if (base_n)
+		memcpy(*out, base, base_n * sizeof(*base));
+	for (size_t i = 0; i < n; i++)
+		(*out)[base_n + i] = v[n - 1 - i];
+	free(v);
+	return base_n + n;
 }
 
 size_t detect_change_points_from(size_t *out, const double *y, size_t n, double penalty,
-				 size_t min_seg, size_t *last, struct detect_fpop *st,
-				 size_t *from_out)
+				 size_t min_seg, struct detect_fpop *st)
 {
 	struct sums p;
+	struct splits sp;
+	struct detect_fpop kept;
 	double *f;
-	size_t ncand = 0, nout = 0, scratch_alloc = 8, from = 0, t;
-	int go_on;
+	size_t *last, *split, nsplit, ncand = 0, scratch_alloc = 8, from = 0, t;
 	struct cand *cand;
 	struct span *scratch = xmalloc(scratch_alloc * sizeof(*scratch));
+	int go_on;
 
 	if (min_seg < 1)
 		min_seg = 1;
-	/* Only the entries of the candidates, of those to come and of the records searched now
+	go_on = can_go_on(st, n, penalty, min_seg);
+	/* Only the entries of the candidates, of those to come and of the values searched now
 	 * are ever read: no need to clear the rest. */
 	p.s = xmalloc((n + 1) * sizeof(*p.s));
 	p.q = xmalloc((n + 1) * sizeof(*p.q));
 	/* f[t]: the least penalised cost of y[0..t) split into segments of min_seg or more (less
 	 * the first segment's penalty); last[t]: where that split's last segment starts. */
 	f = xmalloc((n + 1) * sizeof(*f));
-	/* the candidates kept, and one for each record still to search */
-	go_on = min_seg == DETECT_CHANGE_MIN_SEGMENT && can_go_on(st, n, penalty);
+	last = xmalloc((n + 1) * sizeof(*last));
+	/* the candidates kept, and one for each value still to search */
 	cand = xcalloc((go_on ? st->ncand + n - st->n : n) + 1, sizeof(*cand));
+	detect_fpop_init(&kept);
 	if (go_on) {
 		/* Going on: the sums and costs the candidates and the ones to come need. */
-		from = st->n;
-		p.s[from] = st->ps;
-		p.q[from] = st->pq;
+		kept = *st;
+		detect_fpop_init(st);
+		from = kept.n;
+		p.s[from] = kept.ps;
+		p.q[from] = kept.pq;
 		for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++) {
+			const struct detect_fpop_point *kp = &kept.tail[i];
 			if (from + i + 1 < DETECT_CHANGE_MIN_SEGMENT)
 				continue;
-			t = from + i + 1 - DETECT_CHANGE_MIN_SEGMENT;
-			f[t] = st->f[i];
-			p.s[t] = st->fps[i];
-			p.q[t] = st->fpq[i];
+			f[kp->t] = kp->f;
+			p.s[kp->t] = kp->ps;
+			p.q[kp->t] = kp->pq;
 		}
-		for (size_t k = 0; k < st->ncand; k++) {
-			const struct detect_fpop_cand *sc = &st->cand[k];
+		for (size_t k = 0; k < kept.ncand; k++) {
+			const struct detect_fpop_point *kp = &kept.cand[k];
 			struct cand *c = &cand[ncand++];
-			c->s = sc->s;
-			f[sc->s] = sc->f;
-			p.s[sc->s] = sc->ps;
-			p.q[sc->s] = sc->pq;
-			c->alloc = sc->nz > 4 ? sc->nz : 4;
+			c->s = kp->t;
+			f[kp->t] = kp->f;
+			p.s[kp->t] = kp->ps;
+			p.q[kp->t] = kp->pq;
+			c->alloc = kp->nz > 4 ? kp->nz : 4;
 			c->z = xmalloc(c->alloc * sizeof(*c->z));
-			for (size_t i = 0; i < sc->nz; i++) {
-				c->z[i].lo = sc->z[2 * i];
-				c->z[i].hi = sc->z[2 * i + 1];
+			for (size_t i = 0; i < kp->nz; i++) {
+				c->z[i].lo = kp->z[2 * i];
+				c->z[i].hi = kp->z[2 * i + 1];
 			}
-			c->nz = sc->nz;
+			c->nz = kp->nz;
 		}
 	} else {
 		p.s[0] = p.q[0] = 0;
 		f[0] = -penalty;
 		for (t = 1; t < min_seg && t <= n; t++)
 			f[t] = INFINITY;
-		last[0] = 0;
 	}
 	for (size_t i = from; i < n; i++) {
 		p.s[i + 1] = p.s[i] + y[i];
 		p.q[i + 1] = p.q[i] + y[i] * y[i];
 	}
-	for (t = from + 1; t < min_seg && t <= n; t++)
+	for (t = 0; t <= n && t < min_seg; t++)
 		last[t] = 0;
-	*from_out = from + 1;
 	for (t = from + 1 > min_seg ? from + 1 : min_seg; t <= n; t++) {
 		size_t s = t - min_seg, w = 0;
 		double best = INFINITY;
@@ -318,43 +379,48 @@ size_t detect_change_points_from(size_t *out, const double *y, size_t n, double 
 		f[t] = best;
 	}
 	/* The changes are the starts of every segment but the first, in order. */
-	for (t = n; t > 0 && last[t] > 0; t = last[t])
-		out[nout++] = last[t];
-	for (size_t i = 0; i < nout / 2; i++) {
-		size_t x = out[i];
-		out[i] = out[nout - 1 - i];
-		out[nout - 1 - i] = x;
-	}
+	sp.last = last;
+	sp.from = from;
+	sp.kept = go_on ? &kept : NULL;
+	nsplit = split_of(&split, &sp, n);
+	memcpy(out, split, nsplit * sizeof(*split));
+	free(split);
 	if (st) {
-		/* Where the search stopped, for the next values of the line. */
+		/* Where the search stopped, for the next values of the line: each prefix it will
+		 * need, with its best split. */
 		detect_fpop_release(st);
 		st->n = n;
 		st->penalty = penalty;
 		st->ps = p.s[n];
 		st->pq = p.q[n];
 		for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++) {
-			int valid = n + i + 1 >= DETECT_CHANGE_MIN_SEGMENT;
-			t = valid ? n + i + 1 - DETECT_CHANGE_MIN_SEGMENT : 0;
-			st->f[i] = valid ? f[t] : NAN;
-			st->fps[i] = valid ? p.s[t] : NAN;
-			st->fpq[i] = valid ? p.q[t] : NAN;
+			struct detect_fpop_point *tp = &st->tail[i];
+			if (n + i + 1 < DETECT_CHANGE_MIN_SEGMENT)
+				continue;
+			tp->t = n + i + 1 - DETECT_CHANGE_MIN_SEGMENT;
+			tp->f = f[tp->t];
+			tp->ps = p.s[tp->t];
+			tp->pq = p.q[tp->t];
+			tp->nchain = split_of(&tp->chain, &sp, tp->t);
 		}
 		st->cand = xcalloc(ncand ? ncand : 1, sizeof(*st->cand));
 		st->ncand = ncand;
 		for (size_t k = 0; k < ncand; k++) {
-			struct detect_fpop_cand *sc = &st->cand[k];
-			sc->s = cand[k].s;
-			sc->f = f[sc->s];
-			sc->ps = p.s[sc->s];
-			sc->pq = p.q[sc->s];
-			sc->nz = cand[k].nz;
-			sc->z = xmalloc((sc->nz ? 2 * sc->nz : 1) * sizeof(*sc->z));
-			for (size_t i = 0; i < sc->nz; i++) {
-				sc->z[2 * i] = cand[k].z[i].lo;
-				sc->z[2 * i + 1] = cand[k].z[i].hi;
+			struct detect_fpop_point *cp = &st->cand[k];
+			cp->t = cand[k].s;
+			cp->f = f[cp->t];
+			cp->ps = p.s[cp->t];
+			cp->pq = p.q[cp->t];
+			cp->nchain = split_of(&cp->chain, &sp, cp->t);
+			cp->nz = cand[k].nz;
+			cp->z = xmalloc((cp->nz ? 2 * cp->nz : 1) * sizeof(*cp->z));
+			for (size_t i = 0; i < cp->nz; i++) {
+				cp->z[2 * i] = cand[k].z[i].lo;
+				cp->z[2 * i + 1] = cand[k].z[i].hi;
 			}
 		}
 	}
+	detect_fpop_release(&kept);
 	for (size_t k = 0; k < ncand; k++)
 		free(cand[k].z);
 	free(cand);
@@ -362,18 +428,15 @@ size_t detect_change_points_from(size_t *out, const double *y, size_t n, double 
 	free(p.s);
 	free(p.q);
 	free(f);
-	return nout;
+	free(last);
+	return nsplit;
 }
 
 size_t detect_change_points(size_t *out, const double *y, size_t n, double penalty, size_t min_seg)
 {
-	size_t *last, from, k;
 	if (n < 2 * (min_seg ? min_seg : 1))
 		return 0;
-	last = xcalloc(n + 1, sizeof(*last));
-	k = detect_change_points_from(out, y, n, penalty, min_seg, last, NULL, &from);
-	free(last);
-	return k;
+	return detect_change_points_from(out, y, n, penalty, min_seg, NULL);
 }
 
 /* The nearest-rank median of v[from..to) (copied: v is left as it is). */
@@ -413,18 +476,17 @@ static size_t count_changes(struct detect_change *out, const double *medians, si
 	return nout;
 }
 
-/* detect_changes_judge going on from st (NULL: from the start), last as for
- * detect_change_points_from; *dirty as for detect_changes_line. */
+/* detect_changes_judge going on from st (NULL: from the start; emptied when the line is not
+ * searched). */
 static size_t judge_from(struct detect_change *out, const double *medians, size_t n,
-			 int better_higher, const struct detect_change_options *o, size_t *last,
-			 struct detect_fpop *st, size_t *dirty)
+			 int better_higher, const struct detect_change_options *o,
+			 struct detect_fpop *st)
 {
 	double *y;
-	size_t *cp, ncp, nout, from;
+	size_t *cp, ncp, nout;
 	double factor = o && o->penalty > 0 ? o->penalty : DETECT_CHANGE_PENALTY;
 	double min_shift = o && o->min_shift >= 0 ? o->min_shift : DETECT_CHANGE_MIN_SHIFT;
 
-	*dirty = n;
 	if (n < DETECT_CHANGE_MIN_SEGMENT + DETECT_CHANGE_SIDE) {
 		if (st)
 			detect_fpop_release(st);
@@ -443,9 +505,7 @@ static size_t judge_from(struct detect_change *out, const double *medians, size_
 	}
 	cp = xmalloc(n * sizeof(*cp));
 	ncp = detect_change_points_from(cp, y, n, detect_change_penalty(y, n, factor),
-					DETECT_CHANGE_MIN_SEGMENT, last, st, &from);
-	/* last[t] is kept with record t - 1 */
-	*dirty = from - 1;
+					DETECT_CHANGE_MIN_SEGMENT, st);
 	nout = count_changes(out, medians, n, cp, ncp, better_higher, min_shift);
 	free(cp);
 	free(y);
@@ -455,10 +515,7 @@ static size_t judge_from(struct detect_change *out, const double *medians, size_
 size_t detect_changes_judge(struct detect_change *out, const double *medians, size_t n,
 			    int better_higher, const struct detect_change_options *o)
 {
-	size_t *last = xcalloc(n + 1, sizeof(*last)), dirty;
-	size_t k = judge_from(out, medians, n, better_higher, o, last, NULL, &dirty);
-	free(last);
-	return k;
+	return judge_from(out, medians, n, better_higher, o, NULL);
 }
 
 size_t detect_changes_unmarked(struct detect_change *out, size_t n, const unsigned char *mark,
@@ -486,13 +543,12 @@ void detect_values_release(struct detect_values *v)
 	free(v->median);
 	free(v->run_id);
 	free(v->mark);
-	free(v->last);
 	detect_values_init(v);
 }
 
 void detect_values_grow(struct detect_values *v, size_t n)
 {
-	if (n <= v->alloc && v->last)
+	if (n <= v->alloc)
 		return;
 	if (n < 2 * v->alloc)
 		n = 2 * v->alloc;
@@ -501,20 +557,17 @@ void detect_values_grow(struct detect_values *v, size_t n)
 	v->median = xrealloc(v->median, n * sizeof(*v->median));
 	v->run_id = xrealloc(v->run_id, n * sizeof(*v->run_id));
 	v->mark = xrealloc(v->mark, n * sizeof(*v->mark));
-	v->last = xrealloc(v->last, (n + 1) * sizeof(*v->last));
-	if (!v->alloc)
-		v->last[0] = 0;
 	v->alloc = n;
 }
 
 void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark)
 {
-	if (v->n == v->alloc || !v->last)
+	if (v->n == v->alloc)
 		detect_values_grow(v, v->n + 1);
 	v->median[v->n] = median;
 	v->run_id[v->n] = run_id;
 	v->mark[v->n] = mark;
-	v->last[++v->n] = 0;
+	v->n++;
 }
 
 /* x as a varint at b (room for 10 bytes); how many bytes. */
@@ -577,17 +630,18 @@ static int get_varint(uint64_t *x, const unsigned char **p, const unsigned char 
 	return -1;
 }
 
-void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t chunk)
+void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t from, size_t to)
 {
-	size_t from = chunk * DETECT_VALUES_CHUNK, to = from + DETECT_VALUES_CHUNK, len;
+	size_t len = 0;
 	int64_t prev = 0;
 	unsigned char *b;
 	if (to > v->n)
 		to = v->n;
-	/* at most 28 bytes a record: written in place, then the length set */
-	strbuf_grow(out, 28 * (to > from ? to - from : 0));
+	if (from >= to)
+		return;
+	/* at most 18 bytes a record: written in place, then the length set */
+	strbuf_grow(out, 18 * (to - from));
 	b = (unsigned char *)out->buf + out->len;
-	len = 0;
 	for (size_t i = from; i < to; i++) {
 		uint64_t bits, d = (uint64_t)v->run_id[i] - (uint64_t)prev;
 		memcpy(&bits, &v->median[i], sizeof(bits));
@@ -596,8 +650,6 @@ void detect_values_encode(struct strbuf *out, const struct detect_values *v, siz
 		/* zigzag: small differences either way are small numbers */
 		d = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
 		len += varint_at(b + len, (d << 2) | (v->mark[i] & 3));
-		/* the length of the last segment up to it: a small number too */
-		len += varint_at(b + len, i + 1 - v->last[i + 1]);
 		prev = v->run_id[i];
 	}
 	strbuf_setlen(out, out->len + len);
@@ -607,29 +659,24 @@ int detect_values_decode(struct detect_values *v, const void *data, size_t len)
 {
 	const unsigned char *p = data, *end = p + len;
 	int64_t prev = 0;
-	/* 10 bytes a record at least: room for as many as it can hold, at most a chunk */
-	detect_values_grow(
-	    v, v->n + (len / 10 < DETECT_VALUES_CHUNK ? len / 10 : DETECT_VALUES_CHUNK));
+	/* 9 bytes a record at least: room for as many as it can hold */
+	detect_values_grow(v, v->n + len / 9);
 	while (p < end) {
-		uint64_t bits, x, d, seg;
+		uint64_t bits, x, d;
 		size_t i = v->n;
-		if (end - p < 10)
+		if (end - p < 9)
 			return BL_EINVALID;
 		bits = le64(p);
 		p += 8;
-		/* the run id's difference in two bytes and the segment's length in one, most of
-		 * the time */
-		if (p + 2 < end && (p[0] & 0x80) && !(p[1] & 0x80) && !(p[2] & 0x80)) {
+		/* the run id's difference in two bytes, most of the time */
+		if (p + 1 < end && (p[0] & 0x80) && !(p[1] & 0x80)) {
 			x = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-			seg = p[2];
-			p += 3;
-		} else if (get_varint(&x, &p, end) || get_varint(&seg, &p, end)) {
+			p += 2;
+		} else if (get_varint(&x, &p, end)) {
 			return BL_EINVALID;
 		}
-		if ((x & 3) > DETECT_VALUE_FASTER || seg > i + 1)
+		if ((x & 3) > DETECT_VALUE_FASTER)
 			return BL_EINVALID;
-		if (i == v->alloc)
-			detect_values_grow(v, i + 1);
 		memcpy(&v->median[i], &bits, sizeof(bits));
 		d = x >> 2;
 		/* zigzag back: the low bit is the sign */
@@ -637,7 +684,6 @@ int detect_values_decode(struct detect_values *v, const void *data, size_t len)
 		prev = (int64_t)((uint64_t)prev + d);
 		v->run_id[i] = prev;
 		v->mark[i] = (unsigned char)(x & 3);
-		v->last[i + 1] = i + 1 - (size_t)seg;
 		v->n++;
 	}
 	return 0;
@@ -663,37 +709,91 @@ static int get_double(double *x, const unsigned char **p, const unsigned char *e
 	return 0;
 }
 
-void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes, size_t nchanges,
-			       const struct detect_fpop *st)
+/* A split's changes, ascending: their count, then each one's distance from the one before. */
+static void put_chain(struct strbuf *out, const size_t *chain, size_t n)
 {
 	put_varint(out, n);
+	for (size_t i = 0; i < n; i++)
+		put_varint(out, chain[i] - (i ? chain[i - 1] : 0));
+}
+
+static int get_chain(size_t **chain, size_t *n, size_t below, const unsigned char **p,
+		     const unsigned char *end)
+{
+	uint64_t k, x;
+	size_t at = 0;
+	if (get_varint(&k, p, end) || k > (uint64_t)(end - *p))
+		return -1;
+	*chain = xmalloc((k ? (size_t)k : 1) * sizeof(**chain));
+	*n = 0;
+	for (uint64_t i = 0; i < k; i++) {
+		if (get_varint(&x, p, end) || !x || x >= below - at)
+			return -1;
+		at += (size_t)x;
+		(*chain)[(*n)++] = at;
+	}
+	return 0;
+}
+
+static void put_point(struct strbuf *out, const struct detect_fpop_point *pt, int candidate)
+{
+	put_varint(out, pt->t);
+	put_double(out, pt->f);
+	put_double(out, pt->ps);
+	put_double(out, pt->pq);
+	put_chain(out, pt->chain, pt->nchain);
+	if (!candidate)
+		return;
+	put_varint(out, pt->nz);
+	for (size_t i = 0; i < 2 * pt->nz; i++)
+		put_double(out, pt->z[i]);
+}
+
+static int get_point(struct detect_fpop_point *pt, int candidate, size_t n, const unsigned char **p,
+		     const unsigned char *end)
+{
+	uint64_t t, nz;
+	if (get_varint(&t, p, end) || t > n || get_double(&pt->f, p, end) ||
+	    get_double(&pt->ps, p, end) || get_double(&pt->pq, p, end))
+		return -1;
+	pt->t = (size_t)t;
+	if (get_chain(&pt->chain, &pt->nchain, pt->t, p, end))
+		return -1;
+	if (!candidate)
+		return 0;
+	if (get_varint(&nz, p, end) || nz > (uint64_t)(end - *p) / 16)
+		return -1;
+	pt->nz = (size_t)nz;
+	pt->z = xmalloc((nz ? 2 * (size_t)nz : 1) * sizeof(*pt->z));
+	for (size_t i = 0; i < 2 * pt->nz; i++)
+		if (get_double(&pt->z[i], p, end))
+			return -1;
+	return 0;
+}
+
+void detect_values_encode_head(struct strbuf *out, const struct detect_values *v,
+			       const size_t *changes, size_t nchanges, const struct detect_fpop *st)
+{
+	put_varint(out, v->n);
 	put_varint(out, nchanges);
 	for (size_t i = 0; i < nchanges; i++)
 		put_varint(out, changes[i]);
 	if (!st || !st->n) {
 		put_varint(out, 0);
-		return;
+	} else {
+		put_varint(out, st->n);
+		put_double(out, st->penalty);
+		put_double(out, st->ps);
+		put_double(out, st->pq);
+		for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++)
+			if (st->n + i + 1 >= DETECT_CHANGE_MIN_SEGMENT)
+				put_point(out, &st->tail[i], 0);
+		put_varint(out, st->ncand);
+		for (size_t k = 0; k < st->ncand; k++)
+			put_point(out, &st->cand[k], 1);
 	}
-	put_varint(out, st->n);
-	put_double(out, st->penalty);
-	put_double(out, st->ps);
-	put_double(out, st->pq);
-	for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++) {
-		put_double(out, st->f[i]);
-		put_double(out, st->fps[i]);
-		put_double(out, st->fpq[i]);
-	}
-	put_varint(out, st->ncand);
-	for (size_t k = 0; k < st->ncand; k++) {
-		const struct detect_fpop_cand *c = &st->cand[k];
-		put_varint(out, c->s);
-		put_double(out, c->f);
-		put_double(out, c->ps);
-		put_double(out, c->pq);
-		put_varint(out, c->nz);
-		for (size_t i = 0; i < 2 * c->nz; i++)
-			put_double(out, c->z[i]);
-	}
+	/* the records of the chunk not yet full */
+	detect_values_encode(out, v, v->n - v->n % DETECT_VALUES_CHUNK, v->n);
 }
 
 /* The state part of a head, into st (emptied first). */
@@ -710,33 +810,22 @@ static int decode_state(struct detect_fpop *st, const unsigned char **p, const u
 	    get_double(&st->pq, p, end))
 		return -1;
 	for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++)
-		if (get_double(&st->f[i], p, end) || get_double(&st->fps[i], p, end) ||
-		    get_double(&st->fpq[i], p, end))
+		if (st->n + i + 1 >= DETECT_CHANGE_MIN_SEGMENT &&
+		    (get_point(&st->tail[i], 0, st->n, p, end) ||
+		     st->tail[i].t != st->n + i + 1 - DETECT_CHANGE_MIN_SEGMENT))
 			return -1;
-	/* each candidate takes 26 bytes at least */
-	if (get_varint(&ncand, p, end) || ncand > (uint64_t)(end - *p) / 26)
+	/* each candidate takes 28 bytes at least */
+	if (get_varint(&ncand, p, end) || ncand > (uint64_t)(end - *p) / 28)
 		return -1;
 	st->cand = xcalloc(ncand ? (size_t)ncand : 1, sizeof(*st->cand));
-	for (uint64_t k = 0; k < ncand; k++) {
-		struct detect_fpop_cand *c = &st->cand[st->ncand];
-		uint64_t s, nz;
-		if (get_varint(&s, p, end) || s >= st->n || get_double(&c->f, p, end) ||
-		    get_double(&c->ps, p, end) || get_double(&c->pq, p, end) ||
-		    get_varint(&nz, p, end) || nz > (uint64_t)(end - *p) / 16)
+	for (uint64_t k = 0; k < ncand; k++)
+		if (get_point(&st->cand[st->ncand++], 1, st->n, p, end))
 			return -1;
-		c->s = (size_t)s;
-		c->nz = (size_t)nz;
-		c->z = xmalloc((nz ? 2 * (size_t)nz : 1) * sizeof(*c->z));
-		st->ncand++;
-		for (size_t i = 0; i < 2 * c->nz; i++)
-			if (get_double(&c->z[i], p, end))
-				return -1;
-	}
 	return 0;
 }
 
 int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, struct detect_fpop *st,
-			      const void *data, size_t len)
+			      struct detect_values *v, const void *data, size_t len)
 {
 	const unsigned char *p = data, *end = p + len;
 	uint64_t x, k;
@@ -752,7 +841,9 @@ int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, str
 			goto bad;
 		(*changes)[(*nchanges)++] = (size_t)x;
 	}
-	if (decode_state(st, &p, end) || p != end || st->n > *n)
+	/* v holds the full chunks' records: the rest are here */
+	if (decode_state(st, &p, end) || st->n > *n || v->n != *n - *n % DETECT_VALUES_CHUNK ||
+	    detect_values_decode(v, p, (size_t)(end - p)) || v->n != *n)
 		goto bad;
 	return 0;
 bad:
@@ -763,13 +854,10 @@ bad:
 	return BL_EINVALID;
 }
 
-size_t detect_changes_line(struct detect_change *out, struct detect_values *v, int better_higher,
-			   const struct detect_change_options *o, struct detect_fpop *st,
-			   size_t *dirty)
+size_t detect_changes_line(struct detect_change *out, const struct detect_values *v,
+			   int better_higher, const struct detect_change_options *o,
+			   struct detect_fpop *st)
 {
-	size_t n;
-	if (!v->last)
-		detect_values_grow(v, v->n);
-	n = judge_from(out, v->median, v->n, better_higher, o, v->last, st, dirty);
+	size_t n = judge_from(out, v->median, v->n, better_higher, o, st);
 	return detect_changes_unmarked(out, n, v->mark, v->n);
 }

@@ -232,23 +232,26 @@ double detect_change_penalty(const double *y, size_t n, double factor);
 
 /* The search's state after the first n values of a line: the penalty it searched with, the
  * prefix sums and least costs it still needs, and its candidates for the start of the last
- * segment (FPOP's: each with the means where it is the cheapest, lo-hi pairs). Enough to go
- * on with more values exactly as a search of them all from the start would. */
-struct detect_fpop_cand {
-	size_t s;
-	double f, ps, pq; /* the least cost before s, and the prefix sums of y and y^2 at s */
-	double *z;	  /* nz (lo, hi) pairs, sorted and disjoint */
+ * segment (FPOP's: each with the means where it is the cheapest). Each prefix it keeps has its
+ * best split with it (the changes, ascending), so that the search can give the best split of
+ * more values without the earlier ones' splits. Enough to go on with more values exactly as a
+ * search of them all from the start would. */
+struct detect_fpop_point {
+	size_t t;	  /* the prefix: the first t values (a candidate: where it starts) */
+	double f, ps, pq; /* the least cost of the prefix, and the sums of y and y^2 over it */
+	size_t *chain;	  /* the changes of its best split */
+	size_t nchain;
+	double *z; /* a candidate's means where it is the cheapest: nz (lo, hi) pairs */
 	size_t nz;
 };
 struct detect_fpop {
 	size_t n;	/* values searched; 0: none (a search starts from the first) */
 	double penalty; /* the penalty they were searched with */
-	double ps, pq;	/* the prefix sums at n */
-	/* at n - DETECT_CHANGE_MIN_SEGMENT + 1 .. n (those at 0 or later): the least cost of
-	 * each prefix and its sums, for the candidates still to come */
-	double f[DETECT_CHANGE_MIN_SEGMENT], fps[DETECT_CHANGE_MIN_SEGMENT],
-	    fpq[DETECT_CHANGE_MIN_SEGMENT];
-	struct detect_fpop_cand *cand;
+	double ps, pq;	/* the sums at n */
+	/* the prefixes n - DETECT_CHANGE_MIN_SEGMENT + 1 .. n (those of 0 values or more): the
+	 * candidates still to come */
+	struct detect_fpop_point tail[DETECT_CHANGE_MIN_SEGMENT];
+	struct detect_fpop_point *cand;
 	size_t ncand;
 };
 void detect_fpop_init(struct detect_fpop *st);
@@ -256,15 +259,10 @@ void detect_fpop_release(struct detect_fpop *st);
 /* PELT: the least penalised split of y[0..n) into segments of min_seg or more; the starts of
  * every segment but the first, ascending, into out (room for n), and how many. */
 size_t detect_change_points(size_t *out, const double *y, size_t n, double penalty, size_t min_seg);
-/*
- * The same, going on from st when it searched the first st->n values of y with this penalty
- * and min_seg (else from the start); st is left at n. last[t] (t = 0..n) is where the last
- * segment of the best split of y[0..t) starts: given for t <= st->n, the rest filled (from
- * the start: all). *from: the first t whose last[t] was written (st->n + 1, or 1).
- */
+/* The same, going on from st when it searched the first st->n values of y with this penalty
+ * and DETECT_CHANGE_MIN_SEGMENT (else from the start); st is left at n. */
 size_t detect_change_points_from(size_t *out, const double *y, size_t n, double penalty,
-				 size_t min_seg, size_t *last, struct detect_fpop *st,
-				 size_t *from);
+				 size_t min_seg, struct detect_fpop *st);
 /* A change that counts: at medians[index], the levels before and after it, and the shift. */
 struct detect_change {
 	size_t index;
@@ -282,11 +280,10 @@ size_t detect_changes_judge(struct detect_change *out, const double *medians, si
 
 /*
  * A line's judged medians as detect keeps them for the search (sql/010-change-points.sql),
- * each with its record's run id, what the band made of it (DETECT_VALUE_*) and where the
- * last segment of the best split of the line up to it starts (last[i + 1]): chunks of
- * DETECT_VALUES_CHUNK records (chunk k holds records k * DETECT_VALUES_CHUNK on), and a head
- * (chunk -1) with their count, the changes the last search found (indexes into the line) and
- * its state.
+ * each with its record's run id and what the band made of it (DETECT_VALUE_*): chunks of
+ * DETECT_VALUES_CHUNK records (chunk k holds records k * DETECT_VALUES_CHUNK on), written once
+ * full, and a head rewritten as the line grows: its count, the changes the last search found
+ * (indexes into the line), the search's state and the records of the chunk not yet full.
  */
 #define DETECT_VALUES_CHUNK 64
 enum { DETECT_VALUE_UNMARKED, DETECT_VALUE_SLOWER, DETECT_VALUE_FASTER };
@@ -294,7 +291,6 @@ struct detect_values {
 	double *median;
 	int64_t *run_id;
 	unsigned char *mark; /* DETECT_VALUE_* */
-	size_t *last;	     /* last[0..n]: last[t] for the first t records (0 when unknown) */
 	size_t n, alloc;
 };
 void detect_values_init(struct detect_values *v);
@@ -302,20 +298,23 @@ void detect_values_release(struct detect_values *v);
 void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark);
 /* Room for n records (so that decoding them allocates once). */
 void detect_values_grow(struct detect_values *v, size_t n);
-/* Chunk k of v: each median as a little-endian double, then a varint of its run id's
- * difference from the previous one in the chunk (zigzag) shifted left by 2, with the mark,
- * then a varint of i + 1 - last[i + 1]. */
-void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t chunk);
-/* Appends the records of one encoded chunk to v; BL_EINVALID when the bytes are not one. */
+/* v's records [from, to): each median as a little-endian double, then a varint of its run
+ * id's difference from the previous one (zigzag) shifted left by 2, with the mark. */
+void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t from,
+			  size_t to);
+/* Appends the records of one encoded run of them to v; BL_EINVALID when the bytes are not. */
 int detect_values_decode(struct detect_values *v, const void *data, size_t len);
-/* The head: varints of the count, of the number of changes and of each change's index, then
- * the search's state (st NULL or st->n 0: none). */
-void detect_values_encode_head(struct strbuf *out, size_t n, const size_t *changes, size_t nchanges,
+/* The head of v (its records from the last full chunk on), with the changes and the state
+ * (st NULL or st->n 0: none). */
+void detect_values_encode_head(struct strbuf *out, const struct detect_values *v,
+			       const size_t *changes, size_t nchanges,
 			       const struct detect_fpop *st);
-/* *changes (malloc'd, the caller's; NULL when none) and *st (released first) from a head;
- * BL_EINVALID when the bytes are not one. */
+/* From a head: the count (*n), *changes (malloc'd, the caller's; NULL when none), *st
+ * (released first) and the records of the chunk not yet full, appended to v (which holds the
+ * full chunks' records already: *n - v->n of them); BL_EINVALID when the bytes are not a head,
+ * or not v's. */
 int detect_values_decode_head(size_t *n, size_t **changes, size_t *nchanges, struct detect_fpop *st,
-			      const void *data, size_t len);
+			      struct detect_values *v, const void *data, size_t len);
 /* Drops from out[0..n) the changes that have a record the band marked slower (mark[i] is
  * DETECT_VALUE_SLOWER; one mark per median of the line, nmarks of them) within one record of
  * them: that step has its Suspect already and gets no second. The count left. */
@@ -323,12 +322,11 @@ size_t detect_changes_unmarked(struct detect_change *out, size_t n, const unsign
 			       size_t nmarks);
 /* The changes of a line that count and that the band has not marked (detect_changes_judge,
  * then detect_changes_unmarked with v's marks), searched on from st (see
- * detect_change_points_from; v->last is filled as last is there); out has room for v->n.
- * *dirty: the first record whose last[] the search wrote (v->n when it did not search: too
- * short a line, a median that is not positive, and st is emptied then). */
-size_t detect_changes_line(struct detect_change *out, struct detect_values *v, int better_higher,
-			   const struct detect_change_options *o, struct detect_fpop *st,
-			   size_t *dirty);
+ * detect_change_points_from; st is emptied when the line is not searched: too short, or a
+ * median that is not positive); out has room for v->n. */
+size_t detect_changes_line(struct detect_change *out, const struct detect_values *v,
+			   int better_higher, const struct detect_change_options *o,
+			   struct detect_fpop *st);
 
 /*
  * The change-point searches of one detect (search.c): the walk gives each judged timed line
@@ -347,7 +345,6 @@ struct detect_search_line {
 	int searched;
 	struct detect_change *changes; /* malloc'd */
 	size_t nchanges;
-	size_t dirty; /* the first record whose encoding changed (see detect_changes_line) */
 };
 struct detect_search *detect_search_new(const struct detect_change_options *o,
 					void (*free_line)(struct detect_search_line *l));

@@ -529,32 +529,33 @@ static int cp_put(struct detect_ctx *c, const struct store_mark *mk,
 	return 0;
 }
 
-/* Takes a searched line back: stores its head (how many values, where the changes are) and
- * hands its change points to the alert pass. A rebuilt line's stored Suspects are in
- * old_marks (those it no longer finds go with drop_unmatched); a continued line's are looked
- * up, only where the changes moved since its last search (the same change gives the same
- * Suspect: its numbers come from records that do not move). */
+/* Takes a searched line back: stores its values (the chunks that filled since it was stored)
+ * and what its next search goes on from, and hands its change points to the alert pass. A
+ * rebuilt line's stored Suspects are in old_marks (those it no longer finds go with
+ * drop_unmatched); a continued line's are looked up, only where the changes moved since its
+ * last search (the same change gives the same Suspect: its numbers come from records that do
+ * not move). */
 static int cp_apply(struct detect_ctx *c, struct cp_line *l, struct bl_error *err)
 {
 	struct detect_search_line *s = &l->s;
 	struct store_group g = {l->g.machine_id, l->g.benchmark_id, l->g.config};
 	size_t *idx = xmalloc((s->nchanges ? s->nchanges : 1) * sizeof(*idx));
-	size_t dirty = s->dirty < l->stored_n ? s->dirty : l->stored_n;
 	int ret = 0;
 	for (size_t k = 0; k < s->nchanges; k++)
 		idx[k] = s->changes[k].index;
-	/* the values from the first whose record or split is new, a chunk at a time */
-	for (size_t k = dirty / DETECT_VALUES_CHUNK; k * DETECT_VALUES_CHUNK < s->v.n; k++) {
+	/* the chunks full now that were not when the line was stored; each is written once */
+	for (size_t k = l->stored_n / DETECT_VALUES_CHUNK; (k + 1) * DETECT_VALUES_CHUNK <= s->v.n;
+	     k++) {
 		strbuf_reset(&c->cp_buf);
-		detect_values_encode(&c->cp_buf, &s->v, k);
+		detect_values_encode(&c->cp_buf, &s->v, k * DETECT_VALUES_CHUNK,
+				     (k + 1) * DETECT_VALUES_CHUNK);
 		if ((ret = store_detect_values_put(c->d, l->line_id, (int64_t)k, c->cp_buf.buf,
 						   c->cp_buf.len, err)))
 			goto done;
 	}
 	strbuf_reset(&c->cp_buf);
-	detect_values_encode_head(&c->cp_buf, s->v.n, idx, s->nchanges, &s->state);
-	if ((ret =
-		 store_detect_values_put(c->d, l->line_id, -1, c->cp_buf.buf, c->cp_buf.len, err)))
+	detect_values_encode_head(&c->cp_buf, &s->v, idx, s->nchanges, &s->state);
+	if ((ret = store_detect_search_put(c->d, l->line_id, c->cp_buf.buf, c->cp_buf.len, err)))
 		goto done;
 	for (size_t k = 0; k < s->nchanges; k++) {
 		struct store_mark mk, found;
@@ -651,45 +652,44 @@ static int cp_hand(struct detect_ctx *c, const struct store_group *g, const char
 	return cp_drain(c, 0, err);
 }
 
-/* What reading a continued line's values found. */
+/* What reading a continued line's full chunks found. */
 struct cp_read {
 	struct line_state *ls;
-	size_t n;
-	int head, bad;
+	int bad;
 };
 
 static int cp_read_chunk(int64_t chunk, const void *data, size_t len, void *cb_data)
 {
 	struct cp_read *r = cb_data;
 	struct line_state *ls = r->ls;
-	if (chunk == -1) {
-		r->head = !detect_values_decode_head(&r->n, &ls->old_changes, &ls->nold, &ls->fpop,
-						     data, len);
-		r->bad = !r->head;
-		if (r->head)
-			detect_values_grow(&ls->vals, r->n);
-	} else if (!r->head || chunk < 0 || (size_t)chunk * DETECT_VALUES_CHUNK != ls->vals.n ||
-		   detect_values_decode(&ls->vals, data, len)) {
+	/* the chunks in order, from the first, each full */
+	if (chunk < 0 || (size_t)chunk * DETECT_VALUES_CHUNK != ls->vals.n ||
+	    detect_values_decode(&ls->vals, data, len) ||
+	    ls->vals.n != ((size_t)chunk + 1) * DETECT_VALUES_CHUNK)
 		r->bad = 1;
-	}
 	return r->bad;
 }
 
-/* Reads the values a continued line keeps into ls: 0 when they are all there, 1 when they are
- * not (the group is walked instead), or an error. */
+/* Reads the values a continued line keeps, and what its search goes on from, into ls: 0 when
+ * they are all there, 1 when they are not (the group is walked instead), or an error. */
 static int cp_load(struct detect_ctx *c, struct line_state *ls, int64_t line_id,
 		   struct bl_error *err)
 {
-	struct cp_read r = {ls, 0, 0, 0};
-	int ret = store_detect_values(c->d, line_id, cp_read_chunk, &r, err);
+	struct cp_read r = {ls, 0};
+	size_t n = 0;
+	int found = 0, ret = store_detect_values(c->d, line_id, cp_read_chunk, &r, err);
 	if (ret < 0)
 		return ret;
-	if (r.bad || !r.head || r.n != ls->vals.n) {
+	if (!r.bad && (ret = store_detect_search(&found, &c->cp_buf, c->d, line_id, err)))
+		return ret;
+	if (r.bad || !found ||
+	    detect_values_decode_head(&n, &ls->old_changes, &ls->nold, &ls->fpop, &ls->vals,
+				      c->cp_buf.buf, c->cp_buf.len)) {
 		line_cp_release(ls);
 		return 1;
 	}
-	ls->stored_n = r.n;
-	ls->cp = r.n > 0;
+	ls->stored_n = n;
+	ls->cp = n > 0;
 	return 0;
 }
 

@@ -34,8 +34,7 @@ struct detect_search {
 static void search_line(const struct detect_change_options *o, struct detect_search_line *l)
 {
 	l->changes = xmalloc((l->v.n ? l->v.n : 1) * sizeof(*l->changes));
-	l->nchanges =
-	    detect_changes_line(l->changes, &l->v, l->better_higher, o, &l->state, &l->dirty);
+	l->nchanges = detect_changes_line(l->changes, &l->v, l->better_higher, o, &l->state);
 }
 
 static void *work(void *data)

@@ -73,19 +73,28 @@ FROM (SELECT seq FROM temp.ids_v10 UNION ALL SELECT coalesce(max(id), 0) FROM su
 DROP TABLE temp.ids_v10;
 
 -- The judged medians of each judged timed line, in its order, for the change-point search of
--- an incremental detect: chunk k >= 0 holds records 64k to 64k + 63, each a little-endian
--- double and a varint of its run id's difference from the one before (zigzag) with the band's
--- mark beside it (detect_values_encode); chunk -1 holds how many there are and where the last
--- search found changes that count. Rows apart from line_ends so that the narrow row an append
--- rewrites stays narrow, and an append rewrites only its last chunk. Deleted with their line
--- by detect (no foreign key: a first detect writes every line, and each key check would be a
--- lookup for nothing).
+-- an incremental detect: chunk k holds records 64k to 64k + 63, each a little-endian double
+-- and a varint of its run id's difference from the one before (zigzag) with the band's mark
+-- beside it (detect_values_encode), written once the chunk is full and never changed. Rows
+-- apart from line_ends so that the narrow row an append rewrites stays narrow.
 CREATE TABLE line_values (
 	line_id INTEGER NOT NULL,
 	chunk INTEGER NOT NULL,
 	data BLOB NOT NULL,
 	PRIMARY KEY (line_id, chunk)
 ) WITHOUT ROWID;
+
+-- Per judged timed line, what the next search of it goes on from (detect_values_encode_head):
+-- how many values it has, where the last search found changes that count, the search's state
+-- (its penalty, sums and candidates, each with its best split) and the records of the chunk
+-- not yet full. Rewritten as the line grows: one row a line, the rows of all lines side by
+-- side, so that an incremental detect that adds a record to every line rewrites few pages.
+-- Both tables are emptied with their lines by detect (no foreign key: a first detect writes
+-- every line, and each key check would be a lookup for nothing).
+CREATE TABLE line_searches (
+	line_id INTEGER PRIMARY KEY,
+	data BLOB NOT NULL
+);
 
 -- Every line is walked again so that each gets its values and the change-point search runs on
 -- the whole history: DETECT_STATE_FORMAT is 4 from this schema on.

@@ -90,6 +90,14 @@ FROM line_values ORDER BY line_id, chunk;
 INSERT INTO line_values (line_id, chunk, data)
 VALUES (?1, ?2, ?3);
 
+-- name: copy_read_line_searches
+SELECT line_id, data
+FROM line_searches ORDER BY line_id;
+
+-- name: copy_write_line_searches
+INSERT INTO line_searches (line_id, data)
+VALUES (?1, ?2);
+
 -- name: copy_read_alerts
 SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records
 FROM alerts ORDER BY id;

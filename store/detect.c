@@ -802,26 +802,33 @@ int store_detect_line_put(struct store_detect *d, struct store_line *l, struct b
 	return store_exec(d->st, s, "cannot store a line", err);
 }
 
-int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
-			      struct bl_error *err)
+/* Runs one of the statements that delete every line's (g NULL) or one group's rows. */
+static int delete_lines_of(struct store_detect *d, const struct store_group *g, enum sql_stmt all,
+			   enum sql_stmt group, struct bl_error *err)
 {
-	struct store_stmt *s;
-	if (!(s = store_stmt(
-		  d->st, g ? SQL_DETECT_VALUES_DELETE_GROUP : SQL_DETECT_VALUES_DELETE_ALL, err)))
-		return BL_EDB;
-	if (g)
-		bind_group(s, g);
-	if (store_exec(d->st, s, "cannot delete lines", err))
-		return BL_EDB;
-	if (!g && (!(s = store_stmt(d->st, SQL_DETECT_LINE_ENDS_DELETE_ALL, err)) ||
-		   store_exec(d->st, s, "cannot delete lines", err)))
-		return BL_EDB;
-	if (!(s = store_stmt(d->st, g ? SQL_DETECT_LINES_DELETE_GROUP : SQL_DETECT_LINES_DELETE_ALL,
-			     err)))
+	struct store_stmt *s = store_stmt(d->st, g ? group : all, err);
+	if (!s)
 		return BL_EDB;
 	if (g)
 		bind_group(s, g);
 	return store_exec(d->st, s, "cannot delete lines", err);
+}
+
+int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
+			      struct bl_error *err)
+{
+	struct store_stmt *s;
+	/* what the change-point search keeps of the lines goes first: it names them */
+	if (delete_lines_of(d, g, SQL_DETECT_VALUES_DELETE_ALL, SQL_DETECT_VALUES_DELETE_GROUP,
+			    err) ||
+	    delete_lines_of(d, g, SQL_DETECT_SEARCHES_DELETE_ALL, SQL_DETECT_SEARCHES_DELETE_GROUP,
+			    err))
+		return BL_EDB;
+	if (!g && (!(s = store_stmt(d->st, SQL_DETECT_LINE_ENDS_DELETE_ALL, err)) ||
+		   store_exec(d->st, s, "cannot delete lines", err)))
+		return BL_EDB;
+	return delete_lines_of(d, g, SQL_DETECT_LINES_DELETE_ALL, SQL_DETECT_LINES_DELETE_GROUP,
+			       err);
 }
 
 int store_detect_series_count(int64_t *series, int64_t *judged, struct store_detect *d,
@@ -1029,6 +1036,38 @@ int store_detect_values_put(struct store_detect *d, int64_t line_id, int64_t chu
 	store_bind_int64(s, 2, chunk);
 	store_bind_blob(s, 3, data, len);
 	return store_exec(d->st, s, "cannot store a line's values", err);
+}
+
+int store_detect_search(int *found, struct strbuf *out, struct store_detect *d, int64_t line_id,
+			struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SEARCH_READ, err);
+	int rc;
+	*found = 0;
+	strbuf_reset(out);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
+		*found = 1;
+		strbuf_add(out, store_column_blob(s, 0), (size_t)store_column_bytes(s, 0));
+	}
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
+		return store_db_error(err, d->st, "cannot read a line's search");
+	return 0;
+}
+
+int store_detect_search_put(struct store_detect *d, int64_t line_id, const void *data, size_t len,
+			    struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SEARCH_PUT, err);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	store_bind_blob(s, 2, data, len);
+	return store_exec(d->st, s, "cannot store a line's search", err);
 }
 
 int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t run_id,

@@ -519,14 +519,19 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 			      const struct store_group *g, int64_t run_id, const char *metric,
 			      enum suspect_kind kind, struct strbuf *commit, struct bl_error *err);
 /* The judged medians a line keeps for the change-point search (sql/010-change-points.sql):
- * fn gets each chunk of line line_id in order (chunk -1 first; data lives until fn returns);
- * a non-zero return stops the walk and is returned. */
+ * fn gets each full chunk of line line_id in order (data lives until fn returns); a non-zero
+ * return stops the walk and is returned. */
 typedef int (*store_values_fn)(int64_t chunk, const void *data, size_t len, void *cb_data);
 int store_detect_values(struct store_detect *d, int64_t line_id, store_values_fn fn, void *cb_data,
 			struct bl_error *err);
 /* Stores (or replaces) one chunk of line line_id's values. */
 int store_detect_values_put(struct store_detect *d, int64_t line_id, int64_t chunk,
 			    const void *data, size_t len, struct bl_error *err);
+/* What the next search of line line_id goes on from, into out; *found 0 when none is kept. */
+int store_detect_search(int *found, struct strbuf *out, struct store_detect *d, int64_t line_id,
+			struct bl_error *err);
+int store_detect_search_put(struct store_detect *d, int64_t line_id, const void *data, size_t len,
+			    struct bl_error *err);
 /* The commit of run run_id into out ("" when there is no such run). */
 int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t run_id,
 			    struct bl_error *err);
@@ -884,7 +889,7 @@ int store_admin_remove_run(struct store *st, int64_t run_id, int64_t audit_id,
  * back (BL_EDB). A target with runs, commits or lines is BL_ECONFLICT. progress, when given,
  * hears of each table as it is copied.
  */
-#define STORE_COPY_NTABLES 19
+#define STORE_COPY_NTABLES 20
 struct store_copy_count {
 	size_t rows;
 	char checksum[41]; /* SHA-1 of the rows in their key's order, as store/copy.c writes them */

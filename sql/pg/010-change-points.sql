@@ -10,10 +10,15 @@ ALTER TABLE suspects DROP CONSTRAINT suspects_key;
 ALTER TABLE suspects ADD CONSTRAINT suspects_key
 	UNIQUE (machine_id, benchmark_id, config, run_id, metric, kind);
 
--- The judged medians of each judged timed line (the layout is in the SQLite text).
+-- The judged medians of each judged timed line, and what the next search of each goes on
+-- from (the layouts are in the SQLite text).
 CREATE TABLE line_values (
 	line_id bigint NOT NULL,
 	chunk bigint NOT NULL,
 	data bytea NOT NULL,
 	PRIMARY KEY (line_id, chunk)
+);
+CREATE TABLE line_searches (
+	line_id bigint PRIMARY KEY,
+	data bytea NOT NULL
 );

@@ -192,7 +192,7 @@ DELETE FROM lines;
 DELETE FROM lines WHERE machine_id = $1 AND benchmark_id = $2 AND config = $3;
 
 -- The judged medians a line keeps for the change-point search (sql/010-change-points.sql):
--- its chunks in order, chunk -1 first.
+-- its full chunks in order.
 -- name: detect_values_read
 SELECT chunk, data FROM line_values WHERE line_id = $1 ORDER BY chunk;
 
@@ -206,6 +206,22 @@ DELETE FROM line_values;
 -- A group's lines' values go before its lines.
 -- name: detect_values_delete_group
 DELETE FROM line_values
+WHERE line_id IN (SELECT id FROM lines
+		  WHERE machine_id = $1 AND benchmark_id = $2 AND config = $3);
+
+-- What the next search of a line goes on from (sql/010-change-points.sql).
+-- name: detect_search_read
+SELECT data FROM line_searches WHERE line_id = $1;
+
+-- name: detect_search_put
+INSERT INTO line_searches (line_id, data) VALUES ($1, $2)
+ON CONFLICT (line_id) DO UPDATE SET data = excluded.data;
+
+-- name: detect_searches_delete_all
+DELETE FROM line_searches;
+
+-- name: detect_searches_delete_group
+DELETE FROM line_searches
 WHERE line_id IN (SELECT id FROM lines
 		  WHERE machine_id = $1 AND benchmark_id = $2 AND config = $3);
 

@@ -271,9 +271,8 @@ static void a_step_the_band_marked_gets_no_second_mark(void **state)
 	/* ... which the band marked: no second mark */
 	{
 		struct detect_fpop st;
-		size_t dirty;
 		detect_fpop_init(&st);
-		assert_int_equal((int)detect_changes_line(c, &vals, 0, NULL, &st, &dirty), 0);
+		assert_int_equal((int)detect_changes_line(c, &vals, 0, NULL, &st), 0);
 		detect_fpop_release(&st);
 	}
 	detect_values_release(&vals);
@@ -320,8 +319,9 @@ static void the_minimum_segment_at_its_edge(void **state)
 	assert_string_equal(got, "");
 }
 
-/* The values a line keeps for the search: chunks and head round-trip, run ids that go back
- * (a late record) and far included; broken bytes are refused. */
+/* The values a line keeps for the search: full chunks and the head (the records after them,
+ * the changes, the state) round-trip, run ids that go back (a late record) and far included;
+ * broken bytes are refused. */
 static void values_round_trip(void **state)
 {
 	struct detect_values a, b;
@@ -334,36 +334,41 @@ static void values_round_trip(void **state)
 	for (int i = 0; i < 130; i++)
 		detect_values_add(&a, 1.0 / (i + 3), i == 50 ? 7 : (int64_t)i * 1000 + 1,
 				  (unsigned char)(i % 3));
-	for (size_t k = 0; k * DETECT_VALUES_CHUNK < a.n; k++) {
+	for (size_t k = 0; (k + 1) * DETECT_VALUES_CHUNK <= a.n; k++) {
 		strbuf_reset(&sb);
-		detect_values_encode(&sb, &a, k);
+		detect_values_encode(&sb, &a, k * DETECT_VALUES_CHUNK,
+				     (k + 1) * DETECT_VALUES_CHUNK);
 		assert_int_equal(detect_values_decode(&b, sb.buf, sb.len), 0);
 	}
-	assert_int_equal((int)b.n, 130);
-	assert_memory_equal(a.median, b.median, 130 * sizeof(double));
-	assert_memory_equal(a.run_id, b.run_id, 130 * sizeof(int64_t));
-	assert_memory_equal(a.mark, b.mark, 130);
+	assert_int_equal((int)b.n, 128);
 	/* a chunk cut short is refused */
-	strbuf_reset(&sb);
-	detect_values_encode(&sb, &a, 0);
-	assert_int_equal(detect_values_decode(&b, sb.buf, sb.len - 1), BL_EINVALID);
+	{
+		struct detect_values c;
+		detect_values_init(&c);
+		strbuf_reset(&sb);
+		detect_values_encode(&sb, &a, 0, DETECT_VALUES_CHUNK);
+		assert_int_equal(detect_values_decode(&c, sb.buf, sb.len - 1), BL_EINVALID);
+		detect_values_release(&c);
+	}
 	{
 		struct detect_fpop st, back;
-		size_t last[41], from;
 		size_t cp[40];
 		double y[40];
 		detect_fpop_init(&st);
 		detect_fpop_init(&back);
 		for (int i = 0; i < 40; i++)
 			y[i] = (i < 20 ? 0 : 1) + (i % 5) * 0.01;
-		detect_change_points_from(cp, y, 40, 0.5, DETECT_CHANGE_MIN_SEGMENT, last, &st,
-					  &from);
+		detect_change_points_from(cp, y, 40, 0.5, DETECT_CHANGE_MIN_SEGMENT, &st);
 		assert_true(st.n == 40 && st.ncand > 0);
 		strbuf_reset(&sb);
-		detect_values_encode_head(&sb, 130, changes, 3, &st);
-		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
-				 0);
+		detect_values_encode_head(&sb, &a, changes, 3, &st);
+		assert_int_equal(
+		    detect_values_decode_head(&n, &ch, &nch, &back, &b, sb.buf, sb.len), 0);
 		assert_int_equal((int)n, 130);
+		assert_int_equal((int)b.n, 130);
+		assert_memory_equal(a.median, b.median, 130 * sizeof(double));
+		assert_memory_equal(a.run_id, b.run_id, 130 * sizeof(int64_t));
+		assert_memory_equal(a.mark, b.mark, 130);
 		assert_int_equal((int)nch, 3);
 		assert_memory_equal(ch, changes, sizeof(changes));
 		free(ch);
@@ -371,25 +376,44 @@ static void values_round_trip(void **state)
 		assert_true(back.penalty == st.penalty && back.ps == st.ps && back.pq == st.pq);
 		assert_int_equal((int)back.ncand, (int)st.ncand);
 		for (size_t k = 0; k < st.ncand; k++) {
-			assert_int_equal((int)back.cand[k].s, (int)st.cand[k].s);
+			assert_int_equal((int)back.cand[k].t, (int)st.cand[k].t);
+			assert_int_equal((int)back.cand[k].nchain, (int)st.cand[k].nchain);
+			assert_memory_equal(back.cand[k].chain, st.cand[k].chain,
+					    st.cand[k].nchain * sizeof(size_t));
 			assert_int_equal((int)back.cand[k].nz, (int)st.cand[k].nz);
 			assert_memory_equal(back.cand[k].z, st.cand[k].z,
 					    2 * st.cand[k].nz * sizeof(double));
 		}
-		/* a change past the end, or bytes left over, is no head */
+		/* a change past the end, a record left over, or a head of other values, is no
+		 * head */
+		{
+			struct detect_values short_a = a;
+			short_a.n = 100;
+			strbuf_reset(&sb);
+			detect_values_encode_head(&sb, &short_a, changes, 3, NULL);
+			b.n = 64;
+			assert_int_equal(
+			    detect_values_decode_head(&n, &ch, &nch, &back, &b, sb.buf, sb.len),
+			    BL_EINVALID);
+		}
 		strbuf_reset(&sb);
-		detect_values_encode_head(&sb, 100, changes, 3, NULL);
-		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
-				 BL_EINVALID);
-		strbuf_reset(&sb);
-		detect_values_encode_head(&sb, 130, changes, 3, &st);
-		strbuf_addch(&sb, 0);
-		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
-				 BL_EINVALID);
-		/* nor is one cut short */
+		detect_values_encode_head(&sb, &a, changes, 3, &st);
+		b.n = 128;
+		strbuf_add(&sb, sb.buf + sb.len - 9, 9);
+		assert_int_equal(
+		    detect_values_decode_head(&n, &ch, &nch, &back, &b, sb.buf, sb.len),
+		    BL_EINVALID);
+		b.n = 64;
 		strbuf_setlen(&sb, sb.len - 9);
-		assert_int_equal(detect_values_decode_head(&n, &ch, &nch, &back, sb.buf, sb.len),
-				 BL_EINVALID);
+		assert_int_equal(
+		    detect_values_decode_head(&n, &ch, &nch, &back, &b, sb.buf, sb.len),
+		    BL_EINVALID);
+		/* nor is one cut short */
+		b.n = 128;
+		strbuf_setlen(&sb, sb.len - 3);
+		assert_int_equal(
+		    detect_values_decode_head(&n, &ch, &nch, &back, &b, sb.buf, sb.len),
+		    BL_EINVALID);
 		detect_fpop_release(&st);
 		detect_fpop_release(&back);
 	}
@@ -414,7 +438,7 @@ static void going_on_is_searching_from_the_start(void **state)
 		struct detect_values grown, whole;
 		struct detect_fpop st, st_whole;
 		struct detect_change *c1 = xmalloc(n * sizeof(*c1)), *c2 = xmalloc(n * sizeof(*c2));
-		size_t k1 = 0, k2, dirty;
+		size_t k1 = 0, k2;
 		double noise = trial % 3 == 0 ? 0.001 : 0.02;
 		for (size_t i = 0; i < n; i++) {
 			if (uniform() < 0.03)
@@ -430,21 +454,26 @@ static void going_on_is_searching_from_the_start(void **state)
 			double before = st.penalty;
 			size_t had = st.n;
 			detect_values_add(&grown, m[i], (int64_t)i + 1, DETECT_VALUE_UNMARKED);
-			k1 = detect_changes_line(c1, &grown, 0, NULL, &st, &dirty);
+			k1 = detect_changes_line(c1, &grown, 0, NULL, &st);
 			if (had && st.n && st.penalty == before)
 				went_on++;
 			else if (had)
 				started_over++;
-			/* stored and read back, as detect keeps them between runs */
-			detect_values_encode_head(&sb, grown.n, NULL, 0, &st);
-			assert_int_equal(
-			    detect_values_decode_head(&hn, &hch, &hnch, &st, sb.buf, sb.len), 0);
+			/* stored and read back, as detect keeps them between runs: the full
+			 * chunks, then the head */
 			detect_values_init(&back);
-			for (size_t k = 0; k * DETECT_VALUES_CHUNK < grown.n; k++) {
+			for (size_t k = 0; (k + 1) * DETECT_VALUES_CHUNK <= grown.n; k++) {
 				strbuf_reset(&sb);
-				detect_values_encode(&sb, &grown, k);
+				detect_values_encode(&sb, &grown, k * DETECT_VALUES_CHUNK,
+						     (k + 1) * DETECT_VALUES_CHUNK);
 				assert_int_equal(detect_values_decode(&back, sb.buf, sb.len), 0);
 			}
+			strbuf_reset(&sb);
+			detect_values_encode_head(&sb, &grown, NULL, 0, &st);
+			assert_int_equal(
+			    detect_values_decode_head(&hn, &hch, &hnch, &st, &back, sb.buf, sb.len),
+			    0);
+			assert_int_equal((int)hn, (int)grown.n);
 			assert_int_equal((int)back.n, (int)grown.n);
 			detect_values_release(&grown);
 			grown = back;
@@ -454,16 +483,29 @@ static void going_on_is_searching_from_the_start(void **state)
 		detect_fpop_init(&st_whole);
 		for (size_t i = 0; i < n; i++)
 			detect_values_add(&whole, m[i], (int64_t)i + 1, DETECT_VALUE_UNMARKED);
-		k2 = detect_changes_line(c2, &whole, 0, NULL, &st_whole, &dirty);
+		k2 = detect_changes_line(c2, &whole, 0, NULL, &st_whole);
 		assert_int_equal((int)k1, (int)k2);
 		for (size_t k = 0; k < k1; k++) {
 			assert_int_equal((int)c1[k].index, (int)c2[k].index);
 			assert_true(c1[k].shift == c2[k].shift);
 		}
 		if (st_whole.n) {
-			assert_memory_equal(grown.last, whole.last, (n + 1) * sizeof(size_t));
 			assert_true(st.penalty == st_whole.penalty && st.ps == st_whole.ps &&
 				    st.pq == st_whole.pq && st.ncand == st_whole.ncand);
+			/* the same splits of every prefix the state keeps */
+			for (size_t k = 0; k < st.ncand; k++) {
+				assert_int_equal((int)st.cand[k].t, (int)st_whole.cand[k].t);
+				assert_int_equal((int)st.cand[k].nchain,
+						 (int)st_whole.cand[k].nchain);
+				assert_memory_equal(st.cand[k].chain, st_whole.cand[k].chain,
+						    st.cand[k].nchain * sizeof(size_t));
+			}
+			for (size_t i = 0; i < DETECT_CHANGE_MIN_SEGMENT; i++) {
+				assert_int_equal((int)st.tail[i].nchain,
+						 (int)st_whole.tail[i].nchain);
+				assert_memory_equal(st.tail[i].chain, st_whole.tail[i].chain,
+						    st.tail[i].nchain * sizeof(size_t));
+			}
 		}
 		detect_values_release(&grown);
 		detect_values_release(&whole);
