@@ -25,6 +25,7 @@
 
 #include "store/store.h"
 #include "detect/detect.h"
+#include "ingest/config/config.h"
 #include "detect/ladder/ladder.h"
 
 #define DEFAULT_PASS_MEMBERS ((size_t)1 << 19)
@@ -47,6 +48,7 @@ struct old_mark {
 };
 
 struct detect_ctx {
+	double counter_floor; /* the band's floor for instruction Series (§9.6) */
 	struct store *st;
 	struct store_detect *d;
 	const struct detect_options *opts;
@@ -359,6 +361,9 @@ static const struct ladder *metric_ladder(struct detect_ctx *c, const char *metr
 static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		     const struct store_point *p)
 {
+	if (p->kind == METRIC_COUNTED) /* §9.6: instruction counts, whatever `metrics` says */
+		return !isnan(p->value) &&
+		       !strcmp(m->metrics.strings[p->metric], METRIC_INSTRUCTIONS);
 	if (isnan(p->value) || (p->kind != METRIC_TIMED && p->kind != METRIC_QUANTILE))
 		return 0;
 	if (c->all_timed)
@@ -835,7 +840,8 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 			detect_step_ladder(&v, &ls->tail, p->value, mb->run_id,
 					   c->ladder_cache[p->metric]);
 		else
-			detect_step(&v, &ls->tail, p->value, mb->run_id);
+			detect_step(&v, &ls->tail, p->value, mb->run_id,
+				    p->kind == METRIC_COUNTED ? c->counter_floor : DETECT_FLOOR);
 		if (c->cp_on && p->kind == METRIC_TIMED) {
 			ls->cp = 1;
 			ls->cp_higher = p->higher;
@@ -1537,9 +1543,10 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	struct detect_ctx c;
 	struct strbuf judged = STRBUF_INIT, quiet = STRBUF_INIT, changes = STRBUF_INIT;
 	char *state = NULL, *stored_judged = NULL, *full_flag = NULL, *stored_quiet = NULL;
-	char *stored_changes = NULL;
-	int ret, began = 0, full, too_much = 0, state_ok, judged_same, transient_records;
-	int changes_same;
+	char *stored_changes = NULL, *stored_floor = NULL;
+	struct strbuf floor = STRBUF_INIT;
+	int ret, began = 0, full, too_much = 0, state_ok, judged_same, transient_records,
+		 floor_same, changes_same;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -1556,10 +1563,20 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	    (ret = store_get_meta(&stored_judged, st, "detect_metrics", err)) ||
 	    (ret = store_get_meta(&full_flag, st, "detect_full", err)) ||
 	    (ret = store_get_meta(&stored_quiet, st, "detect_transient_records", err)) ||
-	    (ret = store_get_meta(&stored_changes, st, "detect_change_points", err)))
+	    (ret = store_get_meta(&stored_changes, st, "detect_change_points", err)) ||
+	    (ret = store_get_meta(&stored_floor, st, "detect_counter_floor", err)))
 		goto done;
 	cp_settings(&c, &changes, opts, stored_changes);
 	changes_same = stored_changes && !strcmp(stored_changes, changes.buf);
+	/* quiet.counter_floor: as given, else as the last detect judged, else the default; the
+	 * text kept is the one compared, so a change judges every line again. */
+	c.counter_floor = opts->counter_floor > 0 ? opts->counter_floor
+			  : stored_floor	  ? atof(stored_floor)
+						  : CONFIG_COUNTER_FLOOR;
+	if (!(c.counter_floor > 0))
+		c.counter_floor = CONFIG_COUNTER_FLOOR;
+	strbuf_addf(&floor, "%.17g", c.counter_floor);
+	floor_same = stored_floor && !strcmp(stored_floor, floor.buf);
 	/* quiet.transient_records: as given, else as the last detect judged, else the default. */
 	transient_records = opts->transient_records > 0 && opts->transient_records <= DETECT_WINDOW
 				? opts->transient_records
@@ -1588,7 +1605,8 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	state_ok = state && !strcmp(state, DETECT_STATE_FORMAT);
 	judged_same = stored_judged && !strcmp(judged.buf, stored_judged);
 	/* Other change-point settings: every line is searched again, and its alerts judged. */
-	full = opts->all || !state_ok || full_flag || !judged_same || !changes_same;
+	full = opts->all || !state_ok || full_flag || !judged_same || !changes_same ||
+	       (stored_floor && !floor_same);
 	if ((ret = store_detect_last_suspect_id(&out->first_new_id, c.d, err)))
 		goto done;
 	out->first_new_id++;
@@ -1606,6 +1624,7 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	    (ret = store_detect_log_clear(c.d, err)) ||
 	    ((!stored_quiet || strcmp(stored_quiet, quiet.buf)) &&
 	     (ret = store_set_meta(st, "detect_transient_records", quiet.buf, err))) ||
+	    (!floor_same && (ret = store_set_meta(st, "detect_counter_floor", floor.buf, err))) ||
 	    (!state_ok && (ret = store_set_meta(st, "detect_state", DETECT_STATE_FORMAT, err))) ||
 	    (!changes_same &&
 	     (ret = store_set_meta(st, "detect_change_points", changes.buf, err))) ||
@@ -1649,6 +1668,8 @@ done:
 	strbuf_release(&changes);
 	free(stored_quiet);
 	free(stored_changes);
+	free(stored_floor);
+	strbuf_release(&floor);
 	free(state);
 	free(stored_judged);
 	free(full_flag);

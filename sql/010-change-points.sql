@@ -97,4 +97,4 @@ CREATE TABLE line_searches (
 );
 
 -- Every line is walked again so that each gets its values and the change-point search runs on
--- the whole history: DETECT_STATE_FORMAT is 4 from this schema on.
+-- the whole history: DETECT_STATE_FORMAT is 5 from this schema on.

@@ -4,14 +4,15 @@
  * transactions). Its reads and writes are grouped by who asks: detection (detect.c), the gate
  * (gate.c, gate_skipped.c), the Series (series.c), the web server (web.c), alerts (alerts.c),
  * Regressions and triage (regressions.c), deterministic counters (counters.c), data care
- * (admin.c), `check`'s invariants (check.c)
- * and `migrate` (copy.c). The SQL text lives in sql/ and is embedded at build time. Every statement
- * of sql/ is prepared once per store, on its first use, then bound, stepped and reset each time,
- * and finalized by store_free. Only the migrations, the connection's pragmas at open and
- * transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL text instead (sqlite3_exec). A callback
- * of a walk (store_each_*, store_web_*, store_detect_lines, store_detect_suspects) may call any
- * store function but the walk it is called from: that one's statement is still stepping, and the
- * inner call fails (BL_EDB).
+ * (admin.c), `check`'s invariants (check.c) and `migrate` (copy.c). The SQL text lives in sql/
+ * and is embedded at build time (embed-sql.sh, which derives each statement's PostgreSQL text
+ * from SQLite's unless sql/pg/ keeps one). Every statement of sql/ is prepared once per store,
+ * on its first use, then bound, stepped and reset each time, and finalized by store_free. Only
+ * the migrations, the connection's pragmas at open and transaction control (BEGIN, COMMIT,
+ * ROLLBACK) run as SQL text instead (sqlite3_exec). A callback of a walk (store_each_*,
+ * store_web_*, store_detect_lines, store_detect_suspects) may call any store function but the
+ * walk it is called from: that one's statement is still stepping, and the inner call fails
+ * (BL_EDB).
  */
 #ifndef BENCHLINE_STORE_H
 #define BENCHLINE_STORE_H
@@ -652,6 +653,9 @@ typedef int (*store_counter_fn)(const char *benchmark, double instructions, doub
  * source_hash, by benchmark. */
 int store_counters_at(struct store *st, const char *machine, const char *source_hash,
 		      store_counter_fn fn, void *data, struct bl_error *err);
+/* The JSON run run_id was ingested as, into out; *found 0 when there is no such run. */
+int store_run_raw(struct strbuf *out, int *found, struct store *st, int64_t run_id,
+		  struct bl_error *err);
 
 /* Alerts (§9.1, store/alerts.c, sql/alerts.sql) */
 
@@ -773,9 +777,10 @@ struct store_regression {
 	double ratio, lo, hi; /* b / a of the bisection's last slower probe; NAN when none */
 	const char *reference_commit; /* the good end of the bisection */
 	const char *probes;	      /* the probe log: a JSON array as `bisect --json` has it */
-	const char *filed_url;	      /* listing only: where triage filed its alert, or NULL */
-	double created_at;	      /* listing only */
-	int64_t seq; /* listing only: the commit's seq on main when stored, else -1 */
+	const char *profile;   /* §9.7: where the extra instructions went (JSON), NULL: none */
+	const char *filed_url; /* listing only: where triage filed its alert, or NULL */
+	double created_at;     /* listing only */
+	int64_t seq;	       /* listing only: the commit's seq on main when stored, else -1 */
 };
 /*
  * Stores a Regression on the Series (machine, benchmark by name; created when new), placed at

@@ -200,6 +200,51 @@ static void add_search_summary(struct strbuf *sb, size_t searched, size_t skippe
 	add_skipped_tags(sb, by_tag);
 }
 
+static int has_machine(const struct gate_comparison *c, const char *machine)
+{
+	for (size_t i = 0; i < c->nmachines; i++)
+		if (!strcmp(c->machines[i], machine))
+			return 1;
+	return 0;
+}
+
+/*
+ * What a search on machine that found nothing can be told (§10, one machine name per checkout):
+ * when the comparison's own source hash has Series records on other machines but none on this
+ * one, "the merge base has records on nc-box, ci-1 (give --machine or set "machine" in
+ * benchline.json)". Returns 1 when it added it.
+ */
+static int add_machines_hint(struct strbuf *sb, const struct gate_comparison *c,
+			     const char *machine, int ratchet)
+{
+	if (!c->nmachines || has_machine(c, machine))
+		return 0;
+	if (ratchet)
+		strbuf_addf(sb, "%s has records on ", c->ref_name ? c->ref_name : "the ratchet");
+	else
+		strbuf_addstr(sb, "the merge base has records on ");
+	for (size_t i = 0; i < c->nmachines; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", c->machines[i]);
+	strbuf_addstr(sb, " (give --machine or set \"machine\" in benchline.json)");
+	return 1;
+}
+
+/* The machines of the Series records among recs (by machine, as store_gate_at_source orders
+ * them) into c. */
+static void take_machines(struct gate_comparison *c, const struct store_gate_record *recs, size_t n)
+{
+	size_t alloc = 0;
+	c->machines_read = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].tagged ||
+		    (c->nmachines && !strcmp(c->machines[c->nmachines - 1], recs[i].machine)))
+			continue;
+		ALLOC_GROW(c->machines, c->nmachines + 1, alloc);
+		c->machines[c->nmachines++] = xstrdup(recs[i].machine);
+		c->machines[c->nmachines] = NULL;
+	}
+}
+
 /*
  * Continues a window with records of the steps after its last one (list: one group's records
  * of a batch of steps, by step). Step by step: the record on the reference's line (same
@@ -796,6 +841,77 @@ void gate_settings_for(struct gate_settings *out, const struct gate_options *o, 
 	}
 }
 
+/* The measured_on of a stored run, NULL when it has none (or cannot be read). */
+static json_t *measured_on(struct gate_walk *gr, int64_t run_id)
+{
+	struct strbuf raw = STRBUF_INIT;
+	struct bl_error err = BL_ERROR_INIT;
+	json_t *rec = NULL, *on = NULL;
+	int found = 0;
+	if (!store_run_raw(&raw, &found, gr->st, run_id, &err) && found)
+		rec = json_loadb(raw.buf, raw.len, 0, NULL);
+	on = json_incref(json_object_get(rec, "measured_on"));
+	json_decref(rec);
+	strbuf_release(&raw);
+	bl_error_release(&err);
+	return on;
+}
+
+/*
+ * §9.6: a count is exact only against one built the same way. When both records carry a
+ * build stamp and the stamps differ, the fields of measured_on that differ go into fields
+ * ("CFLAGS, cc") and 1 is returned.
+ */
+static int build_stamps_differ(struct strbuf *fields, struct gate_walk *gr, int64_t head_run,
+			       int64_t ref_run)
+{
+	json_t *h = measured_on(gr, head_run), *r = measured_on(gr, ref_run), *v;
+	const char *hs = json_string_value(json_object_get(h, "build_stamp"));
+	const char *rs = json_string_value(json_object_get(r, "build_stamp"));
+	const char *key;
+	int differ = hs && rs && strcmp(hs, rs);
+	if (differ) {
+		json_object_foreach(h, key, v)
+		{
+			if (!strcmp(key, "build_stamp") || json_equal(v, json_object_get(r, key)))
+				continue;
+			strbuf_addf(fields, "%s%s", fields->len ? ", " : "", key);
+		}
+		json_object_foreach(r, key, v)
+		{
+			if (!json_object_get(h, key))
+				strbuf_addf(fields, "%s%s", fields->len ? ", " : "", key);
+		}
+	}
+	json_decref(h);
+	json_decref(r);
+	return differ;
+}
+
+/* §9.6: the growth of benchmark's instruction count an accept allowed (ceiling over its
+ * reference, less 1; the largest when several machines' were), 0 when none was accepted. Its
+ * timed metrics may run hot by as much on top of their limit: the work they time grew. */
+static double accepted_count_growth(const struct gate_walk *gr, const char *benchmark,
+				    const char *config)
+{
+	double growth = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(gr->lock_entries, i, e)
+	{
+		double ref, ceiling;
+		if (!same_str(json_string_value(json_object_get(e, "benchmark")), benchmark) ||
+		    !same_str(json_string_value(json_object_get(e, "config")), config) ||
+		    !same_str(json_string_value(json_object_get(e, "metric")), METRIC_INSTRUCTIONS))
+			continue;
+		ref = json_number_value(json_object_get(json_object_get(e, "reference"), "value"));
+		ceiling = json_number_value(json_object_get(e, "ceiling"));
+		if (ref > 0 && ceiling / ref - 1 > growth)
+			growth = ceiling / ref - 1;
+	}
+	return growth;
+}
+
 /* Judges one metric present on both sides. */
 static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct store_gate_record *h,
 		      const struct window *w, const struct store_record_metric *hm,
@@ -818,10 +934,27 @@ static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct s
 		return;
 	}
 	if (hm->kind == METRIC_TIMED) {
+		double hot = accepted_count_growth(gr, h->benchmark, h->config);
+		if (hot > 0) {
+			row->limit += hot;
+			set_note(row, "limit raised by the accepted %+.1f%% of its instructions",
+				 100 * hot);
+		}
 		window_band(row, w, hm->name);
 		judge_timed(row, hm, rm);
 	} else if (hm->kind == METRIC_COUNTED) {
+		struct strbuf fields = STRBUF_INIT;
 		judge_counted(row, gr, hm, rm);
+		if (build_stamps_differ(&fields, gr, h->run_id, r->run_id)) {
+			/* shown, never failing: the count moved with the build, not the code */
+			row->status = GATE_SOFT;
+			set_note(row,
+				 "build stamp differs (%s): the two counts were built differently",
+				 fields.len ? fields.buf : "measured_on");
+			strbuf_release(&fields);
+			return;
+		}
+		strbuf_release(&fields);
 	} else {
 		judge_quantile(row, gr, hm, rm);
 	}
@@ -907,6 +1040,9 @@ static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo 
 					struct strbuf why = STRBUF_INIT;
 					add_search_summary(&why, w.searched, w.skipped,
 							   w.skipped_by_tag);
+					strbuf_addstr(&why, "; ");
+					if (!add_machines_hint(&why, c, h->machine, gr->ratchet))
+						strbuf_setlen(&why, why.len - 2);
 					set_note(row, "no reference record: %s", why.buf);
 					strbuf_release(&why);
 				}
@@ -953,14 +1089,11 @@ done:
 
 /* Benchmarks the reference measured at S(M) on the head's machines that the head did not
  * run (§7.2): one MISSING row per metric. */
-static int add_missing(struct gate_comparison *c, struct gate_walk *gr,
-		       const struct store_gate_record *heads, size_t nheads, struct bl_error *err)
+static void add_missing(struct gate_comparison *c, struct gate_walk *gr,
+			const struct store_gate_record *heads, size_t nheads,
+			const struct store_gate_record *refs, size_t nrefs)
 {
-	struct store_gate_record *refs = NULL;
-	size_t nrefs = 0, alloc = c->nrows;
-	int ret = store_gate_at_source(&refs, &nrefs, gr->sg, c->source_hash, err);
-	if (ret)
-		return ret;
+	size_t alloc = c->nrows;
 	for (size_t i = 0; i < nrefs; i++) {
 		const struct store_gate_record *r = &refs[i];
 		int on_machine = 0, ran = 0;
@@ -987,8 +1120,6 @@ static int add_missing(struct gate_comparison *c, struct gate_walk *gr,
 			set_note(row, "the head did not run this benchmark");
 		}
 	}
-	store_gate_records_free(refs, nrefs);
-	return 0;
 }
 
 void gate_across_the_board(struct gate_comparison *c, double limit, int live)
@@ -1080,6 +1211,7 @@ static void comparison_release(struct gate_comparison *c)
 	}
 	free(c->boards);
 	free(c->ref_name);
+	strings_free(c->machines, c->nmachines);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1094,6 +1226,10 @@ void gate_report_release(struct gate_report *r)
 	free(r->message);
 	free(r->lock_source);
 	json_decref(r->lock);
+	json_decref(r->profiles);
+	free(r->profiles_markdown);
+	free(r->profiles_text);
+	free(r->profiles_note);
 	for (size_t i = 0; r->measured_paths && i < r->n_measured; i++)
 		free(r->measured_paths[i]);
 	free(r->measured_paths);
@@ -1194,13 +1330,55 @@ done:
 static int run_comparison(struct gate_comparison *c, struct gate_walk *gr, struct repo *repo,
 			  struct store_gate_record *heads, size_t nheads, struct bl_error *err)
 {
-	int ret = compare(c, gr, repo, heads, nheads, err);
-	if (!ret)
-		ret = add_missing(c, gr, heads, nheads, err);
+	/* The records at the comparison's own source hash: its machines, and its MISSING rows. */
+	struct store_gate_record *refs = NULL;
+	size_t nrefs = 0;
+	int ret = store_gate_at_source(&refs, &nrefs, gr->sg, c->source_hash, err);
 	if (ret)
 		return ret;
-	gate_across_the_board(c, gr->limit, 0);
-	return 0;
+	take_machines(c, refs, nrefs);
+	if (!(ret = compare(c, gr, repo, heads, nheads, err))) {
+		add_missing(c, gr, heads, nheads, refs, nrefs);
+		gate_across_the_board(c, gr->limit, 0);
+	}
+	store_gate_records_free(refs, nrefs);
+	return ret;
+}
+
+/*
+ * No reference for any of the head's records, and the merge base has Series records only on
+ * other machines than some of the head's groups (the head measured under another machine name,
+ * §10): "no reference for m1/town at 1234abcd1234: the merge base has records on nc-box, ci-1
+ * (give --machine or set "machine" in benchline.json)", naming up to 3 such groups. 0 when
+ * that is not the case.
+ */
+static int machines_message(struct strbuf *sb, const struct gate_comparison *c,
+			    const struct store_gate_record *heads, size_t nheads)
+{
+	size_t listed = 0, more = 0;
+	const char *machine = NULL;
+	for (size_t i = 0; i < nheads; i++) {
+		if (same_group_as_previous(heads, i) || has_machine(c, heads[i].machine))
+			continue;
+		if (!machine)
+			machine = heads[i].machine;
+		if (listed == 3) {
+			more++;
+			continue;
+		}
+		strbuf_addstr(sb, listed++ ? ", " : "no reference for ");
+		strbuf_addf(sb, "%s/%s%s%s", heads[i].machine, heads[i].benchmark,
+			    heads[i].config[0] ? " " : "", heads[i].config);
+	}
+	if (!listed || !c->nmachines) {
+		strbuf_reset(sb);
+		return 0;
+	}
+	if (more)
+		strbuf_addf(sb, " and %zu more", more);
+	strbuf_addf(sb, " at %.12s: ", c->commit);
+	add_machines_hint(sb, c, machine, 0);
+	return 1;
 }
 
 /* §7.9's exit 4: no verdict is possible, and the message says why. */
@@ -1355,6 +1533,12 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 		goto done;
 	if (!out->main.references) {
 		struct strbuf why = STRBUF_INIT;
+		if (machines_message(&why, &out->main, heads, nheads)) {
+			no_verdict(out, "%s", why.buf);
+			strbuf_release(&why);
+			gate_report_decide(out);
+			goto done;
+		}
 		add_search_summary(&why, out->main.searched, out->main.skipped,
 				   out->main.skipped_by_tag);
 		if (out->main.skipped)

@@ -137,6 +137,12 @@ struct gate_comparison {
 	 * standing records found there that a tag kept from being one (§7.2), per tag. */
 	size_t searched, skipped;
 	size_t skipped_by_tag[INGEST_NTAGS];
+	/* The machines with Series records at source_hash, sorted (§10: a row without a reference
+	 * on a machine not among them names them); machines_read 0 when they were not read (a
+	 * live report, nothing to compare, no record at the head). */
+	char **machines;
+	size_t nmachines;
+	int machines_read;
 };
 
 /* Stored records compared, or both sides measured now (--live, §7.10). */
@@ -195,6 +201,15 @@ struct gate_report {
 	enum gate_mode mode;
 	struct gate_live live;	   /* GATE_MODE_LIVE only */
 	struct gate_settle settle; /* --settle only */
+	/* §9.7, a live gate: where the extra instructions went, for the benchmarks of its first
+	 * FAIL rows: a JSON array of {benchmark, metric, fixed_work, base_total, head_total,
+	 * functions}, the same as Markdown <details> blocks and as a line each for the table
+	 * (NULL: none); profiles_note says
+	 * what was not profiled and why (NULL: nothing was skipped). */
+	struct json_t *profiles;
+	char *profiles_markdown;
+	char *profiles_text; /* "gate: where the extra instructions went ..." lines */
+	char *profiles_note;
 };
 
 /* What a caller asks of the gate: the flags of `benchline gate` or the query of /api/gate. */

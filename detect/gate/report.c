@@ -132,6 +132,18 @@ static json_t *comparison_json(const struct gate_comparison *c, const char *mach
 			 (json_int_t)c->undecided, "comparisons", rows, "across_the_board", boards);
 }
 
+/* The machines with Series records at a comparison's source hash; null when not read. */
+static json_t *machines_json(const struct gate_comparison *c)
+{
+	json_t *a;
+	if (!c->machines_read)
+		return json_null();
+	a = json_array();
+	for (size_t i = 0; i < c->nmachines; i++)
+		json_array_append_new(a, json_string(c->machines[i]));
+	return a;
+}
+
 /* What --settle measured again; null without it. */
 static json_t *settle_json(const struct gate_report *r)
 {
@@ -170,9 +182,10 @@ json_t *gate_json(const struct gate_report *r)
 			    json_pack("{s:o, s:s}", "ref", json_string_or_null(r->base_name),
 				      "commit", r->base_commit));
 	json_object_set_new(o, "merge_base",
-			    json_pack("{s:s, s:s, s:o}", "commit", r->main.commit, "source_hash",
-				      r->main.source_hash, "subject",
-				      json_string_or_null(r->merge_base_subject)));
+			    json_pack("{s:s, s:s, s:o, s:o}", "commit", r->main.commit,
+				      "source_hash", r->main.source_hash, "subject",
+				      json_string_or_null(r->merge_base_subject), "machines",
+				      machines_json(&r->main)));
 	json_object_set_new(o, "limit", json_real_or_null(r->limit));
 	json_object_set_new(o, "measured_paths", paths);
 	json_object_set_new(o, "lock", json_string_or_null(r->lock_source));
@@ -206,10 +219,10 @@ json_t *gate_json(const struct gate_report *r)
 		/* §9.6: what counted the instructions, and whether the merge base's count was
 		 * reused (then neither built nor counted) */
 		json_object_set_new(json_object_get(o, "live"), "counters",
-				    l->counted ? json_pack("{s:s, s:b}", "machine",
-							   l->counter_machine, "counters_only",
-							   l->counters_only)
-					       : json_null());
+				    l->counted
+					? json_pack("{s:s, s:b}", "machine", l->counter_machine,
+						    "counters_only", l->counters_only)
+					: json_null());
 		json_object_set_new(json_object_get(o, "live"), "reused_base",
 				    json_boolean(l->reused_base));
 		json_object_set_new(json_object_get(o, "live"), "base_counted_on",
@@ -218,6 +231,10 @@ json_t *gate_json(const struct gate_report *r)
 		json_object_set_new(o, "live", json_null());
 	}
 	json_object_set_new(o, "settle", settle_json(r));
+	/* §9.7: where the extra instructions went, for a live gate's first FAIL rows */
+	json_object_set_new(o, "profiles", r->profiles ? json_incref(r->profiles) : json_array());
+	json_object_set_new(o, "profiles_note",
+			    r->profiles_note ? json_string(r->profiles_note) : json_null());
 	json_object_set_new(o, "unix", json_integer((json_int_t)r->unix_time));
 	json_decref(main);
 	return o;
@@ -328,6 +345,15 @@ static void add_settle(struct strbuf *out, const struct gate_report *r)
 			    st->measurements == 1 ? "" : "s", st->pairs);
 }
 
+/* Each profile's first function and what was not profiled, one "gate: " line each. */
+static void table_profiles(struct strbuf *out, const struct gate_report *r)
+{
+	if (r->profiles_text)
+		strbuf_addstr(out, r->profiles_text);
+	if (r->profiles_note)
+		strbuf_addf(out, "gate: %s\n", r->profiles_note);
+}
+
 void gate_table(struct strbuf *out, const struct gate_report *r)
 {
 	if (r->message && (!r->main.nrows || r->outcome != GATE_NO_VERDICT))
@@ -335,7 +361,10 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 	if (r->main.nrows) {
 		strbuf_addf(out, "head %.12s against %s (merge base %.12s), limit %.4f",
 			    r->head_commit, r->main.ref_name, r->main.commit, r->limit);
-		if (r->mode == GATE_MODE_LIVE)
+		if (r->mode == GATE_MODE_LIVE && r->live.counters_only)
+			strbuf_addf(out, ", counted live on %s (--counters-only: nothing timed)",
+				    r->live.machine);
+		else if (r->mode == GATE_MODE_LIVE)
 			strbuf_addf(out, ", measured live on %s: %zu measurement%s, %zu pairs",
 				    r->live.machine, r->live.measurements,
 				    r->live.measurements == 1 ? "" : "s", r->live.pairs);
@@ -346,6 +375,7 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 			strbuf_addf(out, "gate: reusing the merge base counted on %s\n",
 				    r->live.base_counted_on);
 		table_rows(out, &r->main);
+		table_profiles(out, r);
 	}
 	if (r->have_ratchet && r->ratchet.nrows) {
 		strbuf_addf(out, "ratchet: head %.12s against %s (%.12s)\n", r->head_commit,
@@ -683,15 +713,19 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 		strbuf_addf(out, " (%zu of them undecided, failing under `--undecided fail`)",
 			    r->main.undecided);
 	strbuf_addstr(out, ".\n\n");
-	if (r->mode == GATE_MODE_LIVE)
+	if (r->mode == GATE_MODE_LIVE && r->live.counters_only)
+		strbuf_addf(out,
+			    "Both counted now on `%s` (`gate --live --counters-only`): nothing "
+			    "timed.\n\n",
+			    r->live.machine);
+	else if (r->mode == GATE_MODE_LIVE)
 		strbuf_addf(out,
 			    "Both measured now on `%s`, interleaved (`gate --live`): %zu "
 			    "measurement%s, %zu pairs.\n\n",
 			    r->live.machine, r->live.measurements,
 			    r->live.measurements == 1 ? "" : "s", r->live.pairs);
 	if (r->mode == GATE_MODE_LIVE && r->live.counted)
-		strbuf_addf(out,
-			    "Instructions counted with callgrind (`%s`)%s.\n\n",
+		strbuf_addf(out, "Instructions counted with callgrind (`%s`)%s.\n\n",
 			    r->live.counter_machine,
 			    r->live.reused_base ? "; the merge base's count reused" : "");
 	if (r->settle.asked)
@@ -701,6 +735,13 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 		failing_rows |= r->main.rows[i].status == GATE_FAIL;
 	if (failing_rows)
 		md_accept_hint(out, r);
+	if (r->profiles_markdown)
+		strbuf_addf(out, "\n%s", r->profiles_markdown);
+	if (r->profiles_note) {
+		strbuf_addstr(out, "\n_");
+		md_text(out, r->profiles_note);
+		strbuf_addstr(out, "_\n");
+	}
 	if (r->main.undecided && r->mode == GATE_MODE_STORED && !r->settle.asked)
 		strbuf_addstr(out,
 			      "\nUndecided rows were " GATE_UNDECIDED_WORDS
@@ -718,7 +759,17 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 
 /* --- gate accept (§7.6) --- */
 
-static int named(const struct gate_accept_options *o, const struct gate_row *r, size_t *hits)
+/* Judged: a verdict that accepting can move (PASS, FAIL, UNDECIDED). EXCL, NEW, MISSING and
+ * SOFT rows never fail, so there is nothing to accept in them. */
+static int judged(const struct gate_row *r)
+{
+	return r->status == GATE_PASS || r->status == GATE_FAIL || r->status == GATE_UNDECIDED;
+}
+
+/* Whether a --only glob names r; hits[i] counts the rows glob i matched, judged[i] the judged
+ * ones among them. */
+static int named(const struct gate_accept_options *o, const struct gate_row *r, size_t *hits,
+		 size_t *judged_hits)
 {
 	struct strbuf both = STRBUF_INIT;
 	int hit = 0;
@@ -726,6 +777,7 @@ static int named(const struct gate_accept_options *o, const struct gate_row *r, 
 	for (size_t i = 0; i < o->n_only; i++)
 		if (glob_match(o->only[i], r->benchmark) || glob_match(o->only[i], both.buf)) {
 			hits[i]++;
+			judged_hits[i] += judged(r);
 			hit = 1;
 		}
 	strbuf_release(&both);
@@ -786,16 +838,18 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 	json_t **entries = NULL, *root, *arr;
 	size_t n = 0, alloc = 0, i;
 	size_t *hits = xcalloc(o->n_only + 1, sizeof(*hits));
+	size_t *judged_hits = xcalloc(o->n_only + 1, sizeof(*judged_hits));
 	json_t *e;
 
 	*skipped = 0;
 	if (!o->justification || !*o->justification) {
 		free(hits);
+		free(judged_hits);
 		return bl_error_set(err, BL_EINVALID, "accept needs --justification TEXT");
 	}
 	for (i = 0; i < r->main.nrows; i++) {
 		const struct gate_row *row = &r->main.rows[i];
-		int is_named = o->n_only ? named(o, row, hits) : 0;
+		int is_named = o->n_only ? named(o, row, hits, judged_hits) : 0;
 		if (row->status == GATE_FAIL && (!o->n_only || is_named)) {
 			ALLOC_GROW(entries, n, alloc);
 			entries[n++] = new_entry(row, o->justification, r->unix_time);
@@ -836,17 +890,25 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 				    row->ratio, L, 100 * row->noise, o->headroom);
 			continue;
 		}
-		(*skipped)++;
-		strbuf_addf(log, "skipped: ");
+		/* A row that never fails has nothing to accept: said, but not a skip (a glob
+		 * such as BM_Checksum also matches its EXCL and NEW rows). */
+		strbuf_addf(log, "not judged: ");
 		row_name(log, row);
-		strbuf_addf(log, " is %s: only a judged metric can be accepted\n",
-			    gate_status_name(row->status));
+		strbuf_addf(log, " is %s: nothing to accept\n", gate_status_name(row->status));
 	}
-	for (i = 0; i < o->n_only; i++)
+	for (i = 0; i < o->n_only; i++) {
 		if (!hits[i]) {
 			(*skipped)++;
 			strbuf_addf(log, "skipped: no compared metric matches '%s'\n", o->only[i]);
+		} else if (!judged_hits[i]) {
+			(*skipped)++;
+			strbuf_addf(
+			    log,
+			    "skipped: '%s' matches no judged metric (only EXCL, NEW, MISSING "
+			    "or SOFT rows)\n",
+			    o->only[i]);
 		}
+	}
 
 	/* The entries not decided now: kept while their metric still needs them. */
 	json_array_foreach(r->lock, i, e)
@@ -878,5 +940,6 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 	json_decref(root);
 	free(entries);
 	free(hits);
+	free(judged_hits);
 	return 0;
 }

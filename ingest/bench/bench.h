@@ -187,7 +187,9 @@ struct bench_sweep_step {
 	char commit[41];
 	const char *subject;
 	double build_s, run_s; /* bench.build, and every bench.run process together */
-	size_t processes, records;
+	size_t processes;
+	size_t runs;	/* the processes printed: a run per benchmark per process */
+	size_t counted; /* benchmarks bench.counters counted (§9.6), their runs among runs */
 	int unbuildable;
 	const char *why; /* when unbuildable: the build's error */
 };
@@ -196,7 +198,8 @@ struct bench_sweep_result {
 	size_t candidates; /* distinct sources looked at */
 	size_t already;	   /* of which this machine had a clean record of */
 	size_t measured, unbuildable;
-	size_t records; /* stored (a re-delivered run counts nothing) */
+	size_t runs;	/* stored (a re-delivered run counts nothing) */
+	size_t records; /* keys whose standing run (§1's record) is now one of those runs */
 	size_t joined;	/* of which stand on their Series */
 	size_t tagged;	/* of which a tag keeps off it */
 	size_t tagged_by[BENCH_SWEEP_NTAGS];
@@ -207,7 +210,8 @@ struct bench_sweep_request {
 	const char *machine;  /* this machine */
 	const char *since;    /* every source after this revision; NULL: the newest `last` */
 	size_t last;	      /* 0: 1, tonight's main */
-	long harness_version; /* the records' when bench.format lacks one; 0: 1 */
+	long harness_version; /* the records' when bench.format lacks one; -1: benchline.json's
+				 "harness_version", else 1 */
 	int no_preflight;
 	double wait_quiet_s; /* retry a busy preflight for this long before measuring anyway */
 	/* With a store, the sweep syncs main, asks it which sources are measured and stores the
@@ -223,7 +227,8 @@ struct bench_sweep_request {
 };
 /*
  * Sweeps main (§10): with a store, syncs its history first; picks main's newest `last`
- * distinct sources (or every one after `since`), newest first, each at its newest commit, and
+ * distinct sources (or every one after `since`), newest first, each at the commit that made it
+ * (repo_source_first_commit: never a docs-only commit after it; the root is one too), and
  * drops those this machine has a clean record of; for each left, checks it out in side a's
  * worktree, builds it (one that cannot be built is counted and skipped), and runs bench.run
  * bench.processes times, each one run and its records (bench_records: the preflight, the
@@ -247,10 +252,9 @@ void bench_note(void (*fn)(const char *line, void *data), void *data, const char
 
 /* --- Deterministic counters (§9.6, counters.c) --- */
 
-/* The benchmark and metric of counter records: the benchmark's own name when the command holds
- * {benchmark}, else this one; the metric is always this one. */
+/* The benchmark of counter records: the benchmark's own name when the command holds
+ * {benchmark}, else this one; the metric is always METRIC_INSTRUCTIONS. */
 #define BENCH_COUNTERS_BENCHMARK "bench.counters"
-#define BENCH_COUNTERS_METRIC	 "instructions"
 
 /* What moves a count besides the code, probed once: the machine key counter records are
  * stored under ("callgrind-<valgrind version>-<first 8 hex of the libc's SHA-256>"), the
@@ -298,6 +302,18 @@ int bench_count(struct bench_counts *out, const struct config *cfg, const char *
  * A file that is not callgrind's is BL_EINVALID with its line. */
 int bench_counters_read(uint64_t *total, struct strbuf *kept, const char *dir, const char *prefix,
 			const char *wrapper_cmd, struct bl_error *err);
+/* Where bench_count keeps benchmark's (NULL: the whole command's) callgrind file in
+ * profile_dir, DIR/NAME-DIGEST.out, so a later gate finds a reused side's profile again. */
+void bench_profile_path(struct strbuf *out, const char *profile_dir, const char *benchmark);
+/*
+ * One callgrind run for §9.7's profile of benchmark on a side: bench.counters.run for it when
+ * there is one (fixed_work set), else (or for no benchmark, NULL, when the counter command
+ * takes one) bench.run, whose work is not fixed; the file kept under
+ * profile_dir (out->profile), the instructions counted. Errors as bench_count's.
+ */
+int bench_profile_run(struct bench_count *out, int *fixed_work, const struct config *cfg,
+		      const char *worktree, const char *benchmark, const char *profile_dir,
+		      struct bl_error *err);
 /* The counts as native records (§9.6): machine env's key, the benchmark, the metric
  * instructions (counted, lower is better), measured_on; appended to out. */
 int bench_counts_records(struct ingest_batch *out, const struct bench_counts *c,

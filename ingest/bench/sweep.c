@@ -3,7 +3,8 @@
  * that this machine has no clean record of yet are checked out in a worktree, built with
  * bench.build and run bench.processes times, each process one run and its records
  * (bench_records: preflight, parsed by bench.format's adapter, annotated) delivered (stored,
- * or pushed by the caller), each with its commit, source hash and commit time. It is asv's
+ * or pushed by the caller), each at the commit that made its source (the first of the commits
+ * sharing it, as bisection pins a step), with its source hash and commit time. It is asv's
  * `run --skip-existing-commits`, keyed on source hashes: a docs-only commit measures what its
  * parent measured, so it is never run. `benchline sweep` then detects and confirms
  * (cli/cmd_sweep.c).
@@ -34,8 +35,14 @@ const char *bench_sweep_tag_name(size_t i)
 	return i < BENCH_SWEEP_NTAGS ? sweep_tags[i] : "?";
 }
 
-/* The candidates, newest first, one commit per distinct source hash: the newest `last`
- * sources of main, or every source after `since`. */
+/*
+ * The candidates, newest first, one commit per distinct source hash: the newest `last` sources
+ * of main, or every source after `since`; each at the commit that made it (§10, as bisection
+ * pins a step): the first of the run of first-parent commits that share its source, so a step is
+ * measured at the change, never at a docs-only commit after it, and the root is a commit like
+ * any other. A source that `since` itself has (the docs-only commits right after it) is not
+ * after it.
+ */
 static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char *tip,
 		const struct bench_sweep_request *req, struct bl_error *err)
 {
@@ -51,15 +58,20 @@ static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char
 		if ((ret = repo_resolve(since, source, NULL, r, req->since, err)) ||
 		    (ret = repo_first_parent_range(&range, &nrange, r, since, tip, err)))
 			return ret;
-		/* Newest first, each source at its newest commit, as repo_history gives them. */
+		/* Newest first, each source where it is newest (a revert to an older tree counts
+		 * once), then back to the first commit of that run (range is oldest first). */
 		for (size_t i = nrange; i-- > 0;) {
+			size_t first = i;
 			int seen = 0;
 			for (size_t k = 0; k < n && !seen; k++)
 				seen = !strcmp(list[k].source_hash, range[i].source_hash);
-			if (seen)
+			while (!seen && first > 0 &&
+			       !strcmp(range[first - 1].source_hash, range[i].source_hash))
+				first--;
+			if (seen || (first == 0 && !strcmp(source, range[i].source_hash)))
 				continue;
 			ALLOC_GROW(list, n, alloc);
-			list[n++] = range[i];
+			list[n++] = range[first];
 		}
 		free(range);
 	} else {
@@ -77,7 +89,8 @@ static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char
 			if (got)
 				break;
 			ALLOC_GROW(list, n, alloc);
-			memcpy(list[n].sha, commit, 41);
+			if ((ret = repo_source_first_commit(list[n].sha, r, commit, err)))
+				break;
 			memcpy(list[n].source_hash, source, 41);
 			n++;
 		}
@@ -109,6 +122,7 @@ struct commit_records {
 	struct strbuf *keys;
 	int64_t *standing; /* 0: no run of the key stands (each was already stored) */
 	size_t n, alloc;
+	size_t runs; /* stored, of every key */
 };
 
 static void commit_records_release(struct commit_records *c)
@@ -144,6 +158,7 @@ static void commit_records_add(struct commit_records *c, const struct ingest_rec
 	}
 	if (o == INGEST_STANDS)
 		c->standing[i] = run_id;
+	c->runs++;
 }
 
 /* Stores one process's records. */
@@ -166,6 +181,7 @@ static int store_batch(struct commit_records *recs, struct store *st, struct ing
 static int count_records(struct bench_sweep_result *res, struct store *st,
 			 const struct commit_records *recs, struct bl_error *err)
 {
+	res->runs += recs->runs;
 	for (size_t i = 0; i < recs->n; i++) {
 		int tagged = 0, ret;
 		if (!recs->standing[i])
@@ -188,16 +204,69 @@ static int count_records(struct bench_sweep_result *res, struct store *st,
 	return 0;
 }
 
+/* §9.6: the commit's benchmarks (those its timing run reported) counted under callgrind in
+ * its worktree, and their instruction records delivered as one more process's. A counter
+ * command that fails is noted and counts nothing: the timings stored stand. */
+static int count_commit(struct commit_records *recs, struct bench_sweep_step *step,
+			struct bench_sweep_result *res, struct store *st, struct ingest_intake *in,
+			const struct bench_counter_env *env, const char *wt,
+			const struct repo_commit *c, const struct ingest_batch *timed,
+			const struct bench_sweep_request *req, struct bl_error *err)
+{
+	const char **names = xcalloc(timed->nr + 1, sizeof(*names));
+	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
+	struct bl_error count_err = BL_ERROR_INIT;
+	struct ingest_batch batch = {NULL, 0, 0};
+	struct bench_counts counts;
+	size_t n = 0;
+	int ret = 0;
+
+	bench_counts_init(&counts);
+	for (size_t i = 0; i < timed->nr; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = !strcmp(names[j], timed->records[i].benchmark);
+		if (!seen)
+			names[n++] = timed->records[i].benchmark;
+	}
+	strbuf_addf(&dir, "%s/.benchline/profiles/%s/%s", in->settings_dir, c->source_hash,
+		    env->machine.buf);
+	if (bench_count(&counts, &in->cfg, wt, names, n, dir.buf, &count_err)) {
+		bench_note(req->note, req->data, "%.12s: nothing counted: %s", c->sha,
+			   count_err.msg.buf);
+		goto done;
+	}
+	strbuf_addf(&name, "bench.counters at %.12s", c->sha);
+	if ((ret = bench_counts_records(&batch, &counts, env, c->sha, c->source_hash,
+					in->harness_version, err)))
+		goto done;
+	step->runs += batch.nr;
+	step->counted += counts.n;
+	if (req->deliver)
+		ret = req->deliver(res, name.buf, in, &batch, req->data, err);
+	else
+		ret = store_batch(recs, st, in, name.buf, &batch, err);
+done:
+	ingest_batch_release(&batch);
+	bench_counts_release(&counts);
+	bl_error_release(&count_err);
+	strbuf_release(&dir);
+	strbuf_release(&name);
+	free(names);
+	return ret;
+}
+
 /* Builds, runs and delivers one commit. *built 0 when it cannot be built (err says why). */
 static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_sweep_result *res,
 			struct store *st, struct ingest_intake *in, struct repo *r,
 			const struct repo_commit *c, const char *branch,
-			const struct bench_sweep_request *req, struct bl_error *err)
+			const struct bench_counter_env *env, const struct bench_sweep_request *req,
+			struct bl_error *err)
 {
 	struct strbuf wt = STRBUF_INIT, name = STRBUF_INIT;
 	struct bench_records one;
 	struct bench_records_request rr;
-	struct commit_records recs = {NULL, NULL, 0, 0};
+	struct commit_records recs = {NULL, NULL, 0, 0, 0};
 	long processes = in->cfg.bench_processes > 0 ? in->cfg.bench_processes : 1;
 	int ret;
 
@@ -237,7 +306,7 @@ static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_
 		step->processes++;
 		if (one.preflighted && !one.pf.quiet && one.pf.nfailures && !res->busy_why)
 			res->busy_why = xstrdup(one.pf.failures[0]);
-		step->records += one.batch.nr;
+		step->runs += one.batch.nr;
 		if (req->deliver)
 			ret = req->deliver(res, name.buf, in, &one.batch, req->data, err);
 		else
@@ -245,6 +314,9 @@ static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_
 		if (ret)
 			goto done;
 	}
+	if (env &&
+	    (ret = count_commit(&recs, step, res, st, in, env, wt.buf, c, &one.batch, req, err)))
+		goto done;
 	if (!req->deliver)
 		ret = count_records(res, st, &recs, err);
 done:
@@ -263,27 +335,33 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 	struct repo *r = NULL;
 	struct repo_commit *list = NULL;
 	char tip[41], tip_source[41];
+	struct bench_counter_env env;
 	size_t n = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	bench_counter_env_init(&env);
 	ingest_intake_init(&in, &adapters_parsers);
 	if ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)))
 		goto done;
 	/* The main checkout's benchline.json rules every commit, as the re-bench's does. */
 	in.settings_dir = root.buf;
+	/* A benchmark measured here: the harness version and bench.format as `benchline run`
+	 * resolves them (§10). */
+	in.settings = INGEST_SETTINGS_MEASURE;
 	in.machine = req->machine;
-	in.harness_version = req->harness_version > 0 ? req->harness_version : 1;
+	in.harness_version = req->harness_version;
 	if ((ret = ingest_intake_setup(&in, err)))
 		goto done;
-	if (in.cfg.bench_format)
-		in.format = in.cfg.bench_format;
 	if (!in.cfg.bench_run) {
 		ret = bl_error_set(err, BL_ECONFIG,
 				   "%s: bench.run: not set (the command that prints the results)",
 				   in.cfg.path ? in.cfg.path : "benchline.json");
 		goto done;
 	}
+	/* §9.6: bench.counters without valgrind fails before anything is measured */
+	if (in.cfg.counters_run && (ret = bench_counter_env_probe(&env, err)))
+		goto done;
 	if (st) {
 		struct repo_sync_result sync;
 		if ((ret = repo_sync(&sync, st, root.buf, &in.cfg, err)))
@@ -322,7 +400,8 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 			goto done;
 		}
 		step.subject = subject.buf;
-		ret = sweep_commit(&built, &step, out, st, &in, r, &list[i], branch.buf, req, err);
+		ret = sweep_commit(&built, &step, out, st, &in, r, &list[i], branch.buf,
+				   in.cfg.counters_run ? &env : NULL, req, err);
 		if (!ret && step.unbuildable) {
 			step.why = err->msg.buf;
 			out->unbuildable++;
@@ -340,6 +419,7 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 done:
 	free(list);
 	repo_free(r);
+	bench_counter_env_release(&env);
 	ingest_intake_release(&in);
 	strbuf_release(&root);
 	strbuf_release(&branch);

@@ -37,6 +37,7 @@ void config_init(struct config *cfg)
 	cfg->counter_floor = CONFIG_COUNTER_FLOOR;
 	cfg->change_points = 1;
 	cfg->change_min_shift = -1;
+	cfg->harness_version = -1;
 }
 
 void config_release(struct config *cfg)
@@ -72,9 +73,84 @@ static int type_error(struct bl_error *err, const char *name, const char *key, c
 	return bl_error_set(err, BL_ECONFIG, "%s: %s: %s", name, key, what);
 }
 
+/*
+ * Every key benchline.json may hold, by its dotted path ("machines.*" stands for any machine's
+ * name): what a misspelt key is compared with. A key the parsers below take must be listed
+ * here too (t0230 compares the two).
+ */
+static const char *const known_keys[] = {
+    "measured_paths",
+    "unmeasured_paths",
+    "main_branch",
+    "machine",
+    "harness_version",
+    "server",
+    "repo_url",
+    "token_file",
+    "metrics",
+    "primary_metric",
+    "counted_tolerance",
+    "ladders",
+    "quiet",
+    "quiet.max_p95_ratio",
+    "quiet.cpu_load_pct",
+    "quiet.gpu_load_pct",
+    "quiet.processes",
+    "quiet.min_samples",
+    "quiet.counter_floor",
+    "quiet.transient_records",
+    "machines",
+    "machines.*.keep",
+    "gate",
+    "gate.limit",
+    "gate.overrides",
+    "gate.counter_tolerance",
+    "gate.exclude",
+    "bench",
+    "bench.build",
+    "bench.build_timeout",
+    "bench.run",
+    "bench.run_timeout",
+    "bench.format",
+    "bench.processes",
+    "bench.counters",
+    "bench.artifacts",
+    "bench.counters.run",
+    "bench.counters.tool",
+};
+
+/* "; did you mean 'quiet.cpu_load_pct'?" for a key (a dotted path) near one of its object's
+ * known keys, nothing when none is near. */
+static void suggest_key(struct strbuf *hint, const char *key)
+{
+	const char *names[sizeof(known_keys) / sizeof(known_keys[0])];
+	const char *last = strrchr(key, '.'), *parent = "machines.*";
+	size_t n = 0, plen = last ? (size_t)(last - key) : 0, skip = plen ? plen + 1 : 0;
+	struct strbuf prefix = STRBUF_INIT;
+	/* a machine's own object: machines.NAME.KEY (NAME may hold dots) */
+	if (plen > 9 && !strncmp(key, "machines.", 9))
+		plen = strlen(parent);
+	else
+		parent = key;
+	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++) {
+		const char *k = known_keys[i], *dot = strrchr(k, '.');
+		size_t klen = dot ? (size_t)(dot - k) : 0;
+		if (klen == plen && !strncmp(k, parent, plen))
+			names[n++] = dot ? dot + 1 : k;
+	}
+	strbuf_add(&prefix, key, skip);
+	strbuf_add_suggestion(hint, prefix.buf, key + skip, strlen(key + skip), names, n);
+	strbuf_release(&prefix);
+}
+
 static int unknown_key(struct bl_error *err, const char *name, const char *key)
 {
-	return bl_error_set(err, BL_ECONFIG, "%s: %s: unknown key", name, key);
+	struct strbuf hint = STRBUF_INIT;
+	int ret;
+	suggest_key(&hint, key);
+	ret = bl_error_set(err, BL_ECONFIG, "%s: %s: unknown key%s", name, key, hint.buf);
+	strbuf_release(&hint);
+	return ret;
 }
 
 static int is_string_array(const json_t *v)
@@ -221,11 +297,11 @@ static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name
 						  "expected an integer from 1 to 1000000");
 			cfg->min_samples = (int64_t)x;
 		} else if (!strcmp(key, "counter_floor")) {
-			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			if (!json_is_number(v) || !(json_number_value(v) > 0) ||
 			    json_number_value(v) > 100)
 				return type_error(
 				    err, name, "quiet.counter_floor",
-				    "expected a percentage from 0 to 100 (0.5 is 0.5%)");
+				    "expected a percentage above 0, at most 100 (0.5 is 0.5%)");
 			cfg->counter_floor = json_number_value(v) / 100;
 		} else if (!strcmp(key, "change_points")) {
 			if (!json_is_boolean(v))
@@ -488,12 +564,15 @@ static int parse_bench(struct config *cfg, const json_t *bench, const char *name
 			ret = parse_seconds(&cfg->bench_run_timeout, v, name, at.buf, err);
 		} else if (!strcmp(key, "format")) {
 			enum result_format f;
-			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v)))
-				ret = type_error(err, name, at.buf,
-						 "expected a format: auto, benchline, bmf, gbench, "
-						 "hyperfine, pytest, gotest or criterion");
-			else
+			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v))) {
+				struct strbuf what = STRBUF_INIT;
+				strbuf_addstr(&what, "expected a format: ");
+				result_format_list(&what);
+				ret = type_error(err, name, at.buf, what.buf);
+				strbuf_release(&what);
+			} else {
 				ret = parse_string(&cfg->bench_format, v, name, at.buf, err);
+			}
 		} else if (!strcmp(key, "processes")) {
 			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 			    json_integer_value(v) > CONFIG_MAX_PROCESSES)
@@ -550,6 +629,13 @@ static int parse_object(struct config *cfg, const json_t *root, const char *name
 			if (!ret && !is_machine_name(cfg->machine))
 				ret = type_error(err, name, key,
 						 "not a machine name ([A-Za-z0-9._-]{1,64})");
+		} else if (!strcmp(key, "harness_version")) {
+			ret = 0;
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				ret =
+				    type_error(err, name, key, "expected an integer of 0 or more");
+			else
+				cfg->harness_version = (int64_t)json_integer_value(v);
 		} else if (!strcmp(key, "server")) {
 			ret = parse_string(&cfg->server, v, name, key, err);
 			if (!ret && strncmp(cfg->server, "http://", 7) &&
@@ -726,32 +812,145 @@ done:
 	return ret;
 }
 
-int config_machine(struct strbuf *out, const char *flag, const struct config *cfg,
-		   struct bl_error *err)
+int config_load_checkout(struct config *cfg, struct strbuf *root, const char *repo,
+			 struct bl_error *err)
 {
-	char host[256];
-	if (flag) {
-		if (!is_machine_name(flag))
-			return bl_error_set(err, BL_EINVALID,
-					    "invalid machine name '%s' (expected "
-					    "[A-Za-z0-9._-]{1,64})",
-					    flag);
-		strbuf_addstr(out, flag);
-		return 0;
+	git_repository *r = NULL;
+	const char *workdir;
+	size_t len;
+	int ret;
+
+	config_init(cfg);
+	if (repo) {
+		strbuf_addstr(root, repo);
+		return config_load(cfg, repo, err);
 	}
-	if (cfg && cfg->machine) {
-		strbuf_addstr(out, cfg->machine);
+	/* The repository holding the current directory, if any: a directory outside every
+	 * repository has no checkout, and its own benchline.json is not read. */
+	libgit2_start();
+	ret = git_repository_open_ext(&r, ".", 0, NULL);
+	if (ret == GIT_ENOTFOUND)
 		return 0;
+	if (ret < 0) {
+		const git_error *e = git_error_last();
+		return bl_error_set(err, BL_EGIT, "cannot open the repository of '.': %s",
+				    e && e->message ? e->message : "unknown error");
 	}
-	if (gethostname(host, sizeof(host)) < 0)
-		return bl_error_set(err, BL_EIO, "cannot read the host name: give --machine");
-	host[sizeof(host) - 1] = '\0';
-	if (!is_machine_name(host))
+	workdir = git_repository_workdir(r);
+	if (!workdir)
+		workdir = git_repository_path(r); /* bare: the repository itself */
+	for (len = strlen(workdir); len > 1 && workdir[len - 1] == '/'; len--)
+		;
+	strbuf_add(root, workdir, len);
+	git_repository_free(r);
+	return config_load(cfg, root->buf, err);
+}
+
+/* A machine name checked, or the error naming where it came from. */
+static int check_machine(const char *name, enum config_from from, const struct config *cfg,
+			 struct bl_error *err)
+{
+	if (is_machine_name(name))
+		return 0;
+	switch (from) {
+	case CONFIG_FROM_FLAG:
+		return bl_error_set(err, BL_EINVALID,
+				    "invalid machine name '%s' (expected [A-Za-z0-9._-]{1,64})",
+				    name);
+	case CONFIG_FROM_HOST:
 		return bl_error_set(
 		    err, BL_EINVALID,
 		    "the host name '%s' is not a machine name ([A-Za-z0-9._-]{1,64}): "
 		    "give --machine or set \"machine\" in benchline.json",
-		    host);
-	strbuf_addstr(out, host);
+		    name);
+	default: /* benchline.json's is checked when it is read */
+		return bl_error_set(err, BL_ECONFIG, "%s: machine: '%s' is not a machine name",
+				    cfg && cfg->path ? cfg->path : CONFIG_NAME, name);
+	}
+}
+
+int config_resolve(struct config_settings *out, const struct config_flags *flags,
+		   const struct config *cfg, unsigned how, struct bl_error *err)
+{
+	const char *machine = NULL;
+	char host[256];
+
+	memset(out, 0, sizeof(*out));
+	if (flags->machine) {
+		machine = flags->machine;
+		out->machine_from = CONFIG_FROM_FLAG;
+	} else if (cfg && cfg->machine) {
+		machine = cfg->machine;
+		out->machine_from = CONFIG_FROM_FILE;
+	} else if (how & CONFIG_HOST_MACHINE) {
+		if (gethostname(host, sizeof(host)) < 0)
+			return bl_error_set(err, BL_EIO,
+					    "cannot read the host name: give --machine or set "
+					    "\"machine\" in benchline.json");
+		host[sizeof(host) - 1] = '\0';
+		machine = host;
+		out->machine_from = CONFIG_FROM_HOST;
+	}
+	if (machine) {
+		int ret = check_machine(machine, out->machine_from, cfg, err);
+		if (ret)
+			return ret;
+		memcpy(out->machine, machine, strlen(machine) + 1); /* at most 64 bytes */
+	}
+
+	if (flags->harness_version >= 0) {
+		out->harness_version = flags->harness_version;
+		out->harness_from = CONFIG_FROM_FLAG;
+	} else if (cfg && cfg->harness_version >= 0) {
+		out->harness_version = cfg->harness_version;
+		out->harness_from = CONFIG_FROM_FILE;
+	} else {
+		out->harness_version = CONFIG_HARNESS_VERSION;
+		out->harness_from = CONFIG_FROM_DEFAULT;
+	}
+
+	if (flags->format) {
+		out->format = flags->format;
+		out->format_from = CONFIG_FROM_FLAG;
+	} else if ((how & CONFIG_BENCH_FORMAT) && cfg && cfg->bench_format) {
+		out->format = cfg->bench_format;
+		out->format_from = CONFIG_FROM_FILE;
+	} else {
+		out->format = "auto";
+		out->format_from = CONFIG_FROM_DEFAULT;
+	}
 	return 0;
+}
+
+void config_from_phrase(struct strbuf *out, enum config_from from, const char *flag,
+			const char *key, const struct config *cfg)
+{
+	switch (from) {
+	case CONFIG_FROM_FLAG:
+		strbuf_addstr(out, flag);
+		break;
+	case CONFIG_FROM_FILE:
+		strbuf_addf(out, "\"%s\" in %s", key, cfg && cfg->path ? cfg->path : CONFIG_NAME);
+		break;
+	case CONFIG_FROM_HOST:
+		strbuf_addstr(out, "the host name");
+		break;
+	case CONFIG_FROM_DEFAULT:
+		strbuf_addstr(out, "the default");
+		break;
+	case CONFIG_FROM_NONE:
+		strbuf_addstr(out, "nowhere");
+		break;
+	}
+}
+
+int config_machine(struct strbuf *out, const char *flag, const struct config *cfg,
+		   struct bl_error *err)
+{
+	struct config_flags flags = {flag, -1, NULL};
+	struct config_settings s;
+	int ret = config_resolve(&s, &flags, cfg, CONFIG_HOST_MACHINE, err);
+	if (!ret)
+		strbuf_addstr(out, s.machine);
+	return ret;
 }

@@ -27,6 +27,12 @@
 #           rebench` less both builds, against the same number of `sh -c ./bench` runs):
 #           goal at most 2 ms; and bisection's probes over 32 distinct sources with one step:
 #           at most the ends plus ceil(log2(32)) = 6.
+#   counters a counted live gate (§9.6) on a real repository of a fixed-work benchmark (two
+#           benchmarks, an A/A branch): `benchline gate --live --counters-only --no-reuse`
+#           against its builds plus valgrind's own callgrind runs of the same counter commands
+#           (one per side and benchmark, timed here): budget at most 1.25 x; then the same gate
+#           reusing the merge base: its build and count are not paid (build_s null), budget at
+#           most the head's build plus its runs plus the same slack. Skipped without valgrind.
 #   push    the fleet (§10): BENCH_PUSH_FILES files (default 400) of BENCH_PUSH_RECORDS native
 #           records each (default 100, 10 metrics), pushed to a local `benchline serve` over
 #           loopback by 8 concurrent clients (`benchline push`, the files as they are; then
@@ -40,11 +46,18 @@
 #           (reported); and their first `detect --all` against one sorted SQL scan of the same
 #           values: budget at most 1.5 x (both histories summed). Skipped when the data
 #           directory ($BENCHLINE_DATA, else ROOT/../shared/data) is absent.
+#   import  `benchline import` of the real histories (§10): Django's published asv site (every
+#           graph's points, 191,434 records) into a fresh database, beside `benchline ingest`
+#           of the same points as native JSON lines (tests/corpora/asv-django.pl, not timed)
+#           into a fresh database, alternated; then the second import, which stores nothing;
+#           and github-action-benchmark's data.js. Peak memory of the site's import. Reported,
+#           no budget in §12. Skipped without the data directory.
 #
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
 # change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
 # BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
-# sections (default "ingest sync detect gate confirm push corpora"). BENCH_DETECT_DB=FILE keeps the
+# sections (default "ingest stream sync detect gate confirm counters push corpora import").
+# BENCH_DETECT_DB=FILE keeps the
 # generated detect history in FILE and reuses it when it exists (generating it takes a few
 # minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
@@ -55,7 +68,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm push corpora}
+SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm counters push corpora import}
 NGROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -518,6 +531,99 @@ fi
 echo
 fi
 
+# --- counters ---------------------------------------------------------------------------------
+if want counters && command -v valgrind >/dev/null; then
+echo "counters: a counted live gate against its builds and valgrind's own runs"
+krepo=$WORK/counters-repo
+(
+	set -e
+	git init -q -b main "$krepo"
+	cd "$krepo"
+	git config user.email bench@example.com
+	git config user.name bench
+	cat >bench.c <<'EOC'
+#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) static unsigned long work(unsigned long n, unsigned long k)
+{
+	volatile unsigned long s = k;
+	for (unsigned long i = 0; i < n; i++)
+		s += i ^ (s >> 3);
+	return s;
+}
+int main(int argc, char **argv)
+{
+	const char *only = argc > 2 ? argv[2] : NULL;
+	printf("{");
+	if (!only || !strcmp(only, "checksum"))
+		printf("\"checksum\": {\"work\": {\"value\": %lu}}", work(2000000, 1) & 1);
+	if (!only)
+		printf(", ");
+	if (!only || !strcmp(only, "other"))
+		printf("\"other\": {\"work\": {\"value\": %lu}}", work(1500000, 2) & 1);
+	printf("}\n");
+	return 0;
+}
+EOC
+	printf 'bench\n.benchline/\nbenchline.json\n' >.gitignore
+	git add . && git commit -q -m base
+	git checkout -q -b aa
+	echo '__attribute__((used)) static int unused(int x) { return x * 7; }' >>bench.c
+	git commit -q -am "an unused function"
+) >"$WORK/counters-setup.log" 2>&1 || die "cannot make the counters repository"
+cat >"$krepo/benchline.json" <<'EOJ'
+{"bench": {"build": "cc -O1 -o bench bench.c", "run": "./bench", "format": "bmf", "processes": 1,
+           "counters": {"run": "./bench --filter {benchmark}"}}}
+EOJ
+counted_gate() { # counted_gate JSON [--no-reuse]: the gate's wall time in seconds
+	t0=$(now)
+	(cd "$krepo" && env -u BENCHLINE_DB "$BL" gate --live --counters-only ${2:-} --head aa \
+		--base main --json "$1" >/dev/null 2>"$1.err") || return 1
+	t1=$(now)
+	calc "$t1 - $t0"
+}
+if ! t_gate=$(counted_gate "$WORK/counted.json" --no-reuse); then
+	echo "  counted gate FAILED:"; head -5 "$WORK/counted.json.err"; missed=1
+else
+	builds=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+		print $j->{live}{build_s}{merge_base} + $j->{live}{build_s}{head}' "$WORK/counted.json")
+	# valgrind's own runs: the same four commands, in the worktrees the gate left
+	t0=$(now)
+	for side in a b; do
+		for b in checksum other; do
+			(cd "$krepo/.benchline/worktrees/$side" && valgrind --tool=callgrind \
+				--trace-children=yes --callgrind-out-file=/dev/null /bin/sh -c \
+				"./bench --filter $b" >/dev/null 2>&1) || die "valgrind failed"
+		done
+	done
+	t1=$(now)
+	floor=$(calc "$t1 - $t0")
+	ratio=$(calc "($t_gate - $builds) / $floor")
+	verdict=ok
+	[ "$(calc "($ratio <= 1.25) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.3f s   builds %.3f s, 4 callgrind runs by hand %.3f s\n' \
+		"gate --live --counters-only" "$t_gate" "$builds" "$floor"
+	printf '  %-34s %8.2f x   (budget <= 1.25 x)  %s\n' "(gate - builds) / valgrind's runs" \
+		"$ratio" "$verdict"
+	if ! t_reuse=$(counted_gate "$WORK/reused.json"); then
+		echo "  reusing gate FAILED:"; head -5 "$WORK/reused.json.err"; missed=1
+	else
+		set -- $(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+			print(($j->{live}{reused_base} ? 1 : 0), " ",
+			      $j->{live}{build_s}{merge_base} // "null", " ",
+			      $j->{live}{build_s}{head})' "$WORK/reused.json")
+		verdict=ok
+		# the head's build and its two runs, with the same slack as above
+		limit=$(calc "$3 + 1.25 * $floor / 2")
+		{ [ "$1" = 1 ] && [ "$2" = null ] &&
+			[ "$(calc "($t_reuse <= $limit) ? 1 : 0")" = 1 ]; } || { verdict=MISSED; missed=1; }
+		printf '  %-34s %8.3f s   reused %s, merge base built: %s   (budget <= %.3f s)  %s\n' \
+			"the same gate, merge base reused" "$t_reuse" "$1" "$2" "$limit" "$verdict"
+	fi
+fi
+echo
+fi
+
 # --- push -------------------------------------------------------------------------------------
 # Figures only, like the corpora: no budget in §12 yet; a failure is printed and counts.
 if want push; then
@@ -669,6 +775,62 @@ if want corpora; then
 		fi
 	else
 		echo "corpora: skipped (no ../shared/data)"
+	fi
+	echo
+fi
+
+# --- import -----------------------------------------------------------------------------------
+# The figures of docs/performance.md ("Importing other tools' histories"), reported: no budget in
+# §12 covers import. A failure is printed and counts.
+if want import; then
+	data=${BENCHLINE_DATA:-$ROOT/../shared/data}
+	site=$data/asv_django/gh-pages
+	gab=$data/gab_histories/github-action-benchmark_self/data.js
+	if [ -f "$site/index.json" ] && [ -f "$gab" ]; then
+		echo "import: real histories from $data"
+		perl "$ROOT/tests/corpora/asv-django.pl" --data "$data" --out "$WORK/site.jsonl" \
+			2>/dev/null || die "cannot convert Django's asv site"
+		fresh_import_db() {
+			rm -f "$WORK/imp.db" "$WORK/imp.db-wal" "$WORK/imp.db-shm"
+		}
+		t_imp= t_ing= r=0
+		while [ $r -lt "$RUNS" ]; do
+			fresh_import_db
+			t0=$(now)
+			"$BL" --db "$WORK/imp.db" ingest "$WORK/site.jsonl" >/dev/null ||
+				{ echo "  ingest of the converted site FAILED"; missed=1; break; }
+			t_ing=$(min "$t_ing" "$(calc "$(now) - $t0")")
+			fresh_import_db
+			t0=$(now)
+			"$BL" --db "$WORK/imp.db" import --from asv-html "$site" >"$WORK/import.out" \
+				2>/dev/null || { echo "  import --from asv-html FAILED"; missed=1; break; }
+			t_imp=$(min "$t_imp" "$(calc "$(now) - $t0")")
+			r=$((r + 1))
+		done
+		if [ -n "$t_imp" ] && [ -n "$t_ing" ]; then
+			n=$(sed -n 's/.*: \([0-9]*\) records stored.*/\1/p' "$WORK/import.out")
+			series=$(sed -n 's/.* on \([0-9]*\) Series.*/\1/p' "$WORK/import.out")
+			printf '  %-46s %8.2f s %9.0f records/s   (%s records, %s Series)\n' \
+				"import --from asv-html, Django's site" "$t_imp" "$(calc "$n / $t_imp")" \
+				"$n" "$series"
+			printf '  %-46s %8.2f s %9.0f records/s   import / ingest: %.2f\n' \
+				"ingest of the same points as native records" "$t_ing" \
+				"$(calc "$n / $t_ing")" "$(calc "$t_imp / $t_ing")"
+			t_again=$(best nothing "$BL" --db "$WORK/imp.db" import --from asv-html "$site")
+			printf '  %-46s %8.2f s   (nothing new stored)\n' "the same import again" "$t_again"
+			fresh_import_db
+			rss_run "$BL" --db "$WORK/imp.db" import --from asv-html "$site" >/dev/null 2>&1 &&
+				printf '  %-46s %8.0f MB\n' "peak memory of the site's import" \
+					"$(calc "$(cat "$WORK/rss.kib") / 1024")"
+			fresh_import_db
+			t_gab=$(best fresh_import_db "$BL" --db "$WORK/imp.db" import --from gab "$gab")
+			"$BL" --db "$WORK/imp.db" import --from gab "$gab" >"$WORK/gab.out" 2>/dev/null
+			printf '  %-46s %8.2f s   (%s records)\n' \
+				"import --from gab, github-action-benchmark's" "$t_gab" \
+				"$(sed -n 's/.*, \([0-9]*\) already stored.*/\1/p' "$WORK/gab.out")"
+		fi
+	else
+		echo "import: skipped (no ../shared/data)"
 	fi
 	echo
 fi

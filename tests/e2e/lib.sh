@@ -121,8 +121,22 @@ export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP"
 git config --global init.defaultBranch main 2>/dev/null
 cd "$TMP" || exit 1
 
+# Whatever a test file writes to stderr outside its tests (each test's own goes into its
+# output) is kept in $TMP/.stderr, and test_done fails the file on it: a passing suite prints
+# nothing but its TAP. (A poll grepping a file not made yet printed "grep: lock.out: No such
+# file or directory" in every passing run.) The real stderr stays on fd 8, where cleanup shows
+# what a file that never reached test_done left there.
+exec 8>&2 2>"$TMP/.stderr"
+
 test_count=0
 test_failed=0
+
+# pg_statements DIR: the PostgreSQL text of every named statement, the text the binary carries
+# (store/embed-sql.sh: sql/pg/'s override, else the one derived from sql/), in DIR/X.sql for
+# each statement file sql/X.sql.
+pg_statements() {
+	sh "$ROOT/store/embed-sql.sh" --pg-dir "$1" "$ROOT"/sql/*.sql -- "$ROOT"/sql/pg/*.sql
+}
 
 # pg_test_server: sets PG to a PostgreSQL server's URL for a test about PostgreSQL itself
 # (migrate, several servers): the suite's (BENCHLINE_TEST_PG), else one started for this file
@@ -145,6 +159,7 @@ cleanup() {
 				>/dev/null 2>&1
 		done <"$TMP/.pg-dbs"
 	fi
+	if [ -s "$TMP/.stderr" ]; then cat "$TMP/.stderr" >&8; fi
 	[ -n "${BENCHLINE_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -276,6 +291,13 @@ native_lines() {
 }
 
 test_done() {
+	if [ -s "$TMP/.stderr" ]; then
+		test_count=$((test_count + 1))
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - nothing was written to stderr outside the tests"
+		sed 's/^/#   /' "$TMP/.stderr"
+		: >"$TMP/.stderr"
+	fi
 	echo "1..$test_count"
 	[ $test_failed -eq 0 ]
 }
