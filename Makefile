@@ -18,7 +18,8 @@ DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev
 	libxml2-utils
 
 PKGS = sqlite3 libgit2 jansson libcurl libcrypto libpq
-WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
+WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security \
+	-Wold-style-definition -Wwrite-strings -fno-common
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(shell pkg-config --cflags-only-I libpq 2>/dev/null || echo -I/usr/include/postgresql) $(WARN) $(CFLAGS)
 LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcurl -lcrypto -lpq) -lm

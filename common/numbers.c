@@ -321,3 +321,24 @@ void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s
 		strbuf_addstr(sb, s->unit);
 	}
 }
+
+void strbuf_add_change(struct strbuf *sb, double ratio, const char *unknown)
+{
+	if (isfinite(ratio))
+		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
+	else
+		strbuf_addstr(sb, unknown);
+}
+
+void strbuf_add_change_interval(struct strbuf *sb, double lo, double hi, const char *unknown)
+{
+	if (!isfinite(lo) || !isfinite(hi)) {
+		strbuf_addstr(sb, unknown);
+		return;
+	}
+	strbuf_addch(sb, '[');
+	strbuf_add_change(sb, lo, unknown);
+	strbuf_addstr(sb, ", ");
+	strbuf_add_change(sb, hi, unknown);
+	strbuf_addch(sb, ']');
+}

@@ -415,14 +415,6 @@ static int widened(const struct gate_row *r)
 	       r->effective_limit > r->limit * (1 + 1e-12);
 }
 
-static void add_pct(struct strbuf *sb, double ratio)
-{
-	if (isfinite(ratio))
-		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
-	else
-		strbuf_addstr(sb, "-");
-}
-
 /* Markdown table cells must not break the table. */
 static void md_cell(struct strbuf *sb, const char *s)
 {
@@ -514,21 +506,16 @@ static void md_row(struct strbuf *out, const struct gate_row *r, const char *bas
 	strbuf_addstr(out, " | ");
 	md_before_after(out, r);
 	strbuf_addstr(out, " | ");
-	add_pct(out, r->ratio);
+	strbuf_add_change(out, r->ratio, "-");
 	strbuf_addstr(out, " | ");
-	if (isfinite(r->lo)) {
-		strbuf_addch(out, '[');
-		add_pct(out, r->lo);
-		strbuf_addstr(out, ", ");
-		add_pct(out, r->hi);
-		strbuf_addch(out, ']');
-	}
+	if (isfinite(r->lo))
+		strbuf_add_change_interval(out, r->lo, r->hi, "-");
 	strbuf_addstr(out, " | ");
 	if (r->method == GATE_METHOD_LADDER) {
 		strbuf_addf(out, "%.4g ", r->effective_limit);
 		md_cell(out, r->unit);
 	} else if (isfinite(r->effective_limit)) {
-		add_pct(out, r->effective_limit);
+		strbuf_add_change(out, r->effective_limit, "-");
 		if (widened(r))
 			strbuf_addstr(out, " †");
 	}
@@ -605,7 +592,7 @@ static void md_look(struct strbuf *out, const struct gate_comparison *c,
 	}
 	if (wide) {
 		strbuf_addstr(out, "\n† Wider than the ");
-		add_pct(out, r->limit);
+		strbuf_add_change(out, r->limit, "-");
 		strbuf_addf(
 		    out,
 		    " limit because of the Series' own noise: two stored runs, measured on "
