@@ -96,6 +96,40 @@ test_expect 'the search speaks 8 records after the jump, never before; increment
 	test_cmp rebuilt incremental
 '
 
+# kept DB: the values and search states detect keeps for the change-point search, by line.
+kept() {
+	if pg_mode; then hex="upper(encode(v.data, 'hex'))"; else hex="hex(v.data)"; fi
+	db_sql "$1" "SELECT l.metric, l.line, v.chunk, $hex FROM line_values v
+		JOIN lines l ON l.id = v.line_id ORDER BY 1, 2, 3" &&
+	db_sql "$1" "SELECT l.metric, l.line, $hex FROM line_searches v
+		JOIN lines l ON l.id = v.line_id ORDER BY 1, 2"
+}
+
+# A line of 160 records over three chunks of kept values, the staircase above five times over:
+# fed 10 records at a time with a detect after each, the search goes on from its kept state
+# each time (a chunk written once it is full) and keeps exactly what one detect of the whole
+# line keeps.
+test_expect 'a line fed 10 records at a time keeps what one detect of it keeps, byte for byte' '
+	long="$high $stairs $back $high $stairs $back $high $stairs $back $high $stairs $back $high $stairs $back" &&
+	records m2 long 1 $long >long.jsonl &&
+	bl --db whole.db ingest long.jsonl >/dev/null &&
+	bl --db whole.db detect >/dev/null &&
+	i=1 && while [ $i -le 160 ]; do
+		sed -n "${i},$((i + 9))p" long.jsonl >part.jsonl &&
+		bl --db grown.db ingest part.jsonl >/dev/null &&
+		bl --db grown.db detect >/dev/null || return 1
+		i=$((i + 10))
+	done &&
+	kinds whole.db >expect &&
+	test "$(grep -c "change-point slower" expect)" -ge 3 &&
+	kinds grown.db >actual &&
+	test_cmp expect actual &&
+	kept whole.db >expect &&
+	test "$(grep -c "^wall_ms|0|[0-9]|" expect)" = 2 &&
+	kept grown.db >actual &&
+	test_cmp expect actual
+'
+
 test_expect 'BENCHLINE_DETECT_THREADS=0 (no worker thread) stores the same' '
 	bl --db s.db suspects --json >threaded.json &&
 	BENCHLINE_DETECT_THREADS=0 bl --db s.db detect --all >/dev/null &&
