@@ -16,13 +16,23 @@ enum {
 	COL_COMMIT,
 	COL_REFERENCE,
 	COL_SERIES,
+	COL_BY,
 	COL_RUN_WIDE,
 	COL_OUTCOME,
 	NCOL
 };
 
-static const char *const col_names[NCOL] = {
-    "id", "state", "side", "machine", "commit", "reference", "suspects", "run-wide", "outcome"};
+static const char *const col_names[NCOL] = {"id",	"state",     "side",	 "machine",
+					    "commit",	"reference", "suspects", "found-by",
+					    "run-wide", "outcome"};
+
+/* Which opinions marked an alert's Suspects (§6, §6.1). */
+static const char *found_by(const struct store_alert *a)
+{
+	if (a->by_band && a->by_change_point)
+		return "band,change-point";
+	return a->by_change_point ? "change-point" : "band";
+}
 
 struct alerts_out {
 	int json;
@@ -65,6 +75,7 @@ static int each_alert(const struct store_alert *a, void *data)
 			      (long long)a->judged_series);
 	else
 		cli_table_add(&out->table, "%lld", (long long)a->series);
+	cli_table_add(&out->table, "%s", found_by(a));
 	cli_table_add(&out->table, "%s", a->run_wide ? "yes" : "no");
 	cli_table_add(&out->table, "%s",
 		      a->outcome != ALERT_NO_OUTCOME ? alert_outcome_name(a->outcome) : "-");
@@ -112,7 +123,7 @@ int cmd_alerts(int argc, const char **argv, struct cli_ctx *ctx)
 	memset(&out, 0, sizeof(out));
 	memset(&f, 0, sizeof(f));
 	out.err = &err;
-	cli_table_init(&out.table, col_names, NCOL, "r.....r..");
+	cli_table_init(&out.table, col_names, NCOL, "r.....r...");
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "alerts takes no arguments");
 	out.st = ctx->store; /* opened once the options are read */

@@ -15,6 +15,7 @@ enum {
 	COL_ID,
 	COL_STATE,
 	COL_SIDE,
+	COL_KIND,
 	COL_SHIFT,
 	COL_MACHINE,
 	COL_BENCHMARK,
@@ -25,8 +26,9 @@ enum {
 	NCOL
 };
 
-static const char *const col_names[NCOL] = {"id",	 "state",  "side",   "shift",  "machine",
-					    "benchmark", "config", "metric", "commit", "seq"};
+static const char *const col_names[NCOL] = {"id",     "state",	 "side",      "kind",
+					    "shift",  "machine", "benchmark", "config",
+					    "metric", "commit",	 "seq"};
 
 struct suspects_out {
 	int json;
@@ -49,6 +51,7 @@ static int each_suspect(const struct store_suspect *s, void *data)
 	cli_table_add(&out->table, "%lld", (long long)s->id);
 	cli_table_add(&out->table, "%s", suspect_state_name(s->state));
 	cli_table_add(&out->table, "%s", suspect_side_name(s->side));
+	cli_table_add(&out->table, "%s", suspect_kind_name(s->kind));
 	strbuf_reset(&out->cell);
 	strbuf_add_change(&out->cell, 1 + s->shift, "-");
 	cli_table_add(&out->table, "%s", out->cell.buf);
@@ -132,7 +135,7 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	};
 	memset(&out, 0, sizeof(out));
 	/* Counts and ids align right, text left. */
-	cli_table_init(&out.table, col_names, NCOL, "r..r.....r");
+	cli_table_init(&out.table, col_names, NCOL, "r...r.....r");
 	strbuf_init(&out.cell, 0);
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "suspects takes no arguments");

@@ -251,6 +251,12 @@ enum suspect_side { SUSPECT_SLOWER, SUSPECT_FASTER };
 const char *suspect_side_name(enum suspect_side s);
 int suspect_side_parse(enum suspect_side *out, const char *name);
 
+/* Which opinion marked a Suspect: the band of §6 ("band") or the change-point pass of §6.1
+ * ("change-point"), a second opinion on what the band cannot see. */
+enum suspect_kind { SUSPECT_BAND, SUSPECT_CHANGE_POINT };
+const char *suspect_kind_name(enum suspect_kind k);
+int suspect_kind_parse(enum suspect_kind *out, const char *name);
+
 /* A Suspect's state, which is its alert's (§9.1): detect makes them pending until one of the
  * alert's Suspects has persisted (open) or all came back (transient); a confirmation, a
  * bisection or a person (ignored) move them on. */

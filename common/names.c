@@ -27,6 +27,11 @@ static const char *const suspect_side_names[] = {
     [SUSPECT_FASTER] = "faster",
 };
 
+static const char *const suspect_kind_names[] = {
+    [SUSPECT_BAND] = "band",
+    [SUSPECT_CHANGE_POINT] = "change-point",
+};
+
 static const char *const suspect_state_names[] = {
     [SUSPECT_OPEN] = "open",	       [SUSPECT_CLEARED] = "cleared",
     [SUSPECT_CONFIRMED] = "confirmed", [SUSPECT_COVERED] = "covered",
@@ -158,6 +163,20 @@ int suspect_side_parse(enum suspect_side *out, const char *name)
 	if (i < 0)
 		return i;
 	*out = (enum suspect_side)i;
+	return 0;
+}
+
+const char *suspect_kind_name(enum suspect_kind k)
+{
+	return index_name(suspect_kind_names, NAMES_NR(suspect_kind_names), (unsigned)k);
+}
+
+int suspect_kind_parse(enum suspect_kind *out, const char *name)
+{
+	int i = name_index(suspect_kind_names, NAMES_NR(suspect_kind_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum suspect_kind)i;
 	return 0;
 }
 

@@ -37,7 +37,7 @@ struct detect_alerts {
 	struct intern commits;
 	struct pass_mark *marks;
 	size_t nmarks, marks_alloc;
-	struct hashmap by_run; /* "RUN METRIC" to an index into marks */
+	struct hashmap by_run; /* "RUN KIND METRIC" to an index into marks */
 	struct dropped {
 		int64_t id, alert_id;
 	} * dropped;
@@ -116,23 +116,25 @@ static int undecided(enum suspect_state s)
 	return s == SUSPECT_PENDING || s == SUSPECT_OPEN || s == SUSPECT_TRANSIENT;
 }
 
-static const char *run_key(struct detect_alerts *a, int64_t run_id, const char *metric)
+static const char *run_key(struct detect_alerts *a, int64_t run_id, const char *metric,
+			   enum suspect_kind kind)
 {
 	strbuf_reset(&a->sb);
-	strbuf_addf(&a->sb, "%lld %s", (long long)run_id, metric);
+	strbuf_addf(&a->sb, "%lld %d %s", (long long)run_id, (int)kind, metric);
 	return a->sb.buf;
 }
 
-static struct pass_mark *find_mark(struct detect_alerts *a, int64_t run_id, const char *metric)
+static struct pass_mark *find_mark(struct detect_alerts *a, int64_t run_id, const char *metric,
+				   enum suspect_kind kind)
 {
 	int64_t i;
-	return hashmap_get(&a->by_run, run_key(a, run_id, metric), &i) ? &a->marks[i] : NULL;
+	return hashmap_get(&a->by_run, run_key(a, run_id, metric, kind), &i) ? &a->marks[i] : NULL;
 }
 
-/* The pass's mark for (run, metric), added when it has none. */
+/* The pass's mark for (run, metric, kind), added when it has none. */
 static struct pass_mark *mark_slot(struct detect_alerts *a, const struct store_mark *m)
 {
-	struct pass_mark *pm = find_mark(a, m->run_id, m->metric);
+	struct pass_mark *pm = find_mark(a, m->run_id, m->metric, m->kind);
 	if (pm)
 		return pm;
 	ALLOC_GROW(a->marks, a->nmarks, a->marks_alloc);
@@ -176,7 +178,8 @@ int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d,
 			 const struct store_group *g, int64_t run_id, const char *metric,
 			 int followers, int persisted, struct bl_error *err)
 {
-	struct pass_mark *pm = find_mark(a, run_id, metric);
+	/* Only the band's Suspects have followers: a change point's new level has held. */
+	struct pass_mark *pm = find_mark(a, run_id, metric, SUSPECT_BAND);
 	struct store_mark found;
 	int have, ret;
 	if (pm) {
@@ -184,8 +187,8 @@ int detect_alerts_follow(struct detect_alerts *a, struct store_detect *d,
 		pm->mk.persisted = persisted;
 		return 0;
 	}
-	if ((ret = store_detect_suspect_find(&have, &found, d, g, run_id, metric, &a->found_commit,
-					     err)))
+	if ((ret = store_detect_suspect_find(&have, &found, d, g, run_id, metric, SUSPECT_BAND,
+					     &a->found_commit, err)))
 		return ret;
 	if (!have || (found.followers == followers && found.persisted == persisted))
 		return 0;
@@ -298,7 +301,9 @@ static int assign(struct detect_alerts *a, struct store_detect *d, struct bl_err
 			continue;
 		}
 		if (pm->mk.follows_run_id) {
-			struct pass_mark *f = find_mark(a, pm->mk.follows_run_id, pm->metric);
+			/* the Suspect it follows is the band's */
+			struct pass_mark *f =
+			    find_mark(a, pm->mk.follows_run_id, pm->metric, SUSPECT_BAND);
 			if (f) {
 				alert = f->mk.alert_id;
 			} else {
@@ -306,9 +311,9 @@ static int assign(struct detect_alerts *a, struct store_detect *d, struct bl_err
 				struct store_group g = {pm->mk.machine_id, pm->mk.benchmark_id,
 							pm->config};
 				int have;
-				if ((ret = store_detect_suspect_find(&have, &found, d, &g,
-								     pm->mk.follows_run_id,
-								     pm->metric, NULL, err)))
+				if ((ret = store_detect_suspect_find(
+					 &have, &found, d, &g, pm->mk.follows_run_id, pm->metric,
+					 SUSPECT_BAND, NULL, err)))
 					return ret;
 				if (have)
 					alert = found.alert_id;
@@ -365,7 +370,7 @@ static int collect_stored(const struct store_alert_member *sm, void *data)
 	struct dropped key = {sm->id, 0};
 	struct member *m;
 	/* A mark's own numbers win over what is stored; a dropped one is gone. */
-	if (find_mark(j->a, sm->run_id, sm->metric) ||
+	if (find_mark(j->a, sm->run_id, sm->metric, sm->kind) ||
 	    (j->a->ndropped &&
 	     bsearch(&key, j->dropped, j->a->ndropped, sizeof(*j->dropped), dropped_cmp)))
 		return 0;
@@ -535,13 +540,23 @@ static int touch_recounted(struct detect_alerts *a, struct bl_error *err)
 	return 0;
 }
 
-/* Writes a mark: inserted when new, else updated when anything about it moved. */
-static int write_mark(struct store_detect *d, struct pass_mark *pm, struct bl_error *err)
+/* Writes the marks: the stored ones updated, the new ones inserted in their order, several
+ * rows a statement (a first detect writes thousands). */
+static int write_marks(struct detect_alerts *a, struct store_detect *d, struct bl_error *err)
 {
-	int64_t id;
-	if (!pm->stored)
-		return store_detect_suspect_insert(&id, d, &pm->mk, err);
-	return store_detect_suspect_update(d, &pm->mk, err);
+	const struct store_mark **fresh = xmalloc((a->nmarks ? a->nmarks : 1) * sizeof(*fresh));
+	size_t nfresh = 0;
+	int ret = 0;
+	for (size_t i = 0; !ret && i < a->nmarks; i++) {
+		if (!a->marks[i].stored)
+			fresh[nfresh++] = &a->marks[i].mk;
+		else
+			ret = store_detect_suspect_update(d, &a->marks[i].mk, err);
+	}
+	if (!ret)
+		ret = store_detect_suspects_insert(d, fresh, nfresh, err);
+	free(fresh);
+	return ret;
 }
 
 int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct bl_error *err)
@@ -599,9 +614,7 @@ int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct
 		if ((ret = judge(a, &a->touched[i], order, from, k, &j, err)))
 			goto done;
 	}
-	for (size_t i = 0; i < a->nmarks; i++)
-		if ((ret = write_mark(d, &a->marks[i], err)))
-			goto done;
+	ret = write_marks(a, d, err);
 done:
 	free(order);
 	free(stale);

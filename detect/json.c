@@ -20,11 +20,22 @@ json_t *detect_suspect_json(const struct store_suspect *s)
 			    s->source_hash[0] ? json_string(s->source_hash) : json_null());
 	json_object_set_new(o, "seq", s->seq >= 0 ? json_integer(s->seq) : json_null());
 	json_object_set_new(o, "side", json_string(suspect_side_name(s->side)));
+	json_object_set_new(o, "kind", json_string(suspect_kind_name(s->kind)));
 	json_object_set_new(o, "shift", json_real_or_null(s->shift));
 	json_object_set_new(o, "center", json_real_or_null(s->center));
 	json_object_set_new(o, "tolerance", json_real_or_null(s->tolerance));
 	json_object_set_new(o, "state", json_string(suspect_state_name(s->state)));
 	return o;
+}
+
+json_t *detect_alert_kinds_json(const struct store_alert *a)
+{
+	json_t *kinds = json_array();
+	if (a->by_band)
+		json_array_append_new(kinds, json_string(suspect_kind_name(SUSPECT_BAND)));
+	if (a->by_change_point)
+		json_array_append_new(kinds, json_string(suspect_kind_name(SUSPECT_CHANGE_POINT)));
+	return kinds;
 }
 
 json_t *detect_alert_json(const struct store_alert *a, json_t *suspect_ids)
@@ -39,6 +50,7 @@ json_t *detect_alert_json(const struct store_alert *a, json_t *suspect_ids)
 	json_object_set_new(o, "state", json_string(suspect_state_name(a->state)));
 	json_object_set_new(o, "outcome", json_string_or_null(alert_outcome_name(a->outcome)));
 	json_object_set_new(o, "suspects", suspect_ids ? suspect_ids : json_array());
+	json_object_set_new(o, "kinds", detect_alert_kinds_json(a));
 	json_object_set_new(o, "series", json_integer(a->series));
 	json_object_set_new(o, "judged_series",
 			    a->judged_series >= 0 ? json_integer(a->judged_series) : json_null());

@@ -12,6 +12,11 @@
  *   middle, places moved by new commits) is read whole and its lines rebuilt.
  * Lines are compared with what was stored by their start and a fingerprint of their members,
  * so `lines_recomputed` counts the lines whose members changed.
+ *
+ * After the band, each judged timed line that changed is searched for change points (§6.1):
+ * the whole line, so a continued line reads its stored medians (line_values) first and
+ * stores the new ones. The searches run beside the walk (search.c); their Suspects, of kind
+ * change-point, go to the alert pass like the band's.
  */
 #include <jansson.h>
 #include <math.h>
@@ -76,6 +81,12 @@ struct detect_ctx {
 	struct strbuf tail;
 	/* The alert pass (alerts.c): every Suspect goes through it, written when it is done. */
 	struct detect_alerts *alerts;
+	/* The change-point pass (§6.1): its settings, the searches running beside the walk
+	 * (made when the first line is given), and buffers for values and commits. */
+	int cp_on;
+	struct detect_change_options cp_opts;
+	struct detect_search *search;
+	struct strbuf cp_buf, cp_commit;
 	/* A full walk counts the Series each machine judges at each commit as it goes (the
 	 * alert pass's run-wide test), per machine by the members' commit number. */
 	int counting;
@@ -105,7 +116,48 @@ struct line_state {
 	 * are final (they leave the window, or the line ends), so each is written once. */
 	struct store_mark pending[DETECT_WINDOW];
 	size_t npending;
+	/* The change-point pass: a line with judged timed values (cp) keeps them all, the
+	 * direction of its last; a continued line starts with its stored ones (stored_n of
+	 * them) and where the last search found changes. */
+	int cp, cp_higher;
+	struct detect_values vals;
+	size_t stored_n;
+	size_t *old_changes, nold;
+	struct detect_fpop fpop;
 };
+
+/* A line handed to the change-point search, with what taking it back needs. */
+struct cp_line {
+	struct detect_search_line s; /* first: the search's part */
+	struct store_group g;	     /* config owned */
+	char *metric;
+	int64_t line_id;
+	int rebuilt;	 /* 1: its group is being rebuilt (old_marks); 0: a continued line */
+	size_t stored_n; /* its values already stored */
+	size_t *old_changes, nold;
+};
+
+static void cp_line_free(struct detect_search_line *sl)
+{
+	struct cp_line *l = (struct cp_line *)sl;
+	detect_values_release(&l->s.v);
+	detect_fpop_release(&l->s.state);
+	free(l->s.changes);
+	free(l->g.config);
+	free(l->metric);
+	free(l->old_changes);
+	free(l);
+}
+
+static void line_cp_release(struct line_state *ls)
+{
+	detect_values_release(&ls->vals);
+	detect_fpop_release(&ls->fpop);
+	free(ls->old_changes);
+	ls->old_changes = NULL;
+	ls->nold = ls->stored_n = 0;
+	ls->cp = 0;
+}
 
 /* qsort and bsearch, for arrays that may be empty (and then NULL). */
 static void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
@@ -148,9 +200,12 @@ static int old_line_cmp(const void *a, const void *b)
 static int old_mark_cmp(const void *a, const void *b)
 {
 	const struct old_mark *x = a, *y = b;
+	int c;
 	if (x->mark.run_id != y->mark.run_id)
 		return x->mark.run_id < y->mark.run_id ? -1 : 1;
-	return strcmp(x->metric, y->metric);
+	if ((c = strcmp(x->metric, y->metric)))
+		return c;
+	return (int)x->mark.kind - (int)y->mark.kind;
 }
 
 static void old_lines_clear(struct detect_ctx *c)
@@ -378,6 +433,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	if (use_old) {
 		struct old_mark key, *o;
 		key.mark.run_id = mk->run_id;
+		key.mark.kind = mk->kind;
 		key.metric = (char *)mk->metric;
 		o = find_in(&key, c->old_marks, c->nold_marks, sizeof(*c->old_marks), old_mark_cmp);
 		if (o) {
@@ -388,7 +444,7 @@ static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_o
 	} else {
 		struct store_group g = {mk->machine_id, mk->benchmark_id, (char *)mk->config};
 		if ((ret = store_detect_suspect_find(&have, &found, c->d, &g, mk->run_id,
-						     mk->metric, NULL, err)))
+						     mk->metric, mk->kind, NULL, err)))
 			return ret;
 	}
 	if (have && same_mark(&found, mk))
@@ -425,6 +481,224 @@ static int follow_mark(struct detect_ctx *c, struct line_state *ls, const struct
 		ls->pending[i].persisted = f->persisted;
 		return final ? put_pending(c, ls, i, err) : 0;
 	}
+	return 0;
+}
+
+static int undecided(enum suspect_state state)
+{
+	return state == SUSPECT_OPEN || state == SUSPECT_TRANSIENT || state == SUSPECT_PENDING;
+}
+
+/* A change point's Suspect (§6.1): at the first record of the new level, slower, its center
+ * the level before and its tolerance the least move that counts; its reference the last
+ * record of the level before; persisted by construction (the new level held
+ * DETECT_CHANGE_SIDE records). */
+static void cp_mark(struct store_mark *mk, const struct detect_ctx *c, const struct cp_line *l,
+		    const struct detect_change *ch)
+{
+	const struct detect_values *v = &l->s.v;
+	size_t i = ch->index;
+	memset(mk, 0, sizeof(*mk));
+	mk->run_id = v->run_id[i];
+	mk->metric = l->metric;
+	mk->kind = SUSPECT_CHANGE_POINT;
+	mk->machine_id = l->g.machine_id;
+	mk->benchmark_id = l->g.benchmark_id;
+	mk->config = l->g.config;
+	mk->side = SUSPECT_SLOWER;
+	mk->shift = ch->shift;
+	mk->median = v->median[i];
+	mk->center = ch->before;
+	mk->tolerance = c->cp_opts.min_shift * fabs(ch->before);
+	mk->reference_run_id = i ? v->run_id[i - 1] : 0;
+	mk->followers = mk->persisted = DETECT_CHANGE_SIDE;
+}
+
+static int has_index(const size_t *list, size_t n, size_t i)
+{
+	for (size_t k = 0; k < n; k++)
+		if (list[k] == i)
+			return 1;
+	return 0;
+}
+
+/* Hands a change point's Suspect to the alert pass (stored: what the database holds of it,
+ * NULL when new), its commit read by its run. */
+static int cp_put(struct detect_ctx *c, const struct store_mark *mk,
+		  const struct store_mark *stored, struct bl_error *err)
+{
+	struct store_mark m = *mk;
+	int ret;
+	if ((ret = store_detect_run_commit(&c->cp_commit, c->d, mk->run_id, err)))
+		return ret;
+	m.commit = c->cp_commit.buf;
+	if (!stored)
+		c->res->new_suspects++;
+	detect_alerts_put(c->alerts, &m, stored, m.commit);
+	return 0;
+}
+
+/* Takes a searched line back: stores its values (the chunks that filled since it was stored)
+ * and what its next search goes on from, and hands its change points to the alert pass. A
+ * rebuilt line's stored Suspects are in old_marks (those it no longer finds go with
+ * drop_unmatched); a continued line's are looked up, only where the changes moved since its
+ * last search (the same change gives the same Suspect: its numbers come from records that do
+ * not move). */
+static int cp_apply(struct detect_ctx *c, struct cp_line *l, struct bl_error *err)
+{
+	struct detect_search_line *s = &l->s;
+	struct store_group g = {l->g.machine_id, l->g.benchmark_id, l->g.config};
+	size_t *idx = xmalloc((s->nchanges ? s->nchanges : 1) * sizeof(*idx));
+	int ret = 0;
+	for (size_t k = 0; k < s->nchanges; k++)
+		idx[k] = s->changes[k].index;
+	/* the chunks full now that were not when the line was stored; each is written once */
+	for (size_t k = l->stored_n / DETECT_VALUES_CHUNK; (k + 1) * DETECT_VALUES_CHUNK <= s->v.n;
+	     k++) {
+		strbuf_reset(&c->cp_buf);
+		detect_values_encode(&c->cp_buf, &s->v, k * DETECT_VALUES_CHUNK,
+				     (k + 1) * DETECT_VALUES_CHUNK);
+		if ((ret = store_detect_values_put(c->d, l->line_id, (int64_t)k, c->cp_buf.buf,
+						   c->cp_buf.len, err)))
+			goto done;
+	}
+	strbuf_reset(&c->cp_buf);
+	detect_values_encode_head(&c->cp_buf, &s->v, idx, s->nchanges, &s->state);
+	if ((ret = store_detect_search_put(c->d, l->line_id, c->cp_buf.buf, c->cp_buf.len, err)))
+		goto done;
+	for (size_t k = 0; k < s->nchanges; k++) {
+		struct store_mark mk, found;
+		int have = 0;
+		cp_mark(&mk, c, l, &s->changes[k]);
+		if (l->rebuilt) {
+			struct old_mark key, *o;
+			key.mark.run_id = mk.run_id;
+			key.mark.kind = mk.kind;
+			key.metric = l->metric;
+			o = find_in(&key, c->old_marks, c->nold_marks, sizeof(*c->old_marks),
+				    old_mark_cmp);
+			if (o) {
+				o->matched = 1;
+				found = o->mark;
+				have = 1;
+			}
+		} else if (has_index(l->old_changes, l->nold, idx[k])) {
+			continue;
+		} else if ((ret = store_detect_suspect_find(&have, &found, c->d, &g, mk.run_id,
+							    l->metric, mk.kind, NULL, err))) {
+			goto done;
+		}
+		if (have && same_mark(&found, &mk))
+			continue;
+		if ((ret = cp_put(c, &mk, have ? &found : NULL, err)))
+			goto done;
+	}
+	/* A continued line's changes the search no longer finds: gone unless decided. */
+	for (size_t k = 0; !l->rebuilt && k < l->nold; k++) {
+		struct store_mark found;
+		int have;
+		if (has_index(idx, s->nchanges, l->old_changes[k]) || l->old_changes[k] >= s->v.n)
+			continue;
+		if ((ret = store_detect_suspect_find(&have, &found, c->d, &g,
+						     s->v.run_id[l->old_changes[k]], l->metric,
+						     SUSPECT_CHANGE_POINT, NULL, err)))
+			goto done;
+		if (have && undecided(found.state))
+			detect_alerts_drop(c->alerts, &found);
+	}
+done:
+	free(idx);
+	return ret;
+}
+
+/* Takes back the searched lines, in the order given: those searched already (wait 0), or all
+ * of them (wait 1). */
+static int cp_drain(struct detect_ctx *c, int wait, struct bl_error *err)
+{
+	struct detect_search_line *sl;
+	int ret = 0;
+	if (!c->search)
+		return 0;
+	while ((sl = detect_search_next(c->search, wait))) {
+		if (!ret)
+			ret = cp_apply(c, (struct cp_line *)sl, err);
+		cp_line_free(sl);
+	}
+	return ret;
+}
+
+/* A finished line's part in the change-point pass: handed to the search, with its values and
+ * where its last search left off (its values are stored when it comes back, with the splits
+ * the search found). */
+static int cp_hand(struct detect_ctx *c, const struct store_group *g, const char *metric,
+		   struct line_state *ls, int64_t line_id, int rebuilt, struct bl_error *err)
+{
+	struct cp_line *l;
+	if (!ls->cp || !c->cp_on) {
+		line_cp_release(ls);
+		return 0;
+	}
+	l = xcalloc(1, sizeof(*l));
+	l->s.v = ls->vals;
+	detect_values_init(&ls->vals);
+	l->s.state = ls->fpop;
+	detect_fpop_init(&ls->fpop);
+	l->stored_n = ls->stored_n;
+	l->s.better_higher = ls->cp_higher;
+	l->g.machine_id = g->machine_id;
+	l->g.benchmark_id = g->benchmark_id;
+	l->g.config = xstrdup(g->config);
+	l->metric = xstrdup(metric);
+	l->line_id = line_id;
+	l->rebuilt = rebuilt;
+	l->old_changes = ls->old_changes;
+	l->nold = ls->nold;
+	ls->old_changes = NULL;
+	line_cp_release(ls);
+	if (!c->search)
+		c->search = detect_search_new(&c->cp_opts, cp_line_free);
+	detect_search_add(c->search, &l->s);
+	return cp_drain(c, 0, err);
+}
+
+/* What reading a continued line's full chunks found. */
+struct cp_read {
+	struct line_state *ls;
+	int bad;
+};
+
+static int cp_read_chunk(int64_t chunk, const void *data, size_t len, void *cb_data)
+{
+	struct cp_read *r = cb_data;
+	struct line_state *ls = r->ls;
+	/* the chunks in order, from the first, each full */
+	if (chunk < 0 || (size_t)chunk * DETECT_VALUES_CHUNK != ls->vals.n ||
+	    detect_values_decode(&ls->vals, data, len) ||
+	    ls->vals.n != ((size_t)chunk + 1) * DETECT_VALUES_CHUNK)
+		r->bad = 1;
+	return r->bad;
+}
+
+/* Reads the values a continued line keeps, and what its search goes on from, into ls: 0 when
+ * they are all there, 1 when they are not (the group is walked instead), or an error. */
+static int cp_load(struct detect_ctx *c, struct line_state *ls, int64_t line_id,
+		   struct bl_error *err)
+{
+	struct cp_read r = {ls, 0};
+	size_t n = 0;
+	int found = 0, ret = store_detect_values(c->d, line_id, cp_read_chunk, &r, err);
+	if (ret < 0)
+		return ret;
+	if (!r.bad && (ret = store_detect_search(&found, &c->cp_buf, c->d, line_id, err)))
+		return ret;
+	if (r.bad || !found ||
+	    detect_values_decode_head(&n, &ls->old_changes, &ls->nold, &ls->fpop, &ls->vals,
+				      c->cp_buf.buf, c->cp_buf.len)) {
+		line_cp_release(ls);
+		return 1;
+	}
+	ls->stored_n = n;
+	ls->cp = n > 0;
 	return 0;
 }
 
@@ -484,7 +758,9 @@ static int flush_rebuilt(struct detect_ctx *c, const struct store_group *g, cons
 		    o->reason != ls->reason)
 			c->res->lines_recomputed++;
 	}
-	return store_detect_line_put(c->d, &row, err);
+	if ((ret = store_detect_line_put(c->d, &row, err)))
+		return ret;
+	return cp_hand(c, g, metric, ls, row.id, 1, err);
 }
 
 /* A continued line: updated (or, when it starts here, inserted) and counted. */
@@ -492,14 +768,16 @@ static int flush_grown(struct detect_ctx *c, const struct store_group *g, const 
 		       struct line_state *ls, struct bl_error *err)
 {
 	struct store_line row;
+	int ret;
 	if (!ls->open || !ls->grown)
 		return 0;
 	ls->grown = 0;
 	line_row(&row, c, g, metric, ls);
 	c->res->lines_recomputed++;
-	if (ls->is_new)
-		return store_detect_line_put(c->d, &row, err);
-	return store_detect_line_grow(c->d, &row, err);
+	if ((ret = ls->is_new ? store_detect_line_put(c->d, &row, err)
+			      : store_detect_line_grow(c->d, &row, err)))
+		return ret;
+	return cp_hand(c, g, metric, ls, ls->is_new ? row.id : ls->id, 0, err);
 }
 
 /* The break a member makes on its Series after the line state: the rule of line_break_at,
@@ -527,6 +805,7 @@ static enum line_break break_reason(const struct detect_ctx *c, const struct lin
 static void line_start(struct line_state *ls, const struct store_members *m,
 		       const struct store_member *mb, enum line_break reason, int64_t index)
 {
+	line_cp_release(ls);
 	memset(ls, 0, sizeof(*ls));
 	ls->open = 1;
 	ls->is_new = 1;
@@ -567,6 +846,15 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 		else
 			detect_step(&v, &ls->tail, p->value, mb->run_id,
 				    p->kind == METRIC_COUNTED ? c->counter_floor : DETECT_FLOOR);
+		if (c->cp_on && p->kind == METRIC_TIMED) {
+			ls->cp = 1;
+			ls->cp_higher = p->higher;
+			detect_values_add(&ls->vals, p->value, mb->run_id,
+					  !v.marked ? DETECT_VALUE_UNMARKED
+					  : detect_is_slower(v.above, p->higher)
+					      ? DETECT_VALUE_SLOWER
+					      : DETECT_VALUE_FASTER);
+		}
 		for (size_t i = 0; i < v.nfollowed; i++)
 			if ((ret = follow_mark(c, ls, g, metric, &v.followed[i], 0, use_old, err)))
 				return ret;
@@ -621,6 +909,8 @@ static void group_lines_fit(struct group_lines *gl, size_t nmetrics)
 
 static void group_lines_release(struct group_lines *gl)
 {
+	for (size_t i = 0; i < gl->alloc; i++)
+		line_cp_release(&gl->ls[i]);
 	free(gl->ls);
 	free(gl->next_line);
 	free(gl->seen);
@@ -698,6 +988,8 @@ static int full_rebuild(struct detect_ctx *c, struct bl_error *err)
 		if (scan.done)
 			break;
 	}
+	if ((ret = cp_drain(c, 1, err)))
+		goto done;
 	drop_unmatched(c);
 	judged_counts_flush(c, &m.commits);
 done:
@@ -721,6 +1013,9 @@ static int walk_group(struct detect_ctx *c, const struct store_group *g, struct 
 		ret = rebuild_groups(c, &m, err);
 	else
 		c->res->groups_walked++;
+	/* the lines just given are this group's old_marks' */
+	if (!ret)
+		ret = cp_drain(c, 1, err);
 	if (!ret)
 		drop_unmatched(c);
 done:
@@ -951,11 +1246,17 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 		const struct last_line *x = &ll->l[i];
 		uint32_t metric = store_members_metric(&m, x->metric);
 		group_lines_fit(&gl, m.metrics.nr);
+		int timed = 0;
 		for (size_t k = 0; k < m.nmembers; k++) {
 			const struct store_member *mb = &m.members[k];
 			int has = 0;
-			for (uint32_t p = 0; p < mb->npoints; p++)
-				has |= m.points[mb->point + p].metric == metric;
+			for (uint32_t p = 0; p < mb->npoints; p++) {
+				const struct store_point *pt = &m.points[mb->point + p];
+				if (pt->metric != metric)
+					continue;
+				has = 1;
+				timed |= pt->kind == METRIC_TIMED && is_judged(c, &m, pt);
+			}
 			if (has &&
 			    key_cmp(mb->place, mb->at, mb->started_at, mb->run_id, x->last_place,
 				    x->last_at, x->last_started_at, x->last_run_id) <= 0)
@@ -981,6 +1282,12 @@ static int append_group(int *appended, struct detect_ctx *c, const struct last_l
 		ls->judged = x->judged;
 		ls->tail = x->tail;
 		gl.next_line[metric] = x->line + 1;
+		/* A judged timed line the new records continue: its search needs its values. */
+		if (c->cp_on && timed && x->judged && (ret = cp_load(c, ls, x->id, err))) {
+			if (ret > 0)
+				ret = 0;
+			goto done;
+		}
 	}
 	*appended = 1;
 	for (size_t k = 0; k < m.nmembers; k++) {
@@ -1198,16 +1505,47 @@ static int judged_decode(struct detect_ctx *c, const char *stored, struct bl_err
 	return 0;
 }
 
+/* The change-point settings (§6.1): as given, else as the last detect stored them (meta
+ * detect_change_points: "off", or "on PENALTY MIN_SHIFT"), else the defaults; into c and, as
+ * meta keeps them, into text. */
+static void cp_settings(struct detect_ctx *c, struct strbuf *text, const struct detect_options *o,
+			const char *stored)
+{
+	c->cp_on = 1;
+	c->cp_opts.penalty = DETECT_CHANGE_PENALTY;
+	c->cp_opts.min_shift = DETECT_CHANGE_MIN_SHIFT;
+	if (o->changes_given) {
+		c->cp_on = o->change_points != 0;
+		if (o->change_penalty > 0 && isfinite(o->change_penalty))
+			c->cp_opts.penalty = o->change_penalty;
+		if (o->change_min_shift >= 0 && isfinite(o->change_min_shift))
+			c->cp_opts.min_shift = o->change_min_shift;
+	} else if (stored && !strcmp(stored, "off")) {
+		c->cp_on = 0;
+	} else if (stored && !strncmp(stored, "on ", 3)) {
+		char *end;
+		double penalty = strtod(stored + 3, &end), min_shift = strtod(end, &end);
+		if (penalty > 0 && isfinite(penalty) && min_shift >= 0 && isfinite(min_shift)) {
+			c->cp_opts.penalty = penalty;
+			c->cp_opts.min_shift = min_shift;
+		}
+	}
+	if (c->cp_on)
+		strbuf_addf(text, "on %.17g %.17g", c->cp_opts.penalty, c->cp_opts.min_shift);
+	else
+		strbuf_addstr(text, "off");
+}
+
 int detect_run(struct detect_result *out, struct store *st, const struct detect_options *opts,
 	       struct bl_error *err)
 {
 	struct detect_ctx c;
-	struct strbuf judged = STRBUF_INIT, quiet = STRBUF_INIT;
+	struct strbuf judged = STRBUF_INIT, quiet = STRBUF_INIT, changes = STRBUF_INIT;
 	char *state = NULL, *stored_judged = NULL, *full_flag = NULL, *stored_quiet = NULL;
-	char *stored_floor = NULL;
+	char *stored_changes = NULL, *stored_floor = NULL;
 	struct strbuf floor = STRBUF_INIT;
 	int ret, began = 0, full, too_much = 0, state_ok, judged_same, transient_records,
-		 floor_same;
+		 floor_same, changes_same;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -1215,6 +1553,8 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	c.opts = opts;
 	c.res = out;
 	strbuf_init(&c.tail, 0);
+	strbuf_init(&c.cp_buf, 0);
+	strbuf_init(&c.cp_commit, 0);
 	if ((ret = store_detect_open(&c.d, st, err)) || (ret = store_begin(st, err)))
 		goto done;
 	began = 1;
@@ -1222,8 +1562,11 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	    (ret = store_get_meta(&stored_judged, st, "detect_metrics", err)) ||
 	    (ret = store_get_meta(&full_flag, st, "detect_full", err)) ||
 	    (ret = store_get_meta(&stored_quiet, st, "detect_transient_records", err)) ||
+	    (ret = store_get_meta(&stored_changes, st, "detect_change_points", err)) ||
 	    (ret = store_get_meta(&stored_floor, st, "detect_counter_floor", err)))
 		goto done;
+	cp_settings(&c, &changes, opts, stored_changes);
+	changes_same = stored_changes && !strcmp(stored_changes, changes.buf);
 	/* quiet.counter_floor: as given, else as the last detect judged, else the default; the
 	 * text kept is the one compared, so a change judges every line again. */
 	c.counter_floor = opts->counter_floor > 0 ? opts->counter_floor
@@ -1260,7 +1603,9 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	judged_encode(&judged, &c);
 	state_ok = state && !strcmp(state, DETECT_STATE_FORMAT);
 	judged_same = stored_judged && !strcmp(judged.buf, stored_judged);
-	full = opts->all || !state_ok || full_flag || !judged_same || (stored_floor && !floor_same);
+	/* Other change-point settings: every line is searched again, and its alerts judged. */
+	full = opts->all || !state_ok || full_flag || !judged_same || !changes_same ||
+	       (stored_floor && !floor_same);
 	if ((ret = store_detect_last_suspect_id(&out->first_new_id, c.d, err)))
 		goto done;
 	out->first_new_id++;
@@ -1274,12 +1619,14 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 		if ((ret = full_rebuild(&c, err)))
 			goto done;
 	}
-	if ((ret = detect_alerts_finish(c.alerts, c.d, err)) ||
+	if ((ret = cp_drain(&c, 1, err)) || (ret = detect_alerts_finish(c.alerts, c.d, err)) ||
 	    (ret = store_detect_log_clear(c.d, err)) ||
 	    ((!stored_quiet || strcmp(stored_quiet, quiet.buf)) &&
 	     (ret = store_set_meta(st, "detect_transient_records", quiet.buf, err))) ||
 	    (!floor_same && (ret = store_set_meta(st, "detect_counter_floor", floor.buf, err))) ||
 	    (!state_ok && (ret = store_set_meta(st, "detect_state", DETECT_STATE_FORMAT, err))) ||
+	    (!changes_same &&
+	     (ret = store_set_meta(st, "detect_change_points", changes.buf, err))) ||
 	    (!judged_same && (ret = store_set_meta(st, "detect_metrics", judged.buf, err))) ||
 	    (full_flag && (ret = store_set_meta(st, "detect_full", NULL, err))) ||
 	    (ret = store_detect_series_count(&out->series, &out->judged_series, c.d, err)))
@@ -1288,6 +1635,7 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	began = 0;
 done:
 	/* The session's statements go first, so nothing holds the transaction open. */
+	detect_search_free(c.search);
 	store_detect_close(c.d);
 	if (began)
 		store_rollback(st);
@@ -1312,9 +1660,13 @@ done:
 	ladder_set_release(&c.ladders);
 	json_decref(c.ladders_json);
 	strbuf_release(&c.tail);
+	strbuf_release(&c.cp_buf);
+	strbuf_release(&c.cp_commit);
 	strbuf_release(&judged);
 	strbuf_release(&quiet);
+	strbuf_release(&changes);
 	free(stored_quiet);
+	free(stored_changes);
 	free(stored_floor);
 	strbuf_release(&floor);
 	free(state);
@@ -1333,6 +1685,11 @@ void detect_options_from_config(struct detect_options *opts, const struct config
 	opts->ladders_file = cfg->path;
 	opts->transient_records =
 	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+	/* the change-point settings (§6.1), the defaults for those it has none of */
+	opts->changes_given = 1;
+	opts->change_points = cfg->change_points;
+	opts->change_penalty = cfg->change_penalty;
+	opts->change_min_shift = cfg->change_min_shift;
 	/* quiet.counter_floor (§9.6): always set, to its default when not given */
 	opts->counter_floor = cfg->counter_floor;
 }

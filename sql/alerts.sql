@@ -31,7 +31,7 @@ WHERE id = ?1;
 -- followers.
 -- name: alerts_members
 SELECT s.id, s.run_id, s.metric, s.benchmark_id, s.config, s.followers, s.persisted, s.state,
-       r.commit_sha
+       r.commit_sha, s.kind
 FROM suspects s
 JOIN runs r INDEXED BY runs_detect ON r.id = s.run_id
 WHERE s.alert_id = ?1;
@@ -78,7 +78,8 @@ WHERE r.commit_sha = ?2 AND r.machine_id = ?1
 -- Series order, taken among those that are not transient under the quiet.transient_records it
 -- was judged under when there are such (a blip must not move it onto the new level), else
 -- among all (all, too, for an alert never judged under that setting); NULL when none has one. A Suspect that joined it later, by continuing an earlier
--- level, has its reference after the alert's commit and is left out.
+-- level, has its reference after the alert's commit and is left out. Last, whether the band
+-- (§6) marked any of its Suspects, and whether the change-point search (§6.1) did.
 -- name: alerts_list
 SELECT a.id, m.name, a.commit_sha, a.side, a.state, a.run_wide, a.series, a.judged_series,
        a.outcome, a.note, a.filed_url,
@@ -92,7 +93,9 @@ SELECT a.id, m.name, a.commit_sha, a.side, a.state, a.run_wide, a.series, a.judg
 		 JOIN placed_runs r ON r.id = s.reference_run_id
 		 WHERE s.alert_id = a.id AND own.commit_sha = a.commit_sha
 		 ORDER BY r.place DESC, r.at DESC, r.started_at DESC, r.id DESC LIMIT 1)),
-       a.created_at, a.rebench
+       a.created_at, a.rebench,
+       EXISTS (SELECT 1 FROM suspects s WHERE s.alert_id = a.id AND s.kind = 'band'),
+       EXISTS (SELECT 1 FROM suspects s WHERE s.alert_id = a.id AND s.kind = 'change-point')
 FROM alerts a
 JOIN machines m ON m.id = a.machine_id
 WHERE a.series > 0 AND (CAST(?1 AS TEXT) IS NULL OR m.name = ?1)

@@ -92,6 +92,24 @@ FROM line_ends ORDER BY line_id;
 INSERT INTO line_ends (line_id, records, fingerprint, last_run_id, last_place, last_at, last_started_at, time_placed_at, judged, tail)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);
 
+-- name: copy_read_line_values
+-- streamed
+SELECT line_id, chunk, data
+FROM line_values ORDER BY line_id, chunk;
+
+-- name: copy_write_line_values
+INSERT INTO line_values (line_id, chunk, data)
+VALUES (?1, ?2, ?3);
+
+-- name: copy_read_line_searches
+-- streamed
+SELECT line_id, data
+FROM line_searches ORDER BY line_id;
+
+-- name: copy_write_line_searches
+INSERT INTO line_searches (line_id, data)
+VALUES (?1, ?2);
+
 -- name: copy_read_alerts
 -- streamed
 SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records
@@ -103,12 +121,12 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14);
 
 -- name: copy_read_suspects
 -- streamed
-SELECT id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at
+SELECT id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at, kind
 FROM suspects ORDER BY id;
 
 -- name: copy_write_suspects
-INSERT INTO suspects (id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19);
+INSERT INTO suspects (id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at, kind)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20);
 
 -- name: copy_read_regressions
 -- streamed

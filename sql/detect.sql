@@ -167,6 +167,45 @@ DELETE FROM lines;
 -- name: detect_lines_delete_group
 DELETE FROM lines WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3;
 
+-- The judged medians a line keeps for the change-point search (sql/010-change-points.sql):
+-- its full chunks in order.
+-- name: detect_values_read
+SELECT chunk, data FROM line_values WHERE line_id = ?1 ORDER BY chunk;
+
+-- name: detect_values_put
+INSERT INTO line_values (line_id, chunk, data) VALUES (?1, ?2, ?3)
+ON CONFLICT (line_id, chunk) DO UPDATE SET data = excluded.data;
+
+-- name: detect_values_delete_all
+DELETE FROM line_values;
+
+-- A group's lines' values go before its lines.
+-- name: detect_values_delete_group
+DELETE FROM line_values
+WHERE line_id IN (SELECT id FROM lines
+		  WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3);
+
+-- What the next search of a line goes on from (sql/010-change-points.sql).
+-- name: detect_search_read
+SELECT data FROM line_searches WHERE line_id = ?1;
+
+-- name: detect_search_put
+INSERT INTO line_searches (line_id, data) VALUES (?1, ?2)
+ON CONFLICT (line_id) DO UPDATE SET data = excluded.data;
+
+-- name: detect_searches_delete_all
+DELETE FROM line_searches;
+
+-- name: detect_searches_delete_group
+DELETE FROM line_searches
+WHERE line_id IN (SELECT id FROM lines
+		  WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3);
+
+-- The commit of run ?1: a change point an incremental detect finds at an earlier record of
+-- a line, whose alert is that commit's.
+-- name: detect_run_commit
+SELECT commit_sha FROM runs INDEXED BY runs_detect WHERE id = ?1;
+
 -- Series (distinct machine, benchmark, config, metric) with stored lines, and how many of
 -- them the band judges.
 -- name: detect_series_count
@@ -178,36 +217,62 @@ FROM (SELECT max(e.judged) AS j
 -- name: detect_suspects_all
 SELECT s.id, s.run_id, s.metric, s.side, s.shift, s.median, s.center, s.tolerance, s.state,
        s.deviation, s.reference_run_id, s.follows_run_id, s.followers, s.persisted, s.alert_id,
-       r.commit_sha, s.machine_id, s.benchmark_id, s.config
+       r.commit_sha, s.machine_id, s.benchmark_id, s.config, s.kind
 FROM suspects s
 JOIN runs r INDEXED BY runs_detect ON r.id = s.run_id;
 
 -- name: detect_suspects_group
 SELECT s.id, s.run_id, s.metric, s.side, s.shift, s.median, s.center, s.tolerance, s.state,
        s.deviation, s.reference_run_id, s.follows_run_id, s.followers, s.persisted, s.alert_id,
-       r.commit_sha, s.machine_id, s.benchmark_id, s.config
+       r.commit_sha, s.machine_id, s.benchmark_id, s.config, s.kind
 FROM suspects s
 JOIN runs r INDEXED BY runs_detect ON r.id = s.run_id
 WHERE s.machine_id = ?1 AND s.benchmark_id = ?2 AND s.config = ?3;
 
--- The Suspect of group (?1, ?2, ?3), run ?4 and metric ?5: the key's one row.
+-- The Suspect of group (?1, ?2, ?3), run ?4, metric ?5 and kind ?6: the key's one row.
 -- name: detect_suspect_find
 SELECT s.id, s.run_id, s.metric, s.side, s.shift, s.median, s.center, s.tolerance, s.state,
        s.deviation, s.reference_run_id, s.follows_run_id, s.followers, s.persisted, s.alert_id,
-       r.commit_sha, s.machine_id, s.benchmark_id, s.config
+       r.commit_sha, s.machine_id, s.benchmark_id, s.config, s.kind
 FROM suspects s
 JOIN runs r INDEXED BY runs_detect ON r.id = s.run_id
 WHERE s.machine_id = ?1 AND s.benchmark_id = ?2 AND s.config = ?3 AND s.run_id = ?4
-  AND s.metric = ?5;
+  AND s.metric = ?5 AND s.kind = ?6;
 
 -- A new Suspect (?6 to ?15 as ?2 to ?11 of detect_suspect_update); ?16 its alert and ?17 the
--- name of its state (its alert's).
+-- name of its state (its alert's); ?18 its kind's name.
 -- name: detect_suspect_insert
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
 		      center, tolerance, deviation, reference_run_id, follows_run_id,
-		      followers, persisted, alert_id, state, created_at)
+		      followers, persisted, alert_id, state, created_at, kind)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-	(julianday('now') - 2440587.5) * 86400.0);
+	(julianday('now') - 2440587.5) * 86400.0, ?18);
+
+-- 8 new Suspects at once, each as detect_suspect_insert's parameters (?1 to ?18 the first, ?19
+-- to ?36 the second, ...): a first detect writes thousands, and one statement per row costs a
+-- fifth more (AUTOINCREMENT's sqlite_sequence row is read and written once per statement).
+-- Their ids are given in the order of the rows.
+-- name: detect_suspect_insert_many
+INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
+		      center, tolerance, deviation, reference_run_id, follows_run_id,
+		      followers, persisted, alert_id, state, created_at, kind)
+VALUES
+	(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+	 (julianday('now') - 2440587.5) * 86400.0, ?18),
+	(?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,
+	 (julianday('now') - 2440587.5) * 86400.0, ?36),
+	(?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53,
+	 (julianday('now') - 2440587.5) * 86400.0, ?54),
+	(?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65, ?66, ?67, ?68, ?69, ?70, ?71,
+	 (julianday('now') - 2440587.5) * 86400.0, ?72),
+	(?73, ?74, ?75, ?76, ?77, ?78, ?79, ?80, ?81, ?82, ?83, ?84, ?85, ?86, ?87, ?88, ?89,
+	 (julianday('now') - 2440587.5) * 86400.0, ?90),
+	(?91, ?92, ?93, ?94, ?95, ?96, ?97, ?98, ?99, ?100, ?101, ?102, ?103, ?104, ?105, ?106, ?107,
+	 (julianday('now') - 2440587.5) * 86400.0, ?108),
+	(?109, ?110, ?111, ?112, ?113, ?114, ?115, ?116, ?117, ?118, ?119, ?120, ?121, ?122, ?123, ?124, ?125,
+	 (julianday('now') - 2440587.5) * 86400.0, ?126),
+	(?127, ?128, ?129, ?130, ?131, ?132, ?133, ?134, ?135, ?136, ?137, ?138, ?139, ?140, ?141, ?142, ?143,
+	 (julianday('now') - 2440587.5) * 86400.0, ?144);
 
 -- A Suspect's numbers (?2 to ?11), its alert (?12) and the name of its state (?13).
 -- name: detect_suspect_update
@@ -240,7 +305,7 @@ WITH listed AS MATERIALIZED (
 	       runs.source_hash AS source_hash, s.side AS side, s.shift AS shift,
 	       s.median AS median, s.center AS center, s.tolerance AS tolerance,
 	       s.state AS state, s.run_id AS run_id, runs.at AS at,
-	       runs.started_at AS started_at, runs.place AS place
+	       runs.started_at AS started_at, runs.place AS place, s.kind AS kind
 	FROM suspects s
 	JOIN placed_runs runs ON runs.id = s.run_id
 	JOIN machines m ON m.id = s.machine_id
@@ -248,15 +313,16 @@ WITH listed AS MATERIALIZED (
 	WHERE s.id > ?1 AND (CAST(?2 AS BIGINT) IS NULL OR s.alert_id = ?2)
 )
 SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, place, side, shift,
-       median, center, tolerance, state, run_id
+       median, center, tolerance, state, run_id, kind
 FROM listed
-ORDER BY machine, benchmark, config, metric, place, at, started_at, run_id;
+ORDER BY machine, benchmark, config, metric, place, at, started_at, run_id, id;
 
 -- The first ?2 Suspects with an id over ?1, in id order (the order they were found in), with
 -- the columns of suspects_list: what `detect` prints of the new ones.
 -- name: suspects_new
 SELECT s.id, m.name, b.name, s.config, s.metric, runs.commit_sha, runs.source_hash,
-       runs.place, s.side, s.shift, s.median, s.center, s.tolerance, s.state, s.run_id
+       runs.place, s.side, s.shift, s.median, s.center, s.tolerance, s.state, s.run_id,
+       s.kind
 FROM suspects s
 JOIN placed_runs runs ON runs.id = s.run_id
 JOIN machines m ON m.id = s.machine_id

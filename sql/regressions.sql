@@ -75,7 +75,9 @@ ORDER BY metric, seq NULLS FIRST;
 -- The alerts triage files: confirmed or covered, holding a Regression, not filed yet; oldest
 -- first.
 -- name: triage_alerts
-SELECT a.id, m.name, a.commit_sha, a.side, a.state, a.series, a.run_wide
+SELECT a.id, m.name, a.commit_sha, a.side, a.state, a.series, a.run_wide,
+       EXISTS (SELECT 1 FROM suspects s WHERE s.alert_id = a.id AND s.kind = 'band'),
+       EXISTS (SELECT 1 FROM suspects s WHERE s.alert_id = a.id AND s.kind = 'change-point')
 FROM alerts a
 JOIN machines m ON m.id = a.machine_id
 WHERE a.state IN ('confirmed', 'covered') AND a.filed_url IS NULL

@@ -32,9 +32,10 @@ ORDER BY p.place, p.at, p.started_at, p.run_id;
 PRAGMA data_version;
 
 -- The Suspects of one Series (machine and benchmark by name, config, metric), whatever their
--- state, for ringing its chart's points and marking its table: one per record at most.
+-- state, for ringing its chart's points and marking its table: one of each kind per record at
+-- most (the band's and the change-point search's).
 -- name: web_series_suspects
-SELECT s.id, s.run_id, s.side, s.shift, s.state
+SELECT s.id, s.run_id, s.side, s.shift, s.state, s.kind
 FROM suspects s
 JOIN machines m ON m.id = s.machine_id
 JOIN benchmarks b ON b.id = s.benchmark_id
@@ -66,7 +67,7 @@ SELECT (SELECT count(*) FROM alerts WHERE state = ?1), (SELECT count(*) FROM reg
 -- name: web_suspect_rows
 SELECT s.id, s.alert_id, m.name, b.name, s.config, s.metric, runs.commit_sha, runs.place,
        c.subject, coalesce(c.committed_at, runs.at), s.side, s.shift, s.center, s.tolerance,
-       s.state, mt.unit
+       s.state, mt.unit, s.kind
 FROM suspects s
 JOIN placed_runs runs ON runs.id = s.run_id
 JOIN machines m ON m.id = s.machine_id

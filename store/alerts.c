@@ -106,7 +106,9 @@ int store_alert_members(struct store *st, int64_t alert_id, store_alert_member_f
 		m.followers = store_column_int(s, 5);
 		m.persisted = store_column_int(s, 6);
 		m.commit = store_column_text(s, 8, "");
-		if ((ret = store_column_state(&m.state, st, s, 7, err)) || (ret = fn(&m, data)))
+		if ((ret = store_column_state(&m.state, st, s, 7, err)) ||
+		    (ret = store_column_suspect_kind(&m.kind, st, s, 9, err)) ||
+		    (ret = fn(&m, data)))
 			break;
 	}
 	store_reset(s);
@@ -229,6 +231,8 @@ int store_each_alert(struct store *st, const struct store_alert_filter *f, store
 		a.reference_commit = store_column_text(s, 11, NULL);
 		a.created_at = store_column_double(s, 12);
 		a.rebench = store_column_text(s, 13, NULL);
+		a.by_band = store_column_int(s, 14);
+		a.by_change_point = store_column_int(s, 15);
 		if (fn(&a, data)) {
 			rc = STORE_DONE;
 			break;

@@ -802,19 +802,33 @@ int store_detect_line_put(struct store_detect *d, struct store_line *l, struct b
 	return store_exec(d->st, s, "cannot store a line", err);
 }
 
-int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
-			      struct bl_error *err)
+/* Runs one of the statements that delete every line's (g NULL) or one group's rows. */
+static int delete_lines_of(struct store_detect *d, const struct store_group *g, enum sql_stmt all,
+			   enum sql_stmt group, struct bl_error *err)
 {
-	struct store_stmt *s;
-	if (!g && (!(s = store_stmt(d->st, SQL_DETECT_LINE_ENDS_DELETE_ALL, err)) ||
-		   store_exec(d->st, s, "cannot delete lines", err)))
-		return BL_EDB;
-	if (!(s = store_stmt(d->st, g ? SQL_DETECT_LINES_DELETE_GROUP : SQL_DETECT_LINES_DELETE_ALL,
-			     err)))
+	struct store_stmt *s = store_stmt(d->st, g ? group : all, err);
+	if (!s)
 		return BL_EDB;
 	if (g)
 		bind_group(s, g);
 	return store_exec(d->st, s, "cannot delete lines", err);
+}
+
+int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
+			      struct bl_error *err)
+{
+	struct store_stmt *s;
+	/* what the change-point search keeps of the lines goes first: it names them */
+	if (delete_lines_of(d, g, SQL_DETECT_VALUES_DELETE_ALL, SQL_DETECT_VALUES_DELETE_GROUP,
+			    err) ||
+	    delete_lines_of(d, g, SQL_DETECT_SEARCHES_DELETE_ALL, SQL_DETECT_SEARCHES_DELETE_GROUP,
+			    err))
+		return BL_EDB;
+	if (!g && (!(s = store_stmt(d->st, SQL_DETECT_LINE_ENDS_DELETE_ALL, err)) ||
+		   store_exec(d->st, s, "cannot delete lines", err)))
+		return BL_EDB;
+	return delete_lines_of(d, g, SQL_DETECT_LINES_DELETE_ALL, SQL_DETECT_LINES_DELETE_GROUP,
+			       err);
 }
 
 int store_detect_series_count(int64_t *series, int64_t *judged, struct store_detect *d,
@@ -858,7 +872,8 @@ static int read_mark(struct store_mark *m, struct store *st, struct store_stmt *
 	m->benchmark_id = store_column_int64(s, 17, 0);
 	m->config = store_column_text(s, 18, "");
 	if (store_column_side(&m->side, st, s, 3, err) ||
-	    store_column_state(&m->state, st, s, 8, err))
+	    store_column_state(&m->state, st, s, 8, err) ||
+	    store_column_suspect_kind(&m->kind, st, s, 19, err))
 		return BL_EDB;
 	return 0;
 }
@@ -886,7 +901,7 @@ int store_detect_suspects(struct store_detect *d, const struct store_group *g, s
 
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      const struct store_group *g, int64_t run_id, const char *metric,
-			      struct strbuf *commit, struct bl_error *err)
+			      enum suspect_kind kind, struct strbuf *commit, struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_FIND, err);
 	int rc, ret = 0;
@@ -896,6 +911,7 @@ int store_detect_suspect_find(int *found, struct store_mark *out, struct store_d
 	bind_group(s, g);
 	store_bind_int64(s, 4, run_id);
 	store_bind_text(s, 5, metric);
+	store_bind_text(s, 6, suspect_kind_name(kind));
 	rc = store_step(s);
 	if (rc == STORE_ROW && !(ret = read_mark(out, d->st, s, err))) {
 		/* the row's strings go with the reset below */
@@ -929,23 +945,53 @@ static void bind_numbers(struct store_stmt *s, int i, const struct store_mark *m
 	store_bind_int64(s, i + 9, m->persisted);
 }
 
+/* A new Suspect's 18 parameters, from parameter o + 1 on. */
+static void bind_new_suspect(struct store_stmt *s, int o, const struct store_mark *m)
+{
+	store_bind_int64(s, o + 1, m->run_id);
+	store_bind_text(s, o + 2, m->metric);
+	store_bind_int64(s, o + 3, m->machine_id);
+	store_bind_int64(s, o + 4, m->benchmark_id);
+	store_bind_text(s, o + 5, m->config);
+	bind_numbers(s, o + 6, m);
+	store_bind_id(s, o + 16, m->alert_id);
+	store_bind_text(s, o + 17, suspect_state_name(m->state));
+	store_bind_text(s, o + 18, suspect_kind_name(m->kind));
+}
+
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
 	if (!s)
 		return BL_EDB;
-	store_bind_int64(s, 1, m->run_id);
-	store_bind_text(s, 2, m->metric);
-	store_bind_int64(s, 3, m->machine_id);
-	store_bind_int64(s, 4, m->benchmark_id);
-	store_bind_text(s, 5, m->config);
-	bind_numbers(s, 6, m);
-	store_bind_id(s, 16, m->alert_id);
-	store_bind_text(s, 17, suspect_state_name(m->state));
+	bind_new_suspect(s, 0, m);
 	if (store_exec(d->st, s, "cannot store a Suspect", err))
 		return BL_EDB;
 	*id_out = store_last_insert_id(d->st);
+	return 0;
+}
+
+/* The rows of detect_suspect_insert_many (sql/detect.sql). */
+#define SUSPECT_BATCH 8
+
+int store_detect_suspects_insert(struct store_detect *d, const struct store_mark *const *m,
+				 size_t n, struct bl_error *err)
+{
+	size_t i = 0;
+	int64_t id;
+	for (; n - i >= SUSPECT_BATCH; i += SUSPECT_BATCH) {
+		struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT_MANY, err);
+		if (!s)
+			return BL_EDB;
+		for (int k = 0; k < SUSPECT_BATCH; k++)
+			bind_new_suspect(s, 18 * k, m[i + (size_t)k]);
+		if (store_exec(d->st, s, "cannot store a Suspect", err))
+			return BL_EDB;
+	}
+	for (; i < n; i++)
+		if (store_detect_suspect_insert(&id, d, m[i], err))
+			return BL_EDB;
 	return 0;
 }
 
@@ -960,6 +1006,86 @@ int store_detect_suspect_update(struct store_detect *d, const struct store_mark 
 	store_bind_id(s, 12, m->alert_id);
 	store_bind_text(s, 13, suspect_state_name(m->state));
 	return store_exec(d->st, s, "cannot update a Suspect", err);
+}
+
+int store_detect_values(struct store_detect *d, int64_t line_id, store_values_fn fn, void *cb_data,
+			struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_VALUES_READ, err);
+	int rc, ret = 0;
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	while ((rc = store_step(s)) == STORE_ROW)
+		if ((ret = fn(store_column_int64(s, 0, 0), store_column_blob(s, 1),
+			      (size_t)store_column_bytes(s, 1), cb_data)))
+			break;
+	store_reset(s);
+	if (!ret && rc != STORE_DONE)
+		ret = store_db_error(err, d->st, "cannot read a line's values");
+	return ret;
+}
+
+int store_detect_values_put(struct store_detect *d, int64_t line_id, int64_t chunk,
+			    const void *data, size_t len, struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_VALUES_PUT, err);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	store_bind_int64(s, 2, chunk);
+	store_bind_blob(s, 3, data, len);
+	return store_exec(d->st, s, "cannot store a line's values", err);
+}
+
+int store_detect_search(int *found, struct strbuf *out, struct store_detect *d, int64_t line_id,
+			struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SEARCH_READ, err);
+	int rc;
+	*found = 0;
+	strbuf_reset(out);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	rc = store_step(s);
+	if (rc == STORE_ROW) {
+		*found = 1;
+		strbuf_add(out, store_column_blob(s, 0), (size_t)store_column_bytes(s, 0));
+	}
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
+		return store_db_error(err, d->st, "cannot read a line's search");
+	return 0;
+}
+
+int store_detect_search_put(struct store_detect *d, int64_t line_id, const void *data, size_t len,
+			    struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SEARCH_PUT, err);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, line_id);
+	store_bind_blob(s, 2, data, len);
+	return store_exec(d->st, s, "cannot store a line's search", err);
+}
+
+int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t run_id,
+			    struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_COMMIT, err);
+	int rc;
+	strbuf_reset(out);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, run_id);
+	rc = store_step(s);
+	if (rc == STORE_ROW)
+		strbuf_addstr(out, store_column_text(s, 0, ""));
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
+		return store_db_error(err, d->st, "cannot read a run's commit");
+	return 0;
 }
 
 void store_pinned_free(struct store_pinned *p, size_t nr)
@@ -1100,7 +1226,8 @@ static int each_suspect(struct store *st, int64_t after_id, int64_t alert_id, in
 		x.source_hash = store_column_text(s, 6, "");
 		x.seq = store_place_seq(store_column_double(s, 7));
 		if ((ret = store_column_side(&x.side, st, s, 8, err)) ||
-		    (ret = store_column_state(&x.state, st, s, 13, err))) {
+		    (ret = store_column_state(&x.state, st, s, 13, err)) ||
+		    (ret = store_column_suspect_kind(&x.kind, st, s, 15, err))) {
 			rc = STORE_DONE;
 			break;
 		}

@@ -241,6 +241,8 @@ int store_column_side(enum suspect_side *out, struct store *st, struct store_stm
 		      struct bl_error *err);
 int store_column_state(enum suspect_state *out, struct store *st, struct store_stmt *s, int i,
 		       struct bl_error *err);
+int store_column_suspect_kind(enum suspect_kind *out, struct store *st, struct store_stmt *s, int i,
+			      struct bl_error *err);
 /* An alert's outcome: SQL NULL is ALERT_NO_OUTCOME. */
 int store_column_outcome(enum alert_outcome *out, struct store *st, struct store_stmt *s, int i,
 			 struct bl_error *err);

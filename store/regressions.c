@@ -176,6 +176,8 @@ int store_each_triage_alert(struct store *st, store_triage_alert_fn fn, void *da
 			break;
 		a.series = store_column_int64(s, 5, 0);
 		a.run_wide = store_column_int(s, 6) != 0;
+		a.by_band = store_column_int(s, 7) != 0;
+		a.by_change_point = store_column_int(s, 8) != 0;
 		if (fn(&a, data)) {
 			rc = STORE_DONE;
 			break;

@@ -360,7 +360,8 @@ struct store_web_suspect {
 	int64_t id, run_id;
 	enum suspect_side side;
 	enum suspect_state state;
-	double shift; /* NAN when the center was 0 */
+	enum suspect_kind kind; /* which opinion marked it */
+	double shift;		/* NAN when the center was 0 */
 };
 typedef int (*store_web_suspect_fn)(const struct store_web_suspect *s, void *data);
 /* Every Suspect (any state) of the Series (machine, benchmark, config, metric), by run id. A
@@ -390,6 +391,7 @@ struct store_web_suspect_row {
 	double date;	     /* as store_web_point's */
 	enum suspect_side side;
 	enum suspect_state state;
+	enum suspect_kind kind;		 /* which opinion marked it */
 	double shift, center, tolerance; /* shift NAN when the center was 0 */
 };
 typedef int (*store_web_suspect_row_fn)(const struct store_web_suspect_row *s, void *data);
@@ -548,7 +550,7 @@ int store_detect_line_put(struct store_detect *d, struct store_line *l, struct b
  * fingerprint, last record and tail. */
 int store_detect_line_grow(struct store_detect *d, const struct store_line *l,
 			   struct bl_error *err);
-/* Deletes every stored line (g NULL) or one group's. */
+/* Deletes every stored line (g NULL) or one group's, with their values. */
 int store_detect_lines_delete(struct store_detect *d, const struct store_group *g,
 			      struct bl_error *err);
 /* How many Series have stored lines, and how many of them are judged. */
@@ -560,6 +562,7 @@ struct store_mark {
 	int64_t id; /* 0 for a new one */
 	int64_t run_id;
 	const char *metric;
+	enum suspect_kind kind; /* with run_id and metric, its key in its group */
 	int64_t machine_id, benchmark_id;
 	const char *config;
 	enum suspect_side side;
@@ -577,15 +580,35 @@ typedef int (*store_mark_fn)(const struct store_mark *m, void *data);
 /* Every stored Suspect (g NULL) or one group's. */
 int store_detect_suspects(struct store_detect *d, const struct store_group *g, store_mark_fn fn,
 			  void *data, struct bl_error *err);
-/* The Suspect of group g's run run_id and metric: *found 0 when there is none. out's metric
- * and config are the caller's; its commit is copied into commit (may be NULL: out->commit is
- * NULL then). */
+/* The Suspect of group g's run run_id, metric and kind: *found 0 when there is none. out's
+ * metric and config are the caller's; its commit is copied into commit (may be NULL:
+ * out->commit is NULL then). */
 int store_detect_suspect_find(int *found, struct store_mark *out, struct store_detect *d,
 			      const struct store_group *g, int64_t run_id, const char *metric,
-			      struct strbuf *commit, struct bl_error *err);
+			      enum suspect_kind kind, struct strbuf *commit, struct bl_error *err);
+/* The judged medians a line keeps for the change-point search (sql/010-change-points.sql):
+ * fn gets each full chunk of line line_id in order (data lives until fn returns); a non-zero
+ * return stops the walk and is returned. */
+typedef int (*store_values_fn)(int64_t chunk, const void *data, size_t len, void *cb_data);
+int store_detect_values(struct store_detect *d, int64_t line_id, store_values_fn fn, void *cb_data,
+			struct bl_error *err);
+/* Stores (or replaces) one chunk of line line_id's values. */
+int store_detect_values_put(struct store_detect *d, int64_t line_id, int64_t chunk,
+			    const void *data, size_t len, struct bl_error *err);
+/* What the next search of line line_id goes on from, into out; *found 0 when none is kept. */
+int store_detect_search(int *found, struct strbuf *out, struct store_detect *d, int64_t line_id,
+			struct bl_error *err);
+int store_detect_search_put(struct store_detect *d, int64_t line_id, const void *data, size_t len,
+			    struct bl_error *err);
+/* The commit of run run_id into out ("" when there is no such run). */
+int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t run_id,
+			    struct bl_error *err);
 /* Inserts a new Suspect with its alert and state; *id_out its id. */
 int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
+/* Inserts n new Suspects, in order (their ids ascending in that order), several at a time. */
+int store_detect_suspects_insert(struct store_detect *d, const struct store_mark *const *m,
+				 size_t n, struct bl_error *err);
 /* Updates Suspect m->id: its numbers, alert and state. */
 int store_detect_suspect_update(struct store_detect *d, const struct store_mark *m,
 				struct bl_error *err);
@@ -614,7 +637,8 @@ struct store_suspect {
 	int64_t seq; /* -1 when the record's place on main is unknown */
 	enum suspect_side side;
 	enum suspect_state state;
-	double shift; /* NAN when the center was 0 */
+	enum suspect_kind kind; /* which opinion marked it */
+	double shift;		/* NAN when the center was 0 */
 	double median, center, tolerance;
 };
 typedef int (*store_suspect_fn)(const struct store_suspect *s, void *data);
@@ -734,6 +758,7 @@ struct store_alert_member {
 	const char *metric, *config, *commit;
 	int followers, persisted;
 	enum suspect_state state;
+	enum suspect_kind kind;
 };
 typedef int (*store_alert_member_fn)(const struct store_alert_member *m, void *data);
 int store_alert_members(struct store *st, int64_t alert_id, store_alert_member_fn fn, void *data,
@@ -772,6 +797,8 @@ struct store_alert {
 	enum alert_outcome outcome;
 	const char *note, *filed_url, *rebench; /* NULL when none */
 	double created_at;
+	/* Which opinions marked its Suspects: the band (§6), the change-point search (§6.1). */
+	int by_band, by_change_point;
 };
 typedef int (*store_alert_fn)(const struct store_alert *a, void *data);
 /* What to list: NULL machine for every machine, state_given 0 for every state, id 0 for
@@ -859,6 +886,8 @@ struct store_triage_alert {
 	enum suspect_state state; /* confirmed or covered */
 	int64_t series;		  /* the Suspects it holds */
 	int run_wide;
+	/* Which opinions marked its Suspects: the band (§6), the change-point search (§6.1). */
+	int by_band, by_change_point;
 };
 typedef int (*store_triage_alert_fn)(const struct store_triage_alert *a, void *data);
 /* Every alert triage has yet to file, oldest first: confirmed or covered, holding at least one
@@ -932,7 +961,7 @@ int store_admin_remove_run(struct store *st, int64_t run_id, int64_t audit_id,
  * back (BL_EDB). A target with runs, commits or lines is BL_ECONFLICT. progress, when given,
  * hears of each table as it is copied.
  */
-#define STORE_COPY_NTABLES 18
+#define STORE_COPY_NTABLES 20
 struct store_copy_count {
 	size_t rows;
 	char checksum[41]; /* SHA-1 of the rows in their key's order, as store/copy.c writes them */

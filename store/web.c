@@ -117,7 +117,8 @@ int store_web_suspects(struct store *st, const char *machine, const char *benchm
 		x.run_id = store_column_int64(s, 1, 0);
 		x.shift = store_column_real(s, 3);
 		if ((ret = store_column_side(&x.side, st, s, 2, err)) ||
-		    (ret = store_column_state(&x.state, st, s, 4, err)))
+		    (ret = store_column_state(&x.state, st, s, 4, err)) ||
+		    (ret = store_column_suspect_kind(&x.kind, st, s, 5, err)))
 			break;
 		if (fn(&x, data)) {
 			rc = STORE_DONE;
@@ -214,7 +215,8 @@ int store_web_suspect_rows(struct store *st, store_web_suspect_row_fn fn, void *
 		x.tolerance = store_column_real(s, 13);
 		x.unit = store_column_text(s, 15, "");
 		if ((ret = store_column_side(&x.side, st, s, 10, err)) ||
-		    (ret = store_column_state(&x.state, st, s, 14, err)))
+		    (ret = store_column_state(&x.state, st, s, 14, err)) ||
+		    (ret = store_column_suspect_kind(&x.kind, st, s, 16, err)))
 			break;
 		if (fn(&x, data)) {
 			rc = STORE_DONE;

@@ -434,6 +434,38 @@ static void add_ring(struct strbuf *sb, double x, double y, const struct web_poi
 	strbuf_release(&label);
 }
 
+/* A change point's ring (§6.1): a red diamond, a shape of its own beside the band's circles,
+ * around the first record of a slower level the change-point search found; its shift (the
+ * level after against the level before) written below it. */
+static void add_change_ring(struct strbuf *sb, double x, double y, const struct web_point *p)
+{
+	const char *color = "#cc0000";
+	strbuf_addf(sb,
+		    "<path class=\"suspect change-point slower\" d=\"M%.1f %.1f L%.1f %.1f L%.1f "
+		    "%.1f L%.1f %.1f Z\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\">"
+		    "<title>change point: slower",
+		    x, y - 11, x + 11, y, x, y + 11, x - 11, y, color);
+	if (!isnan(p->change_shift))
+		strbuf_addf(sb, " %+.1f%%", p->change_shift * 100);
+	strbuf_addstr(sb, ", a level that held 8 records");
+	if (p->change_state != SUSPECT_OPEN) {
+		strbuf_addstr(sb, " (");
+		web_html_escape(sb, suspect_state_name(p->change_state));
+		strbuf_addch(sb, ')');
+	}
+	strbuf_addstr(sb, "</title></path>\n");
+	strbuf_addf(sb,
+		    "<text class=\"suspect-label change-point\" x=\"%.1f\" y=\"%.1f\" "
+		    "font-size=\"11\" font-family=\"sans-serif\" text-anchor=\"middle\" "
+		    "fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
+		    x, y < PLOT_BOTTOM - 24 ? y + 24 : y - 16, color);
+	if (isnan(p->change_shift))
+		strbuf_addstr(sb, "change");
+	else
+		strbuf_addf(sb, "%+.1f%%", p->change_shift * 100);
+	strbuf_addstr(sb, "</text>\n");
+}
+
 /* A Regression's mark (§11): a red triangle on the top edge pointing down at its pinned
  * commit, a dashed rule under it through the plot, and its id and delta beside it. */
 static void add_mark(struct strbuf *sb, const struct web_chart_frame *f, const struct web_mark *m)
@@ -609,6 +641,8 @@ static void build_overlay(struct strbuf *sb, const struct web_chart_frame *f,
 		strbuf_addstr(sb, c->repo_url ? "</a>\n" : "\n");
 		if (p[i].suspect)
 			add_ring(sb, x, y, &p[i]);
+		if (p[i].change_point)
+			add_change_ring(sb, x, y, &p[i]);
 	}
 	strbuf_addstr(sb, "</g>\n");
 	strbuf_release(&t);

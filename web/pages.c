@@ -772,7 +772,8 @@ struct ring {
 	size_t total, open;
 };
 
-/* Marks the point of a Suspect's record (a record is on one Series point at most). */
+/* Marks the point of a Suspect's record (a record is on one Series point at most; it may hold
+ * the band's Suspect and the change-point search's). */
 static int ring_one(const struct store_web_suspect *sx, void *data)
 {
 	struct ring *rg = data;
@@ -783,6 +784,12 @@ static int ring_one(const struct store_web_suspect *sx, void *data)
 		struct web_point *p = &rg->ps->p[i];
 		if (p->run_id != sx->run_id)
 			continue;
+		if (sx->kind == SUSPECT_CHANGE_POINT) {
+			p->change_point = 1;
+			p->change_shift = sx->shift;
+			p->change_state = sx->state;
+			break;
+		}
 		p->suspect = 1;
 		p->suspect_side = sx->side;
 		p->suspect_shift = sx->shift;
@@ -1388,6 +1395,8 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			  "<span>┆ harness-version change</span><span>▒ other break</span>"
 			  "<span class=\"ring-slower\">◯ slower Suspect</span>"
 			  "<span class=\"ring-faster\">◯ faster Suspect</span>"
+			  "<span class=\"ring-slower\">◇ change point: a slower level that held "
+			  "8 records, which the band missed (§6.1; known 8 records late)</span>"
 			  "<span class=\"slower\">▼ Regression (its pinned commit)</span></p>\n");
 	if (pr.nr)
 		add_series_regressions(sb, ctx, repo_url, &pr);
@@ -1399,9 +1408,10 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			  "<tbody>\n");
 	for (size_t k = ndrawn; k-- > 0;) {
 		const struct web_point *p = &drawn[k];
-		if (p->suspect)
-			strbuf_addf(sb, "<tr class=\"suspect %s\">",
-				    suspect_side_name(p->suspect_side));
+		if (p->suspect || p->change_point)
+			strbuf_addf(
+			    sb, "<tr class=\"suspect %s\">",
+			    suspect_side_name(p->suspect ? p->suspect_side : SUSPECT_SLOWER));
 		else
 			strbuf_addstr(sb, "<tr>");
 		if (p->seq >= 0)
@@ -1450,6 +1460,19 @@ int web_page_series(struct web_reply *r, const struct web_ctx *ctx, struct store
 			if (p->suspect_state != SUSPECT_OPEN) {
 				strbuf_addstr(sb, " (");
 				web_html_escape(sb, suspect_state_name(p->suspect_state));
+				strbuf_addch(sb, ')');
+			}
+			strbuf_addstr(sb, "</a>");
+		}
+		if (p->change_point) {
+			strbuf_addf(sb, "%s<a class=\"suspect slower change-point\" href=\"",
+				    p->suspect ? " " : "");
+			web_html_escape(sb, ctx->base);
+			strbuf_addstr(sb, "/suspects\">change point ");
+			add_suspect_text(sb, SUSPECT_SLOWER, p->change_shift);
+			if (p->change_state != SUSPECT_OPEN) {
+				strbuf_addstr(sb, " (");
+				web_html_escape(sb, suspect_state_name(p->change_state));
 				strbuf_addch(sb, ')');
 			}
 			strbuf_addstr(sb, "</a>");
@@ -1599,6 +1622,10 @@ static int suspects_page_one(const struct store_web_suspect_row *sx, void *data)
 	web_html_escape(sb, sx->metric);
 	strbuf_addf(sb, "</a></td><td class=\"%s\">", side);
 	web_html_escape(sb, side);
+	if (sx->kind == SUSPECT_CHANGE_POINT)
+		strbuf_addstr(sb, " <span class=\"kind\" title=\"found by the change-point search "
+				  "(§6.1): a level that held 8 records; center is the level "
+				  "before\">change point</span>");
 	strbuf_addstr(sb, "</td><td class=\"num\">");
 	if (isnan(sx->shift))
 		strbuf_addstr(sb, "–");
@@ -1640,8 +1667,10 @@ int web_page_suspects(struct web_reply *r, const struct web_ctx *ctx, struct sto
 		goto end;
 	}
 	strbuf_addstr(sb, "<p class=\"muted\">Records the band of §6 marked as the first of a "
-			  "step, grouped by machine and commit (an alert's Suspects), the newest "
-			  "commit first. <a href=\"");
+			  "step, and the first records of the slower levels the change-point "
+			  "search of §6.1 found (a second opinion, 8 records late: "
+			  "<em>change point</em>), grouped by machine and commit (an alert's "
+			  "Suspects), the newest commit first. <a href=\"");
 	web_html_escape(sb, ctx->base);
 	strbuf_addstr(sb, "/api/suspects\">JSON</a></p>\n<p class=\"filter\">Show: ");
 	if (sp.slower_only) {

@@ -136,11 +136,17 @@ struct web_point {
 	enum line_break brk;
 	/* the §6 band it was judged by (center +/- tolerance); NAN when not judged */
 	double band_center, band_tolerance;
-	/* 1 when the record is a Suspect, with its side, shift (NAN when unknown) and state */
+	/* 1 when the band made the record a Suspect, with its side, shift (NAN when unknown) and
+	 * state */
 	int suspect;
 	enum suspect_side suspect_side;
 	double suspect_shift;
 	enum suspect_state suspect_state;
+	/* 1 when the change-point search (§6.1) made it one (always slower), with its shift (the
+	 * level after against the level before) and state */
+	int change_point;
+	double change_shift;
+	enum suspect_state change_state;
 };
 
 /* A Regression as its chart marks it (§11): a triangle at the top edge over its pinned commit,

@@ -404,7 +404,8 @@ struct confirm_triage_issue {
 	int64_t alert_id;
 	char *machine, *alert_commit;
 	enum suspect_state state;
-	int64_t series; /* the Suspects the alert holds */
+	int64_t series;		      /* the Suspects the alert holds */
+	int by_band, by_change_point; /* which opinions marked them (§6, §6.1) */
 	struct confirm_triage_regression *regs;
 	size_t nregs, regs_alloc;
 	struct strbuf title, body;

@@ -29,6 +29,8 @@ void confirm_triage_issue_init(struct confirm_triage_issue *is, const struct sto
 	is->alert_commit = xstrdup(a->commit);
 	is->state = a->state;
 	is->series = a->series;
+	is->by_band = a->by_band;
+	is->by_change_point = a->by_change_point;
 	strbuf_init(&is->title, 0);
 	strbuf_init(&is->body, 0);
 }
@@ -243,6 +245,17 @@ static void write_body(struct confirm_triage_issue *is, const char *base_url, si
 	strbuf_addf(b, "- **Alert:** %lld (%s), %lld Series, from the records of ",
 		    (long long)is->alert_id, suspect_state_name(is->state), (long long)is->series);
 	add_md_commit(b, is->alert_commit, 12);
+	/* Which opinion marked it: the band sees a step at once, the change-point search a level
+	 * that held 8 records (staircases, returns the band's window spans). */
+	if (is->by_band || is->by_change_point)
+		strbuf_addstr(b, "\n- **Found by:** ");
+	if (is->by_band)
+		strbuf_addstr(b, "the band (§6): a record outside the band of the 8 before it");
+	if (is->by_band && is->by_change_point)
+		strbuf_addstr(b, "; and ");
+	if (is->by_change_point)
+		strbuf_addstr(b, "the change-point search (§6.1): a slower level that held 8 "
+				 "records, which the band's window did not see");
 	strbuf_addstr(b, "\n\n");
 
 	strbuf_addf(b, "### %s\n\n", is->nregs == 1 ? "Regression" : "Regressions");

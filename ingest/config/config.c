@@ -35,6 +35,8 @@ void config_init(struct config *cfg)
 	cfg->bench_processes = CONFIG_BENCH_PROCESSES;
 	cfg->counter_tolerance = CONFIG_COUNTER_TOLERANCE;
 	cfg->counter_floor = CONFIG_COUNTER_FLOOR;
+	cfg->change_points = 1;
+	cfg->change_min_shift = -1;
 	cfg->harness_version = -1;
 }
 
@@ -97,6 +99,9 @@ static const char *const known_keys[] = {
     "quiet.min_samples",
     "quiet.counter_floor",
     "quiet.transient_records",
+    "quiet.change_points",
+    "quiet.change_penalty",
+    "quiet.change_min_shift",
     "machines",
     "machines.*.keep",
     "gate",
@@ -301,6 +306,23 @@ static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name
 				    err, name, "quiet.counter_floor",
 				    "expected a percentage above 0, at most 100 (0.5 is 0.5%)");
 			cfg->counter_floor = json_number_value(v) / 100;
+		} else if (!strcmp(key, "change_points")) {
+			if (!json_is_boolean(v))
+				return type_error(err, name, "quiet.change_points",
+						  "expected true or false");
+			cfg->change_points = json_is_true(v);
+		} else if (!strcmp(key, "change_penalty")) {
+			if (!json_is_number(v) || !(json_number_value(v) > 0) ||
+			    !isfinite(json_number_value(v)))
+				return type_error(err, name, "quiet.change_penalty",
+						  "expected a number over 0 (the default is 32)");
+			cfg->change_penalty = json_number_value(v);
+		} else if (!strcmp(key, "change_min_shift")) {
+			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			    !isfinite(json_number_value(v)))
+				return type_error(err, name, "quiet.change_min_shift",
+						  "expected a fraction of 0 or more (0.05 is 5%)");
+			cfg->change_min_shift = json_number_value(v);
 		} else if (!strcmp(key, "transient_records")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
 			if (x < 1 || x > 8)

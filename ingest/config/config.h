@@ -76,6 +76,12 @@ struct config {
 	 * transient (§9.1); 1 to 8 (detection follows a Suspect over its window of 8), 0 when
 	 * benchline.json does not say (detect's default, 2) */
 	int transient_records;
+	/* The change-point pass of §6.1: quiet.change_points (1, the default, or 0),
+	 * quiet.change_penalty (the factor of the penalty per change; 0 when benchline.json does
+	 * not say: detect's default) and quiet.change_min_shift (how much worse a new level must
+	 * be, a fraction; negative when not said: detect's default). */
+	int change_points;
+	double change_penalty, change_min_shift;
 	char **quiet_processes; /* quiet.processes: benchmark processes that make a machine busy */
 	size_t n_quiet_processes;
 	char **keep_first_machines; /* machines with {"keep": "first"} */

@@ -88,7 +88,8 @@ SCAN='SELECT count(*), total(v) FROM (SELECT r.machine_id, r.benchmark_id, r.con
 	m.median AS v FROM metrics m JOIN runs r ON r.id = m.run_id
 	ORDER BY r.machine_id, r.benchmark_id, r.config, m.name, r.committed_at, r.started_at);'
 # Removes what detect stored, so that the next detect --all is a first one.
-RESET="DELETE FROM suspects; DELETE FROM alerts; DELETE FROM line_ends; DELETE FROM lines;
+RESET="DELETE FROM suspects; DELETE FROM alerts; DELETE FROM line_values;
+	DELETE FROM line_searches; DELETE FROM line_ends; DELETE FROM lines;
 	DELETE FROM meta WHERE key LIKE 'detect%';"
 
 # time_first DIR: DIR/time.txt, "FIRST_S SCAN_S": the best of $TIME interleaved runs of each.

@@ -5,15 +5,17 @@
 # leaves the previous marks; and the independent check (tests/detect-check.pl).
 . "$(dirname "$0")/lib.sh"
 
-# state DB: what detection stored (lines without their ids, Suspects, the judged metrics), in
+# state DB: what detection stored (lines without their ids, Suspects, the values kept for the
+# change-point search, the judged metrics), in
 # a stable order, for before/after comparisons; read in one snapshot (on PostgreSQL a
 # repeatable-read transaction: its statements run one by one, and a writer may commit between
 # them). The line ends' tails are blobs, printed in hex.
 state() {
 	if pg_mode; then
 		begin="BEGIN ISOLATION LEVEL REPEATABLE READ" tail="encode(e.tail, 'hex')"
+		data="encode(v.data, 'hex')"
 	else
-		begin=BEGIN tail="hex(e.tail)"
+		begin=BEGIN tail="hex(e.tail)" data="hex(v.data)"
 	fi
 	db_sql "$1" <<-EOF
 	$begin;
@@ -21,8 +23,12 @@ state() {
 	       l.start_run_id, l.start_commit, l.harness_version, l.content_hash, e.records,
 	       e.fingerprint, e.last_run_id, e.last_place, e.time_placed_at, e.judged, $tail
 	FROM lines l JOIN line_ends e ON e.line_id = l.id ORDER BY 1, 2, 3, 4, 5;
-	SELECT id, run_id, metric, side, shift, median, center, tolerance, state
+	SELECT id, run_id, metric, kind, side, shift, median, center, tolerance, state
 	FROM suspects ORDER BY id;
+	SELECT l.machine_id, l.benchmark_id, l.config, l.metric, l.line, v.chunk, $data
+	FROM line_values v JOIN lines l ON l.id = v.line_id ORDER BY 1, 2, 3, 4, 5, 6;
+	SELECT l.machine_id, l.benchmark_id, l.config, l.metric, l.line, $data
+	FROM line_searches v JOIN lines l ON l.id = v.line_id ORDER BY 1, 2, 3, 4, 5;
 	SELECT key, value FROM meta WHERE key LIKE 'detect%' ORDER BY key;
 	COMMIT;
 	EOF
@@ -57,8 +63,8 @@ test_expect 'detect --json prints exactly series, lines_recomputed and new_suspe
 	test "$(cat keys)" = "lines_recomputed new_suspects series" &&
 	json_get d1.json "die qq(no new Suspect\n) unless @{\$j->{new_suspects}};
 		for my \$s (@{\$j->{new_suspects}}) { die join(q( ), sort keys %\$s) unless
-		join(q( ), sort keys %\$s) eq q(benchmark center commit config id machine metric seq shift side source_hash state tolerance);
-		die unless \$s->{state} eq q(open) && \$s->{commit} =~ /^[0-9a-f]{40}\$/
+		join(q( ), sort keys %\$s) eq q(benchmark center commit config id kind machine metric seq shift side source_hash state tolerance);
+		die unless \$s->{state} eq q(open) && \$s->{kind} eq q(band) && \$s->{commit} =~ /^[0-9a-f]{40}\$/
 		&& \$s->{source_hash} =~ /^[0-9a-f]{40}\$/ && \$s->{seq} =~ /^\\d+\$/
 		&& \$s->{tolerance} >= 0.03 * \$s->{center} - 1e-9
 		&& abs(\$s->{shift} - (\$s->{side} eq q(slower) ? 1 : -1) * abs(\$s->{shift})) < 1e-12 } 1"
@@ -81,9 +87,9 @@ test_expect 'suspects --json lists the same Suspects in Series order; the shifts
 
 test_expect 'suspects prints a readable table; series --json counts the open Suspects' '
 	bl --db demo.db suspects >table &&
-	head -1 table | grep -q "^id *state *side *shift *machine *benchmark *config *metric *commit *seq$" &&
+	head -1 table | grep -q "^id *state *side *kind *shift *machine *benchmark *config *metric *commit *seq$" &&
 	test "$(wc -l <table)" = $(( $(wc -l <planted) + 1 )) &&
-	grep -q "^ *[0-9]*  open   slower  *+12\.[0-9]%  m4-pro-metal *town" table &&
+	grep -q "^ *[0-9]*  open   slower  band  *+12\.[0-9]%  m4-pro-metal *town" table &&
 	bl --db demo.db series --json >series.json &&
 	test "$(json_get series.json "my \$n = 0; \$n += \$_->{open_suspects} for @\$j; \$n")" = "$(wc -l <planted)" &&
 	json_get series.json "for (@\$j) { die if \$_->{regressions} ne q(0) } 1" &&
@@ -150,8 +156,10 @@ test_expect 'a record at the end of one Series recomputes that Series'"'"' lines
 	     "m4-pro-metal town gpu_frame_us slower $c" &&
 	state demo.db >after &&
 	diff before after >changed;
-	test "$(grep -c "^<" changed)" = 3 &&
-	test "$(grep -c "^>" changed)" = 4
+	# its 3 lines; the 2 timed ones each rewrite what their search goes on from (their full
+	# chunks of values stay as they are); 1 Suspect
+	test "$(grep -c "^<" changed)" = 5 &&
+	test "$(grep -c "^>" changed)" = 6
 '
 
 test_expect 'a quieter rerun of an old record reads its group again, and changes its lines only' '

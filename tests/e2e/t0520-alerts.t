@@ -168,8 +168,8 @@ test_expect 'detect again, or from scratch, leaves the alerts as they are' '
 
 test_expect 'alerts prints a table; --state filters; a bad state is a usage error' '
 	bl --db w.db alerts >table &&
-	head -1 table | grep -q "^id *state *side *machine *commit *reference *suspects *run-wide *outcome$" &&
-	grep -q "^ *1  open   slower  m2 .* 12/13  yes  *-$" table &&
+	head -1 table | grep -q "^id *state *side *machine *commit *reference *suspects *found-by *run-wide *outcome$" &&
+	grep -q "^ *1  open   slower  m2 .* 12/13  band  *yes  *-$" table &&
 	bl --db x.db alerts --state open --json >actual &&
 	echo "[]" >expect &&
 	test_cmp expect actual &&

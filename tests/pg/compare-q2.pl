@@ -409,13 +409,19 @@ read_case('detect_lines_group placed by time', 'detect.sql', 'detect_lines_group
 read_case('detect_series_count', 'detect.sql', 'detect_series_count');
 read_case('detect_suspects_all', 'detect.sql', '~detect_suspects_all');
 read_case('detect_suspects_group', 'detect.sql', '~detect_suspects_group', $g, $gb, $gc);
-# The Suspects' key is the run's group, the run and the metric.
+# The Suspects' key is the run's group, the run, the metric and the kind.
 my @k2283 = split /\|/, lite_value('SELECT machine_id, benchmark_id, config FROM runs WHERE id = 2283');
 my @find2283 = ("i:$k2283[0]", "i:$k2283[1]", "t:$k2283[2]", 'i:2283');
-read_case('detect_suspect_find', 'detect.sql', 'detect_suspect_find', @find2283, 't:cpu_frame_us');
-read_case('detect_suspect_find none', 'detect.sql', 'detect_suspect_find', @find2283, 't:nope');
+read_case('detect_suspect_find', 'detect.sql', 'detect_suspect_find', @find2283, 't:cpu_frame_us',
+	  't:band');
+read_case('detect_suspect_find of the other kind: none', 'detect.sql', 'detect_suspect_find',
+	  @find2283, 't:cpu_frame_us', 't:change-point');
+read_case('detect_suspect_find none', 'detect.sql', 'detect_suspect_find', @find2283, 't:nope',
+	  't:band');
 read_case('detect_suspect_find in another group', 'detect.sql', 'detect_suspect_find', 'i:9', 'i:9',
-	  "t:$k2283[2]", 'i:2283', 't:cpu_frame_us');
+	  "t:$k2283[2]", 'i:2283', 't:cpu_frame_us', 't:band');
+read_case('detect_run_commit', 'detect.sql', 'detect_run_commit', 'i:2283');
+read_case('detect_run_commit of no run', 'detect.sql', 'detect_run_commit', 'i:999999');
 read_case('detect_pinned', 'detect.sql', 'detect_pinned');
 # Before any case inserts a Suspect: PostgreSQL's sequence is not rolled back with the
 # transaction, so after one the last id given is one more there (no id a row keeps; the C code
@@ -456,6 +462,25 @@ case('detect_line_end_grow', write => 1,
 case('detect_lines_delete_group', write => 1,
      steps => [['detect.sql', 'detect_lines_delete_group', $g, $gb, $gc]],
      checks => ['SELECT (SELECT count(*) FROM lines), (SELECT count(*) FROM line_ends)']);
+# What a line keeps for the change-point search: its full chunks of values, and what its next
+# search goes on from; written, replaced, read, and deleted by group and all.
+my $kept = 'SELECT (SELECT count(*) FROM line_values), (SELECT count(*) FROM line_searches)';
+case('detect_values_*, detect_search*', write => 1,
+     steps => [['detect.sql', 'detect_values_put', 'i:3', 'i:7', 'b:00010203'],
+	       ['detect.sql', 'detect_values_put', 'i:3', 'i:7', 'b:fffe'],
+	       ['detect.sql', 'detect_values_put', 'i:3', 'i:8', 'b:'],
+	       ['detect.sql', 'detect_values_read', 'i:3'],
+	       ['detect.sql', 'detect_search_put', 'i:3', 'b:0a0b'],
+	       ['detect.sql', 'detect_search_put', 'i:3', 'b:0c'],
+	       ['detect.sql', 'detect_search_read', 'i:3'],
+	       ['detect.sql', 'detect_search_read', 'i:999999'],
+	       $kept,
+	       ['detect.sql', 'detect_values_delete_group', $g, $gb, $gc],
+	       ['detect.sql', 'detect_searches_delete_group', $g, $gb, $gc],
+	       $kept,
+	       ['detect.sql', 'detect_values_delete_all'],
+	       ['detect.sql', 'detect_searches_delete_all']],
+     checks => [$kept, 'SELECT * FROM line_searches WHERE line_id = 3']);
 case('detect_line_ends_delete_all, detect_lines_delete_all', write => 1,
      steps => [['detect.sql', 'detect_line_ends_delete_all'],
 	       ['detect.sql', 'detect_lines_delete_all']],
@@ -470,7 +495,7 @@ case('detect_suspect_update', write => 1,
 		'r:2.857142857142857', 'r:0.0625', 'r:0', 'n', 'i:2283', 'i:8', 'i:8', 'n',
 		't:pending'],
 	       ['detect.sql', 'detect_suspect_update', 'i:999', @numbers, 'i:1', 't:open'],
-	       ['detect.sql', 'detect_suspect_find', @find2283, 't:cpu_frame_us'],
+	       ['detect.sql', 'detect_suspect_find', @find2283, 't:cpu_frame_us', 't:band'],
 	       ['alerts.sql', '~alerts_members', 'i:2'], ['alerts.sql', 'alerts_suspect_ids', 'i:1']],
      checks => [$suspects_rows, $alerts_rows]);
 case('detect_suspect_delete', write => 1,
@@ -542,7 +567,7 @@ case('a new alert and its Suspect', write => 1,
 	       ['detect.sql', '+detect_suspect_insert', "i:$new_run", "t:$new_metric", 'i:2',
 		"i:$new_bench", "t:$new_config", 't:slower', 'r:0.25', "r:$new_median",
 		'r:' . $new_median / 1.25, 'r:0.0625', 'r:0.015625', "i:$new_ref", 'n', 'i:2',
-		'i:2', "i:$next_alert", 't:pending'],
+		'i:2', "i:$next_alert", 't:pending', 't:band'],
 	       ['alerts.sql', 'alerts_put', "i:$next_alert", 't:pending', 'i:1', 'n', 'i:0',
 		'i:3'],
 	       ['alerts.sql', 'alerts_get', "i:$next_alert"],
@@ -565,7 +590,11 @@ case('a new alert and its Suspect', write => 1,
 	       ['alerts.sql', 'alerts_last_id'],
 	       ['alerts.sql', 'alerts_count_after', 'i:' . ($next_alert - 1)],
 	       ['detect.sql', '+detect_suspect_insert', 'i:2284', 't:gpu_frame_us', $g, $gb, $gc,
-		@numbers, 'n', 't:pending'],
+		@numbers, 'n', 't:pending', 't:change-point'],
+	       # 8 at once, as a first detect writes them
+	       ['detect.sql', 'detect_suspect_insert_many',
+		map { ('i:2284', "t:cp$_", $g, $gb, $gc, @numbers, 'n', 't:pending',
+		       $_ % 2 ? 't:band' : 't:change-point') } 0 .. 7],
 	       ['detect.sql', 'detect_suspect_last_id'],
 	       ['detect.sql', 'suspects_new', 'i:' . ($next_suspect - 1), 'i:20'],
 	       ['detect.sql', 'suspects_new', 'i:' . ($next_suspect - 1), 'i:1'],

@@ -38,6 +38,14 @@ static void names_round_trip(void **state)
 		    suspect_state_parse(&st, suspect_state_name((enum suspect_state)i)), 0);
 		assert_int_equal(st, i);
 	}
+	for (int i = SUSPECT_BAND; i <= SUSPECT_CHANGE_POINT; i++) {
+		enum suspect_kind kind;
+		assert_int_equal(suspect_kind_parse(&kind, suspect_kind_name((enum suspect_kind)i)),
+				 0);
+		assert_int_equal(kind, i);
+	}
+	assert_string_equal(suspect_kind_name(SUSPECT_BAND), "band");
+	assert_string_equal(suspect_kind_name(SUSPECT_CHANGE_POINT), "change-point");
 	for (int i = 0; i <= 1; i++) {
 		int higher = -1;
 		assert_int_equal(metric_better_parse(&higher, metric_better_name(i)), 0);
@@ -151,6 +159,10 @@ static void the_schema_admits_exactly_these_names(void **state)
 	static const char side_sql[] =
 	    "INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, median,"
 	    " center, tolerance, created_at) VALUES (1, ?1, 1, 1, '', ?1, 1, 1, 1, 0)";
+	static const char kind_sql[] =
+	    "INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, median,"
+	    " center, tolerance, kind, created_at)"
+	    " VALUES (3, ?1, 1, 1, '', 'slower', 1, 1, 1, ?1, 0)";
 	static const char state_sql[] =
 	    "INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, median,"
 	    " center, tolerance, state, created_at)"
@@ -177,6 +189,9 @@ static void the_schema_admits_exactly_these_names(void **state)
 	for (int i = SUSPECT_OPEN; i <= SUSPECT_PENDING; i++)
 		assert_true(admits(h, state_sql, suspect_state_name((enum suspect_state)i)));
 	assert_false(admits(h, state_sql, "closed"));
+	for (int i = SUSPECT_BAND; i <= SUSPECT_CHANGE_POINT; i++)
+		assert_true(admits(h, kind_sql, suspect_kind_name((enum suspect_kind)i)));
+	assert_false(admits(h, kind_sql, "changepoint"));
 	unit_store_close(NULL, path);
 }
 
@@ -276,6 +291,13 @@ static void the_schema_lists_no_name_the_program_lacks(void **state)
 	assert_string_equal(got.buf, want.buf);
 	strbuf_reset(&got);
 	schema_names(&got, h, "alerts", "state"); /* a Suspect's state is its alert's */
+	assert_string_equal(got.buf, want.buf);
+
+	strbuf_reset(&got);
+	strbuf_reset(&want);
+	for (int i = SUSPECT_BAND; i <= SUSPECT_CHANGE_POINT; i++)
+		strbuf_addf(&want, "%s ", suspect_kind_name((enum suspect_kind)i));
+	schema_names(&got, h, "suspects", "kind");
 	assert_string_equal(got.buf, want.buf);
 
 	strbuf_reset(&got);

@@ -54,7 +54,8 @@ static struct store_regression reg(int64_t id, const char *benchmark, const char
 
 static void alert_issue(struct confirm_triage_issue *is)
 {
-	struct store_triage_alert a = {7, "m1", SHA_A, SUSPECT_SLOWER, SUSPECT_CONFIRMED, 2, 0};
+	struct store_triage_alert a = {7, "m1", SHA_A, SUSPECT_SLOWER, SUSPECT_CONFIRMED, 2,
+				       0, 0,	0};
 	confirm_triage_issue_init(is, &a);
 }
 
@@ -67,6 +68,39 @@ static void title_names_the_one_regression(void **state)
 	confirm_triage_issue_add(&is, &r);
 	confirm_triage_issue_write(&is, NULL);
 	assert_string_equal(is.title.buf, "parse wall_ms +15.2% on m1 at bbbbbbbbbbbb (#12)");
+	confirm_triage_issue_release(&is);
+}
+
+/* The body says which opinion marked the alert's Suspects (§6, §6.1). */
+static void body_says_which_opinion_found_it(void **state)
+{
+	struct confirm_triage_issue is;
+	struct store_regression r = reg(3, "parse", "", "wall_ms", SHA_B, 1.152);
+	struct store_triage_alert a = {7, "m1", SHA_A, SUSPECT_SLOWER, SUSPECT_CONFIRMED, 2,
+				       0, 0,	0};
+	(void)state;
+	a.by_change_point = 1;
+	confirm_triage_issue_init(&is, &a);
+	confirm_triage_issue_add(&is, &r);
+	confirm_triage_issue_write(&is, NULL);
+	assert_non_null(strstr(is.body.buf, "\n- **Found by:** the change-point search (§6.1): "
+					    "a slower level that held 8 records"));
+	assert_null(strstr(is.body.buf, "the band (§6)"));
+	confirm_triage_issue_release(&is);
+	a.by_band = 1;
+	confirm_triage_issue_init(&is, &a);
+	confirm_triage_issue_add(&is, &r);
+	confirm_triage_issue_write(&is, NULL);
+	assert_non_null(strstr(is.body.buf, "\n- **Found by:** the band (§6): a record outside "
+					    "the band of the 8 before it; and the change-point "
+					    "search (§6.1)"));
+	confirm_triage_issue_release(&is);
+	/* an alert with no Suspects left says nothing of them */
+	a.by_band = a.by_change_point = 0;
+	confirm_triage_issue_init(&is, &a);
+	confirm_triage_issue_add(&is, &r);
+	confirm_triage_issue_write(&is, NULL);
+	assert_null(strstr(is.body.buf, "Found by"));
 	confirm_triage_issue_release(&is);
 }
 
@@ -453,6 +487,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(title_names_the_one_regression),
 	    cmocka_unit_test(title_names_the_largest_and_how_many_more),
+	    cmocka_unit_test(body_says_which_opinion_found_it),
 	    cmocka_unit_test(body_escapes_what_markdown_would_read),
 	    cmocka_unit_test(body_links_each_chart_under_the_base_url),
 	    cmocka_unit_test(one_bisection_s_log_is_shown_once),
