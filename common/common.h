@@ -87,20 +87,32 @@ int json_write(struct strbuf *sb, const struct json_t *v, unsigned flags);
 /* The same as a new string (free it), NULL for a value JSON cannot hold: where json_dumps was. */
 char *json_write_text(const struct json_t *v, unsigned flags);
 
-/* Details of a failure: the code that was returned and a lowercase message. */
+/* What more an error knows of its cause than its code, for a caller that words its answer
+ * otherwise (the server tells a push how its query gives what a command's flags give). Set by
+ * bl_error_set_kind; bl_error_set makes it BL_KIND_NONE, bl_error_prefix keeps it. */
+enum bl_error_kind {
+	BL_KIND_NONE,
+	BL_KIND_NEEDS_FLAG, /* the input lacks what a flag fills in (--machine, --repo...) */
+};
+
+/* Details of a failure: the code that was returned, a lowercase message and its kind. */
 struct bl_error {
 	int code;
 	struct strbuf msg;
+	enum bl_error_kind kind;
 };
 #define BL_ERROR_INIT                                                                              \
 	{                                                                                          \
-		0, STRBUF_INIT                                                                     \
+		0, STRBUF_INIT, BL_KIND_NONE                                                       \
 	}
 
 /* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. The
  * arguments may include err's own message (err->msg.buf): an error can extend itself. */
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same, with the error's kind. */
+int bl_error_set_kind(struct bl_error *err, enum bl_error_kind kind, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Puts "prefix: " in front of the current message (whose text the arguments may include). */
 void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

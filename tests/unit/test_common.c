@@ -85,6 +85,28 @@ static void error_set_and_prefix(void **state)
 	bl_error_release(&err);
 }
 
+/* An error's kind (issue 27: the server words a push's answer by it, never by the message's
+ * text): set with the error, kept through a prefix, cleared by the next plain error. */
+static void error_kind_follows_the_error(void **state)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	(void)state;
+	assert_int_equal(err.kind, BL_KIND_NONE);
+	assert_int_equal(bl_error_set_kind(&err, BL_KIND_NEEDS_FLAG, BL_EINVALID,
+					   "%s: no machine: give --machine", "b.json"),
+			 BL_EINVALID);
+	bl_error_prefix(&err, "request");
+	assert_int_equal(err.kind, BL_KIND_NEEDS_FLAG);
+	assert_string_equal(err.msg.buf, "request: b.json: no machine: give --machine");
+	bl_error_set(&err, BL_EIO, "other");
+	assert_int_equal(err.kind, BL_KIND_NONE);
+	bl_error_set_kind(&err, BL_KIND_NEEDS_FLAG, BL_EINVALID, "again");
+	bl_error_clear(&err);
+	assert_int_equal(err.kind, BL_KIND_NONE);
+	assert_int_equal(bl_error_set_kind(NULL, BL_KIND_NEEDS_FLAG, BL_EIO, "ignored"), BL_EIO);
+	bl_error_release(&err);
+}
+
 /* An error can extend itself: its own message as an argument of bl_error_set (or of
  * bl_error_prefix) is read before the message is replaced, even when the new one needs more
  * room than the old one had (issue 26: the spool's error read freed memory and lost the
@@ -936,6 +958,7 @@ int main(void)
 	    cmocka_unit_test(strbuf_addf_handles_long_output),
 	    cmocka_unit_test(strbuf_json_string_escapes),
 	    cmocka_unit_test(error_set_and_prefix),
+	    cmocka_unit_test(error_kind_follows_the_error),
 	    cmocka_unit_test(error_set_from_its_own_message),
 	    cmocka_unit_test(urls_lose_their_passwords_in_messages),
 	    cmocka_unit_test(rfc3339_accepts_utc),
