@@ -16,9 +16,13 @@ static void print_probe(const struct confirm_probe *p)
 						     : gate_verdict_name(p->verdict));
 	if (p->identical)
 		printf(" artifacts identical to good's");
+	else if (!isnan(p->ratio) && !p->pairs)
+		cli_printf(stdout, " %s %.4f (counted)", p->key, p->ratio);
 	else if (!isnan(p->ratio))
 		cli_printf(stdout, " %s %.4f [%.4f, %.4f], %zu pairs", p->key, p->ratio, p->lo,
 			   p->hi, p->pairs);
+	if (!isnan(p->count_ratio) && p->pairs)
+		printf(", instructions %.4f (counted)", p->count_ratio);
 	putchar('\n');
 }
 
@@ -89,6 +93,8 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	     "the Regression's machine (default: benchline.json's machine, else the host name)"},
 	    {OPT_BOOL, "no-store", &no_store, NULL,
 	     "do not store the pinned commit as a Regression"},
+	    {OPT_BOOL, "counters-only", &req.counters_only, NULL,
+	     "decide each probe by bench.counters' instruction count alone, nothing timed"},
 	    {OPT_BOOL, "json", &json, NULL, "print the report as JSON"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
@@ -120,9 +126,15 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	} else {
 		for (size_t i = 0; i < report.nprobes; i++)
 			print_probe(&report.probes[i]);
-		if (report.outcome == CONFIRM_PINNED)
+		if (report.outcome == CONFIRM_PINNED) {
+			struct strbuf line = STRBUF_INIT;
 			printf("pinned %s\n", report.pinned.sha);
-		else if (report.outcome == CONFIRM_INCONCLUSIVE)
+			if (report.profile) {
+				confirm_profile_line(&line, report.profile);
+				cli_printf(stdout, "%s\n", line.buf);
+			}
+			strbuf_release(&line);
+		} else if (report.outcome == CONFIRM_INCONCLUSIVE)
 			printf("inconclusive: the first slower commit is in %.12s..%.12s\n",
 			       report.range_first.sha, report.range_last.sha);
 		else
@@ -134,6 +146,8 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(&err);
 		goto done;
 	}
+	if (report.profile_note.len)
+		cli_printf(stderr, "bisect: %s\n", report.profile_note.buf);
 	fprintf(stderr, "bisect: %s, %zu probe%s over %zu distinct source%s\n",
 		confirm_bisect_outcome_name(report.outcome), report.nprobes,
 		report.nprobes == 1 ? "" : "s", report.candidates,

@@ -65,6 +65,8 @@ int cmd_confirm(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_BOOL, "pending", &req.pending, NULL,
 	     "take up the pending slower alerts too (not yet quiet.transient_records records "
 	     "after them)"},
+	    {OPT_BOOL, "counters-only", &req.counters_only, NULL,
+	     "re-bench and bisect by bench.counters' instruction counts alone, nothing timed"},
 	    {OPT_BOOL, "json", &json, NULL, "print one JSON array of outcomes"},
 	    {OPT_STRING, "server", &push.server, "URL",
 	     "take this machine's alerts from a benchline server, post the outcomes there"},

@@ -211,6 +211,10 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 	req.now = (int64_t)time(NULL);
 	req.counters_only = counters_only;
 	req.no_reuse = no_reuse;
+	/* §9.6: a live gate given a database (--db or $BENCHLINE_DB) keeps and reuses counts
+	 * there; without one, in .benchline/counters.db */
+	if (ctx->db_given || getenv("BENCHLINE_DB"))
+		req.counter_db = ctx->db_path;
 	if ((ret = gate_options_build(&opts, &req, &err))) {
 		/* A bad --limit or --override is a usage error, as a bad flag is. */
 		if (ret == BL_EINVALID)

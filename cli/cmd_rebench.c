@@ -48,6 +48,8 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 	     "only the benchmarks matching GLOB"},
 	    {OPT_DOUBLE, "limit", &req.limit, "RATIO",
 	     "the ratio a metric may grow by before it is slower (default: gate.limit, else 1.02)"},
+	    {OPT_BOOL, "counters-only", &req.counters_only, NULL,
+	     "judge by bench.counters' instruction counts alone, no timing rounds"},
 	    {OPT_BOOL, "json", &json, NULL, "print the report as JSON"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};

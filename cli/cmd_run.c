@@ -68,11 +68,10 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	cli_intake_finish(&in);
 	ret = cli_intake_status(&in, 0);
-	cli_printf(stderr,
-		   "run: '%s' ran in %.2f s (cpu %.2f s, peak rss %lld KiB): %zu record%s %s\n",
-		   argv[0], one.run.wall_s, one.run.cpu_s, (long long)one.run.peak_rss_kib,
-		   one.batch.nr, one.batch.nr == 1 ? "" : "s",
-		   in.push.bodies_spooled ? "kept in the spool" : "stored");
+	cli_printf(
+	    stderr, "run: '%s' ran in %.2f s (cpu %.2f s, peak rss %lld KiB): %zu record%s %s\n",
+	    argv[0], one.run.wall_s, one.run.cpu_s, (long long)one.run.peak_rss_kib, one.batch.nr,
+	    one.batch.nr == 1 ? "" : "s", in.push.bodies_spooled ? "kept in the spool" : "stored");
 	goto done;
 fail:
 	cli_fail(&err);

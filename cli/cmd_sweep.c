@@ -134,9 +134,13 @@ static void print_step(const struct bench_sweep_step *s, void *data)
 			s->why ? s->why : "");
 		return;
 	}
-	fprintf(stderr, ": build %.1f s, run %zu x %.1f s, %zu record%s\n", s->build_s,
-		s->processes, s->processes ? s->run_s / (double)s->processes : 0.0, s->records,
+	fprintf(stderr, ": build %.1f s, run %zu x %.1f s, %zu record%s", s->build_s, s->processes,
+		s->processes ? s->run_s / (double)s->processes : 0.0, s->records,
 		s->records == 1 ? "" : "s");
+	if (s->counted)
+		fprintf(stderr, " (%zu instruction count%s)", s->counted,
+			s->counted == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 /* The longest a sweep waits for the server's detection of what it pushed, before --confirm. */

@@ -282,4 +282,6 @@ void cli_detect_options(struct detect_options *opts, const struct config *cfg)
 	/* benchline.json given: its quiet.transient_records, the default when it has none */
 	opts->transient_records =
 	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+	/* quiet.counter_floor (§9.6): always set, to its default when not given */
+	opts->counter_floor = cfg->counter_floor;
 }

@@ -195,6 +195,9 @@ void sort_index_by_int64(uint32_t *index, const int64_t *keys, size_t stride, si
 enum metric_kind { METRIC_TIMED, METRIC_COUNTED, METRIC_QUANTILE };
 const char *metric_kind_name(enum metric_kind k);
 int metric_kind_parse(enum metric_kind *out, const char *name);
+/* The counted metric deterministic counters make (§9.6): a benchmark's instructions under
+ * callgrind, which §6 judges too, with quiet.counter_floor's floor. */
+#define METRIC_INSTRUCTIONS "instructions"
 
 /* A metric's better direction: "lower" (0) or "higher" (1), the int every stage keeps as
  * better_higher. */

@@ -26,7 +26,7 @@ struct store_record_row;
 #define DETECT_MIN_WINDOW   3
 #define DETECT_MAD_FACTOR   4.0
 #define DETECT_FLOOR	    0.03
-#define DETECT_STATE_FORMAT "3"
+#define DETECT_STATE_FORMAT "4" /* 4: instruction counts judged (§9.6) */
 /* quiet.transient_records when benchline.json does not say (§9.1) */
 #define DETECT_TRANSIENT_RECORDS 4
 
@@ -85,8 +85,10 @@ struct detect_verdict {
 
 void detect_tail_init(struct detect_tail *t);
 /* Judges median m of the record `id` (non-zero), the record after those t holds, then adds it
- * to t. */
-void detect_step(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id);
+ * to t. The band is never narrower than floor times its center: DETECT_FLOOR for timings,
+ * quiet.counter_floor for instruction counts, whose noise is none. */
+void detect_step(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id,
+		 double floor);
 struct ladder;
 /*
  * The same for a histogram quantile with a ladder (§8): the center is the window's median as
@@ -130,6 +132,10 @@ struct detect_options {
 	 * setting the last detect used (DETECT_TRANSIENT_RECORDS at first). At most
 	 * DETECT_WINDOW. */
 	int transient_records;
+	/* The band's floor for instruction Series (§9.6, quiet.counter_floor) as a fraction;
+	 * 0 for the one the last detect used (CONFIG_COUNTER_FLOOR at first). A change judges
+	 * every line again. */
+	double counter_floor;
 	/* A full walk holds at most this many records (and metric values) in memory at once;
 	 * 0 for the defaults. */
 	size_t pass_members, pass_points;

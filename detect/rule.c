@@ -184,14 +184,15 @@ static void step_end(struct detect_verdict *out, struct detect_tail *t, double m
 	tail_push(t, m, id, out->marked ? out->above : 0, &tm);
 }
 
-void detect_step(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id)
+void detect_step(struct detect_verdict *out, struct detect_tail *t, double m, int64_t id,
+		 double floor)
 {
 	double floor_tol;
 
 	if (!step_begin(out, t, m, id))
 		return;
 	out->tolerance = DETECT_MAD_FACTOR * out->deviation;
-	floor_tol = DETECT_FLOOR * fabs(out->center);
+	floor_tol = floor * fabs(out->center);
 	if (floor_tol > out->tolerance)
 		out->tolerance = floor_tol;
 	out->outside = fabs(m - out->center) > out->tolerance;
@@ -221,7 +222,7 @@ void detect_line(struct detect_verdict *out, const double *medians, size_t n)
 	struct detect_tail t;
 	detect_tail_init(&t);
 	for (size_t i = 0; i < n; i++)
-		detect_step(&out[i], &t, medians[i], (int64_t)i + 1);
+		detect_step(&out[i], &t, medians[i], (int64_t)i + 1, DETECT_FLOOR);
 }
 
 static void put_le64(unsigned char *p, double v)

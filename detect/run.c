@@ -20,6 +20,7 @@
 
 #include "store/store.h"
 #include "detect/detect.h"
+#include "ingest/config/config.h"
 #include "detect/ladder/ladder.h"
 
 #define DEFAULT_PASS_MEMBERS ((size_t)1 << 19)
@@ -42,6 +43,7 @@ struct old_mark {
 };
 
 struct detect_ctx {
+	double counter_floor; /* the band's floor for instruction Series (§9.6) */
 	struct store *st;
 	struct store_detect *d;
 	const struct detect_options *opts;
@@ -304,6 +306,9 @@ static const struct ladder *metric_ladder(struct detect_ctx *c, const char *metr
 static int is_judged(struct detect_ctx *c, const struct store_members *m,
 		     const struct store_point *p)
 {
+	if (p->kind == METRIC_COUNTED) /* §9.6: instruction counts, whatever `metrics` says */
+		return !isnan(p->value) &&
+		       !strcmp(m->metrics.strings[p->metric], METRIC_INSTRUCTIONS);
 	if (isnan(p->value) || (p->kind != METRIC_TIMED && p->kind != METRIC_QUANTILE))
 		return 0;
 	if (c->all_timed)
@@ -556,7 +561,8 @@ static int line_add(struct detect_ctx *c, struct line_state *ls, const struct st
 			detect_step_ladder(&v, &ls->tail, p->value, mb->run_id,
 					   c->ladder_cache[p->metric]);
 		else
-			detect_step(&v, &ls->tail, p->value, mb->run_id);
+			detect_step(&v, &ls->tail, p->value, mb->run_id,
+				    p->kind == METRIC_COUNTED ? c->counter_floor : DETECT_FLOOR);
 		for (size_t i = 0; i < v.nfollowed; i++)
 			if ((ret = follow_mark(c, ls, g, metric, &v.followed[i], 0, use_old, err)))
 				return ret;
@@ -1199,7 +1205,10 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	struct detect_ctx c;
 	struct strbuf judged = STRBUF_INIT, quiet = STRBUF_INIT;
 	char *state = NULL, *stored_judged = NULL, *full_flag = NULL, *stored_quiet = NULL;
-	int ret, began = 0, full, too_much = 0, state_ok, judged_same, transient_records;
+	char *stored_floor = NULL;
+	struct strbuf floor = STRBUF_INIT;
+	int ret, began = 0, full, too_much = 0, state_ok, judged_same, transient_records,
+		 floor_same;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -1213,8 +1222,18 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	if ((ret = store_get_meta(&state, st, "detect_state", err)) ||
 	    (ret = store_get_meta(&stored_judged, st, "detect_metrics", err)) ||
 	    (ret = store_get_meta(&full_flag, st, "detect_full", err)) ||
-	    (ret = store_get_meta(&stored_quiet, st, "detect_transient_records", err)))
+	    (ret = store_get_meta(&stored_quiet, st, "detect_transient_records", err)) ||
+	    (ret = store_get_meta(&stored_floor, st, "detect_counter_floor", err)))
 		goto done;
+	/* quiet.counter_floor: as given, else as the last detect judged, else the default; the
+	 * text kept is the one compared, so a change judges every line again. */
+	c.counter_floor = opts->counter_floor > 0 ? opts->counter_floor
+			  : stored_floor	  ? atof(stored_floor)
+						  : CONFIG_COUNTER_FLOOR;
+	if (!(c.counter_floor > 0))
+		c.counter_floor = CONFIG_COUNTER_FLOOR;
+	strbuf_addf(&floor, "%.17g", c.counter_floor);
+	floor_same = stored_floor && !strcmp(stored_floor, floor.buf);
 	/* quiet.transient_records: as given, else as the last detect judged, else the default. */
 	transient_records = opts->transient_records > 0 && opts->transient_records <= DETECT_WINDOW
 				? opts->transient_records
@@ -1242,7 +1261,7 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	judged_encode(&judged, &c);
 	state_ok = state && !strcmp(state, DETECT_STATE_FORMAT);
 	judged_same = stored_judged && !strcmp(judged.buf, stored_judged);
-	full = opts->all || !state_ok || full_flag || !judged_same;
+	full = opts->all || !state_ok || full_flag || !judged_same || (stored_floor && !floor_same);
 	if ((ret = store_detect_last_suspect_id(&out->first_new_id, c.d, err)))
 		goto done;
 	out->first_new_id++;
@@ -1260,6 +1279,7 @@ int detect_run(struct detect_result *out, struct store *st, const struct detect_
 	    (ret = store_detect_log_clear(c.d, err)) ||
 	    ((!stored_quiet || strcmp(stored_quiet, quiet.buf)) &&
 	     (ret = store_set_meta(st, "detect_transient_records", quiet.buf, err))) ||
+	    (!floor_same && (ret = store_set_meta(st, "detect_counter_floor", floor.buf, err))) ||
 	    (!state_ok && (ret = store_set_meta(st, "detect_state", DETECT_STATE_FORMAT, err))) ||
 	    (!judged_same && (ret = store_set_meta(st, "detect_metrics", judged.buf, err))) ||
 	    (full_flag && (ret = store_set_meta(st, "detect_full", NULL, err))) ||
@@ -1296,6 +1316,8 @@ done:
 	strbuf_release(&judged);
 	strbuf_release(&quiet);
 	free(stored_quiet);
+	free(stored_floor);
+	strbuf_release(&floor);
 	free(state);
 	free(stored_judged);
 	free(full_flag);

@@ -99,12 +99,12 @@ INSERT INTO suspects (id, run_id, metric, machine_id, benchmark_id, config, side
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19);
 
 -- name: copy_read_regressions
-SELECT id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, created_at
+SELECT id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, created_at, profile
 FROM regressions ORDER BY id;
 
 -- name: copy_write_regressions
-INSERT INTO regressions (id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17);
+INSERT INTO regressions (id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, created_at, profile)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18);
 
 -- name: copy_read_audit
 SELECT id, action, who, at, why, alert_id, runs

@@ -13,10 +13,10 @@ WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3 AND metric = ?4 AND 
 -- name: regression_insert
 INSERT INTO regressions (alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq,
 			 source_hash, subject, pr, ratio, lo, hi, reference_commit, probes,
-			 created_at)
+			 profile, created_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT seq FROM commits WHERE sha = ?6), ?7,
 	coalesce(?8, (SELECT subject FROM commits WHERE sha = ?6)),
-	coalesce(?9, (SELECT pr FROM commits WHERE sha = ?6)), ?10, ?11, ?12, ?13, ?14,
+	coalesce(?9, (SELECT pr FROM commits WHERE sha = ?6)), ?10, ?11, ?12, ?13, ?14, ?15,
 	(julianday('now') - 2440587.5) * 86400.0);
 
 -- Every Regression (?1 = 0) or one alert's, oldest first, with the names of its Series and
@@ -24,7 +24,7 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT seq FROM commits WHERE sha = ?6), ?7,
 -- name: regressions_list
 SELECT r.id, r.alert_id, m.name, b.name, r.config, r.metric, r.commit_sha, r.seq,
        r.source_hash, r.subject, r.pr, r.ratio, r.lo, r.hi, r.reference_commit, r.probes,
-       a.filed_url, r.created_at
+       a.filed_url, r.created_at, r.profile
 FROM regressions r
 JOIN machines m ON m.id = r.machine_id
 JOIN benchmarks b ON b.id = r.benchmark_id
@@ -38,7 +38,7 @@ ORDER BY r.id;
 -- name: regressions_filtered
 SELECT r.id, r.alert_id, m.name, b.name, r.config, r.metric, r.commit_sha, r.seq,
        r.source_hash, r.subject, r.pr, r.ratio, r.lo, r.hi, r.reference_commit, r.probes,
-       a.filed_url, r.created_at
+       a.filed_url, r.created_at, r.profile
 FROM regressions r
 JOIN machines m ON m.id = r.machine_id
 JOIN benchmarks b ON b.id = r.benchmark_id
@@ -53,7 +53,7 @@ ORDER BY r.id;
 -- name: regressions_of_series
 SELECT r.id, r.alert_id, m.name, b.name, r.config, r.metric, r.commit_sha, r.seq,
        r.source_hash, r.subject, r.pr, r.ratio, r.lo, r.hi, r.reference_commit, r.probes,
-       a.filed_url, r.created_at
+       a.filed_url, r.created_at, r.profile
 FROM machines m
 JOIN benchmarks b ON b.name = ?2
 JOIN regressions r ON r.machine_id = m.id AND r.benchmark_id = b.id AND r.config = ?3

@@ -1,6 +1,7 @@
 /*
  * Deterministic counters (§9.6; the statement is in sql/counters.sql): the counts a machine key
- * took at a source hash, for the live gate's reuse of a merge base counted before.
+ * took at a source hash, for the live gate's reuse of a merge base counted before; a run's JSON,
+ * for the gate to compare two counts' build stamps.
  */
 #include "store/internal.h"
 #include "sql_embed.h"
@@ -23,5 +24,26 @@ int store_counters_at(struct store *st, const char *machine, const char *source_
 	store_reset(s);
 	if (!ret && rc != STORE_DONE)
 		ret = store_db_error(err, st, "cannot read counts");
+	return ret;
+}
+
+int store_run_raw(struct strbuf *out, int *found, struct store *st, int64_t run_id,
+		  struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(st, SQL_COUNTERS_RUN_RAW, err);
+	int rc, ret = 0;
+	*found = 0;
+	strbuf_reset(out);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, run_id);
+	if ((rc = store_step(s)) == STORE_ROW) {
+		*found = 1;
+		strbuf_addstr(out, store_column_text(s, 0, ""));
+		rc = store_step(s);
+	}
+	store_reset(s);
+	if (rc != STORE_DONE)
+		ret = store_db_error(err, st, "cannot read a run");
 	return ret;
 }

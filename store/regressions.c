@@ -56,6 +56,7 @@ int store_regression_add(int64_t *id_out, int *added, struct store *st,
 	store_bind_real(s, 12, r->hi);
 	store_bind_text(s, 13, r->reference_commit);
 	store_bind_text(s, 14, r->probes ? r->probes : "[]");
+	store_bind_text(s, 15, r->profile);
 	if ((ret = store_exec(st, s, "cannot store a Regression", err)))
 		goto done;
 	id = store_last_insert_id(st);
@@ -100,6 +101,7 @@ static int walk_regressions(struct store *st, struct store_stmt *s, store_regres
 		r.probes = store_column_text(s, 15, "[]");
 		r.filed_url = store_column_text(s, 16, NULL);
 		r.created_at = store_column_real(s, 17);
+		r.profile = store_column_text(s, 18, NULL);
 		if (fn(&r, data)) {
 			rc = STORE_DONE;
 			break;

@@ -628,6 +628,9 @@ typedef int (*store_counter_fn)(const char *benchmark, double instructions, doub
  * source_hash, by benchmark. */
 int store_counters_at(struct store *st, const char *machine, const char *source_hash,
 		      store_counter_fn fn, void *data, struct bl_error *err);
+/* The JSON run run_id was ingested as, into out; *found 0 when there is no such run. */
+int store_run_raw(struct strbuf *out, int *found, struct store *st, int64_t run_id,
+		  struct bl_error *err);
 
 /* Alerts (§9.1, store/alerts.c, sql/alerts.sql) */
 
@@ -746,9 +749,10 @@ struct store_regression {
 	double ratio, lo, hi; /* b / a of the bisection's last slower probe; NAN when none */
 	const char *reference_commit; /* the good end of the bisection */
 	const char *probes;	      /* the probe log: a JSON array as `bisect --json` has it */
-	const char *filed_url;	      /* listing only: where triage filed its alert, or NULL */
-	double created_at;	      /* listing only */
-	int64_t seq; /* listing only: the commit's seq on main when stored, else -1 */
+	const char *profile;   /* §9.7: where the extra instructions went (JSON), NULL: none */
+	const char *filed_url; /* listing only: where triage filed its alert, or NULL */
+	double created_at;     /* listing only */
+	int64_t seq;	       /* listing only: the commit's seq on main when stored, else -1 */
 };
 /*
  * Stores a Regression on the Series (machine, benchmark by name; created when new), placed at

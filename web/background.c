@@ -166,6 +166,8 @@ static void detect(struct web_background *bg, const struct config *cfg)
 		opts.ladders_file = cfg->path;
 		opts.transient_records =
 		    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+		/* quiet.counter_floor (§9.6): always set, to its default when not given */
+		opts.counter_floor = cfg->counter_floor;
 	}
 	ret = detect_run(&res, bg->st, &opts, &err);
 	store_detect_release(bg->st);

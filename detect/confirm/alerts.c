@@ -121,8 +121,8 @@ static void picked_release(struct pick_ctx *p)
  * none (detection then judges every timed metric, so every Suspect's is). */
 static int judged_metric(const struct config *cfg, const char *metric)
 {
-	if (!cfg->judged_metrics)
-		return 1;
+	if (!cfg->judged_metrics || !strcmp(metric, METRIC_INSTRUCTIONS))
+		return 1; /* §9.6: instruction counts are judged whatever `metrics` says */
 	for (size_t i = 0; i < cfg->n_judged_metrics; i++)
 		if (!strcmp(cfg->judged_metrics[i], metric))
 			return 1;
@@ -202,6 +202,7 @@ static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 		breq.config = s->config;
 		breq.metric = s->metric;
 		breq.limit = req->limit;
+		breq.counters_only = req->counters_only;
 		breq.progress = req->progress;
 		breq.progress_data = req->progress_data;
 		confirm_note(req->note, req->note_data,
@@ -274,6 +275,7 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 	json_t *rebench = NULL, *regs = NULL;
 	const char **asked = NULL;
 	size_t slower = 0, unsettled = 0, undecided = 0, nasked = 0;
+	int timed = 0; /* a Series of the alert is timed: the timing rounds run */
 	int ret;
 
 	memset(&rb, 0, sizeof(rb));
@@ -301,8 +303,10 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 	}
 	asked = xcalloc(a->series.n + 1, sizeof(*asked));
 	for (size_t i = 0; i < a->series.n; i++)
-		if (judged_metric(cfg, a->series.v[i].metric))
+		if (judged_metric(cfg, a->series.v[i].metric)) {
 			asked[nasked++] = a->series.v[i].key.buf;
+			timed |= strcmp(a->series.v[i].metric, METRIC_INSTRUCTIONS) != 0;
+		}
 	if (!nasked) {
 		ret = apply(res, sk, a->id,
 			    outcome_doc(ALERT_INCONCLUSIVE, NULL,
@@ -318,6 +322,8 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 	rreq.a = a->reference;
 	rreq.b = a->commit;
 	rreq.limit = req->limit;
+	/* counts alone when asked, or when every Series is an instruction count (§9.6) */
+	rreq.counters_only = req->counters_only || !timed;
 	rreq.asked = asked;
 	rreq.nasked = nasked;
 	rreq.progress = req->progress;

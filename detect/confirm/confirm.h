@@ -139,6 +139,8 @@ struct confirm_key {
  * counted tolerances); 0: the re-bench's limit. */
 typedef double (*confirm_limit_fn)(const struct confirm_key *key, void *data);
 
+struct confirm_rebench_report;
+struct confirm_profile;
 struct confirm_rebench_request {
 	const char *repo;	    /* a directory inside the working tree; NULL: "." */
 	const struct config *cfg;   /* its benchline.json, already read; NULL: read it */
@@ -164,6 +166,11 @@ struct confirm_rebench_request {
 	int no_counters, counters_only;
 	const struct bench_counts *a_counts;
 	const char *a_counted_on;
+	/* §9.7: the keys whose benchmarks are profiled once the verdicts are in (the first
+	 * CONFIRM_PROFILES_MAX benchmarks with a key profile_wanted says yes to, in the order the
+	 * keys were met); NULL: none is. */
+	int (*profile_wanted)(const struct confirm_rebench_report *r, size_t key, void *data);
+	void *profile_data;
 };
 
 struct confirm_rebench_side {
@@ -189,6 +196,11 @@ struct confirm_rebench_report {
 	struct bench_counts counts[2];
 	struct bench_counter_env env;
 	char *a_counted_on;
+	/* §9.7: where the extra instructions went, for the benchmarks profile_wanted picked;
+	 * profile_note says what was skipped and why ("" when nothing was). */
+	struct confirm_profile *profiles;
+	size_t nprofiles;
+	struct strbuf profile_note;
 };
 
 /*
@@ -268,6 +280,10 @@ struct confirm_bisect_request {
 	 * (confirm bisects an alert's Series); its other configs are measured, not judged. */
 	const char *config;
 	double limit; /* 0: GATE_LIMIT */
+	/* §9.6, with bench.counters: each probe's benchmark counted once per side, a slower count
+	 * making the probe slower; counters_only (or the metric instructions) decides by the
+	 * counts alone, nothing timed; no_counters never counts. */
+	int counters_only, no_counters;
 	confirm_progress_fn progress;
 	void *progress_data;
 };
@@ -284,6 +300,8 @@ struct confirm_probe {
 	char *benchmark, *config, *metric;
 	double ratio, lo, hi;
 	size_t pairs;
+	/* §9.6: the probe's instruction count over good's (NAN: not counted) */
+	double count_ratio;
 };
 
 struct confirm_bisect_report {
@@ -300,6 +318,13 @@ struct confirm_bisect_report {
 	struct repo_commit *remaining;		    /* INCONCLUSIVE: every candidate left */
 	size_t nremaining;
 	size_t commits; /* first-parent commits in (good, bad] */
+	/* PINNED (§9.7): where the extra instructions went, the source before the pinned one
+	 * against it, NULL when not profiled; profile_note says why not ("" when it was). */
+	struct confirm_profile *profile;
+	struct strbuf profile_note;
+	/* §9.6: the machine key counts were taken under ("" when nothing was counted): the
+	 * Series of a pinned instruction count is that machine's */
+	char counter_machine[96];
 };
 
 /*
@@ -370,7 +395,8 @@ struct confirm_triage_regression {
 	char *subject; /* NULL when unknown */
 	int64_t pr;    /* 0 when none */
 	double ratio, lo, hi;
-	char *probes; /* the probe log, JSON text */
+	char *probes;  /* the probe log, JSON text */
+	char *profile; /* §9.7: where the extra instructions went, JSON text; NULL: none */
 };
 
 /* The issue of one alert: all its Regressions, the largest first. */
@@ -434,7 +460,10 @@ struct confirm_alerts_request {
 	/* benchline.json, already read (its `metrics` say which of an alert's Series are judged);
 	 * NULL: read from the repository. */
 	const struct config *cfg;
-	double limit;		      /* 0: GATE_LIMIT */
+	double limit; /* 0: GATE_LIMIT */
+	/* §9.6: decide by bench.counters' counts alone, nothing timed (an alert whose Series are
+	 * all instruction counts always is) */
+	int counters_only;
 	confirm_progress_fn progress; /* each re-bench's rounds; NULL: none */
 	void *progress_data;
 	/* A line about each step ("alert 3: re-benching ..."), for stderr; NULL: none. */
@@ -532,8 +561,12 @@ int confirm_ignore_alert(enum suspect_state *was, struct store *st, int64_t aler
 
 /* --- Where the extra instructions went (§9.7, profile.c) --- */
 
-/* Functions a profile comparison keeps. */
-#define CONFIRM_PROFILE_TOP 10
+/* Benchmarks a live gate profiles: its first FAIL rows' (§9.7). */
+#define CONFIRM_PROFILES_MAX 3
+/* Functions a profile comparison keeps, and the least share of added self instructions that
+ * earns a place (0.01%). */
+#define CONFIRM_PROFILE_TOP	  10
+#define CONFIRM_PROFILE_MIN_SHARE 1e-4
 
 struct bench_profile;
 /* A function that executes more instructions at the head than at the base. */
@@ -567,7 +600,14 @@ void confirm_profile_release(struct confirm_profile *p);
 /* {benchmark, metric, fixed_work, base_total, head_total, functions: [{function, file,
  * base_self, head_self, self_share, inclusive_share}]} */
 struct json_t *confirm_profile_json(const struct confirm_profile *p);
+/* "where the extra instructions went in 'checksum': +1.92% self, +1.92% with callees in
+ * checksum (bench.c)": the first function, for a terminal. */
+void confirm_profile_line(struct strbuf *out, const struct confirm_profile *p);
 /* A <details> block, "where the extra instructions went", with a row per function. */
 void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *p);
+/* The comparison back from what confirm_profile_json made (a Regression keeps it as text);
+ * BL_EINVALID when j is not such an object. */
+int confirm_profile_from_json(struct confirm_profile *out, const struct json_t *j,
+			      struct bl_error *err);
 
 #endif

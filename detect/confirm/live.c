@@ -221,6 +221,51 @@ static void live_verdict(struct gate_report *out, const struct confirm_rebench_r
 	gate_report_decide(out);
 }
 
+/* --- §9.7: the first FAIL rows' benchmarks profiled --- */
+
+static void row_release(struct gate_row *r);
+
+/* What the profile step needs to tell a FAIL row from the re-bench's keys. */
+struct live_profiling {
+	const struct gate_report *report;
+	const struct gate_options *opts;
+};
+
+/* Whether key i of the re-bench is a FAIL row of the live gate. */
+static int fails(const struct confirm_rebench_report *rb, size_t i, void *data)
+{
+	const struct live_profiling *lp = data;
+	struct gate_row row;
+	int failed;
+	live_row(&row, lp->report, lp->report->live.machine, &rb->keys[i], rb, lp->opts);
+	failed = row.status == GATE_FAIL;
+	row_release(&row);
+	return failed;
+}
+
+/* The re-bench's profiles moved into the report, as JSON and Markdown. */
+static void take_profiles(struct gate_report *out, const struct confirm_rebench_report *rb)
+{
+	struct strbuf md = STRBUF_INIT, text = STRBUF_INIT;
+	if (rb->nprofiles) {
+		out->profiles = json_array();
+		for (size_t i = 0; i < rb->nprofiles; i++) {
+			json_array_append_new(out->profiles,
+					      confirm_profile_json(&rb->profiles[i]));
+			confirm_profile_markdown(&md, &rb->profiles[i]);
+			strbuf_addstr(&text, "gate: ");
+			confirm_profile_line(&text, &rb->profiles[i]);
+			strbuf_addch(&text, '\n');
+		}
+		out->profiles_markdown = strbuf_detach(&md, NULL);
+		out->profiles_text = strbuf_detach(&text, NULL);
+	}
+	if (rb->profile_note.len)
+		out->profiles_note = xstrdup(rb->profile_note.buf);
+	strbuf_release(&md);
+	strbuf_release(&text);
+}
+
 /* --- The counts kept for later gates (§9.6: reuse) --- */
 
 /* The database counts are kept in: the option's, else .benchline/counters.db (created). */
@@ -256,16 +301,16 @@ static int take_count(const char *benchmark, double instructions, double started
 {
 	struct reuse *r = data;
 	json_t *rec = json_loads(raw, 0, NULL);
-	const char *stamp = json_string_value(
-	    json_object_get(json_object_get(rec, "measured_on"), "build_stamp"));
+	const char *stamp =
+	    json_string_value(json_object_get(json_object_get(rec, "measured_on"), "build_stamp"));
 	if (!stamp || strcmp(stamp, r->stamp)) {
 		r->other_stamp = 1;
 	} else {
 		struct bench_count *c;
 		r->counts.v = xrealloc(r->counts.v, (r->counts.n + 1) * sizeof(*r->counts.v));
 		c = &r->counts.v[r->counts.n++];
-		c->benchmark = strcmp(benchmark, BENCH_COUNTERS_BENCHMARK) ? xstrdup(benchmark)
-									   : NULL;
+		c->benchmark =
+		    strcmp(benchmark, BENCH_COUNTERS_BENCHMARK) ? xstrdup(benchmark) : NULL;
 		c->instructions = (uint64_t)instructions;
 		c->profile = NULL;
 		if (started_at > r->counted_at)
@@ -295,8 +340,9 @@ static int keep_counts(struct store *st, const struct confirm_rebench_report *rb
 			continue;
 		if (!rb->counts[side].n)
 			continue;
-		ret = bench_counts_records(&batch, &rb->counts[side], &rb->env, rb->side[side].commit,
-					   rb->side[side].source_hash, 1, err);
+		ret =
+		    bench_counts_records(&batch, &rb->counts[side], &rb->env, rb->side[side].commit,
+					 rb->side[side].source_hash, 1, err);
 		if (!ret)
 			ret = ingest_store(st, &batch, NULL, NULL, NULL, err);
 		ingest_batch_release(&batch);
@@ -319,6 +365,7 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 	struct confirm_rebench_request req;
 	struct confirm_rebench_report rb;
 	struct live_limits limits;
+	struct live_profiling profiling;
 	struct repo *repo = NULL;
 	struct store *counter_st = NULL;
 	struct bench_counter_env env;
@@ -366,6 +413,10 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 	req.progress = progress;
 	req.progress_data = progress_data;
 	req.counters_only = opts->counters_only;
+	profiling.report = out;
+	profiling.opts = opts;
+	req.profile_wanted = fails;
+	req.profile_data = &profiling;
 	if (opts->cfg->counters_run) {
 		/* §9.6 reuse: the merge base counted before under the same key and stamp */
 		if ((ret = bench_counter_env_probe(&env, err)) ||
@@ -396,6 +447,7 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 			goto done;
 	}
 	live_verdict(out, &rb, opts);
+	take_profiles(out, &rb);
 done:
 	confirm_rebench_report_release(&rb);
 	bench_counts_release(&reuse.counts);

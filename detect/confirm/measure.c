@@ -7,9 +7,11 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "detect/confirm/confirm.h"
 #include "ingest/bench/bench.h"
@@ -199,6 +201,12 @@ struct measuring {
 	void *limit_data;
 	const char *const *benchmarks; /* only these benchmarks, when n_benchmarks */
 	size_t n_benchmarks;
+	/* §9.6, a counted bisection: the counter key, good's counts taken once (counted_good),
+	 * and whether the probes are decided by the counts alone */
+	int counting, counted_good, counts_only;
+	struct bench_counter_env env;
+	struct bench_counts good;
+	struct strbuf good_name; /* the benchmark good's counts are of */
 };
 
 /* Measures the built sides against each other, unless their artifacts are identical: the
@@ -274,7 +282,10 @@ struct strings {
 	char **v;
 	size_t n, alloc;
 };
-#define STRINGS_INIT {NULL, 0, 0}
+#define STRINGS_INIT                                                                               \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 static void strings_add_unique(struct strings *s, const char *name)
 {
@@ -334,7 +345,8 @@ static void profile_dir(struct strbuf *out, const struct bench *b, const char *s
  * counted, judged by the counted rule against 1 + tolerance. */
 static void add_counted(struct confirm_rebench_report *out, double tolerance)
 {
-	const struct bench_counts *a = &out->counts[CONFIRM_SIDE_A], *b = &out->counts[CONFIRM_SIDE_B];
+	const struct bench_counts *a = &out->counts[CONFIRM_SIDE_A],
+				  *b = &out->counts[CONFIRM_SIDE_B];
 	struct strbuf key = STRBUF_INIT;
 	for (size_t i = 0; i < b->n; i++) {
 		const char *name = b->v[i].benchmark ? b->v[i].benchmark : BENCH_COUNTERS_BENCHMARK;
@@ -342,17 +354,18 @@ static void add_counted(struct confirm_rebench_report *out, double tolerance)
 		struct confirm_key *k;
 		struct confirm_metric *m;
 		for (size_t j = 0; j < a->n && !ca; j++)
-			if (!strcmp(a->v[j].benchmark ? a->v[j].benchmark : BENCH_COUNTERS_BENCHMARK,
+			if (!strcmp(a->v[j].benchmark ? a->v[j].benchmark
+						      : BENCH_COUNTERS_BENCHMARK,
 				    name))
 				ca = &a->v[j];
-		confirm_metric_key(&key, name, "", BENCH_COUNTERS_METRIC);
+		confirm_metric_key(&key, name, "", METRIC_INSTRUCTIONS);
 		out->keys = xrealloc(out->keys, (out->nkeys + 1) * sizeof(*out->keys));
 		k = &out->keys[out->nkeys++];
 		memset(k, 0, sizeof(*k));
 		k->key = xstrdup(key.buf);
 		k->benchmark = xstrdup(name);
 		k->config = xstrdup("");
-		k->metric = xstrdup(BENCH_COUNTERS_METRIC);
+		k->metric = xstrdup(METRIC_INSTRUCTIONS);
 		k->unit = xstrdup("instructions");
 		k->kind = METRIC_COUNTED;
 		k->judge = CONFIRM_JUDGE_COUNT;
@@ -376,7 +389,7 @@ static void add_counted(struct confirm_rebench_report *out, double tolerance)
 		m->measurements = 1;
 		m->asked = 1;
 		/* the counted rule (§7): worse past the tolerance, better below its inverse */
-		m->verdict = m->ratio > 1 + tolerance	     ? GATE_VERDICT_SLOWER
+		m->verdict = m->ratio > 1 + tolerance	      ? GATE_VERDICT_SLOWER
 			     : m->ratio < 1 / (1 + tolerance) ? GATE_VERDICT_FASTER
 							      : GATE_VERDICT_SAME;
 		if (m->verdict == GATE_VERDICT_SLOWER)
@@ -387,7 +400,8 @@ static void add_counted(struct confirm_rebench_report *out, double tolerance)
 	strbuf_release(&key);
 }
 
-/* Counts the sides (side A's only when the request has none), before any timing round. */
+/* Counts the sides (side A's only when the request has none), before any timing round; their
+ * keys are added to the report once the rounds are done (add_counted). */
 static int count_sides(struct confirm_rebench_report *out, struct measuring *m,
 		       const struct confirm_rebench_request *req, struct bl_error *err)
 {
@@ -403,7 +417,8 @@ static int count_sides(struct confirm_rebench_report *out, struct measuring *m,
 		profile_dir(&dir, &m->b, out->side[side].source_hash, out->env.machine.buf);
 		if ((ret = bench_count(&out->counts[side], m->b.cfg, m->b.wt[side].buf,
 				       (const char *const *)names.v, names.n, dir.buf, err))) {
-			bl_error_prefix(err, "%s (%.12s)", m->b.label[side], out->side[side].commit);
+			bl_error_prefix(err, "%s (%.12s)", m->b.label[side],
+					out->side[side].commit);
 			goto done;
 		}
 	}
@@ -420,11 +435,152 @@ static int count_sides(struct confirm_rebench_report *out, struct measuring *m,
 		out->reused_a = 1;
 		out->a_counted_on = req->a_counted_on ? xstrdup(req->a_counted_on) : NULL;
 	}
-	add_counted(out, m->b.cfg->counter_tolerance);
 done:
 	strings_release(&names);
 	strbuf_release(&dir);
 	return ret;
+}
+
+/* --- §9.7: where the extra instructions went --- */
+
+/* The callgrind files a profile step may read: large programs write large ones. */
+#define PROFILE_FILE_MAX (512u << 20)
+
+/* The count of benchmark among c's; a count of the whole command stands for every one. */
+static const struct bench_count *count_of(const struct bench_counts *c, const char *benchmark)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->v[i].benchmark || !strcmp(c->v[i].benchmark, benchmark))
+			return &c->v[i];
+	return NULL;
+}
+
+/* A side's callgrind file for benchmark into path: the one its count kept; for a side whose
+ * count was reused, the one that count left in the side's profile directory; else one run of
+ * callgrind now, the side checked out and built first when it is not. */
+static int side_profile(struct strbuf *path, int *fixed_work, struct confirm_rebench_report *out,
+			struct measuring *m, int side, const char *benchmark, struct bl_error *err)
+{
+	const struct bench_count *c = out->counted && strcmp(benchmark, CONFIRM_RUN_BENCHMARK)
+					  ? count_of(&out->counts[side], benchmark)
+					  : NULL;
+	struct strbuf dir = STRBUF_INIT;
+	struct bench_count run;
+	int ret = 0;
+
+	strbuf_reset(path);
+	*fixed_work = m->b.cfg->counters_run != NULL;
+	profile_dir(&dir, &m->b, out->side[side].source_hash, out->env.machine.buf);
+	if (c && c->profile && !access(c->profile, R_OK)) {
+		strbuf_addstr(path, c->profile);
+		goto done;
+	}
+	if (c) {
+		bench_profile_path(path, dir.buf, c->benchmark);
+		if (!access(path->buf, R_OK))
+			goto done;
+		strbuf_reset(path);
+	}
+	/* the runs' own figures (cpu_s, peak_rss_kib) are the whole of bench.run's */
+	if (!strcmp(benchmark, CONFIRM_RUN_BENCHMARK))
+		benchmark = NULL;
+	if ((ret = bench_side(&m->b, (enum repo_side)side, out->side[side].commit, NULL, err)) ||
+	    (ret = bench_profile_run(&run, fixed_work, m->b.cfg, m->b.wt[side].buf, benchmark,
+				     dir.buf, err)))
+		goto done;
+	strbuf_addstr(path, run.profile);
+	free(run.benchmark);
+	free(run.profile);
+done:
+	strbuf_release(&dir);
+	return ret;
+}
+
+/* Reads and parses a callgrind file. */
+static int load_profile(struct bench_profile *p, const char *path, struct bl_error *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	int ret;
+	bench_profile_init(p);
+	if (!(ret = read_file_capped(&text, path, PROFILE_FILE_MAX, err)))
+		ret = bench_profile_parse(p, path, text.buf, text.len, err);
+	strbuf_release(&text);
+	return ret;
+}
+
+/* Both sides' profiles of the key's benchmark compared into a new entry of out->profiles. */
+static int profile_key(struct confirm_rebench_report *out, struct measuring *m,
+		       const struct confirm_key *k, struct bl_error *err)
+{
+	struct strbuf path[2] = {STRBUF_INIT, STRBUF_INIT};
+	struct bench_profile prof[2];
+	struct confirm_profile *cp;
+	int fixed[2] = {0, 0}, ret;
+
+	bench_profile_init(&prof[0]);
+	bench_profile_init(&prof[1]);
+	for (int side = CONFIRM_SIDE_B; side >= CONFIRM_SIDE_A; side--)
+		if ((ret = side_profile(&path[side], &fixed[side], out, m, side, k->benchmark,
+					err)) ||
+		    (ret = load_profile(&prof[side], path[side].buf, err)))
+			goto done;
+	out->profiles = xrealloc(out->profiles, (out->nprofiles + 1) * sizeof(*out->profiles));
+	cp = &out->profiles[out->nprofiles++];
+	confirm_profile_compare(cp, &prof[CONFIRM_SIDE_A], &prof[CONFIRM_SIDE_B],
+				fixed[0] && fixed[1], m->b.wt[CONFIRM_SIDE_A].buf,
+				m->b.wt[CONFIRM_SIDE_B].buf);
+	cp->benchmark = xstrdup(k->benchmark);
+	cp->metric = xstrdup(k->metric);
+done:
+	bench_profile_release(&prof[0]);
+	bench_profile_release(&prof[1]);
+	strbuf_release(&path[0]);
+	strbuf_release(&path[1]);
+	return ret;
+}
+
+/* The profiles of the benchmarks the request wants profiled. Never an error of its own: what
+ * cannot be profiled is said in out->profile_note, and the verdicts stand. */
+static void profile_wanted_keys(struct confirm_rebench_report *out, struct measuring *m,
+				const struct confirm_rebench_request *req)
+{
+	struct strings done = STRINGS_INIT;
+	struct bl_error err = BL_ERROR_INIT;
+
+	for (size_t i = 0; i < out->nkeys && done.n < CONFIRM_PROFILES_MAX; i++) {
+		const struct confirm_key *k = &out->keys[i];
+		int seen = 0;
+		for (size_t j = 0; j < done.n && !seen; j++)
+			seen = !strcmp(done.v[j], k->benchmark);
+		if (seen || !req->profile_wanted(out, i, req->profile_data))
+			continue;
+		strings_add_unique(&done, k->benchmark);
+		if (!out->env.machine.len && bench_counter_env_probe(&out->env, &err)) {
+			strbuf_addf(&out->profile_note,
+				    "where the extra instructions went is not profiled: %s",
+				    err.msg.buf);
+			break;
+		}
+		if (profile_key(out, m, k, &err)) {
+			strbuf_addf(&out->profile_note, "%s%s: not profiled: %s",
+				    out->profile_note.len ? "; " : "", k->benchmark, err.msg.buf);
+			bl_error_clear(&err);
+		}
+	}
+	bl_error_release(&err);
+	strings_release(&done);
+}
+
+/* Whether both sides' bench.artifacts are byte-identical, when both are built (a reused side
+ * A that nothing times is not): then nothing can differ, and nothing is counted. */
+static int artifacts_identical(struct confirm_rebench_report *out, struct measuring *m,
+			       struct bl_error *err)
+{
+	out->identical = 0;
+	if (!m->b.built[CONFIRM_SIDE_A][0] || !m->b.built[CONFIRM_SIDE_B][0])
+		return 0;
+	return bench_artifacts_identical(&out->identical, NULL, &out->artifact_files, m->b.cfg,
+					 m->b.wt[0].buf, m->b.wt[1].buf, err);
 }
 
 int confirm_rebench_revs(struct confirm_rebench_report *out,
@@ -435,6 +591,7 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	strbuf_init(&out->profile_note, 0);
 	memset(&m, 0, sizeof(m));
 	if ((ret = bench_open(&m.b, req->repo, req->cfg, err)) ||
 	    (ret = limit_options(&o, req->limit, m.b.cfg, err)))
@@ -464,8 +621,9 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 	if (out->counted && (ret = bench_counter_env_probe(&out->env, err)))
 		goto done;
 	if (req->counters_only && !out->counted) {
-		ret = bl_error_set(err, BL_EINVALID,
-				   "--counters-only: no bench.counters in benchline.json to count with");
+		ret = bl_error_set(
+		    err, BL_EINVALID,
+		    "--counters-only: no bench.counters in benchline.json to count with");
 		goto done;
 	}
 	out->side[CONFIRM_SIDE_A].build_s = out->side[CONFIRM_SIDE_B].build_s = NAN;
@@ -477,26 +635,32 @@ int confirm_rebench_revs(struct confirm_rebench_report *out,
 				      &out->side[side].build_s, err)))
 			goto done;
 	}
+	/* §9.6: counted once per side, before the timing rounds, unless nothing can differ */
+	if (out->counted && ((ret = artifacts_identical(out, &m, err)) ||
+			     (!out->identical && (ret = count_sides(out, &m, req, err)))))
+		goto done;
 	if (!out->counters_only &&
 	    (ret = measure_sides(&out->result, &out->identical, &out->artifact_files, &out->keys,
 				 &out->nkeys, &m, out->side, &o, req->benchmark_glob, 0, NULL, 1,
 				 req->progress, req->progress_data, err)))
 		goto done;
 	if (out->counted && !out->identical) {
-		if ((ret = count_sides(out, &m, req, err)))
-			goto done;
+		add_counted(out, m.b.cfg->counter_tolerance);
 		/* a count that is slower makes the re-bench slower; counted alone, the counts
 		 * decide */
 		for (size_t i = 0; i < out->result.n; i++) {
 			const struct confirm_metric *cm = &out->result.metrics[i];
-			if (!strstr(cm->key, " " BENCH_COUNTERS_METRIC))
+			if (!strstr(cm->key, " " METRIC_INSTRUCTIONS))
 				continue;
 			if (cm->verdict == GATE_VERDICT_SLOWER && (cm->asked || !req->asked))
 				out->result.verdict = GATE_VERDICT_SLOWER;
 		}
 		if (out->counters_only && out->result.verdict != GATE_VERDICT_SLOWER)
-			out->result.verdict = out->result.n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
+			out->result.verdict =
+			    out->result.n ? GATE_VERDICT_SAME : GATE_VERDICT_UNDECIDED;
 	}
+	if (req->profile_wanted && !out->identical)
+		profile_wanted_keys(out, &m, req);
 done:
 	bench_close(&m.b);
 	return ret;
@@ -512,6 +676,10 @@ void confirm_rebench_report_release(struct confirm_rebench_report *r)
 	bench_counts_release(&r->counts[1]);
 	bench_counter_env_release(&r->env);
 	free(r->a_counted_on);
+	for (size_t i = 0; i < r->nprofiles; i++)
+		confirm_profile_release(&r->profiles[i]);
+	free(r->profiles);
+	strbuf_release(&r->profile_note);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -654,6 +822,78 @@ static void candidates(struct repo_commit *list, size_t *n, const char *good_sou
 	*n = kept;
 }
 
+/* §9.6: the probe's benchmark counted at side B (and good's at side A, once): its count over
+ * good's into p->count_ratio, and the counted rule's verdict into *verdict. */
+static int count_probe(enum gate_verdict *verdict, struct confirm_probe *p, struct measuring *m,
+		       const struct confirm_rebench_side *side, const char *benchmark,
+		       struct bl_error *err)
+{
+	const char *names[1] = {benchmark};
+	struct bench_counts head;
+	struct strbuf dir = STRBUF_INIT;
+	double tol = m->b.cfg->counter_tolerance;
+	int ret;
+
+	bench_counts_init(&head);
+	if (m->counted_good && strcmp(m->good_name.buf, benchmark)) {
+		bench_counts_release(&m->good);
+		m->counted_good = 0;
+	}
+	if (!m->counted_good) {
+		strbuf_reset(&m->good_name);
+		strbuf_addstr(&m->good_name, benchmark);
+		profile_dir(&dir, &m->b, side[0].source_hash, m->env.machine.buf);
+		if ((ret =
+			 bench_count(&m->good, m->b.cfg, m->b.wt[0].buf, names, 1, dir.buf, err))) {
+			bl_error_prefix(err, "good (%.12s)", side[0].commit);
+			goto done;
+		}
+		m->counted_good = 1;
+	}
+	profile_dir(&dir, &m->b, side[1].source_hash, m->env.machine.buf);
+	if ((ret = bench_count(&head, m->b.cfg, m->b.wt[1].buf, names, 1, dir.buf, err))) {
+		bl_error_prefix(err, "%.12s", side[1].commit);
+		goto done;
+	}
+	p->count_ratio = m->good.v[0].instructions
+			     ? (double)head.v[0].instructions / (double)m->good.v[0].instructions
+			     : NAN;
+	*verdict = !(p->count_ratio <= 1 + tol)	    ? GATE_VERDICT_SLOWER
+		   : p->count_ratio < 1 / (1 + tol) ? GATE_VERDICT_FASTER
+						    : GATE_VERDICT_SAME;
+done:
+	bench_counts_release(&head);
+	strbuf_release(&dir);
+	return ret;
+}
+
+/* A probe decided by counts alone: the benchmark's instructions, exact, nothing timed. */
+static int probe_counted(struct confirm_probe *p, struct measuring *m,
+			 const struct confirm_rebench_side *side,
+			 const struct confirm_bisect_request *req, struct bl_error *err)
+{
+	struct strbuf key = STRBUF_INIT;
+	int ret, identical = 0;
+	size_t files = 0;
+	if ((ret = bench_artifacts_identical(&identical, NULL, &files, m->b.cfg, m->b.wt[0].buf,
+					     m->b.wt[1].buf, err)))
+		return ret;
+	if (identical) {
+		p->identical = 1;
+		p->verdict = GATE_VERDICT_SAME;
+		return 0;
+	}
+	if ((ret = count_probe(&p->verdict, p, m, side, req->benchmark, err)))
+		return ret;
+	confirm_metric_key(&key, req->benchmark, "", METRIC_INSTRUCTIONS);
+	p->key = strbuf_detach(&key, NULL);
+	p->benchmark = xstrdup(req->benchmark);
+	p->config = xstrdup("");
+	p->metric = xstrdup(METRIC_INSTRUCTIONS);
+	p->ratio = p->lo = p->hi = p->count_ratio;
+	return 0;
+}
+
 /* Probes one candidate: side B at it, measured against good on side A. */
 static int probe(struct confirm_probe *p, struct measuring *m, struct confirm_rebench_side *side,
 		 const struct repo_commit *c, const struct confirm_rebench_options *o,
@@ -670,7 +910,7 @@ static int probe(struct confirm_probe *p, struct measuring *m, struct confirm_re
 	memset(p, 0, sizeof(*p));
 	memcpy(p->commit, c->sha, 41);
 	memcpy(p->source_hash, c->source_hash, 41);
-	p->ratio = p->lo = p->hi = NAN;
+	p->ratio = p->lo = p->hi = p->count_ratio = NAN;
 	memcpy(side[1].commit, c->sha, 41);
 	memcpy(side[1].source_hash, c->source_hash, 41);
 	if ((ret = bench_side(&m->b, REPO_SIDE_B, c->sha, NULL, err))) {
@@ -681,6 +921,8 @@ static int probe(struct confirm_probe *p, struct measuring *m, struct confirm_re
 		p->verdict = GATE_VERDICT_NONE;
 		return 0;
 	}
+	if (m->counts_only)
+		return probe_counted(p, m, side, req, err);
 	/* One Series (confirm's): only its key is asked about, so its benchmark's other configs
 	 * cannot hold the probe up. */
 	if (req->config && req->metric) {
@@ -732,8 +974,84 @@ static int probe(struct confirm_probe *p, struct measuring *m, struct confirm_re
 		    req->metric ? req->metric : "");
 	else if (p->verdict == GATE_VERDICT_UNDECIDED)
 		p->skip = CONFIRM_PROBE_UNDECIDED;
+	if (!ret && !identical && m->counting && p->benchmark &&
+	    strcmp(p->benchmark, CONFIRM_RUN_BENCHMARK)) {
+		/* §9.6: a slower count makes the probe slower, whatever the timings said */
+		enum gate_verdict counted;
+		if (!(ret = count_probe(&counted, p, m, side, p->benchmark, err)) &&
+		    counted == GATE_VERDICT_SLOWER) {
+			p->verdict = GATE_VERDICT_SLOWER;
+			p->skip = CONFIRM_PROBE_MEASURED;
+		}
+	}
 	confirm_rebench_release(&res);
 	return ret;
+}
+
+/* One side's callgrind file of benchmark at commit (side checked out and built first). */
+static int run_profile(struct bench_profile *prof, int *fixed_work, struct measuring *m, int side,
+		       const struct repo_commit *c, const char *benchmark, struct bl_error *err)
+{
+	struct strbuf dir = STRBUF_INIT;
+	struct bench_count run;
+	int ret;
+	memset(&run, 0, sizeof(run));
+	profile_dir(&dir, &m->b, c->source_hash, m->env.machine.buf);
+	if (!(ret = bench_side(&m->b, (enum repo_side)side, c->sha, NULL, err)) &&
+	    !(ret = bench_profile_run(&run, fixed_work, m->b.cfg, m->b.wt[side].buf, benchmark,
+				      dir.buf, err)))
+		ret = load_profile(prof, run.profile, err);
+	free(run.benchmark);
+	free(run.profile);
+	strbuf_release(&dir);
+	return ret;
+}
+
+/*
+ * §9.7 for a pinned commit: its benchmark under callgrind once at the source before it (before,
+ * or good when NULL) on side A and once at it on side B, compared into out->profile. Never an
+ * error of its own: what could not be done is said in out->profile_note.
+ */
+static void profile_pinned(struct confirm_bisect_report *out, struct measuring *m,
+			   const struct repo_commit *before,
+			   const struct confirm_bisect_request *req)
+{
+	const struct confirm_probe *p = confirm_bisect_pinned_probe(out);
+	const char *benchmark = p && p->benchmark ? p->benchmark : req->benchmark;
+	struct repo_commit good;
+	struct bench_profile prof[2];
+	struct bl_error err = BL_ERROR_INIT;
+	int fixed[2] = {0, 0};
+
+	bench_profile_init(&prof[0]);
+	bench_profile_init(&prof[1]);
+	if (!strcmp(benchmark, CONFIRM_RUN_BENCHMARK) || strpbrk(benchmark, "*?["))
+		benchmark = NULL; /* the whole of bench.run */
+	if (!before) {
+		memset(&good, 0, sizeof(good));
+		memcpy(good.sha, out->good.commit, 41);
+		memcpy(good.source_hash, out->good.source_hash, 41);
+		before = &good;
+	}
+	if (!m->env.machine.len && bench_counter_env_probe(&m->env, &err)) {
+		strbuf_addf(&out->profile_note,
+			    "where the extra instructions went is not profiled: %s", err.msg.buf);
+		goto done;
+	}
+	if (run_profile(&prof[0], &fixed[0], m, CONFIRM_SIDE_A, before, benchmark, &err) ||
+	    run_profile(&prof[1], &fixed[1], m, CONFIRM_SIDE_B, &out->pinned, benchmark, &err)) {
+		strbuf_addf(&out->profile_note, "not profiled: %s", err.msg.buf);
+		goto done;
+	}
+	out->profile = xcalloc(1, sizeof(*out->profile));
+	confirm_profile_compare(out->profile, &prof[0], &prof[1], fixed[0] && fixed[1],
+				m->b.wt[CONFIRM_SIDE_A].buf, m->b.wt[CONFIRM_SIDE_B].buf);
+	out->profile->benchmark = xstrdup(benchmark ? benchmark : CONFIRM_RUN_BENCHMARK);
+	out->profile->metric = p && p->metric ? xstrdup(p->metric) : NULL;
+done:
+	bench_profile_release(&prof[0]);
+	bench_profile_release(&prof[1]);
+	bl_error_release(&err);
 }
 
 static struct confirm_probe *next_probe(struct confirm_bisect_report *out)
@@ -764,11 +1082,39 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	strbuf_init(&out->profile_note, 0);
 	memset(&m, 0, sizeof(m));
 	memset(side, 0, sizeof(side));
+	bench_counter_env_init(&m.env);
+	bench_counts_init(&m.good);
+	strbuf_init(&m.good_name, 0);
 	if ((ret = bench_open(&m.b, req->repo, NULL, err)) ||
 	    (ret = limit_options(&o, req->limit, m.b.cfg, err)))
 		goto done;
+	/* §9.6: counted when bench.counters is set; by the counts alone when asked, or when the
+	 * Series bisected is the instructions one */
+	m.counting = m.b.cfg->counters_run && !req->no_counters;
+	m.counts_only =
+	    req->counters_only || (req->metric && !strcmp(req->metric, METRIC_INSTRUCTIONS));
+	if (m.counts_only && !m.b.cfg->counters_run) {
+		ret = bl_error_set(
+		    err, BL_ECONFIG, "%s: no bench.counters in benchline.json to count with",
+		    req->counters_only ? "--counters-only" : "bisecting instructions");
+		goto done;
+	}
+	if (m.counts_only && (!req->benchmark || strpbrk(req->benchmark, "*?["))) {
+		ret = bl_error_set(err, BL_EINVALID,
+				   "a counted bisection counts one benchmark: give its name, not a "
+				   "glob ('%s')",
+				   req->benchmark ? req->benchmark : "");
+		goto done;
+	}
+	m.counting |= m.counts_only;
+	if (m.counting && (ret = bench_counter_env_probe(&m.env, err)))
+		goto done;
+	if (m.counting)
+		snprintf(out->counter_machine, sizeof(out->counter_machine), "%s",
+			 m.env.machine.buf);
 	/* A probe that stays undecided over a whole measurement is skipped, not measured again. */
 	o.replacements = 0;
 	for (int k = 0; k < 2; k++) {
@@ -847,6 +1193,8 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 		ret = repo_commit_subject(&subject, m.b.r, out->pinned.sha, err);
 		out->subject = strbuf_detach(&subject, NULL);
 		out->pr = repo_pr_from_subject(out->subject);
+		if (!ret)
+			profile_pinned(out, &m, hi ? &list[hi - 1] : NULL, req);
 	} else {
 		out->outcome = CONFIRM_INCONCLUSIVE;
 		out->range_first = list[lo + 1];
@@ -856,6 +1204,9 @@ int confirm_bisect(struct confirm_bisect_report *out, const struct confirm_bisec
 done:
 	free(tried);
 	free(list);
+	bench_counts_release(&m.good);
+	bench_counter_env_release(&m.env);
+	strbuf_release(&m.good_name);
 	bench_close(&m.b);
 	return ret;
 }
@@ -873,6 +1224,10 @@ void confirm_bisect_report_release(struct confirm_bisect_report *r)
 	free(r->probes);
 	free(r->remaining);
 	free(r->subject);
+	if (r->profile)
+		confirm_profile_release(r->profile);
+	free(r->profile);
+	strbuf_release(&r->profile_note);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -959,7 +1314,14 @@ json_t *confirm_bisect_json(const struct confirm_bisect_report *r)
 			      "interval", interval_json(p->lo, p->hi), "ci_low",
 			      json_real_or_null(p->lo), "ci_high", json_real_or_null(p->hi),
 			      "pairs", (json_int_t)p->pairs));
+		json_object_set_new(json_array_get(probes, i), "instructions_ratio",
+				    json_real_or_null(p->count_ratio));
 	}
 	json_object_set_new(o, "probes", probes);
+	/* §9.7: where the extra instructions went, when the pinned commit was profiled */
+	json_object_set_new(o, "profile",
+			    r->profile ? confirm_profile_json(r->profile) : json_null());
+	json_object_set_new(o, "profile_note",
+			    r->profile_note.len ? json_string(r->profile_note.buf) : json_null());
 	return o;
 }

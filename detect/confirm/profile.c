@@ -5,7 +5,9 @@
  * same sources). It is ranked by the self instructions it added, as a share of the base's
  * total when the work is fixed (the counter command: both sides do the same iterations), else
  * as the change of its share of each side's own total (bench.run: a time-bound loop runs more
- * iterations of faster code). The top CONFIRM_PROFILE_TOP that added any are kept.
+ * iterations of faster code). The top CONFIRM_PROFILE_TOP that added at least
+ * CONFIRM_PROFILE_MIN_SHARE are kept: below it are a libc routine that formatted another
+ * number, a startup path that took another branch, which explain nothing.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -117,7 +119,7 @@ void confirm_profile_compare(struct confirm_profile *out, const struct bench_pro
 		qsort(p.v, p.n, sizeof(*p.v), by_added);
 	for (size_t i = 0; i < p.n && out->nfunctions < CONFIRM_PROFILE_TOP; i++) {
 		struct confirm_profile_fn *f;
-		if (!(p.v[i].self_share > 0))
+		if (!(p.v[i].self_share >= CONFIRM_PROFILE_MIN_SHARE))
 			break;
 		f = &out->functions[out->nfunctions++];
 		f->function = xstrdup(p.v[i].name);
@@ -162,6 +164,25 @@ json_t *confirm_profile_json(const struct confirm_profile *p)
 			 "functions", fns);
 }
 
+void confirm_profile_line(struct strbuf *out, const struct confirm_profile *p)
+{
+	const struct confirm_profile_fn *top = p->nfunctions ? &p->functions[0] : NULL;
+	strbuf_addf(
+	    out, "where the extra instructions went in '%s': ", p->benchmark ? p->benchmark : "?");
+	if (!top) {
+		strbuf_addstr(out, "no function executes more at the head");
+		return;
+	}
+	strbuf_addf(out, "%+.2f%% self, %+.2f%% with callees in %s", 100 * top->self_share,
+		    100 * top->inclusive_share, top->function);
+	if (strcmp(top->file, "???"))
+		strbuf_addf(out, " (%s)", top->file);
+	if (!p->fixed_work)
+		strbuf_addstr(out,
+			      ", as shares of each side's own total (bench.run: the work is not "
+			      "fixed)");
+}
+
 void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *p)
 {
 	strbuf_addstr(out, "<details><summary>where the extra instructions went");
@@ -180,7 +201,7 @@ void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *
 			strbuf_add_markdown(out, f->function);
 			strbuf_addstr(out, " | ");
 			strbuf_add_markdown(out, f->file);
-			strbuf_addf(out, " | %+.1f%% | %+.1f%% |\n", 100 * f->self_share,
+			strbuf_addf(out, " | %+.2f%% | %+.2f%% |\n", 100 * f->self_share,
 				    100 * f->inclusive_share);
 		}
 	}
@@ -191,4 +212,42 @@ void confirm_profile_markdown(struct strbuf *out, const struct confirm_profile *
 		    (unsigned long long)p->base_total, (unsigned long long)p->head_total,
 		    p->fixed_work ? "the counter command: fixed work"
 				  : "bench.run: the work is not fixed, so each side's own total");
+}
+
+/* A string member of j as a new string, "" when missing. */
+static char *member_text(const json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+	return xstrdup(s ? s : "");
+}
+
+int confirm_profile_from_json(struct confirm_profile *out, const json_t *j, struct bl_error *err)
+{
+	json_t *fns = json_object_get(j, "functions"), *f;
+	size_t i;
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(j) || !json_is_array(fns))
+		return bl_error_set(err, BL_EINVALID,
+				    "not a profile comparison: expected an object with functions");
+	if (json_is_string(json_object_get(j, "benchmark")))
+		out->benchmark = member_text(j, "benchmark");
+	if (json_is_string(json_object_get(j, "metric")))
+		out->metric = member_text(j, "metric");
+	out->fixed_work = json_is_true(json_object_get(j, "fixed_work"));
+	out->base_total = (uint64_t)json_integer_value(json_object_get(j, "base_total"));
+	out->head_total = (uint64_t)json_integer_value(json_object_get(j, "head_total"));
+	json_array_foreach(fns, i, f)
+	{
+		struct confirm_profile_fn *fn;
+		if (out->nfunctions == CONFIRM_PROFILE_TOP)
+			break;
+		fn = &out->functions[out->nfunctions++];
+		fn->function = member_text(f, "function");
+		fn->file = member_text(f, "file");
+		fn->base_self = (uint64_t)json_integer_value(json_object_get(f, "base_self"));
+		fn->head_self = (uint64_t)json_integer_value(json_object_get(f, "head_self"));
+		fn->self_share = json_number_value(json_object_get(f, "self_share"));
+		fn->inclusive_share = json_number_value(json_object_get(f, "inclusive_share"));
+	}
+	return 0;
 }

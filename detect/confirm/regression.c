@@ -22,7 +22,7 @@ int confirm_store_regression(int64_t *id_out, int *added, struct store *st,
 	const struct confirm_probe *p = confirm_bisect_pinned_probe(r);
 	struct store_regression reg;
 	json_t *report = NULL;
-	char *probes = NULL;
+	char *probes = NULL, *profile = NULL;
 	int ret;
 
 	*id_out = 0;
@@ -35,6 +35,8 @@ int confirm_store_regression(int64_t *id_out, int *added, struct store *st,
 	}
 	report = confirm_bisect_json(r);
 	probes = json_write_text(json_object_get(report, "probes"), 0);
+	if (r->profile)
+		profile = json_write_text(json_object_get(report, "profile"), JSON_WRITE_SORT_KEYS);
 	memset(&reg, 0, sizeof(reg));
 	reg.alert_id = alert_id;
 	reg.machine = machine;
@@ -50,9 +52,11 @@ int confirm_store_regression(int64_t *id_out, int *added, struct store *st,
 	reg.hi = p ? p->hi : NAN;
 	reg.reference_commit = r->good.commit;
 	reg.probes = probes ? probes : "[]";
+	reg.profile = profile;
 	ret = store_regression_add(id_out, added, st, &reg, err);
 done:
 	free(probes);
+	free(profile);
 	json_decref(report);
 	return ret;
 }
@@ -86,6 +90,9 @@ int confirm_bisect_store(int64_t *id_out, int *added, struct strbuf *series_out,
 	if (!p || !p->benchmark)
 		return bl_error_set(err, BL_EINVALID, "the bisection pinned no commit (%s)",
 				    confirm_bisect_outcome_name(r->outcome));
+	/* an instruction count's Series is its counter key's, not this host's (§9.6) */
+	if (r->counter_machine[0] && p->metric && !strcmp(p->metric, METRIC_INSTRUCTIONS))
+		machine = r->counter_machine;
 	if ((ret = confirm_store_regression(id_out, added, st, r, machine, p->benchmark, p->config,
 					    p->metric, 0, err)))
 		return ret;
@@ -108,7 +115,7 @@ static json_t *time_or_null(double t)
 
 json_t *confirm_regression_json(const struct store_regression *r)
 {
-	json_t *o = json_object(), *probes;
+	json_t *o = json_object(), *probes, *profile;
 	json_object_set_new(o, "id", json_integer(r->id));
 	json_object_set_new(o, "alert", r->alert_id ? json_integer(r->alert_id) : json_null());
 	json_object_set_new(o, "machine", json_string(r->machine));
@@ -135,5 +142,13 @@ json_t *confirm_regression_json(const struct store_regression *r)
 		probes = json_null();
 	}
 	json_object_set_new(o, "probes", probes);
+	/* §9.7: where the extra instructions went, as bisection found it; null when none (or
+	 * not an object: edited by hand) */
+	profile = r->profile ? json_loads(r->profile, 0, NULL) : NULL;
+	if (!json_is_object(profile)) {
+		json_decref(profile);
+		profile = json_null();
+	}
+	json_object_set_new(o, "profile", profile);
 	return o;
 }

@@ -52,6 +52,7 @@ void confirm_triage_issue_add(struct confirm_triage_issue *is, const struct stor
 	c->lo = r->lo;
 	c->hi = r->hi;
 	c->probes = xstrdup(r->probes ? r->probes : "[]");
+	c->profile = dup_or_null(r->profile);
 }
 
 static void regression_release(struct confirm_triage_regression *c)
@@ -65,6 +66,7 @@ static void regression_release(struct confirm_triage_regression *c)
 	free(c->reference_commit);
 	free(c->subject);
 	free(c->probes);
+	free(c->profile);
 }
 
 void confirm_triage_issue_release(struct confirm_triage_issue *is)
@@ -182,6 +184,20 @@ static void add_probe_number(struct strbuf *sb, json_t *v)
 }
 
 /* One bisection's probe log (the JSON text bisect stored) as a table. */
+/* §9.7: where the extra instructions went, as bisection profiled the pinned commit; nothing
+ * when it was not (or the text is not a profile). */
+static void write_profile(struct strbuf *sb, const char *profile)
+{
+	json_t *j = profile ? json_loads(profile, 0, NULL) : NULL;
+	struct confirm_profile p;
+	if (j && !confirm_profile_from_json(&p, j, NULL)) {
+		strbuf_addch(sb, '\n');
+		confirm_profile_markdown(sb, &p);
+		confirm_profile_release(&p);
+	}
+	json_decref(j);
+}
+
 static void write_probes(struct strbuf *sb, const char *probes)
 {
 	json_t *arr = json_loads(probes, JSON_DECODE_ANY, NULL), *p;
@@ -304,6 +320,7 @@ static void write_body(struct confirm_triage_issue *is, const char *base_url, si
 		add_md_commit(b, r->reference_commit, 12);
 		strbuf_addstr(b, ", the ends first.\n\n");
 		write_probes(b, r->probes);
+		write_profile(b, r->profile);
 	}
 	strbuf_release(&id);
 }

@@ -796,6 +796,77 @@ void gate_settings_for(struct gate_settings *out, const struct gate_options *o, 
 	}
 }
 
+/* The measured_on of a stored run, NULL when it has none (or cannot be read). */
+static json_t *measured_on(struct gate_walk *gr, int64_t run_id)
+{
+	struct strbuf raw = STRBUF_INIT;
+	struct bl_error err = BL_ERROR_INIT;
+	json_t *rec = NULL, *on = NULL;
+	int found = 0;
+	if (!store_run_raw(&raw, &found, gr->st, run_id, &err) && found)
+		rec = json_loadb(raw.buf, raw.len, 0, NULL);
+	on = json_incref(json_object_get(rec, "measured_on"));
+	json_decref(rec);
+	strbuf_release(&raw);
+	bl_error_release(&err);
+	return on;
+}
+
+/*
+ * §9.6: a count is exact only against one built the same way. When both records carry a
+ * build stamp and the stamps differ, the fields of measured_on that differ go into fields
+ * ("CFLAGS, cc") and 1 is returned.
+ */
+static int build_stamps_differ(struct strbuf *fields, struct gate_walk *gr, int64_t head_run,
+			       int64_t ref_run)
+{
+	json_t *h = measured_on(gr, head_run), *r = measured_on(gr, ref_run), *v;
+	const char *hs = json_string_value(json_object_get(h, "build_stamp"));
+	const char *rs = json_string_value(json_object_get(r, "build_stamp"));
+	const char *key;
+	int differ = hs && rs && strcmp(hs, rs);
+	if (differ) {
+		json_object_foreach(h, key, v)
+		{
+			if (!strcmp(key, "build_stamp") || json_equal(v, json_object_get(r, key)))
+				continue;
+			strbuf_addf(fields, "%s%s", fields->len ? ", " : "", key);
+		}
+		json_object_foreach(r, key, v)
+		{
+			if (!json_object_get(h, key))
+				strbuf_addf(fields, "%s%s", fields->len ? ", " : "", key);
+		}
+	}
+	json_decref(h);
+	json_decref(r);
+	return differ;
+}
+
+/* §9.6: the growth of benchmark's instruction count an accept allowed (ceiling over its
+ * reference, less 1; the largest when several machines' were), 0 when none was accepted. Its
+ * timed metrics may run hot by as much on top of their limit: the work they time grew. */
+static double accepted_count_growth(const struct gate_walk *gr, const char *benchmark,
+				    const char *config)
+{
+	double growth = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(gr->lock_entries, i, e)
+	{
+		double ref, ceiling;
+		if (!same_str(json_string_value(json_object_get(e, "benchmark")), benchmark) ||
+		    !same_str(json_string_value(json_object_get(e, "config")), config) ||
+		    !same_str(json_string_value(json_object_get(e, "metric")), METRIC_INSTRUCTIONS))
+			continue;
+		ref = json_number_value(json_object_get(json_object_get(e, "reference"), "value"));
+		ceiling = json_number_value(json_object_get(e, "ceiling"));
+		if (ref > 0 && ceiling / ref - 1 > growth)
+			growth = ceiling / ref - 1;
+	}
+	return growth;
+}
+
 /* Judges one metric present on both sides. */
 static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct store_gate_record *h,
 		      const struct window *w, const struct store_record_metric *hm,
@@ -818,10 +889,27 @@ static void judge_row(struct gate_row *row, struct gate_walk *gr, const struct s
 		return;
 	}
 	if (hm->kind == METRIC_TIMED) {
+		double hot = accepted_count_growth(gr, h->benchmark, h->config);
+		if (hot > 0) {
+			row->limit += hot;
+			set_note(row, "limit raised by the accepted %+.1f%% of its instructions",
+				 100 * hot);
+		}
 		window_band(row, w, hm->name);
 		judge_timed(row, hm, rm);
 	} else if (hm->kind == METRIC_COUNTED) {
+		struct strbuf fields = STRBUF_INIT;
 		judge_counted(row, gr, hm, rm);
+		if (build_stamps_differ(&fields, gr, h->run_id, r->run_id)) {
+			/* shown, never failing: the count moved with the build, not the code */
+			row->status = GATE_SOFT;
+			set_note(row,
+				 "build stamp differs (%s): the two counts were built differently",
+				 fields.len ? fields.buf : "measured_on");
+			strbuf_release(&fields);
+			return;
+		}
+		strbuf_release(&fields);
 	} else {
 		judge_quantile(row, gr, hm, rm);
 	}
@@ -1094,6 +1182,10 @@ void gate_report_release(struct gate_report *r)
 	free(r->message);
 	free(r->lock_source);
 	json_decref(r->lock);
+	json_decref(r->profiles);
+	free(r->profiles_markdown);
+	free(r->profiles_text);
+	free(r->profiles_note);
 	for (size_t i = 0; r->measured_paths && i < r->n_measured; i++)
 		free(r->measured_paths[i]);
 	free(r->measured_paths);

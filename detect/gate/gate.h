@@ -195,6 +195,15 @@ struct gate_report {
 	enum gate_mode mode;
 	struct gate_live live;	   /* GATE_MODE_LIVE only */
 	struct gate_settle settle; /* --settle only */
+	/* §9.7, a live gate: where the extra instructions went, for the benchmarks of its first
+	 * FAIL rows: a JSON array of {benchmark, metric, fixed_work, base_total, head_total,
+	 * functions}, the same as Markdown <details> blocks and as a line each for the table
+	 * (NULL: none); profiles_note says
+	 * what was not profiled and why (NULL: nothing was skipped). */
+	struct json_t *profiles;
+	char *profiles_markdown;
+	char *profiles_text; /* "gate: where the extra instructions went ..." lines */
+	char *profiles_note;
 };
 
 /* What a caller asks of the gate: the flags of `benchline gate` or the query of /api/gate. */

@@ -206,10 +206,10 @@ json_t *gate_json(const struct gate_report *r)
 		/* §9.6: what counted the instructions, and whether the merge base's count was
 		 * reused (then neither built nor counted) */
 		json_object_set_new(json_object_get(o, "live"), "counters",
-				    l->counted ? json_pack("{s:s, s:b}", "machine",
-							   l->counter_machine, "counters_only",
-							   l->counters_only)
-					       : json_null());
+				    l->counted
+					? json_pack("{s:s, s:b}", "machine", l->counter_machine,
+						    "counters_only", l->counters_only)
+					: json_null());
 		json_object_set_new(json_object_get(o, "live"), "reused_base",
 				    json_boolean(l->reused_base));
 		json_object_set_new(json_object_get(o, "live"), "base_counted_on",
@@ -218,6 +218,10 @@ json_t *gate_json(const struct gate_report *r)
 		json_object_set_new(o, "live", json_null());
 	}
 	json_object_set_new(o, "settle", settle_json(r));
+	/* §9.7: where the extra instructions went, for a live gate's first FAIL rows */
+	json_object_set_new(o, "profiles", r->profiles ? json_incref(r->profiles) : json_array());
+	json_object_set_new(o, "profiles_note",
+			    r->profiles_note ? json_string(r->profiles_note) : json_null());
 	json_object_set_new(o, "unix", json_integer((json_int_t)r->unix_time));
 	json_decref(main);
 	return o;
@@ -328,6 +332,15 @@ static void add_settle(struct strbuf *out, const struct gate_report *r)
 			    st->measurements == 1 ? "" : "s", st->pairs);
 }
 
+/* Each profile's first function and what was not profiled, one "gate: " line each. */
+static void table_profiles(struct strbuf *out, const struct gate_report *r)
+{
+	if (r->profiles_text)
+		strbuf_addstr(out, r->profiles_text);
+	if (r->profiles_note)
+		strbuf_addf(out, "gate: %s\n", r->profiles_note);
+}
+
 void gate_table(struct strbuf *out, const struct gate_report *r)
 {
 	if (r->message && (!r->main.nrows || r->outcome != GATE_NO_VERDICT))
@@ -335,7 +348,10 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 	if (r->main.nrows) {
 		strbuf_addf(out, "head %.12s against %s (merge base %.12s), limit %.4f",
 			    r->head_commit, r->main.ref_name, r->main.commit, r->limit);
-		if (r->mode == GATE_MODE_LIVE)
+		if (r->mode == GATE_MODE_LIVE && r->live.counters_only)
+			strbuf_addf(out, ", counted live on %s (--counters-only: nothing timed)",
+				    r->live.machine);
+		else if (r->mode == GATE_MODE_LIVE)
 			strbuf_addf(out, ", measured live on %s: %zu measurement%s, %zu pairs",
 				    r->live.machine, r->live.measurements,
 				    r->live.measurements == 1 ? "" : "s", r->live.pairs);
@@ -346,6 +362,7 @@ void gate_table(struct strbuf *out, const struct gate_report *r)
 			strbuf_addf(out, "gate: reusing the merge base counted on %s\n",
 				    r->live.base_counted_on);
 		table_rows(out, &r->main);
+		table_profiles(out, r);
 	}
 	if (r->have_ratchet && r->ratchet.nrows) {
 		strbuf_addf(out, "ratchet: head %.12s against %s (%.12s)\n", r->head_commit,
@@ -683,15 +700,19 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 		strbuf_addf(out, " (%zu of them undecided, failing under `--undecided fail`)",
 			    r->main.undecided);
 	strbuf_addstr(out, ".\n\n");
-	if (r->mode == GATE_MODE_LIVE)
+	if (r->mode == GATE_MODE_LIVE && r->live.counters_only)
+		strbuf_addf(out,
+			    "Both counted now on `%s` (`gate --live --counters-only`): nothing "
+			    "timed.\n\n",
+			    r->live.machine);
+	else if (r->mode == GATE_MODE_LIVE)
 		strbuf_addf(out,
 			    "Both measured now on `%s`, interleaved (`gate --live`): %zu "
 			    "measurement%s, %zu pairs.\n\n",
 			    r->live.machine, r->live.measurements,
 			    r->live.measurements == 1 ? "" : "s", r->live.pairs);
 	if (r->mode == GATE_MODE_LIVE && r->live.counted)
-		strbuf_addf(out,
-			    "Instructions counted with callgrind (`%s`)%s.\n\n",
+		strbuf_addf(out, "Instructions counted with callgrind (`%s`)%s.\n\n",
 			    r->live.counter_machine,
 			    r->live.reused_base ? "; the merge base's count reused" : "");
 	if (r->settle.asked)
@@ -701,6 +722,13 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 		failing_rows |= r->main.rows[i].status == GATE_FAIL;
 	if (failing_rows)
 		md_accept_hint(out, r);
+	if (r->profiles_markdown)
+		strbuf_addf(out, "\n%s", r->profiles_markdown);
+	if (r->profiles_note) {
+		strbuf_addstr(out, "\n_");
+		md_text(out, r->profiles_note);
+		strbuf_addstr(out, "_\n");
+	}
 	if (r->main.undecided && r->mode == GATE_MODE_STORED && !r->settle.asked)
 		strbuf_addstr(out,
 			      "\nUndecided rows were " GATE_UNDECIDED_WORDS

@@ -188,6 +188,7 @@ struct bench_sweep_step {
 	const char *subject;
 	double build_s, run_s; /* bench.build, and every bench.run process together */
 	size_t processes, records;
+	size_t counted; /* benchmarks bench.counters counted (§9.6), their records among records */
 	int unbuildable;
 	const char *why; /* when unbuildable: the build's error */
 };
@@ -247,10 +248,9 @@ void bench_note(void (*fn)(const char *line, void *data), void *data, const char
 
 /* --- Deterministic counters (§9.6, counters.c) --- */
 
-/* The benchmark and metric of counter records: the benchmark's own name when the command holds
- * {benchmark}, else this one; the metric is always this one. */
+/* The benchmark of counter records: the benchmark's own name when the command holds
+ * {benchmark}, else this one; the metric is always METRIC_INSTRUCTIONS. */
 #define BENCH_COUNTERS_BENCHMARK "bench.counters"
-#define BENCH_COUNTERS_METRIC	 "instructions"
 
 /* What moves a count besides the code, probed once: the machine key counter records are
  * stored under ("callgrind-<valgrind version>-<first 8 hex of the libc's SHA-256>"), the
@@ -298,6 +298,18 @@ int bench_count(struct bench_counts *out, const struct config *cfg, const char *
  * A file that is not callgrind's is BL_EINVALID with its line. */
 int bench_counters_read(uint64_t *total, struct strbuf *kept, const char *dir, const char *prefix,
 			const char *wrapper_cmd, struct bl_error *err);
+/* Where bench_count keeps benchmark's (NULL: the whole command's) callgrind file in
+ * profile_dir, DIR/NAME-DIGEST.out, so a later gate finds a reused side's profile again. */
+void bench_profile_path(struct strbuf *out, const char *profile_dir, const char *benchmark);
+/*
+ * One callgrind run for §9.7's profile of benchmark on a side: bench.counters.run for it when
+ * there is one (fixed_work set), else (or for no benchmark, NULL, when the counter command
+ * takes one) bench.run, whose work is not fixed; the file kept under
+ * profile_dir (out->profile), the instructions counted. Errors as bench_count's.
+ */
+int bench_profile_run(struct bench_count *out, int *fixed_work, const struct config *cfg,
+		      const char *worktree, const char *benchmark, const char *profile_dir,
+		      struct bl_error *err);
 /* The counts as native records (§9.6): machine env's key, the benchmark, the metric
  * instructions (counted, lower is better), measured_on; appended to out. */
 int bench_counts_records(struct ingest_batch *out, const struct bench_counts *c,

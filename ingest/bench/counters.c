@@ -181,13 +181,28 @@ static void expand(struct strbuf *out, const char *cmd, const char *benchmark)
 	}
 }
 
-/* A benchmark name as part of a file name. */
-static void file_tag(struct strbuf *out, const char *name, size_t index)
+/* A benchmark name as part of a file name: its letters, digits, '-' and '.', then the first 8
+ * hex digits of the name's SHA-256, so two names never share a file and a later gate finds a
+ * side's profile again from the name alone. */
+static void file_tag(struct strbuf *out, const char *name)
 {
+	char digest[65];
+	const char *n = name ? name : "all";
 	strbuf_reset(out);
-	strbuf_addf(out, "%zu-", index);
-	for (const char *p = name ? name : "all"; *p && out->len < 80; p++)
+	for (const char *p = n; *p && out->len < 64; p++)
 		strbuf_addch(out, isalnum((unsigned char)*p) || *p == '-' || *p == '.' ? *p : '_');
+	if (digest_sha256(digest, n, strlen(n), NULL))
+		memset(digest, '0', 8);
+	strbuf_addf(out, "-%.8s", digest);
+}
+
+void bench_profile_path(struct strbuf *out, const char *profile_dir, const char *benchmark)
+{
+	struct strbuf tag = STRBUF_INIT;
+	file_tag(&tag, benchmark);
+	strbuf_reset(out);
+	strbuf_addf(out, "%s/%s.out", profile_dir, tag.buf);
+	strbuf_release(&tag);
 }
 
 int bench_counters_read(uint64_t *total, struct strbuf *kept, const char *dir, const char *prefix,
@@ -253,10 +268,11 @@ int bench_counters_read(uint64_t *total, struct strbuf *kept, const char *dir, c
 	return ret;
 }
 
-/* Counts one run of the command (benchmark NULL: no {benchmark} in it). */
-static int count_one(struct bench_count *out, const struct config *cfg, const char *worktree,
-		     const char *benchmark, size_t index, const char *profile_dir,
-		     struct bl_error *err)
+/* Counts one run of command, the setting named what (benchmark NULL: no {benchmark} in it),
+ * its files tagged after tag_name. */
+static int count_one(struct bench_count *out, const struct config *cfg, const char *what,
+		     const char *command, const char *worktree, const char *benchmark,
+		     const char *tag_name, const char *profile_dir, struct bl_error *err)
 {
 	struct strbuf cmd = STRBUF_INIT, out_file = STRBUF_INIT, tag = STRBUF_INIT,
 		      wrapper = STRBUF_INIT, kept = STRBUF_INIT, msg = STRBUF_INIT;
@@ -271,8 +287,8 @@ static int count_one(struct bench_count *out, const struct config *cfg, const ch
 			      NULL};
 	int ret;
 
-	expand(&cmd, cfg->counters_run, benchmark);
-	file_tag(&tag, benchmark, index);
+	expand(&cmd, command, benchmark);
+	file_tag(&tag, tag_name);
 	strbuf_addf(&out_file, "--callgrind-out-file=%s/%s.%%p", profile_dir, tag.buf);
 	argv[3] = out_file.buf;
 	argv[6] = cmd.buf;
@@ -296,7 +312,7 @@ static int count_one(struct bench_count *out, const struct config *cfg, const ch
 			strbuf_addf(&msg, "was killed by signal %d", cp.signal);
 		else
 			strbuf_addf(&msg, "exited with status %d", cp.exit_code);
-		ret = bl_error_set(err, BL_EIO, "bench.counters.run%s%s in '%s' %s%s%.*s",
+		ret = bl_error_set(err, BL_EIO, "%s%s%s in '%s' %s%s%.*s", what,
 				   benchmark ? " for " : "", benchmark ? benchmark : "", worktree,
 				   msg.buf, len ? "; the end of its output:\n" : "", (int)len,
 				   cp.err_tail.buf);
@@ -304,15 +320,15 @@ static int count_one(struct bench_count *out, const struct config *cfg, const ch
 	}
 	if (!cp.out.len) {
 		ret = bl_error_set(err, BL_EIO,
-				   "bench.counters.run%s%s in '%s' printed nothing: a command that "
+				   "%s%s%s in '%s' printed nothing: a command that "
 				   "ran no benchmark counts nothing%s",
-				   benchmark ? " for " : "", benchmark ? benchmark : "", worktree,
-				   benchmark ? " (does its filter match the name?)" : "");
+				   what, benchmark ? " for " : "", benchmark ? benchmark : "",
+				   worktree, benchmark ? " (does its filter match the name?)" : "");
 		goto done;
 	}
 	if ((ret = bench_counters_read(&out->instructions, &kept, profile_dir, tag.buf, wrapper.buf,
 				       err))) {
-		bl_error_prefix(err, "bench.counters.run%s%s", benchmark ? " for " : "",
+		bl_error_prefix(err, "%s%s%s", what, benchmark ? " for " : "",
 				benchmark ? benchmark : "");
 		goto done;
 	}
@@ -376,14 +392,41 @@ int bench_count(struct bench_counts *out, const struct config *cfg, const char *
 		return ret;
 	out->v = xcalloc(n, sizeof(*out->v));
 	for (size_t i = 0; i < n; i++) {
-		if ((ret = count_one(&out->v[out->n], cfg, worktree, per ? benchmarks[i] : NULL, i,
-				     profile_dir, err))) {
+		const char *name = per ? benchmarks[i] : NULL;
+		if ((ret = count_one(&out->v[out->n], cfg, "bench.counters.run", cfg->counters_run,
+				     worktree, name, name, profile_dir, err))) {
 			bench_counts_release(out);
 			return ret;
 		}
 		out->n++;
 	}
 	return 0;
+}
+
+int bench_profile_run(struct bench_count *out, int *fixed_work, const struct config *cfg,
+		      const char *worktree, const char *benchmark, const char *profile_dir,
+		      struct bl_error *err)
+{
+	int ret;
+	memset(out, 0, sizeof(*out));
+	/* the counter command, unless it counts one benchmark at a time and none is named */
+	int counter = cfg->counters_run && (benchmark || !bench_counters_per_benchmark(cfg));
+	*fixed_work = counter;
+	if (!counter && !cfg->bench_run)
+		return bl_error_set(err, BL_EINVALID,
+				    "no bench.counters or bench.run in benchline.json: nothing to "
+				    "profile");
+	if ((ret = make_dirs(profile_dir, err)))
+		return ret;
+	if (counter) {
+		const char *name = bench_counters_per_benchmark(cfg) ? benchmark : NULL;
+		return count_one(out, cfg, "bench.counters.run", cfg->counters_run, worktree, name,
+				 name, profile_dir, err);
+	}
+	/* bench.run does every benchmark's work: its file is the benchmark's own */
+	ret = count_one(out, cfg, "bench.run", cfg->bench_run, worktree, NULL, "bench.run",
+			profile_dir, err);
+	return ret;
 }
 
 int bench_counts_records(struct ingest_batch *out, const struct bench_counts *c,
@@ -405,7 +448,7 @@ int bench_counts_records(struct ingest_batch *out, const struct bench_counts *c,
 		    c->v[i].benchmark ? c->v[i].benchmark : BENCH_COUNTERS_BENCHMARK,
 		    "harness_version", (json_int_t)harness_version, "source", "commit", commit,
 		    "source_hash", source_hash, "started_at", started, "metrics",
-		    BENCH_COUNTERS_METRIC, "kind", "counted", "unit", "instructions", "better",
+		    METRIC_INSTRUCTIONS, "kind", "counted", "unit", "instructions", "better",
 		    "lower", "value", (json_int_t)c->v[i].instructions, "measured_on",
 		    env->measured_on);
 		char *s = rec ? json_dumps(rec, JSON_COMPACT) : NULL;

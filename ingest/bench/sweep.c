@@ -188,11 +188,64 @@ static int count_records(struct bench_sweep_result *res, struct store *st,
 	return 0;
 }
 
+/* §9.6: the commit's benchmarks (those its timing run reported) counted under callgrind in
+ * its worktree, and their instruction records delivered as one more process's. A counter
+ * command that fails is noted and counts nothing: the timings stored stand. */
+static int count_commit(struct commit_records *recs, struct bench_sweep_step *step,
+			struct bench_sweep_result *res, struct store *st, struct ingest_intake *in,
+			const struct bench_counter_env *env, const char *wt,
+			const struct repo_commit *c, const struct ingest_batch *timed,
+			const struct bench_sweep_request *req, struct bl_error *err)
+{
+	const char **names = xcalloc(timed->nr + 1, sizeof(*names));
+	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
+	struct bl_error count_err = BL_ERROR_INIT;
+	struct ingest_batch batch = {NULL, 0, 0};
+	struct bench_counts counts;
+	size_t n = 0;
+	int ret = 0;
+
+	bench_counts_init(&counts);
+	for (size_t i = 0; i < timed->nr; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = !strcmp(names[j], timed->records[i].benchmark);
+		if (!seen)
+			names[n++] = timed->records[i].benchmark;
+	}
+	strbuf_addf(&dir, "%s/.benchline/profiles/%s/%s", in->settings_dir, c->source_hash,
+		    env->machine.buf);
+	if (bench_count(&counts, &in->cfg, wt, names, n, dir.buf, &count_err)) {
+		bench_note(req->note, req->data, "%.12s: nothing counted: %s", c->sha,
+			   count_err.msg.buf);
+		goto done;
+	}
+	strbuf_addf(&name, "bench.counters at %.12s", c->sha);
+	if ((ret = bench_counts_records(&batch, &counts, env, c->sha, c->source_hash,
+					in->harness_version, err)))
+		goto done;
+	step->records += batch.nr;
+	step->counted += counts.n;
+	if (req->deliver)
+		ret = req->deliver(res, name.buf, in, &batch, req->data, err);
+	else
+		ret = store_batch(recs, st, in, name.buf, &batch, err);
+done:
+	ingest_batch_release(&batch);
+	bench_counts_release(&counts);
+	bl_error_release(&count_err);
+	strbuf_release(&dir);
+	strbuf_release(&name);
+	free(names);
+	return ret;
+}
+
 /* Builds, runs and delivers one commit. *built 0 when it cannot be built (err says why). */
 static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_sweep_result *res,
 			struct store *st, struct ingest_intake *in, struct repo *r,
 			const struct repo_commit *c, const char *branch,
-			const struct bench_sweep_request *req, struct bl_error *err)
+			const struct bench_counter_env *env, const struct bench_sweep_request *req,
+			struct bl_error *err)
 {
 	struct strbuf wt = STRBUF_INIT, name = STRBUF_INIT;
 	struct bench_records one;
@@ -245,6 +298,9 @@ static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_
 		if (ret)
 			goto done;
 	}
+	if (env &&
+	    (ret = count_commit(&recs, step, res, st, in, env, wt.buf, c, &one.batch, req, err)))
+		goto done;
 	if (!req->deliver)
 		ret = count_records(res, st, &recs, err);
 done:
@@ -263,10 +319,12 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 	struct repo *r = NULL;
 	struct repo_commit *list = NULL;
 	char tip[41], tip_source[41];
+	struct bench_counter_env env;
 	size_t n = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	bench_counter_env_init(&env);
 	ingest_intake_init(&in, &adapters_parsers);
 	if ((ret = repo_toplevel(&root, req->repo ? req->repo : ".", err)))
 		goto done;
@@ -284,6 +342,9 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 				   in.cfg.path ? in.cfg.path : "benchline.json");
 		goto done;
 	}
+	/* §9.6: bench.counters without valgrind fails before anything is measured */
+	if (in.cfg.counters_run && (ret = bench_counter_env_probe(&env, err)))
+		goto done;
 	if (st) {
 		struct repo_sync_result sync;
 		if ((ret = repo_sync(&sync, st, root.buf, &in.cfg, err)))
@@ -322,7 +383,8 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 			goto done;
 		}
 		step.subject = subject.buf;
-		ret = sweep_commit(&built, &step, out, st, &in, r, &list[i], branch.buf, req, err);
+		ret = sweep_commit(&built, &step, out, st, &in, r, &list[i], branch.buf,
+				   in.cfg.counters_run ? &env : NULL, req, err);
 		if (!ret && step.unbuildable) {
 			step.why = err->msg.buf;
 			out->unbuildable++;
@@ -340,6 +402,7 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 done:
 	free(list);
 	repo_free(r);
+	bench_counter_env_release(&env);
 	ingest_intake_release(&in);
 	strbuf_release(&root);
 	strbuf_release(&branch);

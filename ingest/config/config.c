@@ -219,11 +219,11 @@ static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name
 						  "expected an integer from 1 to 1000000");
 			cfg->min_samples = (int64_t)x;
 		} else if (!strcmp(key, "counter_floor")) {
-			if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+			if (!json_is_number(v) || !(json_number_value(v) > 0) ||
 			    json_number_value(v) > 100)
 				return type_error(
 				    err, name, "quiet.counter_floor",
-				    "expected a percentage from 0 to 100 (0.5 is 0.5%)");
+				    "expected a percentage above 0, at most 100 (0.5 is 0.5%)");
 			cfg->counter_floor = json_number_value(v) / 100;
 		} else if (!strcmp(key, "transient_records")) {
 			json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;

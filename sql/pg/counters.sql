@@ -11,3 +11,6 @@ JOIN benchmarks b ON b.id = r.benchmark_id
 JOIN metrics mt ON mt.run_id = r.id
 WHERE r.source_hash = $2 AND m.name = $1 AND mt.name = 'instructions' AND r.dirty = 0
 ORDER BY b.name;
+
+-- name: counters_run_raw
+SELECT raw FROM runs WHERE id = $1;

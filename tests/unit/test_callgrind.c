@@ -340,7 +340,7 @@ static void two_profiles_compared(void **state)
 	confirm_profile_markdown(&md, &cp);
 	assert_non_null(strstr(md.buf, "<details><summary>where the extra instructions went: "
 				       "checksum</summary>"));
-	assert_non_null(strstr(md.buf, "| work | src/x.c | +8.7% | +8.7% |"));
+	assert_non_null(strstr(md.buf, "| work | src/x.c | +8.70% | +8.70% |"));
 	confirm_profile_release(&cp);
 
 	/* not fixed work: each side's own share; work's went from 1000/2300 to 1200/2628 */
@@ -354,8 +354,27 @@ static void two_profiles_compared(void **state)
 		assert_true(cp.functions[i].self_share > 0);
 	confirm_profile_release(&cp);
 
+	/* a function adding less than 0.01% of the base's total explains nothing: left out */
+	bench_profile_release(&base);
+	bench_profile_release(&head);
+	parse_ok(&base, "events: Ir\nfn=big\n1 1000000\nfn=tiny\n1 10\nfn=small\n1 10\n");
+	parse_ok(&head, "events: Ir\nfn=big\n1 1000000\nfn=tiny\n1 99\nfn=small\n1 111\n");
+	confirm_profile_compare(&cp, &base, &head, 1, NULL, NULL);
+	assert_int_equal((int)cp.nfunctions, 1); /* small: +101 of 1000020, tiny: +89 */
+	assert_string_equal(cp.functions[0].function, "small");
+	confirm_profile_release(&cp);
+	bench_profile_release(&base);
+	bench_profile_release(&head);
+	parse_ok(&base, text.buf); /* the head of the cases above */
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "events: Ir\nfl=/w/a/src/x.c\nfn=work\n1 1000\nfn=main\n2 100\n"
+			     "cfn=work\ncalls=1 1\n3 1000\n");
+	for (int i = 1; i <= 12; i++)
+		strbuf_addf(&text, "fn=f%02d\n1 100\n", i);
+	parse_ok(&head, text.buf);
+
 	/* the head does less: nothing added, and the Markdown says so */
-	confirm_profile_compare(&cp, &head, &base, 1, "/w/b", "/w/a");
+	confirm_profile_compare(&cp, &base, &head, 1, "/w/b", "/w/a");
 	assert_int_equal((int)cp.nfunctions, 0);
 	strbuf_reset(&md);
 	confirm_profile_markdown(&md, &cp);

@@ -201,11 +201,11 @@ static void a_line_continues_from_its_tail(void **state)
 		detect_line(whole, m, n);
 		detect_tail_init(&t);
 		for (size_t i = 0; i < cut; i++)
-			detect_step(&part, &t, m[i], (int64_t)i + 1);
+			detect_step(&part, &t, m[i], (int64_t)i + 1, DETECT_FLOOR);
 		detect_tail_encode(&enc, &t);
 		assert_int_equal(detect_tail_decode(&back, enc.buf, enc.len), 0);
 		for (size_t i = cut; i < n; i++) {
-			detect_step(&part, &back, m[i], (int64_t)i + 1);
+			detect_step(&part, &back, m[i], (int64_t)i + 1, DETECT_FLOOR);
 			assert_int_equal(part.judged, whole[i].judged);
 			assert_int_equal(part.marked, whole[i].marked);
 			assert_int_equal(part.continues, whole[i].continues);
@@ -326,7 +326,7 @@ static void the_sorted_window_matches_a_sort(void **state)
 			c = stats_nr_median(w, n);
 			for (size_t k = 0; k < n; k++)
 				dev[k] = fabs(t.median[k] - c);
-			detect_step(&v, &t, x, 1);
+			detect_step(&v, &t, x, 1, DETECT_FLOOR);
 			if (n >= DETECT_MIN_WINDOW) {
 				assert_true(v.center == c);
 				assert_true(v.deviation == stats_nr_median(dev, n));
