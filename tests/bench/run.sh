@@ -27,6 +27,12 @@
 #           rebench` less both builds, against the same number of `sh -c ./bench` runs):
 #           goal at most 2 ms; and bisection's probes over 32 distinct sources with one step:
 #           at most the ends plus ceil(log2(32)) = 6.
+#   counters a counted live gate (§9.6) on a real repository of a fixed-work benchmark (two
+#           benchmarks, an A/A branch): `benchline gate --live --counters-only --no-reuse`
+#           against its builds plus valgrind's own callgrind runs of the same counter commands
+#           (one per side and benchmark, timed here): budget at most 1.25 x; then the same gate
+#           reusing the merge base: its build and count are not paid (build_s null), budget at
+#           most the head's build plus its runs plus the same slack. Skipped without valgrind.
 #   push    the fleet (§10): BENCH_PUSH_FILES files (default 400) of BENCH_PUSH_RECORDS native
 #           records each (default 100, 10 metrics), pushed to a local `benchline serve` over
 #           loopback by 8 concurrent clients (`benchline push`, the files as they are; then
@@ -44,7 +50,7 @@
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
 # change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
 # BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
-# sections (default "ingest sync detect gate confirm push corpora"). BENCH_DETECT_DB=FILE keeps the
+# sections (default "ingest stream sync detect gate confirm counters push corpora"). BENCH_DETECT_DB=FILE keeps the
 # generated detect history in FILE and reuses it when it exists (generating it takes a few
 # minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
@@ -55,7 +61,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm push corpora}
+SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm counters push corpora}
 NGROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -514,6 +520,99 @@ else
 	[ "$2" -le "$bound" ] || { verdict=MISSED; missed=1; }
 	printf '  %-34s %8s     %s probes over %s distinct sources (at most %s)  %s\n' \
 		"benchline bisect" "$1" "$2" "$3" "$bound" "$verdict"
+fi
+echo
+fi
+
+# --- counters ---------------------------------------------------------------------------------
+if want counters && command -v valgrind >/dev/null; then
+echo "counters: a counted live gate against its builds and valgrind's own runs"
+krepo=$WORK/counters-repo
+(
+	set -e
+	git init -q -b main "$krepo"
+	cd "$krepo"
+	git config user.email bench@example.com
+	git config user.name bench
+	cat >bench.c <<'EOC'
+#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) static unsigned long work(unsigned long n, unsigned long k)
+{
+	volatile unsigned long s = k;
+	for (unsigned long i = 0; i < n; i++)
+		s += i ^ (s >> 3);
+	return s;
+}
+int main(int argc, char **argv)
+{
+	const char *only = argc > 2 ? argv[2] : NULL;
+	printf("{");
+	if (!only || !strcmp(only, "checksum"))
+		printf("\"checksum\": {\"work\": {\"value\": %lu}}", work(2000000, 1) & 1);
+	if (!only)
+		printf(", ");
+	if (!only || !strcmp(only, "other"))
+		printf("\"other\": {\"work\": {\"value\": %lu}}", work(1500000, 2) & 1);
+	printf("}\n");
+	return 0;
+}
+EOC
+	printf 'bench\n.benchline/\nbenchline.json\n' >.gitignore
+	git add . && git commit -q -m base
+	git checkout -q -b aa
+	echo '__attribute__((used)) static int unused(int x) { return x * 7; }' >>bench.c
+	git commit -q -am "an unused function"
+) >"$WORK/counters-setup.log" 2>&1 || die "cannot make the counters repository"
+cat >"$krepo/benchline.json" <<'EOJ'
+{"bench": {"build": "cc -O1 -o bench bench.c", "run": "./bench", "format": "bmf", "processes": 1,
+           "counters": {"run": "./bench --filter {benchmark}"}}}
+EOJ
+counted_gate() { # counted_gate JSON [--no-reuse]: the gate's wall time in seconds
+	t0=$(now)
+	(cd "$krepo" && env -u BENCHLINE_DB "$BL" gate --live --counters-only ${2:-} --head aa \
+		--base main --json "$1" >/dev/null 2>"$1.err") || return 1
+	t1=$(now)
+	calc "$t1 - $t0"
+}
+if ! t_gate=$(counted_gate "$WORK/counted.json" --no-reuse); then
+	echo "  counted gate FAILED:"; head -5 "$WORK/counted.json.err"; missed=1
+else
+	builds=$(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+		print $j->{live}{build_s}{merge_base} + $j->{live}{build_s}{head}' "$WORK/counted.json")
+	# valgrind's own runs: the same four commands, in the worktrees the gate left
+	t0=$(now)
+	for side in a b; do
+		for b in checksum other; do
+			(cd "$krepo/.benchline/worktrees/$side" && valgrind --tool=callgrind \
+				--trace-children=yes --callgrind-out-file=/dev/null /bin/sh -c \
+				"./bench --filter $b" >/dev/null 2>&1) || die "valgrind failed"
+		done
+	done
+	t1=$(now)
+	floor=$(calc "$t1 - $t0")
+	ratio=$(calc "($t_gate - $builds) / $floor")
+	verdict=ok
+	[ "$(calc "($ratio <= 1.25) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.3f s   builds %.3f s, 4 callgrind runs by hand %.3f s\n' \
+		"gate --live --counters-only" "$t_gate" "$builds" "$floor"
+	printf '  %-34s %8.2f x   (budget <= 1.25 x)  %s\n' "(gate - builds) / valgrind's runs" \
+		"$ratio" "$verdict"
+	if ! t_reuse=$(counted_gate "$WORK/reused.json"); then
+		echo "  reusing gate FAILED:"; head -5 "$WORK/reused.json.err"; missed=1
+	else
+		set -- $(perl -MJSON::PP -0777 -ne 'my $j = decode_json($_);
+			print(($j->{live}{reused_base} ? 1 : 0), " ",
+			      $j->{live}{build_s}{merge_base} // "null", " ",
+			      $j->{live}{build_s}{head})' "$WORK/reused.json")
+		verdict=ok
+		# the head's build and its two runs, with the same slack as above
+		limit=$(calc "$3 + 1.25 * $floor / 2")
+		{ [ "$1" = 1 ] && [ "$2" = null ] &&
+			[ "$(calc "($t_reuse <= $limit) ? 1 : 0")" = 1 ]; } || { verdict=MISSED; missed=1; }
+		printf '  %-34s %8.3f s   reused %s, merge base built: %s   (budget <= %.3f s)  %s\n' \
+			"the same gate, merge base reused" "$t_reuse" "$1" "$2" "$limit" "$verdict"
+	fi
 fi
 echo
 fi

@@ -16,7 +16,7 @@
 #include "common/common.h"
 #include "detect/confirm/confirm.h"
 
-struct bench {
+struct synth {
 	uint64_t rng;
 	double slower_b;     /* B's time is (1 + slower_b) times A's */
 	double noise;	     /* relative noise of one sample */
@@ -31,7 +31,7 @@ struct bench {
 	struct confirm_value v[3];
 };
 
-static double uniform(struct bench *b)
+static double uniform(struct synth *b)
 {
 	b->rng ^= b->rng << 13;
 	b->rng ^= b->rng >> 7;
@@ -40,7 +40,7 @@ static double uniform(struct bench *b)
 }
 
 /* Roughly normal: the sum of 12 uniforms, less 6. */
-static double gauss(struct bench *b)
+static double gauss(struct synth *b)
 {
 	double s = 0;
 	for (int i = 0; i < 12; i++)
@@ -51,7 +51,7 @@ static double gauss(struct bench *b)
 static int sample(struct confirm_value **values, size_t *n, enum confirm_side side, void *data,
 		  struct bl_error *err)
 {
-	struct bench *b = data;
+	struct synth *b = data;
 	double machine = 1 + b->drift * sin((double)b->t / 40.0);
 	size_t k = 0;
 	b->t++;
@@ -84,7 +84,7 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 	return 0;
 }
 
-static void bench_init(struct bench *b, uint64_t seed, double slower_b, double noise)
+static void bench_init(struct synth *b, uint64_t seed, double slower_b, double noise)
 {
 	memset(b, 0, sizeof(*b));
 	b->rng = seed * 0x9E3779B97F4A7C15ULL + 1;
@@ -93,7 +93,7 @@ static void bench_init(struct bench *b, uint64_t seed, double slower_b, double n
 	b->drift = 0.05;
 }
 
-static enum gate_verdict run(struct bench *b, struct confirm_rebench_result *r)
+static enum gate_verdict run(struct synth *b, struct confirm_rebench_result *r)
 {
 	struct confirm_rebench_options o;
 	struct bl_error err = BL_ERROR_INIT;
@@ -110,7 +110,7 @@ static void identical_builds_are_the_same(void **state)
 	int same = 0;
 	(void)state;
 	for (uint64_t seed = 1; seed <= 20; seed++) {
-		struct bench b;
+		struct synth b;
 		struct confirm_rebench_result r;
 		bench_init(&b, seed, 0, 0.01);
 		same += run(&b, &r) == GATE_VERDICT_SAME;
@@ -125,7 +125,7 @@ static void a_five_percent_slower_build_is_slower(void **state)
 {
 	(void)state;
 	for (uint64_t seed = 1; seed <= 5; seed++) {
-		struct bench b;
+		struct synth b;
 		struct confirm_rebench_result r;
 		bench_init(&b, seed, 0.05, 0.01);
 		assert_int_equal(run(&b, &r), GATE_VERDICT_SLOWER);
@@ -143,7 +143,7 @@ static void a_five_percent_slower_build_is_slower(void **state)
  * within a limit of 1.10 is the same, after one measurement; each side's median is reported. */
 static void a_value_with_its_own_limit_is_judged_by_it(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 3, 0.05, 0.01);
@@ -161,7 +161,7 @@ static void a_value_with_its_own_limit_is_judged_by_it(void **state)
 /* Pairs alternate their order, AB then BA; a quiet pair of builds settles after one round. */
 static void pairs_alternate_and_a_clear_case_stops_early(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 7, 0, 0.001);
@@ -178,7 +178,7 @@ static void pairs_alternate_and_a_clear_case_stops_early(void **state)
  * replacements, never more. */
 static void an_undecidable_case_is_replaced_three_times_then_undecided(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 3, 0.02, 0.30);
@@ -192,7 +192,7 @@ static void an_undecidable_case_is_replaced_three_times_then_undecided(void **st
 /* Peak RSS is worse only by more than 10% and more than 1 MiB. */
 static void peak_rss_needs_ten_percent_and_a_mebibyte(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 11, 0, 0.001);
@@ -224,7 +224,7 @@ static void peak_rss_needs_ten_percent_and_a_mebibyte(void **state)
  * that made B slow, for the first round only) clears the metric: same, after two. */
 static void one_measurement_that_is_not_slower_clears_it(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 9, 0.05, 0.002);
@@ -243,7 +243,7 @@ static void one_measurement_that_is_not_slower_clears_it(void **state)
  * slower metric stop after one round each. */
 static void a_decided_metric_does_not_hold_up_the_confirmations(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 4, 0.05, 0.002);
@@ -278,7 +278,7 @@ static void log_progress(const struct confirm_progress *p, void *data)
 }
 
 /* The re-bench with only the keys given asked about (n 0: asked is NULL, every metric). */
-static enum gate_verdict run_asked(struct bench *b, struct confirm_rebench_result *r,
+static enum gate_verdict run_asked(struct synth *b, struct confirm_rebench_result *r,
 				   const char *const *asked, size_t n, struct progress_log *log)
 {
 	struct confirm_rebench_options o;
@@ -299,7 +299,7 @@ static enum gate_verdict run_asked(struct bench *b, struct confirm_rebench_resul
 static void a_metric_not_asked_about_is_never_waited_for(void **state)
 {
 	static const char *const asked[] = {"loop/t"};
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 6, 0, 0.001);
@@ -333,7 +333,7 @@ static void a_metric_not_asked_about_is_never_waited_for(void **state)
 static void a_slower_metric_not_asked_about_does_not_decide(void **state)
 {
 	static const char *const asked[] = {"loop/t"};
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 11, 0, 0.001);
@@ -352,7 +352,7 @@ static void a_slower_metric_not_asked_about_does_not_decide(void **state)
 static void a_metric_asked_about_that_is_never_measured_ends_it_undecided(void **state)
 {
 	static const char *const asked[] = {"other/t"};
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	(void)state;
 	bench_init(&b, 2, 0, 0.001);
@@ -370,7 +370,7 @@ static void a_metric_asked_about_that_is_never_measured_ends_it_undecided(void *
  * at most 260, 30 of at most 30. */
 static void progress_counts_the_pairs_done_of_the_most(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	struct progress_log log;
 	(void)state;
@@ -395,7 +395,7 @@ static void progress_counts_the_pairs_done_of_the_most(void **state)
 
 static void a_failing_sample_ends_it_with_the_error(void **state)
 {
-	struct bench b;
+	struct synth b;
 	struct confirm_rebench_result r;
 	struct confirm_rebench_options o;
 	struct bl_error err = BL_ERROR_INIT;
