@@ -369,6 +369,14 @@ void unit_scale_choose(struct unit_scale *out, const char *unit, double typical)
 /* v in the scale, three significant digits without trailing zeros (a whole number in its own
  * unit, a count, as it is), then the unit: "28.3 ms", "12316 allocs". */
 void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s);
+/* v in the unit its own size calls for (unit_scale_choose with v as the typical value), as
+ * strbuf_add_quantity writes it: how a lone value is shown, "983 MB/s", "66.7 µs". */
+void strbuf_add_value(struct strbuf *sb, double v, const char *unit);
+/* A change as a signed percent with one decimal, the one precision every change is shown with
+ * (§11): "+12.3%", "-4.0%", and "0.0%" for one that rounds to nothing (never "-0.0%"). change
+ * is a fraction: 0.123 for +12.3%, r - 1 for a ratio r. One that is not finite writes nothing:
+ * the caller says it is unknown its own way. */
+void strbuf_add_change(struct strbuf *sb, double change);
 /* qsort's comparison of two doubles, ascending (NaN compares equal to everything). */
 int cmp_double(const void *a, const void *b);
 

@@ -321,3 +321,21 @@ void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s
 		strbuf_addstr(sb, s->unit);
 	}
 }
+
+void strbuf_add_value(struct strbuf *sb, double v, const char *unit)
+{
+	struct unit_scale scale;
+	unit_scale_choose(&scale, unit, v);
+	strbuf_add_quantity(sb, v, &scale);
+}
+
+void strbuf_add_change(struct strbuf *sb, double change)
+{
+	double pct = 100 * change;
+	if (!isfinite(pct))
+		return;
+	if (fabs(pct) < 0.05)
+		strbuf_addstr(sb, "0.0%");
+	else
+		strbuf_addf(sb, "%+.1f%%", pct);
+}

@@ -67,6 +67,7 @@ static int find_series_one(const struct store_series *s, void *data)
 	c->better_higher = s->better_higher;
 	c->id = xstrdup(s->id);
 	c->records = s->records;
+	c->last_value = s->last_value;
 	c->nlines = s->nlines;
 	c->lines = xcalloc(s->nlines ? s->nlines : 1, sizeof(*c->lines));
 	if (s->nlines)

@@ -13,10 +13,46 @@
 #include "ingest/config/config.h"
 #include "web/web.h"
 
+void web_export_path(struct strbuf *sb, const char *path)
+{
+	const char *hash = strchr(path, '#');
+	size_t n = hash ? (size_t)(hash - path) : strlen(path);
+	if (n == 1 && path[0] == '/')
+		strbuf_addstr(sb, "index.html");
+	else if (!strncmp(path, "/assets/", 8))
+		strbuf_add(sb, path + 1, n - 1);
+	else if (n > 1) {
+		strbuf_add(sb, path + 1, n - 1);
+		strbuf_addstr(sb, ".html");
+	}
+	if (hash)
+		strbuf_addstr(sb, hash);
+}
+
 void web_add_href(struct strbuf *sb, const struct web_ctx *ctx, const char *path)
 {
+	struct strbuf file = STRBUF_INIT;
 	web_html_escape(sb, ctx->base);
-	web_html_escape(sb, path);
+	if (!ctx->exported) {
+		web_html_escape(sb, path);
+		return;
+	}
+	strbuf_addch(sb, '/');
+	web_export_path(&file, path);
+	web_html_escape(sb, file.buf);
+	strbuf_release(&file);
+}
+
+void web_series_file(struct strbuf *sb, const char *id)
+{
+	size_t n = 0;
+	for (const char *c = id; *c && n < 80; c++, n++) {
+		unsigned char ch = (unsigned char)*c;
+		int plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			    (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+		strbuf_addch(sb, plain ? (char)ch : '_');
+	}
+	strbuf_addf(sb, "-%08x", (unsigned)(web_hash(WEB_HASH_INIT, id, strlen(id)) & 0xffffffffu));
 }
 
 void web_page_start(struct strbuf *sb, const struct web_ctx *ctx, const char *title)
@@ -33,16 +69,23 @@ void web_page_start(struct strbuf *sb, const struct web_ctx *ctx, const char *ti
 	strbuf_addstr(sb, "\">benchline</a><a href=\"");
 	web_add_href(sb, ctx, "/");
 	strbuf_addstr(sb, "\">Series</a><a href=\"");
+	web_add_href(sb, ctx, "/alerts");
+	strbuf_addstr(sb, "\">Alerts</a><a href=\"");
 	web_add_href(sb, ctx, "/suspects");
 	strbuf_addstr(sb, "\">Suspects</a><a href=\"");
 	web_add_href(sb, ctx, "/regressions");
-	strbuf_addstr(sb, "\">Regressions</a><a href=\"");
-	if (ctx->repo_dir) {
-		web_add_href(sb, ctx, "/gate");
-		strbuf_addstr(sb, "\">Gate</a><a href=\"");
+	strbuf_addstr(sb, "\">Regressions</a>");
+	if (!ctx->exported) {
+		if (ctx->repo_dir) {
+			strbuf_addstr(sb, "<a href=\"");
+			web_add_href(sb, ctx, "/gate");
+			strbuf_addstr(sb, "\">Gate</a>");
+		}
+		strbuf_addstr(sb, "<a href=\"");
+		web_add_href(sb, ctx, "/api/series");
+		strbuf_addstr(sb, "\">JSON</a>");
 	}
-	web_add_href(sb, ctx, "/api/series");
-	strbuf_addstr(sb, "\">JSON</a></header>\n<main>\n");
+	strbuf_addstr(sb, "</header>\n<main>\n");
 }
 
 void web_page_end(struct strbuf *sb)
@@ -70,22 +113,23 @@ void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, 
 	r->has_etag = 0;
 }
 
-void web_add_value(struct strbuf *sb, double v, const char *unit)
+void web_add_quantity(struct strbuf *sb, double v, const struct unit_scale *sc)
 {
+	struct strbuf text = STRBUF_INIT;
 	if (isnan(v)) {
 		strbuf_addstr(sb, "–");
 		return;
 	}
-	if (v == floor(v) && fabs(v) < 1e15)
-		strbuf_addf(sb, "%.0f", v);
-	else if (fabs(v) >= 100)
-		strbuf_addf(sb, "%.1f", v);
-	else
-		strbuf_addf(sb, "%.4g", v);
-	if (unit && *unit) {
-		strbuf_addch(sb, ' ');
-		web_html_escape(sb, unit);
-	}
+	strbuf_add_quantity(&text, v, sc);
+	web_html_escape(sb, text.buf);
+	strbuf_release(&text);
+}
+
+void web_add_value(struct strbuf *sb, double v, const char *unit)
+{
+	struct unit_scale sc;
+	unit_scale_choose(&sc, unit, v);
+	web_add_quantity(sb, v, &sc);
 }
 
 void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
@@ -97,6 +141,17 @@ void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char
 	    "/series?id=", "/series/chart.svg?id=", "/api/series/records?id="};
 	int in_query = store_series_id_has_dot_part(id);
 	web_html_escape(sb, ctx->base);
+	if (ctx->exported) {
+		/* files: the page and its chart (no records: the JSON API needs a server) */
+		strbuf_addstr(sb, "/series/");
+		web_series_file(sb, id);
+		strbuf_addstr(sb, view == WEB_SERIES_CHART ? ".svg" : ".html");
+		if (fragment) {
+			strbuf_addch(sb, '#');
+			web_html_escape(sb, fragment);
+		}
+		return;
+	}
 	if (in_query) {
 		strbuf_addstr(sb, query_of[view]);
 		for (const char *c = id; *c; c++)
@@ -173,7 +228,7 @@ void web_add_pr(struct strbuf *sb, const char *repo_url, int64_t pr)
 void web_add_delta(struct strbuf *sb, double ratio)
 {
 	if (isfinite(ratio))
-		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
+		strbuf_add_change(sb, ratio - 1);
 	else
 		strbuf_addstr(sb, "–");
 }
@@ -225,13 +280,10 @@ void web_add_filed(struct strbuf *sb, const char *url)
 	}
 }
 
-/* A json value's number, "–" when it is none. */
-static void add_json_number(struct strbuf *sb, json_t *v)
+/* A ratio a JSON value holds as its change, "–" when it holds none. */
+static void add_json_delta(struct strbuf *sb, json_t *v)
 {
-	if (json_is_number(v))
-		strbuf_addf(sb, "%.4f", json_number_value(v));
-	else
-		strbuf_addstr(sb, "–");
+	web_add_delta(sb, json_is_number(v) ? json_number_value(v) : NAN);
 }
 
 /* One probe of a bisection's log as a table row. */
@@ -261,12 +313,10 @@ static void add_probe(struct strbuf *sb, const char *repo_url, json_t *p, size_t
 	strbuf_addstr(sb, "</td><td>");
 	web_html_escape(sb, metric ? metric : "");
 	strbuf_addstr(sb, "</td><td class=\"num\">");
-	add_json_number(sb, json_object_get(p, "ratio"));
+	add_json_delta(sb, json_object_get(p, "ratio"));
 	strbuf_addstr(sb, "</td><td>");
-	if (json_is_number(lo) && json_is_number(hi))
-		strbuf_addf(sb, "[%.4f, %.4f]", json_number_value(lo), json_number_value(hi));
-	else
-		strbuf_addstr(sb, "–");
+	web_add_delta_interval(sb, json_is_number(lo) ? json_number_value(lo) : NAN,
+			       json_is_number(hi) ? json_number_value(hi) : NAN);
 	strbuf_addf(sb, "</td><td class=\"num\">%lld</td></tr>\n",
 		    (long long)json_integer_value(json_object_get(p, "pairs")));
 }
@@ -281,7 +331,7 @@ void web_add_probe_log(struct strbuf *sb, const char *repo_url, const char *prob
 		return;
 	}
 	strbuf_addstr(sb, "<table class=\"probes\"><thead><tr><th>probe</th><th>commit</th>"
-			  "<th>verdict</th><th>metric</th><th>ratio</th><th>99% interval</th>"
+			  "<th>verdict</th><th>metric</th><th>Δ</th><th>99% interval</th>"
 			  "<th>pairs</th></tr></thead><tbody>\n");
 	json_array_foreach(arr, i, p)
 	{

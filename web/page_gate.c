@@ -31,7 +31,7 @@ static void gate_num(struct strbuf *sb, const char *fmt, double v)
 static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct gate_comparison *c)
 {
 	strbuf_addstr(sb, "<table class=\"gate\"><thead><tr><th>Status</th><th>Benchmark</th>"
-			  "<th>Metric</th><th>Machine</th><th>Ratio</th><th>99% interval</th>"
+			  "<th>Metric</th><th>Machine</th><th>Δ</th><th>99% interval</th>"
 			  "<th>Limit</th><th>Noise</th><th>Note</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct gate_row *row = &c->rows[i];
@@ -53,14 +53,11 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 		strbuf_addstr(sb, "</td><td>");
 		web_html_escape(sb, row->machine);
 		strbuf_addstr(sb, "</td><td>");
-		gate_num(sb, "%.4f", row->ratio);
+		web_add_delta(sb, row->ratio);
 		strbuf_addstr(sb, "</td><td>");
-		if (isfinite(row->lo))
-			strbuf_addf(sb, "[%.4f, %.4f]", row->lo, row->hi);
-		else
-			strbuf_addstr(sb, "–");
+		web_add_delta_interval(sb, row->lo, row->hi);
 		strbuf_addstr(sb, "</td><td>");
-		gate_num(sb, "%.4g", row->effective_limit);
+		web_add_delta(sb, row->effective_limit);
 		strbuf_addstr(sb, "</td><td>");
 		gate_num(sb, "%.1f%%", isfinite(row->noise) ? 100 * row->noise : NAN);
 		strbuf_addstr(sb, "</td><td>");
@@ -75,9 +72,9 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 		const struct gate_board *b = &c->boards[i];
 		strbuf_addstr(sb, "<p class=\"board\">Across the board, ");
 		web_html_escape(sb, b->metric);
-		strbuf_addf(sb, " over %zu benchmarks: %s, median ratio ", b->n,
+		strbuf_addf(sb, " over %zu benchmarks: %s, median change ", b->n,
 			    gate_status_name(b->status));
-		gate_num(sb, "%.4f", b->median);
+		web_add_delta(sb, b->median);
 		if (b->note) {
 			strbuf_addstr(sb, ". ");
 			web_html_escape(sb, b->note);
@@ -112,7 +109,9 @@ static void gate_verdict(struct strbuf *sb, const struct gate_report *report)
 	web_html_escape(sb, report->main.ref_name ? report->main.ref_name : "");
 	strbuf_addf(sb, ", merge base <code>%.12s</code>", report->main.commit);
 	gate_subject(sb, report->merge_base_subject);
-	strbuf_addf(sb, ", limit %.4f.</p>\n", report->limit);
+	strbuf_addstr(sb, ", limit ");
+	web_add_delta(sb, report->limit);
+	strbuf_addstr(sb, ".</p>\n");
 	strbuf_release(&undecided);
 }
 

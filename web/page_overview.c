@@ -22,13 +22,13 @@ static void add_summary(struct strbuf *sb, const struct web_ctx *ctx,
 			const struct store_web_summary *sum)
 {
 	strbuf_addstr(sb, "<p class=\"summary\"><a href=\"");
-	web_html_escape(sb, ctx->base);
-	strbuf_addf(sb, "/suspects\"%s><strong>%lld</strong> open alert%s</a> · <a href=\"",
+	web_add_href(sb, ctx, "/alerts");
+	strbuf_addf(sb, "\"%s><strong>%lld</strong> open alert%s</a> · <a href=\"",
 		    sum->open_alerts ? " class=\"slower\"" : "", (long long)sum->open_alerts,
 		    sum->open_alerts == 1 ? "" : "s");
-	web_html_escape(sb, ctx->base);
+	web_add_href(sb, ctx, "/regressions");
 	strbuf_addf(sb,
-		    "/regressions\"%s><strong>%lld</strong> Regression%s</a> · "
+		    "\"%s><strong>%lld</strong> Regression%s</a> · "
 		    "<strong>%lld</strong> machine%s · last push ",
 		    sum->regressions ? " class=\"slower\"" : "", (long long)sum->regressions,
 		    sum->regressions == 1 ? "" : "s", (long long)sum->machines,
@@ -123,7 +123,7 @@ static void add_sparkline(struct strbuf *sb, const double *v, size_t n)
  * on its line), as a signed percent; red or green when it is outside the band, on the slower
  * or faster side. v holds the last n values, the last line the last line_records of them. */
 static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_t line_records,
-			    int better_higher)
+			    int better_higher, const struct unit_scale *sc)
 {
 	size_t m = n < DETECT_WINDOW + 1 ? n : DETECT_WINDOW + 1;
 	struct detect_verdict verdicts[DETECT_WINDOW + 1];
@@ -149,23 +149,67 @@ static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_
 	strbuf_addstr(sb, "\" data-v=\"");
 	add_sort_number(sb, change);
 	strbuf_addstr(sb, "\" title=\"against the center ");
-	web_add_value(sb, last->center, NULL);
+	web_add_quantity(sb, last->center, sc);
 	strbuf_addstr(sb, " ± ");
-	web_add_value(sb, last->tolerance, NULL);
+	web_add_quantity(sb, last->tolerance, sc);
 	strbuf_addstr(sb, "\">");
 	if (isnan(change))
 		strbuf_addstr(sb, "–");
-	else if (fabs(100 * change) < 0.05) /* no "-0.0%" */
-		strbuf_addstr(sb, "0.0%");
 	else
-		strbuf_addf(sb, "%+.1f%%", 100 * change);
+		strbuf_add_change(sb, change);
 	strbuf_addstr(sb, "</td>");
+}
+
+/* The Series' names: machine, benchmark, config, metric. */
+static void add_names(struct strbuf *sb, const struct store_series *s)
+{
+	strbuf_addstr(sb, "<td>");
+	web_html_escape(sb, s->machine);
+	strbuf_addstr(sb, "</td><td>");
+	web_html_escape(sb, s->benchmark);
+	strbuf_addstr(sb, "</td><td>");
+	if (s->config[0])
+		web_html_escape(sb, s->config);
+	else
+		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	strbuf_addstr(sb, "</td><td>");
+	web_html_escape(sb, s->metric);
+	strbuf_addstr(sb, "</td>");
+}
+
+/* Its open Suspects: "–" before detect has run (unknown, not zero), "not judged" for a Series
+ * detection does not judge (its count would always be 0, and say nothing). */
+static int add_suspects_cell(struct strbuf *sb, struct overview *o, const struct store_series *s)
+{
+	int64_t n;
+	int judged;
+	if (!o->detect) {
+		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\" "
+				  "data-v=\"-1\">–</td>");
+		return 0;
+	}
+	if (store_series_judged(&judged, o->detect, s->machine, s->benchmark, s->config, s->metric,
+				o->err) ||
+	    (judged && store_open_suspects(&n, o->detect, s->machine, s->benchmark, s->config,
+					   s->metric, o->err)))
+		return BL_EDB;
+	if (!judged) {
+		strbuf_addstr(sb,
+			      "<td class=\"num muted not-judged\" data-v=\"\" title=\"detection "
+			      "does not judge this metric\">not judged</td>");
+		return 0;
+	}
+	strbuf_addf(sb, "<td class=\"num%s\"><a href=\"", n ? " suspects" : "");
+	web_add_href(sb, o->ctx, "/suspects");
+	strbuf_addf(sb, "\">%lld</a></td>", (long long)n);
+	return 0;
 }
 
 static int overview_one(const struct store_series *s, void *data)
 {
 	struct overview *o = data;
 	struct strbuf *sb = o->out;
+	struct unit_scale sc;
 	double *values = NULL;
 	size_t nvalues = 0;
 	o->total++;
@@ -182,50 +226,28 @@ static int overview_one(const struct store_series *s, void *data)
 	o->shown++;
 	strbuf_addstr(sb, "<tr data-search=\"");
 	web_html_escape(sb, o->hay.buf);
-	strbuf_addstr(sb, "\"><td>");
-	web_html_escape(sb, s->machine);
-	strbuf_addstr(sb, "</td><td>");
-	web_html_escape(sb, s->benchmark);
-	strbuf_addstr(sb, "</td><td>");
-	if (s->config[0])
-		web_html_escape(sb, s->config);
-	else
-		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
-	strbuf_addstr(sb, "</td><td>");
-	web_html_escape(sb, s->metric);
-	strbuf_addstr(sb, "</td><td class=\"spark\">");
+	strbuf_addstr(sb, "\">");
+	add_names(sb, s);
+	strbuf_addstr(sb, "<td class=\"spark\">");
 	if (store_web_recent_values(&values, &nvalues, o->st, s->machine, s->benchmark, s->config,
-				    s->metric, SPARK_RECORDS, o->err)) {
-		o->failed = 1;
-		return 1;
-	}
+				    s->metric, SPARK_RECORDS, o->err))
+		goto fail;
 	add_sparkline(sb, values, nvalues);
+	/* one scale for the row, as `benchline series` and the Series' chart choose it */
+	unit_scale_choose(&sc, s->unit, s->last_value);
 	strbuf_addstr(sb, "</td><td class=\"num\" data-v=\"");
 	add_sort_number(sb, s->last_value);
 	strbuf_addstr(sb, "\">");
-	web_add_value(sb, s->last_value, s->unit);
+	web_add_quantity(sb, s->last_value, &sc);
 	strbuf_addstr(sb, "</td>");
 	add_change_cell(sb, values, nvalues,
 			s->nlines ? s->lines[s->nlines - 1].records : (int64_t)nvalues,
-			s->better_higher);
+			s->better_higher, &sc);
 	free(values);
 	strbuf_addf(sb, "<td class=\"num\">%lld</td><td class=\"num\">%zu</td>",
 		    (long long)s->records, s->nlines);
-	if (o->detect) {
-		int64_t n;
-		if (store_open_suspects(&n, o->detect, s->machine, s->benchmark, s->config,
-					s->metric, o->err)) {
-			o->failed = 1;
-			return 1;
-		}
-		strbuf_addf(sb, "<td class=\"num%s\"><a href=\"", n ? " suspects" : "");
-		web_html_escape(sb, o->ctx->base);
-		strbuf_addf(sb, "/suspects\">%lld</a></td>", (long long)n);
-	} else {
-		/* Detection has never run: the count is unknown, not zero. */
-		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\" "
-				  "data-v=\"-1\">–</td>");
-	}
+	if (add_suspects_cell(sb, o, s))
+		goto fail;
 	if (s->regressions) {
 		strbuf_addstr(sb, "<td class=\"num regressions\"><a href=\"");
 		web_add_series_url(sb, o->ctx, s->id, WEB_SERIES_PAGE, NULL, "regressions");
@@ -236,71 +258,89 @@ static int overview_one(const struct store_series *s, void *data)
 	web_add_series_url(sb, o->ctx, s->id, WEB_SERIES_PAGE, NULL, NULL);
 	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
 	return 0;
+fail:
+	o->failed = 1;
+	return 1;
+}
+
+/* The search: a form the server answers (?q=, so a search can be bookmarked), which the script
+ * also applies as you type; in an exported site, the script alone (data-local: the form is
+ * never sent). */
+static void add_search(struct strbuf *sb, const struct web_ctx *ctx, const struct web_query *q)
+{
+	if (ctx->exported) {
+		strbuf_addstr(sb, "<form class=\"search\" data-local>");
+	} else {
+		strbuf_addstr(sb, "<form class=\"search\" method=\"get\" action=\"");
+		web_add_href(sb, ctx, "/");
+		strbuf_addstr(sb, "\">");
+	}
+	strbuf_addstr(sb, "<input type=\"search\" id=\"q\" name=\"q\" "
+			  "placeholder=\"machine, benchmark, config or metric\" value=\"");
+	web_html_escape(sb, q->q ? q->q : "");
+	strbuf_addstr(sb, "\"> <button>Search</button></form>\n");
+}
+
+/* Below the table: how many rows are shown, and what the counts mean. */
+static void add_overview_end(struct strbuf *sb, const struct overview *o)
+{
+	strbuf_addf(
+	    sb, "<p class=\"muted\"><span id=\"shown\">%zu</span> of %zu Series shown. %s</p>\n",
+	    o->shown, o->total,
+	    o->detect ? "Open suspects as the last <code>benchline detect</code> left them."
+		      : "Suspect counts appear once <code>benchline detect</code> has run.");
 }
 
 int web_route_overview(struct web_reply *r, const struct web_request *req, struct bl_error *err)
 {
 	const struct web_ctx *ctx = req->ctx;
-	const struct web_query *q = &req->q;
-	struct store *st = req->st;
 	struct strbuf *sb = &r->body;
-	struct overview o = {sb, ctx, q->q, 0, 0, STRBUF_INIT, NULL, st, err, 0};
+	struct overview o = {sb, ctx, req->q.q, 0, 0, STRBUF_INIT, NULL, req->st, err, 0};
 	struct store_web_summary sum;
 	size_t table_at;
 	int ret;
 
-	if ((ret = store_web_summary(&sum, st, err)) || (ret = web_open_detect(&o.detect, st, err)))
+	if ((ret = store_web_summary(&sum, req->st, err)) ||
+	    (ret = web_open_detect(&o.detect, req->st, err)))
 		return ret;
 	web_page_start(sb, ctx, "Series");
 	strbuf_addstr(sb, "<h1>Every Series</h1>\n");
 	add_summary(sb, ctx, &sum);
-	strbuf_addstr(sb, "<form class=\"search\" method=\"get\" action=\"");
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/\"><input type=\"search\" id=\"q\" name=\"q\" "
-			  "placeholder=\"machine, benchmark, config or metric\" value=\"");
-	web_html_escape(sb, q->q ? q->q : "");
-	strbuf_addstr(sb, "\"> <button>Search</button></form>\n");
+	add_search(sb, ctx, &req->q);
 	table_at = sb->len;
-	strbuf_addstr(sb, "<table id=\"series\" class=\"sortable\"><thead><tr>"
-			  "<th data-sort=\"text\">machine</th><th data-sort=\"text\">benchmark</th>"
-			  "<th data-sort=\"text\">config</th><th data-sort=\"text\">metric</th>"
-			  "<th>recent</th><th data-sort=\"num\">last value</th>"
-			  "<th data-sort=\"num\" title=\"the last record against its line's "
-			  "center (§6)\">change</th><th data-sort=\"num\">records</th>"
-			  "<th data-sort=\"num\">lines</th><th data-sort=\"num\" title=\"open "
-			  "Suspects\">suspects</th><th data-sort=\"num\">regressions</th><th></th>"
-			  "</tr></thead><tbody>\n");
-	ret = store_each_series(st, NULL, overview_one, &o, err);
+	strbuf_addstr(
+	    sb, "<table id=\"series\" class=\"sortable\"><thead><tr>"
+		"<th data-sort=\"text\">machine</th><th data-sort=\"text\">benchmark</th>"
+		"<th data-sort=\"text\">config</th><th data-sort=\"text\">metric</th>"
+		"<th>recent</th><th data-sort=\"num\">last value</th>"
+		"<th data-sort=\"num\" title=\"the last record against the middle of the "
+		"records before it on its line\">change</th><th data-sort=\"num\">records</th>"
+		"<th data-sort=\"num\">lines</th><th data-sort=\"num\" title=\"open "
+		"Suspects\">suspects</th><th data-sort=\"num\">regressions</th><th></th>"
+		"</tr></thead><tbody>\n");
+	ret = store_each_series(req->st, NULL, overview_one, &o, err);
 	strbuf_release(&o.hay);
 	if (o.failed)
 		ret = BL_EDB;
-	if (ret) {
-		store_detect_close(o.detect);
-		return ret;
-	}
-	strbuf_addstr(sb, "</tbody></table>\n");
-	if (!o.total) {
-		strbuf_setlen(sb, table_at);
-		strbuf_addstr(sb, "<p class=\"empty\">No Series yet: ingest records (or run "
-				  "<code>benchline demo</code>), or push them to "
-				  "<code>POST /api/records</code>.</p>\n");
-	} else {
-		strbuf_addf(sb,
-			    "<p class=\"muted\"><span id=\"shown\">%zu</span> of %zu Series "
-			    "shown. %s</p>\n",
-			    o.shown, o.total,
-			    o.detect ? "Open suspects as the last <code>benchline detect</code> "
-				       "left them."
-				     : "Suspect counts appear once <code>benchline detect</code> "
-				       "has run.");
+	if (!ret) {
+		strbuf_addstr(sb, "</tbody></table>\n");
+		if (!o.total) {
+			strbuf_setlen(sb, table_at);
+			strbuf_addstr(sb,
+				      "<p class=\"empty\">No Series yet: ingest records (or run "
+				      "<code>benchline demo</code>), or push them to "
+				      "<code>POST /api/records</code>.</p>\n");
+		} else {
+			add_overview_end(sb, &o);
+		}
+		strbuf_addstr(sb, "<script src=\"");
+		web_add_href(sb, ctx, "/assets/filter.js");
+		strbuf_addstr(sb, "\"></script>\n<script src=\"");
+		web_add_href(sb, ctx, "/assets/sort.js");
+		strbuf_addstr(sb, "\"></script>\n");
+		web_page_end(sb);
+		web_html_reply(r, 200);
 	}
 	store_detect_close(o.detect);
-	strbuf_addstr(sb, "<script src=\"");
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/assets/filter.js\"></script>\n<script src=\"");
-	web_html_escape(sb, ctx->base);
-	strbuf_addstr(sb, "/assets/sort.js\"></script>\n");
-	web_page_end(sb);
-	web_html_reply(r, 200);
-	return 0;
+	return ret;
 }

@@ -87,8 +87,10 @@ static int ring_one(const struct store_web_suspect *sx, void *data)
 static void add_suspect_text(struct strbuf *sb, enum suspect_side side, double shift)
 {
 	strbuf_addstr(sb, suspect_side_name(side));
-	if (!isnan(shift))
-		strbuf_addf(sb, " %+.1f%%", shift * 100);
+	if (isfinite(shift)) {
+		strbuf_addch(sb, ' ');
+		strbuf_add_change(sb, shift);
+	}
 }
 
 static void points_release(struct points *ps)
@@ -279,8 +281,12 @@ static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
 	strbuf_addstr(sb, "<h2 id=\"regressions\">Regressions</h2>\n");
 	for (size_t i = 0; i < pr->nr; i++) {
 		const struct page_regression *x = &pr->r[i];
-		strbuf_addf(sb, "<div class=\"regression\"><p><strong>Regression %lld</strong>: ",
-			    (long long)x->id);
+		struct strbuf path = STRBUF_INIT;
+		strbuf_addf(&path, "/regressions/%lld", (long long)x->id);
+		strbuf_addstr(sb, "<div class=\"regression\"><p><strong><a href=\"");
+		web_add_href(sb, ctx, path.buf);
+		strbuf_addf(sb, "\">Regression %lld</a></strong>: ", (long long)x->id);
+		strbuf_release(&path);
 		web_add_commit(sb, repo_url, x->commit, NULL);
 		strbuf_addch(sb, ' ');
 		if (x->subject) {
@@ -308,8 +314,8 @@ static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
 		strbuf_addstr(sb, ". Issue: ");
 		web_add_filed(sb, x->filed_url);
 		strbuf_addstr(sb, ". <a href=\"");
-		web_html_escape(sb, ctx->base);
-		strbuf_addstr(sb, "/regressions\">All Regressions</a></p>\n");
+		web_add_href(sb, ctx, "/regressions");
+		strbuf_addstr(sb, "\">All Regressions</a></p>\n");
 		web_add_probe_log(sb, repo_url, x->probes);
 		strbuf_addstr(sb, "</div>\n");
 	}
@@ -321,7 +327,9 @@ struct series_page {
 	struct points ps;
 	struct ring rg;
 	struct page_regressions pr;
-	int ran; /* detect has run on the database */
+	int ran;	      /* detect has run on the database */
+	int judged;	      /* and judges this Series */
+	struct unit_scale sc; /* the Series' values: one scale for all, as its chart's */
 	/* drawn: the points and marks in the zoom's range, on the chart's axis */
 	struct web_point *drawn;
 	size_t ndrawn;
@@ -371,7 +379,16 @@ static int series_read(struct series_page *sp, struct store *st, const char *con
 		return ret;
 	place_regressions(&sp->pr, &sp->ps);
 	set_bands(&sp->ps);
-	return 0;
+	if (sp->ran) {
+		struct store_detect *d;
+		if ((ret = web_open_detect(&d, st, err)))
+			return ret;
+		ret = store_series_judged(&sp->judged, d, names[0], names[1], names[2], names[3],
+					  err);
+		store_detect_close(d);
+	}
+	unit_scale_choose(&sp->sc, sp->c.unit, sp->c.last_value);
+	return ret;
 }
 
 /* The points and marks in the zoom's range, on the chart's axis. */
@@ -454,10 +471,13 @@ static void add_series_meta(struct strbuf *sb, const struct web_ctx *ctx,
 	if (!sp->ran) {
 		strbuf_addstr(sb, "<dt>suspects</dt><dd class=\"muted\">no detection data yet "
 				  "(run <code>benchline detect</code>)</dd>");
+	} else if (!sp->judged && !sp->rg.total) {
+		strbuf_addstr(sb, "<dt>suspects</dt><dd class=\"muted not-judged\">not judged "
+				  "(detection does not judge this metric)</dd>");
 	} else {
 		strbuf_addstr(sb, "<dt>suspects</dt><dd><a href=\"");
-		web_html_escape(sb, ctx->base);
-		strbuf_addf(sb, "/suspects\">%zu open</a> of %zu</dd>", sp->rg.open, sp->rg.total);
+		web_add_href(sb, ctx, "/suspects");
+		strbuf_addf(sb, "\">%zu open</a> of %zu</dd>", sp->rg.open, sp->rg.total);
 	}
 	if (sp->pr.nr)
 		strbuf_addf(sb, "<dt>regressions</dt><dd><a href=\"#regressions\">%zu</a></dd>",
@@ -515,16 +535,18 @@ static void add_chart(struct strbuf *sb, const struct series_page *sp)
 	} else {
 		strbuf_addstr(sb, sp->svg);
 	}
-	strbuf_addstr(sb, "</div>\n<p class=\"legend muted\"><span>● record</span>"
-			  "<span class=\"band\">▬ the band it was judged by (center ± "
-			  "tolerance, §6)</span><span>┃ spread (samples min–max, or median to "
-			  "p95)</span>"
-			  "<span>■ imported Baseline</span><span>○ tagged (not judged)</span>"
-			  "<span>△ beyond the Series' range, drawn at the edge</span>"
-			  "<span>┆ harness-version change</span><span>▒ other break</span>"
-			  "<span class=\"ring-slower\">◯ slower Suspect</span>"
-			  "<span class=\"ring-faster\">◯ faster Suspect</span>"
-			  "<span class=\"slower\">▼ Regression (its pinned commit)</span></p>\n");
+	strbuf_addstr(
+	    sb,
+	    "</div>\n<p class=\"legend muted\"><span>● record</span>"
+	    "<span class=\"band\">▬ the band it was judged by (the middle of the "
+	    "records before it ± their noise)</span><span>┃ spread (samples min–max, or median to "
+	    "p95)</span>"
+	    "<span>■ imported Baseline</span><span>○ tagged (not judged)</span>"
+	    "<span>△ beyond the Series' range, drawn at the edge</span>"
+	    "<span>┆ harness-version change</span><span>▒ other break</span>"
+	    "<span class=\"ring-slower\">◯ slower Suspect</span>"
+	    "<span class=\"ring-faster\">◯ faster Suspect</span>"
+	    "<span class=\"slower\">▼ Regression (its pinned commit)</span></p>\n");
 }
 
 /* A record's tags, each in its own span. */
@@ -569,7 +591,7 @@ static void add_record_row(struct strbuf *sb, const struct web_ctx *ctx,
 	strbuf_add(sb, p->source_hash, strnlen(p->source_hash, 12));
 	strbuf_addf(sb, "</td><td class=\"num\">%lld</td><td class=\"num\">",
 		    (long long)p->harness_version);
-	web_add_value(sb, p->value, sp->c.unit);
+	web_add_quantity(sb, p->value, &sp->sc);
 	strbuf_addstr(sb, "</td><td>");
 	if (p->brk != LINE_CONTINUES && p->brk != LINE_FIRST)
 		strbuf_addstr(sb, line_break_name(p->brk));
@@ -581,8 +603,8 @@ static void add_record_row(struct strbuf *sb, const struct web_ctx *ctx,
 	if (p->suspect) {
 		strbuf_addf(sb, "<a class=\"suspect %s\" href=\"",
 			    suspect_side_name(p->suspect_side));
-		web_html_escape(sb, ctx->base);
-		strbuf_addstr(sb, "/suspects\">");
+		web_add_href(sb, ctx, "/suspects");
+		strbuf_addstr(sb, "\">");
 		add_suspect_text(sb, p->suspect_side, p->suspect_shift);
 		if (p->suspect_state != SUSPECT_OPEN) {
 			strbuf_addstr(sb, " (");
@@ -601,7 +623,13 @@ static void add_series_page(struct strbuf *sb, const struct web_ctx *ctx,
 {
 	web_page_start(sb, ctx, sp->title.buf);
 	add_series_meta(sb, ctx, sp, names);
-	add_zoom(sb, ctx, sp, q);
+	if (!ctx->exported) {
+		add_zoom(sb, ctx, sp, q);
+	} else {
+		strbuf_addstr(sb, "<p class=\"zoom\"><a href=\"");
+		web_add_series_url(sb, ctx, sp->c.id, WEB_SERIES_CHART, NULL, NULL);
+		strbuf_addstr(sb, "\">SVG</a></p>\n");
+	}
 	add_chart(sb, sp);
 	if (sp->pr.nr)
 		add_series_regressions(sb, ctx, sp->repo_url, &sp->pr);

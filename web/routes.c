@@ -21,7 +21,10 @@ static const struct web_route routes[] = {
     {"GET", "/series/", WEB_POOL_CHART, WEB_ROUTE_PREFIX | WEB_ROUTE_CACHED, 0, NULL,
      web_route_series},
     {"GET", "/suspects", WEB_POOL_READ, WEB_ROUTE_CACHED, 0, NULL, web_route_suspects},
+    {"GET", "/alerts", WEB_POOL_READ, WEB_ROUTE_CACHED, 0, NULL, web_route_alerts},
     {"GET", "/regressions", WEB_POOL_READ, WEB_ROUTE_CACHED, 0, NULL, web_route_regressions},
+    {"GET", "/regressions/{id}", WEB_POOL_READ, WEB_ROUTE_CACHED, 0, NULL, web_route_regression},
+    {"GET", "/badge.svg", WEB_POOL_READ, WEB_ROUTE_CACHED, 0, NULL, web_route_badge},
     {"GET", "/gate", WEB_POOL_READ, WEB_ROUTE_REPO, 0, NULL, web_route_gate},
     {"GET", "/assets/", WEB_POOL_NONE, WEB_ROUTE_PREFIX, 0, NULL, web_route_asset},
     /* the JSON API */

@@ -11,9 +11,7 @@
 
 #include "web/web.h"
 
-/* The length of the UTF-8 sequence at s (1 to 4) with its code point in *cp, or 0 for a byte
- * that starts none: a sequence cut short, an overlong form, a surrogate, past U+10FFFF. */
-static size_t utf8_char(const unsigned char *s, uint32_t *cp)
+size_t web_utf8_char(const unsigned char *s, uint32_t *cp)
 {
 	unsigned c = s[0];
 	size_t n;
@@ -70,7 +68,7 @@ void web_html_escape(struct strbuf *out, const char *s)
 			/* A C0 control, or what is not a character of XML (bytes that are not
 			 * UTF-8 among them), is U+FFFD: no name or subject can make a page or a
 			 * chart invalid (§13). */
-			n = *p < 0x20 ? 0 : utf8_char(p, &cp);
+			n = *p < 0x20 ? 0 : web_utf8_char(p, &cp);
 			if (!n || cp == 0xfffe || cp == 0xffff)
 				strbuf_addstr(out, "\xef\xbf\xbd");
 			else

@@ -1,20 +1,21 @@
 /*
- * web: `benchline serve` (§11). An HTTP server on libmicrohttpd (server.c: connections, the
- * request deadline, bodies, the store pools, and the one dispatch through the route table of
- * routes.c, which says for every route its method, path or prefix, pool, whether its answer
- * is cached, and its handler), the request deadline's watch (watch.c), bearer tokens and
- * their roles (tokens.c), the API's query
- * parameters (params.c), the answers every page shares: its frame, links, commits, error
- * pages (html.c); one file per page: the overview (page_overview.c), a Series with its chart
- * (page_series.c, drawn by gnuplot in chart.c), the Suspects (page_suspects.c), the
- * Regressions (page_regressions.c), the gate (page_gate.c) and the static assets (assets.c);
- * the JSON API by resource: api_series.c, api_suspects.c, api_regressions.c, api_alerts.c
- * (with the confirm outcomes and ignores sweep machines post), api_records.c (with
- * POST /api/records, the intake) and api_gate.c; the background thread that detects after
- * pushes and syncs main (background.c), and small helpers: escaping, hashing, JSON replies
- * and lists, the reply cache (util.c). Each connection has its own thread; a request borrows
- * a store connection from the pool its route names (reads, charts, the one writer). Nothing
- * here prints or exits; cli/cmd_serve.c starts and stops the server.
+ * web: `benchline serve` (§11). An HTTP server on libmicrohttpd (server.c: connections, bodies,
+ * the store pools, and the one dispatch through the route table of routes.c, which says for
+ * every route its method, path or prefix, pool, whether its answer is cached, and its
+ * handler), the request deadline's watch (watch.c), bearer tokens and their roles (tokens.c),
+ * the API's query parameters (params.c), what every page shares: its frame, links, commits,
+ * values, error pages (html.c); one file per page: the overview (page_overview.c), a Series
+ * with its chart (page_series.c, drawn by gnuplot in chart.c), the alerts (page_alerts.c),
+ * the Suspects (page_suspects.c), the Regressions and each one's page (page_regressions.c),
+ * the gate (page_gate.c), the README badge (badge.c) and the static assets (assets.c); the
+ * JSON API by resource: api_series.c, api_suspects.c, api_regressions.c, api_alerts.c (with
+ * the confirm outcomes and ignores sweep machines post), api_records.c (with POST
+ * /api/records, the intake) and api_gate.c; the same pages as a static site (export.c,
+ * `benchline export --html`); the background thread that detects after pushes and syncs
+ * main (background.c), and small helpers: escaping, hashing, JSON replies and lists, the
+ * reply cache (util.c). Each connection has its own thread; a request borrows a store
+ * connection from the pool its route names (reads, charts, the one writer). Nothing here
+ * prints or exits; cli/cmd_serve.c starts and stops the server, cli/cmd_export.c exports.
  */
 #ifndef BENCHLINE_WEB_H
 #define BENCHLINE_WEB_H
@@ -78,6 +79,26 @@ unsigned web_port(const struct web_server *srv);
  * stops the threads and closes the database. */
 void web_stop(struct web_server *srv);
 
+/*
+ * `benchline export --html DIR` (export.c): the overview, the alerts, the Suspects, the
+ * Regressions and each one's page, every Series' page and chart, the badge and the assets, as
+ * files with relative links that work from the file system or any static host. DIR is made
+ * when missing; the files written replace those of a former export, nothing else is touched.
+ * progress (may be NULL) hears a line now and then.
+ */
+struct web_export {
+	const char *dir;
+	const char *repo_dir; /* its benchline.json's repo_url links commits; NULL: none */
+	const char *gnuplot;  /* "gnuplot" when NULL */
+	void (*progress)(const char *line, void *data);
+	void *progress_data;
+};
+struct web_export_result {
+	size_t pages, charts, files;
+};
+int web_export_html(struct web_export_result *out, struct store *st, const struct web_export *x,
+		    struct bl_error *err);
+
 /* Internal to web/: shared by its files. */
 
 /* The background thread (background.c): detection after pushes, and the sync of --repo's main
@@ -104,6 +125,9 @@ void web_html_escape(struct strbuf *out, const char *s);
  * password), the server's repository and a gnuplot given by its path are named by what they
  * are ("the database", "the server's repository", "gnuplot"), never by where. */
 void web_scrub(struct strbuf *out, const struct web_options *opts, const char *msg);
+/* The length of the UTF-8 sequence at s (1 to 4) with its code point in *cp, or 0 for a byte
+ * that starts none: a sequence cut short, an overlong form, a surrogate, past U+10FFFF. */
+size_t web_utf8_char(const unsigned char *s, uint32_t *cp);
 /* A line in the server's log (opts->log; none when opts or its log is NULL). */
 void web_log(const struct web_options *opts, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -121,6 +145,8 @@ struct web_asset {
 	size_t len;
 };
 const struct web_asset *web_asset_find(const char *name);
+/* The i-th asset, NULL past the last (an exported site copies them all). */
+const struct web_asset *web_asset_at(size_t i);
 
 /* What a chart's x axis is: the commit's place on main, or its date (?x=date). */
 enum web_axis { WEB_AXIS_PLACE, WEB_AXIS_DATE };
@@ -275,6 +301,9 @@ struct web_ctx {
 	struct web_chart_cache *cache;
 	const char *repo_dir;		/* NULL: the gate routes answer 404 */
 	const struct web_options *opts; /* the server's: its log, and what answers never name */
+	/* 1: the pages of `export --html`, files linked by relative paths (base "." or ".."),
+	 * without what needs a server (the JSON API, the gate, zoom and filters by query) */
+	int exported;
 };
 
 /* A page's query parameters, decoded. */
@@ -420,8 +449,16 @@ void web_page_end(struct strbuf *sb);
 void web_html_reply(struct web_reply *r, int status);
 /* An HTML error page. */
 void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, const char *msg);
-/* A link to one of the server's own pages: ctx->base, then path ("/suspects"), escaped. */
+/* A link to one of the server's own pages: ctx->base, then path ("/suspects", "/alerts#alert-3"),
+ * escaped; in an exported site the file that page is (web_export_path: "./suspects.html"). */
 void web_add_href(struct strbuf *sb, const struct web_ctx *ctx, const char *path);
+/* The file of an exported site a server path is (no query): "/" index.html, "/assets/NAME"
+ * itself, any other "/PATH" PATH.html; a fragment kept after it. */
+void web_export_path(struct strbuf *sb, const char *path);
+/* The name of a Series' files in an exported site (series/NAME.html, NAME.svg): its id with
+ * every byte but [A-Za-z0-9_-] as '_', cut to 80 bytes, then '-' and 8 hex digits of the id's
+ * hash, so that ids alike once made plain still differ. */
+void web_series_file(struct strbuf *sb, const char *id);
 /* What of a Series a link opens. */
 enum web_series_view { WEB_SERIES_PAGE, WEB_SERIES_CHART, WEB_SERIES_RECORDS };
 /* A link to a Series (its page, chart or records), with query parameters (already encoded,
@@ -430,7 +467,9 @@ enum web_series_view { WEB_SERIES_PAGE, WEB_SERIES_CHART, WEB_SERIES_RECORDS };
  * takes as the same route. */
 void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
 			enum web_series_view view, const char *query, const char *fragment);
-/* A value and its unit as the pages show it ("–" when unknown). */
+/* A value in a scale (one per Series, as its chart's), or in the unit its own size calls for
+ * (web_add_value: "983 MB/s", "66.7 µs"), escaped; "–" when unknown. */
+void web_add_quantity(struct strbuf *sb, double v, const struct unit_scale *sc);
 void web_add_value(struct strbuf *sb, double v, const char *unit);
 /* A commit: 12 digits shown, all 40 and the subject on hover, linked to repo_url's page of it
  * when there is one; web_add_commit_cell the same as a table cell. */
@@ -439,7 +478,8 @@ void web_add_commit(struct strbuf *sb, const char *repo_url, const char *commit,
 void web_add_commit_cell(struct strbuf *sb, const char *repo_url, const char *commit);
 /* A pull request: "#42", linked to repo_url's page of it when there is one. */
 void web_add_pr(struct strbuf *sb, const char *repo_url, int64_t pr);
-/* A ratio as a signed percent change ("+15.2%"), "–" when unknown; an interval of two. */
+/* A ratio as its change (strbuf_add_change: "+15.2%"), "–" when unknown; an interval of two
+ * ("[+14.0%, +16.4%]"). */
 void web_add_delta(struct strbuf *sb, double ratio);
 void web_add_delta_interval(struct strbuf *sb, double lo, double hi);
 /* Where an alert was filed: a link when it is an http(s) URL, else text. */
@@ -461,6 +501,7 @@ struct web_series_copy {
 	char *unit, *id;
 	int better_higher;
 	int64_t records;
+	double last_value; /* NAN when absent */
 	struct store_series_line *lines;
 	size_t nlines;
 };
@@ -490,7 +531,10 @@ int web_gate_run(struct gate_report *report, int *status, const struct web_ctx *
 web_route_fn web_route_overview;     /* GET / */
 web_route_fn web_route_series;	     /* GET /series/{id}, its chart.svg, /series?id= */
 web_route_fn web_route_suspects;     /* GET /suspects */
+web_route_fn web_route_alerts;	     /* GET /alerts */
 web_route_fn web_route_regressions;  /* GET /regressions */
+web_route_fn web_route_regression;   /* GET /regressions/{id} */
+web_route_fn web_route_badge;	     /* GET /badge.svg */
 web_route_fn web_route_gate;	     /* GET /gate */
 web_route_fn web_route_asset;	     /* GET /assets/NAME */
 web_route_fn web_api_series;	     /* GET /api/series */

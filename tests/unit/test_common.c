@@ -868,6 +868,38 @@ static void quantity(const char *unit, double typical, double v, const char *wan
 }
 
 /* Figures in the units people read, one scale per Series. */
+/* A lone value in the unit its own size calls for (the overview and `series` alike, issue
+ * 28), and a change with the one precision every change is shown with (§11). */
+static void values_and_changes_as_people_read_them(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	strbuf_add_value(&sb, 982603401.0, "B/s");
+	strbuf_addstr(&sb, " | ");
+	strbuf_add_value(&sb, 66699.3, "ns");
+	strbuf_addstr(&sb, " | ");
+	strbuf_add_value(&sb, 12316, "allocs");
+	assert_string_equal(sb.buf, "983 MB/s | 66.7 µs | 12316 allocs");
+	strbuf_reset(&sb);
+	strbuf_add_change(&sb, 0.123);
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 1.738 - 1);
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 1.03 - 1);
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, -0.04);
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, -0.0004);
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 0);
+	strbuf_addch(&sb, '|');
+	strbuf_add_change(&sb, NAN);
+	strbuf_add_change(&sb, INFINITY);
+	strbuf_addch(&sb, '|');
+	assert_string_equal(sb.buf, "+12.3% +73.8% +3.0% -4.0% 0.0% 0.0%||");
+	strbuf_release(&sb);
+}
+
 static void quantities_in_human_units(void **state)
 {
 	(void)state;
@@ -987,6 +1019,7 @@ int main(void)
 	    cmocka_unit_test(json_shortest_reals),
 	    cmocka_unit_test(digests_are_git_blob_ids),
 	    cmocka_unit_test(quantities_in_human_units),
+	    cmocka_unit_test(values_and_changes_as_people_read_them),
 	};
 	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
