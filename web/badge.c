@@ -1,8 +1,9 @@
 /*
  * The README badge, GET /badge.svg (§11): "benchmarks | 2 regressions" while Regressions stand
- * open (bisection pinned them and nobody has ignored their alert), else "benchmarks | 3 open
- * alerts" while slower alerts wait to be measured or bisected, else "benchmarks | no
- * regressions". A plain SVG, drawn here: no script, no font or image from anywhere.
+ * open (bisection pinned them, and nobody has ignored the alert they were bisected for), else
+ * "benchmarks | 3 open alerts" while slower alerts wait to be measured or bisected, else
+ * "benchmarks | no regressions". A plain SVG, drawn here: no script, no font or image from
+ * anywhere.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,17 +13,17 @@
 
 /* What the badge counts. */
 struct badge_counts {
-	int64_t *covered; /* ids of alerts whose Regressions stand (state covered), ascending */
-	size_t ncovered, alloc;
+	int64_t *ignored; /* ids of the alerts a person ignored: their Regressions are closed */
+	size_t nignored, alloc;
 	int64_t open_alerts, regressions;
 };
 
 static int badge_alert_one(const struct store_alert *a, void *data)
 {
 	struct badge_counts *b = data;
-	if (a->state == SUSPECT_COVERED) {
-		ALLOC_GROW(b->covered, b->ncovered, b->alloc);
-		b->covered[b->ncovered++] = a->id;
+	if (a->state == SUSPECT_IGNORED) {
+		ALLOC_GROW(b->ignored, b->nignored, b->alloc);
+		b->ignored[b->nignored++] = a->id;
 	} else if (a->side == SUSPECT_SLOWER &&
 		   (a->state == SUSPECT_OPEN || a->state == SUSPECT_CONFIRMED)) {
 		b->open_alerts++;
@@ -33,9 +34,9 @@ static int badge_alert_one(const struct store_alert *a, void *data)
 static int badge_regression_one(const struct store_regression *g, void *data)
 {
 	struct badge_counts *b = data;
-	int open = !g->alert_id; /* bisect ran on its own: nothing can close it but a person */
-	for (size_t i = 0; i < b->ncovered && !open; i++)
-		open = b->covered[i] == g->alert_id;
+	int open = 1;
+	for (size_t i = 0; i < b->nignored && open; i++)
+		open = b->ignored[i] != g->alert_id;
 	b->regressions += open;
 	return 0;
 }
@@ -92,6 +93,6 @@ int web_route_badge(struct web_reply *r, const struct web_request *req, struct b
 	r->etag = web_hash(WEB_HASH_INIT, r->body.buf, r->body.len);
 	r->has_etag = 1;
 done:
-	free(b.covered);
+	free(b.ignored);
 	return ret;
 }

@@ -116,29 +116,30 @@ static int regression_id_one(const struct store_regression *g, void *data)
 	return 0;
 }
 
-/* Every Series' page and chart, series/NAME.html and series/NAME.svg. */
+/* Every Series' chart and page, series/NAME.svg and series/NAME.html: the chart first, so a
+ * chart gnuplot cannot draw stops the export before a page that would say so is written. */
 static int export_series(struct exporter *e, struct bl_error *err)
 {
 	struct strbuf file = STRBUF_INIT, path = STRBUF_INIT, rest = STRBUF_INIT;
 	int ret = 0;
 	for (size_t i = 0; i < e->nseries && !ret; i++) {
 		const char *id = e->series[i];
-		strbuf_reset(&path);
-		strbuf_addf(&path, "/series/%s", id);
 		strbuf_reset(&file);
 		strbuf_addstr(&file, "series/");
 		web_series_file(&file, id);
-		strbuf_addstr(&file, ".html");
-		ret = export_page(e, &e->deep, web_route_series, path.buf, id, 0, file.buf, err);
-		if (ret)
-			break;
+		strbuf_addstr(&file, ".svg");
+		strbuf_reset(&path);
+		strbuf_addf(&path, "/series/%s/chart.svg", id);
 		strbuf_reset(&rest);
 		strbuf_addf(&rest, "%s/chart.svg", id);
-		strbuf_addstr(&path, "/chart.svg");
-		strbuf_setlen(&file, file.len - 5);
-		strbuf_addstr(&file, ".svg");
 		ret = export_page(e, &e->deep, web_route_series, path.buf, rest.buf, 0, file.buf,
 				  err);
+		if (ret)
+			break;
+		strbuf_setlen(&file, file.len - 4);
+		strbuf_addstr(&file, ".html");
+		strbuf_setlen(&path, path.len - 10);
+		ret = export_page(e, &e->deep, web_route_series, path.buf, id, 0, file.buf, err);
 		e->res->pages++;
 		e->res->charts++;
 		if ((i + 1) % 25 == 0 && i + 1 < e->nseries)

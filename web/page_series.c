@@ -417,7 +417,7 @@ static void series_select(struct series_page *sp)
 
 /* Draws the chart; when gnuplot fails, chart_err says so in words an answer may show: in full
  * in the log, on the page what failed without the server's paths, and without gnuplot's own
- * words after it (they may name the server's files). */
+ * words after it (they may name the server's files); in full for an export. */
 static void series_draw(struct series_page *sp, const struct web_ctx *ctx)
 {
 	struct web_chart chart;
@@ -431,7 +431,8 @@ static void series_draw(struct series_page *sp, const struct web_ctx *ctx)
 	chart.repo_url = sp->repo_url;
 	sp->chart_ret = web_chart_svg(&sp->svg, &sp->chart_etag, ctx->cache, ctx->gnuplot, &chart,
 				      &sp->chart_err);
-	if (sp->chart_ret) {
+	/* An export has no log: its error says it all (it names no one else's files). */
+	if (sp->chart_ret && !ctx->exported) {
 		struct strbuf shown = STRBUF_INIT;
 		char *colon = strstr(sp->chart_err.msg.buf, ": ");
 		web_log(ctx->opts, "a chart was not drawn: %s", sp->chart_err.msg.buf);
