@@ -132,6 +132,14 @@ void web_add_value(struct strbuf *sb, double v, const char *unit)
 	web_add_quantity(sb, v, &sc);
 }
 
+void web_add_config(struct strbuf *sb, const char *config)
+{
+	if (config[0])
+		web_html_escape(sb, config);
+	else
+		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+}
+
 void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
 			enum web_series_view view, const char *query, const char *fragment)
 {

@@ -105,10 +105,7 @@ static int series_row_one(const struct store_suspect *s, void *data)
 	strbuf_addf(sb, "<tr class=\"suspect %s\"><td>", suspect_side_name(s->side));
 	web_html_escape(sb, s->benchmark);
 	strbuf_addstr(sb, "</td><td>");
-	if (s->config[0])
-		web_html_escape(sb, s->config);
-	else
-		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	web_add_config(sb, s->config);
 	strbuf_addstr(sb, "</td><td><a href=\"");
 	web_add_series_url(sb, sr->ctx, sr->id.buf, WEB_SERIES_PAGE, NULL, NULL);
 	strbuf_addstr(sb, "\">");

@@ -168,10 +168,7 @@ static void add_names(struct strbuf *sb, const struct store_series *s)
 	strbuf_addstr(sb, "</td><td>");
 	web_html_escape(sb, s->benchmark);
 	strbuf_addstr(sb, "</td><td>");
-	if (s->config[0])
-		web_html_escape(sb, s->config);
-	else
-		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	web_add_config(sb, s->config);
 	strbuf_addstr(sb, "</td><td>");
 	web_html_escape(sb, s->metric);
 	strbuf_addstr(sb, "</td>");

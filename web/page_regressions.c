@@ -53,10 +53,7 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_addstr(sb, "</td><td>");
 	web_html_escape(sb, g->benchmark);
 	strbuf_addstr(sb, "</td><td>");
-	if (g->config[0])
-		web_html_escape(sb, g->config);
-	else
-		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	web_add_config(sb, g->config);
 	strbuf_addstr(sb, "</td><td><a href=\"");
 	web_add_series_url(sb, rp->ctx, rp->id.buf, WEB_SERIES_PAGE, NULL, NULL);
 	strbuf_addstr(sb, "#regressions\">");

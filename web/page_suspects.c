@@ -215,10 +215,7 @@ static void add_row(struct strbuf *sb, const struct suspects_page *sp, const str
 	strbuf_addstr(sb, "</td><td>");
 	web_html_escape(sb, r->benchmark);
 	strbuf_addstr(sb, "</td><td>");
-	if (r->config[0])
-		web_html_escape(sb, r->config);
-	else
-		strbuf_addstr(sb, "<span class=\"muted\">–</span>");
+	web_add_config(sb, r->config);
 	strbuf_addstr(sb, "</td><td><a href=\"");
 	web_add_series_url(sb, sp->ctx, id.buf, WEB_SERIES_PAGE, NULL, NULL);
 	strbuf_addstr(sb, "\">");

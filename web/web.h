@@ -459,6 +459,8 @@ void web_export_path(struct strbuf *sb, const char *path);
  * every byte but [A-Za-z0-9_-] as '_', cut to 80 bytes, then '-' and 8 hex digits of the id's
  * hash, so that ids alike once made plain still differ. */
 void web_series_file(struct strbuf *sb, const char *id);
+/* A config, or a muted "–" for the empty one. */
+void web_add_config(struct strbuf *sb, const char *config);
 /* What of a Series a link opens. */
 enum web_series_view { WEB_SERIES_PAGE, WEB_SERIES_CHART, WEB_SERIES_RECORDS };
 /* A link to a Series (its page, chart or records), with query parameters (already encoded,
