@@ -127,12 +127,13 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 		for (size_t i = 0; i < report.nprobes; i++)
 			print_probe(&report.probes[i]);
 		if (report.outcome == CONFIRM_PINNED) {
+			/* the pinned line last: scripts take it with tail -1 */
 			struct strbuf line = STRBUF_INIT;
-			printf("pinned %s\n", report.pinned.sha);
 			if (report.profile) {
 				confirm_profile_line(&line, report.profile);
 				cli_printf(stdout, "%s\n", line.buf);
 			}
+			printf("pinned %s\n", report.pinned.sha);
 			strbuf_release(&line);
 		} else if (report.outcome == CONFIRM_INCONCLUSIVE)
 			printf("inconclusive: the first slower commit is in %.12s..%.12s\n",

@@ -605,11 +605,13 @@ read_case('regressions_group_counts', 'regressions.sql', 'regressions_group_coun
 read_case('triage_alerts', 'regressions.sql', 'triage_alerts');
 case('regression_insert', write => 1,
      steps => [['regressions.sql', '+regression_insert', 'n', 'i:3', 'i:6', $gc, 't:gpu_frame_us',
-		"t:$early", 't:src-9', 'n', 'i:12', 'r:0.8', 'r:0.75', 'r:0.85', "t:$early", 't:[]'],
+		"t:$early", 't:src-9', 'n', 'i:12', 'r:0.8', 'r:0.75', 'r:0.85', "t:$early", 't:[]',
+		'n'],
 	       ['regressions.sql', '+regression_insert', 'i:8', 'i:3', 'i:6', $gc, 't:cpu_frame_us',
-		't:abcdef', 't:src-10', 't:not on main', 'n', 'n', 'n', 'n', "t:$early", 't:[1]']],
+		't:abcdef', 't:src-10', 't:not on main', 'n', 'n', 'n', 'n', "t:$early", 't:[1]',
+		't:{"benchmark":"x","functions":[]}']],
      checks => ['SELECT id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, '
-		. 'source_hash, subject, pr, ratio, lo, hi, reference_commit, probes '
+		. 'source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, profile '
 		. 'FROM regressions ORDER BY id', $meta_rows,
 		'SELECT count(*) FROM regressions WHERE created_at < 1700000000']);
 case('alert_set_filed', write => 1,
