@@ -200,14 +200,18 @@ struct cli_intake {
 /* The option entries every intake command takes. */
 #define CLI_INTAKE_OPTIONS(in)                                                                     \
 	{OPT_STRING, "format", &(in)->core.format, "F",                                            \
-	 "auto (default), benchline, bmf, gbench, hyperfine, pytest, gotest, criterion"},          \
+	 "auto (the default; run: benchline.json's bench.format), benchline, bmf, gbench, "        \
+	 "hyperfine, pytest, gotest, criterion"},                                                  \
 	    {OPT_STRING, "machine", &(in)->core.machine, "M",                                      \
-	     "the machine, when the format lacks one"},                                            \
+	     "the machine, when the format lacks one (default: benchline.json's machine)"},        \
 	    {OPT_INT, "harness-version", &(in)->core.harness_version, "N",                         \
-	     "the harness version, when the format lacks one"},                                    \
+	     "the harness version, when the format lacks one (default: benchline.json's, else "    \
+	     "1)"},                                                                                \
 	    {OPT_STRING, "config", &(in)->core.config, "C", "the config (default \"\")"},          \
 	    {OPT_STRING, "repo", &(in)->core.repo, "DIR",                                          \
-	     "commit, source hash and dirty state from DIR's HEAD; DIR's benchline.json"},         \
+	     "DIR's HEAD gives commit, source hash and dirty state, its benchline.json the "       \
+	     "settings (default: the current directory's repository; ingest takes only its "       \
+	     "settings)"},                                                                         \
 	    {OPT_BOOL, "verbose", &(in)->verbose, NULL, "say which format was chosen"},            \
 	    {OPT_BOOL, "json", &(in)->json, NULL, "print what was stored as JSON"},                \
 	    CLI_PUSH_OPTIONS(&(in)->push)

@@ -67,13 +67,16 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	const char *repo = NULL;
 	struct config cfg;
+	struct strbuf root = STRBUF_INIT;
 	int all = 0, json = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_BOOL, "all", &all, NULL, "read and judge every Series again"},
 	    {OPT_BOOL, "json", &json, NULL,
 	     "print {\"series\", \"lines_recomputed\", \"new_suspects\"}"},
 	    {OPT_STRING, "repo", &repo, "DIR",
-	     "judge the metrics DIR's benchline.json names in `metrics` (kept for later runs)"},
+	     "judge the metrics DIR's benchline.json names in `metrics` (kept for later runs; "
+	     "default: the benchline.json of the current directory's repository, when it has "
+	     "one)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&opts, 0, sizeof(opts));
@@ -81,13 +84,14 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	config_init(&cfg);
 	if (cli_parse(argc, argv, options, ctx))
 		cli_usage_error(ctx->cmd, options, "detect takes no arguments");
-	if (repo) {
-		if ((ret = config_load(&cfg, repo, &err))) {
-			ret = cli_fail(&err);
-			goto done;
-		}
-		cli_detect_options(&opts, &cfg);
+	/* --repo's benchline.json, else the checkout's (§10); a checkout without one, or no
+	 * checkout, judges what the last detect judged. */
+	if ((ret = config_load_checkout(&cfg, &root, repo, &err))) {
+		ret = cli_fail(&err);
+		goto done;
 	}
+	if (repo || cfg.path)
+		cli_detect_options(&opts, &cfg);
 	opts.all = all;
 	test_pass_limits(&opts);
 	if (detect_run(&res, ctx->store, &opts, &err)) {
@@ -126,6 +130,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	       (long long)res.new_suspects, res.new_suspects == 1 ? "" : "s");
 done:
 	config_release(&cfg);
+	strbuf_release(&root);
 	bl_error_release(&err);
 	return ret;
 }

@@ -29,7 +29,7 @@ int cmd_push(int argc, const char **argv, struct cli_ctx *ctx)
 	struct cli_push p;
 	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
-	struct strbuf body = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, root = STRBUF_INIT;
 	const char *repo = NULL;
 	json_t *json_out = NULL;
 	int json = 0, spool_only, ret = 2;
@@ -39,7 +39,8 @@ int cmd_push(int argc, const char **argv, struct cli_ctx *ctx)
 	const struct cli_option opts[] = {
 	    CLI_PUSH_OPTIONS(&p),
 	    {OPT_STRING, "repo", &repo, "DIR",
-	     "read the server and token file from DIR's benchline.json"},
+	     "read the server and token file from DIR's benchline.json (default: the current "
+	     "directory's repository's)"},
 	    {OPT_BOOL, "json", &json, NULL, "print what the server stored as JSON"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
@@ -51,7 +52,9 @@ int cmd_push(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts,
 				"--spool without a directory pushes the spool only: "
 				"no FILE");
-	if ((repo && config_load(&cfg, repo, &err)) || cli_push_connect(&p, &cfg, &err))
+	/* The server and token file: the flags, the environment, else --repo's benchline.json, else
+	 * the checkout's (§10). */
+	if (config_load_checkout(&cfg, &root, repo, &err) || cli_push_connect(&p, &cfg, &err))
 		goto fail;
 	if (json)
 		json_out = json_array();
@@ -75,6 +78,7 @@ fail:
 done:
 	json_decref(json_out);
 	strbuf_release(&body);
+	strbuf_release(&root);
 	config_release(&cfg);
 	cli_push_release(&p);
 	bl_error_release(&err);

@@ -105,12 +105,14 @@ static int explain(int argc, const char **argv, const char *repo, int json, stru
 {
 	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, root = STRBUF_INIT;
 	json_t *rows = json ? json_array() : NULL;
 	int ret = 0;
 
-	config_init(&cfg);
-	if (repo && (ret = config_load(&cfg, repo, &err)))
+	/* --repo's benchline.json, else the checkout's (§10): the limits the runs were tagged by */
+	ret = config_load_checkout(&cfg, &root, repo, &err);
+	strbuf_release(&root);
+	if (ret)
 		goto done;
 	for (int i = 0; i < argc && !ret; i++) {
 		struct ingest_explained e;
@@ -174,7 +176,9 @@ int cmd_records(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_BOOL, "all", &filter.all, NULL, "every run, not just standing records"},
 	    {OPT_BOOL, "why", &why, NULL,
 	     "for each run ID given: its tags and why, from its stored figures"},
-	    {OPT_STRING, "repo", &repo, "DIR", "with --why: the limits of DIR's benchline.json"},
+	    {OPT_STRING, "repo", &repo, "DIR",
+	     "with --why: the limits of DIR's benchline.json (default: the current directory's "
+	     "repository's)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
 	memset(&out, 0, sizeof(out));

@@ -42,12 +42,13 @@ int cmd_retag(int argc, const char **argv, struct cli_ctx *ctx)
 	struct ingest_retag_result res;
 	struct config cfg;
 	struct bl_error err = BL_ERROR_INIT;
-	struct strbuf who = STRBUF_INIT, changes = STRBUF_INIT;
+	struct strbuf who = STRBUF_INIT, changes = STRBUF_INIT, root = STRBUF_INIT;
 	const char *repo = NULL;
 	int dry_run = 0, json = 0, ret = 0;
 	const struct cli_option options[] = {
 	    {OPT_STRING, "repo", &repo, "DIR",
-	     "the rules of DIR's benchline.json (quiet limits, machines); default: the defaults"},
+	     "the rules of DIR's benchline.json (quiet limits, machines); default: the current "
+	     "directory's repository's, else the defaults"},
 	    {OPT_BOOL, "dry-run", &dry_run, NULL, "say what would change, change nothing"},
 	    {OPT_BOOL, "json", &json, NULL,
 	     "print {\"runs\", \"retagged\", \"tags\", \"keys_changed\", \"dry_run\"}"},
@@ -57,7 +58,8 @@ int cmd_retag(int argc, const char **argv, struct cli_ctx *ctx)
 	if (cli_parse(argc, argv, options, ctx))
 		cli_usage_error(ctx->cmd, options, "retag takes no arguments");
 	cli_who(&who);
-	if ((repo && config_load(&cfg, repo, &err)) ||
+	/* --repo's benchline.json, else the checkout's (§10), whose limits the intake tags by */
+	if (config_load_checkout(&cfg, &root, repo, &err) ||
 	    ingest_retag(&res, ctx->store, &adapters_parsers, &cfg, who.buf, dry_run, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -76,6 +78,7 @@ done:
 	config_release(&cfg);
 	strbuf_release(&who);
 	strbuf_release(&changes);
+	strbuf_release(&root);
 	bl_error_release(&err);
 	return ret;
 }

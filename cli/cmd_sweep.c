@@ -225,7 +225,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	struct bl_error err = BL_ERROR_INIT;
 	struct cli_push push;
 	const char *machine_flag = NULL;
-	long last = 0, harness = 0;
+	long last = 0, harness = -1;
 	double wait_quiet = 0;
 	int do_confirm = 0, pending = 0, no_preflight = 0, ret = 0, remote;
 	int64_t last_alert = 0, new_alerts = 0;
@@ -238,7 +238,8 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	    {OPT_STRING, "since", &req.since, "REV", "every source of main after REV"},
 	    {OPT_INT, "last", &last, "N", "the newest N sources of main (default 1)"},
 	    {OPT_INT, "harness-version", &harness, "N",
-	     "the records' harness version when bench.format lacks one (default 1)"},
+	     "the records' harness version when bench.format lacks one (default: "
+	     "benchline.json's harness_version, else 1)"},
 	    {OPT_BOOL, "confirm", &do_confirm, NULL, "then confirm this machine's open alerts"},
 	    {OPT_BOOL, "pending", &pending, NULL,
 	     "with --confirm, its pending alerts too (as confirm --pending)"},
@@ -260,7 +261,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, opts, "give --since or --last, not both");
 	if (pending && !do_confirm)
 		cli_usage_error(ctx->cmd, opts, "--pending goes with --confirm");
-	if (last < 0 || harness < 0 || wait_quiet < 0)
+	if (last < 0 || harness < -1 || wait_quiet < 0)
 		cli_usage_error(ctx->cmd, opts,
 				"--last, --harness-version and --wait-quiet cannot "
 				"be negative");

@@ -16,6 +16,8 @@ void cli_intake_init(struct cli_intake *in)
 {
 	memset(in, 0, sizeof(*in));
 	ingest_intake_init(&in->core, &adapters_parsers);
+	/* Files brought in; `run` measures (INGEST_SETTINGS_MEASURE). */
+	in->core.settings = INGEST_SETTINGS_FILES;
 	cli_push_init(&in->push);
 }
 

@@ -262,16 +262,37 @@ int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct i
  * applies benchline.json's machine settings and quiet limits, and stores each file (or pushed
  * body) in one transaction, saying per record what happened. Nothing here prints.
  */
+/*
+ * What the intake takes from benchline.json and the defaults where its caller's flags are silent
+ * (§10, "one machine name per checkout"; config_resolve is the rule). With FILES or MEASURE and
+ * neither repo nor settings_dir given, benchline.json is the checkout's: the repository holding
+ * the current directory (config_load_checkout), which MEASURE takes HEAD from too.
+ */
+enum ingest_settings {
+	/* Only what the caller set (a push's query): the server's benchline.json is not the
+	 * pusher's, so no machine or harness version comes from it. */
+	INGEST_SETTINGS_GIVEN,
+	/* Files brought in (ingest, import-baseline): benchline.json's "machine" (before a
+	 * format's own host name) and "harness_version", else harness version 1. */
+	INGEST_SETTINGS_FILES,
+	/* A benchmark measured here and now (run, sweep): as FILES, and the host name when no
+	 * machine is given or set, bench.format when no format is. */
+	INGEST_SETTINGS_MEASURE,
+};
+
 struct ingest_intake {
 	const struct ingest_parsers
 	    *parsers; /* the formats' parsers, given to ingest_intake_init */
-	/* Set by the caller between ingest_intake_init and ingest_intake_setup. */
-	const char *format;	      /* "auto" (the default) or an adapter's name */
+	/* Set by the caller between ingest_intake_init and ingest_intake_setup;
+	 * ingest_intake_setup replaces format, machine and harness_version by what they resolve
+	 * to (settings says how). */
+	const char *format;	      /* an adapter's name or "auto"; NULL: not given */
 	const char *machine, *config; /* what a format lacks; NULL: not given */
 	long harness_version;	      /* -1: not given */
-	const char *repo;	      /* the records come from this repository's HEAD; NULL: none */
-	const char *settings_dir;     /* where benchline.json is read when repo is NULL (the
-					 server's --repo); NULL: defaults */
+	enum ingest_settings settings;
+	const char *repo;	  /* the records come from this repository's HEAD; NULL: none */
+	const char *settings_dir; /* where benchline.json is read when repo is NULL (the
+				     server's --repo); NULL: see settings */
 	const char *commit, *source_hash; /* what a format lacks when there is no repo (a push's
 					     query); NULL: not given */
 	const char *machine_glob; /* the machines records may name (a push token's); NULL: any */
@@ -280,15 +301,18 @@ struct ingest_intake {
 	const char *no_hash_hint;     /* how a record without a source hash could get one */
 
 	/* Filled by ingest_intake_setup and ingest_intake_parse. */
-	struct config cfg;     /* benchline.json, defaults without one */
-	struct repo_head head; /* HEAD of repo */
+	struct config cfg;		 /* benchline.json, defaults without one */
+	struct config_settings resolved; /* the settings and where each came from (not with
+					    INGEST_SETTINGS_GIVEN) */
+	struct strbuf checkout;		 /* the checkout found from the current directory */
+	struct repo_head head;		 /* HEAD of repo */
 	int have_head;
 	const char *chosen_format; /* the format the last parse used */
 };
 
 void ingest_intake_init(struct ingest_intake *in, const struct ingest_parsers *parsers);
 void ingest_intake_release(struct ingest_intake *in);
-/* Checks the settings and reads benchline.json and HEAD; nothing is written. */
+/* Reads benchline.json and HEAD, resolves and checks the settings; nothing is written. */
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err);
 /* Parses a file, a criterion directory or "-" (standard input) into out. */
 int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const char *path,

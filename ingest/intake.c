@@ -21,32 +21,65 @@ void ingest_intake_init(struct ingest_intake *in, const struct ingest_parsers *p
 {
 	memset(in, 0, sizeof(*in));
 	in->parsers = parsers;
-	in->format = "auto";
 	in->harness_version = -1;
 	in->no_hash_hint = "give --repo to compute it";
 	config_init(&in->cfg);
+	strbuf_init(&in->checkout, 0);
 }
 
 void ingest_intake_release(struct ingest_intake *in)
 {
 	config_release(&in->cfg);
+	strbuf_release(&in->checkout);
+}
+
+/* benchline.json: repo's, else settings_dir's, else (FILES, MEASURE) the checkout's holding
+ * the current directory, whose HEAD a MEASURE takes too. */
+static int load_settings(struct ingest_intake *in, struct bl_error *err)
+{
+	const char *dir = in->repo ? in->repo : in->settings_dir;
+	int ret;
+	if (dir)
+		return config_load(&in->cfg, dir, err);
+	if (in->settings == INGEST_SETTINGS_GIVEN)
+		return 0;
+	if ((ret = config_load_checkout(&in->cfg, &in->checkout, NULL, err)) || !in->checkout.len)
+		return ret;
+	if (in->settings == INGEST_SETTINGS_MEASURE)
+		in->repo = in->checkout.buf;
+	else
+		in->settings_dir = in->checkout.buf;
+	return 0;
 }
 
 int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 {
-	const char *settings = in->repo ? in->repo : in->settings_dir;
 	enum result_format f;
 	int ret;
 
+	if (in->harness_version < -1)
+		return bl_error_set(err, BL_EINVALID, "--harness-version must be 0 or more");
+	if ((ret = load_settings(in, err)))
+		return ret;
+	if (in->settings == INGEST_SETTINGS_GIVEN) {
+		if (!in->format)
+			in->format = "auto";
+	} else {
+		struct config_flags flags = {in->machine, in->harness_version, in->format};
+		unsigned how = in->settings == INGEST_SETTINGS_MEASURE
+				   ? CONFIG_HOST_MACHINE | CONFIG_BENCH_FORMAT
+				   : 0;
+		if ((ret = config_resolve(&in->resolved, &flags, &in->cfg, how, err)))
+			return ret;
+		in->machine = in->resolved.machine[0] ? in->resolved.machine : NULL;
+		in->harness_version = (long)in->resolved.harness_version;
+		in->format = in->resolved.format;
+	}
 	if (result_format_parse(&f, in->format))
 		return bl_error_set(err, BL_EINVALID,
 				    "unknown format '%s' (auto, benchline, bmf, gbench, hyperfine, "
 				    "pytest, gotest, criterion)",
 				    in->format);
-	if (in->harness_version < -1)
-		return bl_error_set(err, BL_EINVALID, "--harness-version must be 0 or more");
-	if (settings && (ret = config_load(&in->cfg, settings, err)))
-		return ret;
 	if (in->repo) {
 		if ((ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
 			return ret;

@@ -43,8 +43,8 @@ SELECT r.id, r.machine_id, r.benchmark_id, r.config, r.source_hash, r.harness_ve
 FROM runs r
 JOIN machines m ON m.id = r.machine_id
 JOIN benchmarks b ON b.id = r.benchmark_id
-WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR b.name = ?2)
-  AND (?3 IS NULL OR (r.commit_sha >= ?3 AND r.commit_sha < ?4))
+WHERE (CAST(?1 AS TEXT) IS NULL OR m.name = ?1) AND (CAST(?2 AS TEXT) IS NULL OR b.name = ?2)
+  AND (CAST(?3 AS TEXT) IS NULL OR (r.commit_sha >= ?3 AND r.commit_sha < ?4))
 ORDER BY r.id;
 
 -- name: admin_audit_insert

@@ -65,13 +65,12 @@ ORDER BY id;
 -- name: alerts_judged_at
 SELECT count(*)
 FROM runs r INDEXED BY runs_commit
-JOIN records rec ON rec.run_id = r.id
+JOIN on_series_runs rec ON rec.run_id = r.id
 JOIN metrics mt ON mt.run_id = r.id
 WHERE r.commit_sha = ?2 AND r.machine_id = ?1
-  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id)
   AND EXISTS (SELECT 1 FROM lines l JOIN line_ends e ON e.line_id = l.id
 	      WHERE l.machine_id = r.machine_id AND l.benchmark_id = r.benchmark_id
-		AND l.config = r.config AND l.metric = mt.name AND e.judged);
+		AND l.config = r.config AND l.metric = mt.name AND e.judged <> 0);
 
 -- Alerts as `benchline alerts` lists them, oldest first: ?1 a machine's name or NULL for all,
 -- ?2 a state's name or NULL, ?3 one alert's id or NULL; never one left without Suspects. The
@@ -96,8 +95,8 @@ SELECT a.id, m.name, a.commit_sha, a.side, a.state, a.run_wide, a.series, a.judg
        a.created_at, a.rebench
 FROM alerts a
 JOIN machines m ON m.id = a.machine_id
-WHERE a.series > 0 AND (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR a.state = ?2)
-  AND (?3 IS NULL OR a.id = ?3)
+WHERE a.series > 0 AND (CAST(?1 AS TEXT) IS NULL OR m.name = ?1)
+  AND (CAST(?2 AS TEXT) IS NULL OR a.state = ?2) AND (CAST(?3 AS BIGINT) IS NULL OR a.id = ?3)
 ORDER BY a.id;
 
 -- The Suspects of one alert, by id.

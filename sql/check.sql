@@ -1,5 +1,6 @@
 -- check (store/check.c): the invariants of a stored history, which `benchline check` verifies
--- on either database (sql/pg/check.sql holds the same rules in PostgreSQL's dialect).
+-- on either database (the same rules in PostgreSQL's dialect: only check_integrity differs,
+-- in sql/pg/check.sql).
 
 -- SQLite's own check of the file's b-trees and indexes: one row 'ok', or one row a problem.
 -- name: check_integrity

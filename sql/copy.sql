@@ -1,6 +1,7 @@
 -- migrate (store/copy.c): every table of benchline's schema read whole in its key's order, and
--- written row by row into another database, SQLite's or PostgreSQL's (sql/pg/copy.sql holds the
--- same statements in its dialect). The tables come in an order that keeps every reference
+-- written row by row into another database, SQLite's or PostgreSQL's (the same statements in
+-- its dialect, copy_finish's alone kept in sql/pg/copy.sql). The reads are streamed: PostgreSQL
+-- sends their rows one at a time. The tables come in an order that keeps every reference
 -- valid, meta last: the change-log triggers write only once meta says detection has run, and
 -- a Regression's trigger writes into meta, which is cleared before its own rows are copied.
 -- Every column of a table is named: t1300 checks that a copy loses none.
@@ -11,6 +12,7 @@
 SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM commits) + (SELECT count(*) FROM lines);
 
 -- name: copy_read_machines
+-- streamed
 SELECT id, name, info, keep
 FROM machines ORDER BY id;
 
@@ -19,6 +21,7 @@ INSERT INTO machines (id, name, info, keep)
 VALUES (?1, ?2, ?3, ?4);
 
 -- name: copy_read_benchmarks
+-- streamed
 SELECT id, name
 FROM benchmarks ORDER BY id;
 
@@ -27,6 +30,7 @@ INSERT INTO benchmarks (id, name)
 VALUES (?1, ?2);
 
 -- name: copy_read_runs
+-- streamed
 SELECT id, digest, machine_id, benchmark_id, config, source_hash, harness_version, content_hash, commit_sha, branch, committed_at, started_at, dirty, profile, baseline, primary_metric, quietness, raw, ingested_at
 FROM runs ORDER BY id;
 
@@ -35,6 +39,7 @@ INSERT INTO runs (id, digest, machine_id, benchmark_id, config, source_hash, har
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19);
 
 -- name: copy_read_records
+-- streamed
 SELECT machine_id, benchmark_id, config, source_hash, harness_version, run_id
 FROM records ORDER BY machine_id, benchmark_id, config, source_hash, harness_version;
 
@@ -43,6 +48,7 @@ INSERT INTO records (machine_id, benchmark_id, config, source_hash, harness_vers
 VALUES (?1, ?2, ?3, ?4, ?5, ?6);
 
 -- name: copy_read_metrics
+-- streamed
 SELECT run_id, name, kind, unit, better, median, p95, n, value, ladder, samples
 FROM metrics ORDER BY run_id, name;
 
@@ -51,6 +57,7 @@ INSERT INTO metrics (run_id, name, kind, unit, better, median, p95, n, value, la
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11);
 
 -- name: copy_read_tags
+-- streamed
 SELECT run_id, tag
 FROM tags ORDER BY run_id, tag;
 
@@ -59,6 +66,7 @@ INSERT INTO tags (run_id, tag)
 VALUES (?1, ?2);
 
 -- name: copy_read_commits
+-- streamed
 SELECT sha, seq, parent, source_hash, committed_at, subject, pr
 FROM commits ORDER BY sha;
 
@@ -67,6 +75,7 @@ INSERT INTO commits (sha, seq, parent, source_hash, committed_at, subject, pr)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);
 
 -- name: copy_read_lines
+-- streamed
 SELECT id, machine_id, benchmark_id, config, metric, line, reason, start_run_id, start_commit, harness_version, content_hash
 FROM lines ORDER BY id;
 
@@ -75,6 +84,7 @@ INSERT INTO lines (id, machine_id, benchmark_id, config, metric, line, reason, s
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11);
 
 -- name: copy_read_line_ends
+-- streamed
 SELECT line_id, records, fingerprint, last_run_id, last_place, last_at, last_started_at, time_placed_at, judged, tail
 FROM line_ends ORDER BY line_id;
 
@@ -83,6 +93,7 @@ INSERT INTO line_ends (line_id, records, fingerprint, last_run_id, last_place, l
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10);
 
 -- name: copy_read_alerts
+-- streamed
 SELECT id, machine_id, commit_sha, side, state, series, judged_series, run_wide, outcome, rebench, note, filed_url, created_at, transient_records
 FROM alerts ORDER BY id;
 
@@ -91,6 +102,7 @@ INSERT INTO alerts (id, machine_id, commit_sha, side, state, series, judged_seri
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14);
 
 -- name: copy_read_suspects
+-- streamed
 SELECT id, run_id, metric, machine_id, benchmark_id, config, side, shift, median, center, tolerance, deviation, reference_run_id, follows_run_id, followers, persisted, alert_id, state, created_at
 FROM suspects ORDER BY id;
 
@@ -99,6 +111,7 @@ INSERT INTO suspects (id, run_id, metric, machine_id, benchmark_id, config, side
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19);
 
 -- name: copy_read_regressions
+-- streamed
 SELECT id, alert_id, machine_id, benchmark_id, config, metric, commit_sha, seq, source_hash, subject, pr, ratio, lo, hi, reference_commit, probes, created_at, profile
 FROM regressions ORDER BY id;
 
@@ -107,6 +120,7 @@ INSERT INTO regressions (id, alert_id, machine_id, benchmark_id, config, metric,
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18);
 
 -- name: copy_read_audit
+-- streamed
 SELECT id, action, who, at, why, alert_id, runs
 FROM audit ORDER BY id;
 
@@ -115,6 +129,7 @@ INSERT INTO audit (id, action, who, at, why, alert_id, runs)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);
 
 -- name: copy_read_removed_runs
+-- streamed
 SELECT run_id, audit_id, digest, machine, benchmark, config, source_hash, harness_version, commit_sha, standing, tags, raw
 FROM removed_runs ORDER BY run_id;
 
@@ -123,6 +138,7 @@ INSERT INTO removed_runs (run_id, audit_id, digest, machine, benchmark, config, 
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12);
 
 -- name: copy_read_detect_log
+-- streamed
 SELECT run_id, what, delta
 FROM detect_log ORDER BY run_id, what;
 
@@ -131,6 +147,7 @@ INSERT INTO detect_log (run_id, what, delta)
 VALUES (?1, ?2, ?3);
 
 -- name: copy_read_detect_log_runs
+-- streamed
 SELECT run_id, machine_id, benchmark_id, config, harness_version, source_hash, commit_sha, content_hash, baseline, committed_at, started_at
 FROM detect_log_runs ORDER BY run_id;
 
@@ -139,6 +156,7 @@ INSERT INTO detect_log_runs (run_id, machine_id, benchmark_id, config, harness_v
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11);
 
 -- name: copy_read_detect_log_commits
+-- streamed
 SELECT sha, seq, source_hash, committed_at
 FROM detect_log_commits ORDER BY sha;
 
@@ -147,6 +165,7 @@ INSERT INTO detect_log_commits (sha, seq, source_hash, committed_at)
 VALUES (?1, ?2, ?3, ?4);
 
 -- name: copy_read_meta
+-- streamed
 SELECT key, value
 FROM meta ORDER BY key;
 

@@ -9,21 +9,25 @@ SELECT sha, seq, source_hash, committed_at FROM commits;
 
 -- The standing records of the groups from ?1/?2/?3 on, in the primary key's order, ?4 of them
 -- at most (one range scan; a full walk stops at a group boundary once it holds enough and
--- resumes there, and leaves a group the limit cut for its next pass).
+-- resumes there, and leaves a group the limit cut for its next pass). The ORDER BY names the
+-- whole key, so the order within a group is the key's in every dialect, not a planner's.
 -- name: detect_scan_records
+-- streamed
 SELECT machine_id, benchmark_id, config, source_hash, harness_version, run_id
 FROM records
 WHERE (machine_id, benchmark_id, config) >= (?1, ?2, ?3)
-ORDER BY machine_id, benchmark_id, config
+ORDER BY machine_id, benchmark_id, config, source_hash, harness_version
 LIMIT ?4;
 
 -- The tagged runs between ?1 and ?2, in id order (merged with the members).
 -- name: detect_scan_tags
+-- streamed
 SELECT DISTINCT run_id FROM tags WHERE run_id BETWEEN ?1 AND ?2 ORDER BY run_id;
 
 -- What a full walk needs of the runs between ?1 and ?2, read from the runs_detect index in id
 -- order (never the rows and their raw JSON).
 -- name: detect_scan_runs
+-- streamed
 SELECT id, commit_sha, content_hash, baseline, committed_at, started_at
 FROM runs INDEXED BY runs_detect
 WHERE id BETWEEN ?1 AND ?2
@@ -31,6 +35,7 @@ ORDER BY id;
 
 -- Every metric of the runs between ?1 and ?2, in the primary key's order.
 -- name: detect_scan_metrics
+-- streamed
 SELECT run_id, name, kind, better, median, value
 FROM metrics
 WHERE run_id BETWEEN ?1 AND ?2
@@ -44,10 +49,9 @@ WITH member AS MATERIALIZED (
 	       runs.content_hash AS content_hash, runs.baseline AS baseline, runs.at AS at,
 	       runs.started_at AS started_at, runs.place AS place,
 	       runs.commit_sha AS commit_sha
-	FROM records r
+	FROM on_series_runs r
 	JOIN placed_runs runs ON runs.id = r.run_id
 	WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3
-	  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
 )
 SELECT p.run_id, p.place, p.at, p.started_at, p.harness_version, p.content_hash, p.baseline,
        mt.name, mt.kind, mt.better, mt.median, mt.value, p.commit_sha
@@ -241,7 +245,7 @@ WITH listed AS MATERIALIZED (
 	JOIN placed_runs runs ON runs.id = s.run_id
 	JOIN machines m ON m.id = s.machine_id
 	JOIN benchmarks b ON b.id = s.benchmark_id
-	WHERE s.id > ?1 AND (?2 IS NULL OR s.alert_id = ?2)
+	WHERE s.id > ?1 AND (CAST(?2 AS BIGINT) IS NULL OR s.alert_id = ?2)
 )
 SELECT id, machine, benchmark, config, metric, commit_sha, source_hash, place, side, shift,
        median, center, tolerance, state, run_id
@@ -282,8 +286,10 @@ WHERE m.name = ?1 AND b.name = ?2 AND l.config = ?3 AND l.metric = ?4;
 
 -- The ladder a quantile metric names (§8), from any record that names one: detection judges a
 -- quantile metric only when benchline.json's `metrics` lists it, so this runs once per such
--- name and detect, not per record.
+-- name and detect, not per record. The lowest run id's when records disagree, so every
+-- dialect gives the same ladder (SQLite walks the primary key to that first match).
 -- name: detect_metric_ladder
 SELECT ladder FROM metrics
 WHERE name = ?1 AND kind = 'quantile' AND ladder IS NOT NULL
+ORDER BY run_id
 LIMIT 1;

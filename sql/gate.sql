@@ -18,7 +18,7 @@ JOIN machines m ON m.id = r.machine_id
 JOIN benchmarks b ON b.id = r.benchmark_id
 LEFT JOIN metrics mt ON mt.run_id = r.run_id
 WHERE u.source_hash = ?1 AND u.dirty = 0 AND u.profile = 'release'
-ORDER BY m.name, b.name, r.config, r.harness_version DESC, mt.name;
+ORDER BY m.name, b.name, r.config, r.harness_version DESC, mt.name NULLS FIRST;
 
 -- The Series records (standing and untagged) of several groups at several source hashes, in
 -- one statement: ?1 is a JSON array of groups, each [machine id, benchmark id, config], ?2 one
@@ -34,12 +34,11 @@ SELECT g.key, h.key, r.run_id, r.harness_version, u.commit_sha, u.content_hash, 
        mt.ladder, CASE WHEN ?3 THEN mt.samples END
 FROM json_each(?1) g
 CROSS JOIN json_each(?2) h
-CROSS JOIN records r
+CROSS JOIN on_series_runs r
 JOIN runs u ON u.id = r.run_id
 JOIN metrics mt ON mt.run_id = r.run_id
 WHERE r.machine_id = json_extract(g.value, '$[0]')
   AND r.benchmark_id = json_extract(g.value, '$[1]')
   AND r.config = json_extract(g.value, '$[2]')
   AND r.source_hash = h.value
-  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
 ORDER BY g.key, h.key, r.harness_version DESC, r.run_id, mt.name;

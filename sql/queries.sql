@@ -1,5 +1,9 @@
 -- Every statement the store prepares. Each starts with a "-- name: NAME" line; the embed
--- step turns NAME into the C constant SQL_NAME. Parameters are always bound, never pasted.
+-- step turns NAME into the C constant SQL_NAME, and derives its PostgreSQL text unless
+-- sql/pg/queries.sql keeps one (store/embed-sql.sh says how). A "-- streamed" line right after
+-- the name marks a result that can be large, which PostgreSQL sends a row at a time.
+-- Parameters are always bound, never pasted. A parameter that is only tested for NULL is
+-- CAST to its type there, which PostgreSQL could not infer (it gets parameters as text).
 
 -- The schema version in force (the migrations applied).
 -- name: schema_version
@@ -105,77 +109,52 @@ DELETE FROM commits WHERE seq > ?1;
 SELECT count(*) FROM commits;
 
 -- Runs in Series order (machine, benchmark, config by name, then placed_runs' place, at,
--- started_at, id); the place tells the run's seq on main when it is known (an integer).
+-- started_at, id), as the view listed_runs gives them (sql/009-views.sql); the place tells the
+-- run's seq on main when it is known (an integer).
 -- ?1/?2 filter machine and benchmark by name (NULL: any); ?3 = 1 lists every run.
 -- name: records_list
 WITH listed AS MATERIALIZED (
-	SELECT runs.id AS id, m.name AS machine, b.name AS benchmark, runs.config AS config,
-	       runs.source_hash AS source_hash, runs.harness_version AS harness_version,
-	       runs.commit_sha AS commit_sha, runs.content_hash AS content_hash,
-	       runs.started_at AS started_at, runs.committed_at AS committed_at,
-	       runs.baseline AS baseline, r.run_id IS NOT NULL AS standing, runs.at AS at,
-	       runs.place AS place, runs.primary_metric AS primary_metric
-	FROM placed_runs runs
-	JOIN machines m ON m.id = runs.machine_id
-	JOIN benchmarks b ON b.id = runs.benchmark_id
-	LEFT JOIN records r ON r.run_id = runs.id
-	WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR b.name = ?2)
-	  AND (?3 = 1 OR r.run_id IS NOT NULL)
+	SELECT * FROM listed_runs
+	WHERE (CAST(?1 AS TEXT) IS NULL OR machine = ?1)
+	  AND (CAST(?2 AS TEXT) IS NULL OR benchmark = ?2)
+	  AND (?3 = 1 OR standing)
 )
-SELECT id, machine, benchmark, config, source_hash, harness_version, commit_sha,
-       content_hash, started_at, committed_at, baseline, standing, place, primary_metric
-FROM listed
+SELECT * FROM listed
 ORDER BY machine, benchmark, config, place, at, started_at, id;
 
 -- Pages of runs for GET /api/records, by run id (keyset paging: ?1 the last id of the page
 -- before, ?9 the page's size), with the columns of records_list. ?2 a machine's name, ?3 a
 -- benchmark's, NULL for any; ?4 1 for every run, 0 for standing ones; ?5/?6 and ?7/?8 the
 -- range of commits and of source hashes a hex prefix names ([prefix, prefix || 'g')), NULL
--- for any. Three statements that differ in what leads, so each reads one index range: the
--- run ids, the commits (runs_commit) or the source hashes (runs_source).
+-- for any (PostgreSQL's text columns are COLLATE "C": byte ranges there too). Three
+-- statements that differ in what leads, so each reads one index range: the run ids, the
+-- commits (runs_commit) or the source hashes (runs_source).
 -- name: records_page
-SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
-       runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
-       r.run_id IS NOT NULL, runs.place, runs.primary_metric
-FROM placed_runs runs
-JOIN machines m ON m.id = runs.machine_id
-JOIN benchmarks b ON b.id = runs.benchmark_id
-LEFT JOIN records r ON r.run_id = runs.id
-WHERE runs.id > ?1 AND (?2 IS NULL OR m.name = ?2) AND (?3 IS NULL OR b.name = ?3)
-  AND (?4 = 1 OR r.run_id IS NOT NULL)
-  AND (?5 IS NULL OR (runs.commit_sha >= ?5 AND runs.commit_sha < ?6))
-  AND (?7 IS NULL OR (runs.source_hash >= ?7 AND runs.source_hash < ?8))
-ORDER BY runs.id
+SELECT * FROM listed_runs
+WHERE id > ?1
+  AND (CAST(?2 AS TEXT) IS NULL OR machine = ?2) AND (CAST(?3 AS TEXT) IS NULL OR benchmark = ?3)
+  AND (?4 = 1 OR standing)
+  AND (CAST(?5 AS TEXT) IS NULL OR (commit_sha >= ?5 AND commit_sha < ?6))
+  AND (CAST(?7 AS TEXT) IS NULL OR (source_hash >= ?7 AND source_hash < ?8))
+ORDER BY id
 LIMIT ?9;
 
 -- name: records_page_commit
-SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
-       runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
-       r.run_id IS NOT NULL, runs.place, runs.primary_metric
-FROM placed_runs runs
-JOIN machines m ON m.id = runs.machine_id
-JOIN benchmarks b ON b.id = runs.benchmark_id
-LEFT JOIN records r ON r.run_id = runs.id
-WHERE runs.commit_sha >= ?5 AND runs.commit_sha < ?6 AND runs.id > ?1
-  AND (?2 IS NULL OR m.name = ?2) AND (?3 IS NULL OR b.name = ?3)
-  AND (?4 = 1 OR r.run_id IS NOT NULL)
-  AND (?7 IS NULL OR (runs.source_hash >= ?7 AND runs.source_hash < ?8))
-ORDER BY runs.id
+SELECT * FROM listed_runs
+WHERE commit_sha >= ?5 AND commit_sha < ?6 AND id > ?1
+  AND (CAST(?2 AS TEXT) IS NULL OR machine = ?2) AND (CAST(?3 AS TEXT) IS NULL OR benchmark = ?3)
+  AND (?4 = 1 OR standing)
+  AND (CAST(?7 AS TEXT) IS NULL OR (source_hash >= ?7 AND source_hash < ?8))
+ORDER BY id
 LIMIT ?9;
 
 -- name: records_page_source
-SELECT runs.id, m.name, b.name, runs.config, runs.source_hash, runs.harness_version,
-       runs.commit_sha, runs.content_hash, runs.started_at, runs.committed_at, runs.baseline,
-       r.run_id IS NOT NULL, runs.place, runs.primary_metric
-FROM placed_runs runs
-JOIN machines m ON m.id = runs.machine_id
-JOIN benchmarks b ON b.id = runs.benchmark_id
-LEFT JOIN records r ON r.run_id = runs.id
-WHERE runs.source_hash >= ?7 AND runs.source_hash < ?8 AND runs.id > ?1
-  AND (?2 IS NULL OR m.name = ?2) AND (?3 IS NULL OR b.name = ?3)
-  AND (?4 = 1 OR r.run_id IS NOT NULL)
-  AND (?5 IS NULL OR (runs.commit_sha >= ?5 AND runs.commit_sha < ?6))
-ORDER BY runs.id
+SELECT * FROM listed_runs
+WHERE source_hash >= ?7 AND source_hash < ?8 AND id > ?1
+  AND (CAST(?2 AS TEXT) IS NULL OR machine = ?2) AND (CAST(?3 AS TEXT) IS NULL OR benchmark = ?3)
+  AND (?4 = 1 OR standing)
+  AND (CAST(?5 AS TEXT) IS NULL OR (commit_sha >= ?5 AND commit_sha < ?6))
+ORDER BY id
 LIMIT ?9;
 
 -- name: run_tags

@@ -34,7 +34,8 @@ ORDER BY r.id;
 
 -- The Regressions GET /api/regressions filters, oldest first, with the same columns: ?1 a
 -- machine's name, ?2 a benchmark's, NULL for any; ?3/?4 the range of commits a hex prefix
--- names ([prefix, prefix || 'g')), NULL for any; ?5 an alert's id, NULL for any.
+-- names ([prefix, prefix || 'g')), NULL for any; ?5 an alert's id, NULL for any. (commit_sha
+-- is COLLATE "C" on PostgreSQL: the range is in byte order there too.)
 -- name: regressions_filtered
 SELECT r.id, r.alert_id, m.name, b.name, r.config, r.metric, r.commit_sha, r.seq,
        r.source_hash, r.subject, r.pr, r.ratio, r.lo, r.hi, r.reference_commit, r.probes,
@@ -43,9 +44,9 @@ FROM regressions r
 JOIN machines m ON m.id = r.machine_id
 JOIN benchmarks b ON b.id = r.benchmark_id
 LEFT JOIN alerts a ON a.id = r.alert_id
-WHERE (?1 IS NULL OR m.name = ?1) AND (?2 IS NULL OR b.name = ?2)
-  AND (?3 IS NULL OR (r.commit_sha >= ?3 AND r.commit_sha < ?4))
-  AND (?5 IS NULL OR r.alert_id = ?5)
+WHERE (CAST(?1 AS TEXT) IS NULL OR m.name = ?1) AND (CAST(?2 AS TEXT) IS NULL OR b.name = ?2)
+  AND (CAST(?3 AS TEXT) IS NULL OR (r.commit_sha >= ?3 AND r.commit_sha < ?4))
+  AND (CAST(?5 AS BIGINT) IS NULL OR r.alert_id = ?5)
 ORDER BY r.id;
 
 -- The Regressions of one Series (machine and benchmark by name, config, metric), oldest
@@ -69,7 +70,7 @@ ORDER BY r.id;
 SELECT metric, seq
 FROM regressions
 WHERE machine_id = ?1 AND benchmark_id = ?2 AND config = ?3
-ORDER BY metric, seq;
+ORDER BY metric, seq NULLS FIRST;
 
 -- The alerts triage files: confirmed or covered, holding a Regression, not filed yet; oldest
 -- first.

@@ -26,10 +26,9 @@ WITH member AS MATERIALIZED (
 	       runs.harness_version AS harness_version, runs.content_hash AS content_hash,
 	       runs.baseline AS baseline, runs.at AS at, runs.started_at AS started_at,
 	       runs.place AS place
-	FROM records r
+	FROM on_series_runs r
 	JOIN placed_runs runs ON runs.id = r.run_id
 	WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3
-	  AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
 )
 SELECT mt.name, mt.kind, mt.unit, mt.better, mt.median, mt.value,
        p.run_id, p.commit_sha, p.place, p.harness_version, p.content_hash, p.baseline

@@ -47,10 +47,10 @@ ORDER BY s.run_id;
 SELECT CASE WHEN mt.kind = 'timed' AND mt.median IS NOT NULL THEN mt.median ELSE mt.value END
 FROM machines m
 JOIN benchmarks b ON b.name = ?2
-JOIN records r ON r.machine_id = m.id AND r.benchmark_id = b.id AND r.config = ?3
+JOIN on_series_runs r ON r.machine_id = m.id AND r.benchmark_id = b.id AND r.config = ?3
 JOIN placed_runs runs ON runs.id = r.run_id
 JOIN metrics mt ON mt.run_id = r.run_id AND mt.name = ?4
-WHERE m.name = ?1 AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id)
+WHERE m.name = ?1
 ORDER BY runs.place DESC, runs.at DESC, runs.started_at DESC, r.run_id DESC
 LIMIT ?5;
 

@@ -4,14 +4,15 @@
  * transactions). Its reads and writes are grouped by who asks: detection (detect.c), the gate
  * (gate.c, gate_skipped.c), the Series (series.c), the web server (web.c), alerts (alerts.c),
  * Regressions and triage (regressions.c), deterministic counters (counters.c), data care
- * (admin.c), `check`'s invariants (check.c)
- * and `migrate` (copy.c). The SQL text lives in sql/ and is embedded at build time. Every statement
- * of sql/ is prepared once per store, on its first use, then bound, stepped and reset each time,
- * and finalized by store_free. Only the migrations, the connection's pragmas at open and
- * transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL text instead (sqlite3_exec). A callback
- * of a walk (store_each_*, store_web_*, store_detect_lines, store_detect_suspects) may call any
- * store function but the walk it is called from: that one's statement is still stepping, and the
- * inner call fails (BL_EDB).
+ * (admin.c), `check`'s invariants (check.c) and `migrate` (copy.c). The SQL text lives in sql/
+ * and is embedded at build time (embed-sql.sh, which derives each statement's PostgreSQL text
+ * from SQLite's unless sql/pg/ keeps one). Every statement of sql/ is prepared once per store,
+ * on its first use, then bound, stepped and reset each time, and finalized by store_free. Only
+ * the migrations, the connection's pragmas at open and transaction control (BEGIN, COMMIT,
+ * ROLLBACK) run as SQL text instead (sqlite3_exec). A callback of a walk (store_each_*,
+ * store_web_*, store_detect_lines, store_detect_suspects) may call any store function but the
+ * walk it is called from: that one's statement is still stepping, and the inner call fails
+ * (BL_EDB).
  */
 #ifndef BENCHLINE_STORE_H
 #define BENCHLINE_STORE_H

@@ -108,9 +108,9 @@ void web_scrub(struct strbuf *out, const struct web_options *opts, const char *m
 		int starts = p == msg || p[-1] == '\'' || p[-1] == ' ';
 		for (size_t i = 0; starts && i < n; i++) {
 			size_t len = strlen(names[i].text);
-			char next = p[len];
+			/* p[len] is read only once p holds all len bytes of the name. */
 			if (len > best && !strncmp(p, names[i].text, len) &&
-			    (!next || strchr("'/: ,;)\n\t", next))) {
+			    (!p[len] || strchr("'/: ,;)\n\t", p[len]))) {
 				best = len;
 				as = names[i].as;
 			}

@@ -200,6 +200,51 @@ static void add_search_summary(struct strbuf *sb, size_t searched, size_t skippe
 	add_skipped_tags(sb, by_tag);
 }
 
+static int has_machine(const struct gate_comparison *c, const char *machine)
+{
+	for (size_t i = 0; i < c->nmachines; i++)
+		if (!strcmp(c->machines[i], machine))
+			return 1;
+	return 0;
+}
+
+/*
+ * What a search on machine that found nothing can be told (§10, one machine name per checkout):
+ * when the comparison's own source hash has Series records on other machines but none on this
+ * one, "the merge base has records on nc-box, ci-1 (give --machine or set "machine" in
+ * benchline.json)". Returns 1 when it added it.
+ */
+static int add_machines_hint(struct strbuf *sb, const struct gate_comparison *c,
+			     const char *machine, int ratchet)
+{
+	if (!c->nmachines || has_machine(c, machine))
+		return 0;
+	if (ratchet)
+		strbuf_addf(sb, "%s has records on ", c->ref_name ? c->ref_name : "the ratchet");
+	else
+		strbuf_addstr(sb, "the merge base has records on ");
+	for (size_t i = 0; i < c->nmachines; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", c->machines[i]);
+	strbuf_addstr(sb, " (give --machine or set \"machine\" in benchline.json)");
+	return 1;
+}
+
+/* The machines of the Series records among recs (by machine, as store_gate_at_source orders
+ * them) into c. */
+static void take_machines(struct gate_comparison *c, const struct store_gate_record *recs, size_t n)
+{
+	size_t alloc = 0;
+	c->machines_read = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].tagged ||
+		    (c->nmachines && !strcmp(c->machines[c->nmachines - 1], recs[i].machine)))
+			continue;
+		ALLOC_GROW(c->machines, c->nmachines + 1, alloc);
+		c->machines[c->nmachines++] = xstrdup(recs[i].machine);
+		c->machines[c->nmachines] = NULL;
+	}
+}
+
 /*
  * Continues a window with records of the steps after its last one (list: one group's records
  * of a batch of steps, by step). Step by step: the record on the reference's line (same
@@ -995,6 +1040,9 @@ static int compare(struct gate_comparison *c, struct gate_walk *gr, struct repo 
 					struct strbuf why = STRBUF_INIT;
 					add_search_summary(&why, w.searched, w.skipped,
 							   w.skipped_by_tag);
+					strbuf_addstr(&why, "; ");
+					if (!add_machines_hint(&why, c, h->machine, gr->ratchet))
+						strbuf_setlen(&why, why.len - 2);
 					set_note(row, "no reference record: %s", why.buf);
 					strbuf_release(&why);
 				}
@@ -1041,14 +1089,11 @@ done:
 
 /* Benchmarks the reference measured at S(M) on the head's machines that the head did not
  * run (§7.2): one MISSING row per metric. */
-static int add_missing(struct gate_comparison *c, struct gate_walk *gr,
-		       const struct store_gate_record *heads, size_t nheads, struct bl_error *err)
+static void add_missing(struct gate_comparison *c, struct gate_walk *gr,
+			const struct store_gate_record *heads, size_t nheads,
+			const struct store_gate_record *refs, size_t nrefs)
 {
-	struct store_gate_record *refs = NULL;
-	size_t nrefs = 0, alloc = c->nrows;
-	int ret = store_gate_at_source(&refs, &nrefs, gr->sg, c->source_hash, err);
-	if (ret)
-		return ret;
+	size_t alloc = c->nrows;
 	for (size_t i = 0; i < nrefs; i++) {
 		const struct store_gate_record *r = &refs[i];
 		int on_machine = 0, ran = 0;
@@ -1075,8 +1120,6 @@ static int add_missing(struct gate_comparison *c, struct gate_walk *gr,
 			set_note(row, "the head did not run this benchmark");
 		}
 	}
-	store_gate_records_free(refs, nrefs);
-	return 0;
 }
 
 void gate_across_the_board(struct gate_comparison *c, double limit, int live)
@@ -1168,6 +1211,7 @@ static void comparison_release(struct gate_comparison *c)
 	}
 	free(c->boards);
 	free(c->ref_name);
+	strings_free(c->machines, c->nmachines);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1286,13 +1330,55 @@ done:
 static int run_comparison(struct gate_comparison *c, struct gate_walk *gr, struct repo *repo,
 			  struct store_gate_record *heads, size_t nheads, struct bl_error *err)
 {
-	int ret = compare(c, gr, repo, heads, nheads, err);
-	if (!ret)
-		ret = add_missing(c, gr, heads, nheads, err);
+	/* The records at the comparison's own source hash: its machines, and its MISSING rows. */
+	struct store_gate_record *refs = NULL;
+	size_t nrefs = 0;
+	int ret = store_gate_at_source(&refs, &nrefs, gr->sg, c->source_hash, err);
 	if (ret)
 		return ret;
-	gate_across_the_board(c, gr->limit, 0);
-	return 0;
+	take_machines(c, refs, nrefs);
+	if (!(ret = compare(c, gr, repo, heads, nheads, err))) {
+		add_missing(c, gr, heads, nheads, refs, nrefs);
+		gate_across_the_board(c, gr->limit, 0);
+	}
+	store_gate_records_free(refs, nrefs);
+	return ret;
+}
+
+/*
+ * No reference for any of the head's records, and the merge base has Series records only on
+ * other machines than some of the head's groups (the head measured under another machine name,
+ * §10): "no reference for m1/town at 1234abcd1234: the merge base has records on nc-box, ci-1
+ * (give --machine or set "machine" in benchline.json)", naming up to 3 such groups. 0 when
+ * that is not the case.
+ */
+static int machines_message(struct strbuf *sb, const struct gate_comparison *c,
+			    const struct store_gate_record *heads, size_t nheads)
+{
+	size_t listed = 0, more = 0;
+	const char *machine = NULL;
+	for (size_t i = 0; i < nheads; i++) {
+		if (same_group_as_previous(heads, i) || has_machine(c, heads[i].machine))
+			continue;
+		if (!machine)
+			machine = heads[i].machine;
+		if (listed == 3) {
+			more++;
+			continue;
+		}
+		strbuf_addstr(sb, listed++ ? ", " : "no reference for ");
+		strbuf_addf(sb, "%s/%s%s%s", heads[i].machine, heads[i].benchmark,
+			    heads[i].config[0] ? " " : "", heads[i].config);
+	}
+	if (!listed || !c->nmachines) {
+		strbuf_reset(sb);
+		return 0;
+	}
+	if (more)
+		strbuf_addf(sb, " and %zu more", more);
+	strbuf_addf(sb, " at %.12s: ", c->commit);
+	add_machines_hint(sb, c, machine, 0);
+	return 1;
 }
 
 /* §7.9's exit 4: no verdict is possible, and the message says why. */
@@ -1447,6 +1533,12 @@ int gate_run(struct gate_report *out, struct store *st, const struct gate_option
 		goto done;
 	if (!out->main.references) {
 		struct strbuf why = STRBUF_INIT;
+		if (machines_message(&why, &out->main, heads, nheads)) {
+			no_verdict(out, "%s", why.buf);
+			strbuf_release(&why);
+			gate_report_decide(out);
+			goto done;
+		}
 		add_search_summary(&why, out->main.searched, out->main.skipped,
 				   out->main.skipped_by_tag);
 		if (out->main.skipped)

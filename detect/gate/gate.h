@@ -137,6 +137,12 @@ struct gate_comparison {
 	 * standing records found there that a tag kept from being one (§7.2), per tag. */
 	size_t searched, skipped;
 	size_t skipped_by_tag[INGEST_NTAGS];
+	/* The machines with Series records at source_hash, sorted (§10: a row without a reference
+	 * on a machine not among them names them); machines_read 0 when they were not read (a
+	 * live report, nothing to compare, no record at the head). */
+	char **machines;
+	size_t nmachines;
+	int machines_read;
 };
 
 /* Stored records compared, or both sides measured now (--live, §7.10). */

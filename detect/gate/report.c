@@ -132,6 +132,18 @@ static json_t *comparison_json(const struct gate_comparison *c, const char *mach
 			 (json_int_t)c->undecided, "comparisons", rows, "across_the_board", boards);
 }
 
+/* The machines with Series records at a comparison's source hash; null when not read. */
+static json_t *machines_json(const struct gate_comparison *c)
+{
+	json_t *a;
+	if (!c->machines_read)
+		return json_null();
+	a = json_array();
+	for (size_t i = 0; i < c->nmachines; i++)
+		json_array_append_new(a, json_string(c->machines[i]));
+	return a;
+}
+
 /* What --settle measured again; null without it. */
 static json_t *settle_json(const struct gate_report *r)
 {
@@ -170,9 +182,10 @@ json_t *gate_json(const struct gate_report *r)
 			    json_pack("{s:o, s:s}", "ref", json_string_or_null(r->base_name),
 				      "commit", r->base_commit));
 	json_object_set_new(o, "merge_base",
-			    json_pack("{s:s, s:s, s:o}", "commit", r->main.commit, "source_hash",
-				      r->main.source_hash, "subject",
-				      json_string_or_null(r->merge_base_subject)));
+			    json_pack("{s:s, s:s, s:o, s:o}", "commit", r->main.commit,
+				      "source_hash", r->main.source_hash, "subject",
+				      json_string_or_null(r->merge_base_subject), "machines",
+				      machines_json(&r->main)));
 	json_object_set_new(o, "limit", json_real_or_null(r->limit));
 	json_object_set_new(o, "measured_paths", paths);
 	json_object_set_new(o, "lock", json_string_or_null(r->lock_source));

@@ -836,6 +836,11 @@ static double file_time(const char *path)
 	return (double)time(NULL);
 }
 
+int adapters_format_names_commit(enum result_format f)
+{
+	return f == RESULT_AUTO || f == RESULT_NATIVE || f == RESULT_PYTEST;
+}
+
 int adapters_parse(struct ingest_batch *out, const char **chosen, const char *format,
 		   const char *path, const char *text, size_t len,
 		   const struct ingest_defaults *defaults, struct bl_error *err)

@@ -52,6 +52,11 @@ int adapters_parse_native(struct ingest_batch *out, const char *name, const char
 int adapters_parse_native_fd(const char *name, int fd, const char *start, size_t start_len,
 			     ingest_record_fn *fn, void *data, struct bl_error *err);
 
+/* Whether records read in format f can name their own commit (the native format's
+ * source.commit, pytest-benchmark's commit_info; auto may find either): 0 for the formats that
+ * name none, whose records take their commit from a repository's HEAD or not at all. */
+int adapters_format_names_commit(enum result_format f);
+
 /* The parsers above, as the intake and data care are handed them (ingest.h). */
 extern const struct ingest_parsers adapters_parsers;
 

@@ -208,7 +208,8 @@ struct bench_sweep_request {
 	const char *machine;  /* this machine */
 	const char *since;    /* every source after this revision; NULL: the newest `last` */
 	size_t last;	      /* 0: 1, tonight's main */
-	long harness_version; /* the records' when bench.format lacks one; 0: 1 */
+	long harness_version; /* the records' when bench.format lacks one; -1: benchline.json's
+				 "harness_version", else 1 */
 	int no_preflight;
 	double wait_quiet_s; /* retry a busy preflight for this long before measuring anyway */
 	/* With a store, the sweep syncs main, asks it which sources are measured and stores the
@@ -224,7 +225,8 @@ struct bench_sweep_request {
 };
 /*
  * Sweeps main (§10): with a store, syncs its history first; picks main's newest `last`
- * distinct sources (or every one after `since`), newest first, each at its newest commit, and
+ * distinct sources (or every one after `since`), newest first, each at the commit that made it
+ * (repo_source_first_commit: never a docs-only commit after it; the root is one too), and
  * drops those this machine has a clean record of; for each left, checks it out in side a's
  * worktree, builds it (one that cannot be built is counted and skipped), and runs bench.run
  * bench.processes times, each one run and its records (bench_records: the preflight, the

@@ -3,7 +3,8 @@
  * that this machine has no clean record of yet are checked out in a worktree, built with
  * bench.build and run bench.processes times, each process one run and its records
  * (bench_records: preflight, parsed by bench.format's adapter, annotated) delivered (stored,
- * or pushed by the caller), each with its commit, source hash and commit time. It is asv's
+ * or pushed by the caller), each at the commit that made its source (the first of the commits
+ * sharing it, as bisection pins a step), with its source hash and commit time. It is asv's
  * `run --skip-existing-commits`, keyed on source hashes: a docs-only commit measures what its
  * parent measured, so it is never run. `benchline sweep` then detects and confirms
  * (cli/cmd_sweep.c).
@@ -34,8 +35,14 @@ const char *bench_sweep_tag_name(size_t i)
 	return i < BENCH_SWEEP_NTAGS ? sweep_tags[i] : "?";
 }
 
-/* The candidates, newest first, one commit per distinct source hash: the newest `last`
- * sources of main, or every source after `since`. */
+/*
+ * The candidates, newest first, one commit per distinct source hash: the newest `last` sources
+ * of main, or every source after `since`; each at the commit that made it (§10, as bisection
+ * pins a step): the first of the run of first-parent commits that share its source, so a step is
+ * measured at the change, never at a docs-only commit after it, and the root is a commit like
+ * any other. A source that `since` itself has (the docs-only commits right after it) is not
+ * after it.
+ */
 static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char *tip,
 		const struct bench_sweep_request *req, struct bl_error *err)
 {
@@ -51,15 +58,20 @@ static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char
 		if ((ret = repo_resolve(since, source, NULL, r, req->since, err)) ||
 		    (ret = repo_first_parent_range(&range, &nrange, r, since, tip, err)))
 			return ret;
-		/* Newest first, each source at its newest commit, as repo_history gives them. */
+		/* Newest first, each source where it is newest (a revert to an older tree counts
+		 * once), then back to the first commit of that run (range is oldest first). */
 		for (size_t i = nrange; i-- > 0;) {
+			size_t first = i;
 			int seen = 0;
 			for (size_t k = 0; k < n && !seen; k++)
 				seen = !strcmp(list[k].source_hash, range[i].source_hash);
-			if (seen)
+			while (!seen && first > 0 &&
+			       !strcmp(range[first - 1].source_hash, range[i].source_hash))
+				first--;
+			if (seen || (first == 0 && !strcmp(source, range[i].source_hash)))
 				continue;
 			ALLOC_GROW(list, n, alloc);
-			list[n++] = range[i];
+			list[n++] = range[first];
 		}
 		free(range);
 	} else {
@@ -77,7 +89,8 @@ static int pick(struct repo_commit **out, size_t *nr, struct repo *r, const char
 			if (got)
 				break;
 			ALLOC_GROW(list, n, alloc);
-			memcpy(list[n].sha, commit, 41);
+			if ((ret = repo_source_first_commit(list[n].sha, r, commit, err)))
+				break;
 			memcpy(list[n].source_hash, source, 41);
 			n++;
 		}
@@ -330,12 +343,13 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 		goto done;
 	/* The main checkout's benchline.json rules every commit, as the re-bench's does. */
 	in.settings_dir = root.buf;
+	/* A benchmark measured here: the harness version and bench.format as `benchline run`
+	 * resolves them (§10). */
+	in.settings = INGEST_SETTINGS_MEASURE;
 	in.machine = req->machine;
-	in.harness_version = req->harness_version > 0 ? req->harness_version : 1;
+	in.harness_version = req->harness_version;
 	if ((ret = ingest_intake_setup(&in, err)))
 		goto done;
-	if (in.cfg.bench_format)
-		in.format = in.cfg.bench_format;
 	if (!in.cfg.bench_run) {
 		ret = bl_error_set(err, BL_ECONFIG,
 				   "%s: bench.run: not set (the command that prints the results)",

@@ -35,6 +35,7 @@ void config_init(struct config *cfg)
 	cfg->bench_processes = CONFIG_BENCH_PROCESSES;
 	cfg->counter_tolerance = CONFIG_COUNTER_TOLERANCE;
 	cfg->counter_floor = CONFIG_COUNTER_FLOOR;
+	cfg->harness_version = -1;
 }
 
 void config_release(struct config *cfg)
@@ -531,6 +532,13 @@ static int parse_object(struct config *cfg, const json_t *root, const char *name
 			if (!ret && !is_machine_name(cfg->machine))
 				ret = type_error(err, name, key,
 						 "not a machine name ([A-Za-z0-9._-]{1,64})");
+		} else if (!strcmp(key, "harness_version")) {
+			ret = 0;
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				ret =
+				    type_error(err, name, key, "expected an integer of 0 or more");
+			else
+				cfg->harness_version = (int64_t)json_integer_value(v);
 		} else if (!strcmp(key, "server")) {
 			ret = parse_string(&cfg->server, v, name, key, err);
 			if (!ret && strncmp(cfg->server, "http://", 7) &&
@@ -707,32 +715,145 @@ done:
 	return ret;
 }
 
-int config_machine(struct strbuf *out, const char *flag, const struct config *cfg,
-		   struct bl_error *err)
+int config_load_checkout(struct config *cfg, struct strbuf *root, const char *repo,
+			 struct bl_error *err)
 {
-	char host[256];
-	if (flag) {
-		if (!is_machine_name(flag))
-			return bl_error_set(err, BL_EINVALID,
-					    "invalid machine name '%s' (expected "
-					    "[A-Za-z0-9._-]{1,64})",
-					    flag);
-		strbuf_addstr(out, flag);
-		return 0;
+	git_repository *r = NULL;
+	const char *workdir;
+	size_t len;
+	int ret;
+
+	config_init(cfg);
+	if (repo) {
+		strbuf_addstr(root, repo);
+		return config_load(cfg, repo, err);
 	}
-	if (cfg && cfg->machine) {
-		strbuf_addstr(out, cfg->machine);
+	/* The repository holding the current directory, if any: a directory outside every
+	 * repository has no checkout, and its own benchline.json is not read. */
+	libgit2_start();
+	ret = git_repository_open_ext(&r, ".", 0, NULL);
+	if (ret == GIT_ENOTFOUND)
 		return 0;
+	if (ret < 0) {
+		const git_error *e = git_error_last();
+		return bl_error_set(err, BL_EGIT, "cannot open the repository of '.': %s",
+				    e && e->message ? e->message : "unknown error");
 	}
-	if (gethostname(host, sizeof(host)) < 0)
-		return bl_error_set(err, BL_EIO, "cannot read the host name: give --machine");
-	host[sizeof(host) - 1] = '\0';
-	if (!is_machine_name(host))
+	workdir = git_repository_workdir(r);
+	if (!workdir)
+		workdir = git_repository_path(r); /* bare: the repository itself */
+	for (len = strlen(workdir); len > 1 && workdir[len - 1] == '/'; len--)
+		;
+	strbuf_add(root, workdir, len);
+	git_repository_free(r);
+	return config_load(cfg, root->buf, err);
+}
+
+/* A machine name checked, or the error naming where it came from. */
+static int check_machine(const char *name, enum config_from from, const struct config *cfg,
+			 struct bl_error *err)
+{
+	if (is_machine_name(name))
+		return 0;
+	switch (from) {
+	case CONFIG_FROM_FLAG:
+		return bl_error_set(err, BL_EINVALID,
+				    "invalid machine name '%s' (expected [A-Za-z0-9._-]{1,64})",
+				    name);
+	case CONFIG_FROM_HOST:
 		return bl_error_set(
 		    err, BL_EINVALID,
 		    "the host name '%s' is not a machine name ([A-Za-z0-9._-]{1,64}): "
 		    "give --machine or set \"machine\" in benchline.json",
-		    host);
-	strbuf_addstr(out, host);
+		    name);
+	default: /* benchline.json's is checked when it is read */
+		return bl_error_set(err, BL_ECONFIG, "%s: machine: '%s' is not a machine name",
+				    cfg && cfg->path ? cfg->path : CONFIG_NAME, name);
+	}
+}
+
+int config_resolve(struct config_settings *out, const struct config_flags *flags,
+		   const struct config *cfg, unsigned how, struct bl_error *err)
+{
+	const char *machine = NULL;
+	char host[256];
+
+	memset(out, 0, sizeof(*out));
+	if (flags->machine) {
+		machine = flags->machine;
+		out->machine_from = CONFIG_FROM_FLAG;
+	} else if (cfg && cfg->machine) {
+		machine = cfg->machine;
+		out->machine_from = CONFIG_FROM_FILE;
+	} else if (how & CONFIG_HOST_MACHINE) {
+		if (gethostname(host, sizeof(host)) < 0)
+			return bl_error_set(err, BL_EIO,
+					    "cannot read the host name: give --machine or set "
+					    "\"machine\" in benchline.json");
+		host[sizeof(host) - 1] = '\0';
+		machine = host;
+		out->machine_from = CONFIG_FROM_HOST;
+	}
+	if (machine) {
+		int ret = check_machine(machine, out->machine_from, cfg, err);
+		if (ret)
+			return ret;
+		memcpy(out->machine, machine, strlen(machine) + 1); /* at most 64 bytes */
+	}
+
+	if (flags->harness_version >= 0) {
+		out->harness_version = flags->harness_version;
+		out->harness_from = CONFIG_FROM_FLAG;
+	} else if (cfg && cfg->harness_version >= 0) {
+		out->harness_version = cfg->harness_version;
+		out->harness_from = CONFIG_FROM_FILE;
+	} else {
+		out->harness_version = CONFIG_HARNESS_VERSION;
+		out->harness_from = CONFIG_FROM_DEFAULT;
+	}
+
+	if (flags->format) {
+		out->format = flags->format;
+		out->format_from = CONFIG_FROM_FLAG;
+	} else if ((how & CONFIG_BENCH_FORMAT) && cfg && cfg->bench_format) {
+		out->format = cfg->bench_format;
+		out->format_from = CONFIG_FROM_FILE;
+	} else {
+		out->format = "auto";
+		out->format_from = CONFIG_FROM_DEFAULT;
+	}
 	return 0;
+}
+
+void config_from_phrase(struct strbuf *out, enum config_from from, const char *flag,
+			const char *key, const struct config *cfg)
+{
+	switch (from) {
+	case CONFIG_FROM_FLAG:
+		strbuf_addstr(out, flag);
+		break;
+	case CONFIG_FROM_FILE:
+		strbuf_addf(out, "\"%s\" in %s", key, cfg && cfg->path ? cfg->path : CONFIG_NAME);
+		break;
+	case CONFIG_FROM_HOST:
+		strbuf_addstr(out, "the host name");
+		break;
+	case CONFIG_FROM_DEFAULT:
+		strbuf_addstr(out, "the default");
+		break;
+	case CONFIG_FROM_NONE:
+		strbuf_addstr(out, "nowhere");
+		break;
+	}
+}
+
+int config_machine(struct strbuf *out, const char *flag, const struct config *cfg,
+		   struct bl_error *err)
+{
+	struct config_flags flags = {flag, -1, NULL};
+	struct config_settings s;
+	int ret = config_resolve(&s, &flags, cfg, CONFIG_HOST_MACHINE, err);
+	if (!ret)
+		strbuf_addstr(out, s.machine);
+	return ret;
 }

@@ -2,8 +2,11 @@
  * config: benchline.json (§3), the benchmarked repository's settings, read from the root of its
  * working tree (or HEAD's tree, for a bare repository) through libgit2 (config.c). Strict: a
  * key this version does not know, or a value of the wrong type, is an error naming the file and
- * the key. Below every room that reads the settings: it includes none of them. Nothing here
- * prints or exits.
+ * the key. Also the one rule of §10's "one machine name per checkout": which checkout's
+ * benchline.json a command reads (--repo, else the repository holding the current directory),
+ * and each setting taken from its flag, else benchline.json, else its default, with where it
+ * came from (config_resolve). Below every room that reads the settings: it includes none of
+ * them. Nothing here prints or exits.
  */
 #ifndef BENCHLINE_INGEST_CONFIG_H
 #define BENCHLINE_INGEST_CONFIG_H
@@ -27,6 +30,9 @@ struct json_t;
 /* The largest quiet.min_samples: the most samples a record may carry (ingest.h's
  * INGEST_MAX_SAMPLES, which ingest.c checks is the same number). */
 #define CONFIG_MAX_MIN_SAMPLES 1000000
+/* The harness version of records whose format names none, when neither --harness-version nor
+ * benchline.json's "harness_version" gives one (§10). */
+#define CONFIG_HARNESS_VERSION 1
 /* The re-bench's defaults (§9): seconds a build and one benchmark process may take, and the
  * fresh processes of one sample. */
 #define CONFIG_BENCH_TIMEOUT   600
@@ -46,7 +52,10 @@ struct config {
 	char **unmeasured_paths;
 	size_t n_unmeasured;
 	char *main_branch; /* NULL: origin/HEAD's branch, then main, then master */
-	char *machine;	   /* "machine": this machine's name (bisect, confirm); NULL: unset */
+	char *machine;	   /* "machine": this checkout's machine name (§10); NULL: unset */
+	/* "harness_version": the records' when their format names none (§10); -1: unset, the
+	 * default CONFIG_HARNESS_VERSION applies */
+	int64_t harness_version;
 	/* "server": the benchline server records are pushed to (§10's fleet), an http:// or
 	 * https:// URL; "token_file": its bearer token's file, absolute or under "~/". NULL:
 	 * unset. */
@@ -114,9 +123,71 @@ int config_load(struct config *cfg, const char *repo_dir, struct bl_error *err);
 /* Parses config text (name is used in messages). */
 int config_parse(struct config *cfg, const char *name, const char *text, size_t len,
 		 struct bl_error *err);
-/* The machine a command measures on (the rule of confirm, §9): flag (checked to be a machine name)
- * when given, else cfg's "machine" (cfg may be NULL), else the host name; appended to out.
- * BL_EINVALID when the host name is not a machine name (§1). */
+/*
+ * The benchline.json of the checkout a command works in (§10): repo's (--repo) when it is given;
+ * else, when the current directory is inside a git repository, the one at the root of its
+ * working tree; else none (cfg keeps the defaults). root receives the directory the settings
+ * were looked for in (repo, or the working tree's root; nothing when none), which is also
+ * where the command's HEAD is. A repository without benchline.json is found all the same (its
+ * root is given; cfg->path stays NULL).
+ */
+int config_load_checkout(struct config *cfg, struct strbuf *root, const char *repo,
+			 struct bl_error *err);
+
+/* Where a setting's value came from (§10: flag > benchline.json > default). */
+enum config_from {
+	CONFIG_FROM_NONE,    /* nowhere: no value (a format's own may still give one) */
+	CONFIG_FROM_FLAG,    /* the command line (or a push's query) */
+	CONFIG_FROM_FILE,    /* benchline.json */
+	CONFIG_FROM_DEFAULT, /* the default: harness version 1, format auto */
+	CONFIG_FROM_HOST,    /* the host name */
+};
+
+/* What the command line gave. */
+struct config_flags {
+	const char *machine;  /* --machine; NULL: not given */
+	long harness_version; /* --harness-version; -1: not given */
+	const char *format;   /* --format; NULL: not given */
+};
+
+/* Which defaults a command takes beyond the flags, benchline.json and harness version 1. */
+enum {
+	/* No machine from a flag or benchline.json: the host name (a command that measures here
+	 * and now: run, sweep, confirm, bisect). Without it the machine may stay unset, for a
+	 * format's own (gbench's host_name, pytest's node) to give. */
+	CONFIG_HOST_MACHINE = 1,
+	/* No --format: bench.format, the format of what bench.run prints (a command that parses a
+	 * benchmark's output: run, sweep); without it, auto. */
+	CONFIG_BENCH_FORMAT = 2,
+};
+
+/* The settings resolved: each value and where it came from. */
+struct config_settings {
+	char machine[65]; /* "" when machine_from is CONFIG_FROM_NONE */
+	enum config_from machine_from;
+	int64_t harness_version;
+	enum config_from harness_from;
+	const char *format; /* points into the flags, cfg or a constant */
+	enum config_from format_from;
+};
+
+/*
+ * The one rule of §10: each setting from its flag, else cfg's (benchline.json; cfg may be NULL),
+ * else its default (how: CONFIG_HOST_MACHINE, CONFIG_BENCH_FORMAT). The machine, from wherever
+ * it comes, is checked to be a machine name (§1): BL_EINVALID saying which, naming the flag or
+ * asking for one. The format's name is not checked here (the intake checks it).
+ */
+int config_resolve(struct config_settings *out, const struct config_flags *flags,
+		   const struct config *cfg, unsigned how, struct bl_error *err);
+/* Where a setting came from, for a message: --machine, "machine" in PATH/benchline.json, the
+ * host name, the default (what config_from_phrase appends). flag and key name the setting
+ * ("--machine", "machine"); cfg (may be NULL) names the file. */
+void config_from_phrase(struct strbuf *out, enum config_from from, const char *flag,
+			const char *key, const struct config *cfg);
+
+/* The machine a command measures on: config_resolve's with CONFIG_HOST_MACHINE (flag, else cfg's
+ * "machine", else the host name), appended to out. BL_EINVALID when the flag or the host name
+ * is not a machine name (§1). */
 int config_machine(struct strbuf *out, const char *flag, const struct config *cfg,
 		   struct bl_error *err);
 

@@ -1253,6 +1253,42 @@ done:
 	return ret;
 }
 
+int repo_source_first_commit(char sha_out[41], struct repo *r, const char *commit_sha,
+			     struct bl_error *err)
+{
+	git_commit *c = NULL;
+	char source[41], parent_source[41];
+	git_oid oid;
+	int ret;
+
+	if (git_oid_fromstr(&oid, commit_sha) < 0)
+		return bl_error_set(err, BL_EINVALID, "not a commit id: '%s'", commit_sha);
+	if (git_commit_lookup(&c, r->repo, &oid) < 0)
+		return git_fail(err, BL_EGIT, "cannot read a commit");
+	if ((ret = commit_source(source, r, c, err)))
+		goto done;
+	while (git_commit_parentcount(c) > 0) {
+		git_commit *parent = NULL;
+		if (git_commit_parent(&parent, c, 0) < 0) {
+			ret =
+			    git_fail_shallow(err, r->repo, BL_EGIT, "cannot read a parent commit");
+			goto done;
+		}
+		if ((ret = commit_source(parent_source, r, parent, err)) ||
+		    strcmp(parent_source, source)) {
+			git_commit_free(parent);
+			break;
+		}
+		git_commit_free(c);
+		c = parent;
+	}
+	if (!ret)
+		git_oid_tostr(sha_out, 41, git_commit_id(c));
+done:
+	git_commit_free(c);
+	return ret;
+}
+
 int repo_first_parent_range(struct repo_commit **out, size_t *nr, struct repo *r,
 			    const char *good_sha, const char *bad_sha, struct bl_error *err)
 {

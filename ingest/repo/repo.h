@@ -127,6 +127,13 @@ struct repo_commit {
 int repo_first_parent_range(struct repo_commit **out, size_t *nr, struct repo *r,
 			    const char *good_sha, const char *bad_sha, struct bl_error *err);
 
+/* The commit that made commit_sha's source (§10, as bisection pins a step): walking back from
+ * commit_sha along first parents while the parent has the same source hash, the last commit
+ * reached (commit_sha itself when its parent's source differs; the root ends the walk). So a
+ * docs-only commit on top of a change gives the change. sha_out receives 40 hex digits. */
+int repo_source_first_commit(char sha_out[41], struct repo *r, const char *commit_sha,
+			     struct bl_error *err);
+
 /* A commit's first-parent history as distinct source hashes, newest first. */
 struct repo_history;
 int repo_history_open(struct repo_history **out, struct repo *r, const char *commit_sha,

@@ -1,12 +1,9 @@
--- Data care (store/admin.c), in PostgreSQL's dialect: the runs retag re-reads and rm removes, and
--- the audit of both and of `suspects ignore`. docs/cli.md (retag, rm, suspects ignore) says what
--- each does. The same names, parameters and columns as sql/admin.sql.
+-- The statements of sql/admin.sql whose PostgreSQL text is not the one store/embed-sql.sh
+-- derives from SQLite's (every other one is derived); each says why above its name. The same
+-- names, parameters and columns. SQLite's group_concat joins a run's tags in the order it reads
+-- them, tags' primary key (run_id, tag): string_agg says that order.
 
--- Every run with what the tag rules and the key rule read, by key then run id (the order runs
--- were ingested in, which the key rule replays): its machine's keep, its stored quietness and
--- tags, whether it stands, and its canonical JSON. SQLite's group_concat joins a run's tags in
--- the order it reads them, tags' primary key (run_id, tag): string_agg says that order. SQLite
--- is told to read runs by runs_key (INDEXED BY); PostgreSQL's planner picks it for the order.
+-- Aggregate: string_agg in tag order for group_concat (and no INDEXED BY: the planner picks).
 -- name: admin_runs
 SELECT r.id, r.machine_id, r.benchmark_id, r.config, r.source_hash, r.harness_version,
        m.keep = 'first', r.quietness,
@@ -17,8 +14,7 @@ FROM runs r
 JOIN machines m ON m.id = r.machine_id
 ORDER BY r.machine_id, r.benchmark_id, r.config, r.source_hash, r.harness_version, r.id;
 
--- The same for the runs of one key: $1 machine id, $2 benchmark id, $3 config, $4 source hash,
--- $5 harness version.
+-- Aggregate: string_agg in tag order for group_concat.
 -- name: admin_key_runs
 SELECT r.id, r.machine_id, r.benchmark_id, r.config, r.source_hash, r.harness_version,
        m.keep = 'first', r.quietness,
@@ -31,39 +27,13 @@ WHERE r.machine_id = $1 AND r.benchmark_id = $2 AND r.config = $3 AND r.source_h
   AND r.harness_version = $5
 ORDER BY r.id;
 
--- The run rm is asked to remove by its id $1, with its key, names and whether it stands.
--- name: admin_target
-SELECT r.id, r.machine_id, r.benchmark_id, r.config, r.source_hash, r.harness_version,
-       m.name, b.name, r.commit_sha, EXISTS (SELECT 1 FROM records k WHERE k.run_id = r.id)
-FROM runs r
-JOIN machines m ON m.id = r.machine_id
-JOIN benchmarks b ON b.id = r.benchmark_id
-WHERE r.id = $1;
-
--- The same for the runs the filters take, by id: $1 a machine's name, $2 a benchmark's, $3/$4
--- the range of commits a hex prefix names ([prefix, prefix || 'g')), each NULL for any. The
--- parameters tested for NULL are cast (nothing else there says their type).
--- name: admin_targets
-SELECT r.id, r.machine_id, r.benchmark_id, r.config, r.source_hash, r.harness_version,
-       m.name, b.name, r.commit_sha, EXISTS (SELECT 1 FROM records k WHERE k.run_id = r.id)
-FROM runs r
-JOIN machines m ON m.id = r.machine_id
-JOIN benchmarks b ON b.id = r.benchmark_id
-WHERE ($1::text IS NULL OR m.name = $1) AND ($2::text IS NULL OR b.name = $2)
-  AND ($3::text IS NULL OR (r.commit_sha >= $3 AND r.commit_sha < $4))
-ORDER BY r.id;
-
--- An audit row, stamped now (seconds since the epoch); RETURNING gives its id (SQLite's
--- last_insert_rowid), which admin_keep_removed files the removed runs under.
+-- Clock and RETURNING: clock_timestamp() for julianday('now'); the id admin_keep_removed uses.
 -- name: admin_audit_insert
 INSERT INTO audit (action, who, at, why, alert_id, runs)
 VALUES ($1, $2, extract(epoch FROM clock_timestamp())::float8, $3, $4, $5)
 RETURNING id;
 
--- A run about to be removed, copied with its tags into removed_runs under audit row $2. $2
--- alone in the select list is cast (its type would otherwise be text), and standing, a bigint
--- 0/1 column, takes the EXISTS as an integer; the tags are joined in name order, as in
--- admin_runs.
+-- Casts and aggregate: $2 alone is bigint, the EXISTS an integer, the tags string_agg'd in order.
 -- name: admin_keep_removed
 INSERT INTO removed_runs (run_id, audit_id, digest, machine, benchmark, config, source_hash,
 			  harness_version, commit_sha, standing, tags, raw)
@@ -76,39 +46,3 @@ FROM runs r
 JOIN machines m ON m.id = r.machine_id
 JOIN benchmarks b ON b.id = r.benchmark_id
 WHERE r.id = $1;
-
--- Removing run $1, in this order: what refers to it (its Suspects, the lines that start at it,
--- its tags, metrics and standing), its change-log entries, then the run.
--- (The Suspects' key starts with the run's group: looked up first, so the delete is a seek.)
--- name: admin_rm_suspects
-DELETE FROM suspects
-WHERE (machine_id, benchmark_id, config) =
-	(SELECT machine_id, benchmark_id, config FROM runs WHERE id = $1)
-  AND run_id = $1;
-
--- name: admin_rm_lines
-DELETE FROM lines WHERE start_run_id = $1;
-
--- name: admin_rm_tags
-DELETE FROM tags WHERE run_id = $1;
-
--- name: admin_rm_metrics
-DELETE FROM metrics WHERE run_id = $1;
-
--- name: admin_rm_record
-DELETE FROM records WHERE run_id = $1;
-
--- name: admin_rm_log
-DELETE FROM detect_log WHERE run_id = $1;
-
--- name: admin_rm_log_run
-DELETE FROM detect_log_runs WHERE run_id = $1;
-
--- name: admin_rm_run
-DELETE FROM runs WHERE id = $1;
-
--- Removed runs may have started lines and carried Suspects anywhere on their Series: the next
--- detect reads every Series.
--- name: admin_detect_full
-INSERT INTO meta (key, value) VALUES ('detect_full', 'runs were removed')
-ON CONFLICT (key) DO UPDATE SET value = excluded.value;

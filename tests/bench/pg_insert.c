@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	conn = PQconnectdb(argv[1]);
 	if (PQstatus(conn) != CONNECTION_OK)
 		die("connect", conn);
-	/* The statements of sql/pg/queries.sql that ingest uses to insert. */
+	/* The PostgreSQL texts of the statements of sql/queries.sql that ingest uses to insert. */
 	prepare(conn, "machine", "INSERT INTO machines (id, name) VALUES ($1, $2)");
 	prepare(conn, "benchmark", "INSERT INTO benchmarks (id, name) VALUES ($1, $2)");
 	prepare(conn, "run",

@@ -124,6 +124,13 @@ cd "$TMP" || exit 1
 test_count=0
 test_failed=0
 
+# pg_statements DIR: the PostgreSQL text of every named statement, the text the binary carries
+# (store/embed-sql.sh: sql/pg/'s override, else the one derived from sql/), in DIR/X.sql for
+# each statement file sql/X.sql.
+pg_statements() {
+	sh "$ROOT/store/embed-sql.sh" --pg-dir "$1" "$ROOT"/sql/*.sql -- "$ROOT"/sql/pg/*.sql
+}
+
 # pg_test_server: sets PG to a PostgreSQL server's URL for a test about PostgreSQL itself
 # (migrate, several servers): the suite's (BENCHLINE_TEST_PG), else one started for this file
 # (tests/pg/server.sh) and stopped by cleanup.

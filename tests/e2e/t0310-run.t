@@ -112,12 +112,21 @@ test_expect 'run --results reads the file the command wrote (hyperfine here)' '
 	json_get h.json "\$j->[0]{harness_version}" | grep -qx 2
 '
 
-test_expect 'a format without a machine and no --machine: the error names the flag' '
-	expect_exit 2 bl --db nm.db run --repo repo --results "$FIXTURES/formats/hyperfine.json" --harness-version 1 -- true 2>err &&
+test_expect 'a format without a machine or a harness version: run takes the host name and 1 (§10)' '
+	host=$(uname -n) &&
+	if [ -n "$(printf %s "$host" | tr -d "A-Za-z0-9._-")" ]; then
+		echo "# the host name $host is not a machine name: skipped"
+		exit 0
+	fi &&
+	bl --db nm.db run --no-preflight --repo repo --results "$FIXTURES/formats/hyperfine.json" -- true >out 2>err &&
+	grep -q ": $host/.* harness 1: stands$" out &&
+	grep -q "^run: machine .$host. from the host name (no --machine, no \"machine\" in benchline.json), harness version 1 from the default$" err
+'
+
+test_expect 'ingest of a format without a machine, none given or set: the error names the flag, nothing stored' '
+	expect_exit 2 bl --db nm2.db ingest --repo repo "$FIXTURES/formats/hyperfine.json" 2>err &&
 	grep -q "give --machine" err &&
-	expect_exit 2 bl --db nm.db run --repo repo --results "$FIXTURES/formats/hyperfine.json" --machine m -- true 2>err &&
-	grep -q "give --harness-version" err &&
-	test "$(db_sql nm.db "select count(*) from runs")" = 0
+	test "$(db_sql nm2.db "select count(*) from runs")" = 0
 '
 
 test_expect 'the noisy rule applies to what run stores' '

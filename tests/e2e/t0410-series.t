@@ -236,7 +236,7 @@ test_expect 'records join main by commit, else by source hash, else by time' '
 	json_ok p.json "\$j->[0]{lines}[1]{start_commit} eq q($(C 98))"
 '
 
-# pg_plan FILE ARGS: PostgreSQL's plans of the statement in FILE (sql/pg's text), prepared as
+# pg_plan FILE ARGS: PostgreSQL's plans of the statement in FILE (its PostgreSQL text), prepared as
 # store/pg.c prepares it and explained with ARGS, first as a custom plan then as the generic
 # one a prepared statement comes to. :mid, :bid and :cfg in ARGS are the demo's first group.
 pg_plan() {
@@ -256,7 +256,7 @@ pg_plan() {
 # for a hash join, so only the reads of records are checked there (after ANALYZE, so the plans
 # do not depend on whether autovacuum has been by).
 test_expect 'the Series queries are index range scans on the records primary key' '
-	if pg_mode; then sql=$ROOT/sql/pg/series.sql; else sql=$ROOT/sql/series.sql; fi &&
+	if pg_mode; then pg_statements pg-sql && sql=pg-sql/series.sql; else sql=$ROOT/sql/series.sql; fi &&
 	awk "/^-- name: series_members/ { f = 1; next } /^-- name:/ { f = 0 } f && !/^--/" \
 		"$sql" >members.sql &&
 	awk "/^-- name: series_next_group/ { f = 1; next } /^-- name:/ { f = 0 } f && !/^--/" \

@@ -60,7 +60,7 @@ test_expect 'the JSON report has every key, in every comparison' '
 			die qq(top-level \$k\n) unless exists \$j->{\$k} }
 		die qq(head\n) unless join(q( ), sort keys %{\$j->{head}}) eq q(commit ref source_hash subject);
 		die qq(base\n) unless join(q( ), sort keys %{\$j->{base}}) eq q(commit ref);
-		die qq(merge_base\n) unless join(q( ), sort keys %{\$j->{merge_base}}) eq q(commit source_hash subject);
+		die qq(merge_base\n) unless join(q( ), sort keys %{\$j->{merge_base}}) eq q(commit machines source_hash subject);
 		die qq(counts\n) unless join(q( ), sort keys %{\$j->{counts}}) eq
 			q(ACPT EXCL FAIL MISSING NEW PASS SOFT UNDECIDED);
 		die qq(comparisons\n) unless @{\$j->{comparisons}} == 8;

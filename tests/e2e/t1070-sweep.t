@@ -1,12 +1,14 @@
 #!/bin/sh
 # benchline sweep (§10) on a real benchmark program: tonight's main is built, run and stored
 # with its commit and source hash; a docs-only commit is not measured again; --since measures
-# every source not measured yet, newest first, and the summary counts right; a commit that
-# cannot be built is skipped and counted; preflight runs before each process, and each
-# process's records carry its preflight and process figures as `benchline run`'s do; --confirm
-# --pending turns a planted 15% slowdown into one Regression the night it lands (without
-# --pending the fresh alert waits until it persisted: t1065). The metric judged is the program's iteration
-# count ("work"), so no verdict depends on how busy the machine is.
+# every source not measured yet, newest first, and the summary counts right; each source is
+# measured at the commit that made it, never at a docs-only commit after it, and the root commit
+# is measured like any other; a commit that cannot be built is skipped and counted; preflight
+# runs before each process, and each process's records carry its preflight and process figures
+# as `benchline run`'s do; --confirm --pending turns a planted 15% slowdown into one Regression
+# the night it lands (without --pending the fresh alert waits until it persisted: t1065). The
+# metric judged is the program's iteration count ("work"), so no verdict depends on how busy the
+# machine is.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/bench-lib.sh"
 
@@ -133,6 +135,50 @@ test_expect 'no bench.run: an error naming benchline.json, nothing stored' '
 	bl --db norun.db records --all --json >actual &&
 	echo "[]" >expect &&
 	test_cmp expect actual
+'
+
+# ./first: the root (the benchmark), a code change, then a docs-only commit on top of it.
+(
+	set -e
+	mkdir first
+	cd first
+	git init -q repo
+	mkdir repo/docs
+	bench_program repo/bench.c 2000000 latency
+	echo notes >repo/docs/notes.md
+	printf 'bench\nbenchline.json\n' >repo/.gitignore
+	commit 'a benchmark' >root
+	echo "/* the change */" >>repo/bench.c
+	commit 'the change' >change
+	echo "a changelog" >repo/docs/CHANGES.md
+	commit 'docs: start a changelog' >docs
+) >setup-first.log 2>&1 || { cat setup-first.log; echo 'Bail out! cannot build the first-commit repository'; exit 1; }
+cp repo/benchline.json first/repo/benchline.json
+
+# commits DB: the commit of each standing record, newest first.
+commits() {
+	bl --db "$1" records --json | json_get - 'join "", map { "$_->{commit}\n" } sort { $b->{seq} <=> $a->{seq} } @$j' |
+		sed '/^$/d'
+}
+
+test_expect 'each source is measured at its first commit: the change, not the docs commit after it, and the root' '
+	bl --db first.db sweep --repo first/repo --last 5 --no-preflight >out 2>err &&
+	grep "^\[" err | sed "s/: build .*//" >actual &&
+	printf "[1/2] %.7s the change\n[2/2] %.7s a benchmark\n" "$(cat first/change)" "$(cat first/root)" >expect &&
+	test_cmp expect actual &&
+	commits first.db >actual &&
+	cat first/change first/root >expect &&
+	test_cmp expect actual
+'
+
+test_expect '--since: the source after it at its first commit; the source of REV itself (its docs commits) is not after it' '
+	bl --db since.db sweep --repo first/repo --since "$(cat first/root)" --no-preflight >out 2>err &&
+	commits since.db >actual &&
+	cat first/change >expect &&
+	test_cmp expect actual &&
+	bl --db since2.db sweep --repo first/repo --since "$(cat first/change)" --no-preflight >out 2>err &&
+	tail -1 err | grep -q "^sweep: 0 commits measured (0 already measured, 0 unbuildable)" &&
+	! grep -q "^\[" err
 '
 
 test_expect 'usage: --since with --last, a negative --last' '

@@ -148,6 +148,13 @@ test_expect 'the second A/A gate reuses the merge base the first counted: neithe
 	test -f repo/.benchline/counters.db
 '
 
+test_expect 'a merge base counted under another build stamp is not reused: counted again' '
+	(cd repo && CFLAGS=-fno-omit-frame-pointer env -u BENCHLINE_DB "$BENCHLINE" gate --live \
+		--counters-only --head aa2 --base main --json ../stamp.json >../stamp.out 2>../stamp.err) &&
+	json_get stamp.json "\$j->{live}{reused_base} ? 1 : 0" | grep -qx 0 &&
+	! grep -q "reusing the merge base" stamp.out
+'
+
 test_expect 'a full live gate times the benchmarks beside the counts, and the counts decide' '
 	(cd repo && expect_exit 1 env -u BENCHLINE_DB "$BENCHLINE" gate --live --head slower \
 		--base main --json ../full.json >../full.out 2>../full.err) &&

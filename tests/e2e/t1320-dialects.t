@@ -1,9 +1,10 @@
 #!/bin/sh
-# The two dialects of the store (docs/architecture.md, "The store"): sql/pg/ against sql/ on a
-# real PostgreSQL server. The schemas are the same (tests/pg/schema-equal.pl), the triggers
-# leave the same change log, meta rows, alerts and Suspects (triggers-equal.pl), the placement
-# rule places alike (places-equal.pl), every named statement prepares (prepare-all.pl), and
-# every statement gives the same rows on the same history (compare-q1.sh, compare-q2.sh).
+# The two dialects of the store (docs/architecture.md, "The store"): the PostgreSQL texts
+# (sql/pg/'s overrides and those store/embed-sql.sh derives) against sql/ on a real PostgreSQL
+# server. The schemas are the same (tests/pg/schema-equal.pl), the triggers leave the same
+# change log, meta rows, alerts and Suspects (triggers-equal.pl), the placement rule places
+# alike (places-equal.pl), every named statement prepares (prepare-all.pl), and every statement
+# gives the same rows on the same history (compare-q1.sh, compare-q2.sh).
 . "$(dirname "$0")/lib.sh"
 
 pg_test_server || { echo 'Bail out! no PostgreSQL server'; exit 1; }
@@ -32,10 +33,11 @@ test_expect 'the placement rule places every run alike' '
 		{ cat out; return 1; }
 '
 
-test_expect 'every named statement of sql/pg/ prepares on the schema' '
+test_expect 'every named statement'"'"'s PostgreSQL text, derived or not, prepares on the schema' '
 	U=$(fresh prepare) &&
 	"$BENCHLINE" --db "$U" init >/dev/null &&
-	perl "$PGT/prepare-all.pl" "$U" "$ROOT"/sql/pg/[a-z]*.sql >out 2>&1 ||
+	pg_statements pg-sql &&
+	perl "$PGT/prepare-all.pl" "$U" pg-sql/*.sql >out 2>&1 ||
 		{ grep "^not ok" out; return 1; } &&
 	test "$(grep -c "^ok " out)" = "$(cat "$ROOT"/sql/[a-z]*.sql | grep -c "^-- name: ")"
 '

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the named statements of sql/{queries,admin,web,series,gate,gate-skipped}.sql and their
-# PostgreSQL texts in sql/pg/ on the same rows, and compares what they give.
+# PostgreSQL texts (sql/pg/'s overrides and the rest derived, as store/embed-sql.sh gives them
+# to the binary) on the same rows, and compares what they give.
 #
 #   compare-q1.sh [URL]
 #
@@ -84,6 +85,9 @@ psql -X -q -v ON_ERROR_STOP=1 "$url" -c "CREATE TABLE IF NOT EXISTS benchline_sc
 	(version bigint NOT NULL); INSERT INTO benchline_schema (version) SELECT $migrations
 	WHERE NOT EXISTS (SELECT 1 FROM benchline_schema)" >/dev/null
 
+# The PostgreSQL texts, as the binary carries them.
+sh "$root/store/embed-sql.sh" --pg-dir "$tmp/pg-sql" "$root"/sql/*.sql -- "$root"/sql/pg/*.sql
+
 rc=0
 perl - "$db" "$url" "$root/sql" "$tmp" <<'PERL' || rc=$?
 use strict;
@@ -113,7 +117,7 @@ sub statements {
 my (%sq, %pg);
 for my $f (@files) {
 	%sq = (%sq, statements("$sqldir/$f.sql"));
-	%pg = (%pg, statements("$sqldir/pg/$f.sql"));
+	%pg = (%pg, statements("$tmp/pg-sql/$f.sql"));
 }
 
 # Runs a script through a program reading it on stdin; dies on failure.

@@ -1,24 +1,26 @@
 #!/usr/bin/perl
 # The cases of tests/pg/compare-q2.sh: each runs named statements of sql/detect.sql,
 # sql/alerts.sql and sql/regressions.sql with bound parameters on the SQLite file (its
-# texts, sqlite3's .parameter) and their sql/pg/ texts on the PostgreSQL copy of the same rows
-# (PREPARE and EXECUTE with the values as untyped literals, as the C code sends text), and
-# compares what comes back: the same rows in the same order (as a multiset where the statement
-# names no order), each value the same (integers and texts exactly, reals as the same double,
-# blobs as the same bytes, PostgreSQL's booleans as SQLite's 1 and 0, NULL as NULL).
+# texts, sqlite3's .parameter) and their PostgreSQL texts (in PG_SQL_DIR, as `store/embed-sql.sh
+# --pg-dir` writes them: sql/pg/'s overrides and the derived rest) on the PostgreSQL copy of the
+# same rows (PREPARE and EXECUTE with the values as untyped literals, as the C code sends
+# text), and compares what comes back: the same rows in the same order (as a multiset where
+# the statement names no order), each value the same (integers and texts exactly, reals as the
+# same double, blobs as the same bytes, PostgreSQL's booleans as SQLite's 1 and 0, NULL as
+# NULL).
 # A case that writes runs in a transaction rolled back on both; after each write it compares
 # the rows changed (SQLite's changes(), psql's ROW_COUNT), the new id where the C code reads it
 # (last_insert_rowid() against RETURNING), and then the checks: queries that read the tables
 # written, in SQL both accept. Every named statement of the three files must have its text in
 # both dialects and run in a case: one that does not is a failure ("not ok FILE NAME").
 #
-#   compare-q2.pl SQLITE_FILE URL
+#   compare-q2.pl SQLITE_FILE URL PG_SQL_DIR
 use strict;
 use warnings;
 use POSIX qw(strtod);
 
-my ($sqlite, $url) = @ARGV;
-die "usage: compare-q2.pl SQLITE_FILE URL\n" unless defined $url;
+my ($sqlite, $url, $pg_sql) = @ARGV;
+die "usage: compare-q2.pl SQLITE_FILE URL PG_SQL_DIR\n" unless defined $pg_sql;
 
 # The named statements of a file: name => text (comment lines dropped, as prepare-all.pl).
 sub statements {
@@ -42,7 +44,7 @@ sub statements {
 my (%lite, %pg);
 for my $f (qw(detect.sql alerts.sql regressions.sql)) {
 	$lite{$f} = statements("sql/$f");
-	$pg{$f} = statements("sql/pg/$f");
+	$pg{$f} = statements("$pg_sql/$f");
 }
 
 # One value of the SQLite file (setup for the cases' parameters).
@@ -241,7 +243,7 @@ sub case {
 		}
 		$unordered{$n} = $unordered;
 		my $lt = $lite{$file}{$name} // die "no SQLite statement $name in $file\n";
-		my $pt = $pg{$file}{$name} // die "no PostgreSQL statement $name in sql/pg/$file\n";
+		my $pt = $pg{$file}{$name} // die "no PostgreSQL statement $name in $pg_sql/$file\n";
 		$used{$file}{$name} = 1;
 		$ls .= ".parameter init\n";
 		for my $i (1 .. @params) {

@@ -1,8 +1,10 @@
 #!/usr/bin/perl
-# Prepares every named statement of the given sql/pg/ files on a PostgreSQL database that holds
-# benchline's schema, so a name, a type or a syntax error shows before any C code runs one.
+# Prepares every named statement of the given files of PostgreSQL texts (those
+# `store/embed-sql.sh --pg-dir DIR` writes: sql/pg/'s overrides and the derived rest) on a
+# PostgreSQL database that holds benchline's schema, so a name, a type or a syntax error shows
+# before any C code runs one.
 #
-#   prepare-all.pl URL sql/pg/queries.sql ...
+#   prepare-all.pl URL DIR/queries.sql ...
 #
 # Prints "ok NAME" or "not ok NAME: the server's error" per statement; exits 1 if any failed.
 use strict;
