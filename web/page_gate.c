@@ -30,9 +30,12 @@ static void gate_num(struct strbuf *sb, const char *fmt, double v)
 
 static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct gate_comparison *c)
 {
-	strbuf_addstr(sb, "<table class=\"gate\"><thead><tr><th>Status</th><th>Benchmark</th>"
-			  "<th>Metric</th><th>Machine</th><th>Δ</th><th>99% interval</th>"
-			  "<th>Limit</th><th>Noise</th><th>Note</th></tr></thead><tbody>\n");
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addstr(
+	    sb,
+	    "<table class=\"gate\"><thead><tr><th>Status</th><th>Benchmark</th>"
+	    "<th>Metric</th><th>Machine</th><th>Before → after</th><th>Δ</th><th>99% interval</th>"
+	    "<th>Limit</th><th>Noise</th><th>Note</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct gate_row *row = &c->rows[i];
 		struct strbuf id = STRBUF_INIT;
@@ -52,12 +55,23 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 		web_html_escape(sb, row->metric);
 		strbuf_addstr(sb, "</td><td>");
 		web_html_escape(sb, row->machine);
+		strbuf_addstr(sb, "</td><td class=\"num\">");
+		strbuf_reset(&text);
+		gate_add_values(&text, row);
+		web_html_escape(sb, text.buf);
 		strbuf_addstr(sb, "</td><td>");
 		web_add_delta(sb, row->ratio);
 		strbuf_addstr(sb, "</td><td>");
 		web_add_delta_interval(sb, row->lo, row->hi);
 		strbuf_addstr(sb, "</td><td>");
-		web_add_delta(sb, row->effective_limit);
+		if (row->method == GATE_METHOD_LADDER) {
+			/* a ladder's limit is a count of its unit, not a ratio */
+			strbuf_reset(&text);
+			strbuf_add_value(&text, row->effective_limit, row->unit);
+			web_html_escape(sb, text.buf);
+		} else {
+			web_add_delta(sb, row->effective_limit);
+		}
 		strbuf_addstr(sb, "</td><td>");
 		gate_num(sb, "%.1f%%", isfinite(row->noise) ? 100 * row->noise : NAN);
 		strbuf_addstr(sb, "</td><td>");
@@ -68,6 +82,7 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 		strbuf_release(&id);
 	}
 	strbuf_addstr(sb, "</tbody></table>\n");
+	strbuf_release(&text);
 	for (size_t i = 0; i < c->nboards; i++) {
 		const struct gate_board *b = &c->boards[i];
 		strbuf_addstr(sb, "<p class=\"board\">Across the board, ");
