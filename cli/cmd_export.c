@@ -26,6 +26,9 @@ int cmd_export(int argc, const char **argv, struct cli_ctx *ctx)
 	     "write the site into DIR (made when missing; its files are replaced)"},
 	    {OPT_STRING, "repo", &repo, "DIR",
 	     "the benchmarked repository: its benchline.json's repo_url links commits"},
+	    {OPT_STRING, "base-url", &x.base_url, "URL",
+	     "where the site will be served: each page names its address there, and the badge's "
+	     "Markdown for a README is printed"},
 	    {OPT_STRING, "gnuplot", &x.gnuplot, "PROGRAM", "the gnuplot to run (gnuplot)"},
 	    {OPT_END, NULL, NULL, NULL, NULL},
 	};
@@ -34,6 +37,8 @@ int cmd_export(int argc, const char **argv, struct cli_ctx *ctx)
 		cli_usage_error(ctx->cmd, options, "export takes no arguments");
 	if (!x.dir || !*x.dir)
 		cli_usage_error(ctx->cmd, options, "export needs --html DIR");
+	if (x.base_url && strncmp(x.base_url, "https://", 8) && strncmp(x.base_url, "http://", 7))
+		cli_usage_error(ctx->cmd, options, "--base-url takes an http:// or https:// URL");
 	if (repo && repo_toplevel(&root, repo, &err)) {
 		ret = cli_fail(&err);
 		goto done;
@@ -43,6 +48,14 @@ int cmd_export(int argc, const char **argv, struct cli_ctx *ctx)
 	if (web_export_html(&res, ctx->store, &x, &err)) {
 		ret = cli_fail(&err);
 		goto done;
+	}
+	if (x.base_url) {
+		struct strbuf site = STRBUF_INIT, badge = STRBUF_INIT;
+		web_export_url(&site, x.base_url, "index.html");
+		web_export_url(&badge, x.base_url, "badge.svg");
+		printf("badge: [![benchmarks](%s)](%s)\n", badge.buf, site.buf);
+		strbuf_release(&site);
+		strbuf_release(&badge);
 	}
 	printf("export: %zu pages and %zu charts written to '%s' (%zu files)\n", res.pages,
 	       res.charts, x.dir, res.files);

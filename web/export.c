@@ -5,7 +5,8 @@
  * the Regressions and each Regression's page, every Series' page with its chart (series/),
  * the badge and the assets. Each page is made by the handler the server routes its path to,
  * with links to files, relative to the page (web_ctx.exported); what needs a server (the JSON
- * API, the gate, zoom and filters by query) is left out of them.
+ * API, the gate, zoom and filters by query) is left out of them. With --base-url each page
+ * names its address where the site will be served (rel="canonical").
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -72,12 +73,18 @@ static int export_page(struct exporter *e, const struct web_ctx *ctx, web_route_
 {
 	struct web_request req;
 	struct web_reply r;
+	struct web_ctx page = *ctx;
+	struct strbuf url = STRBUF_INIT;
 	int ret;
 
 	memset(&req, 0, sizeof(req));
 	memset(&r, 0, sizeof(r));
 	strbuf_init(&r.body, 0);
-	req.ctx = ctx;
+	if (e->x->base_url) {
+		web_export_url(&url, e->x->base_url, name);
+		page.canonical = url.buf;
+	}
+	req.ctx = &page;
 	req.path = path;
 	req.rest = rest;
 	req.id = id;
@@ -97,7 +104,19 @@ static int export_page(struct exporter *e, const struct web_ctx *ctx, web_route_
 	ret = write_out(e, name, r.body.buf, r.body.len, err);
 done:
 	strbuf_release(&r.body);
+	strbuf_release(&url);
 	return ret;
+}
+
+void web_export_url(struct strbuf *sb, const char *base_url, const char *name)
+{
+	size_t len = strlen(base_url);
+	while (len && base_url[len - 1] == '/')
+		len--;
+	strbuf_add(sb, base_url, len);
+	strbuf_addch(sb, '/');
+	if (strcmp(name, "index.html"))
+		strbuf_addstr(sb, name);
 }
 
 static int series_id_one(const struct store_series *s, void *data)

@@ -64,6 +64,10 @@ void web_page_start(struct strbuf *sb, const struct web_ctx *ctx, const char *ti
 	web_html_escape(sb, title);
 	strbuf_addstr(sb, " · benchline</title>\n<link rel=\"stylesheet\" href=\"");
 	web_add_href(sb, ctx, "/assets/style.css");
+	if (ctx->canonical) {
+		strbuf_addstr(sb, "\">\n<link rel=\"canonical\" href=\"");
+		web_html_escape(sb, ctx->canonical);
+	}
 	strbuf_addstr(sb, "\">\n</head><body>\n<header><a class=\"brand\" href=\"");
 	web_add_href(sb, ctx, "/");
 	strbuf_addstr(sb, "\">benchline</a><a href=\"");

@@ -89,7 +89,10 @@ void web_stop(struct web_server *srv);
 struct web_export {
 	const char *dir;
 	const char *repo_dir; /* its benchline.json's repo_url links commits; NULL: none */
-	const char *gnuplot;  /* "gnuplot" when NULL */
+	/* where the site will be served from (--base-url), NULL when not said: each page then
+	 * names its address there (rel="canonical"); links stay relative either way */
+	const char *base_url;
+	const char *gnuplot; /* "gnuplot" when NULL */
 	void (*progress)(const char *line, void *data);
 	void *progress_data;
 };
@@ -98,6 +101,9 @@ struct web_export_result {
 };
 int web_export_html(struct web_export_result *out, struct store *st, const struct web_export *x,
 		    struct bl_error *err);
+/* The address of an exported file NAME ("series/X.html") under base_url, whose trailing
+ * slashes do not count: "URL/series/X.html", and "URL/" for index.html. */
+void web_export_url(struct strbuf *sb, const char *base_url, const char *name);
 
 /* Internal to web/: shared by its files. */
 
@@ -304,6 +310,7 @@ struct web_ctx {
 	/* 1: the pages of `export --html`, files linked by relative paths (base "." or ".."),
 	 * without what needs a server (the JSON API, the gate, zoom and filters by query) */
 	int exported;
+	const char *canonical; /* an exported page's address under --base-url, NULL: none */
 };
 
 /* A page's query parameters, decoded. */

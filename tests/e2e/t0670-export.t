@@ -2,7 +2,8 @@
 # benchline export --html DIR (§11): the demo's pages and charts as a static site, at least ten
 # pages and no broken local link (tests/check-links.pl crawls it from index.html as a browser
 # on the file system would); the pages are the server's own, with relative links; what needs a
-# server is left out; a second export replaces the files; bad usage and a DIR that cannot be
+# server is left out; a second export replaces the files; --base-url names each page's address
+# where the site will be served and prints the badge's Markdown; bad usage and a DIR that cannot be
 # written are errors that say so.
 . "$(dirname "$0")/lib.sh"
 
@@ -67,6 +68,22 @@ test_expect 'a second export replaces the files and adds a page per new Regressi
 	grep -q "<a href=\"./regressions/1.html\">1</a>" site/regressions.html &&
 	grep -q "<a href=\"../regressions.html\">All Regressions</a>" site/regressions/1.html &&
 	perl "$TESTS_DIR/check-links.pl" site | tail -1 | grep -q " 0 broken links$"
+'
+test_expect '--base-url: each page names its address there, the links stay relative' '
+	bl export --html based --base-url https://bench.example.org/demo/ >out 2>/dev/null &&
+	printf "%s\n" "badge: [![benchmarks](https://bench.example.org/demo/badge.svg)](https://bench.example.org/demo/)" >expect &&
+	head -1 out >actual &&
+	test_cmp expect actual &&
+	grep -q "^export: $((NSERIES + 5)) pages" out &&
+	grep -q "<link rel=\"canonical\" href=\"https://bench.example.org/demo/\">" based/index.html &&
+	grep -q "<link rel=\"canonical\" href=\"https://bench.example.org/demo/alerts.html\">" based/alerts.html &&
+	page=$(ls based/series/*.html | head -1) &&
+	grep -q "<link rel=\"canonical\" href=\"https://bench.example.org/demo/series/$(basename "$page")\">" "$page" &&
+	grep -q "<link rel=\"stylesheet\" href=\"../assets/style.css\">" "$page" &&
+	! grep -q "canonical" site/index.html &&
+	perl "$TESTS_DIR/check-links.pl" based | tail -1 | grep -q " 0 broken links$" &&
+	expect_exit 2 bl export --html based --base-url bench.example.org 2>err &&
+	grep -q "base-url takes an http:// or https:// URL" err
 '
 test_expect 'bad usage and a DIR that cannot be written are errors that say so' '
 	expect_exit 2 bl export 2>err &&
