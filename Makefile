@@ -18,7 +18,8 @@ DEPS_PKGS = build-essential pkg-config libsqlite3-dev libgit2-dev libjansson-dev
 	libxml2-utils
 
 PKGS = sqlite3 libgit2 jansson libcurl libcrypto libpq
-WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security
+WARN = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat-security \
+	-Wold-style-definition -Wwrite-strings -fno-common
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. $(shell pkg-config --cflags-only-I libpq 2>/dev/null || echo -I/usr/include/postgresql) $(WARN) $(CFLAGS)
 LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -lgit2 -ljansson -lcurl -lcrypto -lpq) -lm
@@ -51,7 +52,7 @@ PG_SQL = $(PG_MIGRATIONS) $(filter-out $(PG_MIGRATIONS),$(sort $(wildcard sql/pg
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps check unit e2e run bench fmt fmt-check hdr-check install clean fuzz man
+.PHONY: all deps check unit e2e run bench fmt fmt-check hdr-check install clean fuzz man deb dist
 
 all: benchline man
 
@@ -187,6 +188,19 @@ install: benchline man
 	install -m 755 benchline $(DESTDIR)$(PREFIX)/bin/benchline
 	install -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/benchline.1
 	install -m 644 $(COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/benchline
+
+# `make deb`: the Debian package build/benchline_VERSION_ARCH.deb (.dist/deb.sh; docs/install.md),
+# its binary built in build/deb with Debian's hardening flags (dpkg-buildflags) when dpkg-dev is
+# there. `make dist`: the source tarball build/benchline-VERSION.tar.gz (.dist/dist.sh).
+DEB_BUILD = build/deb
+deb:
+	$(MAKE) BUILD=$(DEB_BUILD) \
+		CFLAGS="$$(dpkg-buildflags --get CFLAGS 2>/dev/null || echo -O2 -g) $$(dpkg-buildflags --get CPPFLAGS 2>/dev/null)" \
+		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS 2>/dev/null)" $(DEB_BUILD)/benchline
+	sh .dist/deb.sh $(DEB_BUILD)/benchline build
+
+dist:
+	sh .dist/dist.sh build
 
 clean:
 	rm -rf build benchline

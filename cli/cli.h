@@ -60,7 +60,8 @@ struct cli_command {
 	int needs;
 	/* forms[0] always; a later form is there when its args is not NULL */
 	struct cli_form forms[CLI_MAX_FORMS];
-	const char *summary;	 /* one line for `benchline help`; NULL for plumbing, left out */
+	const char *summary;	 /* one line for `benchline help` */
+	int plumbing;		 /* `help` lists it apart: for scripts and tests */
 	const char *description; /* one paragraph, unwrapped */
 	const char *exits;	 /* one line per exit status: "CODE what it means" */
 	/* two examples (or more): what each does, then its command line */
@@ -201,7 +202,7 @@ struct cli_intake {
 #define CLI_INTAKE_OPTIONS(in)                                                                     \
 	{OPT_STRING, "format", &(in)->core.format, "F",                                            \
 	 "auto (the default; run: benchline.json's bench.format), benchline, bmf, gbench, "        \
-	 "hyperfine, pytest, gotest, criterion"},                                                  \
+	 "hyperfine, pytest, gotest, criterion, catch2, jmh"},                                     \
 	    {OPT_STRING, "machine", &(in)->core.machine, "M",                                      \
 	     "the machine, when the format lacks one (default: benchline.json's machine)"},        \
 	    {OPT_INT, "harness-version", &(in)->core.harness_version, "N",                         \
@@ -309,6 +310,8 @@ struct cli_progress {
 	double started; /* the monotonic clock when the re-bench's first pair began */
 };
 struct confirm_progress;
+/* Seconds on the monotonic clock, for progress that shows only once work takes a while. */
+double cli_monotonic_s(void);
 void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
 
@@ -338,6 +341,7 @@ int cmd_preflight(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_demo(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_run(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_import(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_export(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx);

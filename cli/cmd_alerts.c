@@ -71,6 +71,29 @@ static int each_alert(const struct store_alert *a, void *data)
 	return 0;
 }
 
+/* No alerts: none found, none that match, or never looked? Whether detect has run tells. */
+static int say_none(struct store *st, const struct store_alert_filter *f, const char *state,
+		    struct bl_error *err)
+{
+	struct strbuf which = STRBUF_INIT;
+	int ran, ret;
+	if ((ret = store_detect_ran(&ran, st, err)))
+		return ret;
+	if (state)
+		strbuf_addf(&which, " in state '%s'", state);
+	if (f->machine)
+		strbuf_addf(&which, " of machine '%s'", f->machine);
+	if (!ran)
+		fputs("no alerts: detect has not run on this database yet (run 'benchline detect' "
+		      "after ingesting records)\n",
+		      stderr);
+	else
+		cli_printf(stderr, "no alerts%s: detect has run and found none%s\n", which.buf,
+			   which.len ? " that match" : "");
+	strbuf_release(&which);
+	return 0;
+}
+
 int cmd_alerts(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct alerts_out out;
@@ -108,7 +131,7 @@ int cmd_alerts(int argc, const char **argv, struct cli_ctx *ctx)
 	else if (!ret && out.count)
 		cli_table_print(&out.table, stdout);
 	else if (!ret)
-		fputs("no alerts (run 'benchline detect' after ingesting records)\n", stderr);
+		ret = say_none(ctx->store, &f, state, &err);
 	if (ret)
 		ret = cli_fail(&err);
 	cli_table_release(&out.table);

@@ -59,6 +59,23 @@ static void test_pass_limits(struct detect_options *opts)
 		opts->pass_points = strtoul(end + 1, NULL, 10);
 }
 
+/* No Series: when records are stored, every one carries a tag (§5), and "0 Series" alone
+ * would hide them. */
+static int say_unused(struct store *st, struct bl_error *err)
+{
+	int64_t records;
+	int ret;
+	if ((ret = store_count(&records, st, "records", err)))
+		return ret;
+	if (records)
+		fprintf(stderr,
+			"detect: none of the %lld stored record%s is on a Series: %s a tag "
+			"('benchline records --all' shows which)\n",
+			(long long)records, records == 1 ? "" : "s",
+			records == 1 ? "it carries" : "each carries");
+	return 0;
+}
+
 int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 {
 	struct detect_options opts;
@@ -128,6 +145,8 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 	       (long long)res.series, (long long)res.judged_series, (long long)res.lines_recomputed,
 	       res.lines_recomputed == 1 ? "" : "s", res.full ? " (every Series read)" : "",
 	       (long long)res.new_suspects, res.new_suspects == 1 ? "" : "s");
+	if (!res.series && (ret = say_unused(ctx->store, &err)))
+		ret = cli_fail(&err);
 done:
 	config_release(&cfg);
 	strbuf_release(&root);

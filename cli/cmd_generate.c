@@ -13,15 +13,13 @@
 
 enum generated { GEN_MANPAGE, GEN_COMPLETION };
 
-/* The part of each command with a summary (plumbing is left out), in table order. */
+/* The part of each command, plumbing too, in table order. */
 static int add_parts(struct strbuf *out, const char *what, struct bl_error *err)
 {
 	int ret = 0;
 	for (const struct cli_command *c = cli_commands; c->name && !ret; c++) {
 		const char *argv[] = {"/proc/self/exe", "generate", what, c->name, NULL};
 		struct child_process cp;
-		if (!c->summary)
-			continue;
 		child_process_init(&cp);
 		cp.argv = argv;
 		cp.no_stdin = 1;
@@ -50,8 +48,7 @@ static int add_parts(struct strbuf *out, const char *what, struct bl_error *err)
 static void add_command_names(struct strbuf *out)
 {
 	for (const struct cli_command *c = cli_commands; c->name; c++)
-		if (c->summary)
-			strbuf_addf(out, " %s", c->name);
+		strbuf_addf(out, " %s", c->name);
 }
 
 static int manpage(struct strbuf *out, struct bl_error *err)

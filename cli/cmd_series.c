@@ -6,6 +6,7 @@
 
 #include "store/store.h"
 #include "detect/detect.h"
+#include "ingest/ingest.h"
 #include "cli/cli.h"
 
 /* The text table's columns. */
@@ -28,15 +29,28 @@ struct series_out {
 
 /*
  * The runs a Series leaves out because they carry a tag, counted per Series key (machine,
- * benchmark, config and metric, joined by \x1f): the listing says how many each Series left
- * out, and which Series left out every run (those the Series listing cannot show).
+ * benchmark, config and metric, joined by \x1f) and per tag: the listing says how many each
+ * Series left out and why, and which Series left out every run (those the Series listing cannot
+ * show). A run with several tags is counted under the first in ingest_tag_name's order, where
+ * superseded comes last: a run is "superseded" only when nothing else keeps it off.
  */
 struct tagged_runs {
 	struct intern keys;
-	int64_t *count; /* per key number */
-	int *listed;	/* the key is a Series the listing showed */
+	int64_t *count; /* per key number and tag: count[key * INGEST_NTAGS + tag] */
+	int *listed;	/* per key number: the key is a Series the listing showed */
 	size_t alloc;
 };
+
+/* The tag a run is counted under: the first of its tags in ingest_tag_name's order. */
+static unsigned first_tag(const struct store_record_row *row)
+{
+	unsigned best = INGEST_NTAGS - 1;
+	for (size_t k = 0; k < row->ntags; k++)
+		for (unsigned t = 0; t < best; t++)
+			if (!strcmp(row->tags[k], ingest_tag_name(t)))
+				best = t;
+	return best;
+}
 
 static void series_key(struct strbuf *key, const char *machine, const char *benchmark,
 		       const char *config, const char *metric)
@@ -49,8 +63,10 @@ static int count_tagged(const struct store_record_row *row, void *data)
 {
 	struct tagged_runs *t = data;
 	struct strbuf key = STRBUF_INIT;
+	unsigned tag;
 	if (!row->ntags)
 		return 0;
+	tag = first_tag(row);
 	for (size_t i = 0; i < row->nmetrics; i++) {
 		uint32_t n;
 		series_key(&key, row->machine, row->benchmark, row->config, row->metrics[i].name);
@@ -58,19 +74,36 @@ static int count_tagged(const struct store_record_row *row, void *data)
 		if (n >= t->alloc) {
 			size_t old = t->alloc;
 			t->alloc = (n + 1) * 2;
-			t->count = xrealloc(t->count, t->alloc * sizeof(*t->count));
+			t->count = xrealloc(t->count, t->alloc * INGEST_NTAGS * sizeof(*t->count));
 			t->listed = xrealloc(t->listed, t->alloc * sizeof(*t->listed));
-			memset(t->count + old, 0, (t->alloc - old) * sizeof(*t->count));
+			memset(t->count + old * INGEST_NTAGS, 0,
+			       (t->alloc - old) * INGEST_NTAGS * sizeof(*t->count));
 			memset(t->listed + old, 0, (t->alloc - old) * sizeof(*t->listed));
 		}
-		t->count[n]++;
+		t->count[n * INGEST_NTAGS + tag]++;
 	}
 	strbuf_release(&key);
 	return 0;
 }
 
-/* The tagged runs of s, and s marked as listed. */
-static int64_t tagged_of(struct tagged_runs *t, const struct store_series *s)
+/* "+18 superseded, +2 noisy" (with plus "+"): the tagged runs of key n, by tag; 0 when none. */
+static int add_tagged(struct strbuf *out, const struct tagged_runs *t, size_t n, const char *plus)
+{
+	int any = 0;
+	for (unsigned tag = 0; tag < INGEST_NTAGS; tag++) {
+		int64_t c = t->count[n * INGEST_NTAGS + tag];
+		if (!c)
+			continue;
+		strbuf_addf(out, "%s%s%lld %s", any ? ", " : "", plus, (long long)c,
+			    ingest_tag_name(tag));
+		any = 1;
+	}
+	return any;
+}
+
+/* The tagged runs of s by tag, as add_tagged words them (nothing when none), and s marked as
+ * listed. */
+static void tagged_of(struct strbuf *out, struct tagged_runs *t, const struct store_series *s)
 {
 	struct strbuf key = STRBUF_INIT;
 	int64_t n;
@@ -78,18 +111,20 @@ static int64_t tagged_of(struct tagged_runs *t, const struct store_series *s)
 	n = intern_find(&t->keys, key.buf);
 	strbuf_release(&key);
 	if (n < 0)
-		return 0;
+		return;
 	t->listed[n] = 1;
-	return t->count[n];
+	add_tagged(out, t, (size_t)n, "+");
 }
 
 /* The Series every run of which is tagged, after the listing: none of them is on a Series. */
 static void print_all_tagged(const struct tagged_runs *t, int after_table)
 {
-	static const char *const header[] = {"machine", "benchmark", "config", "metric", "tagged"};
+	static const char *const header[] = {"machine", "benchmark", "config", "metric",
+					     "tagged runs"};
 	struct cli_table table;
+	struct strbuf why = STRBUF_INIT;
 	size_t shown = 0;
-	cli_table_init(&table, header, 5, "....r");
+	cli_table_init(&table, header, 5, ".....");
 	for (size_t i = 0; i < t->keys.nr; i++) {
 		const char *p = t->keys.strings[i];
 		if (t->listed[i])
@@ -103,9 +138,12 @@ static void print_all_tagged(const struct tagged_runs *t, int after_table)
 				cli_table_add(&table, "%.*s", (int)len, p);
 			p += len + (p[len] != 0);
 		}
-		cli_table_add(&table, "%lld", (long long)t->count[i]);
+		strbuf_reset(&why);
+		add_tagged(&why, t, i, "");
+		cli_table_add(&table, "%s", why.buf);
 		shown++;
 	}
+	strbuf_release(&why);
 	if (shown) {
 		printf("%sSeries whose every run is tagged ('benchline records --all' shows the "
 		       "tags):\n",
@@ -128,7 +166,6 @@ static int each_series(const struct store_series *s, void *data)
 {
 	struct series_out *out = data;
 	struct strbuf sb = STRBUF_INIT;
-	int64_t tagged;
 	if (out->json) {
 		json_t *open = json_null(), *o;
 		int64_t n;
@@ -150,11 +187,13 @@ static int each_series(const struct store_series *s, void *data)
 	cli_table_add(&out->table, "%s", s->benchmark);
 	cli_table_add(&out->table, "%s", s->config[0] ? s->config : "-");
 	cli_table_add(&out->table, "%s", s->metric);
-	if (out->tagged && (tagged = tagged_of(out->tagged, s)))
-		cli_table_add(&out->table, "%lld (+%lld tagged)", (long long)s->records,
-			      (long long)tagged);
+	if (out->tagged)
+		tagged_of(&sb, out->tagged, s);
+	if (sb.len)
+		cli_table_add(&out->table, "%lld (%s)", (long long)s->records, sb.buf);
 	else
 		cli_table_add(&out->table, "%lld", (long long)s->records);
+	strbuf_reset(&sb);
 	cli_table_add(&out->table, "%zu", s->nlines);
 	format_value(&sb, s->last_value, s->unit);
 	cli_table_add(&out->table, "%s", sb.buf);

@@ -20,8 +20,8 @@ struct sweep_out {
 	struct cli_progress progress;
 	struct cli_push *push; /* NULL: the records are stored */
 	const char *machine;
-	size_t pushed;	 /* records the server acknowledged */
-	size_t spooled;	 /* records kept in the spool */
+	size_t pushed;	 /* runs the server acknowledged */
+	size_t spooled;	 /* runs kept in the spool */
 	int unreachable; /* the server did not answer: every source counts as not measured */
 };
 
@@ -121,7 +121,7 @@ static void print_note(const char *line, void *data)
 	cli_printf(stderr, "sweep: %s\n", line);
 }
 
-/* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 4 records */
+/* [3/12] 4a18d4e parse_ints: refuse ... build 2.1 s, run 3 x 4.0 s, 12 runs */
 static void print_step(const struct bench_sweep_step *s, void *data)
 {
 	struct sweep_out *out = data;
@@ -134,9 +134,9 @@ static void print_step(const struct bench_sweep_step *s, void *data)
 			s->why ? s->why : "");
 		return;
 	}
-	fprintf(stderr, ": build %.1f s, run %zu x %.1f s, %zu record%s", s->build_s, s->processes,
-		s->processes ? s->run_s / (double)s->processes : 0.0, s->records,
-		s->records == 1 ? "" : "s");
+	fprintf(stderr, ": build %.1f s, run %zu x %.1f s, %zu run%s", s->build_s, s->processes,
+		s->processes ? s->run_s / (double)s->processes : 0.0, s->runs,
+		s->runs == 1 ? "" : "s");
 	if (s->counted)
 		fprintf(stderr, " (%zu instruction count%s)", s->counted,
 			s->counted == 1 ? "" : "s");
@@ -310,7 +310,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 			goto done;
 		fprintf(stderr,
 			"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu "
-			"record%s pushed to %s",
+			"run%s pushed to %s",
 			res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable,
 			out.pushed, out.pushed == 1 ? "" : "s", push.session->srv->shown);
 		if (out.spooled)
@@ -337,20 +337,20 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	for (size_t t = 0; t < BENCH_SWEEP_NTAGS; t++) {
 		if (!res.tagged_by[t])
 			continue;
-		strbuf_addf(&why, "%s%zu %s", why.len ? ", " : "", res.tagged_by[t],
+		strbuf_addf(&why, "%s%zu %s", why.len ? ", " : ": ", res.tagged_by[t],
 			    bench_sweep_tag_name(t));
 		if (!strcmp(bench_sweep_tag_name(t), "preflight") && res.busy_why)
 			strbuf_addf(&why, ": %s", res.busy_why);
 	}
-	fprintf(
-	    stderr,
-	    "sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu record%s "
-	    "stored, %zu joined their Series, %zu tagged%s%s%s, %lld new Suspect%s, %lld new "
-	    "alert%s",
-	    res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable, res.records,
-	    res.records == 1 ? "" : "s", res.joined, res.tagged, why.len ? " (" : "", why.buf,
-	    why.len ? ")" : "", (long long)dres.new_suspects, dres.new_suspects == 1 ? "" : "s",
-	    (long long)new_alerts, new_alerts == 1 ? "" : "s");
+	fprintf(stderr,
+		"sweep: %zu commit%s measured (%zu already measured, %zu unbuildable), %zu run%s "
+		"stored (%zu record%s: %zu joined their Series, %zu tagged%s), %lld new Suspect%s, "
+		"%lld new alert%s",
+		res.measured, res.measured == 1 ? "" : "s", res.already, res.unbuildable, res.runs,
+		res.runs == 1 ? "" : "s", res.records, res.records == 1 ? "" : "s", res.joined,
+		res.tagged, why.buf, (long long)dres.new_suspects,
+		dres.new_suspects == 1 ? "" : "s", (long long)new_alerts,
+		new_alerts == 1 ? "" : "s");
 	if (do_confirm)
 		fprintf(stderr, ", %zu alert%s confirmed (%zu Regression%s)", confirmed,
 			confirmed == 1 ? "" : "s", regressions, regressions == 1 ? "" : "s");

@@ -154,6 +154,27 @@ const struct cli_command cli_commands[] = {
 	     "benchline import-baseline --machine lab-1 --harness-version 3 hyperfine.json"},
     },
     {
+	.name = "import",
+	.fn = cmd_import,
+	.forms = {{NULL, "--from TOOL", "DIR|FILE"}},
+	.summary = "bring in another tool's history: asv, asv-html, gab or bencher",
+	.description =
+	    "Reads the history another benchmarking tool kept and stores each of its results as a "
+	    "record at its own commit, so a team switches to benchline without losing its past: "
+	    "--from asv reads asv's results directory (benchmarks.json and a directory per "
+	    "machine), asv-html a site asv published (index.json and graphs/), gab "
+	    "github-action-benchmark's data.js, bencher Bencher's perf JSON. Everything is stored "
+	    "in one transaction, or nothing; importing the same history again stores nothing new. "
+	    "--repo computes each record's source hash from its commit in DIR. Progress goes to "
+	    "stderr; one line at the end says what was stored, what was already there and what "
+	    "was skipped and why.",
+	.exits = "0 the history was stored (or was already)\n2 nothing was stored: the history "
+		 "did not read (the error says where) or bad usage",
+	.examples = {"Bring in a published asv site:", "benchline import --from asv-html gh-pages/",
+		     "Bring in github-action-benchmark's history, on the machine the sweep uses:",
+		     "benchline import --from gab --machine ci-box --repo . dev/bench/data.js"},
+    },
+    {
 	.name = "push",
 	.fn = cmd_push,
 	.forms = {{NULL, NULL, "[FILE...]"}},
@@ -349,8 +370,9 @@ const struct cli_command cli_commands[] = {
 	    "gate passes it.",
 	.exits =
 	    "0 pass, or nothing to compare\n1 a metric is slower than its limit (or undecided, "
-	    "under --undecided fail)\n2 an error, or bad usage\n3 accept: some named metrics "
-	    "were skipped\n4 no verdict is possible (no records to compare)",
+	    "under --undecided fail)\n2 an error, or bad usage\n3 accept: a named judged "
+	    "metric was skipped, or a name matched none\n4 no verdict is possible (no records to "
+	    "compare)",
 	.examples = {"Gate the checked-out branch against main, writing a comment:",
 		     "benchline gate --repo . --json gate.json --markdown gate.md",
 		     "Measure again now what the stored records could not settle, before failing:",
@@ -602,11 +624,13 @@ const struct cli_command cli_commands[] = {
 	     "benchline ladder compare --baseline baseline.json --thresholds "
 	     "thresholds.json --current current.json --report report.json"},
     },
-    /* Plumbing (no summary: left out of `benchline help`), for the tests and scripts. */
+    /* Plumbing, for the tests and scripts: `benchline help` lists it apart. */
     {
 	.name = "worktree",
 	.fn = cmd_worktree,
 	.forms = {{NULL, NULL, "REV [REV]"}},
+	.summary = "check out (and build, or run) two revisions in the re-bench's worktrees",
+	.plumbing = 1,
 	.description =
 	    "The re-bench's first steps, one at a time: checks the first revision out in side a's "
 	    "worktree and the second in side b's, under .benchline/worktrees/, and prints SIDE "
@@ -620,6 +644,8 @@ const struct cli_command cli_commands[] = {
 	.name = "generate",
 	.fn = cmd_generate,
 	.forms = {{"manpage", NULL, "[COMMAND]"}, {"completion", NULL, "[COMMAND]"}},
+	.summary = "write the man page or the bash completion, from this table",
+	.plumbing = 1,
 	.description =
 	    "Writes the man page benchline.1 or the bash completion script to stdout, made from "
 	    "the command table and every command's options (make builds both). With COMMAND, "
@@ -695,64 +721,6 @@ static const struct cli_option *find_option(const struct cli_option *opts, const
 	return NULL;
 }
 
-/* The edit distance of a and b (an insertion, deletion, change or swap of two neighbours
- * counts one), at most 64 characters of each. */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
-{
-	size_t d[65][65];
-	if (na > 64)
-		na = 64;
-	if (nb > 64)
-		nb = 64;
-	for (size_t i = 0; i <= na; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= nb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= na; i++) {
-		for (size_t j = 1; j <= nb; j++) {
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[na][nb];
-}
-
-/* Is candidate near enough to what was typed to suggest it? Two edits, one for short names. */
-static size_t near_miss(const char *typed, size_t len, const char *candidate)
-{
-	size_t d = edit_distance(typed, len, candidate, strlen(candidate));
-	size_t most = len < 5 ? 1 : 2;
-	return d <= most ? d : SIZE_MAX;
-}
-
-/* "; did you mean 'X'?" (or 'X' or 'Y') for the nearest names, nothing when none is near. */
-static void add_suggestion(struct strbuf *sb, const char *prefix, const char *typed, size_t len,
-			   const char *const *names, size_t n)
-{
-	size_t best = SIZE_MAX, shown = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t d = near_miss(typed, len, names[i]);
-		if (d < best)
-			best = d;
-	}
-	if (best == SIZE_MAX)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		if (near_miss(typed, len, names[i]) != best)
-			continue;
-		strbuf_addf(sb, "%s'%s%s'", shown ? " or " : "; did you mean ", prefix, names[i]);
-		shown++;
-	}
-	strbuf_addch(sb, '?');
-}
-
 static void unknown_option(const struct cli_command *cmd, const struct cli_option *opts,
 			   const char *arg)
 {
@@ -763,7 +731,7 @@ static void unknown_option(const struct cli_command *cmd, const struct cli_optio
 		names[n++] = o->long_name;
 	len = strcspn(arg + 2, "=");
 	if (arg[0] == '-' && arg[1] == '-')
-		add_suggestion(&hint, "--", arg + 2, len, names, n);
+		strbuf_add_suggestion(&hint, "--", arg + 2, len, names, n);
 	cli_usage_error(cmd, opts, "unknown option '%s'%s", arg, hint.buf);
 }
 
@@ -883,7 +851,11 @@ int cmd_help(int argc, const char **argv, struct cli_ctx *ctx)
 	fputs(global_usage, stdout);
 	fputs("\ncommands:\n", stdout);
 	for (const struct cli_command *c = cli_commands; c->name; c++)
-		if (c->summary)
+		if (!c->plumbing)
+			printf("    %-16s %s\n", c->name, c->summary);
+	fputs("\nplumbing (for scripts and tests):\n", stdout);
+	for (const struct cli_command *c = cli_commands; c->name; c++)
+		if (c->plumbing)
 			printf("    %-16s %s\n", c->name, c->summary);
 	return 0;
 }
@@ -893,9 +865,8 @@ void cli_suggest_command(struct strbuf *hint, const char *typed)
 	const char *names[64];
 	size_t n = 0;
 	for (const struct cli_command *c = cli_commands; c->name && n < 64; c++)
-		if (c->summary)
-			names[n++] = c->name;
-	add_suggestion(hint, "", typed, strlen(typed), names, n);
+		names[n++] = c->name;
+	strbuf_add_suggestion(hint, "", typed, strlen(typed), names, n);
 }
 
 int cli_run_help(const struct cli_command *cmd, const char *db_path, enum cli_help help)

@@ -200,8 +200,7 @@ void cli_json_print(struct json_t *o)
 	json_decref(o);
 }
 
-/* Seconds on the monotonic clock. */
-static double monotonic_s(void)
+double cli_monotonic_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -228,14 +227,14 @@ void cli_measure_progress(const struct confirm_progress *pr, void *data)
 
 	if (!pr->measurement) {
 		/* Before the first pair (the builds are done): the pace counts from here. */
-		p->started = monotonic_s();
+		p->started = cli_monotonic_s();
 		return;
 	}
 	strbuf_addf(&line, "%s: measurement %d, pair %zu/%zu (pairs %zu of at most %zu", p->prefix,
 		    pr->measurement, pr->pairs, pr->max_pairs, pr->done, pr->most);
 	if (pr->done && pr->most > pr->done) {
 		/* The pace so far, over what may be left at the most. */
-		double pace = (monotonic_s() - p->started) / (double)pr->done;
+		double pace = (cli_monotonic_s() - p->started) / (double)pr->done;
 		strbuf_addstr(&line, ", at most ");
 		add_time_left(&line, pace * (double)(pr->most - pr->done));
 		strbuf_addstr(&line, " left");

@@ -1,11 +1,11 @@
 /*
- * common: the small pieces every module uses. A strbuf whose buffer is never NULL (strbuf.c),
- * the error struct that carries details out of a failing call, checked allocation, capped file
- * reading, timestamps, digests and libgit2's start (util.c), the one JSON writer (json.c),
- * numbers (numbers.c: the shortest round-trip writer of doubles, their comparison, the
- * nearest-rank percentile, figures in human units), containers (containers.c), the names of
- * the enums every stage shares (names.c) and running a child process (run_command.c). Named
- * for what they are (strbuf_*, bl_error_*, x*, child_process_*), as git names its helpers.
+ * common: the small pieces every module uses. A strbuf whose buffer is never NULL, and its
+ * "did you mean" (strbuf.c), the error struct that carries details out of a failing call,
+ * checked allocation, capped file reading, timestamps, digests and libgit2's start (util.c), the
+ * one JSON writer (json.c), numbers (numbers.c: the shortest round-trip writer of doubles, their
+ * comparison, the nearest-rank percentile, figures in human units), containers (containers.c), the
+ * names of the enums every stage shares (names.c) and running a child process (run_command.c).
+ * Named for what they are (strbuf_*, bl_error_*, x*, child_process_*), as git names its helpers.
  */
 #ifndef BENCHLINE_COMMON_H
 #define BENCHLINE_COMMON_H
@@ -64,6 +64,13 @@ void strbuf_add_json_string(struct strbuf *sb, const char *s);
  * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
  * @mention is backslash-escaped, control characters become blanks: it shows as it is. */
 void strbuf_add_markdown(struct strbuf *sb, const char *s);
+/* "; did you mean 'PREFIXNAME'?" (or 'X' or 'Y' when several are as near) for the names
+ * nearest to typed (its first len bytes): at most two edits away (an insertion, deletion,
+ * change or swap of neighbours each counts one), one for a name typed shorter than 5. Nothing
+ * is appended when no name is that near. What commands, options and benchline.json's keys
+ * suggest. */
+void strbuf_add_suggestion(struct strbuf *sb, const char *prefix, const char *typed, size_t len,
+			   const char *const *names, size_t n);
 /* New jansson values for a figure that may be missing (NAN, an infinity) or a string that may
  * be NULL: null then (common/json.c). */
 struct json_t;
@@ -283,10 +290,32 @@ enum result_format {
 	RESULT_PYTEST,
 	RESULT_GOTEST,
 	RESULT_CRITERION,
+	RESULT_CATCH2,
+	RESULT_JMH,
 };
-#define RESULT_NFORMATS 8
+#define RESULT_NFORMATS 10
 const char *result_format_name(enum result_format f);
 int result_format_parse(enum result_format *out, const char *name);
+/* Every format's name, in order, appended to sb as "auto, benchline, ... or jmh": what a
+ * message lists as the formats there are. */
+void result_format_list(struct strbuf *sb);
+
+/*
+ * The histories `benchline import --from` reads (§10): an asv results directory, a published
+ * asv site, github-action-benchmark's data.js and Bencher's perf JSON export (ingest/adapters/
+ * maps each to its reader).
+ */
+enum history_format {
+	HISTORY_ASV,
+	HISTORY_ASV_HTML,
+	HISTORY_GAB,
+	HISTORY_BENCHER,
+};
+#define HISTORY_NFORMATS 4
+const char *history_format_name(enum history_format f);
+int history_format_parse(enum history_format *out, const char *name);
+/* Every history's name appended to sb as "asv, asv-html, gab or bencher". */
+void history_format_list(struct strbuf *sb);
 
 /* Reads a whole file (or stdin for "-") into sb; BL_ETOOBIG when it is over cap bytes. */
 int read_file_capped(struct strbuf *sb, const char *path, size_t cap, struct bl_error *err);
@@ -441,6 +470,13 @@ void child_process_init(struct child_process *cp);
 int child_process_run(struct child_process *cp, struct bl_error *err);
 /* Frees the results and leaves cp as child_process_init does. */
 void child_process_release(struct child_process *cp);
+
+/* The system headers that declare a banned function come first: built with _FORTIFY_SOURCE
+ * (Debian's packaging flags, make deb), they define inline wrappers of those very names, which
+ * the macros below would break if either header were first included after them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "banned.h"
 

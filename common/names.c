@@ -46,7 +46,15 @@ static const char *const alert_outcome_names[] = {
 static const char *const result_format_names[] = {
     [RESULT_AUTO] = "auto",	[RESULT_NATIVE] = "benchline",	  [RESULT_BMF] = "bmf",
     [RESULT_GBENCH] = "gbench", [RESULT_HYPERFINE] = "hyperfine", [RESULT_PYTEST] = "pytest",
-    [RESULT_GOTEST] = "gotest", [RESULT_CRITERION] = "criterion",
+    [RESULT_GOTEST] = "gotest", [RESULT_CRITERION] = "criterion", [RESULT_CATCH2] = "catch2",
+    [RESULT_JMH] = "jmh",
+};
+
+static const char *const history_format_names[] = {
+    [HISTORY_ASV] = "asv",
+    [HISTORY_ASV_HTML] = "asv-html",
+    [HISTORY_GAB] = "gab",
+    [HISTORY_BENCHER] = "bencher",
 };
 
 #define NAMES_NR(t) (sizeof(t) / sizeof((t)[0]))
@@ -189,4 +197,35 @@ int result_format_parse(enum result_format *out, const char *name)
 		return i;
 	*out = (enum result_format)i;
 	return 0;
+}
+
+/* names[0..n) as "a, b, ... or z". */
+static void list_names(struct strbuf *sb, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+}
+
+void result_format_list(struct strbuf *sb)
+{
+	list_names(sb, result_format_names, NAMES_NR(result_format_names));
+}
+
+const char *history_format_name(enum history_format f)
+{
+	return index_name(history_format_names, NAMES_NR(history_format_names), (unsigned)f);
+}
+
+int history_format_parse(enum history_format *out, const char *name)
+{
+	int i = name_index(history_format_names, NAMES_NR(history_format_names), name);
+	if (i < 0)
+		return i;
+	*out = (enum history_format)i;
+	return 0;
+}
+
+void history_format_list(struct strbuf *sb)
+{
+	list_names(sb, history_format_names, NAMES_NR(history_format_names));
 }

@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,61 @@ void strbuf_add_markdown(struct strbuf *sb, const char *s)
 		else
 			strbuf_addch(sb, *s);
 	}
+}
+
+/* The edit distance of a and b (an insertion, deletion, change or swap of two neighbours
+ * counts one), at most 64 characters of each. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t d[65][65];
+	if (na > 64)
+		na = 64;
+	if (nb > 64)
+		nb = 64;
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= nb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		for (size_t j = 1; j <= nb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[na][nb];
+}
+
+/* Is candidate near enough to what was typed to suggest it? Two edits, one for short names. */
+static size_t near_miss(const char *typed, size_t len, const char *candidate)
+{
+	size_t d = edit_distance(typed, len, candidate, strlen(candidate));
+	size_t most = len < 5 ? 1 : 2;
+	return d <= most ? d : SIZE_MAX;
+}
+
+void strbuf_add_suggestion(struct strbuf *sb, const char *prefix, const char *typed, size_t len,
+			   const char *const *names, size_t n)
+{
+	size_t best = SIZE_MAX, shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = near_miss(typed, len, names[i]);
+		if (d < best)
+			best = d;
+	}
+	if (best == SIZE_MAX)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (near_miss(typed, len, names[i]) != best)
+			continue;
+		strbuf_addf(sb, "%s'%s%s'", shown ? " or " : "; did you mean ", prefix, names[i]);
+		shown++;
+	}
+	strbuf_addch(sb, '?');
 }

@@ -1,7 +1,8 @@
 /*
  * ingest: the record model (§2) with positions in JSON text for messages (jsonpos.c), the key
  * rule and tags (§1, §5) and storing a batch (ingest.c), a file's records staged on disk
- * (stage.c), the intake use case (intake.c) and data care, retag and rm (care.c); its rooms
+ * (stage.c), the intake use case (intake.c), the import use case (import.c) and data care,
+ * retag and rm (care.c); its rooms
  * are config/ (benchline.json, §3), adapters/ (the formats' parsers, the native one too,
  * §2, §10), repo/ (the source hash and commit sync, §3), preflight/ (§4) and push/ (§10's fleet).
  * Nothing here prints or exits.
@@ -96,6 +97,46 @@ struct ingest_defaults {
 void ingest_defaults_init(struct ingest_defaults *d);
 
 /*
+ * Why a history's reader left something out (struct ingest_history): each is counted, and the
+ * import's summary says how many of each and why.
+ */
+enum ingest_skip {
+	INGEST_SKIP_NO_VALUE,	 /* a point without a value: the tool could not measure it */
+	INGEST_SKIP_NO_COMMIT,	 /* a point at no git commit (a revision or version without one) */
+	INGEST_SKIP_OVERVIEW,	 /* a file of summaries, not measurements (asv's summary graphs) */
+	INGEST_SKIP_EMPTY,	 /* a graph without a point */
+	INGEST_SKIP_UNDESCRIBED, /* a result of a benchmark the history does not describe */
+};
+#define INGEST_NSKIPS 5
+/* How many were skipped and why, appended to out: "1320 points without a value (the tool could
+ * not measure them)". */
+void ingest_skip_text(struct strbuf *out, enum ingest_skip s, int64_t n);
+
+/*
+ * A history `benchline import` reads (§10): another tool's results over many commits, each
+ * result a record at its own commit. Its reader (parsers->history) makes each record from the
+ * history and the defaults (machine, config and harness version when given; the rest of them
+ * is ignored), lets complete (may be NULL) fill in what the caller knows better (the source
+ * hash from a repository), finishes it (canonical JSON, digest) and hands it to fn, one at a
+ * time in the history's order, so that memory holds one record whatever the history's size.
+ * What it leaves out it counts in skipped. Its errors name the file, with a line and a column
+ * where the file has them; fn may have taken records before a later one fails.
+ */
+struct ingest_history {
+	enum history_format from;
+	const char *path; /* a directory (asv, asv-html) or a file (gab, bencher) */
+	const struct ingest_defaults *defaults;
+	int (*complete)(struct ingest_record *rec, void *data, struct bl_error *err);
+	void *complete_data;
+	ingest_record_fn *fn;
+	void *fn_data;
+	/* After each piece of the history read (a file, an entry): done of total; NULL: none. */
+	void (*progress)(void *data, size_t done, size_t total);
+	void *progress_data;
+	int64_t skipped[INGEST_NSKIPS]; /* set by the reader */
+};
+
+/*
  * The parsers of the formats (§2, §10), handed to the intake (ingest_intake_init) and to data
  * care (ingest_retag, ingest_explain_run) by their callers, who pass ingest/adapters/'s
  * adapters_parsers. The adapters include this header for the record model and ingest/ never
@@ -118,6 +159,8 @@ struct ingest_parsers {
 	 * (adapters_parse_native_fd). */
 	int (*native_fd)(const char *name, int fd, const char *start, size_t start_len,
 			 ingest_record_fn *fn, void *data, struct bl_error *err);
+	/* A history, its records handed on as they are made (adapters_history). */
+	int (*history)(struct ingest_history *h, struct bl_error *err);
 };
 
 struct json_t;
@@ -346,6 +389,50 @@ typedef int ingest_mark_fn(struct ingest_batch *batch, const char *file, void *d
 int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *path,
 		       ingest_mark_fn *mark, void *mark_data, ingest_report_fn *fn, void *data,
 		       struct bl_error *err);
+
+/* Hands each record it makes to fn (with fn_data), in order, until it returns non-zero:
+ * how a stream of records (a large native file, a history) reaches the intake. */
+typedef int ingest_produce_fn(void *data, ingest_record_fn *fn, void *fn_data,
+			      struct bl_error *err);
+/*
+ * The intake of records something produces one at a time (ingest_intake_file's large native
+ * files, `benchline import`'s histories): each completed (source hash from the repository),
+ * marked (mark may be NULL) and staged on disk (struct ingest_stage) as it comes, then all
+ * stored in one transaction, the write lock taken only once the producer has finished without
+ * an error; then each reported to fn. Memory holds a few records whatever their number. name
+ * prefixes the errors; nothing is stored on error.
+ */
+int ingest_intake_records(struct ingest_intake *in, struct store *st, const char *name,
+			  ingest_produce_fn *produce, void *produce_data, ingest_mark_fn *mark,
+			  void *mark_data, ingest_report_fn *fn, void *data, struct bl_error *err);
+
+/*
+ * The import use case (import.c, §10): another tool's history (struct ingest_history) brought
+ * in as records through the intake (ingest_intake_records), so a team switches without losing
+ * its past. in holds the flags (machine, config, harness version: 1 when not given) and
+ * benchline.json's settings (ingest_intake_setup, with settings_dir the repository). With repo,
+ * each record's source hash is computed from its commit (§3); a commit the repository lacks
+ * keeps the history's own (docs/import.md) and is counted. Everything is stored in one
+ * transaction, or nothing; importing the same history again stores nothing new.
+ */
+enum ingest_import_phase {
+	INGEST_IMPORT_READING, /* done of total pieces of the history read */
+	INGEST_IMPORT_STORING, /* total records about to be stored (done 0) */
+};
+typedef void ingest_import_progress_fn(void *data, enum ingest_import_phase phase, size_t done,
+				       size_t total);
+struct ingest_import_result {
+	int64_t records;	 /* records the history gave */
+	int64_t stored;		 /* runs stored (standing or superseded) */
+	int64_t standing;	 /* of those, the runs that hold their key */
+	int64_t duplicates;	 /* records already stored: nothing new */
+	int64_t series;		 /* distinct (machine, benchmark, config, metric) of the records */
+	int64_t commits_unknown; /* records whose commit the repository lacks */
+	int64_t skipped[INGEST_NSKIPS]; /* what the history's reader left out, by reason */
+};
+int ingest_import(struct ingest_import_result *out, struct ingest_intake *in, struct store *st,
+		  enum history_format from, const char *path, const char *repo,
+		  ingest_import_progress_fn *progress, void *progress_data, struct bl_error *err);
 
 /*
  * The batch as one body of native records for a server (POST /api/records, §10's fleet),

@@ -75,11 +75,14 @@ int ingest_intake_setup(struct ingest_intake *in, struct bl_error *err)
 		in->harness_version = (long)in->resolved.harness_version;
 		in->format = in->resolved.format;
 	}
-	if (result_format_parse(&f, in->format))
-		return bl_error_set(err, BL_EINVALID,
-				    "unknown format '%s' (auto, benchline, bmf, gbench, hyperfine, "
-				    "pytest, gotest, criterion)",
-				    in->format);
+	if (result_format_parse(&f, in->format)) {
+		struct strbuf list = STRBUF_INIT;
+		result_format_list(&list);
+		ret = bl_error_set(err, BL_EINVALID, "unknown format '%s' (%s)", in->format,
+				   list.buf);
+		strbuf_release(&list);
+		return ret;
+	}
 	if (in->repo) {
 		if ((ret = repo_read_head(&in->head, in->repo, &in->cfg, err)))
 			return ret;
@@ -248,26 +251,22 @@ static int take_streamed(struct ingest_record *rec, void *data, struct bl_error 
 	return s->piece.nr >= STREAM_PIECE ? stage_piece(s, err) : 0;
 }
 
-/* The rest of a large native file, staged as it is parsed, then stored. */
-static int intake_streamed(struct ingest_intake *in, struct store *st, const char *path, int fd,
-			   const struct strbuf *start, ingest_mark_fn *mark, void *mark_data,
-			   ingest_report_fn *fn, void *data, struct bl_error *err)
+int ingest_intake_records(struct ingest_intake *in, struct store *st, const char *name,
+			  ingest_produce_fn *produce, void *produce_data, ingest_mark_fn *mark,
+			  void *mark_data, ingest_report_fn *fn, void *data, struct bl_error *err)
 {
 	struct ingest_options opts = {in->cfg.noisy_limit, in->cfg.min_samples, NULL};
 	struct ingest_stage stage;
-	struct streamed s = {in, path, mark, mark_data, {NULL, 0, 0}, &stage};
+	struct streamed s = {in, name, mark, mark_data, {NULL, 0, 0}, &stage};
 	const struct ingest_record *rec;
 	int ret;
 
 	ingest_stage_init(&stage);
-	in->chosen_format = "benchline";
-	if ((ret = in->parsers->native_fd(path, fd, start->buf, start->len, take_streamed, &s,
-					  err)) ||
-	    (ret = stage_piece(&s, err)) ||
+	if ((ret = produce(produce_data, take_streamed, &s, err)) || (ret = stage_piece(&s, err)) ||
 	    (ret = ingest_record_machine_settings(st, &in->cfg, err)))
 		goto done;
 	if ((ret = ingest_store_stage(st, &stage, &opts, err))) {
-		bl_error_prefix(err, "%s", path);
+		bl_error_prefix(err, "%s", name);
 		goto done;
 	}
 	if ((ret = ingest_stage_rewind(&stage, err)))
@@ -282,6 +281,33 @@ done:
 	ingest_batch_release(&s.piece);
 	ingest_stage_release(&stage);
 	return ret < 0 ? ret : 0;
+}
+
+/* The rest of a large native file, read from fd as it is parsed. */
+struct native_rest {
+	struct ingest_intake *in;
+	const char *path;
+	int fd;
+	const struct strbuf *start;
+};
+
+static int produce_native(void *data, ingest_record_fn *fn, void *fn_data, struct bl_error *err)
+{
+	struct native_rest *n = data;
+	return n->in->parsers->native_fd(n->path, n->fd, n->start->buf, n->start->len, fn, fn_data,
+					 err);
+}
+
+/* The rest of a large native file, staged as it is parsed, then stored. */
+static int intake_streamed(struct ingest_intake *in, struct store *st, const char *path, int fd,
+			   const struct strbuf *start, ingest_mark_fn *mark, void *mark_data,
+			   ingest_report_fn *fn, void *data, struct bl_error *err)
+{
+	struct native_rest rest = {in, path, fd, start};
+
+	in->chosen_format = "benchline";
+	return ingest_intake_records(in, st, path, produce_native, &rest, mark, mark_data, fn, data,
+				     err);
 }
 
 /* A whole document (or a small file) in memory: parsed, marked, stored, reported. */

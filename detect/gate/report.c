@@ -753,7 +753,17 @@ void gate_markdown(struct strbuf *out, const struct gate_report *r, const char *
 
 /* --- gate accept (§7.6) --- */
 
-static int named(const struct gate_accept_options *o, const struct gate_row *r, size_t *hits)
+/* Judged: a verdict that accepting can move (PASS, FAIL, UNDECIDED). EXCL, NEW, MISSING and
+ * SOFT rows never fail, so there is nothing to accept in them. */
+static int judged(const struct gate_row *r)
+{
+	return r->status == GATE_PASS || r->status == GATE_FAIL || r->status == GATE_UNDECIDED;
+}
+
+/* Whether a --only glob names r; hits[i] counts the rows glob i matched, judged[i] the judged
+ * ones among them. */
+static int named(const struct gate_accept_options *o, const struct gate_row *r, size_t *hits,
+		 size_t *judged_hits)
 {
 	struct strbuf both = STRBUF_INIT;
 	int hit = 0;
@@ -761,6 +771,7 @@ static int named(const struct gate_accept_options *o, const struct gate_row *r, 
 	for (size_t i = 0; i < o->n_only; i++)
 		if (glob_match(o->only[i], r->benchmark) || glob_match(o->only[i], both.buf)) {
 			hits[i]++;
+			judged_hits[i] += judged(r);
 			hit = 1;
 		}
 	strbuf_release(&both);
@@ -821,16 +832,18 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 	json_t **entries = NULL, *root, *arr;
 	size_t n = 0, alloc = 0, i;
 	size_t *hits = xcalloc(o->n_only + 1, sizeof(*hits));
+	size_t *judged_hits = xcalloc(o->n_only + 1, sizeof(*judged_hits));
 	json_t *e;
 
 	*skipped = 0;
 	if (!o->justification || !*o->justification) {
 		free(hits);
+		free(judged_hits);
 		return bl_error_set(err, BL_EINVALID, "accept needs --justification TEXT");
 	}
 	for (i = 0; i < r->main.nrows; i++) {
 		const struct gate_row *row = &r->main.rows[i];
-		int is_named = o->n_only ? named(o, row, hits) : 0;
+		int is_named = o->n_only ? named(o, row, hits, judged_hits) : 0;
 		if (row->status == GATE_FAIL && (!o->n_only || is_named)) {
 			ALLOC_GROW(entries, n, alloc);
 			entries[n++] = new_entry(row, o->justification, r->unix_time);
@@ -871,17 +884,25 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 				    row->ratio, L, 100 * row->noise, o->headroom);
 			continue;
 		}
-		(*skipped)++;
-		strbuf_addf(log, "skipped: ");
+		/* A row that never fails has nothing to accept: said, but not a skip (a glob
+		 * such as BM_Checksum also matches its EXCL and NEW rows). */
+		strbuf_addf(log, "not judged: ");
 		row_name(log, row);
-		strbuf_addf(log, " is %s: only a judged metric can be accepted\n",
-			    gate_status_name(row->status));
+		strbuf_addf(log, " is %s: nothing to accept\n", gate_status_name(row->status));
 	}
-	for (i = 0; i < o->n_only; i++)
+	for (i = 0; i < o->n_only; i++) {
 		if (!hits[i]) {
 			(*skipped)++;
 			strbuf_addf(log, "skipped: no compared metric matches '%s'\n", o->only[i]);
+		} else if (!judged_hits[i]) {
+			(*skipped)++;
+			strbuf_addf(
+			    log,
+			    "skipped: '%s' matches no judged metric (only EXCL, NEW, MISSING "
+			    "or SOFT rows)\n",
+			    o->only[i]);
 		}
+	}
 
 	/* The entries not decided now: kept while their metric still needs them. */
 	json_array_foreach(r->lock, i, e)
@@ -913,5 +934,6 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 	json_decref(root);
 	free(entries);
 	free(hits);
+	free(judged_hits);
 	return 0;
 }

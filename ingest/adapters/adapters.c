@@ -40,8 +40,8 @@ int adapters_fail_at(struct bl_error *err, const char *name, const char *text, s
 	return ret;
 }
 
-int adapters_load_json(json_t **out, const char *name, const char *text, size_t len,
-		       struct bl_error *err)
+int adapters_load_json_any(json_t **out, const char *name, const char *text, size_t len,
+			   struct bl_error *err)
 {
 	const char *nul = memchr(text, '\0', len);
 	json_error_t je;
@@ -76,12 +76,22 @@ int adapters_load_json(json_t **out, const char *name, const char *text, size_t 
 		}
 		return adapters_fail_at(err, name, text, off, "%s", je.text);
 	}
-	if (!json_is_object(doc)) {
-		json_decref(doc);
-		return adapters_fail_at(err, name, text, start, "expected an object");
-	}
 	*out = doc;
 	return 0;
+}
+
+int adapters_load_json(json_t **out, const char *name, const char *text, size_t len,
+		       struct bl_error *err)
+{
+	int ret = adapters_load_json_any(out, name, text, len, err);
+
+	if (!ret && !json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return adapters_fail_at(err, name, text, ingest_json_skip_ws(text, len, 0),
+					"expected an object");
+	}
+	return ret;
 }
 
 void adapters_path_key(struct adapters_path *p, const char *key)
@@ -279,9 +289,8 @@ int adapters_get_string(const struct adapters_input *a, struct adapters_path *p,
 	return 0;
 }
 
-/* v (at p) as a finite number that is not negative. */
-static int number_value(const struct adapters_input *a, struct adapters_path *p, json_t *v,
-			double *out)
+int adapters_number_value(const struct adapters_input *a, struct adapters_path *p, json_t *v,
+			  double *out)
 {
 	double d;
 	struct strbuf sb = STRBUF_INIT;
@@ -312,7 +321,7 @@ int adapters_get_number(const struct adapters_input *a, struct adapters_path *p,
 		return required ? fail_member(a, p, key, INGEST_AT_PARENT, "missing required field")
 				: 0;
 	adapters_path_key(p, key);
-	ret = number_value(a, p, v, out);
+	ret = adapters_number_value(a, p, v, out);
 	adapters_path_pop(p);
 	return ret;
 }
@@ -363,7 +372,7 @@ int adapters_get_samples(const struct adapters_input *a, struct adapters_path *p
 	values = xmalloc(count * sizeof(*values));
 	for (size_t i = 0; i < count; i++) {
 		adapters_path_index(p, i);
-		ret = number_value(a, p, json_array_get(arr, i), &values[i]);
+		ret = adapters_number_value(a, p, json_array_get(arr, i), &values[i]);
 		adapters_path_pop(p);
 		if (ret) {
 			free(values);
@@ -710,9 +719,14 @@ static const char *detect_json(const char *text, size_t len, size_t i)
 	if (text[i] == '[') {
 		struct ingest_json_seg seg = {NULL, 0};
 		off = ingest_json_locate(text, len, i, &seg, 1, 0);
-		if (off != INGEST_JSON_NOT_FOUND && text[off] == '{' &&
-		    native_record(text, len, off))
+		if (off == INGEST_JSON_NOT_FOUND || text[off] != '{')
+			return NULL;
+		if (native_record(text, len, off))
 			return "benchline";
+		if (member(text, len, off, "jmhVersion") != INGEST_JSON_NOT_FOUND ||
+		    (member(text, len, off, "benchmark") != INGEST_JSON_NOT_FOUND &&
+		     member_is(text, len, off, "primaryMetric", '{')))
+			return "jmh";
 		return NULL;
 	}
 	if (native_record(text, len, i))
@@ -794,6 +808,208 @@ static const char *detect_text(const char *text, size_t len)
 	return header && bench ? "gotest" : NULL;
 }
 
+/* Past the XML declaration, comments and processing instructions before the root element:
+ * the offset of its '<', or len. */
+static size_t xml_root(const char *text, size_t len, size_t i)
+{
+	for (;;) {
+		i = ingest_json_skip_ws(text, len, i);
+		if (i + 1 >= len || text[i] != '<')
+			return len;
+		if (text[i + 1] == '?' || !strncmp(text + i, "<!--", len - i < 4 ? len - i : 4)) {
+			const char *end = text[i + 1] == '?' ? "?>" : "-->";
+			const char *at = NULL;
+			for (size_t k = i + 2; k + strlen(end) <= len; k++)
+				if (!memcmp(text + k, end, strlen(end))) {
+					at = text + k;
+					break;
+				}
+			if (!at)
+				return len;
+			i = (size_t)(at - text) + strlen(end);
+			continue;
+		}
+		return i;
+	}
+}
+
+/* Catch2's XML: a root element <Catch2TestRun> (Catch2 3) or <Catch> (Catch2 2). */
+static const char *detect_xml(const char *text, size_t len, size_t i)
+{
+	static const char *const roots[] = {"Catch2TestRun", "Catch"};
+
+	i = xml_root(text, len, i);
+	if (i >= len)
+		return NULL;
+	for (size_t k = 0; k < sizeof(roots) / sizeof(roots[0]); k++) {
+		size_t n = strlen(roots[k]);
+		if (len - i > n + 1 && !memcmp(text + i + 1, roots[k], n) &&
+		    (is_ws(text[i + 1 + n]) || text[i + 1 + n] == '>' || text[i + 1 + n] == '/'))
+			return "catch2";
+	}
+	return NULL;
+}
+
+#define GAB_PREFIX "window.BENCHMARK_DATA"
+
+int adapters_detect_history(const char *text, size_t len)
+{
+	size_t i, first;
+
+	if (!text || memchr(text, '\0', len))
+		return -1;
+	i = ingest_json_skip_ws(text, len, len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0);
+	if (len - i >= strlen(GAB_PREFIX) && !memcmp(text + i, GAB_PREFIX, strlen(GAB_PREFIX)))
+		return HISTORY_GAB;
+	if (i >= len || text[i] != '{')
+		return -1;
+	if (member_is(text, len, i, "entries", '{') &&
+	    (member(text, len, i, "lastUpdate") != INGEST_JSON_NOT_FOUND ||
+	     member(text, len, i, "repoUrl") != INGEST_JSON_NOT_FOUND))
+		return HISTORY_GAB;
+	if (member_is(text, len, i, "revision_to_hash", '{'))
+		return HISTORY_ASV_HTML;
+	if (member_is(text, len, i, "result_columns", '[') ||
+	    (member(text, len, i, "commit_hash") != INGEST_JSON_NOT_FOUND &&
+	     member_is(text, len, i, "results", '{')))
+		return HISTORY_ASV;
+	if (member_is(text, len, i, "results", '[')) {
+		struct ingest_json_seg path[2] = {{"results", 0}, {NULL, 0}};
+		first = ingest_json_locate(text, len, i, path, 2, 0);
+		if (first != INGEST_JSON_NOT_FOUND && text[first] == '{' &&
+		    (member(text, len, first, "testbed") != INGEST_JSON_NOT_FOUND ||
+		     member(text, len, first, "metric_kind") != INGEST_JSON_NOT_FOUND))
+			return HISTORY_BENCHER;
+		if ((first == INGEST_JSON_NOT_FOUND || text[first] == ']') &&
+		    member_is(text, len, i, "project", '{'))
+			return HISTORY_BENCHER;
+	}
+	return -1;
+}
+
+/* The console outputs of tools whose files benchline reads: how a line of them starts and
+ * what it must hold, and what to run instead. */
+static const struct {
+	const char *starts;
+	const char *holds[4];
+	const char *phrase;
+} consoles[] = {
+    {"Benchmark ",
+     {"Time", "CPU", "Iterations", NULL},
+     "Google Benchmark's console output (run it with --benchmark_format=json, or "
+     "--benchmark_out=FILE --benchmark_out_format=json, and ingest that)"},
+    {"benchmark name",
+     {"samples", "iterations", NULL},
+     "Catch2's console output (run it with --reporter xml, or --reporter xml::out=FILE, and "
+     "ingest that with --format catch2)"},
+    {"Benchmark ",
+     {"Mode", "Score", "Units", NULL},
+     "JMH's console output (run it with -rf json, or -rf json -rff FILE, and ingest that)"},
+    {"Name (time in ",
+     {"Min", "Max", NULL},
+     "pytest-benchmark's console output (run pytest with --benchmark-json=FILE and ingest "
+     "that)"},
+    {"  Time (mean \xc2\xb1 ",
+     {NULL},
+     "hyperfine's console output (run it with --export-json FILE and ingest that)"},
+    {"Benchmark 1: ",
+     {NULL},
+     "hyperfine's console output (run it with --export-json FILE and ingest that)"},
+};
+
+/* Whether the line [p, end) is a line of console output i. */
+static int console_line(size_t i, const char *p, const char *end)
+{
+	size_t n = strlen(consoles[i].starts);
+	char *line;
+	int ok = 1;
+
+	if ((size_t)(end - p) < n || memcmp(p, consoles[i].starts, n))
+		return 0;
+	line = xstrndup(p, (size_t)(end - p));
+	for (size_t k = 0; ok && k < 4 && consoles[i].holds[k]; k++)
+		ok = strstr(line + n, consoles[i].holds[k]) != NULL;
+	free(line);
+	return ok;
+}
+
+/* A console output's phrase, *off its line, or NULL. */
+static const char *detect_console(const char *text, size_t len, size_t *off)
+{
+	const char *p = text, *end = text + len;
+	size_t lines = 0;
+
+	/* the first 200 lines are enough: a header comes first */
+	while (p < end && lines++ < 200) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		for (size_t i = 0; i < sizeof(consoles) / sizeof(consoles[0]); i++) {
+			if (console_line(i, p, eol)) {
+				*off = (size_t)(p - text);
+				return consoles[i].phrase;
+			}
+		}
+		p = eol + 1;
+	}
+	return NULL;
+}
+
+/* Each format as a message names it, with how benchline reads it. */
+static const struct {
+	const char *what, *phrase;
+} format_words[RESULT_NFORMATS] = {
+    [RESULT_NATIVE] = {"benchline records", "benchline records (benchline ingest)"},
+    [RESULT_BMF] = {"Bencher Metric Format JSON",
+		    "Bencher Metric Format JSON (benchline ingest --format bmf)"},
+    [RESULT_GBENCH] = {"Google Benchmark JSON",
+		       "Google Benchmark JSON (benchline ingest --format gbench)"},
+    [RESULT_HYPERFINE] = {"hyperfine JSON", "hyperfine JSON (benchline ingest --format hyperfine)"},
+    [RESULT_PYTEST] = {"pytest-benchmark JSON",
+		       "pytest-benchmark JSON (benchline ingest --format pytest)"},
+    [RESULT_GOTEST] = {"go test -bench output",
+		       "go test -bench output (benchline ingest --format gotest)"},
+    [RESULT_CRITERION] = {"a target/criterion directory",
+			  "a target/criterion directory (benchline ingest --format criterion)"},
+    [RESULT_CATCH2] = {"Catch2's XML", "Catch2's XML (benchline ingest --format catch2)"},
+    [RESULT_JMH] = {"JMH JSON", "JMH JSON (benchline ingest --format jmh)"},
+};
+
+static const char *const history_words[HISTORY_NFORMATS] = {
+    [HISTORY_ASV] = "an asv results file (benchline import --from asv, given asv's results "
+		    "directory)",
+    [HISTORY_ASV_HTML] = "asv's index.json (benchline import --from asv-html, given the site's "
+			 "directory)",
+    [HISTORY_GAB] = "github-action-benchmark's data.js (benchline import --from gab)",
+    [HISTORY_BENCHER] = "Bencher's perf JSON (benchline import --from bencher)",
+};
+
+const char *adapters_looks_like(const char *text, size_t len, size_t *off)
+{
+	const char *format, *console;
+	size_t start, at = 0;
+	enum result_format f;
+	int h;
+
+	if (!text || memchr(text, '\0', len))
+		return NULL;
+	start =
+	    ingest_json_skip_ws(text, len, len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0);
+	if (off)
+		*off = start;
+	if ((h = adapters_detect_history(text, len)) >= 0)
+		return history_words[h];
+	format = adapters_detect_format(NULL, text, len);
+	if (format && !result_format_parse(&f, format) && format_words[f].phrase)
+		return format_words[f].phrase;
+	if ((console = detect_console(text, len, &at))) {
+		if (off)
+			*off = at;
+		return console;
+	}
+	return NULL;
+}
+
 const char *adapters_detect_format(const char *path, const char *text, size_t len)
 {
 	struct stat st;
@@ -809,6 +1025,8 @@ const char *adapters_detect_format(const char *path, const char *text, size_t le
 		return NULL;
 	if (text[i] == '{' || text[i] == '[')
 		return detect_json(text, len, i);
+	if (text[i] == '<')
+		return detect_xml(text, len, i);
 	return detect_text(text, len);
 }
 
@@ -824,6 +1042,8 @@ static const adapter_fn adapters[RESULT_NFORMATS] = {
     [RESULT_PYTEST] = adapters_pytest,
     [RESULT_GOTEST] = adapters_gotest,
     [RESULT_CRITERION] = adapters_criterion,
+    [RESULT_CATCH2] = adapters_catch2,
+    [RESULT_JMH] = adapters_jmh,
 };
 
 /* started_at when neither the flag nor the file gives one: the file's mtime, else now. */
@@ -839,6 +1059,39 @@ static double file_time(const char *path)
 int adapters_format_names_commit(enum result_format f)
 {
 	return f == RESULT_AUTO || f == RESULT_NATIVE || f == RESULT_PYTEST;
+}
+
+/* What auto says of a file it cannot tell: what the file is, when benchline knows the tool
+ * (its console output, a history), and how to get a file it reads. */
+static int cannot_tell(struct bl_error *err, const char *path, const char *text, size_t len)
+{
+	size_t off = 0;
+	const char *looks = text ? adapters_looks_like(text, len, &off) : NULL;
+
+	if (!looks)
+		return bl_error_set(err, BL_EINVALID, "%s: cannot tell the format (give --format)",
+				    path);
+	return adapters_fail_at(err, path, text, off, "cannot tell the format: it looks like %s",
+				looks);
+}
+
+/* When format f failed on a file that is something else benchline knows, that is the error:
+ * "not hyperfine JSON: it looks like Google Benchmark JSON (benchline ingest --format
+ * gbench)", positioned where the file starts (or at the console line that gave it away). */
+static void hint_instead(struct bl_error *err, enum result_format f, const char *path,
+			 const char *text, size_t len)
+{
+	const char *detected = adapters_detect_format(NULL, text, len), *looks;
+	enum result_format d;
+	size_t off = 0;
+
+	if (detected && !result_format_parse(&d, detected) && d == f)
+		return; /* it is what it says: the adapter's own error stands */
+	if (!(looks = adapters_looks_like(text, len, &off)))
+		return;
+	bl_error_clear(err);
+	adapters_fail_at(err, path, text, off, "not %s: it looks like %s", format_words[f].what,
+			 looks);
 }
 
 int adapters_parse(struct ingest_batch *out, const char **chosen, const char *format,
@@ -861,21 +1114,25 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 	if (!format || !strcmp(format, "auto")) {
 		format = adapters_detect_format(path, text, len);
 		if (!format)
-			return bl_error_set(err, BL_EINVALID,
-					    "%s: cannot tell the format (give --format)", path);
+			return cannot_tell(err, path, text, len);
 	}
-	if (result_format_parse(&f, format) || f == RESULT_AUTO)
-		return bl_error_set(err, BL_EINVALID,
-				    "unknown format \"%s\" (expected auto, benchline, bmf, gbench, "
-				    "hyperfine, pytest, gotest or criterion)",
-				    format);
+	if (result_format_parse(&f, format) || f == RESULT_AUTO) {
+		struct strbuf list = STRBUF_INIT;
+		result_format_list(&list);
+		ret = bl_error_set(err, BL_EINVALID, "unknown format \"%s\" (expected %s)", format,
+				   list.buf);
+		strbuf_release(&list);
+		return ret;
+	}
 	if (f == RESULT_NATIVE) {
 		if (chosen)
 			*chosen = result_format_name(f);
 		if (!text)
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: is a directory (only criterion reads one)", path);
-		return adapters_parse_native(out, path, text, len, err);
+		if ((ret = adapters_parse_native(out, path, text, len, err)) == BL_EINVALID)
+			hint_instead(err, f, path, text, len);
+		return ret;
 	}
 	fn = adapters[f];
 	if (chosen)
@@ -896,8 +1153,11 @@ int adapters_parse(struct ingest_batch *out, const char **chosen, const char *fo
 	a.defaults = defaults;
 	a.fallback_time = isnan(defaults->started_at) ? file_time(path) : defaults->started_at;
 	a.err = err;
-	if ((ret = fn(&local, &a)))
+	if ((ret = fn(&local, &a))) {
+		if (ret == BL_EINVALID && text)
+			hint_instead(err, f, path, text, len);
 		goto done;
+	}
 	adapters_append(out, &local);
 done:
 	ingest_batch_release(&local);
@@ -909,4 +1169,5 @@ const struct ingest_parsers adapters_parsers = {
     .detect = adapters_detect_format,
     .native = adapters_parse_native,
     .native_fd = adapters_parse_native_fd,
+    .history = adapters_history,
 };

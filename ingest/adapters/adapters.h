@@ -1,7 +1,11 @@
 /*
  * adapters: the formats results come in, mapped to records: the native records of §2
  * (native.c) and the foreign formats of §10 (bmf.c, gbench.c, hyperfine.c, pytest.c, gotest.c,
- * criterion.c), with their shared walk, `--format auto` and the dispatch (adapters.c). Each
+ * criterion.c, catch2.c with its small XML reader, jmh.c), with their shared walk, `--format
+ * auto`, the hints for output that is not a format and the dispatch (adapters.c); and the
+ * histories `benchline import` reads (§10: asv.c for asv's results directory and published
+ * site, gab.c for github-action-benchmark's data.js, bencher.c for Bencher's perf JSON), with
+ * what they share (history.c). Each
  * foreign adapter maps every benchmark of a file to one record; repetitions and raw times
  * become samples; what the format lacks (machine, harness version, commit, source hash, config)
  * comes from struct ingest_defaults, and a required field that neither the file nor a flag
@@ -57,12 +61,35 @@ int adapters_parse_native_fd(const char *name, int fd, const char *start, size_t
  * name none, whose records take their commit from a repository's HEAD or not at all. */
 int adapters_format_names_commit(enum result_format f);
 
+/*
+ * Reads the history h names (h->from, h->path; struct ingest_history), each record handed to
+ * h->fn as it is made. A path of the wrong kind is an error saying what was expected and what
+ * was found ("data.js:1:1: not Bencher's perf JSON: expected an object with \"results\", found
+ * github-action-benchmark's data.js (--from gab)"); so is every bad value, at its position.
+ * docs/import.md says how each history maps to records.
+ */
+int adapters_history(struct ingest_history *h, struct bl_error *err);
+
 /* The parsers above, as the intake and data care are handed them (ingest.h). */
 extern const struct ingest_parsers adapters_parsers;
 
 /* The format of a file from its content ("benchline", "bmf", ...), "criterion" when text is
  * NULL and path is a directory; NULL when it cannot tell. */
 const char *adapters_detect_format(const char *path, const char *text, size_t len);
+
+/* The history a file's text belongs to (enum history_format: github-action-benchmark's
+ * data.js, Bencher's perf JSON, an asv results file or a published site's index.json), -1
+ * when none. */
+int adapters_detect_history(const char *text, size_t len);
+
+/*
+ * What a file is, as a message names it, when it is something benchline reads or knows the
+ * tool of: "Google Benchmark JSON (--format gbench)", "github-action-benchmark's data.js
+ * (benchline import --from gab)", "Google Benchmark's console output (run it with
+ * --benchmark_format=json)". NULL when it cannot tell. *off (may be NULL) receives the offset
+ * the message should point at: where the content starts, or the line that gave it away.
+ */
+const char *adapters_looks_like(const char *text, size_t len, size_t *off);
 
 /* ------------------------------------------------------------------------------------------
  * Private to the adapters.
@@ -202,6 +229,10 @@ __attribute__((format(printf, 4, 5))) int adapters_json_fail(const struct adapte
 							     enum adapters_at at, const char *fmt,
 							     ...);
 
+/* v (at p) as a finite number that is not negative. */
+int adapters_number_value(const struct adapters_input *a, struct adapters_path *p, struct json_t *v,
+			  double *out);
+
 /* Typed getters on member key of obj (whose path is p): each fails positioned. A missing
  * optional member leaves *out alone and returns 0. */
 int adapters_get_string(const struct adapters_input *a, struct adapters_path *p, struct json_t *obj,
@@ -222,6 +253,21 @@ int adapters_get_samples(const struct adapters_input *a, struct adapters_path *p
  * "...T00:21:56.209765"); no offset means UTC. 0 or BL_EINVALID. */
 int adapters_parse_time(const char *s, double *out);
 
+/* Parses the whole text as one JSON value of any type (adapters_load_json's messages); *out
+ * is a new reference. */
+int adapters_load_json_any(struct json_t **out, const char *name, const char *text, size_t len,
+			   struct bl_error *err);
+
+/* Bencher's built-in measures keep Bencher's meaning (latency in ns, throughput in ops/s with
+ * higher better, build-time in s, file-size in bytes, counted); any other is timed, lower
+ * better, with the unit given (NULL: ""). Shared by bmf.c and bencher.c. */
+struct adapters_measure {
+	enum metric_kind kind;
+	const char *unit;
+	int better_higher;
+};
+void adapters_bencher_measure(struct adapters_measure *out, const char *measure, const char *unit);
+
 /* The adapters: parse a.text (a.name in messages) into out. */
 int adapters_bmf(struct ingest_batch *out, const struct adapters_input *a);
 int adapters_gbench(struct ingest_batch *out, const struct adapters_input *a);
@@ -230,6 +276,72 @@ int adapters_pytest(struct ingest_batch *out, const struct adapters_input *a);
 int adapters_gotest(struct ingest_batch *out, const struct adapters_input *a);
 /* Walks the directory a.name (a.text is NULL). */
 int adapters_criterion(struct ingest_batch *out, const struct adapters_input *a);
+int adapters_catch2(struct ingest_batch *out, const struct adapters_input *a);
+int adapters_jmh(struct ingest_batch *out, const struct adapters_input *a);
+
+/* --- histories (`benchline import`, history.c) --- */
+
+/* Caps on a history's directory walk (asv, asv-html). */
+#define ADAPTERS_HISTORY_MAX_FILES 1000000
+#define ADAPTERS_HISTORY_MAX_DEPTH 16
+
+/* The record's fields a history gives per record (what adapters_record_init takes from
+ * struct adapters_common), checked and copied by adapters_history_record. */
+struct adapters_point {
+	const char *machine; /* made a machine name: other characters become '-' */
+	const char *machine_info;
+	const char *benchmark;
+	const char *config;
+	const char *content_hash; /* NULL: none */
+	const char *commit;	  /* 40 hex digits */
+	const char *source_hash;  /* the history's own (docs/import.md); NULL: the commit */
+	const char *branch;	  /* NULL: none */
+	double committed_at;	  /* NAN: unknown */
+	double started_at;
+	int line, column; /* where the point is in name */
+};
+/* Starts rec for point p of file name: machine from --machine when given, harness version
+ * from the defaults. */
+int adapters_history_record(struct ingest_record *rec, const struct ingest_history *h,
+			    const struct adapters_point *p, const char *name, struct bl_error *err);
+/* Completes (h->complete), finishes and hands rec to h->fn; rec is released either way.
+ * Errors are prefixed NAME:LINE:COLUMN from the record. */
+int adapters_history_emit(struct ingest_history *h, struct ingest_record *rec, const char *name,
+			  struct bl_error *err);
+/* s as a machine name: each character outside [A-Za-z0-9._-] becomes '-', cut to 64 bytes;
+ * out is "" when nothing is left. */
+void adapters_machine_name(char out[65], const char *s);
+/* Appends "key=value" to a config, a space between parts; adapters_config_add_json writes a
+ * JSON value that is not a string as compact JSON (a parameter's 16, [1, 2]). */
+void adapters_config_add(struct strbuf *config, const char *key, const char *value);
+void adapters_config_add_json(struct strbuf *config, const char *key, const struct json_t *value);
+/* The input the JSON helpers (adapters_get_*, adapters_json_fail) read one file of a history
+ * through: name, its text, h's defaults (which must be set) and err. */
+void adapters_history_input(struct adapters_input *a, const struct ingest_history *h,
+			    const char *name, const char *text, size_t len, struct bl_error *err);
+/* Milliseconds since the epoch (asv's and github-action-benchmark's dates) as whole seconds;
+ * BL_EINVALID when out of RFC 3339's range. */
+int adapters_ms_to_time(double ms, double *out);
+/* The import's wrong-kind message: "NAME[:LINE:COLUMN]: not WHAT: expected EXPECTED, found
+ * FOUND", FOUND from adapters_looks_like when text (may be NULL) tells, else found (may be
+ * NULL: no ", found" part). off is where the text says so. */
+int adapters_not_a(struct bl_error *err, const char *name, const char *text, size_t len, size_t off,
+		   const char *what, const char *expected, const char *found);
+
+/* The readers: asv and asv-html walk h->path; gab and bencher parse the text of h->path
+ * (name in messages), which adapters_history has read. */
+int adapters_history_asv(struct ingest_history *h, struct bl_error *err);
+int adapters_history_asv_html(struct ingest_history *h, struct bl_error *err);
+int adapters_history_gab(struct ingest_history *h, const char *name, const char *text, size_t len,
+			 struct bl_error *err);
+int adapters_history_bencher(struct ingest_history *h, const char *name, const char *text,
+			     size_t len, struct bl_error *err);
+/* One asv results file (its text) of a machine, as the directory walk reads it: benchmarks is
+ * benchmarks.json's object and machine_info machine.json's fields but machine and version
+ * (compact JSON, may be NULL). For the walk and the fuzz target. */
+int adapters_asv_results_file(struct ingest_history *h, const char *name, const char *text,
+			      size_t len, const char *machine, const char *machine_info,
+			      const struct json_t *benchmarks, struct bl_error *err);
 
 /*
  * One criterion benchmark from the texts of its new/ directory: estimates.json and

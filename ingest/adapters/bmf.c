@@ -12,34 +12,33 @@
 
 #include "ingest/adapters/adapters.h"
 
-struct measure_kind {
+static const struct {
 	const char *name;
-	enum metric_kind kind;
-	const char *unit;
-	int better_higher;
+	struct adapters_measure m;
+} builtin[] = {
+    {"latency", {METRIC_TIMED, "ns", 0}},
+    {"throughput", {METRIC_TIMED, "ops/s", 1}},
+    {"build-time", {METRIC_TIMED, "s", 0}},
+    {"file-size", {METRIC_COUNTED, "B", 0}},
 };
 
-static const struct measure_kind builtin[] = {
-    {"latency", METRIC_TIMED, "ns", 0},
-    {"throughput", METRIC_TIMED, "ops/s", 1},
-    {"build-time", METRIC_TIMED, "s", 0},
-    {"file-size", METRIC_COUNTED, "B", 0},
-};
-
-static const struct measure_kind *kind_of(const char *measure)
+void adapters_bencher_measure(struct adapters_measure *out, const char *measure, const char *unit)
 {
-	static const struct measure_kind other = {NULL, METRIC_TIMED, "", 0};
-
-	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
-		if (!strcmp(builtin[i].name, measure))
-			return &builtin[i];
-	return &other;
+	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++) {
+		if (!strcmp(builtin[i].name, measure)) {
+			*out = builtin[i].m;
+			return;
+		}
+	}
+	out->kind = METRIC_TIMED;
+	out->unit = unit ? unit : "";
+	out->better_higher = 0;
 }
 
 static int parse_measure(struct ingest_record *rec, const struct adapters_input *a,
 			 struct adapters_path *p, const char *measure, json_t *mo)
 {
-	const struct measure_kind *k = kind_of(measure);
+	struct adapters_measure k;
 	struct ingest_metric *m;
 	double value = NAN, lower = NAN, upper = NAN;
 	int ret;
@@ -62,8 +61,9 @@ static int parse_measure(struct ingest_record *rec, const struct adapters_input 
 	    (ret = adapters_get_number(a, p, mo, "lower_value", 0, &lower)) ||
 	    (ret = adapters_get_number(a, p, mo, "upper_value", 0, &upper)))
 		goto done;
-	m = adapters_add_metric(rec, measure, k->kind, k->unit, k->better_higher);
-	if (k->kind == METRIC_COUNTED)
+	adapters_bencher_measure(&k, measure, NULL);
+	m = adapters_add_metric(rec, measure, k.kind, k.unit, k.better_higher);
+	if (k.kind == METRIC_COUNTED)
 		m->value = value;
 	else
 		m->median = value;

@@ -187,8 +187,9 @@ struct bench_sweep_step {
 	char commit[41];
 	const char *subject;
 	double build_s, run_s; /* bench.build, and every bench.run process together */
-	size_t processes, records;
-	size_t counted; /* benchmarks bench.counters counted (§9.6), their records among records */
+	size_t processes;
+	size_t runs;	/* the processes printed: a run per benchmark per process */
+	size_t counted; /* benchmarks bench.counters counted (§9.6), their runs among runs */
 	int unbuildable;
 	const char *why; /* when unbuildable: the build's error */
 };
@@ -197,7 +198,8 @@ struct bench_sweep_result {
 	size_t candidates; /* distinct sources looked at */
 	size_t already;	   /* of which this machine had a clean record of */
 	size_t measured, unbuildable;
-	size_t records; /* stored (a re-delivered run counts nothing) */
+	size_t runs;	/* stored (a re-delivered run counts nothing) */
+	size_t records; /* keys whose standing run (§1's record) is now one of those runs */
 	size_t joined;	/* of which stand on their Series */
 	size_t tagged;	/* of which a tag keeps off it */
 	size_t tagged_by[BENCH_SWEEP_NTAGS];

@@ -122,6 +122,7 @@ struct commit_records {
 	struct strbuf *keys;
 	int64_t *standing; /* 0: no run of the key stands (each was already stored) */
 	size_t n, alloc;
+	size_t runs; /* stored, of every key */
 };
 
 static void commit_records_release(struct commit_records *c)
@@ -157,6 +158,7 @@ static void commit_records_add(struct commit_records *c, const struct ingest_rec
 	}
 	if (o == INGEST_STANDS)
 		c->standing[i] = run_id;
+	c->runs++;
 }
 
 /* Stores one process's records. */
@@ -179,6 +181,7 @@ static int store_batch(struct commit_records *recs, struct store *st, struct ing
 static int count_records(struct bench_sweep_result *res, struct store *st,
 			 const struct commit_records *recs, struct bl_error *err)
 {
+	res->runs += recs->runs;
 	for (size_t i = 0; i < recs->n; i++) {
 		int tagged = 0, ret;
 		if (!recs->standing[i])
@@ -237,7 +240,7 @@ static int count_commit(struct commit_records *recs, struct bench_sweep_step *st
 	if ((ret = bench_counts_records(&batch, &counts, env, c->sha, c->source_hash,
 					in->harness_version, err)))
 		goto done;
-	step->records += batch.nr;
+	step->runs += batch.nr;
 	step->counted += counts.n;
 	if (req->deliver)
 		ret = req->deliver(res, name.buf, in, &batch, req->data, err);
@@ -263,7 +266,7 @@ static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_
 	struct strbuf wt = STRBUF_INIT, name = STRBUF_INIT;
 	struct bench_records one;
 	struct bench_records_request rr;
-	struct commit_records recs = {NULL, NULL, 0, 0};
+	struct commit_records recs = {NULL, NULL, 0, 0, 0};
 	long processes = in->cfg.bench_processes > 0 ? in->cfg.bench_processes : 1;
 	int ret;
 
@@ -303,7 +306,7 @@ static int sweep_commit(int *built, struct bench_sweep_step *step, struct bench_
 		step->processes++;
 		if (one.preflighted && !one.pf.quiet && one.pf.nfailures && !res->busy_why)
 			res->busy_why = xstrdup(one.pf.failures[0]);
-		step->records += one.batch.nr;
+		step->runs += one.batch.nr;
 		if (req->deliver)
 			ret = req->deliver(res, name.buf, in, &one.batch, req->data, err);
 		else

@@ -71,9 +71,84 @@ static int type_error(struct bl_error *err, const char *name, const char *key, c
 	return bl_error_set(err, BL_ECONFIG, "%s: %s: %s", name, key, what);
 }
 
+/*
+ * Every key benchline.json may hold, by its dotted path ("machines.*" stands for any machine's
+ * name): what a misspelt key is compared with. A key the parsers below take must be listed
+ * here too (t0230 compares the two).
+ */
+static const char *const known_keys[] = {
+    "measured_paths",
+    "unmeasured_paths",
+    "main_branch",
+    "machine",
+    "harness_version",
+    "server",
+    "repo_url",
+    "token_file",
+    "metrics",
+    "primary_metric",
+    "counted_tolerance",
+    "ladders",
+    "quiet",
+    "quiet.max_p95_ratio",
+    "quiet.cpu_load_pct",
+    "quiet.gpu_load_pct",
+    "quiet.processes",
+    "quiet.min_samples",
+    "quiet.counter_floor",
+    "quiet.transient_records",
+    "machines",
+    "machines.*.keep",
+    "gate",
+    "gate.limit",
+    "gate.overrides",
+    "gate.counter_tolerance",
+    "gate.exclude",
+    "bench",
+    "bench.build",
+    "bench.build_timeout",
+    "bench.run",
+    "bench.run_timeout",
+    "bench.format",
+    "bench.processes",
+    "bench.counters",
+    "bench.artifacts",
+    "bench.counters.run",
+    "bench.counters.tool",
+};
+
+/* "; did you mean 'quiet.cpu_load_pct'?" for a key (a dotted path) near one of its object's
+ * known keys, nothing when none is near. */
+static void suggest_key(struct strbuf *hint, const char *key)
+{
+	const char *names[sizeof(known_keys) / sizeof(known_keys[0])];
+	const char *last = strrchr(key, '.'), *parent = "machines.*";
+	size_t n = 0, plen = last ? (size_t)(last - key) : 0, skip = plen ? plen + 1 : 0;
+	struct strbuf prefix = STRBUF_INIT;
+	/* a machine's own object: machines.NAME.KEY (NAME may hold dots) */
+	if (plen > 9 && !strncmp(key, "machines.", 9))
+		plen = strlen(parent);
+	else
+		parent = key;
+	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++) {
+		const char *k = known_keys[i], *dot = strrchr(k, '.');
+		size_t klen = dot ? (size_t)(dot - k) : 0;
+		if (klen == plen && !strncmp(k, parent, plen))
+			names[n++] = dot ? dot + 1 : k;
+	}
+	strbuf_add(&prefix, key, skip);
+	strbuf_add_suggestion(hint, prefix.buf, key + skip, strlen(key + skip), names, n);
+	strbuf_release(&prefix);
+}
+
 static int unknown_key(struct bl_error *err, const char *name, const char *key)
 {
-	return bl_error_set(err, BL_ECONFIG, "%s: %s: unknown key", name, key);
+	struct strbuf hint = STRBUF_INIT;
+	int ret;
+	suggest_key(&hint, key);
+	ret = bl_error_set(err, BL_ECONFIG, "%s: %s: unknown key%s", name, key, hint.buf);
+	strbuf_release(&hint);
+	return ret;
 }
 
 static int is_string_array(const json_t *v)
@@ -470,12 +545,15 @@ static int parse_bench(struct config *cfg, const json_t *bench, const char *name
 			ret = parse_seconds(&cfg->bench_run_timeout, v, name, at.buf, err);
 		} else if (!strcmp(key, "format")) {
 			enum result_format f;
-			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v)))
-				ret = type_error(err, name, at.buf,
-						 "expected a format: auto, benchline, bmf, gbench, "
-						 "hyperfine, pytest, gotest or criterion");
-			else
+			if (!json_is_string(v) || result_format_parse(&f, json_string_value(v))) {
+				struct strbuf what = STRBUF_INIT;
+				strbuf_addstr(&what, "expected a format: ");
+				result_format_list(&what);
+				ret = type_error(err, name, at.buf, what.buf);
+				strbuf_release(&what);
+			} else {
 				ret = parse_string(&cfg->bench_format, v, name, at.buf, err);
+			}
 		} else if (!strcmp(key, "processes")) {
 			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 			    json_integer_value(v) > CONFIG_MAX_PROCESSES)

@@ -46,11 +46,18 @@
 #           (reported); and their first `detect --all` against one sorted SQL scan of the same
 #           values: budget at most 1.5 x (both histories summed). Skipped when the data
 #           directory ($BENCHLINE_DATA, else ROOT/../shared/data) is absent.
+#   import  `benchline import` of the real histories (§10): Django's published asv site (every
+#           graph's points, 191,434 records) into a fresh database, beside `benchline ingest`
+#           of the same points as native JSON lines (tests/corpora/asv-django.pl, not timed)
+#           into a fresh database, alternated; then the second import, which stores nothing;
+#           and github-action-benchmark's data.js. Peak memory of the site's import. Reported,
+#           no budget in §12. Skipped without the data directory.
 #
 # Each figure is the best of BENCH_RUNS runs (default 3). BENCH_RECORDS and BENCH_COMMITS
 # change the sizes for a quick look (the budgets are only meaningful at the defaults), as do
 # BENCH_DETECT_GROUPS and BENCH_DETECT_COMMITS (default 1,000 each). BENCH_SECTIONS picks the
-# sections (default "ingest stream sync detect gate confirm counters push corpora"). BENCH_DETECT_DB=FILE keeps the
+# sections (default "ingest stream sync detect gate confirm counters push corpora import").
+# BENCH_DETECT_DB=FILE keeps the
 # generated detect history in FILE and reuses it when it exists (generating it takes a few
 # minutes).
 # BENCH_KEEP=1 keeps the temporary directory.
@@ -61,7 +68,7 @@ BL=${BENCHLINE:-$ROOT/benchline}
 RUNS=${BENCH_RUNS:-3}
 RECORDS=${BENCH_RECORDS:-100000}
 COMMITS=${BENCH_COMMITS:-10000}
-SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm counters push corpora}
+SECTIONS=${BENCH_SECTIONS:-ingest stream sync detect gate confirm counters push corpora import}
 NGROUPS=${BENCH_DETECT_GROUPS:-1000}
 DETECT_COMMITS=${BENCH_DETECT_COMMITS:-1000}
 CC=${CC:-cc}
@@ -768,6 +775,62 @@ if want corpora; then
 		fi
 	else
 		echo "corpora: skipped (no ../shared/data)"
+	fi
+	echo
+fi
+
+# --- import -----------------------------------------------------------------------------------
+# The figures of docs/performance.md ("Importing other tools' histories"), reported: no budget in
+# §12 covers import. A failure is printed and counts.
+if want import; then
+	data=${BENCHLINE_DATA:-$ROOT/../shared/data}
+	site=$data/asv_django/gh-pages
+	gab=$data/gab_histories/github-action-benchmark_self/data.js
+	if [ -f "$site/index.json" ] && [ -f "$gab" ]; then
+		echo "import: real histories from $data"
+		perl "$ROOT/tests/corpora/asv-django.pl" --data "$data" --out "$WORK/site.jsonl" \
+			2>/dev/null || die "cannot convert Django's asv site"
+		fresh_import_db() {
+			rm -f "$WORK/imp.db" "$WORK/imp.db-wal" "$WORK/imp.db-shm"
+		}
+		t_imp= t_ing= r=0
+		while [ $r -lt "$RUNS" ]; do
+			fresh_import_db
+			t0=$(now)
+			"$BL" --db "$WORK/imp.db" ingest "$WORK/site.jsonl" >/dev/null ||
+				{ echo "  ingest of the converted site FAILED"; missed=1; break; }
+			t_ing=$(min "$t_ing" "$(calc "$(now) - $t0")")
+			fresh_import_db
+			t0=$(now)
+			"$BL" --db "$WORK/imp.db" import --from asv-html "$site" >"$WORK/import.out" \
+				2>/dev/null || { echo "  import --from asv-html FAILED"; missed=1; break; }
+			t_imp=$(min "$t_imp" "$(calc "$(now) - $t0")")
+			r=$((r + 1))
+		done
+		if [ -n "$t_imp" ] && [ -n "$t_ing" ]; then
+			n=$(sed -n 's/.*: \([0-9]*\) records stored.*/\1/p' "$WORK/import.out")
+			series=$(sed -n 's/.* on \([0-9]*\) Series.*/\1/p' "$WORK/import.out")
+			printf '  %-46s %8.2f s %9.0f records/s   (%s records, %s Series)\n' \
+				"import --from asv-html, Django's site" "$t_imp" "$(calc "$n / $t_imp")" \
+				"$n" "$series"
+			printf '  %-46s %8.2f s %9.0f records/s   import / ingest: %.2f\n' \
+				"ingest of the same points as native records" "$t_ing" \
+				"$(calc "$n / $t_ing")" "$(calc "$t_imp / $t_ing")"
+			t_again=$(best nothing "$BL" --db "$WORK/imp.db" import --from asv-html "$site")
+			printf '  %-46s %8.2f s   (nothing new stored)\n' "the same import again" "$t_again"
+			fresh_import_db
+			rss_run "$BL" --db "$WORK/imp.db" import --from asv-html "$site" >/dev/null 2>&1 &&
+				printf '  %-46s %8.0f MB\n' "peak memory of the site's import" \
+					"$(calc "$(cat "$WORK/rss.kib") / 1024")"
+			fresh_import_db
+			t_gab=$(best fresh_import_db "$BL" --db "$WORK/imp.db" import --from gab "$gab")
+			"$BL" --db "$WORK/imp.db" import --from gab "$gab" >"$WORK/gab.out" 2>/dev/null
+			printf '  %-46s %8.2f s   (%s records)\n' \
+				"import --from gab, github-action-benchmark's" "$t_gab" \
+				"$(sed -n 's/.*, \([0-9]*\) already stored.*/\1/p' "$WORK/gab.out")"
+		fi
+	else
+		echo "import: skipped (no ../shared/data)"
 	fi
 	echo
 fi

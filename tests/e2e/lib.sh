@@ -121,6 +121,13 @@ export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP"
 git config --global init.defaultBranch main 2>/dev/null
 cd "$TMP" || exit 1
 
+# Whatever a test file writes to stderr outside its tests (each test's own goes into its
+# output) is kept in $TMP/.stderr, and test_done fails the file on it: a passing suite prints
+# nothing but its TAP. (A poll grepping a file not made yet printed "grep: lock.out: No such
+# file or directory" in every passing run.) The real stderr stays on fd 8, where cleanup shows
+# what a file that never reached test_done left there.
+exec 8>&2 2>"$TMP/.stderr"
+
 test_count=0
 test_failed=0
 
@@ -152,6 +159,7 @@ cleanup() {
 				>/dev/null 2>&1
 		done <"$TMP/.pg-dbs"
 	fi
+	if [ -s "$TMP/.stderr" ]; then cat "$TMP/.stderr" >&8; fi
 	[ -n "${BENCHLINE_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -283,6 +291,13 @@ native_lines() {
 }
 
 test_done() {
+	if [ -s "$TMP/.stderr" ]; then
+		test_count=$((test_count + 1))
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - nothing was written to stderr outside the tests"
+		sed 's/^/#   /' "$TMP/.stderr"
+		: >"$TMP/.stderr"
+	fi
 	echo "1..$test_count"
 	[ $test_failed -eq 0 ]
 }

@@ -54,11 +54,33 @@ test_expect 'malformed JSON: exit 2 with FILE:LINE:COLUMN' '
 
 test_expect 'an unknown key: exit 2 naming it' '
 	echo "{\"measured_paths\": [\"src\"], \"mesured_paths\": [\"src\"]}" >repo/benchline.json &&
-	every_command_fails 2 "^benchline: repo/benchline.json: mesured_paths: unknown key$" &&
+	every_command_fails 2 "^benchline: repo/benchline.json: mesured_paths: unknown key; did you mean .measured_paths.?$" &&
 	echo "{\"quiet\": {\"cpu\": 1}}" >repo/benchline.json &&
 	every_command_fails 2 "^benchline: repo/benchline.json: quiet.cpu: unknown key$" &&
 	echo "{\"bench\": {\"command\": \"make bench\"}}" >repo/benchline.json &&
 	every_command_fails 2 "^benchline: repo/benchline.json: bench.command: unknown key$"
+'
+
+test_expect 'a misspelt key of a section is named with its section' '
+	echo "{\"quiet\": {\"transient_record\": 4}}" >repo/benchline.json &&
+	every_command_fails 2 "^benchline: repo/benchline.json: quiet.transient_record: unknown key; did you mean .quiet.transient_records.?$" &&
+	echo "{\"bench\": {\"bulid\": \"make\"}}" >repo/benchline.json &&
+	every_command_fails 2 "^benchline: repo/benchline.json: bench.bulid: unknown key; did you mean .bench.build.?$"
+'
+
+# The keys "did you mean" knows (config.c'"'"'s known_keys) are the keys its parsers take: a key
+# added to one and not the other fails here.
+test_expect 'every key the parsers take is one "did you mean" can name, and no other' '
+	perl -0777 -ne "
+		my (\$table) = /known_keys\[\] = \{(.*?)\};/s or die qq(no known_keys table\n);
+		my %known = map { (split /\./)[-1] => 1 } \$table =~ /\"([^\"]+)\"/g;
+		my %parsed = map { \$_ => 1 } /strcmp\((?:key|machine), \"([^\"]+)\"\)/g;
+		my @missing = grep { !\$known{\$_} } sort keys %parsed;
+		my @extra = grep { !\$parsed{\$_} } sort keys %known;
+		die qq(not in known_keys: @missing\n) if @missing;
+		die qq(in known_keys but never parsed: @extra\n) if @extra;
+		keys %parsed > 30 or die qq(only ) . keys(%parsed) . qq( keys parsed: the pattern missed\n);
+	" "$ROOT/ingest/config/config.c"
 '
 
 test_expect 'a wrong type: exit 2 naming the key and what it wants' '

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Never silent about why: `series` counts the tagged runs each Series leaves out and lists the
-# Series whose every run is tagged; `suspects` with none says whether detect has run; `run`
+# Never silent about why: `series` counts the tagged runs each Series leaves out, by tag, and lists
+# the Series whose every run is tagged; `suspects` and `alerts` with none say whether detect has
+# run; `detect` with every record tagged says how many it could not use; `run`
 # passes the benchmark's standard error through (its progress) and ends with a summary line.
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +28,21 @@ test_expect 'suspects after a detect that found none: it says so' '
 	test_cmp expect err
 '
 
+test_expect 'alerts: before a detect it says run detect; after one that found none, not' '
+	{ rec 1 100; rec 2 101; } >two.json &&
+	bl --db fresh.db ingest two.json >/dev/null &&
+	bl --db fresh.db alerts >out 2>err &&
+	test ! -s out &&
+	grep -q "^no alerts: detect has not run on this database yet (run .benchline detect. after" err &&
+	bl alerts >out 2>err &&
+	test ! -s out &&
+	echo "no alerts: detect has run and found none" >expect &&
+	test_cmp expect err &&
+	bl alerts --state open --machine ci >out 2>err &&
+	echo "no alerts in state '"'"'open'"'"' of machine '"'"'ci'"'"': detect has run and found none that match" >expect &&
+	test_cmp expect err
+'
+
 # prof BENCHMARK PROFILE DAY MEDIAN: a record of ci/BENCHMARK; a profile but release is tagged.
 prof() {
 	printf '{"schema": 1, "machine": "ci", "benchmark": "%s", "profile": "%s", ' "$1" "$2"
@@ -41,20 +57,54 @@ test_expect 'series counts the tagged runs each Series leaves out, and lists tho
 	bl --db tagged.db ingest tagged.json >/dev/null &&
 	bl --db tagged.db series >actual &&
 	cat >expect <<-\END &&
-	machine  benchmark  config  metric        records  lines  last value
-	ci       lex        -       t       1 (+2 tagged)      1  10 ms
+	machine  benchmark  config  metric         records  lines  last value
+	ci       lex        -       t       1 (+2 profile)      1  10 ms
 
 	Series whose every run is tagged ('"'"'benchline records --all'"'"' shows the tags):
-	machine  benchmark  config  metric  tagged
-	ci       dbg        -       t            2
+	machine  benchmark  config  metric  tagged runs
+	ci       dbg        -       t       2 profile
 	END
 	test_cmp expect actual
+'
+
+# sup DAY SAMPLES...: a run of ci/sup at DAY's commit with these samples of t.
+sup() {
+	d=$1
+	shift
+	printf '{"schema": 1, "machine": "ci", "benchmark": "sup", "harness_version": 1, '
+	printf '"source": {"commit": "%040d", "source_hash": "%040d"}, ' "$d" "$d"
+	printf '"started_at": "2026-11-%02dT0%d:00:00Z", ' "$d" $#
+	printf '"metrics": {"t": {"unit": "ms", "samples": [%s]}}}\n' "$(echo "$@" | tr " " ,)"
+}
+
+test_expect 'series names why runs are left out: superseded runs are "superseded", not "tagged"' '
+	{ sup 1 10 10 10 10 10; sup 1 10 12 14 16 18 20; sup 1 10 13 16 19 22 25 28;
+	  sup 2 10 10 10 10 10; sup 2 10 12 14 16 18 20;
+	  prof sup debug 3 11; } >sup.json &&
+	bl --db sup.db ingest sup.json >/dev/null &&
+	bl --db sup.db series >actual &&
+	cat >expect <<-\END &&
+	machine  benchmark  config  metric                        records  lines  last value
+	ci       sup        -       t       2 (+1 profile, +3 superseded)      1  10 ms
+	END
+	test_cmp expect actual
+'
+
+test_expect 'detect with every record tagged names the records it could not use' '
+	{ prof dbg debug 1 5; prof dbg debug 2 6; prof lex debug 3 7; } >alltagged.json &&
+	bl --db alltagged.db ingest alltagged.json >/dev/null &&
+	bl --db alltagged.db detect >out 2>err &&
+	grep -q "^0 Series (0 judged)" out &&
+	echo "detect: none of the 3 stored records is on a Series: each carries a tag ('"'"'benchline records --all'"'"' shows which)" >expect &&
+	test_cmp expect err &&
+	bl detect >out 2>err &&
+	test ! -s err
 '
 
 test_expect 'series with only tagged runs lists them, not "no series yet"' '
 	bl --db tagged.db series --benchmark dbg >actual 2>err &&
 	test ! -s err &&
-	grep -q "^ci       dbg        -       t            2$" actual &&
+	grep -q "^ci       dbg        -       t       2 profile$" actual &&
 	! grep -q "records  lines" actual
 '
 

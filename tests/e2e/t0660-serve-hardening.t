@@ -107,7 +107,7 @@ lock_hold() {
 			echo "BEGIN IMMEDIATE; SELECT 'locked';" >&7 || return 1
 	fi
 	i=0
-	until grep -q locked lock.out; do
+	until grep -qs locked lock.out; do
 		i=$((i + 1))
 		[ $i -le 100 ] || return 1
 		sleep 0.1

@@ -241,6 +241,27 @@ test_expect 'gate accept --only a passing metric skips it: exit 3, nothing recor
 	rm r/benchline-gate.lock
 '
 
+test_expect 'gate accept --only a glob that also matches EXCL and NEW rows: exit 0 once its judged rows are recorded' '
+	gate_branch r accglob &&
+	gate_change r "accglob 1" &&
+	gate_sweep r 120 --shift 1.10 --shift-only bench_01 &&
+	gate_sweep r 121 --benchmarks 1 --prefix bench_01x &&
+	gbl r gate accept --justification "known cost" --only "bench_01*" \
+		--exclude "bench_01:allocs" >out &&
+	cat out &&
+	grep -q "^accepted: ci-1/bench_01 wall_ns at " out &&
+	grep -q "^not judged: ci-1/bench_01 allocs is EXCL: nothing to accept$" out &&
+	grep -q "^not judged: ci-1/bench_01x_00 wall_ns is NEW: nothing to accept$" out &&
+	! grep -q "^skipped:" out &&
+	test "$(json_get r/benchline-gate.lock "join q(,), map { \"\$_->{benchmark}:\$_->{metric}\" } @{\$j->{entries}}")" = \
+	     "bench_01:wall_ns" &&
+	rm r/benchline-gate.lock &&
+	expect_exit 3 gbl r gate accept --justification "known cost" --only "bench_01x*" >out &&
+	grep -q "^skipped: .bench_01x\*. matches no judged metric (only EXCL, NEW, MISSING or SOFT rows)$" out &&
+	rm r/benchline-gate.lock &&
+	gate_git r checkout -q main
+'
+
 test_expect 'gate accept records the failing metric in benchline-gate.lock' '
 	gate_git r checkout -q slow &&
 	gbl r gate accept --justification "known cost" >out &&

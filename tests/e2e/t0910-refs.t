@@ -15,12 +15,12 @@ test_expect 'a citation of a missing section fails, naming the file and the line
 	mkdir -p tree/docs tree/detect &&
 	cp "$ROOT"/docs/*.md tree/docs/ && cp "$ROOT/README.md" tree/ &&
 	printf "/* the band (${S}6) */\n/* as ${S}99 says */\n" >tree/detect/x.c &&
-	printf "# A page\n\nSee ${S}7.3 and ${S}7.11, then ${S} 15.\n" >tree/docs/new.md &&
+	printf "# A page\n\nSee ${S}7.3 and ${S}7.11, then ${S} 16.\n" >tree/docs/new.md &&
 	expect_exit 1 perl "$ROOT/tests/check-refs.pl" tree >actual &&
 	cat >expect <<-EOF &&
 	detect/x.c:2: ${S}99 is cited, but docs/contract.md has no such section
 	docs/new.md:3: ${S}7.11 is cited, but docs/contract.md has no such section
-	docs/new.md:3: ${S}15 is cited, but docs/contract.md has no such section
+	docs/new.md:3: ${S}16 is cited, but docs/contract.md has no such section
 	EOF
 	test_cmp expect actual
 '

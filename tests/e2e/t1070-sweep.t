@@ -36,9 +36,9 @@ records() {
 
 test_expect 'tonight'"'"'s main: built, run twice with preflight, stored with its commit and source hash' '
 	bl --db s.db sweep --repo repo >out 2>err &&
-	grep -q "^\[1/1\] $(echo $k6 | cut -c1-7) comment 6: build [0-9.]* s, run 2 x [0-9.]* s, 2 records$" err &&
+	grep -q "^\[1/1\] $(echo $k6 | cut -c1-7) comment 6: build [0-9.]* s, run 2 x [0-9.]* s, 2 runs$" err &&
 	tail -1 err >actual &&
-	echo "sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record stored, 1 joined their Series, 0 tagged, 0 new Suspects, 0 new alerts" >expect &&
+	echo "sweep: 1 commit measured (0 already measured, 0 unbuildable), 2 runs stored (1 record: 1 joined their Series, 0 tagged), 0 new Suspects, 0 new alerts" >expect &&
 	test_cmp expect actual &&
 	bl hash --repo repo "$k6" | cut -c1-7 >src &&
 	printf "%s %s 2000000\n" "$(echo $k6 | cut -c1-7)" "$(cat src)" >expect &&
@@ -76,7 +76,7 @@ test_expect 'a docs-only commit is not measured again' '
 	git -C repo add -A && git -C repo commit -q -m "docs only" &&
 	bl --db s.db sweep --repo repo >out 2>err &&
 	tail -1 err >actual &&
-	echo "sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 records stored, 0 joined their Series, 0 tagged, 0 new Suspects, 0 new alerts" >expect &&
+	echo "sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 runs stored (0 records: 0 joined their Series, 0 tagged), 0 new Suspects, 0 new alerts" >expect &&
 	test_cmp expect actual &&
 	! grep -q "^\[" err
 '
@@ -89,7 +89,7 @@ test_expect '--since: every source not measured yet, newest first; the summary c
 		"$(echo $k2 | cut -c1-7)" "$(echo $k1 | cut -c1-7)" >expect &&
 	test_cmp expect actual &&
 	tail -1 err >actual &&
-	echo "sweep: 5 commits measured (1 already measured, 0 unbuildable), 5 records stored, 5 joined their Series, 0 tagged, 0 new Suspects, 0 new alerts" >expect &&
+	echo "sweep: 5 commits measured (1 already measured, 0 unbuildable), 10 runs stored (5 records: 5 joined their Series, 0 tagged), 0 new Suspects, 0 new alerts" >expect &&
 	test_cmp expect actual
 '
 
@@ -110,7 +110,7 @@ test_expect '--confirm --pending: a planted 15% slowdown becomes one Regression 
 	done &&
 	bl --db s.db sweep --repo repo --no-preflight --confirm --pending >out 2>err &&
 	tail -1 err >actual &&
-	echo "sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record stored, 1 joined their Series, 0 tagged, 1 new Suspect, 1 new alert, 1 alert confirmed (1 Regression)" >expect &&
+	echo "sweep: 1 commit measured (0 already measured, 0 unbuildable), 2 runs stored (1 record: 1 joined their Series, 0 tagged), 1 new Suspect, 1 new alert, 1 alert confirmed (1 Regression)" >expect &&
 	test_cmp expect actual &&
 	bl --db s.db regressions --json | json_get - "join q( ), scalar @\$j, \$j->[0]{commit}, \$j->[0]{machine}, \$j->[0]{pull_request}" >actual &&
 	echo "1 $(cat s1) night1 7" >expect &&
@@ -123,7 +123,7 @@ test_expect 'a commit that cannot be built is skipped and counted' '
 	git -C repo rev-parse HEAD >b1 &&
 	bl --db s.db sweep --repo repo --no-preflight >out 2>err &&
 	grep -q "^\[1/1\] $(cut -c1-7 b1) broken: cannot be built, skipped (cannot build in" err &&
-	tail -1 err | grep -q "^sweep: 0 commits measured (0 already measured, 1 unbuildable), 0 records stored"
+	tail -1 err | grep -q "^sweep: 0 commits measured (0 already measured, 1 unbuildable), 0 runs stored (0 records: "
 '
 
 test_expect 'no bench.run: an error naming benchline.json, nothing stored' '

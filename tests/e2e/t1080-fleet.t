@@ -64,9 +64,9 @@ test_expect 'two machines sweep the same history: every record lands once' '
 	on a sweep --repo repo --since "$c0" --no-preflight >a.out 2>a.err &&
 	on b sweep --repo repo --since "$c0" --no-preflight >b.out 2>b.err &&
 	tail -1 a.err >actual &&
-	echo "sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 records pushed to $URL" >expect &&
+	echo "sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 runs pushed to $URL" >expect &&
 	test_cmp expect actual &&
-	tail -1 b.err | grep -q "^sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 records pushed" &&
+	tail -1 b.err | grep -q "^sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 runs pushed" &&
 	serve_idle &&
 	server_records >actual &&
 	for m in m-a m-b; do
@@ -80,7 +80,7 @@ test_expect 'a docs-only commit is not measured again; a second sweep pushes not
 	git -C repo add -A && git -C repo commit -q -m "docs only" &&
 	on a sweep --repo repo --no-preflight >out 2>err &&
 	tail -1 err >actual &&
-	echo "sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 records pushed to $URL" >expect &&
+	echo "sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 runs pushed to $URL" >expect &&
 	test_cmp expect actual
 '
 
@@ -158,14 +158,14 @@ test_expect 'docs/examples/two-machines.sh runs as docs/sweep.md shows it' '
 	sed "s|http://127.0.0.1:[0-9]*|URL|" ex.out >actual &&
 	cat >expect <<-\EOF &&
 	== the first night: both machines fill the history
-	sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 records pushed to URL
-	sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 records pushed to URL
+	sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 runs pushed to URL
+	sweep: 5 commits measured (0 already measured, 0 unbuildable), 5 runs pushed to URL
 	records on the server: 10
 	== a docs-only change: nothing to measure
-	sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 records pushed to URL
+	sweep: 0 commits measured (1 already measured, 0 unbuildable), 0 runs pushed to URL
 	== a commit doing 15% more work, then one more night
-	sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record pushed to URL
-	sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 record pushed to URL, 1 alert confirmed (1 Regression)
+	sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 run pushed to URL
+	sweep: 1 commit measured (0 already measured, 0 unbuildable), 1 run pushed to URL, 1 alert confirmed (1 Regression)
 	== the Regressions on the server
 	m-a loop work: +15.0%, pull request #9
 	and the subject of the commit it pinned: 15% more work (#9)

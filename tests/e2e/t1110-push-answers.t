@@ -165,7 +165,7 @@ for mode in html json redirect empty reset stall; do
 		test "$(ls spool | grep -c "\.json$")" = 1 &&
 		test ! -s out &&
 		grep -q "kept in the spool as" err &&
-		tail -1 err | grep -q "^sweep: 1 commit measured .* 0 records pushed to .*, 1 kept in the spool$"
+		tail -1 err | grep -q "^sweep: 1 commit measured .* 0 runs pushed to .*, 1 kept in the spool$"
 	'
 done
 fake_stop

@@ -937,6 +937,218 @@ static const char *const json_fixtures[][2] = {
 };
 #define NJSON (sizeof(json_fixtures) / sizeof(json_fixtures[0]))
 
+/* --- catch2 --- */
+
+static void catch2_fixture(void **state)
+{
+	struct ingest_batch b = {NULL, 0, 0};
+	struct ingest_defaults d;
+	const struct ingest_metric *m;
+
+	(void)state;
+	full_defaults(&d);
+	assert_string_equal(parse_fixture(&b, "auto", FIXTURES "catch2.xml", &d), "catch2");
+	assert_int_equal(b.nr, 3);
+	assert_from_flags(&b.records[0]);
+	assert_string_equal(b.records[0].benchmark, "fib 20");
+	assert_int_equal(b.records[0].line, 4);
+	assert_int_equal(b.records[0].column, 5);
+	assert_int_equal(b.records[0].nmetrics, 1);
+	assert_string_equal(b.records[0].primary, "mean");
+	m = metric(&b.records[0], "mean");
+	assert_metric(m, METRIC_TIMED, "ns", 0, 0);
+	assert_close(m->median, 28815.4);
+	assert_true(isnan(m->p95));
+	assert_int_equal(m->n, 100);
+	assert_close(metric(&b.records[1], "mean")->median, 318770);
+	/* the entities of an attribute are decoded */
+	assert_string_equal(b.records[2].benchmark, "vector<int> push_back 1000");
+	assert_int_equal(b.records[2].line, 19);
+	assert_int_equal(metric(&b.records[2], "mean")->n, 50);
+	ingest_batch_release(&b);
+	/* Catch2 2's <Catch><Group> */
+	assert_string_equal(parse_fixture(&b, "auto", FIXTURES "catch2-v2.xml", &d), "catch2");
+	assert_int_equal(b.nr, 1);
+	assert_string_equal(b.records[0].benchmark, "fib 20");
+	assert_close(metric(&b.records[0], "mean")->median, 29102);
+	ingest_batch_release(&b);
+}
+
+static void catch2_errors(void **state)
+{
+	(void)state;
+	expect_error("catch2",
+		     "<Catch2TestRun>\n<TestCase name=\"t\"><BenchmarkResults name=\"a\">"
+		     "</BenchmarkResults></TestCase></Catch2TestRun>",
+		     "x:2:20: <BenchmarkResults name=\"a\">: no <mean value=...>");
+	expect_error("catch2", "<Catch2TestRun><BenchmarkResults name=\"a\"><mean value=\"-1\"/>",
+		     "x:1:56: <mean value>: negative value -1");
+	expect_error("catch2", "<Catch2TestRun><BenchmarkResults name=\"a\"><mean value=\"1x\"/>",
+		     "x:1:56: <mean value>: expected a number, got \"1x\"");
+	expect_error("catch2",
+		     "<Catch2TestRun><BenchmarkResults name=\"a\"><mean value=\"1\"/>"
+		     "</BenchmarkResults>\n<BenchmarkResults name=\"a\"><mean value=\"2\"/>"
+		     "</BenchmarkResults></Catch2TestRun>",
+		     "x:2:1: benchmark \"a\" again (test cases \"\" and \"\"): give each benchmark "
+		     "of a file its own name");
+	expect_error("catch2", "<Catch2TestRun><TestCase name=\"t\"></Catch2TestRun>",
+		     "x:1:35: </Catch2TestRun> closes <TestCase>");
+	expect_error("catch2", "<Catch2TestRun>\n  <TestCase name=\"a &nbsp; b\"/>",
+		     "x:2:21: unknown entity (XML knows lt, gt, amp, quot and apos)");
+	expect_error("catch2", "<Catch2TestRun><TestCase name=\"t\">",
+		     "x:1:35: unterminated element <TestCase>");
+	expect_error("catch2", "<?xml version=\"1.0\"?>\n<testsuites name=\"junit\"/>",
+		     "x:2:1: not Catch2's XML: the root element is <testsuites>, expected "
+		     "<Catch2TestRun> (Catch2 3) or <Catch> (Catch2 2)");
+	expect_error("catch2", "<!DOCTYPE x [<!ENTITY a \"b\">]><Catch2TestRun/>",
+		     "x:1:1: a document type declaration (no DTD is read)");
+	expect_error("catch2", "<Catch2TestRun><TestCase name=\"t\"/></Catch2TestRun>",
+		     "x: no benchmark results (run the benchmarks: a test case with BENCHMARK, and "
+		     "--reporter xml without --skip-benchmarks)");
+	expect_error("catch2", "<Catch2TestRun/><Catch/>", "x:1:17: a second root element <Catch>");
+	expect_error("catch2", "", "x:1:1: not Catch2's XML: no root element");
+}
+
+/* --- jmh --- */
+
+static void jmh_fixture(void **state)
+{
+	struct ingest_batch b = {NULL, 0, 0};
+	struct ingest_defaults d;
+	const struct ingest_record *rec;
+	const struct ingest_metric *m;
+
+	(void)state;
+	full_defaults(&d);
+	d.config = NULL;
+	assert_string_equal(parse_fixture(&b, "auto", FIXTURES "jmh.json", &d), "jmh");
+	/* quickSort with size 1000 ran in two modes: one record */
+	assert_int_equal(b.nr, 3);
+	rec = &b.records[0];
+	assert_string_equal(rec->benchmark, "org.example.jmh.SortBench.quickSort");
+	assert_string_equal(rec->config, "size=1000 kind=random");
+	assert_int_equal(rec->line, 2);
+	assert_string_equal(rec->primary, "thrpt");
+	assert_string_equal(rec->machine_info, "{\"jdk\":\"17.0.9\",\"vm\":\"OpenJDK 64-Bit Server "
+					       "VM\",\"vm_version\":\"17.0.9+9-Debian-1deb12u1\"}");
+	assert_int_equal(rec->nmetrics, 5);
+	m = metric(rec, "thrpt");
+	assert_metric(m, METRIC_TIMED, "ops/s", 1, 10);
+	assert_close(m->samples[0], 47381.7868);
+	m = metric(rec, "avgt");
+	assert_metric(m, METRIC_TIMED, "us", 0, 10);
+	/* -prof gc, without its leading middle dot; "NaN" figures are no figures */
+	assert_metric(metric(rec, "gc.alloc.rate"), METRIC_TIMED, "MB/sec", 0, 10);
+	assert_metric(metric(rec, "gc.alloc.rate.norm"), METRIC_TIMED, "B/op", 0, 10);
+	assert_close(metric(rec, "gc.alloc.rate.norm")->median, 4096);
+	assert_metric(metric(rec, "gc.count"), METRIC_TIMED, "counts", 0, 10);
+	assert_string_equal(b.records[1].config, "size=10000 kind=random");
+	assert_int_equal(b.records[1].line, 169);
+	rec = &b.records[2];
+	assert_string_equal(rec->benchmark, "org.example.jmh.HashBench.murmur");
+	assert_string_equal(rec->config, "");
+	assert_metric(metric(rec, "avgt"), METRIC_TIMED, "ns", 0, 10);
+	ingest_batch_release(&b);
+}
+
+static void jmh_errors(void **state)
+{
+	(void)state;
+	expect_error("jmh", "[]", "x:1:1: no benchmark results");
+	expect_error("jmh", "[{\"benchmark\": \"a\", \"mode\": \"avgt\"}]",
+		     "x:1:2: [0].primaryMetric: missing required field");
+	expect_error(
+	    "jmh",
+	    "[{\"benchmark\": \"a\", \"mode\": \"avgt\",\n \"primaryMetric\": {\"score\": 1}}]",
+	    "x:2:19: [0].primaryMetric.scoreUnit: missing required field");
+	expect_error(
+	    "jmh",
+	    "[{\"benchmark\": \"a\", \"mode\": \"avgt\", \"primaryMetric\": {\"scoreUnit\": "
+	    "\"ns/op\", \"rawData\": [[1, -3]]}}]",
+	    "x:1:93: [0].primaryMetric.rawData[0][1]: negative value -3");
+	expect_error(
+	    "jmh",
+	    "[{\"benchmark\": \"a\", \"mode\": \"avgt\", \"primaryMetric\": {\"scoreUnit\": "
+	    "\"ns/op\", \"score\": 1}},\n {\"benchmark\": \"a\", \"mode\": \"avgt\", "
+	    "\"primaryMetric\": {\"scoreUnit\": \"ns/op\", \"score\": 2}}]",
+	    "x:2:54: [1].primaryMetric: mode avgt of this benchmark and parameters again");
+	expect_error("jmh",
+		     "[{\"benchmark\": \"a\", \"mode\": \"ss\", \"primaryMetric\": {\"scoreUnit\": "
+		     "\"s/op\", \"score\": \"NaN\"}}]",
+		     "x:1:52: [0].primaryMetric: no figure: neither rawData, scorePercentiles nor "
+		     "score");
+}
+
+/* --- hints: what a file is when it is not the format asked for --- */
+
+static void format_hints(void **state)
+{
+	static const char console[] =
+	    "2026-12-01T10:00:00+00:00\n"
+	    "Running ./bench\n"
+	    "Run on (2 X 2096 MHz CPU s)\n"
+	    "CPU Caches:\n"
+	    "  L1 Data 32 KiB (x1)\n"
+	    "Load Average: 0.52, 0.41, 0.30\n"
+	    "-----------------------------------------------------------\n"
+	    "Benchmark                 Time             CPU   Iterations\n"
+	    "-----------------------------------------------------------\n"
+	    "BM_StringCopy/64       28.5 ns         11.9 ns     58712345\n";
+	static const char data_js[] =
+	    "window.BENCHMARK_DATA = {\"lastUpdate\": 1, \"entries\": {}}\n";
+	struct ingest_defaults d;
+	size_t len;
+	char *text;
+
+	(void)state;
+	full_defaults(&d);
+	/* Google Benchmark's console output: run it with --benchmark_format=json */
+	expect_error_len("auto", "b.txt", console, sizeof(console) - 1, &d,
+			 "b.txt:8:1: cannot tell the format: it looks like Google Benchmark's "
+			 "console output (run it with --benchmark_format=json, or "
+			 "--benchmark_out=FILE --benchmark_out_format=json, and ingest that)");
+	expect_error_len("gbench", "b.txt", console, sizeof(console) - 1, &d,
+			 "b.txt:8:1: not Google Benchmark JSON: it looks like Google Benchmark's "
+			 "console output (run it with --benchmark_format=json, or "
+			 "--benchmark_out=FILE --benchmark_out_format=json, and ingest that)");
+	/* Google Benchmark's JSON given as hyperfine's */
+	text = slurp(FIXTURES "gbench.json", &len);
+	expect_error_len("hyperfine", "g.json", text, len, &d,
+			 "g.json:1:1: not hyperfine JSON: it looks like Google Benchmark JSON "
+			 "(benchline ingest --format gbench)");
+	free(text);
+	/* a history is imported, not ingested */
+	expect_error_len("auto", "data.js", data_js, sizeof(data_js) - 1, &d,
+			 "data.js:1:1: cannot tell the format: it looks like "
+			 "github-action-benchmark's data.js (benchline import --from gab)");
+	/* a broken file of the format asked for keeps its own error */
+	expect_error("gbench", "{\"context\": {}, \"benchmarks\": [{\"name\": 1}]}",
+		     "x:1:41: benchmarks[0].name: expected a string");
+	/* and the other tools' console outputs */
+	{
+		static const char *const outputs[][2] = {
+		    {"benchmark name                       samples       iterations    "
+		     "estimated\n",
+		     "Catch2's console output"},
+		    {"Benchmark                 Mode  Cnt   Score   Error  Units\n",
+		     "JMH's console"},
+		    {"Benchmark 1: sleep 0.1\n  Time (mean \xc2\xb1 \xcf\x83):     101.2 ms\n",
+		     "hyperfine's console"},
+		    {"Name (time in us)        Min      Max     Mean\n",
+		     "pytest-benchmark's console"},
+		};
+		for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+			size_t off = 99;
+			const char *looks =
+			    adapters_looks_like(outputs[i][0], strlen(outputs[i][0]), &off);
+			assert_non_null(looks);
+			assert_true(!strncmp(looks, outputs[i][1], strlen(outputs[i][1])));
+			assert_int_equal(off, 0);
+		}
+	}
+	assert_null(adapters_looks_like("hello\n", 6, NULL));
+}
+
 /* The line and column just past the first n bytes of text. */
 static void end_position(const char *text, size_t n, int *line, int *column)
 {
@@ -1003,27 +1215,56 @@ static void wrong_format_input(void **state)
 
 	(void)state;
 	full_defaults(&d);
+	/* a file of another format says what it looks like, where it starts */
 	text = slurp(FIXTURES "hyperfine.json", &len);
 	expect_error_len("gbench", "h.json", text, len, &d,
-			 "h.json:1:1: benchmarks: missing required field");
+			 "h.json:1:1: not Google Benchmark JSON: it looks like hyperfine JSON "
+			 "(benchline ingest --format hyperfine)");
 	expect_error_len("pytest", "h.json", text, len, &d,
-			 "h.json:1:1: benchmarks: missing required field");
+			 "h.json:1:1: not pytest-benchmark JSON: it looks like hyperfine JSON "
+			 "(benchline ingest --format hyperfine)");
 	expect_error_len("bmf", "h.json", text, len, &d,
-			 "h.json:2:14: results: expected an object of measures");
-	expect_error_len("gotest", "h.json", text, len, &d, "h.json: no benchmark results");
+			 "h.json:1:1: not Bencher Metric Format JSON: it looks like hyperfine JSON "
+			 "(benchline ingest --format hyperfine)");
+	expect_error_len("gotest", "h.json", text, len, &d,
+			 "h.json:1:1: not go test -bench output: it looks like hyperfine JSON "
+			 "(benchline ingest --format hyperfine)");
+	expect_error_len("catch2", "h.json", text, len, &d,
+			 "h.json:1:1: not Catch2's XML: it looks like hyperfine JSON (benchline "
+			 "ingest --format hyperfine)");
 	free(text);
 	text = slurp(FIXTURES "gbench.json", &len);
 	expect_error_len("hyperfine", "g.json", text, len, &d,
-			 "g.json:1:1: results: missing required field");
+			 "g.json:1:1: not hyperfine JSON: it looks like Google Benchmark JSON "
+			 "(benchline ingest --format gbench)");
+	expect_error_len("benchline", "g.json", text, len, &d,
+			 "g.json:1:1: not benchline records: it looks like Google Benchmark JSON "
+			 "(benchline ingest --format gbench)");
+	expect_error_len("jmh", "g.json", text, len, &d,
+			 "g.json:1:1: not JMH JSON: it looks like Google Benchmark JSON (benchline "
+			 "ingest --format gbench)");
 	free(text);
 	text = slurp(FIXTURES "gotest.txt", &len);
-	expect_error_len("bmf", "g.txt", text, len, &d, "g.txt:1:1: invalid token near 'goos'");
-	expect_error_len("gbench", "g.txt", text, len, &d, "g.txt:1:1: invalid token near 'goos'");
+	expect_error_len("bmf", "g.txt", text, len, &d,
+			 "g.txt:1:1: not Bencher Metric Format JSON: it looks like go test -bench "
+			 "output (benchline ingest --format gotest)");
+	expect_error_len(
+	    "gbench", "g.txt", text, len, &d,
+	    "g.txt:1:1: not Google Benchmark JSON: it looks like go test -bench output "
+	    "(benchline ingest --format gotest)");
 	free(text);
 	text = slurp(FIXTURES "pytest.json", &len);
 	expect_error_len("hyperfine", "p.json", text, len, &d,
-			 "p.json:1:1: results: missing required field");
+			 "p.json:1:1: not hyperfine JSON: it looks like pytest-benchmark JSON "
+			 "(benchline ingest --format pytest)");
 	free(text);
+	text = slurp(FIXTURES "catch2.xml", &len);
+	expect_error_len("jmh", "c.xml", text, len, &d,
+			 "c.xml:1:1: not JMH JSON: it looks like Catch2's XML (benchline ingest "
+			 "--format catch2)");
+	free(text);
+	/* nothing benchline knows: the adapter's own error */
+	expect_error("gbench", "hello", "x:1:1: invalid token near 'hello'");
 	expect_error("hyperfine", "", "x:1:1: empty file");
 }
 
@@ -1035,6 +1276,9 @@ static void auto_picks_every_fixture(void **state)
 	    {FIXTURES "hyperfine.json", "hyperfine"},
 	    {FIXTURES "pytest.json", "pytest"},
 	    {FIXTURES "gotest.txt", "gotest"},
+	    {FIXTURES "catch2.xml", "catch2"},
+	    {FIXTURES "catch2-v2.xml", "catch2"},
+	    {FIXTURES "jmh.json", "jmh"},
 	    {"fixtures/native/one.json", "benchline"},
 	    {"fixtures/native/array.json", "benchline"},
 	    {"fixtures/native/lines.jsonl", "benchline"},
@@ -1091,7 +1335,7 @@ static void auto_refuses_unknown_files(void **state)
 			 FIXTURES "bmf.json: cannot tell the format (give --format)");
 	expect_error_len("yaml", "u.txt", "a", 1, &d,
 			 "unknown format \"yaml\" (expected auto, benchline, bmf, gbench, "
-			 "hyperfine, pytest, gotest or criterion)");
+			 "hyperfine, pytest, gotest, criterion, catch2 or jmh)");
 	{
 		enum result_format f;
 		assert_int_equal(result_format_parse(&f, "auto"), 0);
@@ -1323,8 +1567,8 @@ static size_t replay_dir(const char *adapter, const char *dir_name, const char *
  * fails rather than passing with nothing replayed. */
 static void fuzz_regressions_replay(void **state)
 {
-	static const char *const adapters[] = {"bmf",	 "gbench", "hyperfine",
-					       "pytest", "gotest", "criterion"};
+	static const char *const adapters[] = {"bmf",	 "gbench",    "hyperfine", "pytest",
+					       "gotest", "criterion", "catch2",	   "jmh"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
@@ -1361,6 +1605,11 @@ int main(void)
 	    cmocka_unit_test(criterion_fixture),
 	    cmocka_unit_test(criterion_directories),
 	    cmocka_unit_test(criterion_texts),
+	    cmocka_unit_test(catch2_fixture),
+	    cmocka_unit_test(catch2_errors),
+	    cmocka_unit_test(jmh_fixture),
+	    cmocka_unit_test(jmh_errors),
+	    cmocka_unit_test(format_hints),
 	    cmocka_unit_test(truncated_input),
 	    cmocka_unit_test(garbled_input),
 	    cmocka_unit_test(wrong_format_input),

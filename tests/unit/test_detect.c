@@ -515,7 +515,7 @@ static void incremental_equals_a_rebuild(void **state)
 static void a_quantile_steps_by_its_ladder(void **state)
 {
 	double edges[] = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50};
-	struct ladder l = {"ms", "ms", edges, 8};
+	struct ladder l = {(char *)"ms", (char *)"ms", edges, 8};
 	/* the center stays 0.70 to 0.72, in (0.5, 1]: 4.9 (up to hi_next 5) is not a step,
 	 * 5.01 against center 0.71 is (5.01 - 0.71 > 5 - 0.71), 5.5 continues it; 0.2 (one
 	 * bucket down) is not a step, 0.09 (under 0.1) is */

@@ -176,7 +176,7 @@ static void test_across_the_board_fails_only_live(void **state)
 		memset(rows, 0, sizeof(rows));
 		memset(&c, 0, sizeof(c));
 		for (int i = 0; i < 9; i++) {
-			rows[i].metric = i < 8 ? "wall_ns" : "other";
+			rows[i].metric = i < 8 ? (char *)"wall_ns" : (char *)"other";
 			rows[i].kind = METRIC_TIMED;
 			rows[i].status = GATE_PASS;
 			rows[i].ratio = 1.01;
@@ -216,7 +216,7 @@ static void test_settings_honour_the_judged_metrics(void **state)
 	struct config cfg;
 	struct gate_options o;
 	struct gate_settings set;
-	char *names[] = {"real_time"};
+	char *names[] = {(char *)"real_time"};
 	(void)state;
 	config_init(&cfg);
 	memset(&o, 0, sizeof(o));
@@ -242,11 +242,11 @@ static void md_test_row(struct gate_row *r, const char *metric, enum gate_status
 			enum gate_verdict verdict, double ref, double head)
 {
 	memset(r, 0, sizeof(*r));
-	r->machine = "ci";
-	r->benchmark = "parse";
-	r->config = "";
+	r->machine = (char *)"ci";
+	r->benchmark = (char *)"parse";
+	r->config = (char *)"";
 	r->metric = (char *)metric;
-	r->unit = "ns";
+	r->unit = (char *)"ns";
 	r->kind = METRIC_TIMED;
 	r->status = status;
 	r->verdict = verdict;
@@ -312,8 +312,8 @@ static void test_markdown_comment(void **state)
 	r.exit_code = 1;
 	r.limit = 1.02;
 	memcpy(r.head_commit, "aaaaaaaaaaaabbbbbbbbbbbbbbbbbbbbbbbbbbbb", 41);
-	r.head_subject = "make *all* <b>lookups</b> faster";
-	r.main.ref_name = "main";
+	r.head_subject = (char *)"make *all* <b>lookups</b> faster";
+	r.main.ref_name = (char *)"main";
 	memcpy(r.main.commit, "ccccccccccccdddddddddddddddddddddddddddd", 41);
 	md_test_row(&rows[0], "real_time", GATE_FAIL, GATE_VERDICT_SLOWER, 66699, 96765);
 	md_test_row(&rows[1], "cpu_time", GATE_PASS, GATE_VERDICT_SAME, 800, 801);
@@ -370,7 +370,7 @@ static void test_markdown_fits_a_comment(void **state)
 	memset(&r, 0, sizeof(r));
 	r.outcome = GATE_OUTCOME_FAIL;
 	r.limit = 1.02;
-	r.main.ref_name = "main";
+	r.main.ref_name = (char *)"main";
 	for (int i = 0; i < NROWS; i++)
 		md_test_row(&rows[i], "real_time", i % 2 ? GATE_FAIL : GATE_PASS,
 			    i % 2 ? GATE_VERDICT_SLOWER : GATE_VERDICT_SAME, 1000, 1100);
@@ -396,7 +396,7 @@ static void test_report_decide_counts_undecided(void **state)
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	r.limit = 1.02;
-	r.main.ref_name = "main";
+	r.main.ref_name = (char *)"main";
 	md_test_row(&rows[0], "a", GATE_UNDECIDED, GATE_VERDICT_UNDECIDED, 100, 101);
 	md_test_row(&rows[1], "b", GATE_UNDECIDED, GATE_VERDICT_UNDECIDED, 100, 99);
 	md_test_row(&rows[2], "c", GATE_PASS, GATE_VERDICT_FASTER, 100, 70);
@@ -429,7 +429,7 @@ static void test_report_decide_counts_undecided(void **state)
 	r.undecided_fail = 0;
 	rows[0].status = rows[1].status = GATE_PASS;
 	memset(&board, 0, sizeof(board));
-	board.metric = "real_time";
+	board.metric = (char *)"real_time";
 	board.status = GATE_FAIL;
 	r.main.boards = &board;
 	r.main.nboards = 1;
@@ -465,7 +465,7 @@ static void test_markdown_faster_undecided_settled(void **state)
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	r.limit = 1.02;
-	r.main.ref_name = "main";
+	r.main.ref_name = (char *)"main";
 	md_test_row(&rows[0], "faster", GATE_PASS, GATE_VERDICT_FASTER, 1000, 693);
 	md_test_row(&rows[1], "loose", GATE_UNDECIDED, GATE_VERDICT_UNDECIDED, 1000, 1009);
 	md_test_row(&rows[2], "same", GATE_PASS, GATE_VERDICT_SAME, 1000, 1001);

@@ -23,7 +23,8 @@
 
 /* The millisecond ladder of docs/ladder.md. */
 static double ms_edges[] = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50, 100, 500, 1000};
-static const struct ladder ms = {"ms", "ms", ms_edges, sizeof(ms_edges) / sizeof(ms_edges[0])};
+static const struct ladder ms = {(char *)"ms", (char *)"ms", ms_edges,
+				 sizeof(ms_edges) / sizeof(ms_edges[0])};
 
 static const char ladders_text[] =
     "{\"ladders\": {\"ms\": {\"unit\": \"ms\", \"edges\": [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 50, "

@@ -233,7 +233,7 @@ static void processes_and_battery_fail(void **state)
 {
 	struct preflight_limits l;
 	struct preflight p;
-	char *names[] = {"cargo", "blender"};
+	char *names[] = {(char *)"cargo", (char *)"blender"};
 	(void)state;
 	plain_limits(&l);
 	quiet_readings(&p);
@@ -443,9 +443,9 @@ static void swap_turbo_governor(void **state)
 {
 	int64_t used = -5;
 	size_t slow;
-	char *all_perf[] = {"performance", "performance"};
-	char *mixed[] = {"performance", "powersave", "schedutil"};
-	char *all_save[] = {"powersave", "powersave"};
+	char *all_perf[] = {(char *)"performance", (char *)"performance"};
+	char *mixed[] = {(char *)"performance", (char *)"powersave", (char *)"schedutil"};
+	char *all_save[] = {(char *)"powersave", (char *)"powersave"};
 	(void)state;
 	assert_int_equal(preflight_parse_swap(&used, "MemTotal: 100 kB\nSwapTotal:  "
 						     "2048 kB\nSwapFree:   2048 kB\n"),
@@ -546,7 +546,7 @@ static void run_on_the_quiet_fixture(void **state)
 	struct preflight_limits l;
 	struct preflight p;
 	struct bl_error err = BL_ERROR_INIT;
-	char *names[] = {"sshd"};
+	char *names[] = {(char *)"sshd"};
 	(void)state;
 	plain_limits(&l);
 	l.sysroot = QUIET_ROOT;

@@ -117,7 +117,8 @@ static void test_config_bench(void **state)
 
 	/* every adapter's name is a format, and an empty list of artifacts is a list */
 	static const char *const formats[] = {"auto",	   "benchline", "bmf",	  "gbench",
-					      "hyperfine", "pytest",	"gotest", "criterion"};
+					      "hyperfine", "pytest",	"gotest", "criterion",
+					      "catch2",	   "jmh"};
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		char text[128];
 		snprintf(text, sizeof(text), "{\"bench\": {\"format\": \"%s\"}}", formats[i]);
@@ -153,10 +154,10 @@ static void test_config_bench(void **state)
 	     "most 1000000"},
 	    {"{\"bench\": {\"format\": \"csv\"}}",
 	     "repo/benchline.json: bench.format: expected a format: auto, benchline, bmf, "
-	     "gbench, hyperfine, pytest, gotest or criterion"},
+	     "gbench, hyperfine, pytest, gotest, criterion, catch2 or jmh"},
 	    {"{\"bench\": {\"format\": 3}}",
 	     "repo/benchline.json: bench.format: expected a format: auto, benchline, bmf, "
-	     "gbench, hyperfine, pytest, gotest or criterion"},
+	     "gbench, hyperfine, pytest, gotest, criterion, catch2 or jmh"},
 	    {"{\"bench\": {\"processes\": 0}}",
 	     "repo/benchline.json: bench.processes: expected an integer from 1 to 1000"},
 	    {"{\"bench\": {\"processes\": 2.5}}",
@@ -344,7 +345,24 @@ static void test_config_type_errors(void **state)
 static void test_config_unknown_keys(void **state)
 {
 	(void)state;
-	expect_error("{\"mesured_paths\": []}", "repo/benchline.json: mesured_paths: unknown key");
+	/* a near miss is named, with its object's path; a far one is not */
+	expect_error("{\"mesured_paths\": []}",
+		     "repo/benchline.json: mesured_paths: unknown key; did you mean "
+		     "'measured_paths'?");
+	expect_error("{\"quiet\": {\"min_sampels\": 5}}",
+		     "repo/benchline.json: quiet.min_sampels: unknown key; did you mean "
+		     "'quiet.min_samples'?");
+	expect_error("{\"gate\": {\"limt\": 1.1}}",
+		     "repo/benchline.json: gate.limt: unknown key; did you mean 'gate.limit'?");
+	expect_error("{\"bench\": {\"counters\": {\"rnu\": \"x\"}}}",
+		     "repo/benchline.json: bench.counters.rnu: unknown key; did you mean "
+		     "'bench.counters.run'?");
+	expect_error("{\"machines\": {\"m1.a\": {\"kep\": \"first\"}}}",
+		     "repo/benchline.json: machines.m1.a.kep: unknown key; did you mean "
+		     "'machines.m1.a.keep'?");
+	/* only the keys of the same object are candidates: "limit" is gate's, not bench's */
+	expect_error("{\"bench\": {\"limit\": 1.1}}",
+		     "repo/benchline.json: bench.limit: unknown key");
 	expect_error("{\"measured_paths\": [], \"colour\": 1}",
 		     "repo/benchline.json: colour: unknown key");
 	expect_error("{\"quiet\": {\"cpu\": 1}}", "repo/benchline.json: quiet.cpu: unknown key");
