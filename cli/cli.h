@@ -123,6 +123,9 @@ void cli_suggest_command(struct strbuf *hint, const char *typed);
 int cli_run_help(const struct cli_command *cmd, const char *db_path, enum cli_help help);
 /* Prints err's message and returns 2 (the error exit status). */
 int cli_fail(const struct bl_error *err);
+/* The same for a command that measures: EXIT_CANNOT_BUILD when ret is BL_EBUILD (a revision
+ * that does not build, §9.3), else 2. */
+int cli_fail_measure(int ret, const struct bl_error *err);
 void cli_list_release(struct cli_list *l);
 
 /* The exit status of a pushing command whose bodies were not all acknowledged, but each is
@@ -251,6 +254,10 @@ typedef int (*cli_intake_mark_fn)(struct ingest_batch *batch, const char *file,
 				  struct bl_error *err);
 int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, const char **files,
 		     cli_intake_mark_fn mark);
+/* The whole of a command that takes the intake's options and files (ingest, import-baseline):
+ * parses them, says none when no file is given, runs cli_intake_files with mark. */
+int cli_intake_command(int argc, const char **argv, struct cli_ctx *ctx, const char *none,
+		       cli_intake_mark_fn mark);
 
 /*
  * A text table: each column as wide as its widest cell, two spaces between columns. align
@@ -315,11 +322,7 @@ double cli_monotonic_s(void);
 void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
 
-struct detect_options;
 struct config;
-/* The judged metrics, their ladders and quiet.transient_records of benchline.json (cfg) into
- * opts, as `detect --repo` and `sweep` judge. */
-void cli_detect_options(struct detect_options *opts, const struct config *cfg);
 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);

@@ -117,8 +117,7 @@ int cmd_bisect(int argc, const char **argv, struct cli_ctx *ctx)
 	ret = confirm_bisect(&report, &req, &err);
 	cli_progress_done(&progress);
 	if (ret) {
-		cli_fail(&err);
-		ret = ret == BL_EBUILD ? EXIT_CANNOT_BUILD : 2;
+		ret = cli_fail_measure(ret, &err);
 		goto done;
 	}
 	if (json) {

@@ -19,14 +19,6 @@ struct new_out {
 	size_t count;
 };
 
-static void format_shift(struct strbuf *sb, double shift)
-{
-	if (isnan(shift))
-		strbuf_addstr(sb, "-");
-	else
-		strbuf_addf(sb, "%+.1f%%", shift * 100);
-}
-
 static int each_new(const struct store_suspect *s, void *data)
 {
 	struct new_out *out = data;
@@ -36,7 +28,7 @@ static int each_new(const struct store_suspect *s, void *data)
 		json_array_append_new(out->array, detect_suspect_json(s));
 		return 0;
 	}
-	format_shift(&shift, s->shift);
+	strbuf_add_change(&shift, 1 + s->shift, "-");
 	cli_printf(stdout, "  #%-3lld %-6s %7s  %s/%s %s %s at %.12s", (long long)s->id,
 		   suspect_side_name(s->side), shift.buf, s->machine, s->benchmark,
 		   s->config[0] ? s->config : "-", s->metric, s->commit);
@@ -108,7 +100,7 @@ int cmd_detect(int argc, const char **argv, struct cli_ctx *ctx)
 		goto done;
 	}
 	if (repo || cfg.path)
-		cli_detect_options(&opts, &cfg);
+		detect_options_from_config(&opts, &cfg);
 	opts.all = all;
 	test_pass_limits(&opts);
 	if (detect_run(&res, ctx->store, &opts, &err)) {

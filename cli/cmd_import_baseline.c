@@ -19,18 +19,5 @@ static int mark_baselines(struct ingest_batch *batch, const char *file, struct b
 
 int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx)
 {
-	struct cli_intake in;
-	int ret;
-
-	cli_intake_init(&in);
-	const struct cli_option opts[] = {
-	    CLI_INTAKE_OPTIONS(&in),
-	    {OPT_END, NULL, NULL, NULL, NULL},
-	};
-	argc = cli_parse(argc, argv, opts, ctx);
-	if (!argc)
-		cli_usage_error(ctx->cmd, opts, "no file to import");
-	ret = cli_intake_files(&in, ctx, argc, argv, mark_baselines);
-	cli_intake_release(&in);
-	return ret;
+	return cli_intake_command(argc, argv, ctx, "no file to import", mark_baselines);
 }

@@ -66,8 +66,7 @@ int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx)
 	ret = confirm_rebench_revs(&report, &req, &err);
 	cli_progress_done(&progress);
 	if (ret) {
-		cli_fail(&err);
-		ret = ret == BL_EBUILD ? EXIT_CANNOT_BUILD : 2;
+		ret = cli_fail_measure(ret, &err);
 		goto done;
 	}
 	if (json) {

@@ -51,7 +51,7 @@ static void add_row_text(struct records_out *out, const struct store_record_row 
 {
 	const struct store_record_metric *m = primary(row);
 	struct strbuf series = STRBUF_INIT, cell = STRBUF_INIT;
-	double v = m ? (isnan(m->median) ? m->value : m->median) : NAN;
+	double v = m ? metric_judged_value(m->kind, m->median, m->value) : NAN;
 
 	cli_table_row(&out->table);
 	cli_table_add(&out->table, "%lld", (long long)row->id);

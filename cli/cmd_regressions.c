@@ -33,15 +33,6 @@ struct regressions_out {
 	struct cli_json_array array; /* --json */
 };
 
-/* A ratio as a signed percent change: 1.152 is "+15.2%". */
-static void add_delta(struct strbuf *sb, double ratio)
-{
-	if (isfinite(ratio))
-		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
-	else
-		strbuf_addch(sb, '-');
-}
-
 static int each_regression(const struct store_regression *r, void *data)
 {
 	struct regressions_out *out = data;
@@ -62,18 +53,10 @@ static int each_regression(const struct store_regression *r, void *data)
 		cli_table_add(&out->table, "#%lld", (long long)r->pr);
 	else
 		cli_table_add(&out->table, "-");
-	add_delta(&sb, r->ratio);
+	strbuf_add_change(&sb, r->ratio, "-");
 	cli_table_add(&out->table, "%s", sb.buf);
 	strbuf_reset(&sb);
-	if (isfinite(r->lo) && isfinite(r->hi)) {
-		strbuf_addch(&sb, '[');
-		add_delta(&sb, r->lo);
-		strbuf_addstr(&sb, ", ");
-		add_delta(&sb, r->hi);
-		strbuf_addch(&sb, ']');
-	} else {
-		strbuf_addch(&sb, '-');
-	}
+	strbuf_add_change_interval(&sb, r->lo, r->hi, "-");
 	cli_table_add(&out->table, "%s", sb.buf);
 	cli_table_add(&out->table, "%s", r->filed_url ? r->filed_url : "-");
 	strbuf_release(&sb);

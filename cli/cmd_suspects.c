@@ -32,6 +32,7 @@ struct suspects_out {
 	int json;
 	size_t count;
 	struct cli_table table;	     /* text mode */
+	struct strbuf cell;	     /* text mode: a cell being made */
 	struct cli_json_array array; /* --json */
 };
 
@@ -48,10 +49,9 @@ static int each_suspect(const struct store_suspect *s, void *data)
 	cli_table_add(&out->table, "%lld", (long long)s->id);
 	cli_table_add(&out->table, "%s", suspect_state_name(s->state));
 	cli_table_add(&out->table, "%s", suspect_side_name(s->side));
-	if (isnan(s->shift))
-		cli_table_add(&out->table, "-");
-	else
-		cli_table_add(&out->table, "%+.1f%%", s->shift * 100);
+	strbuf_reset(&out->cell);
+	strbuf_add_change(&out->cell, 1 + s->shift, "-");
+	cli_table_add(&out->table, "%s", out->cell.buf);
 	cli_table_add(&out->table, "%s", s->machine);
 	cli_table_add(&out->table, "%s", s->benchmark);
 	cli_table_add(&out->table, "%s", s->config[0] ? s->config : "-");
@@ -133,6 +133,7 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	memset(&out, 0, sizeof(out));
 	/* Counts and ids align right, text left. */
 	cli_table_init(&out.table, col_names, NCOL, "r..r.....r");
+	strbuf_init(&out.cell, 0);
 	if (cli_parse(argc, argv, opts, ctx))
 		cli_usage_error(ctx->cmd, opts, "suspects takes no arguments");
 	if (why)
@@ -149,6 +150,7 @@ int cmd_suspects(int argc, const char **argv, struct cli_ctx *ctx)
 	if (ret)
 		ret = cli_fail(&err);
 	cli_table_release(&out.table);
+	strbuf_release(&out.cell);
 	bl_error_release(&err);
 	return ret;
 }

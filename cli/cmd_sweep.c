@@ -325,7 +325,7 @@ int cmd_sweep(int argc, const char **argv, struct cli_ctx *ctx)
 	}
 	/* Detection, with the judged metrics of the repository's benchline.json. */
 	memset(&dopts, 0, sizeof(dopts));
-	cli_detect_options(&dopts, &cfg);
+	detect_options_from_config(&dopts, &cfg);
 	if (detect_run(&dres, ctx->store, &dopts, &err) ||
 	    store_alerts_count_after(&new_alerts, ctx->store, last_alert, &err)) {
 		ret = cli_fail(&err);

@@ -235,3 +235,22 @@ int cli_intake_files(struct cli_intake *in, struct cli_ctx *ctx, int nfiles, con
 	bl_error_release(&err);
 	return cli_intake_status(in, failed);
 }
+
+int cli_intake_command(int argc, const char **argv, struct cli_ctx *ctx, const char *none,
+		       cli_intake_mark_fn mark)
+{
+	struct cli_intake in;
+	int ret;
+
+	cli_intake_init(&in);
+	const struct cli_option opts[] = {
+	    CLI_INTAKE_OPTIONS(&in),
+	    {OPT_END, NULL, NULL, NULL, NULL},
+	};
+	argc = cli_parse(argc, argv, opts, ctx);
+	if (!argc)
+		cli_usage_error(ctx->cmd, opts, "%s", none);
+	ret = cli_intake_files(&in, ctx, argc, argv, mark);
+	cli_intake_release(&in);
+	return ret;
+}

@@ -694,6 +694,12 @@ int cli_fail(const struct bl_error *err)
 	return 2;
 }
 
+int cli_fail_measure(int ret, const struct bl_error *err)
+{
+	cli_fail(err);
+	return ret == BL_EBUILD ? EXIT_CANNOT_BUILD : 2;
+}
+
 void cli_list_release(struct cli_list *l)
 {
 	free(l->items);

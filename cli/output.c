@@ -269,18 +269,3 @@ void cli_progress_done(struct cli_progress *p)
 		fputc('\n', stderr);
 	p->shown = 0;
 }
-
-void cli_detect_options(struct detect_options *opts, const struct config *cfg)
-{
-	opts->metrics_given = 1;
-	opts->metrics = (const char *const *)cfg->judged_metrics;
-	opts->nmetrics = cfg->n_judged_metrics;
-	/* the ladders of the quantile metrics `metrics` names (§8) */
-	opts->ladders = cfg->path ? cfg->ladders : NULL;
-	opts->ladders_file = cfg->path;
-	/* benchline.json given: its quiet.transient_records, the default when it has none */
-	opts->transient_records =
-	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
-	/* quiet.counter_floor (§9.6): always set, to its default when not given */
-	opts->counter_floor = cfg->counter_floor;
-}

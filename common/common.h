@@ -57,9 +57,19 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* A line about a step of long work ("alert 3: re-benching ...", "the machine is busy ...")
+ * formatted and handed to the caller's note callback (fn NULL: nothing): how use cases, which
+ * never print, tell the command line or the server what they do (common/strbuf.c). */
+void bl_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Appends a JSON string literal (quoted and escaped) for s. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
+/* A JSON scalar's text (a string quoted, an integer, a real by strbuf_add_double with
+ * double_flags, true, false, null); 0, or -1 for an object or an array, which are the caller's
+ * to write (nothing appended). */
+struct json_t;
+int strbuf_add_json_scalar(struct strbuf *sb, const struct json_t *v, unsigned double_flags);
 /* Text from outside (a name, a commit subject) inside a line of Markdown, never at its start:
  * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
  * @mention is backslash-escaped, control characters become blanks: it shows as it is. */
@@ -71,11 +81,13 @@ void strbuf_add_markdown(struct strbuf *sb, const char *s);
  * suggest. */
 void strbuf_add_suggestion(struct strbuf *sb, const char *prefix, const char *typed, size_t len,
 			   const char *const *names, size_t n);
-/* New jansson values for a figure that may be missing (NAN, an infinity) or a string that may
- * be NULL: null then (common/json.c). */
+/* New jansson values for a figure that may be missing (NAN, an infinity), a string that may
+ * be NULL or a time in Unix seconds that may be NAN (RFC 3339 UTC text otherwise): null then
+ * (common/json.c). */
 struct json_t;
 struct json_t *json_real_or_null(double v);
 struct json_t *json_string_or_null(const char *s);
+struct json_t *json_time_or_null(double t);
 /*
  * The JSON text of v appended to sb (common/json.c). Compact unless JSON_WRITE_INDENT; reals
  * in their shortest round-trip form unless JSON_WRITE_CANONICAL. BL_EINVALID (sb as it was)
@@ -191,6 +203,9 @@ void intern_release(struct intern *t);
  * range needs): sequential passes, no comparisons, unless the keys are 2^32 or more apart
  * (then qsort). n must be under 2^32. */
 void sort_index_by_int64(uint32_t *index, const int64_t *keys, size_t stride, size_t n);
+/* qsort's and bsearch's comparison of two strings held by pointer (an array of char *),
+ * in strcmp's order. */
+int cmp_strp(const void *a, const void *b);
 
 /*
  * Names (common/names.c): kinds and states are enums inside the program, each with one table
@@ -202,6 +217,9 @@ void sort_index_by_int64(uint32_t *index, const int64_t *keys, size_t stride, si
 enum metric_kind { METRIC_TIMED, METRIC_COUNTED, METRIC_QUANTILE };
 const char *metric_kind_name(enum metric_kind k);
 int metric_kind_parse(enum metric_kind *out, const char *name);
+/* The value a metric is judged by (§6, §7): a timed metric's median (its value when it has
+ * none), any other kind's value. NAN when that is missing. */
+double metric_judged_value(enum metric_kind k, double median, double value);
 /* The counted metric deterministic counters make (§9.6): a benchmark's instructions under
  * callgrind, which §6 judges too, with quiet.counter_floor's floor. */
 #define METRIC_INSTRUCTIONS "instructions"
@@ -401,11 +419,14 @@ void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s
 /* v in the unit its own size calls for (unit_scale_choose with v as the typical value), as
  * strbuf_add_quantity writes it: how a lone value is shown, "983 MB/s", "66.7 µs". */
 void strbuf_add_value(struct strbuf *sb, double v, const char *unit);
-/* A change as a signed percent with one decimal, the one precision every change is shown with
- * (§11): "+12.3%", "-4.0%", and "0.0%" for one that rounds to nothing (never "-0.0%"). change
- * is a fraction: 0.123 for +12.3%, r - 1 for a ratio r. One that is not finite writes nothing:
- * the caller says it is unknown its own way. */
-void strbuf_add_change(struct strbuf *sb, double change);
+/* A ratio as the signed percent change every output shows, one decimal (§11): 1.152 is
+ * "+15.2%", 0.9 "-10.0%", and one that rounds to nothing "0.0%" (never "+0.0%" or "-0.0%", so
+ * no sign claims a direction there is none of); a ratio that is not finite appends unknown ("-",
+ * "?") instead. A shift (a fraction, the ratio minus 1) is shown as strbuf_add_change(sb, 1 +
+ * shift, ...). */
+void strbuf_add_change(struct strbuf *sb, double ratio, const char *unknown);
+/* An interval of ratios the same way, "[+1.2%, +3.4%]"; unknown unless both ends are finite. */
+void strbuf_add_change_interval(struct strbuf *sb, double lo, double hi, const char *unknown);
 /* qsort's comparison of two doubles, ascending (NaN compares equal to everything). */
 int cmp_double(const void *a, const void *b);
 

@@ -210,3 +210,8 @@ void sort_index_by_int64(uint32_t *index, const int64_t *keys, size_t stride, si
 	free(a);
 	free(tmp);
 }
+
+int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}

@@ -20,6 +20,46 @@ json_t *json_string_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+int strbuf_add_json_scalar(struct strbuf *sb, const json_t *v, unsigned double_flags)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		strbuf_add_json_string(sb, json_string_value(v));
+		return 0;
+	case JSON_INTEGER:
+		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return 0;
+	case JSON_REAL:
+		strbuf_add_double(sb, json_real_value(v), double_flags);
+		return 0;
+	case JSON_TRUE:
+		strbuf_addstr(sb, "true");
+		return 0;
+	case JSON_FALSE:
+		strbuf_addstr(sb, "false");
+		return 0;
+	case JSON_NULL:
+		strbuf_addstr(sb, "null");
+		return 0;
+	case JSON_OBJECT:
+	case JSON_ARRAY:
+		break;
+	}
+	return -1;
+}
+
+json_t *json_time_or_null(double t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+	if (isnan(t))
+		return json_null();
+	format_rfc3339_utc(&sb, (int64_t)t);
+	j = json_string(sb.buf);
+	strbuf_release(&sb);
+	return j;
+}
+
 /* A key of an object being written, with its value, for sorting. */
 struct member {
 	const char *key;

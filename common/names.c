@@ -3,6 +3,7 @@
  * each, the text the record format, the database (its CHECK constraints), JSON and the pages
  * use.
  */
+#include <math.h>
 #include <string.h>
 
 #include "common/common.h"
@@ -86,6 +87,11 @@ int metric_kind_parse(enum metric_kind *out, const char *name)
 		return i;
 	*out = (enum metric_kind)i;
 	return 0;
+}
+
+double metric_judged_value(enum metric_kind k, double median, double value)
+{
+	return k == METRIC_TIMED && !isnan(median) ? median : value;
 }
 
 const char *metric_better_name(int better_higher)

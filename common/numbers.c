@@ -329,13 +329,26 @@ void strbuf_add_value(struct strbuf *sb, double v, const char *unit)
 	strbuf_add_quantity(sb, v, &scale);
 }
 
-void strbuf_add_change(struct strbuf *sb, double change)
+void strbuf_add_change(struct strbuf *sb, double ratio, const char *unknown)
 {
-	double pct = 100 * change;
+	double pct = 100 * (ratio - 1);
 	if (!isfinite(pct))
-		return;
-	if (fabs(pct) < 0.05)
+		strbuf_addstr(sb, unknown);
+	else if (fabs(pct) < 0.05)
 		strbuf_addstr(sb, "0.0%");
 	else
 		strbuf_addf(sb, "%+.1f%%", pct);
+}
+
+void strbuf_add_change_interval(struct strbuf *sb, double lo, double hi, const char *unknown)
+{
+	if (!isfinite(lo) || !isfinite(hi)) {
+		strbuf_addstr(sb, unknown);
+		return;
+	}
+	strbuf_addch(sb, '[');
+	strbuf_add_change(sb, lo, unknown);
+	strbuf_addstr(sb, ", ");
+	strbuf_add_change(sb, hi, unknown);
+	strbuf_addch(sb, ']');
 }

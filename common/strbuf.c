@@ -217,3 +217,16 @@ void strbuf_add_suggestion(struct strbuf *sb, const char *prefix, const char *ty
 	}
 	strbuf_addch(sb, '?');
 }
+
+void bl_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fn(sb.buf, data);
+	strbuf_release(&sb);
+}

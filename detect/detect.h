@@ -141,6 +141,13 @@ struct detect_options {
 	size_t pass_members, pass_points;
 };
 
+struct config;
+/* The judging settings of a repository's benchline.json (§10), as `detect`, the sweep and the
+ * server's detection all take them: its judged metrics and their ladders,
+ * quiet.transient_records and quiet.counter_floor (their defaults where it has none). The
+ * other fields are left as they are; opts keeps pointers into cfg. */
+void detect_options_from_config(struct detect_options *opts, const struct config *cfg);
+
 struct detect_result {
 	int64_t series;		  /* every Series (machine, benchmark, config, metric) */
 	int64_t judged_series;	  /* of which detection judges */

@@ -84,18 +84,6 @@ json_t *detect_series_json(const struct store_series *s, json_t *open_suspects)
 	return o;
 }
 
-static json_t *time_or_null(double t)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_t *j;
-	if (isnan(t))
-		return json_null();
-	format_rfc3339_utc(&sb, (int64_t)t);
-	j = json_string(sb.buf);
-	strbuf_release(&sb);
-	return j;
-}
-
 json_t *detect_record_json(const struct store_record_row *row)
 {
 	json_t *o = json_object(), *tags = json_array(), *metrics = json_object();
@@ -107,8 +95,8 @@ json_t *detect_record_json(const struct store_record_row *row)
 	json_object_set_new(o, "harness_version", json_integer(row->harness_version));
 	json_object_set_new(o, "commit", json_string(row->commit));
 	json_object_set_new(o, "seq", row->seq >= 0 ? json_integer(row->seq) : json_null());
-	json_object_set_new(o, "started_at", time_or_null(row->started_at));
-	json_object_set_new(o, "committed_at", time_or_null(row->committed_at));
+	json_object_set_new(o, "started_at", json_time_or_null(row->started_at));
+	json_object_set_new(o, "committed_at", json_time_or_null(row->committed_at));
 	json_object_set_new(o, "content_hash",
 			    row->content_hash ? json_string(row->content_hash) : json_null());
 	json_object_set_new(o, "baseline", json_boolean(row->baseline));

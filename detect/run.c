@@ -120,17 +120,27 @@ static void *find_in(const void *key, const void *base, size_t n, size_t size,
 	return n ? bsearch(key, base, n, size, cmp) : NULL;
 }
 
+/* Series order: machine id, benchmark id, config, metric (each side's four in that order). */
+static int series_order(int64_t machine_a, int64_t benchmark_a, const char *config_a,
+			const char *metric_a, int64_t machine_b, int64_t benchmark_b,
+			const char *config_b, const char *metric_b)
+{
+	int c;
+	if (machine_a != machine_b)
+		return machine_a < machine_b ? -1 : 1;
+	if (benchmark_a != benchmark_b)
+		return benchmark_a < benchmark_b ? -1 : 1;
+	if ((c = strcmp(config_a, config_b)))
+		return c;
+	return strcmp(metric_a, metric_b);
+}
+
 static int old_line_cmp(const void *a, const void *b)
 {
 	const struct old_line *x = a, *y = b;
-	int c;
-	if (x->machine_id != y->machine_id)
-		return x->machine_id < y->machine_id ? -1 : 1;
-	if (x->benchmark_id != y->benchmark_id)
-		return x->benchmark_id < y->benchmark_id ? -1 : 1;
-	if ((c = strcmp(x->config, y->config)))
-		return c;
-	if ((c = strcmp(x->metric, y->metric)))
+	int c = series_order(x->machine_id, x->benchmark_id, x->config, x->metric, y->machine_id,
+			     y->benchmark_id, y->config, y->metric);
+	if (c)
 		return c;
 	return x->start_run_id < y->start_run_id ? -1 : x->start_run_id > y->start_run_id;
 }
@@ -194,14 +204,8 @@ static int collect_old_mark(const struct store_mark *m, void *data)
 static int pinned_series_cmp(const void *a, const void *b)
 {
 	const struct store_pinned *x = a, *y = b;
-	int c;
-	if (x->machine_id != y->machine_id)
-		return x->machine_id < y->machine_id ? -1 : 1;
-	if (x->benchmark_id != y->benchmark_id)
-		return x->benchmark_id < y->benchmark_id ? -1 : 1;
-	if ((c = strcmp(x->config, y->config)))
-		return c;
-	return strcmp(x->metric, y->metric);
+	return series_order(x->machine_id, x->benchmark_id, x->config, x->metric, y->machine_id,
+			    y->benchmark_id, y->config, y->metric);
 }
 
 /* Loads the stored lines and Suspects of one group (g), or of all (g NULL). */
@@ -1122,11 +1126,6 @@ done:
 	return ret;
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sets the judged metrics: every timed one (all), or the names given, sorted and unique. */
 static void judged_set(struct detect_ctx *c, const char *const *names, size_t n, int all)
 {
@@ -1136,7 +1135,7 @@ static void judged_set(struct detect_ctx *c, const char *const *names, size_t n,
 	for (size_t i = 0; !all && i < n; i++)
 		c->judged[i] = xstrdup(names[i]);
 	c->njudged = all ? 0 : n;
-	sort_array(c->judged, c->njudged, sizeof(*c->judged), str_cmp);
+	sort_array(c->judged, c->njudged, sizeof(*c->judged), cmp_strp);
 	for (size_t i = 0; i < c->njudged; i++) {
 		if (w && !strcmp(c->judged[w - 1], c->judged[i])) {
 			free(c->judged[i]);
@@ -1322,4 +1321,18 @@ done:
 	free(stored_judged);
 	free(full_flag);
 	return ret;
+}
+
+void detect_options_from_config(struct detect_options *opts, const struct config *cfg)
+{
+	opts->metrics_given = 1;
+	opts->metrics = (const char *const *)cfg->judged_metrics;
+	opts->nmetrics = cfg->n_judged_metrics;
+	/* the ladders of the quantile metrics `metrics` names (§8), from a file that exists */
+	opts->ladders = cfg->path ? cfg->ladders : NULL;
+	opts->ladders_file = cfg->path;
+	opts->transient_records =
+	    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
+	/* quiet.counter_floor (§9.6): always set, to its default when not given */
+	opts->counter_floor = cfg->counter_floor;
 }

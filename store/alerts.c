@@ -115,9 +115,10 @@ int store_alert_members(struct store *st, int64_t alert_id, store_alert_member_f
 	return ret;
 }
 
-/* The ids a bound statement gives in its first column (*ids the caller's). */
+/* The ids a bound statement gives in its first column (*ids the caller's); what is the message
+ * of a failure ("cannot read alerts"). */
 static int read_ids(int64_t **ids, size_t *nr, struct store *st, struct store_stmt *s,
-		    struct bl_error *err)
+		    const char *what, struct bl_error *err)
 {
 	int64_t *v = NULL;
 	size_t n = 0, alloc = 0;
@@ -129,7 +130,7 @@ static int read_ids(int64_t **ids, size_t *nr, struct store *st, struct store_st
 	store_reset(s);
 	if (rc != STORE_DONE) {
 		free(v);
-		return store_db_error(err, st, "cannot read alerts");
+		return store_db_error(err, st, what);
 	}
 	*ids = v;
 	*nr = n;
@@ -146,7 +147,7 @@ int store_alerts_counted_at(int64_t **ids, size_t *nr, struct store *st, int64_t
 		return BL_EDB;
 	store_bind_int64(s, 1, machine_id);
 	store_bind_text(s, 2, commit);
-	return read_ids(ids, nr, st, s, err);
+	return read_ids(ids, nr, st, s, "cannot read alerts", err);
 }
 
 int store_each_counted_alert(struct store *st, store_counted_alert_fn fn, void *data,
@@ -175,7 +176,7 @@ int store_alerts_stale(int64_t **ids, size_t *nr, struct store *st, int transien
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, transient_records);
-	return read_ids(ids, nr, st, s, err);
+	return read_ids(ids, nr, st, s, "cannot read alerts", err);
 }
 
 int store_alert_judged_at(int64_t *out, struct store *st, int64_t machine_id, const char *commit,
@@ -243,26 +244,12 @@ int store_alert_suspect_ids(int64_t **ids, size_t *nr, struct store *st, int64_t
 			    struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(st, SQL_ALERTS_SUSPECT_IDS, err);
-	int64_t *v = NULL;
-	size_t n = 0, alloc = 0;
-	int rc;
 	*ids = NULL;
 	*nr = 0;
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, alert_id);
-	while ((rc = store_step(s)) == STORE_ROW) {
-		ALLOC_GROW(v, n, alloc);
-		v[n++] = store_column_int64(s, 0, 0);
-	}
-	store_reset(s);
-	if (rc != STORE_DONE) {
-		free(v);
-		return store_db_error(err, st, "cannot read an alert's Suspects");
-	}
-	*ids = v;
-	*nr = n;
-	return 0;
+	return read_ids(ids, nr, st, s, "cannot read an alert's Suspects", err);
 }
 
 int store_alert_set_outcome(struct store *st, int64_t id, enum suspect_state state,

@@ -263,7 +263,7 @@ static int state_add(struct series_state *w, struct store *st, struct store_stmt
 	set_str(&w->unit, store_column_text(s, 2, ""));
 	w->s.kind = kind;
 	w->s.unit = w->unit.buf;
-	w->s.last_value = kind == METRIC_TIMED && !isnan(median) ? median : value;
+	w->s.last_value = metric_judged_value(kind, median, value);
 	store_column_sha(w->s.last_commit, s, 7);
 	w->s.last_seq = seq;
 	w->last_place = place;

@@ -185,45 +185,20 @@ static int unknown_name(struct bl_error *err, struct store *st, const char *what
 			    store_column_text(s, i, "NULL"), st->path);
 }
 
-int store_column_kind(enum metric_kind *out, struct store *st, struct store_stmt *s, int i,
-		      struct bl_error *err)
-{
-	if (metric_kind_parse(out, store_column_text(s, i, NULL)))
-		return unknown_name(err, st, "metric kind", s, i);
-	return 0;
-}
-
-int store_column_line_break(enum line_break *out, struct store *st, struct store_stmt *s, int i,
-			    struct bl_error *err)
-{
-	if (line_break_parse(out, store_column_text(s, i, NULL)))
-		return unknown_name(err, st, "line reason", s, i);
-	return 0;
-}
-
-int store_column_better(int *better_higher, struct store *st, struct store_stmt *s, int i,
-			struct bl_error *err)
-{
-	if (metric_better_parse(better_higher, store_column_text(s, i, NULL)))
-		return unknown_name(err, st, "better direction", s, i);
-	return 0;
-}
-
-int store_column_side(enum suspect_side *out, struct store *st, struct store_stmt *s, int i,
-		      struct bl_error *err)
-{
-	if (suspect_side_parse(out, store_column_text(s, i, NULL)))
-		return unknown_name(err, st, "Suspect side", s, i);
-	return 0;
-}
-
-int store_column_state(enum suspect_state *out, struct store *st, struct store_stmt *s, int i,
-		       struct bl_error *err)
-{
-	if (suspect_state_parse(out, store_column_text(s, i, NULL)))
-		return unknown_name(err, st, "Suspect state", s, i);
-	return 0;
-}
+/* A reader of a column holding one of an enum's names (common/names.c): parse turns it into
+ * the value, what names the kind of name in the error of a name it does not know. */
+#define STORE_COLUMN_NAME(fn, type, parse, what)                                                   \
+	int fn(type *out, struct store *st, struct store_stmt *s, int i, struct bl_error *err)     \
+	{                                                                                          \
+		if (parse(out, store_column_text(s, i, NULL)))                                     \
+			return unknown_name(err, st, what, s, i);                                  \
+		return 0;                                                                          \
+	}
+STORE_COLUMN_NAME(store_column_kind, enum metric_kind, metric_kind_parse, "metric kind")
+STORE_COLUMN_NAME(store_column_line_break, enum line_break, line_break_parse, "line reason")
+STORE_COLUMN_NAME(store_column_better, int, metric_better_parse, "better direction")
+STORE_COLUMN_NAME(store_column_side, enum suspect_side, suspect_side_parse, "Suspect side")
+STORE_COLUMN_NAME(store_column_state, enum suspect_state, suspect_state_parse, "Suspect state")
 
 int store_column_outcome(enum alert_outcome *out, struct store *st, struct store_stmt *s, int i,
 			 struct bl_error *err)

@@ -10,14 +10,20 @@
 #include "store/internal.h"
 #include "sql_embed.h"
 
-/* Binds a Series' names (machine, benchmark, config, metric) to parameters 1 to 4. */
-static void bind_series(struct store_stmt *s, const char *machine, const char *benchmark,
-			const char *config, const char *metric)
+/* Statement id with a Series' names (machine, benchmark, config, metric) bound to parameters
+ * 1 to 4; NULL (err set) when it cannot be prepared. */
+static struct store_stmt *series_stmt(struct store *st, enum sql_stmt id, const char *machine,
+				      const char *benchmark, const char *config, const char *metric,
+				      struct bl_error *err)
 {
+	struct store_stmt *s = store_stmt(st, id, err);
+	if (!s)
+		return NULL;
 	store_bind_text(s, 1, machine);
 	store_bind_text(s, 2, benchmark);
 	store_bind_text(s, 3, config);
 	store_bind_text(s, 4, metric);
+	return s;
 }
 
 /* A point's spread: its samples' range when it kept two or more, else median to p95. */
@@ -50,12 +56,12 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		     const char *config, const char *metric, store_web_point_fn fn, void *data,
 		     struct bl_error *err)
 {
-	struct store_stmt *s = store_stmt(st, SQL_WEB_POINTS, err);
+	struct store_stmt *s =
+	    series_stmt(st, SQL_WEB_POINTS, machine, benchmark, config, metric, err);
 	int rc, ret = 0;
 
 	if (!s)
 		return BL_EDB;
-	bind_series(s, machine, benchmark, config, metric);
 	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_web_point p;
 		double median = store_column_real(s, 9), value = store_column_real(s, 10);
@@ -71,7 +77,7 @@ int store_web_points(struct store *st, const char *machine, const char *benchmar
 		p.content_hash = store_column_text(s, 5, NULL);
 		p.baseline = store_column_int(s, 6);
 		p.tags = store_column_text(s, 7, "");
-		p.value = kind == METRIC_TIMED && !isnan(median) ? median : value;
+		p.value = metric_judged_value(kind, median, value);
 		p.pr = store_column_int64(s, 11, 0);
 		p.subject = store_column_text(s, 14, NULL);
 		p.date = store_column_double(s, 15);
@@ -99,12 +105,12 @@ int store_web_suspects(struct store *st, const char *machine, const char *benchm
 		       const char *config, const char *metric, store_web_suspect_fn fn, void *data,
 		       struct bl_error *err)
 {
-	struct store_stmt *s = store_stmt(st, SQL_WEB_SERIES_SUSPECTS, err);
+	struct store_stmt *s =
+	    series_stmt(st, SQL_WEB_SERIES_SUSPECTS, machine, benchmark, config, metric, err);
 	int rc, ret = 0;
 
 	if (!s)
 		return BL_EDB;
-	bind_series(s, machine, benchmark, config, metric);
 	while ((rc = store_step(s)) == STORE_ROW) {
 		struct store_web_suspect x;
 		x.id = store_column_int64(s, 0, 0);
@@ -128,7 +134,8 @@ int store_web_recent_values(double **out, size_t *n_out, struct store *st, const
 			    const char *benchmark, const char *config, const char *metric,
 			    size_t limit, struct bl_error *err)
 {
-	struct store_stmt *s = store_stmt(st, SQL_WEB_RECENT_VALUES, err);
+	struct store_stmt *s =
+	    series_stmt(st, SQL_WEB_RECENT_VALUES, machine, benchmark, config, metric, err);
 	double *v = NULL;
 	size_t n = 0, alloc = 0;
 	int rc, ret = 0;
@@ -137,7 +144,6 @@ int store_web_recent_values(double **out, size_t *n_out, struct store *st, const
 	*n_out = 0;
 	if (!s)
 		return BL_EDB;
-	bind_series(s, machine, benchmark, config, metric);
 	store_bind_int64(s, 5, limit);
 	while ((rc = store_step(s)) == STORE_ROW) {
 		ALLOC_GROW(v, n, alloc);

@@ -158,17 +158,8 @@ static void detect(struct web_background *bg, const struct config *cfg)
 		return;
 	}
 	memset(&opts, 0, sizeof(opts));
-	if (cfg) {
-		opts.metrics_given = 1;
-		opts.metrics = (const char *const *)cfg->judged_metrics;
-		opts.nmetrics = cfg->n_judged_metrics;
-		opts.ladders = cfg->path ? cfg->ladders : NULL;
-		opts.ladders_file = cfg->path;
-		opts.transient_records =
-		    cfg->transient_records > 0 ? cfg->transient_records : DETECT_TRANSIENT_RECORDS;
-		/* quiet.counter_floor (§9.6): always set, to its default when not given */
-		opts.counter_floor = cfg->counter_floor;
-	}
+	if (cfg)
+		detect_options_from_config(&opts, cfg);
 	ret = detect_run(&res, bg->st, &opts, &err);
 	store_detect_release(bg->st);
 	pthread_mutex_lock(&bg->lock);

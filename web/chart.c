@@ -422,7 +422,7 @@ static void add_ring(struct strbuf *sb, double x, double y, const struct web_poi
 	strbuf_addstr(&label, side);
 	if (isfinite(p->suspect_shift)) {
 		strbuf_addch(&label, ' ');
-		strbuf_add_change(&label, p->suspect_shift);
+		strbuf_add_change(&label, 1 + p->suspect_shift, "");
 	}
 	strbuf_addf(sb,
 		    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7.5\" fill=\"none\" stroke=\"%s\" "
@@ -440,7 +440,7 @@ static void add_ring(struct strbuf *sb, double x, double y, const struct web_poi
 		    "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
 		    side, x, y > PLOT_TOP + 24 ? y - 11 : y + 20, color);
 	if (isfinite(p->suspect_shift))
-		strbuf_add_change(sb, p->suspect_shift);
+		strbuf_add_change(sb, 1 + p->suspect_shift, "");
 	else
 		web_html_escape(sb, side);
 	strbuf_addstr(sb, "</text>\n");
@@ -454,7 +454,7 @@ static void add_mark(struct strbuf *sb, const struct web_chart_frame *f, const s
 	double x = px_x(f, m->x), top = PLOT_TOP, bottom = PLOT_BOTTOM;
 	int right = x > CHART_W * 0.75;
 	struct strbuf delta = STRBUF_INIT, title = STRBUF_INIT;
-	strbuf_add_change(&delta, m->ratio - 1);
+	strbuf_add_change(&delta, m->ratio, "");
 	strbuf_addf(sb,
 		    "<g class=\"regression\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		    "y2=\"%.1f\" stroke=\"#cc0000\" stroke-width=\"1\" stroke-dasharray=\"3,3\" "

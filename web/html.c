@@ -239,23 +239,12 @@ void web_add_pr(struct strbuf *sb, const char *repo_url, int64_t pr)
 
 void web_add_delta(struct strbuf *sb, double ratio)
 {
-	if (isfinite(ratio))
-		strbuf_add_change(sb, ratio - 1);
-	else
-		strbuf_addstr(sb, "–");
+	strbuf_add_change(sb, ratio, "–");
 }
 
 void web_add_delta_interval(struct strbuf *sb, double lo, double hi)
 {
-	if (!isfinite(lo) || !isfinite(hi)) {
-		strbuf_addstr(sb, "–");
-		return;
-	}
-	strbuf_addch(sb, '[');
-	web_add_delta(sb, lo);
-	strbuf_addstr(sb, ", ");
-	web_add_delta(sb, hi);
-	strbuf_addch(sb, ']');
+	strbuf_add_change_interval(sb, lo, hi, "–");
 }
 
 void web_add_commit_cell(struct strbuf *sb, const char *repo_url, const char *commit)

@@ -114,7 +114,7 @@ static int series_row_one(const struct store_suspect *s, void *data)
 	web_add_commit(sb, sr->repo_url, s->commit, NULL);
 	strbuf_addf(sb, "</td><td class=\"num %s\">", suspect_side_name(s->side));
 	if (isfinite(s->shift))
-		strbuf_add_change(sb, s->shift);
+		strbuf_add_change(sb, 1 + s->shift, "");
 	else
 		strbuf_addstr(sb, "–");
 	strbuf_addstr(sb, "</td><td><a href=\"");

@@ -156,7 +156,7 @@ static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_
 	if (isnan(change))
 		strbuf_addstr(sb, "–");
 	else
-		strbuf_add_change(sb, change);
+		strbuf_add_change(sb, 1 + change, "");
 	strbuf_addstr(sb, "</td>");
 }
 

@@ -170,9 +170,9 @@ static void add_profile(struct strbuf *sb, const char *text)
 			strbuf_addstr(sb, "</td><td class=\"mono\">");
 			web_html_escape(sb, f->file);
 			strbuf_addstr(sb, "</td><td class=\"num\">");
-			strbuf_add_change(sb, f->self_share);
+			strbuf_add_change(sb, 1 + f->self_share, "");
 			strbuf_addstr(sb, "</td><td class=\"num\">");
-			strbuf_add_change(sb, f->inclusive_share);
+			strbuf_add_change(sb, 1 + f->inclusive_share, "");
 			strbuf_addstr(sb, "</td></tr>\n");
 		}
 		strbuf_addstr(sb, "</tbody></table>\n");

@@ -89,7 +89,7 @@ static void add_suspect_text(struct strbuf *sb, enum suspect_side side, double s
 	strbuf_addstr(sb, suspect_side_name(side));
 	if (isfinite(shift)) {
 		strbuf_addch(sb, ' ');
-		strbuf_add_change(sb, shift);
+		strbuf_add_change(sb, 1 + shift, "");
 	}
 }
 

@@ -222,7 +222,7 @@ static void add_row(struct strbuf *sb, const struct suspects_page *sp, const str
 	web_html_escape(sb, r->metric);
 	strbuf_addf(sb, "</a></td><td class=\"%s\">%s</td><td class=\"num\">", side, side);
 	if (isfinite(r->shift))
-		strbuf_add_change(sb, r->shift);
+		strbuf_add_change(sb, 1 + r->shift, "");
 	else
 		strbuf_addstr(sb, "–");
 	/* the center and its tolerance in one scale, the center's */

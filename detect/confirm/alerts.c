@@ -205,9 +205,9 @@ static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 		breq.counters_only = req->counters_only;
 		breq.progress = req->progress;
 		breq.progress_data = req->progress_data;
-		confirm_note(req->note, req->note_data,
-			     "alert %lld: bisecting %s between %.12s and %.12s", (long long)a->id,
-			     s->key.buf, a->reference, a->commit);
+		bl_note(req->note, req->note_data,
+			"alert %lld: bisecting %s between %.12s and %.12s", (long long)a->id,
+			s->key.buf, a->reference, a->commit);
 		memset(&rep, 0, sizeof(rep));
 		if (confirm_bisect(&rep, &breq, err)) {
 			confirm_bisect_report_release(&rep);
@@ -218,8 +218,8 @@ static int bisect_series(json_t *regs, size_t *undecided, struct strbuf *why,
 							      s->benchmark, "config", s->config,
 							      "metric", s->metric, "bisect",
 							      confirm_bisect_json(&rep)));
-			confirm_note(req->note, req->note_data, "alert %lld: %s pinned at %.12s",
-				     (long long)a->id, s->key.buf, rep.pinned.sha);
+			bl_note(req->note, req->note_data, "alert %lld: %s pinned at %.12s",
+				(long long)a->id, s->key.buf, rep.pinned.sha);
 		} else {
 			(*undecided)++;
 			if (why->len)
@@ -245,21 +245,21 @@ static void rebench_note(const struct picked *a, const struct confirm_rebench_re
 {
 	size_t others = 0;
 	if (rb->identical) {
-		confirm_note(req->note, req->note_data,
-			     "alert %lld: re-bench same: the artifacts are byte-identical, nothing "
-			     "measured",
-			     (long long)a->id);
+		bl_note(req->note, req->note_data,
+			"alert %lld: re-bench same: the artifacts are byte-identical, nothing "
+			"measured",
+			(long long)a->id);
 		return;
 	}
 	for (size_t i = 0; i < rb->result.n; i++)
 		others += !rb->result.metrics[i].asked;
-	confirm_note(req->note, req->note_data,
-		     "alert %lld: re-bench %s after %zu pairs (%zu measurement%s): of its %zu "
-		     "Series %zu slower, %zu undecided; %zu other metric%s measured, not waited "
-		     "for",
-		     (long long)a->id, gate_verdict_name(rb->result.verdict), rb->result.pairs,
-		     rb->result.measurements, rb->result.measurements == 1 ? "" : "s", nasked,
-		     slower, unsettled, others, others == 1 ? "" : "s");
+	bl_note(req->note, req->note_data,
+		"alert %lld: re-bench %s after %zu pairs (%zu measurement%s): of its %zu "
+		"Series %zu slower, %zu undecided; %zu other metric%s measured, not waited "
+		"for",
+		(long long)a->id, gate_verdict_name(rb->result.verdict), rb->result.pairs,
+		rb->result.measurements, rb->result.measurements == 1 ? "" : "s", nasked, slower,
+		unsettled, others, others == 1 ? "" : "s");
 }
 
 /* Takes one alert up: re-bench, and bisection when it holds; what it finds goes to sk. Only
@@ -328,9 +328,9 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 	rreq.nasked = nasked;
 	rreq.progress = req->progress;
 	rreq.progress_data = req->progress_data;
-	confirm_note(req->note, req->note_data,
-		     "alert %lld: re-benching %.12s against its reference %.12s", (long long)a->id,
-		     a->commit, a->reference);
+	bl_note(req->note, req->note_data,
+		"alert %lld: re-benching %.12s against its reference %.12s", (long long)a->id,
+		a->commit, a->reference);
 	ret = confirm_rebench_revs(&rb, &rreq, err);
 	if (ret == BL_EBUILD) {
 		char *msg = xstrdup(err->msg.buf);
@@ -381,8 +381,8 @@ static int confirm_one(struct confirm_alert_result *res, const struct sink *sk,
 			rebench, why.len ? why.buf : NULL, json_incref(regs)),
 	    err);
 	for (size_t i = 0; !ret && i < res->nregressions; i++)
-		confirm_note(req->note, req->note_data, "alert %lld: Regression %lld stored",
-			     (long long)a->id, (long long)res->regressions[i]);
+		bl_note(req->note, req->note_data, "alert %lld: Regression %lld stored",
+			(long long)a->id, (long long)res->regressions[i]);
 done:
 	free(asked);
 	json_decref(rebench);
@@ -434,12 +434,11 @@ static int take_up(struct confirm_alert_result **out, size_t *nr, struct pick_ct
 
 	config_init(&own);
 	if (p->skipped)
-		confirm_note(req->note, req->note_data,
-			     "%zu pending slower alert%s left for later (fewer records after %s "
-			     "than quiet.transient_records): --pending or %s id takes %s up",
-			     p->skipped, p->skipped == 1 ? "" : "s",
-			     p->skipped == 1 ? "it" : "them", p->skipped == 1 ? "its" : "their",
-			     p->skipped == 1 ? "it" : "them");
+		bl_note(req->note, req->note_data,
+			"%zu pending slower alert%s left for later (fewer records after %s "
+			"than quiet.transient_records): --pending or %s id takes %s up",
+			p->skipped, p->skipped == 1 ? "" : "s", p->skipped == 1 ? "it" : "them",
+			p->skipped == 1 ? "its" : "their", p->skipped == 1 ? "it" : "them");
 	if (p->all && p->n > 1)
 		qsort(p->v, p->n, sizeof(*p->v), by_id);
 	if (p->n && !req->cfg &&
@@ -704,17 +703,4 @@ done:
 	strbuf_release(&path);
 	picked_release(&p);
 	return ret;
-}
-
-void confirm_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	if (!fn)
-		return;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	fn(sb.buf, data);
-	strbuf_release(&sb);
 }

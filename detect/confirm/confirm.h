@@ -442,7 +442,7 @@ int confirm_triage_mark_filed(struct store *st, const int64_t *ids, const char *
 
 /* A line about a step ("alert 3: re-benching ...") handed to the caller's note callback (fn
  * NULL: nothing), for the use cases below, which never print (in alerts.c). */
-void confirm_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+void bl_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* --- `benchline confirm` (alerts.c): alerts re-benched, bisected, turned into Regressions --- */

@@ -223,8 +223,6 @@ static void live_verdict(struct gate_report *out, const struct confirm_rebench_r
 
 /* --- §9.7: the first FAIL rows' benchmarks profiled --- */
 
-static void row_release(struct gate_row *r);
-
 /* What the profile step needs to tell a FAIL row from the re-bench's keys. */
 struct live_profiling {
 	const struct gate_report *report;
@@ -239,7 +237,7 @@ static int fails(const struct confirm_rebench_report *rb, size_t i, void *data)
 	int failed;
 	live_row(&row, lp->report, lp->report->live.machine, &rb->keys[i], rb, lp->opts);
 	failed = row.status == GATE_FAIL;
-	row_release(&row);
+	gate_row_release(&row);
 	return failed;
 }
 
@@ -538,19 +536,6 @@ static void settle_row(struct gate_row *row, struct gate_row *live, const char *
 	settled_note(row, machine, live->note);
 }
 
-static void row_release(struct gate_row *r)
-{
-	free(r->machine);
-	free(r->benchmark);
-	free(r->config);
-	free(r->metric);
-	free(r->unit);
-	free(r->head.content_hash);
-	free(r->ref.content_hash);
-	free(r->accepted_justification);
-	free(r->note);
-}
-
 static void append_note(struct gate_row *row, const char *text)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -600,7 +585,7 @@ static void settle_from(struct gate_report *r, struct gate_row *row,
 				    live.note ? live.note : "not measured on both sides");
 			append_note(row, why.buf);
 		}
-		row_release(&live);
+		gate_row_release(&live);
 		strbuf_release(&why);
 		return;
 	}

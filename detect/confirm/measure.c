@@ -143,7 +143,7 @@ static int sample(struct confirm_value **values, size_t *n, enum confirm_side si
 				continue;
 			for (size_t m = 0; m < rec->nmetrics; m++) {
 				const struct ingest_metric *im = &rec->metrics[m];
-				double v = im->kind == METRIC_TIMED ? im->median : im->value;
+				double v = metric_judged_value(im->kind, im->median, im->value);
 				if (isnan(v) || (s->metric && strcmp(s->metric, im->name)))
 					continue;
 				confirm_metric_key(&key, rec->benchmark, rec->config, im->name);

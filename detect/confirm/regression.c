@@ -101,18 +101,6 @@ int confirm_bisect_store(int64_t *id_out, int *added, struct strbuf *series_out,
 	return 0;
 }
 
-static json_t *time_or_null(double t)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_t *j;
-	if (isnan(t))
-		return json_null();
-	format_rfc3339_utc(&sb, (int64_t)t);
-	j = json_string(sb.buf);
-	strbuf_release(&sb);
-	return j;
-}
-
 json_t *confirm_regression_json(const struct store_regression *r)
 {
 	json_t *o = json_object(), *probes, *profile;
@@ -133,7 +121,7 @@ json_t *confirm_regression_json(const struct store_regression *r)
 							       : json_null());
 	json_object_set_new(o, "reference_commit", json_string(r->reference_commit));
 	json_object_set_new(o, "filed_url", json_string_or_null(r->filed_url));
-	json_object_set_new(o, "created_at", time_or_null(r->created_at));
+	json_object_set_new(o, "created_at", json_time_or_null(r->created_at));
 	/* The probe log as bisect printed it; a text that is not a JSON array (edited by hand)
 	 * is null rather than a made-up log. */
 	probes = json_loads(r->probes ? r->probes : "[]", JSON_DECODE_ANY, NULL);

@@ -122,27 +122,6 @@ static void add_md_commit(struct strbuf *sb, const char *sha, size_t max)
 	strbuf_addch(sb, '`');
 }
 
-static void add_delta(struct strbuf *sb, double ratio)
-{
-	if (isfinite(ratio))
-		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
-	else
-		strbuf_addch(sb, '?');
-}
-
-static void add_delta_interval(struct strbuf *sb, double lo, double hi)
-{
-	if (!isfinite(lo) || !isfinite(hi)) {
-		strbuf_addstr(sb, "none");
-		return;
-	}
-	strbuf_addch(sb, '[');
-	add_delta(sb, lo);
-	strbuf_addstr(sb, ", ");
-	add_delta(sb, hi);
-	strbuf_addch(sb, ']');
-}
-
 /* "benchmark [config] metric", as the Series is named in a title or a cell. */
 static void add_series_name(struct strbuf *sb, const struct confirm_triage_regression *r, int md)
 {
@@ -164,7 +143,7 @@ static void write_title(struct confirm_triage_issue *is)
 	strbuf_reset(t);
 	add_series_name(t, top, 0);
 	strbuf_addch(t, ' ');
-	add_delta(t, top->ratio);
+	strbuf_add_change(t, top->ratio, "?");
 	strbuf_addstr(t, " on ");
 	add_plain(t, is->machine);
 	strbuf_addf(t, " at %.12s", top->commit);
@@ -275,9 +254,9 @@ static void write_body(struct confirm_triage_issue *is, const char *base_url, si
 		strbuf_addstr(b, "| ");
 		add_series_name(b, r, 1);
 		strbuf_addstr(b, " | ");
-		add_delta(b, r->ratio);
+		strbuf_add_change(b, r->ratio, "?");
 		strbuf_addstr(b, " | ");
-		add_delta_interval(b, r->lo, r->hi);
+		strbuf_add_change_interval(b, r->lo, r->hi, "none");
 		strbuf_addstr(b, " | ");
 		add_md_commit(b, r->commit, 12);
 		strbuf_addstr(b, " | ");

@@ -431,12 +431,10 @@ done:
 	return ret;
 }
 
-/* The value a metric is judged by: the median of a timed one, else its value. */
+/* A stored metric's judged value (metric_judged_value). */
 static double metric_value(const struct store_record_metric *m)
 {
-	if (m->kind == METRIC_TIMED)
-		return !isnan(m->median) ? m->median : m->value;
-	return m->value;
+	return metric_judged_value(m->kind, m->median, m->value);
 }
 
 static int matches(const char *glob, const char *benchmark, const char *metric)
@@ -1190,20 +1188,23 @@ void gate_across_the_board(struct gate_comparison *c, double limit, int live)
 	free(ratios);
 }
 
+void gate_row_release(struct gate_row *r)
+{
+	free(r->machine);
+	free(r->benchmark);
+	free(r->config);
+	free(r->metric);
+	free(r->unit);
+	free(r->head.content_hash);
+	free(r->ref.content_hash);
+	free(r->accepted_justification);
+	free(r->note);
+}
+
 static void comparison_release(struct gate_comparison *c)
 {
-	for (size_t i = 0; i < c->nrows; i++) {
-		struct gate_row *r = &c->rows[i];
-		free(r->machine);
-		free(r->benchmark);
-		free(r->config);
-		free(r->metric);
-		free(r->unit);
-		free(r->head.content_hash);
-		free(r->ref.content_hash);
-		free(r->accepted_justification);
-		free(r->note);
-	}
+	for (size_t i = 0; i < c->nrows; i++)
+		gate_row_release(&c->rows[i]);
 	free(c->rows);
 	for (size_t i = 0; i < c->nboards; i++) {
 		free(c->boards[i].metric);

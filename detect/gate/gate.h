@@ -351,6 +351,8 @@ void gate_across_the_board(struct gate_comparison *c, double limit, int live);
 int gate_run(struct gate_report *out, struct store *st, const struct gate_options *opts,
 	     struct bl_error *err);
 void gate_report_release(struct gate_report *r);
+/* Frees what a row owns (its names, content hashes, justification and note); r itself stays. */
+void gate_row_release(struct gate_row *r);
 
 /* The report as `gate --json` writes it (docs/gate-json.md). */
 struct json_t *gate_json(const struct gate_report *r);

@@ -415,15 +415,6 @@ static int widened(const struct gate_row *r)
 	       r->effective_limit > r->limit * (1 + 1e-12);
 }
 
-/* A ratio as the change it is, in the one precision of every change (strbuf_add_change). */
-static void add_pct(struct strbuf *sb, double ratio)
-{
-	if (isfinite(ratio))
-		strbuf_add_change(sb, ratio - 1);
-	else
-		strbuf_addstr(sb, "-");
-}
-
 /* Markdown table cells must not break the table. */
 static void md_cell(struct strbuf *sb, const char *s)
 {
@@ -506,22 +497,17 @@ static void md_row(struct strbuf *out, const struct gate_row *r, const char *bas
 	gate_add_values(&values, r);
 	md_cell(out, values.buf);
 	strbuf_addstr(out, " | ");
-	add_pct(out, r->ratio);
+	strbuf_add_change(out, r->ratio, "-");
 	strbuf_addstr(out, " | ");
-	if (isfinite(r->lo)) {
-		strbuf_addch(out, '[');
-		add_pct(out, r->lo);
-		strbuf_addstr(out, ", ");
-		add_pct(out, r->hi);
-		strbuf_addch(out, ']');
-	}
+	if (isfinite(r->lo))
+		strbuf_add_change_interval(out, r->lo, r->hi, "-");
 	strbuf_addstr(out, " | ");
 	if (r->method == GATE_METHOD_LADDER) {
 		strbuf_reset(&values);
 		strbuf_add_value(&values, r->effective_limit, r->unit);
 		md_cell(out, values.buf);
 	} else if (isfinite(r->effective_limit)) {
-		add_pct(out, r->effective_limit);
+		strbuf_add_change(out, r->effective_limit, "-");
 		if (widened(r))
 			strbuf_addstr(out, " †");
 	}
@@ -599,7 +585,7 @@ static void md_look(struct strbuf *out, const struct gate_comparison *c,
 	}
 	if (wide) {
 		strbuf_addstr(out, "\n† Wider than the ");
-		add_pct(out, r->limit);
+		strbuf_add_change(out, r->limit, "-");
 		strbuf_addf(
 		    out,
 		    " limit because of the Series' own noise: two stored runs, measured on "

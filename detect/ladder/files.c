@@ -15,11 +15,6 @@
 
 /* --- JSON out ------------------------------------------------------------------------------ */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void indent(struct strbuf *sb, int depth)
 {
 	for (int i = 0; i < depth * 2; i++)
@@ -43,7 +38,7 @@ static void dump_value(struct strbuf *sb, const json_t *v, int depth)
 		{
 			keys[i++] = key;
 		}
-		qsort(keys, n, sizeof(*keys), cmp_str);
+		qsort(keys, n, sizeof(*keys), cmp_strp);
 		strbuf_addstr(sb, "{\n");
 		for (i = 0; i < n; i++) {
 			indent(sb, depth + 1);
@@ -73,23 +68,8 @@ static void dump_value(struct strbuf *sb, const json_t *v, int depth)
 		strbuf_addch(sb, ']');
 		break;
 	}
-	case JSON_STRING:
-		strbuf_add_json_string(sb, json_string_value(v));
-		break;
-	case JSON_INTEGER:
-		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		break;
-	case JSON_REAL:
-		strbuf_add_double(sb, json_real_value(v), DOUBLE_POINT_ZERO);
-		break;
-	case JSON_TRUE:
-		strbuf_addstr(sb, "true");
-		break;
-	case JSON_FALSE:
-		strbuf_addstr(sb, "false");
-		break;
-	case JSON_NULL:
-		strbuf_addstr(sb, "null");
+	default:
+		strbuf_add_json_scalar(sb, v, DOUBLE_POINT_ZERO);
 		break;
 	}
 }
@@ -662,7 +642,7 @@ int ladder_declared_parse(struct ladder_declared *d, const char *file, const cha
 		}
 		d->keys[d->n++] = xstrdup(json_string_value(v));
 	}
-	qsort(d->keys, d->n, sizeof(*d->keys), cmp_str);
+	qsort(d->keys, d->n, sizeof(*d->keys), cmp_strp);
 	for (i = 1; i < d->n; i++)
 		if (!strcmp(d->keys[i], d->keys[i - 1])) {
 			ret = bl_error_set(err, BL_EINVALID, "%s: %s: declared twice", file,
@@ -690,7 +670,7 @@ int ladder_declared_read(struct ladder_declared *d, const char *path, struct bl_
 
 static int declared_has(const struct ladder_declared *d, const char *key)
 {
-	return d->n && bsearch(&key, d->keys, d->n, sizeof(*d->keys), cmp_str) != NULL;
+	return d->n && bsearch(&key, d->keys, d->n, sizeof(*d->keys), cmp_strp) != NULL;
 }
 
 /* derive and floors need values: a placeholder has none to work from. */

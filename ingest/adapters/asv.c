@@ -405,11 +405,6 @@ static int read_json_file(json_t **out, struct strbuf *text, const char *path, s
 	return adapters_load_json(out, path, text->buf, text->len, err);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The names in dir (not . and ..) whose entries are regular files (want_dir 0) or
  * directories (1), sorted; symbolic links are never followed. */
 static int list_dir(char ***out, size_t *nr, const char *dir, int want_dir, struct bl_error *err)
@@ -440,7 +435,7 @@ static int list_dir(char ***out, size_t *nr, const char *dir, int want_dir, stru
 	closedir(d);
 	strbuf_release(&path);
 	if (*nr)
-		qsort(*out, *nr, sizeof(**out), cmp_str);
+		qsort(*out, *nr, sizeof(**out), cmp_strp);
 	return 0;
 }
 
@@ -981,7 +976,7 @@ int adapters_history_asv_html(struct ingest_history *h, struct bl_error *err)
 	if ((ret = collect_graphs(&s, path.buf, "", 0, err)))
 		goto done;
 	if (s.ngraphs)
-		qsort(s.graphs, s.ngraphs, sizeof(*s.graphs), cmp_str);
+		qsort(s.graphs, s.ngraphs, sizeof(*s.graphs), cmp_strp);
 	for (size_t i = 0; i < s.ngraphs; i++) {
 		if ((ret = site_graph(&s, h->path, s.graphs[i], err)))
 			break;

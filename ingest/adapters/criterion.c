@@ -319,11 +319,6 @@ done:
 	return ret;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Reads root/rel/new/file into sb; with optional, a missing file leaves sb empty. */
 static int read_new_file(struct strbuf *path, struct strbuf *sb, const char *root, const char *rel,
 			 const char *file, int optional, struct bl_error *err)
@@ -359,7 +354,7 @@ int adapters_criterion(struct ingest_batch *out, const struct adapters_input *a)
 				 "%s: no criterion benchmarks (no */new/estimates.json)", a->name);
 		goto done;
 	}
-	qsort(w.found, w.nr, sizeof(*w.found), cmp_str);
+	qsort(w.found, w.nr, sizeof(*w.found), cmp_strp);
 	for (size_t i = 0; i < w.nr; i++) {
 		struct adapters_criterion_texts t;
 		struct stat st;

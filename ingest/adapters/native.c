@@ -196,22 +196,10 @@ static void describe(struct strbuf *sb, const json_t *v)
 		free(head);
 		break;
 	}
-	case JSON_INTEGER:
-		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		break;
-	case JSON_REAL:
-		/* The shortest text that reads back as the value, as %g lays it out, with ".0" on
-		 * whole numbers. */
-		strbuf_add_double(sb, json_real_value(v), DOUBLE_LAYOUT_G | DOUBLE_POINT_ZERO);
-		break;
-	case JSON_TRUE:
-		strbuf_addstr(sb, "true");
-		break;
-	case JSON_FALSE:
-		strbuf_addstr(sb, "false");
-		break;
-	case JSON_NULL:
-		strbuf_addstr(sb, "null");
+	default:
+		/* a number as the shortest text that reads back as the value, as %g lays it out,
+		 * with ".0" on whole numbers */
+		strbuf_add_json_scalar(sb, v, DOUBLE_LAYOUT_G | DOUBLE_POINT_ZERO);
 		break;
 	case JSON_OBJECT:
 		strbuf_addstr(sb, "{...}");

@@ -30,11 +30,6 @@ static void path_list_release(struct path_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* root with glob's metacharacters escaped, then "/" and the pattern. */
 static void add_pattern(struct strbuf *sb, const char *root, const char *glob)
 {
@@ -85,7 +80,7 @@ static int collect(struct path_list *out, const char *root, char *const *globs, 
 		out->items[out->nr] = NULL;
 	}
 	if (out->nr > 1)
-		qsort(out->items, out->nr, sizeof(*out->items), str_cmp);
+		qsort(out->items, out->nr, sizeof(*out->items), cmp_strp);
 	/* Two globs may match one file. */
 	for (size_t i = 0; i < out->nr; i++) {
 		if (n && !strcmp(out->items[n - 1], out->items[i])) {

@@ -247,7 +247,7 @@ void bench_sweep_result_release(struct bench_sweep_result *r);
 
 /* A line about a step ("the machine is busy ...") handed to the caller's note callback (fn
  * NULL: nothing), for the use cases here, which never print. */
-void bench_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
+void bl_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* --- Deterministic counters (§9.6, counters.c) --- */

@@ -26,19 +26,6 @@ void bench_records_release(struct bench_records *r)
 	bench_records_init(r);
 }
 
-void bench_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	if (!fn)
-		return;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	fn(sb.buf, data);
-	strbuf_release(&sb);
-}
-
 /* The preflight before the command: retried while the machine is busy, up to wait_quiet_s. */
 static int check_quiet(struct preflight *pf, const struct bench_records_request *req,
 		       struct bl_error *err)
@@ -51,8 +38,8 @@ static int check_quiet(struct preflight *pf, const struct bench_records_request 
 		if ((ret = preflight_check(pf, &req->in->cfg, err)) || pf->quiet ||
 		    time(NULL) >= until)
 			return ret;
-		bench_note(req->note, req->data, "the machine is busy (%s): waiting to measure",
-			   pf->nfailures ? pf->failures[0] : "preflight");
+		bl_note(req->note, req->data, "the machine is busy (%s): waiting to measure",
+			pf->nfailures ? pf->failures[0] : "preflight");
 		sleep(1);
 	}
 }

@@ -232,8 +232,8 @@ static int count_commit(struct commit_records *recs, struct bench_sweep_step *st
 	strbuf_addf(&dir, "%s/.benchline/profiles/%s/%s", in->settings_dir, c->source_hash,
 		    env->machine.buf);
 	if (bench_count(&counts, &in->cfg, wt, names, n, dir.buf, &count_err)) {
-		bench_note(req->note, req->data, "%.12s: nothing counted: %s", c->sha,
-			   count_err.msg.buf);
+		bl_note(req->note, req->data, "%.12s: nothing counted: %s", c->sha,
+			count_err.msg.buf);
 		goto done;
 	}
 	strbuf_addf(&name, "bench.counters at %.12s", c->sha);
@@ -366,8 +366,8 @@ int bench_sweep(struct bench_sweep_result *out, struct store *st,
 		struct repo_sync_result sync;
 		if ((ret = repo_sync(&sync, st, root.buf, &in.cfg, err)))
 			goto done;
-		bench_note(req->note, req->data, "synced main (%s): %zu new commit%s, %zu in all",
-			   sync.branch, sync.walked, sync.walked == 1 ? "" : "s", sync.total);
+		bl_note(req->note, req->data, "synced main (%s): %zu new commit%s, %zu in all",
+			sync.branch, sync.walked, sync.walked == 1 ? "" : "s", sync.total);
 	}
 	if ((ret = repo_open(&r, root.buf, &in.cfg, err)) ||
 	    (ret = repo_resolve(tip, tip_source, &branch, r, NULL, err)) ||

@@ -771,11 +771,6 @@ done:
 
 /* --- battery, governor, turbo, swap */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted names of root/dir's entries that pass keep (NULL: all but dot files). */
 static void list_dir(char ***out, size_t *nr, const char *root, const char *dir,
 		     int (*keep)(const char *))
@@ -800,7 +795,7 @@ static void list_dir(char ***out, size_t *nr, const char *root, const char *dir,
 	}
 	closedir(d);
 	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
+		qsort(names, n, sizeof(*names), cmp_strp);
 	*out = names;
 	*nr = n;
 }

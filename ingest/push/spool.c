@@ -147,11 +147,6 @@ done:
 	return ret;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int push_spool_list(char ***names, size_t *n, struct push_spool *sp, struct bl_error *err)
 {
 	DIR *d = opendir(sp->dir);
@@ -174,7 +169,7 @@ int push_spool_list(char ***names, size_t *n, struct push_spool *sp, struct bl_e
 	}
 	closedir(d);
 	if (*n > 1)
-		qsort(*names, *n, sizeof(**names), cmp_names);
+		qsort(*names, *n, sizeof(**names), cmp_strp);
 	return 0;
 }
 

@@ -404,11 +404,6 @@ static void walked_release(struct walked_commit *list, size_t n)
 	free(list);
 }
 
-static int str_ptr_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The measured list as stored in meta (so a changed list recomputes every source hash). */
 static char *measured_key(const struct config *cfg)
 {
@@ -419,7 +414,7 @@ static char *measured_key(const struct config *cfg)
 		return xstrdup("null");
 	sorted = xcalloc(cfg->n_measured + 1, sizeof(*sorted));
 	memcpy(sorted, cfg->measured_paths, cfg->n_measured * sizeof(*sorted));
-	qsort(sorted, cfg->n_measured, sizeof(*sorted), str_ptr_cmp);
+	qsort(sorted, cfg->n_measured, sizeof(*sorted), cmp_strp);
 	arr = json_array();
 	for (size_t i = 0; i < cfg->n_measured; i++)
 		json_array_append_new(arr, json_string(sorted[i]));

@@ -10,7 +10,8 @@
 bl help | sed -n 's/^    \([a-z-]*\) .*/\1/p' >commands
 
 # table_options NAME: the long options of cli/cmd_NAME.c's table, one a line, with those of the
-# CLI_INTAKE_OPTIONS and CLI_PUSH_OPTIONS macros of cli/cli.h when the table uses them.
+# CLI_INTAKE_OPTIONS and CLI_PUSH_OPTIONS macros of cli/cli.h when the table uses them (a
+# command run by cli_intake_command has CLI_INTAKE_OPTIONS as its table).
 table_options() {
 	perl -e '
 		my ($root, $name) = @ARGV;
@@ -19,6 +20,7 @@ table_options() {
 		my $src = slurp("$root/cli/$file");
 		my $hdr = slurp("$root/cli/cli.h");
 		s/\\\n//g for $src, $hdr;
+		$src .= " CLI_INTAKE_OPTIONS(in)" if $src =~ /cli_intake_command\(/;
 		my %macro;
 		while ($hdr =~ /#define (CLI_\w+_OPTIONS)\(\w+\)(.*?)\n\n/sg) { $macro{$1} = $2 }
 		my @seen;

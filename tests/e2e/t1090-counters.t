@@ -164,11 +164,12 @@ test_expect 'a full live gate times the benchmarks beside the counts, and the co
 '
 
 test_expect 'bisect --counters-only pins the slower commit by its count, and profiles it' '
-	(cd repo && bl --db ../bisect.db bisect --good main --bad slower --benchmark checksum \
+	bl --db "$TMP/bisect.db" init >/dev/null &&
+	(cd repo && bl --db "$TMP/bisect.db" bisect --good main --bad slower --benchmark checksum \
 		--counters-only --json >../bisect.json 2>../bisect.err) &&
 	json_get bisect.json "join q( ), \$j->{outcome}, \$j->{probes}[0]{metric}, \$j->{profile}{functions}[0]{function}" >actual &&
 	echo "pinned checksum instructions checksum" >expect && test_cmp expect actual &&
-	bl --db bisect.db regressions --json >regs.json &&
+	bl --db "$TMP/bisect.db" regressions --json >regs.json &&
 	json_get regs.json "my \$r = \$j->[0]; join q( ), \$r->{machine} =~ /^callgrind-/ ? q(counter-key) : \$r->{machine}, \$r->{metric}, \$r->{profile}{functions}[0]{function}" >actual &&
 	echo "counter-key instructions checksum" >expect && test_cmp expect actual
 '

@@ -881,22 +881,22 @@ static void values_and_changes_as_people_read_them(void **state)
 	strbuf_add_value(&sb, 12316, "allocs");
 	assert_string_equal(sb.buf, "983 MB/s | 66.7 µs | 12316 allocs");
 	strbuf_reset(&sb);
-	strbuf_add_change(&sb, 0.123);
+	strbuf_add_change(&sb, 1.123, "?");
 	strbuf_addch(&sb, ' ');
-	strbuf_add_change(&sb, 1.738 - 1);
+	strbuf_add_change(&sb, 1.738, "?");
 	strbuf_addch(&sb, ' ');
-	strbuf_add_change(&sb, 1.03 - 1);
+	strbuf_add_change(&sb, 1.03, "?");
 	strbuf_addch(&sb, ' ');
-	strbuf_add_change(&sb, -0.04);
+	strbuf_add_change(&sb, 0.96, "?");
 	strbuf_addch(&sb, ' ');
-	strbuf_add_change(&sb, -0.0004);
+	strbuf_add_change(&sb, 0.9996, "?");
 	strbuf_addch(&sb, ' ');
-	strbuf_add_change(&sb, 0);
+	strbuf_add_change(&sb, 1, "?");
 	strbuf_addch(&sb, '|');
-	strbuf_add_change(&sb, NAN);
-	strbuf_add_change(&sb, INFINITY);
+	strbuf_add_change(&sb, NAN, "");
+	strbuf_add_change(&sb, INFINITY, "?");
 	strbuf_addch(&sb, '|');
-	assert_string_equal(sb.buf, "+12.3% +73.8% +3.0% -4.0% 0.0% 0.0%||");
+	assert_string_equal(sb.buf, "+12.3% +73.8% +3.0% -4.0% 0.0% 0.0%|?|");
 	strbuf_release(&sb);
 }
 
