@@ -109,7 +109,7 @@ static int produce_history(void *data, ingest_record_fn *fn, void *fn_data, stru
 		return ret;
 	for (size_t i = 0; i < INGEST_NSKIPS; i++)
 		im->out->skipped[i] = im->history.skipped[i];
-	/* every record is staged: the transaction comes next */
+	/* every record is staged: what the writer has yet to store comes next */
 	if (im->progress)
 		im->progress(im->progress_data, INGEST_IMPORT_STORING, 0, (size_t)im->out->records);
 	return 0;

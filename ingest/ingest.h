@@ -257,33 +257,83 @@ struct ingest_options {
 int ingest_store(struct store *st, struct ingest_batch *batch, const struct ingest_options *opts,
 		 enum ingest_outcome *outcomes, int64_t *run_ids, struct bl_error *err);
 
-/*
- * A file's records staged on disk (stage.c), between reading the file and storing it: memory
- * holds one record at a time, and the write lock is taken only for ingest_store_stage, once
- * the whole file was read and found good. A record read back (ingest_stage_next) points into
- * the stage's buffer until the next one is read; it is never released.
- */
-struct ingest_stage {
-	FILE *records;		   /* the packed records, one after another */
-	FILE *results;		   /* what ingest_store_stage did with each, in the same order */
-	size_t nr;		   /* records staged */
-	struct strbuf buf;	   /* the record being packed or read back */
-	struct ingest_record view; /* the record read back */
-	struct ingest_metric *metrics;
-	size_t metrics_alloc;
-};
-
-/* What became of one staged record. */
+/* What became of one record that was stored (or staged, then stored). */
 struct ingest_stage_result {
 	int64_t run_id;
 	enum ingest_outcome outcome;
 	struct ingest_tagged tagged;
 };
 
+/* How many records a writer asks the database about at once: its lookups are a few statements
+ * per chunk of this many. */
+#define INGEST_CHUNK 1024
+
+/*
+ * A writer (ingest.c): one transaction in which records are stored as they come, a chunk at a
+ * time, each chunk's lookups (runs by digest, tags, machines, benchmarks, the standing run of
+ * each key, main's commits, ids for new runs) a few statements for the whole chunk. What it
+ * stores, the ids and the outcomes are those of storing the records one by one in order,
+ * whatever the chunks. ingest_store is a writer over a batch; the intake's streamed files feed
+ * one from another thread's parse.
+ */
+struct ingest_writer;
+struct ingest_writer *ingest_writer_new(struct store *st, const struct ingest_options *opts);
+/* Takes the write lock and begins the transaction; without wait, BL_EBUSY at once (nothing
+ * begun) when another writer holds the lock. */
+int ingest_writer_begin(struct ingest_writer *w, int wait, struct bl_error *err);
+/* Stores n records in order, res[i] what became of recs[i]; an error names the record by its
+ * place among all the writer stored ("record N") and leaves the transaction to be rolled back. */
+int ingest_writer_store(struct ingest_writer *w, const struct ingest_record *recs, size_t n,
+			struct ingest_stage_result *res, struct bl_error *err);
+int ingest_writer_commit(struct ingest_writer *w, struct bl_error *err);
+/* Rolls back what was not committed. */
+void ingest_writer_free(struct ingest_writer *w);
+
+/*
+ * Records read back from a stage a chunk at a time (stage.c), by a reader of their own: pread
+ * at the reader's offsets, so one thread may read while another adds. The records of a read
+ * point into the reader's buffer until its next read; they are never released.
+ */
+struct ingest_stage_reader {
+	uint64_t at;		    /* the stage's bytes read into buf so far */
+	struct strbuf buf;	    /* bytes read and not handed out before the last read */
+	size_t pos;		    /* where the last read's records end in buf */
+	struct ingest_record *recs; /* the last read's records */
+	size_t nr, alloc;
+	struct ingest_metric *metrics; /* their metrics */
+	size_t metrics_alloc;
+};
+
+/*
+ * A file's records staged on disk (stage.c), between parsing them and storing them: memory
+ * holds a few records at a time whatever the file's size. The intake's parse thread adds
+ * records (and flushes them, a piece at a time) while its writer reads back what was flushed
+ * (ingest_stage_read); once the file is stored, the records are read again in order with their
+ * results for the report.
+ */
+struct ingest_stage {
+	FILE *records;	   /* the packed records, one after another (the adding side's) */
+	int fd;		   /* its descriptor, which readers pread (-1 before the first record) */
+	FILE *results;	   /* what the writer did with each, in the same order */
+	size_t nr;	   /* records staged */
+	uint64_t bytes;	   /* their packed bytes */
+	struct strbuf buf; /* the record being packed */
+	struct ingest_stage_reader reader; /* ingest_stage_next's */
+};
+
 void ingest_stage_init(struct ingest_stage *sg);
 void ingest_stage_release(struct ingest_stage *sg);
 int ingest_stage_add(struct ingest_stage *sg, const struct ingest_record *rec,
 		     struct bl_error *err);
+/* The records added so far written out, where a reader can read them (their count and bytes,
+ * nr and bytes, as they are now). */
+int ingest_stage_flush(struct ingest_stage *sg, struct bl_error *err);
+void ingest_stage_reader_init(struct ingest_stage_reader *r);
+void ingest_stage_reader_release(struct ingest_stage_reader *r);
+/* The next records after the reader's last read, at most max of those in the stage's first
+ * bytes bytes (flushed ones): r->nr of them in r->recs. */
+int ingest_stage_read(struct ingest_stage_reader *r, const struct ingest_stage *sg, uint64_t bytes,
+		      size_t max, struct bl_error *err);
 /* Back to the first record (and result), after adding or after storing. */
 int ingest_stage_rewind(struct ingest_stage *sg, struct bl_error *err);
 /* The next record in *out: 1, or 0 after the last (*out NULL then). */
@@ -293,10 +343,6 @@ int ingest_stage_put_result(struct ingest_stage *sg, const struct ingest_stage_r
 			    struct bl_error *err);
 int ingest_stage_get_result(struct ingest_stage_result *res, struct ingest_stage *sg,
 			    struct bl_error *err);
-/* Stores the staged records in one transaction, as ingest_store does a batch, keeping each
- * record's result in the stage (ingest_stage_get_result, after ingest_stage_rewind). */
-int ingest_store_stage(struct store *st, struct ingest_stage *sg, const struct ingest_options *opts,
-		       struct bl_error *err);
 
 /*
  * The intake use case: how records get in, whoever brings them (`ingest`, `run`,
@@ -396,11 +442,14 @@ typedef int ingest_produce_fn(void *data, ingest_record_fn *fn, void *fn_data,
 			      struct bl_error *err);
 /*
  * The intake of records something produces one at a time (ingest_intake_file's large native
- * files, `benchline import`'s histories): each completed (source hash from the repository),
- * marked (mark may be NULL) and staged on disk (struct ingest_stage) as it comes, then all
- * stored in one transaction, the write lock taken only once the producer has finished without
- * an error; then each reported to fn. Memory holds a few records whatever their number. name
- * prefixes the errors; nothing is stored on error.
+ * files, `benchline import`'s histories): produce runs on a thread of its own, each record
+ * completed (source hash from the repository), marked (mark may be NULL) and staged on disk
+ * (struct ingest_stage) as it comes, while the calling thread stores what is staged, a chunk
+ * of INGEST_CHUNK records at a time, in one transaction (a writer); then each is reported to
+ * fn. produce, mark and the repository are only used on the producing thread; the store only
+ * on the calling one. Until the producer has finished the write lock is only tried, never
+ * waited for. Memory holds a few records whatever their number. name prefixes the errors;
+ * nothing is stored on error.
  */
 int ingest_intake_records(struct ingest_intake *in, struct store *st, const char *name,
 			  ingest_produce_fn *produce, void *produce_data, ingest_mark_fn *mark,

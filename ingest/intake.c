@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "ingest/ingest.h"
@@ -211,21 +212,46 @@ int ingest_record_machine_settings(struct store *st, const struct config *cfg, s
  * once for many source hashes, few enough that they are a small part of memory. */
 #define STREAM_PIECE 256
 
-/* A file read piece by piece, on its way to the stage. */
+/*
+ * A large native file, parsed on one thread while another stores it. The parse thread reads,
+ * checks, completes and marks the records and stages them on disk, a piece at a time; the
+ * writer (the caller's thread, which alone talks to the store) stores what is staged, a chunk
+ * of INGEST_CHUNK records at a time, in the file's one transaction. The chunks are the same
+ * whatever the timing (each waits until its INGEST_CHUNK records are staged, or the file has
+ * ended), and so are the rows and outcomes: a writer stores as one record at a time would.
+ *
+ * The write lock is not waited for while the file may still turn out bad: until the parse has
+ * ended, the writer only tries the lock (again at each chunk staged meanwhile), and once the
+ * parse has ended it waits for it as any writer does. A bad record ends the parse with its
+ * file:line:column message, and the writer, having stored part of the file or nothing, rolls
+ * back: nothing of the file is stored.
+ */
 struct streamed {
 	struct ingest_intake *in;
-	const char *path;
+	const char *path; /* the name that prefixes errors */
+	ingest_produce_fn *produce;
+	void *produce_data;
 	ingest_mark_fn *mark;
 	void *mark_data;
 	struct ingest_batch piece; /* records parsed and not yet staged */
 	struct ingest_stage *stage;
+	struct bl_error err; /* the parse's error */
+
+	/* shared by the two threads, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+	size_t staged;	/* records flushed to the stage */
+	uint64_t bytes; /* and their bytes */
+	int done;	/* the parse has ended, with ret */
+	int ret;
+	int stop; /* the writer failed: the parse ends at its next piece */
 };
 
-/* Completes, marks and stages the records parsed since the last piece. */
+/* Completes, marks and stages the records parsed since the last piece, and tells the writer. */
 static int stage_piece(struct streamed *s, struct bl_error *err)
 {
 	size_t base = s->stage->nr;
-	int ret = 0;
+	int ret = 0, stop;
 
 	if (!s->piece.nr)
 		return 0;
@@ -235,6 +261,16 @@ static int stage_piece(struct streamed *s, struct bl_error *err)
 		goto done;
 	for (size_t i = 0; i < s->piece.nr && !ret; i++)
 		ret = ingest_stage_add(s->stage, &s->piece.records[i], err);
+	if (ret || (ret = ingest_stage_flush(s->stage, err)))
+		goto done;
+	pthread_mutex_lock(&s->lock);
+	s->staged = s->stage->nr;
+	s->bytes = s->stage->bytes;
+	stop = s->stop;
+	pthread_cond_broadcast(&s->moved);
+	pthread_mutex_unlock(&s->lock);
+	if (stop)
+		ret = bl_error_set(err, BL_EINVALID, "%s: not read further", s->path);
 done:
 	for (size_t i = 0; i < s->piece.nr; i++)
 		ingest_record_release(&s->piece.records[i]);
@@ -251,21 +287,128 @@ static int take_streamed(struct ingest_record *rec, void *data, struct bl_error 
 	return s->piece.nr >= STREAM_PIECE ? stage_piece(s, err) : 0;
 }
 
+/* The parse thread: the rest of the file, staged; then the end, told. */
+static void *parse_streamed(void *data)
+{
+	struct streamed *s = data;
+	int ret = s->produce(s->produce_data, take_streamed, s, &s->err);
+	if (!ret)
+		ret = stage_piece(s, &s->err);
+	pthread_mutex_lock(&s->lock);
+	s->done = 1;
+	s->ret = ret ? ret : 0;
+	pthread_cond_broadcast(&s->moved);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* What store_streamed returns when the parse failed: its error is the file's. */
+#define PARSE_FAILED 1
+
+/* The writer's side: the staged records stored, a chunk at a time, in one transaction; their
+ * results kept in the stage. PARSE_FAILED (err not set) when the parse failed. */
+static int store_streamed(struct streamed *s, struct store *st, struct bl_error *err)
+{
+	struct ingest_options opts = {s->in->cfg.noisy_limit, s->in->cfg.min_samples, NULL};
+	struct ingest_writer *w = ingest_writer_new(st, &opts);
+	struct ingest_stage_result *res = xcalloc(INGEST_CHUNK, sizeof(*res));
+	struct ingest_stage_reader rd;
+	size_t stored = 0, try_at = INGEST_CHUNK;
+	int begun = 0, ret = 0;
+
+	ingest_stage_reader_init(&rd);
+	for (;;) {
+		size_t staged;
+		uint64_t bytes;
+		int done, failed;
+
+		/* a chunk to store (or, before the lock is taken, to try it again at), or the end
+		 */
+		pthread_mutex_lock(&s->lock);
+		while (!s->done && s->staged < (begun ? stored + INGEST_CHUNK : try_at))
+			pthread_cond_wait(&s->moved, &s->lock);
+		staged = s->staged;
+		bytes = s->bytes;
+		done = s->done;
+		failed = s->done && s->ret;
+		pthread_mutex_unlock(&s->lock);
+		if (failed) {
+			ret = PARSE_FAILED;
+			break;
+		}
+		if (!begun) {
+			ret = ingest_writer_begin(w, done, err);
+			if (ret == BL_EBUSY && !done) {
+				bl_error_clear(err);
+				ret = 0;
+				try_at = staged + INGEST_CHUNK;
+				continue;
+			}
+			if (ret || (ret = ingest_record_machine_settings(st, &s->in->cfg, err)))
+				break;
+			begun = 1;
+		}
+		while (!ret && stored < staged && (staged - stored >= INGEST_CHUNK || done)) {
+			if ((ret = ingest_stage_read(&rd, s->stage, bytes, INGEST_CHUNK, err)) ||
+			    (ret = ingest_writer_store(w, rd.recs, rd.nr, res, err)))
+				break;
+			for (size_t i = 0; i < rd.nr && !ret; i++)
+				ret = ingest_stage_put_result(s->stage, &res[i], err);
+			stored += rd.nr;
+		}
+		if (ret || done)
+			break;
+	}
+	if (!ret && stored != s->staged)
+		ret = bl_error_set(err, BL_EIO, "%s: %zu records staged, %zu stored", s->path,
+				   s->staged, stored);
+	if (!ret)
+		ret = ingest_writer_commit(w, err);
+	ingest_writer_free(w);
+	ingest_stage_reader_release(&rd);
+	free(res);
+	return ret;
+}
+
 int ingest_intake_records(struct ingest_intake *in, struct store *st, const char *name,
 			  ingest_produce_fn *produce, void *produce_data, ingest_mark_fn *mark,
 			  void *mark_data, ingest_report_fn *fn, void *data, struct bl_error *err)
 {
-	struct ingest_options opts = {in->cfg.noisy_limit, in->cfg.min_samples, NULL};
 	struct ingest_stage stage;
-	struct streamed s = {in, name, mark, mark_data, {NULL, 0, 0}, &stage};
+	struct streamed s;
 	const struct ingest_record *rec;
+	pthread_t parser;
 	int ret;
 
+	memset(&s, 0, sizeof(s));
+	s.in = in;
+	s.path = name;
+	s.produce = produce;
+	s.produce_data = produce_data;
+	s.mark = mark;
+	s.mark_data = mark_data;
+	s.stage = &stage;
+	strbuf_init(&s.err.msg, 0);
 	ingest_stage_init(&stage);
-	if ((ret = produce(produce_data, take_streamed, &s, err)) || (ret = stage_piece(&s, err)) ||
-	    (ret = ingest_record_machine_settings(st, &in->cfg, err)))
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.moved, NULL);
+	if ((ret = pthread_create(&parser, NULL, parse_streamed, &s))) {
+		ret = bl_error_set(err, BL_EIO, "cannot start a thread: %s", strerror(ret));
 		goto done;
-	if ((ret = ingest_store_stage(st, &stage, &opts, err))) {
+	}
+	ret = store_streamed(&s, st, err);
+	if (ret && ret != PARSE_FAILED) {
+		/* the writer failed: the parse need not go on */
+		pthread_mutex_lock(&s.lock);
+		s.stop = 1;
+		pthread_mutex_unlock(&s.lock);
+	}
+	pthread_join(parser, NULL);
+	if (ret == PARSE_FAILED) {
+		ret = bl_error_set(err, s.ret, "%s", s.err.msg.buf);
+		goto done;
+	}
+	if (ret) {
 		bl_error_prefix(err, "%s", name);
 		goto done;
 	}
@@ -280,6 +423,9 @@ int ingest_intake_records(struct ingest_intake *in, struct store *st, const char
 done:
 	ingest_batch_release(&s.piece);
 	ingest_stage_release(&stage);
+	pthread_cond_destroy(&s.moved);
+	pthread_mutex_destroy(&s.lock);
+	bl_error_release(&s.err);
 	return ret < 0 ? ret : 0;
 }
 

@@ -1,7 +1,9 @@
 /*
  * A file's records staged on disk (ingest.h): each parsed record is packed into a temporary
- * file as soon as it is checked, so a file of any size is held in memory one record at a time,
- * and the store's write lock is taken only once the whole file has been read and found good.
+ * file as soon as it is checked, so a file of any size is held in memory a few records at a
+ * time. One thread adds records while another reads them back (a reader, by pread at offsets
+ * of its own, never the writer's stream): the intake parses a file on one thread while its
+ * writer stores what was staged so far on the other.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -19,6 +21,8 @@ void ingest_stage_init(struct ingest_stage *sg)
 {
 	memset(sg, 0, sizeof(*sg));
 	strbuf_init(&sg->buf, 0);
+	sg->fd = -1;
+	ingest_stage_reader_init(&sg->reader);
 }
 
 void ingest_stage_release(struct ingest_stage *sg)
@@ -28,9 +32,11 @@ void ingest_stage_release(struct ingest_stage *sg)
 	if (sg->results)
 		fclose(sg->results);
 	strbuf_release(&sg->buf);
-	free(sg->metrics);
+	ingest_stage_reader_release(&sg->reader);
 	memset(sg, 0, sizeof(*sg));
 	strbuf_init(&sg->buf, 0);
+	sg->fd = -1;
+	ingest_stage_reader_init(&sg->reader);
 }
 
 /* A temporary file in $TMPDIR (else /tmp), gone once closed. */
@@ -120,6 +126,9 @@ static void pack(struct strbuf *sb, const struct ingest_record *rec)
 		if (m->samples)
 			put(sb, m->samples, m->nsamples * sizeof(double));
 	}
+	/* each record a multiple of 8 bytes, so the next one's doubles are aligned where a
+	 * reader's buffer holds it */
+	put_align(sb);
 	uint32_t len = (uint32_t)sb->len;
 	memcpy(sb->buf, &len, sizeof(len));
 }
@@ -128,21 +137,35 @@ int ingest_stage_add(struct ingest_stage *sg, const struct ingest_record *rec, s
 {
 	int ret;
 
-	if (!sg->records && (ret = open_temp(&sg->records, err)))
-		return ret;
+	if (!sg->records) {
+		if ((ret = open_temp(&sg->records, err)))
+			return ret;
+		sg->fd = fileno(sg->records);
+	}
 	pack(&sg->buf, rec);
 	if (fwrite(sg->buf.buf, 1, sg->buf.len, sg->records) != sg->buf.len)
 		return bl_error_set(err, BL_EIO, "cannot write a temporary file: %s",
 				    strerror(errno));
 	sg->nr++;
+	sg->bytes += sg->buf.len;
+	return 0;
+}
+
+int ingest_stage_flush(struct ingest_stage *sg, struct bl_error *err)
+{
+	if (sg->records && fflush(sg->records))
+		return bl_error_set(err, BL_EIO, "cannot write a temporary file: %s",
+				    strerror(errno));
 	return 0;
 }
 
 int ingest_stage_rewind(struct ingest_stage *sg, struct bl_error *err)
 {
-	if (sg->records && (fflush(sg->records) || fseek(sg->records, 0, SEEK_SET)))
-		return bl_error_set(err, BL_EIO, "cannot read a temporary file: %s",
-				    strerror(errno));
+	int ret;
+	if ((ret = ingest_stage_flush(sg, err)))
+		return ret;
+	ingest_stage_reader_release(&sg->reader);
+	ingest_stage_reader_init(&sg->reader);
 	if (sg->results && (fflush(sg->results) || fseek(sg->results, 0, SEEK_SET)))
 		return bl_error_set(err, BL_EIO, "cannot read a temporary file: %s",
 				    strerror(errno));
@@ -183,10 +206,12 @@ static void take_align(struct reader *r, const char *base)
 	take(r, (8 - (size_t)(r->p - base) % 8) % 8);
 }
 
-static int unpack(struct ingest_stage *sg, struct bl_error *err)
+/* The record packed at p (len bytes, a multiple of 8 from an 8-aligned address) into rec, its
+ * metrics into metrics (rec's count of them), its strings and samples pointing into p. */
+static int unpack(struct ingest_record *rec, struct ingest_metric *metrics, const char *p,
+		  size_t len, struct bl_error *err)
 {
-	struct ingest_record *rec = &sg->view;
-	struct reader r = {sg->buf.buf, sg->buf.buf + sg->buf.len, 0};
+	struct reader r = {p, p + len, 0};
 	int64_t ints[8];
 	double reals[2];
 	const void *at;
@@ -225,20 +250,16 @@ static int unpack(struct ingest_stage *sg, struct bl_error *err)
 	rec->raw = take_str(&r);
 	if (r.bad || rec->nmetrics > (size_t)(r.end - r.p))
 		goto bad;
-	if (rec->nmetrics > sg->metrics_alloc) {
-		sg->metrics_alloc = rec->nmetrics;
-		sg->metrics = xrealloc(sg->metrics, sg->metrics_alloc * sizeof(*sg->metrics));
-	}
-	rec->metrics = sg->metrics;
+	rec->metrics = metrics;
 	for (size_t i = 0; i < rec->nmetrics; i++) {
-		struct ingest_metric *m = &sg->metrics[i];
+		struct ingest_metric *m = &metrics[i];
 		int64_t mints[5];
 		double mreals[3];
 		memset(m, 0, sizeof(*m));
 		m->name = take_str(&r);
 		m->unit = take_str(&r);
 		m->ladder = take_str(&r);
-		take_align(&r, sg->buf.buf);
+		take_align(&r, p);
 		if ((at = take(&r, sizeof(mints))))
 			memcpy(mints, at, sizeof(mints));
 		if ((at = take(&r, sizeof(mreals))))
@@ -261,31 +282,111 @@ bad:
 	return bl_error_set(err, BL_EIO, "a temporary file was damaged");
 }
 
+void ingest_stage_reader_init(struct ingest_stage_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->buf, 0);
+}
+
+void ingest_stage_reader_release(struct ingest_stage_reader *r)
+{
+	strbuf_release(&r->buf);
+	free(r->recs);
+	free(r->metrics);
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->buf, 0);
+}
+
+/* What one pread asks for at most: a few hundred records, whatever their size. */
+#define READ_BLOCK (1 << 20)
+
+/* The length a packed record at p says it has. */
+static uint32_t packed_len(const char *p)
+{
+	uint32_t n;
+	memcpy(&n, p, sizeof(n));
+	return n;
+}
+
+/* The least a packed record takes: its length, padding, the integers and the reals. */
+#define PACKED_MIN (8 + 8 * 8 + 2 * 8)
+
+int ingest_stage_read(struct ingest_stage_reader *r, const struct ingest_stage *sg, uint64_t bytes,
+		      size_t max, struct bl_error *err)
+{
+	size_t nmetrics = 0, off;
+
+	r->nr = 0;
+	for (off = r->pos; r->nr < max;) {
+		size_t have = r->buf.len - off, want;
+		ssize_t got;
+		if (have >= sizeof(uint32_t)) {
+			uint32_t len = packed_len(r->buf.buf + off);
+			int64_t count;
+			if (len < PACKED_MIN || len % 8)
+				goto damaged;
+			if (len <= have) {
+				memcpy(&count, r->buf.buf + off + 8 + 7 * 8, sizeof(count));
+				if (count < 0 || (uint64_t)count > len)
+					goto damaged;
+				ALLOC_GROW(r->recs, r->nr, r->alloc);
+				r->nr++;
+				nmetrics += (size_t)count;
+				off += len;
+				continue;
+			}
+		}
+		if (r->at >= bytes) {
+			if (have) /* only whole records are ever flushed */
+				goto damaged;
+			break;
+		}
+		/* before reading more, what the last read handed out goes: the rest moves to
+		 * the (aligned) start */
+		if (r->pos) {
+			memmove(r->buf.buf, r->buf.buf + r->pos, r->buf.len - r->pos);
+			strbuf_setlen(&r->buf, r->buf.len - r->pos);
+			off -= r->pos;
+			r->pos = 0;
+		}
+		want = bytes - r->at < READ_BLOCK ? (size_t)(bytes - r->at) : READ_BLOCK;
+		strbuf_grow(&r->buf, want);
+		got = pread(sg->fd, r->buf.buf + r->buf.len, want, (off_t)r->at);
+		if (got <= 0)
+			return bl_error_set(err, BL_EIO, "cannot read a temporary file: %s",
+					    got ? strerror(errno) : "it ended early");
+		strbuf_setlen(&r->buf, r->buf.len + (size_t)got);
+		r->at += (uint64_t)got;
+	}
+	if (nmetrics > r->metrics_alloc) {
+		r->metrics_alloc = nmetrics;
+		r->metrics = xrealloc(r->metrics, nmetrics * sizeof(*r->metrics));
+	}
+	nmetrics = 0;
+	for (size_t i = 0; i < r->nr; i++) {
+		uint32_t len = packed_len(r->buf.buf + r->pos);
+		if (unpack(&r->recs[i], r->metrics + nmetrics, r->buf.buf + r->pos, len, err))
+			return BL_EIO;
+		nmetrics += r->recs[i].nmetrics;
+		r->pos += len;
+	}
+	return 0;
+damaged:
+	r->nr = 0;
+	return bl_error_set(err, BL_EIO, "a temporary file was damaged");
+}
+
 int ingest_stage_next(const struct ingest_record **out, struct ingest_stage *sg,
 		      struct bl_error *err)
 {
-	uint32_t len;
-
 	*out = NULL;
 	if (!sg->records)
 		return 0;
-	if (fread(&len, sizeof(len), 1, sg->records) != 1)
-		return ferror(sg->records)
-			   ? bl_error_set(err, BL_EIO, "cannot read a temporary file: %s",
-					  strerror(errno))
-			   : 0;
-	if (len < 8)
-		return bl_error_set(err, BL_EIO, "a temporary file was damaged");
-	strbuf_setlen(&sg->buf, 0);
-	strbuf_grow(&sg->buf, len);
-	memcpy(sg->buf.buf, &len, sizeof(len));
-	if (fread(sg->buf.buf + sizeof(len), 1, len - sizeof(len), sg->records) !=
-	    len - sizeof(len))
-		return bl_error_set(err, BL_EIO, "a temporary file was damaged");
-	strbuf_setlen(&sg->buf, len);
-	if (unpack(sg, err))
+	if (ingest_stage_read(&sg->reader, sg, sg->bytes, 1, err))
 		return BL_EIO;
-	*out = &sg->view;
+	if (!sg->reader.nr)
+		return 0;
+	*out = &sg->reader.recs[0];
 	return 1;
 }
 

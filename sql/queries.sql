@@ -28,9 +28,6 @@ SELECT id FROM benchmarks WHERE name = ?1;
 -- name: benchmark_insert
 INSERT INTO benchmarks (name) VALUES (?1);
 
--- name: run_by_digest
-SELECT id FROM runs WHERE digest = ?1;
-
 -- name: run_insert
 INSERT INTO runs (digest, machine_id, benchmark_id, config, source_hash, harness_version,
 		  content_hash, commit_sha, branch, committed_at, started_at, dirty, profile,
@@ -50,16 +47,6 @@ DELETE FROM tags WHERE run_id = ?1 AND tag = ?2;
 
 -- name: tag_has
 SELECT 1 FROM tags WHERE run_id = ?1 AND tag = ?2;
-
--- A run is flawed when a quality tag applies: such a run never displaces a clean one.
--- name: standing_get
-SELECT r.run_id, runs.quietness,
-       EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.run_id
-	       AND (t.tag = 'dirty' OR t.tag = 'profile' OR t.tag = 'preflight'
-		    OR t.tag = 'noisy'))
-FROM records r JOIN runs ON runs.id = r.run_id
-WHERE r.machine_id = ?1 AND r.benchmark_id = ?2 AND r.config = ?3 AND r.source_hash = ?4
-  AND r.harness_version = ?5;
 
 -- name: standing_set
 INSERT INTO records (machine_id, benchmark_id, config, source_hash, harness_version, run_id)

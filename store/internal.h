@@ -37,6 +37,12 @@ struct store_stmt {
  * every writer takes, so that writers go one at a time as on SQLite (BEGIN IMMEDIATE). The
  * tests' lock holders take the same number. */
 #define STORE_PG_BEGIN_WRITE "BEGIN; SELECT pg_advisory_xact_lock(7306033440531431246)"
+/* The same lock tried without waiting (store_try_begin): held by another, it fails as a lock
+ * timeout does (55P03). */
+#define STORE_PG_TRY_BEGIN_WRITE                                                                   \
+	"BEGIN; DO $bl$ BEGIN IF NOT pg_try_advisory_xact_lock(7306033440531431246) THEN RAISE "   \
+	"EXCEPTION USING ERRCODE = 'lock_not_available', MESSAGE = 'another writer holds the "     \
+	"lock'; END IF; END $bl$"
 
 /* The PostgreSQL connection (store/pg.c): open on a URL, run SQL text that is no cached
  * statement, and what the last statement left. The errors are the server's messages. */
@@ -250,7 +256,9 @@ int store_metric_from_row(struct store_record_metric *m, struct store *st, struc
 int store_read_metrics(struct store_record_metric **out, size_t *nr, struct store *st,
 		       int64_t run_id, struct bl_error *err);
 void store_metrics_free(struct store_record_metric *metrics, size_t n);
-/* Samples as stored (little-endian doubles, §2) into a new array of *n_out values. */
+/* Samples as stored (little-endian doubles, §2) into a new array of *n_out values; and n
+ * samples into that form, at blob (n * 8 bytes). */
 double *store_decode_samples(const unsigned char *blob, size_t bytes, size_t *n_out);
+void store_encode_samples(unsigned char *blob, const double *samples, size_t n);
 
 #endif

@@ -17,6 +17,7 @@ struct store {
 	char *path;	     /* the file, or the URL without its password: for messages */
 	struct store_stmt stmts[SQL__COUNT]; /* the statement cache (store_stmt) */
 	int in_transaction;
+	unsigned busy_ms; /* how long a writer waits for the lock (store_set_busy_timeout) */
 };
 
 const char *store_name(const struct store *st)
@@ -254,6 +255,12 @@ static const char *const begin_write_sql[] = {
     [STORE_SQLITE] = "BEGIN IMMEDIATE",
     [STORE_POSTGRES] = STORE_PG_BEGIN_WRITE,
 };
+/* The same without waiting: SQLite's with no busy timeout (set around it), PostgreSQL's trying
+ * the lock and failing as lock_timeout would (55P03, BL_EBUSY). */
+static const char *const try_begin_write_sql[] = {
+    [STORE_SQLITE] = "BEGIN IMMEDIATE",
+    [STORE_POSTGRES] = STORE_PG_TRY_BEGIN_WRITE,
+};
 
 int store_latest_version(void)
 {
@@ -368,6 +375,8 @@ int store_open(struct store **out, const char *path, int flags, struct bl_error 
 	struct store *st = xcalloc(1, sizeof(*st));
 	int ret;
 
+	st->busy_ms = STORE_BUSY_TIMEOUT_MS;
+
 	*out = NULL;
 	if (store_is_postgres_url(path)) {
 		st->backend = STORE_POSTGRES;
@@ -417,6 +426,7 @@ void store_free(struct store *st)
 
 void store_set_busy_timeout(struct store *st, unsigned ms)
 {
+	st->busy_ms = ms;
 	if (st->backend == STORE_POSTGRES)
 		store_pg_set_lock_timeout(st->pg, ms);
 	else
@@ -426,6 +436,21 @@ void store_set_busy_timeout(struct store *st, unsigned ms)
 int store_begin(struct store *st, struct bl_error *err)
 {
 	int ret = exec_sql(st, begin_write_sql[st->backend], "cannot begin a transaction", err);
+	if (!ret)
+		st->in_transaction = 1;
+	else if (st->backend == STORE_POSTGRES)
+		exec_sql(st, "ROLLBACK", "rollback", NULL);
+	return ret;
+}
+
+int store_try_begin(struct store *st, struct bl_error *err)
+{
+	int ret;
+	if (st->backend == STORE_SQLITE)
+		sqlite3_busy_timeout(st->db, 0);
+	ret = exec_sql(st, try_begin_write_sql[st->backend], "cannot begin a transaction", err);
+	if (st->backend == STORE_SQLITE)
+		sqlite3_busy_timeout(st->db, (int)st->busy_ms);
 	if (!ret)
 		st->in_transaction = 1;
 	else if (st->backend == STORE_POSTGRES)
@@ -548,20 +573,13 @@ int store_benchmark(int64_t *id_out, struct store *st, const char *name, struct 
 	return id_by_name(id_out, st, SQL_BENCHMARK_GET, SQL_BENCHMARK_INSERT, name, err);
 }
 
-int store_run_by_digest(int64_t *run_id_out, struct store *st, const char *digest,
-			struct bl_error *err)
-{
-	struct store_stmt *s = store_stmt(st, SQL_RUN_BY_DIGEST, err);
-	if (!s)
-		return BL_EDB;
-	store_bind_text(s, 1, digest);
-	return store_query_int64(run_id_out, 0, st, s, "cannot look up a run", err);
-}
-
 int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_run *run,
 		     struct bl_error *err)
 {
-	struct store_stmt *s = store_stmt(st, SQL_RUN_INSERT, err);
+	/* With its id (the intake's, numbered ahead) it is a write that returns nothing, which
+	 * PostgreSQL's pipeline does not wait for; without, the database numbers it. */
+	struct store_stmt *s =
+	    store_stmt(st, run->id ? SQL_INTAKE_RUN_INSERT : SQL_RUN_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, run->digest);
@@ -581,23 +599,22 @@ int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_r
 	store_bind_text(s, 15, run->primary_metric);
 	store_bind_real(s, 16, run->quietness);
 	store_bind_text(s, 17, run->raw);
+	if (run->id)
+		store_bind_int64(s, 18, run->id);
 	if (store_exec(st, s, "cannot insert a run", err))
 		return BL_EDB;
-	*run_id_out = store_last_insert_id(st);
+	*run_id_out = run->id ? run->id : store_last_insert_id(st);
 	return 0;
 }
 
-/* Samples are stored as little-endian doubles whatever the host's byte order. */
-static void *encode_samples(const double *samples, size_t n)
+void store_encode_samples(unsigned char *blob, const double *samples, size_t n)
 {
-	unsigned char *blob = xmalloc(n * 8);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t bits;
 		memcpy(&bits, &samples[i], 8);
 		for (int b = 0; b < 8; b++)
 			blob[i * 8 + (size_t)b] = (unsigned char)(bits >> (8 * b));
 	}
-	return blob;
 }
 
 double *store_decode_samples(const unsigned char *blob, size_t bytes, size_t *n_out)
@@ -631,9 +648,11 @@ int store_insert_metric(struct store *st, int64_t run_id, const struct store_met
 		store_bind_int64(s, 8, m->n);
 	store_bind_real(s, 9, m->value);
 	store_bind_text(s, 10, m->ladder);
-	if (m->samples && m->nsamples)
-		store_bind_blob_take(s, 11, encode_samples(m->samples, m->nsamples),
-				     m->nsamples * 8);
+	if (m->samples && m->nsamples) {
+		unsigned char *blob = xmalloc(m->nsamples * 8);
+		store_encode_samples(blob, m->samples, m->nsamples);
+		store_bind_blob_take(s, 11, blob, m->nsamples * 8);
+	}
 	return store_exec(st, s, "cannot insert a metric", err);
 }
 
@@ -681,29 +700,6 @@ static void bind_key(struct store_stmt *s, const struct store_key *key)
 	store_bind_int64(s, 5, key->harness_version);
 }
 
-int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, struct store *st,
-		   const struct store_key *key, struct bl_error *err)
-{
-	struct store_stmt *s = store_stmt(st, SQL_STANDING_GET, err);
-	int rc;
-	if (!s)
-		return BL_EDB;
-	bind_key(s, key);
-	*run_id_out = 0;
-	*quietness_out = NAN;
-	*flawed_out = 0;
-	rc = store_step(s);
-	if (rc == STORE_ROW) {
-		*run_id_out = store_column_int64(s, 0, 0);
-		*quietness_out = store_column_real(s, 1);
-		*flawed_out = store_column_int(s, 2);
-	}
-	store_reset(s);
-	if (rc != STORE_ROW && rc != STORE_DONE)
-		return store_db_error(err, st, "cannot read a record");
-	return 0;
-}
-
 int store_set_standing(struct store *st, const struct store_key *key, int64_t run_id,
 		       struct bl_error *err)
 {
@@ -733,17 +729,32 @@ int store_is_main(int *out, struct store *st, const char *source_hash, const cha
 		*out = (int)has;
 		return ret;
 	}
-	/* Before any sync: the record's own word for its branch. */
 	if ((ret = store_get_meta(&main_branch, st, "main_branch", err)))
 		return ret;
-	if (!branch)
-		*out = 1;
-	else if (main_branch)
-		*out = !strcmp(branch, main_branch);
-	else
-		*out = !strcmp(branch, "main") || !strcmp(branch, "master");
+	*out = store_branch_is_main(branch, main_branch);
 	free(main_branch);
 	return 0;
+}
+
+int store_branch_is_main(const char *branch, const char *main_branch)
+{
+	/* Before any sync: the record's own word for its branch. */
+	if (!branch)
+		return 1;
+	if (main_branch)
+		return !strcmp(branch, main_branch);
+	return !strcmp(branch, "main") || !strcmp(branch, "master");
+}
+
+int store_set_machine_info(struct store *st, int64_t id, const char *info_json,
+			   struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(st, SQL_MACHINE_SET_INFO, err);
+	if (!s)
+		return BL_EDB;
+	store_bind_int64(s, 1, id);
+	store_bind_text(s, 2, info_json);
+	return store_exec(st, s, "cannot update a machine", err);
 }
 
 int store_refresh_not_main(struct store *st, struct bl_error *err)

@@ -4,15 +4,15 @@
  * transactions). Its reads and writes are grouped by who asks: detection (detect.c), the gate
  * (gate.c, gate_skipped.c), the Series (series.c), the web server (web.c), alerts (alerts.c),
  * Regressions and triage (regressions.c), deterministic counters (counters.c), data care
- * (admin.c), `check`'s invariants (check.c) and `migrate` (copy.c). The SQL text lives in sql/
- * and is embedded at build time (embed-sql.sh, which derives each statement's PostgreSQL text
- * from SQLite's unless sql/pg/ keeps one). Every statement of sql/ is prepared once per store,
- * on its first use, then bound, stepped and reset each time, and finalized by store_free. Only
- * the migrations, the connection's pragmas at open and transaction control (BEGIN, COMMIT,
- * ROLLBACK) run as SQL text instead (sqlite3_exec). A callback of a walk (store_each_*,
- * store_web_*, store_detect_lines, store_detect_suspects) may call any store function but the
- * walk it is called from: that one's statement is still stepping, and the inner call fails
- * (BL_EDB).
+ * (admin.c), `check`'s invariants (check.c), the intake's lookups a chunk of records at a time
+ * (intake.c) and `migrate` (copy.c). The SQL text lives in sql/ and is embedded at build time
+ * (embed-sql.sh, which derives each statement's PostgreSQL text from SQLite's unless sql/pg/
+ * keeps one). Every statement of sql/ is prepared once per store, on its first use, then bound,
+ * stepped and reset each time, and finalized by store_free. Only the migrations, the
+ * connection's pragmas at open and transaction control (BEGIN, COMMIT, ROLLBACK) run as SQL text
+ * instead (sqlite3_exec). A callback of a walk (store_each_*, store_web_*, store_detect_lines,
+ * store_detect_suspects) may call any store function but the walk it is called from: that one's
+ * statement is still stepping, and the inner call fails (BL_EDB).
  */
 #ifndef BENCHLINE_STORE_H
 #define BENCHLINE_STORE_H
@@ -52,6 +52,9 @@ int store_schema_version(struct store *st);
 int store_latest_version(void);
 
 int store_begin(struct store *st, struct bl_error *err);
+/* store_begin without waiting: BL_EBUSY at once (nothing begun) when another writer holds the
+ * write lock. */
+int store_try_begin(struct store *st, struct bl_error *err);
 int store_commit(struct store *st, struct bl_error *err);
 void store_rollback(struct store *st);
 
@@ -61,12 +64,12 @@ int store_machine(int64_t *id_out, int *keep_first_out, struct store *st, const 
 int store_set_machine_keep(struct store *st, const char *name, int keep_first,
 			   struct bl_error *err);
 int store_benchmark(int64_t *id_out, struct store *st, const char *name, struct bl_error *err);
-
-/* The run with this digest, 0 when none. */
-int store_run_by_digest(int64_t *run_id_out, struct store *st, const char *digest,
-			struct bl_error *err);
+/* A machine's info (compact JSON, NULL for none) as its latest run gives it. */
+int store_set_machine_info(struct store *st, int64_t id, const char *info_json,
+			   struct bl_error *err);
 
 struct store_run {
+	int64_t id; /* 0: the database picks it (else one of store_new_run_ids) */
 	const char *digest;
 	int64_t machine_id, benchmark_id;
 	const char *config, *source_hash;
@@ -97,19 +100,26 @@ int store_insert_run(int64_t *run_id_out, struct store *st, const struct store_r
 		     struct bl_error *err);
 int store_insert_metric(struct store *st, int64_t run_id, const struct store_metric *m,
 			struct bl_error *err);
+/* The metrics of many runs (intake.c): on PostgreSQL in a few statements (one per few MiB),
+ * on SQLite row by row. *failed is the row whose insert failed, n when that is not known. */
+struct store_metric_row {
+	int64_t run_id;
+	struct store_metric m;
+};
+int store_insert_metrics(size_t *failed, struct store *st, const struct store_metric_row *rows,
+			 size_t n, struct bl_error *err);
 int store_add_tag(struct store *st, int64_t run_id, const char *tag, struct bl_error *err);
 int store_remove_tag(struct store *st, int64_t run_id, const char *tag, struct bl_error *err);
 int store_has_tag(int *out, struct store *st, int64_t run_id, const char *tag,
 		  struct bl_error *err);
 
-/* The standing run of a key: *run_id_out 0 when the key has none. */
+/* A key (§1): the runs of one machine, benchmark, config, source hash and harness version, of
+ * which one stands. */
 struct store_key {
 	int64_t machine_id, benchmark_id;
 	const char *config, *source_hash;
 	int64_t harness_version;
 };
-int store_standing(int64_t *run_id_out, double *quietness_out, int *flawed_out, struct store *st,
-		   const struct store_key *key, struct bl_error *err);
 int store_set_standing(struct store *st, const struct store_key *key, int64_t run_id,
 		       struct bl_error *err);
 
@@ -117,8 +127,53 @@ int store_set_standing(struct store *st, const struct store_key *key, int64_t ru
  * main, or (before any sync) when its branch is the main branch or not given. */
 int store_is_main(int *out, struct store *st, const char *source_hash, const char *commit,
 		  const char *branch, struct bl_error *err);
+/* The rule before any sync: whether a run of branch (NULL: not given) is main's, main being
+ * main_branch (the setting, NULL when not set: main or master). */
+int store_branch_is_main(const char *branch, const char *main_branch);
 /* Recomputes every run's not-main tag from the synced commits. */
 int store_refresh_not_main(struct store *st, struct bl_error *err);
+
+/*
+ * The intake's lookups, a chunk of records at a time (intake.c): each asks about n values in one
+ * statement and answers one entry per value, so that storing a file waits for the database a
+ * few times per chunk instead of a few times per record. Inside a write transaction they see
+ * what it wrote so far.
+ */
+/* The run stored under each digest, 0 when none. */
+int store_runs_by_digest(int64_t *run_ids, struct store *st, const char *const *digests, size_t n,
+			 struct bl_error *err);
+/* Each tag of each run, as fn(data, the run's index in run_ids, the tag's name). */
+typedef void store_tag_fn(void *data, size_t index, const char *tag);
+int store_tags_of_runs(struct store *st, const int64_t *run_ids, size_t n, store_tag_fn *fn,
+		       void *data, struct bl_error *err);
+/* A machine as stored: id 0 when there is none by that name; info a new string or NULL. */
+struct store_machine_row {
+	int64_t id;
+	int keep_first;
+	char *info;
+};
+int store_machines_by_name(struct store_machine_row *rows, struct store *st,
+			   const char *const *names, size_t n, struct bl_error *err);
+/* Each benchmark's id, 0 when there is none by that name. */
+int store_benchmarks_by_name(int64_t *ids, struct store *st, const char *const *names, size_t n,
+			     struct bl_error *err);
+/* Whether main's history was synced (some commit is known), and, when it was, whether each run
+ * (its source hash and commit) is main's: store_is_main's rule for many runs. */
+int store_main_known(int *out, struct store *st, struct bl_error *err);
+int store_on_main(int *out, struct store *st, const char *const *source_hashes,
+		  const char *const *commits, size_t n, struct bl_error *err);
+/* The standing run of a key: run_id 0 when the key has none; its p95/median (NAN: unknown) and
+ * whether a quality tag applies to it. */
+struct store_standing {
+	int64_t run_id;
+	double quietness;
+	int flawed;
+};
+int store_standing_of_keys(struct store_standing *out, struct store *st,
+			   const struct store_key *keys, size_t n, struct bl_error *err);
+/* n ids for runs about to be inserted (store_run.id), ascending: those the database would give
+ * them one insert at a time. Only for a writer inside its transaction. */
+int store_new_run_ids(int64_t *ids, struct store *st, size_t n, struct bl_error *err);
 
 /* Small settings kept between commands. *out is NULL when unset; caller frees. */
 int store_get_meta(char **out, struct store *st, const char *key, struct bl_error *err);

@@ -4,9 +4,12 @@
 # printed either way). Inputs are generated into a temporary directory; nothing big is kept.
 #
 #   ingest  100,000 native records x 10 metrics in one file, `benchline ingest` into a fresh
-#           database, against plain prepared SQLite inserts of the same rows (plain_insert.c):
-#           budget: benchline's rate >= 40% of the reference's. Also against the floor: the
-#           same program and rows into tests/bench/floor.sql, the keys alone (no budget).
+#           database, against plain prepared SQLite inserts of the same rows (plain_insert.c)
+#           into tests/bench/floor.sql, the floor (§12): a run row holding the record's text
+#           under its digest, its key's row and a row per metric, the keys alone (no CHECKs,
+#           foreign keys, triggers or secondary indexes), no parsing: budget benchline's rate
+#           >= 50% of the floor's, peak memory <= 64 MB. The same program into benchline's own
+#           first schema (sql/001-init.sql) is printed beside it, the reference (no budget).
 #   sync    a repository of 10,000 first-parent commits, `benchline sync` on a fresh database,
 #           beside `git rev-list --first-parent` and `git log --first-parent --format=%T`:
 #           budget: under 10 s.
@@ -179,11 +182,16 @@ if [ -n "$t_bl" ]; then
 	ratio=$(calc "$rate_bl / $rate_ref")
 	printf '  %-34s %8.2f s %9.0f records/s   peak RSS %.0f MB\n' "benchline ingest" "$t_bl" \
 		"$rate_bl" "$(calc "$rss_max / 1024")"
+	ratio_floor=$(calc "$rate_bl / $rate_floor")
+	printf '  %-34s %8.2f  (no budget)\n' "ratio benchline / reference" "$ratio"
 	verdict=ok
-	[ "$(calc "($ratio >= 0.40) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
-	printf '  %-34s %8.2f  (budget >= 0.40)  %s\n' "ratio benchline / reference" "$ratio" "$verdict"
-	printf '  %-34s %8.2f  (issue 14 goal >= 0.50; no budget)\n' "ratio benchline / floor" \
-		"$(calc "$rate_bl / $rate_floor")"
+	[ "$(calc "($ratio_floor >= 0.50) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.2f  (budget >= 0.50)  %s\n' "ratio benchline / floor" "$ratio_floor" \
+		"$verdict"
+	verdict=ok
+	[ "$(calc "($rss_max <= 64 * 1024) ? 1 : 0")" = 1 ] || { verdict=MISSED; missed=1; }
+	printf '  %-34s %8.0f MB  (budget <= 64 MB)  %s\n' "peak RSS of benchline ingest" \
+		"$(calc "$rss_max / 1024")" "$verdict"
 	# the shortest write lock one file can have: benchline's rows copied by SQLite itself
 	# from a staged database (bl.db) into a live one (a few runs already there)
 	perl "$HERE/gen-records.pl" --count 10 --metrics 10 --prefix live >"$WORK/live.json" ||
@@ -211,7 +219,8 @@ fi
 #   file is read piece by piece and staged on disk, so memory should not grow with it;
 # - the write lock during a 300k-record ingest: another process tries `BEGIN IMMEDIATE` with no
 #   wait every 20 ms; the share of tries refused is the share of the ingest's wall time the lock
-#   was held;
+#   was held (no budget: the file is stored while it is parsed, issue 26, so the lock is held
+#   from its first chunk to its commit);
 # - ingest + the first detect of a 200k-record history (200 Series x 1,000 commits, gen_history
 #   exported as native lines into a database holding only main's commits) against
 #   `detect --all` on the same records (detection alone).
@@ -249,7 +258,7 @@ while kill -0 "$ingest_pid" 2>/dev/null; do
 done
 wait "$ingest_pid" || { echo "  ingest of 300k records FAILED"; missed=1; }
 t1=$(now)
-printf '  %-46s %8.2f s   lock held in %d of %d tries: %.0f%% of the time (goal <= 10%%)\n' \
+printf '  %-46s %8.2f s   lock held in %d of %d tries: %.0f%% of the time (no budget)\n' \
 	"benchline ingest, 300k records x 3 metrics" "$(calc "$t1 - $t0")" "$held" "$tries" \
 	"$(calc "100 * $held / ($tries ? $tries : 1)")"
 rm -f "$WORK/300k.json" "$WORK/lock.db"*

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the named statements of sql/{queries,admin,web,series,gate,gate-skipped}.sql and their
+# Runs the named statements of sql/{queries,admin,web,series,gate,gate-skipped,intake}.sql and their
 # PostgreSQL texts (sql/pg/'s overrides and the rest derived, as store/embed-sql.sh gives them
 # to the binary) on the same rows, and compares what they give.
 #
@@ -95,7 +95,7 @@ use warnings;
 use IPC::Open2;
 
 my ($db, $url, $sqldir, $tmp) = @ARGV;
-my @files = qw(queries admin web series gate gate-skipped);
+my @files = qw(queries admin web series gate gate-skipped intake);
 
 # Named statements of a file: name => text without its final semicolon.
 sub statements {
@@ -252,6 +252,8 @@ sub norm_pg {
 # --- The cases. Parameters are SQLite literals ('text', 5, 1.5, X'..', NULL); PostgreSQL gets
 # each as text (a number quoted, a blob as '\x..'), as libpq sends them.
 sub lit { my $v = shift; $v =~ s/'/''/g; "'$v'" }
+# A JSON array of strings (for the intake's statements).
+sub json_strs { '[' . join(',', map { my $v = $_; $v =~ s/(["\\])/\\$1/g; "\"$v\"" } @_) . ']' }
 sub one {
 	my @r = norm_sqlite(sqlite("$_[0];\n"));
 	die "compare-q1: no row for $_[0]\n" if !@r;
@@ -301,10 +303,19 @@ my @cases = (
 	['machine_get (first)', [q => 'machine_get', lit('ci-lavapipe')]],
 	['machine_get (none)', [q => 'machine_get', lit('nobody')]],
 	['benchmark_get', [q => 'benchmark_get', lit($tb)]],
-	['run_by_digest', [q => 'run_by_digest', lit($digest)]],
 	['tag_has', [q => 'tag_has', $trun, lit($ttag)]],
 	['tag_has (none)', [q => 'tag_has', $trun, lit('nonesuch')]],
-	['standing_get', [q => 'standing_get', $tmid, $tbid, lit($tc), lit($tsrc), $thv]],
+	# The intake's lookups for a chunk at once (sql/intake.sql): one JSON array each, hits
+	# answered by their index in it, misses and repeats among them.
+	['intake_runs_by_digest', [q => 'intake_runs_by_digest', lit(json_strs('none', $digest, 'x', $digest))]],
+	['intake_tags_of_runs', [q => 'intake_tags_of_runs', lit("[$loose,$trun,999999,$trun]")]],
+	['intake_machines', [q => 'intake_machines', lit(json_strs('nobody', $tm, 'ci-lavapipe'))]],
+	['intake_benchmarks', [q => 'intake_benchmarks', lit(json_strs($tb, 'none', $tb))]],
+	['intake_on_main', [q => 'intake_on_main', lit('[[' . join('],[', map { json_strs(@$_) =~ s/^\[|\]$//gr }
+	    [$src, 'x'], ['x', $sha], ['x', 'y'], [$tsrc, 'y']) . ']]')]],
+	['intake_standing', [q => 'intake_standing', lit("[[$tmid,$tbid," . json_strs($tc, $tsrc) =~ s/^\[|\]$//gr .
+	    ",$thv],[$tmid,$tbid," . json_strs($tc, 'none') =~ s/^\[|\]$//gr . ",$thv]]")]],
+	['intake_run_ids', [q => 'intake_run_ids', 3]],
 	['main_known', [q => 'main_known']],
 	['main_has', [q => 'main_has', lit($src), lit('x')]],
 	['main_has (sha)', [q => 'main_has', lit('x'), lit($sha)]],
@@ -371,6 +382,17 @@ my @cases = (
 	 [c => 'SELECT id, digest, machine_id, benchmark_id, config, source_hash, harness_version, ' .
 	       'content_hash, commit_sha, branch, committed_at, started_at, dirty, profile, baseline, ' .
 	       'primary_metric, quietness, raw, ingested_at > 1.7e9 FROM runs ORDER BY id DESC LIMIT 3']],
+	['intake_run_insert', [w => 'intake_run_insert', lit('digest-y'), $mid2, $tbid, lit($tc), lit($tsrc), 7,
+			       'NULL', lit($sha), lit('main'), 'NULL', 1700000000.25, 0, lit('release'), 0,
+			       lit($tmetric), 0.0125, lit('{"raw":2}'), 900000],
+	 [c => 'SELECT id, digest, machine_id, benchmark_id, config, source_hash, harness_version, ' .
+	       'content_hash, commit_sha, branch, committed_at, started_at, dirty, profile, baseline, ' .
+	       'primary_metric, quietness, raw, ingested_at > 1.7e9 FROM runs ORDER BY id DESC LIMIT 2']],
+	['intake_metrics_insert', [w => 'intake_metrics_insert',
+	  lit("[[$loose,\"new_metric\",\"timed\",\"us\",\"lower\",12.5,13.75,10,null,\"a ladder\",9,16]," .
+	      "[$loose,\"other_metric\",\"counted\",\"B\",\"higher\",null,null,null,42,null,null,null]]"),
+	  "X'ffffffffffffffff000000000000f03f0000000000000040'"],
+	 [c => "SELECT * FROM metrics WHERE run_id = $loose ORDER BY name"]],
 	['metric_insert', [w => 'metric_insert', $loose, lit('new_metric'), lit('timed'), lit('us'),
 			   lit('lower'), 12.5, 13.75, 10, 'NULL', lit('a ladder'),
 			   "X'000000000000f03f0000000000000040'"],
