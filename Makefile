@@ -225,3 +225,11 @@ bench-web: benchline
 
 browser: benchline
 	BENCHLINE=$(CURDIR)/$(BIN) prove -v tests/browser/chromium.t
+
+# The screenshots docs/web.md shows (docs/images/, committed): the browser test's, taken on the
+# demo database, written there instead of tests/output/.
+.PHONY: docs-images
+docs-images: benchline
+	mkdir -p docs/images
+	BENCHLINE=$(CURDIR)/$(BIN) BENCHLINE_SCREENSHOTS=$(CURDIR)/docs/images prove -v \
+		tests/browser/chromium.t

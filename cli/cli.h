@@ -346,6 +346,7 @@ int cmd_run(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_import_baseline(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_import(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx);
+int cmd_export(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_ladder(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx);
 int cmd_rebench(int argc, const char **argv, struct cli_ctx *ctx);

@@ -156,13 +156,10 @@ static void print_all_tagged(const struct tagged_runs *t, int after_table)
 /* A value as a person reads it, in the unit its size calls for (28.3 ms, not 28268.7 us). */
 static void format_value(struct strbuf *sb, double v, const char *unit)
 {
-	struct unit_scale scale;
-	if (isnan(v)) {
+	if (isnan(v))
 		strbuf_addch(sb, '-');
-		return;
-	}
-	unit_scale_choose(&scale, unit, v);
-	strbuf_add_quantity(sb, v, &scale);
+	else
+		strbuf_add_value(sb, v, unit);
 }
 
 static int each_series(const struct store_series *s, void *data)

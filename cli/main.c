@@ -566,6 +566,27 @@ const struct cli_command cli_commands[] = {
 		     "/etc/benchline/tokens --repo /srv/proj"},
     },
     {
+	.name = "export",
+	.fn = cmd_export,
+	.needs = NEED_DB,
+	.forms = {{NULL, "--html [--repo] [--gnuplot]", ""}},
+	.summary = "write the pages and charts as a static site",
+	.description =
+	    "Writes what the server shows as files that work from the file system or any static "
+	    "host: the overview (index.html, with its search and sort), the alerts, the Suspects, "
+	    "the Regressions and a page for each, every Series' page with its chart (series/), a "
+	    "README badge (badge.svg) and the stylesheet and scripts, every link relative. What "
+	    "needs a server is left out: the JSON API, the gate, zoom. DIR is made when missing; "
+	    "the files written replace those of an earlier export. Progress goes to stderr, a "
+	    "summary line to stdout.",
+	.exits = "0 the site was written\n2 no database, a page or chart that could not be made, "
+		 "a file that could not be written, or bad usage",
+	.examples = {"Publish the demo database as a site:",
+		     "benchline --db demo.db export --html site",
+		     "With links to each commit on the repository's host:",
+		     "benchline --db bench.db export --html public --repo ."},
+    },
+    {
 	.name = "demo",
 	.fn = cmd_demo,
 	.needs = NEED_DB_CREATE,

@@ -106,20 +106,32 @@ int json_write(struct strbuf *sb, const struct json_t *v, unsigned flags);
 /* The same as a new string (free it), NULL for a value JSON cannot hold: where json_dumps was. */
 char *json_write_text(const struct json_t *v, unsigned flags);
 
-/* Details of a failure: the code that was returned and a lowercase message. */
+/* What more an error knows of its cause than its code, for a caller that words its answer
+ * otherwise (the server tells a push how its query gives what a command's flags give). Set by
+ * bl_error_set_kind; bl_error_set makes it BL_KIND_NONE, bl_error_prefix keeps it. */
+enum bl_error_kind {
+	BL_KIND_NONE,
+	BL_KIND_NEEDS_FLAG, /* the input lacks what a flag fills in (--machine, --repo...) */
+};
+
+/* Details of a failure: the code that was returned, a lowercase message and its kind. */
 struct bl_error {
 	int code;
 	struct strbuf msg;
+	enum bl_error_kind kind;
 };
 #define BL_ERROR_INIT                                                                              \
 	{                                                                                          \
-		0, STRBUF_INIT                                                                     \
+		0, STRBUF_INIT, BL_KIND_NONE                                                       \
 	}
 
 /* Sets err (when not NULL) and returns code, so callers can `return bl_error_set(...)`. The
  * arguments may include err's own message (err->msg.buf): an error can extend itself. */
 int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same, with the error's kind. */
+int bl_error_set_kind(struct bl_error *err, enum bl_error_kind kind, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Puts "prefix: " in front of the current message (whose text the arguments may include). */
 void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -410,9 +422,14 @@ void unit_scale_choose(struct unit_scale *out, const char *unit, double typical)
 /* v in the scale, three significant digits without trailing zeros (a whole number in its own
  * unit, a count, as it is), then the unit: "28.3 ms", "12316 allocs". */
 void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s);
-/* A ratio as the signed percent change every output shows, one decimal: 1.152 is "+15.2%",
- * 0.9 "-10.0%"; a ratio that is not finite appends unknown ("-", "?") instead. A shift (a
- * fraction, the ratio minus 1) is shown as strbuf_add_change(sb, 1 + shift, ...). */
+/* v in the unit its own size calls for (unit_scale_choose with v as the typical value), as
+ * strbuf_add_quantity writes it: how a lone value is shown, "983 MB/s", "66.7 µs". */
+void strbuf_add_value(struct strbuf *sb, double v, const char *unit);
+/* A ratio as the signed percent change every output shows, one decimal (§11): 1.152 is
+ * "+15.2%", 0.9 "-10.0%", and one that rounds to nothing "0.0%" (never "+0.0%" or "-0.0%", so
+ * no sign claims a direction there is none of); a ratio that is not finite appends unknown ("-",
+ * "?") instead. A shift (a fraction, the ratio minus 1) is shown as strbuf_add_change(sb, 1 +
+ * shift, ...). */
 void strbuf_add_change(struct strbuf *sb, double ratio, const char *unknown);
 /* An interval of ratios the same way, "[+1.2%, +3.4%]"; unknown unless both ends are finite. */
 void strbuf_add_change_interval(struct strbuf *sb, double lo, double hi, const char *unknown);

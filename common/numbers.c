@@ -322,12 +322,22 @@ void strbuf_add_quantity(struct strbuf *sb, double v, const struct unit_scale *s
 	}
 }
 
+void strbuf_add_value(struct strbuf *sb, double v, const char *unit)
+{
+	struct unit_scale scale;
+	unit_scale_choose(&scale, unit, v);
+	strbuf_add_quantity(sb, v, &scale);
+}
+
 void strbuf_add_change(struct strbuf *sb, double ratio, const char *unknown)
 {
-	if (isfinite(ratio))
-		strbuf_addf(sb, "%+.1f%%", 100 * (ratio - 1));
-	else
+	double pct = 100 * (ratio - 1);
+	if (!isfinite(pct))
 		strbuf_addstr(sb, unknown);
+	else if (fabs(pct) < 0.05)
+		strbuf_addstr(sb, "0.0%");
+	else
+		strbuf_addf(sb, "%+.1f%%", pct);
 }
 
 void strbuf_add_change_interval(struct strbuf *sb, double lo, double hi, const char *unknown)

@@ -60,20 +60,37 @@ char *xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
-int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
+static int error_vset(struct bl_error *err, enum bl_error_kind kind, int code, const char *fmt,
+		      va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
 	if (!err)
 		return code;
 	/* Formatted into a buffer of its own, then swapped in: the arguments may point into the
 	 * old message (an error that extends itself), which must stay whole until read. */
-	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	err->code = code;
+	err->kind = kind;
 	strbuf_release(&err->msg);
 	err->msg = sb;
+	return code;
+}
+
+int bl_error_set(struct bl_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	code = error_vset(err, BL_KIND_NONE, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int bl_error_set_kind(struct bl_error *err, enum bl_error_kind kind, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	code = error_vset(err, kind, code, fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -95,12 +112,14 @@ void bl_error_prefix(struct bl_error *err, const char *fmt, ...)
 void bl_error_clear(struct bl_error *err)
 {
 	err->code = 0;
+	err->kind = BL_KIND_NONE;
 	strbuf_reset(&err->msg);
 }
 
 void bl_error_release(struct bl_error *err)
 {
 	err->code = 0;
+	err->kind = BL_KIND_NONE;
 	strbuf_release(&err->msg);
 }
 

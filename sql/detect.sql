@@ -339,6 +339,17 @@ JOIN machines m ON m.id = s.machine_id
 JOIN benchmarks b ON b.id = s.benchmark_id
 WHERE m.name = ?1 AND b.name = ?2 AND s.config = ?3 AND s.metric = ?4 AND s.state = ?5;
 
+-- Whether detection judges a Series (by names): 1 when one of its lines is judged, 0 when none
+-- of them is (a metric the band does not judge: a count, or one benchline.json's `metrics`
+-- leaves out), NULL when it has no lines (detect has not read it).
+-- name: series_judged
+SELECT max(e.judged)
+FROM lines l
+JOIN line_ends e ON e.line_id = l.id
+JOIN machines m ON m.id = l.machine_id
+JOIN benchmarks b ON b.id = l.benchmark_id
+WHERE m.name = ?1 AND b.name = ?2 AND l.config = ?3 AND l.metric = ?4;
+
 -- The ladder a quantile metric names (§8), from any record that names one: detection judges a
 -- quantile metric only when benchline.json's `metrics` lists it, so this runs once per such
 -- name and detect, not per record. The lowest run id's when records disagree, so every

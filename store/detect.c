@@ -1190,6 +1190,25 @@ int store_open_suspects(int64_t *out, struct store_detect *d, const char *machin
 	return store_query_int64(out, 0, d->st, s, "cannot count Suspects", err);
 }
 
+int store_series_judged(int *out, struct store_detect *d, const char *machine,
+			const char *benchmark, const char *config, const char *metric,
+			struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(d->st, SQL_SERIES_JUDGED, err);
+	int64_t judged = 0;
+	int ret;
+	*out = 0;
+	if (!s)
+		return BL_EDB;
+	store_bind_text(s, 1, machine);
+	store_bind_text(s, 2, benchmark);
+	store_bind_text(s, 3, config);
+	store_bind_text(s, 4, metric);
+	ret = store_query_int64(&judged, 0, d->st, s, "cannot read lines", err);
+	*out = judged > 0;
+	return ret;
+}
+
 int store_detect_ran(int *out, struct store *st, struct bl_error *err)
 {
 	char *v = NULL;

@@ -381,6 +381,17 @@ struct store_web_summary {
 	double last_stored; /* seconds since the epoch of the last run stored; NAN before one */
 };
 int store_web_summary(struct store_web_summary *out, struct store *st, struct bl_error *err);
+/* A commit on main as the pages name it: found 0 (seq -1, subject NULL, date NAN) when it is
+ * not on main. Released with store_web_commit_release. */
+struct store_web_commit {
+	int found;
+	int64_t seq;
+	char *subject; /* NULL when empty */
+	double date;   /* its committed_at, seconds since the epoch */
+};
+int store_web_commit(struct store_web_commit *out, struct store *st, const char *sha,
+		     struct bl_error *err);
+void store_web_commit_release(struct store_web_commit *c);
 /* A Suspect as the Suspects page lists it. Strings live until the callback returns. */
 struct store_web_suspect_row {
 	int64_t id, alert_id; /* alert_id 0 when it has none yet */
@@ -653,6 +664,12 @@ int store_each_new_suspect(struct store *st, int64_t after_id, int64_t limit, st
  * source_hash: what a sweep need not measure again. */
 int store_machine_measured(int *out, struct store *st, const char *machine, const char *source_hash,
 			   struct bl_error *err);
+/* Whether detection judges a Series (§6): 1 when one of its lines is judged, 0 when none is
+ * (its metric is not judged: a count, or one benchline.json's `metrics` leaves out) or it has
+ * no lines yet. */
+int store_series_judged(int *out, struct store_detect *d, const char *machine,
+			const char *benchmark, const char *config, const char *metric,
+			struct bl_error *err);
 /* Whether detect has ever run on this database. */
 int store_detect_ran(int *out, struct store *st, struct bl_error *err);
 /* Open Suspects on one Series. */

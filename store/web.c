@@ -228,3 +228,34 @@ int store_web_suspect_rows(struct store *st, store_web_suspect_row_fn fn, void *
 	store_reset(s);
 	return ret;
 }
+
+int store_web_commit(struct store_web_commit *out, struct store *st, const char *sha,
+		     struct bl_error *err)
+{
+	struct store_stmt *s = store_stmt(st, SQL_WEB_COMMIT, err);
+	int rc, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->seq = -1;
+	out->date = NAN;
+	if (!s)
+		return BL_EDB;
+	store_bind_text(s, 1, sha);
+	if ((rc = store_step(s)) == STORE_ROW) {
+		const char *subject = store_column_text(s, 1, NULL);
+		out->found = 1;
+		out->seq = store_column_int64(s, 0, -1);
+		out->subject = subject && *subject ? xstrdup(subject) : NULL;
+		out->date = store_column_real(s, 2);
+	} else if (rc != STORE_DONE) {
+		ret = store_db_error(err, st, "cannot read commits");
+	}
+	store_reset(s);
+	return ret;
+}
+
+void store_web_commit_release(struct store_web_commit *c)
+{
+	free(c->subject);
+	c->subject = NULL;
+}

@@ -95,16 +95,27 @@ void web_chart_cache_put(struct web_chart_cache *c, uint64_t key, const struct s
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Text gnuplot gets inside a double-quoted string: only plain characters. */
+/* Text gnuplot gets inside a quoted string (the y axis' unit): letters, digits, a few plain
+ * marks and every character past ASCII that XML admits (µ, ñ, °: gnuplot writes them into the
+ * SVG as they are); anything else, an ASCII mark gnuplot could read as markup or a byte that
+ * is not UTF-8, as '?'. */
 static void add_gnuplot_text(struct strbuf *sb, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || strchr(" %/._-()", ch))
-			strbuf_addch(sb, (char)ch);
+	const unsigned char *p = (const unsigned char *)s;
+	while (p && *p) {
+		uint32_t cp;
+		size_t n = web_utf8_char(p, &cp);
+		if (n > 1 && cp >= 0xa0 && cp != 0xfffe && cp != 0xffff) {
+			strbuf_add(sb, p, n);
+			p += n;
+			continue;
+		}
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr(" %/._-()", *p))
+			strbuf_addch(sb, (char)*p);
 		else
 			strbuf_addch(sb, '?');
+		p += n ? n : 1;
 	}
 }
 
@@ -409,8 +420,10 @@ static void add_ring(struct strbuf *sb, double x, double y, const struct web_poi
 	const char *color = p->suspect_side == SUSPECT_SLOWER ? "#cc0000" : "#2e9a2e";
 	struct strbuf label = STRBUF_INIT;
 	strbuf_addstr(&label, side);
-	if (!isnan(p->suspect_shift))
-		strbuf_addf(&label, " %+.1f%%", p->suspect_shift * 100);
+	if (isfinite(p->suspect_shift)) {
+		strbuf_addch(&label, ' ');
+		strbuf_add_change(&label, 1 + p->suspect_shift, "");
+	}
 	strbuf_addf(sb,
 		    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7.5\" fill=\"none\" stroke=\"%s\" "
 		    "stroke-width=\"2\" class=\"suspect %s\"><title>suspect: %s",
@@ -426,10 +439,10 @@ static void add_ring(struct strbuf *sb, double x, double y, const struct web_poi
 		    "font-family=\"sans-serif\" text-anchor=\"middle\" fill=\"%s\" "
 		    "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
 		    side, x, y > PLOT_TOP + 24 ? y - 11 : y + 20, color);
-	if (isnan(p->suspect_shift))
-		web_html_escape(sb, side);
+	if (isfinite(p->suspect_shift))
+		strbuf_add_change(sb, 1 + p->suspect_shift, "");
 	else
-		strbuf_addf(sb, "%+.1f%%", p->suspect_shift * 100);
+		web_html_escape(sb, side);
 	strbuf_addstr(sb, "</text>\n");
 	strbuf_release(&label);
 }
@@ -473,8 +486,7 @@ static void add_mark(struct strbuf *sb, const struct web_chart_frame *f, const s
 	double x = px_x(f, m->x), top = PLOT_TOP, bottom = PLOT_BOTTOM;
 	int right = x > CHART_W * 0.75;
 	struct strbuf delta = STRBUF_INIT, title = STRBUF_INIT;
-	if (isfinite(m->ratio))
-		strbuf_addf(&delta, "%+.1f%%", 100 * (m->ratio - 1));
+	strbuf_add_change(&delta, m->ratio, "");
 	strbuf_addf(sb,
 		    "<g class=\"regression\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		    "y2=\"%.1f\" stroke=\"#cc0000\" stroke-width=\"1\" stroke-dasharray=\"3,3\" "

@@ -1,6 +1,6 @@
 /*
  * Small helpers of the web module: HTML escaping, percent-decoding, a hash for ETags, JSON
- * error replies, the reply cache.
+ * and text replies, JSON lists as the CLI prints them, the reply cache.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -11,9 +11,7 @@
 
 #include "web/web.h"
 
-/* The length of the UTF-8 sequence at s (1 to 4) with its code point in *cp, or 0 for a byte
- * that starts none: a sequence cut short, an overlong form, a surrogate, past U+10FFFF. */
-static size_t utf8_char(const unsigned char *s, uint32_t *cp)
+size_t web_utf8_char(const unsigned char *s, uint32_t *cp)
 {
 	unsigned c = s[0];
 	size_t n;
@@ -70,7 +68,7 @@ void web_html_escape(struct strbuf *out, const char *s)
 			/* A C0 control, or what is not a character of XML (bytes that are not
 			 * UTF-8 among them), is U+FFFD: no name or subject can make a page or a
 			 * chart invalid (§13). */
-			n = *p < 0x20 ? 0 : utf8_char(p, &cp);
+			n = *p < 0x20 ? 0 : web_utf8_char(p, &cp);
 			if (!n || cp == 0xfffe || cp == 0xffff)
 				strbuf_addstr(out, "\xef\xbf\xbd");
 			else
@@ -204,6 +202,42 @@ void web_reply_json_error(struct web_reply *r, int status, const char *msg)
 {
 	web_reply_json(r, status, json_pack("{s:s}", "error", msg));
 	r->has_etag = 0;
+}
+
+void web_reply_text(struct web_reply *r, int status, const char *msg)
+{
+	strbuf_reset(&r->body);
+	strbuf_addstr(&r->body, msg);
+	strbuf_addch(&r->body, '\n');
+	r->status = status;
+	r->type = "text/plain; charset=utf-8";
+	r->has_etag = 0;
+}
+
+void web_json_list_add(struct web_json_list *l, json_t *o)
+{
+	char *text = json_write_text(o, 0);
+	strbuf_addstr(l->out, l->count++ ? ",\n" : "\n");
+	strbuf_addstr(l->out, text ? text : "null");
+	free(text);
+	json_decref(o);
+}
+
+int web_json_list(struct web_reply *r, struct store *st, const void *filter, web_json_each_fn *each,
+		  struct bl_error *err)
+{
+	struct web_json_list l = {&r->body, 0, st, filter, NULL, err, 0};
+	int ret;
+	strbuf_addch(&r->body, '[');
+	ret = each(&l);
+	if (!ret && l.failed)
+		ret = err->code ? err->code : BL_EDB;
+	if (ret)
+		return ret;
+	strbuf_addstr(&r->body, l.count ? "\n]\n" : "]\n");
+	r->status = 200;
+	r->type = "application/json";
+	return 0;
 }
 
 struct cached_reply {

@@ -301,6 +301,10 @@ enum gate_verdict gate_interval_verdict(double lo, double hi, double L, int bett
 /* How the table, the comment and the page show a row: its status, but FASTER for a PASS judged
  * faster (§7.3: not slower, and shown as what it is). */
 const char *gate_row_label(const struct gate_row *r);
+/* "66.7 → 96.8 µs": a row's reference value, then its head's, in one scale of its unit (§11),
+ * chosen by the smaller so neither is under 1; "-" for a side it lacks, and the unit after
+ * the reference's value when the head has none. Plain text: the caller escapes it. */
+void gate_add_values(struct strbuf *sb, const struct gate_row *r);
 
 /* The words for undecided rows in every verdict line (§7.8). */
 #define GATE_UNDECIDED_WORDS "measured too loosely to tell"

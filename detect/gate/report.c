@@ -447,42 +447,31 @@ static void md_text(struct strbuf *sb, const char *s)
 	}
 }
 
-/* A value as a person reads it: 5 significant digits, no exponent for large ones. */
-static void add_value(struct strbuf *sb, double v)
+void gate_add_values(struct strbuf *sb, const struct gate_row *r)
 {
-	if (!isfinite(v))
-		strbuf_addstr(sb, "-");
-	else if (fabs(v) >= 1e5)
-		strbuf_addf(sb, "%.0f", v);
+	struct unit_scale scale, bare;
+	double typical;
+	if (r->has_ref && r->has_head && isfinite(r->ref.value) && isfinite(r->head.value))
+		typical = fmin(fabs(r->ref.value), fabs(r->head.value));
 	else
-		strbuf_addf(sb, "%.5g", v);
-}
-
-/* "998.36 → 1101.1 ns": the reference's value, then the head's. */
-static void md_before_after(struct strbuf *sb, const struct gate_row *r)
-{
-	const char *unit = r->unit && *r->unit ? r->unit : NULL;
-	if (r->has_ref)
-		add_value(sb, r->ref.value);
+		typical = r->has_ref ? r->ref.value : r->head.value;
+	unit_scale_choose(&scale, r->unit, typical);
+	bare = scale;
+	bare.unit[0] = '\0';
+	if (r->has_ref && isfinite(r->ref.value))
+		strbuf_add_quantity(sb, r->ref.value, r->has_head ? &bare : &scale);
 	else
 		strbuf_addstr(sb, "-");
-	if (unit && !r->has_head) {
-		strbuf_addch(sb, ' ');
-		md_cell(sb, unit);
-	}
 	strbuf_addstr(sb, " → ");
-	if (r->has_head)
-		add_value(sb, r->head.value);
+	if (r->has_head && isfinite(r->head.value))
+		strbuf_add_quantity(sb, r->head.value, &scale);
 	else
 		strbuf_addstr(sb, "-");
-	if (unit && r->has_head) {
-		strbuf_addch(sb, ' ');
-		md_cell(sb, unit);
-	}
 }
 
 static void md_row(struct strbuf *out, const struct gate_row *r, const char *base_url)
 {
+	struct strbuf values = STRBUF_INIT;
 	strbuf_addf(out, "| %s%s | ", gate_row_label(r), r->settled ? " (settled live)" : "");
 	if (base_url)
 		strbuf_addch(out, '[');
@@ -504,7 +493,9 @@ static void md_row(struct strbuf *out, const struct gate_row *r, const char *bas
 	strbuf_addstr(out, " | ");
 	md_cell(out, r->machine);
 	strbuf_addstr(out, " | ");
-	md_before_after(out, r);
+	strbuf_reset(&values);
+	gate_add_values(&values, r);
+	md_cell(out, values.buf);
 	strbuf_addstr(out, " | ");
 	strbuf_add_change(out, r->ratio, "-");
 	strbuf_addstr(out, " | ");
@@ -512,8 +503,9 @@ static void md_row(struct strbuf *out, const struct gate_row *r, const char *bas
 		strbuf_add_change_interval(out, r->lo, r->hi, "-");
 	strbuf_addstr(out, " | ");
 	if (r->method == GATE_METHOD_LADDER) {
-		strbuf_addf(out, "%.4g ", r->effective_limit);
-		md_cell(out, r->unit);
+		strbuf_reset(&values);
+		strbuf_add_value(&values, r->effective_limit, r->unit);
+		md_cell(out, values.buf);
 	} else if (isfinite(r->effective_limit)) {
 		strbuf_add_change(out, r->effective_limit, "-");
 		if (widened(r))
@@ -527,6 +519,7 @@ static void md_row(struct strbuf *out, const struct gate_row *r, const char *bas
 	strbuf_addstr(out, " | ");
 	md_cell(out, r->note);
 	strbuf_addstr(out, " |\n");
+	strbuf_release(&values);
 }
 
 /* Rows a table could not hold within GATE_MARKDOWN_BUDGET. */

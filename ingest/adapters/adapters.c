@@ -487,21 +487,22 @@ int adapters_resolve(struct adapters_common *common, const struct adapters_input
 			struct strbuf q = STRBUF_INIT;
 			int ret;
 			add_key(&q, fi->machine);
-			ret = bl_error_set(a->err, BL_EINVALID,
-					   "%s: the %s \"%s\" is not a valid machine name: give "
-					   "--machine",
-					   a->name, fi->machine_what ? fi->machine_what : "machine",
-					   q.buf);
+			ret = bl_error_set_kind(
+			    a->err, BL_KIND_NEEDS_FLAG, BL_EINVALID,
+			    "%s: the %s \"%s\" is not a valid machine name: give "
+			    "--machine",
+			    a->name, fi->machine_what ? fi->machine_what : "machine", q.buf);
 			strbuf_release(&q);
 			return ret;
 		}
 		snprintf(common->machine, sizeof(common->machine), "%s", fi->machine);
 	} else {
-		return bl_error_set(a->err, BL_EINVALID, "%s: no machine: give --machine", a->name);
+		return bl_error_set_kind(a->err, BL_KIND_NEEDS_FLAG, BL_EINVALID,
+					 "%s: no machine: give --machine", a->name);
 	}
 	if (d->harness_version < 0)
-		return bl_error_set(a->err, BL_EINVALID,
-				    "%s: no harness version: give --harness-version", a->name);
+		return bl_error_set_kind(a->err, BL_KIND_NEEDS_FLAG, BL_EINVALID,
+					 "%s: no harness version: give --harness-version", a->name);
 	common->harness_version = d->harness_version;
 	common->config = d->config ? d->config : "";
 	if (strlen(common->config) > INGEST_MAX_STRING ||
@@ -529,7 +530,8 @@ int adapters_resolve(struct adapters_common *common, const struct adapters_input
 		common->dirty = fi->dirty;
 		common->committed_at = fi->committed_at;
 	} else {
-		return bl_error_set(a->err, BL_EINVALID, "%s: no commit: give --repo", a->name);
+		return bl_error_set_kind(a->err, BL_KIND_NEEDS_FLAG, BL_EINVALID,
+					 "%s: no commit: give --repo", a->name);
 	}
 	if (common->branch && (strlen(common->branch) > INGEST_MAX_STRING ||
 			       !utf8_valid(common->branch, strlen(common->branch))))

@@ -2,14 +2,16 @@
 # A real browser (§11 issue 5): headless Chromium loads a Series page; the chart's SVG must be
 # in the rendered DOM with a <title> on its points, and screenshots are kept in tests/output/
 # for people to look at: series.png, series-date.png, suspect-series.png, overview.png,
-# suspects.png, suspects-slower.png, regression.png, regressions.png, dots.png, huge.png,
-# gate.png, linked.png. Run by `make e2e` (tests/e2e/t0620-browser.t)
-# and `make browser`. Chromium is a test dependency: missing, the test fails (make deps).
+# suspects.png, suspects-slower.png, regression.png, regressions.png, alerts.png,
+# regression-page.png, export-overview.png, export-series.png, export-alerts.png (the exported
+# site, from the file system), dots.png, huge.png, gate.png, linked.png. Run by `make e2e`
+# (tests/e2e/t0620-browser.t) and `make browser`. Chromium is a test dependency: missing, the test fails (make deps).
 TEST_FILE_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$TEST_FILE_DIR/../e2e/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
-OUTPUT=$ROOT/tests/output
+# BENCHLINE_SCREENSHOTS names another folder: `make docs-images` writes docs/images/ so.
+OUTPUT=${BENCHLINE_SCREENSHOTS:-$ROOT/tests/output}
 CHROMIUM=$(command -v chromium || command -v chromium-browser)
 
 # chrome ARGS... URL: headless Chromium with nothing that reaches the network.
@@ -107,8 +109,59 @@ test_expect 'a Series page with a Regression: the triangle on the chart, the pro
 	chrome --screenshot="$OUTPUT/regressions.png" --window-size=1280,500 --hide-scrollbars \
 		"$URL/regressions" >/dev/null 2>chrome.err
 '
+test_expect 'the alerts page renders each alert with its range and Series, and a screenshot' '
+	chrome --dump-dom "$URL/alerts" >alerts.html 2>chrome.err &&
+	test "$(grep -c "<section class=\"alert " alerts.html)" = "$(bl alerts --json | json_get - "scalar @\$j")" &&
+	grep -q "<br>to <span class=\"mono\"" alerts.html &&
+	chrome --screenshot="$OUTPUT/alerts.png" --window-size=1280,1000 --hide-scrollbars \
+		"$URL/alerts" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/alerts.png")" -gt 20000
+'
+test_expect 'a Regression'"'"'s page renders its facts and probe log, and a screenshot' '
+	chrome --dump-dom "$URL/regressions/1" >regpage.html 2>chrome.err &&
+	grep -q "<h1>Regression 1: " regpage.html &&
+	grep -q "<dt>culprit</dt>" regpage.html &&
+	grep -q "<tr class=\"probe-slower\">" regpage.html &&
+	chrome --screenshot="$OUTPUT/regression-page.png" --window-size=1280,800 --hide-scrollbars \
+		"$URL/regressions/1" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/regression-page.png")" -gt 10000
+'
 test_expect 'the server stops cleanly' '
 	serve_stop web
+'
+
+# The exported site (benchline export --html), opened from the file system: no server, yet the
+# overview's search (?q= read by filter.js) and sort (#sort= by sort.js) work.
+bl export --html "$TMP/site" >/dev/null 2>&1 || echo "# export failed" >&2
+SITE=file://$TMP/site
+test_expect 'the exported overview filters by ?q= with no server behind it' '
+	chrome --dump-dom "$SITE/index.html?q=town+gpu" >site-q.html 2>chrome.err &&
+	total=$(grep -c "<tr data-search=" site-q.html) &&
+	shown=$(grep "<tr data-search=" site-q.html | grep -vc " hidden") &&
+	test "$shown" -gt 0 && test "$shown" -lt "$total" &&
+	grep "<tr data-search=" site-q.html | grep -v " hidden" | grep -v "town.*gpu" >wrong || true &&
+	test ! -s wrong &&
+	grep -q "<span id=\"shown\">$shown</span>" site-q.html
+'
+test_expect 'the exported overview sorts by #sort=-change with no server behind it' '
+	chrome --dump-dom "$SITE/index.html#sort=-change" >site-s.html 2>chrome.err &&
+	grep -q "aria-sort=\"descending\"" site-s.html &&
+	perl -0ne "push @v, \$1 while /<td class=\"num[a-z ]*\" data-v=\"([-0-9.e]+)\" title=\"against/g; END { exit 1 unless @v > 10; for (1 .. \$#v) { exit 1 if \$v[\$_] > \$v[\$_ - 1] } }" site-s.html
+'
+test_expect 'the exported pages render from files: screenshots of the overview, a Series, the alerts' '
+	chrome --screenshot="$OUTPUT/export-overview.png" --window-size=1280,800 --hide-scrollbars \
+		"$SITE/index.html?q=town#sort=-change" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/export-overview.png")" -gt 20000 &&
+	page=$(sed -n "s/.*<a href=\"\.\/\(series\/[^\"]*\)\">chart<\/a>.*/\1/p" "$TMP/site/index.html" | head -1) &&
+	chrome --dump-dom "$SITE/$page" >site-series.html 2>chrome.err &&
+	grep -q "class=\"point\"" site-series.html &&
+	grep -q "<link rel=\"stylesheet\" href=\"../assets/style.css\">" site-series.html &&
+	chrome --screenshot="$OUTPUT/export-series.png" --window-size=1280,900 --hide-scrollbars \
+		"$SITE/$page" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/export-series.png")" -gt 20000 &&
+	chrome --screenshot="$OUTPUT/export-alerts.png" --window-size=1280,800 --hide-scrollbars \
+		"$SITE/alerts.html" >/dev/null 2>chrome.err &&
+	test "$(wc -c <"$OUTPUT/export-alerts.png")" -gt 20000
 '
 
 # D9: a Series with "." and ".." parts opens from the link the overview gives it (Chromium

@@ -94,7 +94,7 @@ test_expect 'POST /api/records stores a record (201) and it shows on its Series 
 	json_get body "\$j->[0]{outcome}" | grep -qx stands &&
 	bl records --json --machine m1-box | json_get - "\$j->[0]{metrics}{t}{median}" | grep -qx 123.5 &&
 	curl -s "$URL/series/m1-box/pushed/c/t" >page &&
-	grep -q "123.5 us" page &&
+	grep -q "124 µs" page &&
 	grep -q "<title>commit $(echo $MAIN1 | cut -c1-12) (seq 7), [0-9-]* [0-9:]* UTC" page
 '
 # (Each push queues a detection in the background: tests that compare the database wait until
@@ -105,7 +105,7 @@ test_expect 'a record ingested by the CLI while serving shows at once (no stale 
 	curl -s "$URL/series/m1-box/pushed/c/t" >before.html &&
 	record m1-box pushed $MAIN2 77.25 >cli.json &&
 	bl ingest cli.json >/dev/null &&
-	curl -s "$URL/series/m1-box/pushed/c/t" | grep -q "77.25 us" &&
+	curl -s "$URL/series/m1-box/pushed/c/t" | grep -q "77.2 µs" &&
 	curl -s "$URL/api/series" >after.json &&
 	! cmp -s before.json after.json &&
 	bl series --json | cmp - after.json

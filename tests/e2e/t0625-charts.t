@@ -75,10 +75,10 @@ test_expect 'the table gives each record its date (UTC)' '
 test_expect 'the overview: a summary, a sparkline and the change against the center per Series' '
 	curl -s "$URL/" >ov &&
 	open=$(db_sql "$BENCHLINE_DB" "SELECT count(*) FROM alerts WHERE state = '"'"'open'"'"'") &&
-	grep -q "<p class=\"summary\"><a href=\"/suspects\" class=\"slower\"><strong>$open</strong> open alerts</a> · <a href=\"/regressions\"><strong>0</strong> Regressions</a> · <strong>3</strong> machines · last push <strong>20[0-9-]* [0-9:]* UTC</strong></p>" ov &&
+	grep -q "<p class=\"summary\"><a href=\"/alerts\" class=\"slower\"><strong>$open</strong> open alerts</a> · <a href=\"/regressions\"><strong>0</strong> Regressions</a> · <strong>3</strong> machines · last push <strong>20[0-9-]* [0-9:]* UTC</strong></p>" ov &&
 	n=$(bl series --json | json_get - "scalar @\$j") &&
 	test "$(grep -c "<svg class=\"sparkline\"" ov)" = "$n" &&
-	grep -q "<td class=\"num\" data-v=\"[-0-9.e]*\" title=\"against the center [0-9.]* ± [0-9.]*\">[+-][0-9]*\.[0-9]%</td>" ov &&
+	grep -q "<td class=\"num\" data-v=\"[-0-9.e]*\" title=\"against the center [0-9.]* [µm]s ± [0-9.]* [µm]s\">[+-][0-9]*\.[0-9]%</td>" ov &&
 	grep -q ">0.0%</td>" ov && ! grep -q ">-0.0%</td>" ov
 '
 test_expect 'the overview'"'"'s columns are sortable (sort.js, data-sort and data-v)' '
@@ -87,15 +87,16 @@ test_expect 'the overview'"'"'s columns are sortable (sort.js, data-sort and dat
 	grep -q "<script src=\"/assets/sort.js\"></script>" ov &&
 	expect_status 200 text/javascript GET "$URL/assets/sort.js"
 '
-test_expect 'Suspects are grouped by machine and commit, with ids, subjects, dates and units' '
+test_expect 'Suspects are grouped by their alert, with ids, subjects, dates and units' '
 	curl -s "$URL/suspects" >sus &&
-	groups=$(json_get suspects.json "my %g; \$g{\$_->{machine} . q( ) . \$_->{commit}} = 1 for @\$j; scalar keys %g") &&
+	groups=$(bl alerts --json | json_get - "scalar @\$j") &&
 	test "$(grep -c "<tbody class=\"alert-group\">" sus)" = "$groups" &&
 	test "$(grep -c "<tr class=\"suspect " sus)" = "$(json_get suspects.json "scalar @\$j")" &&
 	id=$(json_get suspects.json "\$j->[0]{id}") &&
 	grep -q "<tr class=\"suspect [a-z]*\"><td class=\"num\">$id</td>" sus &&
-	grep -q "UTC</span> <span class=\"subject\">“[^”]*”</span> <span class=\"muted\">alert [0-9]*: [0-9] slower, [0-9] faster</span>" sus &&
-	grep -q "<td class=\"num\">[0-9.]* us</td>" sus
+	grep -q "UTC</span> <span class=\"subject\">“[^”]*”</span> <span class=\"muted\">open: [0-9] slower, [0-9] faster</span>" sus &&
+	grep -q "<tr class=\"group\" id=\"alert-[0-9]*\"><td colspan=\"11\"><a href=\"/alerts#alert-[0-9]*\"><strong>Alert [0-9]*</strong></a>" sus &&
+	grep -q "<td class=\"num\">[0-9.]* [µm]s</td>" sus
 '
 test_expect '?side=slower keeps only the slower Suspects' '
 	curl -s "$URL/suspects?side=slower" >slower &&

@@ -90,7 +90,7 @@ test_expect 'the markdown comment: marker, verdict line, a linked row for the fa
 	head -2 slow.md >first &&
 	printf "%s\n" "<!-- benchline-gate -->" "### benchline gate: FAIL" >expect &&
 	test_cmp expect first &&
-	grep -q "^| FAIL | \[bench_01\](http://x/series/ci-1/bench_01//wall_ns) | wall_ns | ci-1 | [0-9.]* → [0-9.]* ns | +[0-9.]*% | \[+[0-9.]*%, +[0-9.]*%\] | +[0-9.]*% † | [0-9.]*% |" slow.md &&
+	grep -q "^| FAIL | \[bench_01\](http://x/series/ci-1/bench_01//wall_ns) | wall_ns | ci-1 | [0-9.]* → [0-9.]* µs | +[0-9.]*% | \[+[0-9.]*%, +[0-9.]*%\] | +[0-9.]*% † | [0-9.]*% |" slow.md &&
 	grep -q "1 failing of 8 compared metrics" slow.md &&
 	gate_run r --head slow --markdown "$TMP/plain.md" >/dev/null;
 	grep -q "^| FAIL | bench_01 | wall_ns | ci-1 |" plain.md &&

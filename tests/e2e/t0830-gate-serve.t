@@ -88,7 +88,12 @@ test_expect 'the /gate page shows the verdict, the failing row and links to its 
 	expect_status 200 text/html GET "$URL/gate?head=pr&base=main" &&
 	grep -q "verdict-fail" body &&
 	grep -q "<tr class=\"gate-FAIL\"><td>FAIL</td>" body &&
-	grep -q "Head <code>[0-9a-f]\{12\}</code> (slow) against main, merge base <code>[0-9a-f]\{12\}</code> (c[0-9]*), limit 1\.0200\.</p>" body &&
+	grep -q "Head <code>[0-9a-f]\{12\}</code> (slow) against main, merge base <code>[0-9a-f]\{12\}</code> (c[0-9]*), limit +2\.0%\.</p>" body &&
+	# changes as Δ % with one precision, never ratios (issue 28): the failing row, its
+	# values before and after in the unit their size calls for, its interval and its limit
+	grep -q "<tr class=\"gate-FAIL\"><td>FAIL</td><td><a [^>]*>bench_01</a></td><td>[^<]*</td><td>[^<]*</td><td class=\"num\">[0-9.]* → [0-9.]* µs</td><td>+[0-9]*\.[0-9]%</td><td>\[+[0-9]*\.[0-9]%, +[0-9]*\.[0-9]%\]</td><td>+[0-9]*\.[0-9]%</td>" body &&
+	grep -q "<th>Before → after</th><th>Δ</th><th>99% interval</th>" body &&
+	! grep -q "<td>[01]\.[0-9]*</td>" body &&
 	link=$(sed -n "s/.*gate-FAIL.*<a href=\"\\([^\"]*\\)\">bench_01.*/\\1/p" body) &&
 	test -n "$link" &&
 	expect_status 200 text/html GET "$URL$link" &&

@@ -80,10 +80,10 @@ git add benchline-gate.lock
 
 | status | benchmark | metric | machine | before → after | delta | interval | limit | noise | note |
 |---|---|---|---|---:|---:|---|---:|---:|---|
-| PASS | lex | allocs | ci | 12 → 12 allocs | +0.0% |  | +0.0% |  |  |
-| PASS | lex | cpu_time | ci | 160 → 160 ns | +0.0% | [-1.0%, +1.0%] | +3.0% † | 0.0% |  |
-| PASS | lex | real_time | ci | 200 → 200 ns | +0.0% | [-1.0%, +1.0%] | +3.0% † | 0.0% |  |
-| PASS | parse | allocs | ci | 12 → 12 allocs | +0.0% |  | +0.0% |  |  |
+| PASS | lex | allocs | ci | 12 → 12 allocs | 0.0% |  | 0.0% |  |  |
+| PASS | lex | cpu_time | ci | 160 → 160 ns | 0.0% | [-1.0%, +1.0%] | +3.0% † | 0.0% |  |
+| PASS | lex | real_time | ci | 200 → 200 ns | 0.0% | [-1.0%, +1.0%] | +3.0% † | 0.0% |  |
+| PASS | parse | allocs | ci | 12 → 12 allocs | 0.0% |  | 0.0% |  |  |
 | FAIL | parse | cpu_time | ci | 80 → 88 ns | +10.0% | [+8.9%, +11.1%] | +3.0% † | 0.0% |  |
 | FAIL | parse | real_time | ci | 100 → 110 ns | +10.0% | [+8.9%, +11.1%] | +3.0% † | 0.0% |  |
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # docs/architecture.md's table of which room includes which is the code's (tests/check-deps.pl),
 # and the check notices a dependency the table does not list, rooms that form a cycle, and a
-# room's .c file that its header's opening comment does not name.
+# room's .c file that its header's opening comment does not name. web/ keeps to its size limits
+# (issue 27): no file over 900 lines, no function over 90 (tests/check-sizes.pl).
 . "$(dirname "$0")/lib.sh"
 
 test_expect 'the architecture table matches the includes of the tree' '
@@ -52,6 +53,22 @@ test_expect 'each room'"'"'s opening comment names every .c file of the room' '
 	printf "int cli_extra(void);\n" >comments3/cli/extra.c &&
 	expect_exit 1 perl "$TESTS_DIR/check-deps.pl" comments3 >out &&
 	echo "cli/cli.h: its opening comment does not name extra.c" >expect &&
+	test_cmp expect out
+'
+test_expect 'no file in web/ is over 900 lines and no function there over 90' '
+	perl "$TESTS_DIR/check-sizes.pl" --max-file 900 --max-function 90 "$ROOT/web"
+'
+test_expect 'the size check names a file and a function over their limits' '
+	mkdir -p big &&
+	{
+		echo "static int long_one(void)" && echo "{" &&
+		i=0 && while [ $i -lt 95 ]; do echo "	(void)0;"; i=$((i + 1)); done &&
+		echo "	return 0;" && echo "}" &&
+		i=0 && while [ $i -lt 810 ]; do echo "/* filler */"; i=$((i + 1)); done
+	} >big/a.c &&
+	expect_exit 1 perl "$TESTS_DIR/check-sizes.pl" big >out &&
+	printf "%s\n" "big/a.c: 909 lines (at most 900)" \
+		"big/a.c:1: long_one is 99 lines (at most 90)" >expect &&
 	test_cmp expect out
 '
 test_done

@@ -438,6 +438,10 @@ read_case('suspects_open_count', 'detect.sql', 'suspects_open_count', "t:$m2", "
 	  't:cpu_frame_us', 't:open');
 read_case('suspects_open_count ignored', 'detect.sql', 'suspects_open_count', "t:$m2", "t:$b1",
 	  $gc, 't:cpu_frame_us', 't:ignored');
+read_case('series_judged', 'detect.sql', 'series_judged', "t:$m2", "t:$b1", $gc, 't:cpu_frame_us');
+read_case('series_judged not judged', 'detect.sql', 'series_judged', "t:$m2", "t:$b1", $gc,
+	  't:allocations');
+read_case('series_judged no lines', 'detect.sql', 'series_judged', "t:$m2", "t:$b1", $gc, 't:nope');
 read_case('detect_metric_ladder', 'detect.sql', 'detect_metric_ladder', "t:$quantile");
 read_case('detect_metric_ladder none', 'detect.sql', 'detect_metric_ladder', 't:gpu_frame_us');
 

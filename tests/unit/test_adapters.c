@@ -106,6 +106,13 @@ static void expect_error_len(const char *format, const char *path, const char *t
 	assert_int_equal(adapters_parse(&b, NULL, format, path, text, len, d, &err), BL_EINVALID);
 	assert_int_equal(err.code, BL_EINVALID);
 	assert_string_equal(err.msg.buf, msg);
+	/* What a flag fills in is missing: the error says so by its kind, which the server's
+	 * answer to a push is worded by (issue 27), and only then. */
+	assert_int_equal(err.kind, strstr(msg, ": give --machine") ||
+					   strstr(msg, ": give --harness-version") ||
+					   strstr(msg, ": give --repo")
+				       ? BL_KIND_NEEDS_FLAG
+				       : BL_KIND_NONE);
 	assert_int_equal(b.nr, 1);
 	ingest_batch_release(&b);
 	bl_error_release(&err);

@@ -86,6 +86,28 @@ static void error_set_and_prefix(void **state)
 	bl_error_release(&err);
 }
 
+/* An error's kind (issue 27: the server words a push's answer by it, never by the message's
+ * text): set with the error, kept through a prefix, cleared by the next plain error. */
+static void error_kind_follows_the_error(void **state)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	(void)state;
+	assert_int_equal(err.kind, BL_KIND_NONE);
+	assert_int_equal(bl_error_set_kind(&err, BL_KIND_NEEDS_FLAG, BL_EINVALID,
+					   "%s: no machine: give --machine", "b.json"),
+			 BL_EINVALID);
+	bl_error_prefix(&err, "request");
+	assert_int_equal(err.kind, BL_KIND_NEEDS_FLAG);
+	assert_string_equal(err.msg.buf, "request: b.json: no machine: give --machine");
+	bl_error_set(&err, BL_EIO, "other");
+	assert_int_equal(err.kind, BL_KIND_NONE);
+	bl_error_set_kind(&err, BL_KIND_NEEDS_FLAG, BL_EINVALID, "again");
+	bl_error_clear(&err);
+	assert_int_equal(err.kind, BL_KIND_NONE);
+	assert_int_equal(bl_error_set_kind(NULL, BL_KIND_NEEDS_FLAG, BL_EIO, "ignored"), BL_EIO);
+	bl_error_release(&err);
+}
+
 /* An error can extend itself: its own message as an argument of bl_error_set (or of
  * bl_error_prefix) is read before the message is replaced, even when the new one needs more
  * room than the old one had (issue 26: the spool's error read freed memory and lost the
@@ -847,6 +869,38 @@ static void quantity(const char *unit, double typical, double v, const char *wan
 }
 
 /* Figures in the units people read, one scale per Series. */
+/* A lone value in the unit its own size calls for (the overview and `series` alike, issue
+ * 28), and a change with the one precision every change is shown with (§11). */
+static void values_and_changes_as_people_read_them(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	strbuf_add_value(&sb, 982603401.0, "B/s");
+	strbuf_addstr(&sb, " | ");
+	strbuf_add_value(&sb, 66699.3, "ns");
+	strbuf_addstr(&sb, " | ");
+	strbuf_add_value(&sb, 12316, "allocs");
+	assert_string_equal(sb.buf, "983 MB/s | 66.7 µs | 12316 allocs");
+	strbuf_reset(&sb);
+	strbuf_add_change(&sb, 1.123, "?");
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 1.738, "?");
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 1.03, "?");
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 0.96, "?");
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 0.9996, "?");
+	strbuf_addch(&sb, ' ');
+	strbuf_add_change(&sb, 1, "?");
+	strbuf_addch(&sb, '|');
+	strbuf_add_change(&sb, NAN, "");
+	strbuf_add_change(&sb, INFINITY, "?");
+	strbuf_addch(&sb, '|');
+	assert_string_equal(sb.buf, "+12.3% +73.8% +3.0% -4.0% 0.0% 0.0%|?|");
+	strbuf_release(&sb);
+}
+
 static void quantities_in_human_units(void **state)
 {
 	(void)state;
@@ -997,6 +1051,7 @@ int main(void)
 	    cmocka_unit_test(strbuf_addf_handles_long_output),
 	    cmocka_unit_test(strbuf_json_string_escapes),
 	    cmocka_unit_test(error_set_and_prefix),
+	    cmocka_unit_test(error_kind_follows_the_error),
 	    cmocka_unit_test(error_set_from_its_own_message),
 	    cmocka_unit_test(urls_lose_their_passwords_in_messages),
 	    cmocka_unit_test(rfc3339_accepts_utc),
@@ -1026,6 +1081,7 @@ int main(void)
 	    cmocka_unit_test(digests_are_git_blob_ids),
 	    cmocka_unit_test(quantities_in_human_units),
 	    cmocka_unit_test(child_leaves_nothing_behind),
+	    cmocka_unit_test(values_and_changes_as_people_read_them),
 	};
 	/* As cli/main.c: a child that stops reading its stdin is an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);

@@ -263,6 +263,41 @@ static void md_test_row(struct gate_row *r, const char *metric, enum gate_status
 	r->head.value = head;
 }
 
+/* Before → after in one scale, picked by the smaller side so neither is under 1 (§11); a
+ * count as it is; a side missing is "-", and the unit follows the reference when it is alone. */
+static void test_values_in_one_scale(void **state)
+{
+	struct gate_row r;
+	struct strbuf sb = STRBUF_INIT;
+	static const struct {
+		const char *unit;
+		double ref, head;
+		int has_ref, has_head;
+		const char *want;
+	} cases[] = {
+	    {"ns", 66699.3, 96765, 1, 1, "66.7 → 96.8 µs"},
+	    {"ns", 998.36, 1084.2, 1, 1, "998 → 1084 ns"},
+	    {"B/s", 982603401.0, 1.2e9, 1, 1, "983 → 1200 MB/s"},
+	    {"allocs", 12, 12, 1, 1, "12 → 12 allocs"},
+	    {"", 2000000, 2200000, 1, 1, "2000000 → 2200000"},
+	    {"ns", 5, NAN, 1, 0, "5 ns → -"},
+	    {"us", NAN, 1500, 0, 1, "- → 1.5 ms"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		r.unit = (char *)cases[i].unit;
+		r.has_ref = cases[i].has_ref;
+		r.has_head = cases[i].has_head;
+		r.ref.value = cases[i].ref;
+		r.head.value = cases[i].head;
+		strbuf_reset(&sb);
+		gate_add_values(&sb, &r);
+		assert_string_equal(sb.buf, cases[i].want);
+	}
+	strbuf_release(&sb);
+}
+
 /* The comment: its marker first, the subjects shown as text, only the rows that need a look
  * in the first table, the widened limit marked and explained, every row in <details>. */
 static void test_markdown_comment(void **state)
@@ -280,7 +315,7 @@ static void test_markdown_comment(void **state)
 	r.head_subject = (char *)"make *all* <b>lookups</b> faster";
 	r.main.ref_name = (char *)"main";
 	memcpy(r.main.commit, "ccccccccccccdddddddddddddddddddddddddddd", 41);
-	md_test_row(&rows[0], "real_time", GATE_FAIL, GATE_VERDICT_SLOWER, 1000, 1100);
+	md_test_row(&rows[0], "real_time", GATE_FAIL, GATE_VERDICT_SLOWER, 66699, 96765);
 	md_test_row(&rows[1], "cpu_time", GATE_PASS, GATE_VERDICT_SAME, 800, 801);
 	md_test_row(&rows[2], "wall_ns", GATE_MISSING, GATE_VERDICT_NONE, 5, NAN);
 	rows[2].has_head = 0;
@@ -297,10 +332,11 @@ static void test_markdown_comment(void **state)
 			       "faster) against `main`, merge base `cccccccccccc`,"));
 	details = strstr(md.buf, "<details><summary>Every compared metric (3)</summary>");
 	assert_non_null(details);
-	/* the first table: the failure and the missing metric, not the pass */
+	/* the first table: the failure and the missing metric, not the pass; values in the unit
+	 * their size calls for, one scale for both sides (§11), changes with one decimal */
 	assert_non_null(strstr(md.buf,
-			       "| FAIL | parse | real_time | ci | 1000 → 1100 ns | +10.0% | "
-			       "[+8.9%, +11.1%] | +3.0% † | 0.1% |  |"));
+			       "| FAIL | parse | real_time | ci | 66.7 → 96.8 µs | +45.1% | "
+			       "[+43.6%, +46.5%] | +3.0% † | 0.1% |  |"));
 	assert_true(strstr(md.buf, "| MISSING | parse | wall_ns | ci | 5 ns → - |") < details);
 	assert_true(strstr(md.buf, "| PASS | parse | cpu_time |") > details);
 	assert_non_null(strstr(md.buf, "† Wider than the +2.0% limit because of the Series' own "
@@ -500,6 +536,7 @@ int main(void)
 	    cmocka_unit_test(test_across_the_board_fails_only_live),
 	    cmocka_unit_test(test_bisect_exit),
 	    cmocka_unit_test(test_settings_honour_the_judged_metrics),
+	    cmocka_unit_test(test_values_in_one_scale),
 	    cmocka_unit_test(test_markdown_comment),
 	    cmocka_unit_test(test_markdown_fits_a_comment),
 	};

@@ -1,4 +1,6 @@
-// Filters the overview's rows as you type (the form also works without script, via ?q=).
+// Filters the overview's rows as you type. On a server the form also works without script,
+// via ?q=; in an exported site (the form is data-local) nothing is sent: the script reads ?q=
+// from the address itself and filters here, so a search can still be bookmarked.
 (function () {
 	var box = document.getElementById("q");
 	var rows = document.querySelectorAll("tr[data-search]");
@@ -14,6 +16,14 @@
 			if (ok) shown++;
 		});
 		if (count) count.textContent = String(shown);
+	}
+	if (box.form && box.form.hasAttribute("data-local")) {
+		var m = /[?&]q=([^&#]*)/.exec(location.search);
+		if (m) box.value = decodeURIComponent(m[1].replace(/\+/g, " "));
+		box.form.addEventListener("submit", function (e) {
+			e.preventDefault();
+			apply();
+		});
 	}
 	box.addEventListener("input", apply);
 	apply();
