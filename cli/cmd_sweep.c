@@ -70,13 +70,11 @@ static int remote_measured(int *yes, const char *source_hash, void *data, struct
 		ret = 0;
 		goto done;
 	}
-	json_array_foreach(records, i, rec)
-	{
+	json_array_foreach (records, i, rec) {
 		const json_t *tags = json_object_get(rec, "tags"), *t;
 		size_t k;
 		int clean = 1;
-		json_array_foreach(tags, k, t)
-		{
+		json_array_foreach (tags, k, t) {
 			const char *name = json_string_value(t);
 			if (name && (!strcmp(name, "dirty") || !strcmp(name, "profile")))
 				clean = 0;

@@ -124,8 +124,7 @@ static int report_answer(const char *name, const struct push_response *answer, j
 		bl_error_prefix(err, "%s", name);
 		return ret;
 	}
-	json_array_foreach(rows, i, row)
-	{
+	json_array_foreach (rows, i, row) {
 		if (json_out) {
 			/* The row of `ingest --json`: the file first, then the server's keys. */
 			json_t *out = json_object();

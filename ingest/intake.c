@@ -788,8 +788,7 @@ void ingest_outcome_text(struct strbuf *out, const json_t *row)
 		if (reason)
 			strbuf_addf(out, " (%s)", reason);
 	}
-	json_array_foreach(tags, i, tag)
-	{
+	json_array_foreach (tags, i, tag) {
 		const char *name = json_string_value(tag);
 		const char *reason = name ? json_string_value(json_object_get(why, name)) : NULL;
 		if (!name || (o == INGEST_SUPERSEDED && !strcmp(name, "superseded")))

@@ -334,8 +334,7 @@ void web_add_probe_log(struct strbuf *sb, const char *repo_url, const char *prob
 	strbuf_addstr(sb, "<table class=\"probes\"><thead><tr><th>probe</th><th>commit</th>"
 			  "<th>verdict</th><th>metric</th><th>Δ</th><th>99% interval</th>"
 			  "<th>pairs</th></tr></thead><tbody>\n");
-	json_array_foreach(arr, i, p)
-	{
+	json_array_foreach (arr, i, p) {
 		add_probe(sb, repo_url, p, i);
 	}
 	strbuf_addstr(sb, "</tbody></table>\n");

@@ -577,12 +577,10 @@ static int remote_pick(struct pick_ctx *p, const json_t *alert, const json_t *su
 	pick(&a, p);
 	if (p->n == before)
 		return 0;
-	json_array_foreach(ids, i, id)
-	{
+	json_array_foreach (ids, i, id) {
 		size_t k;
 		const json_t *s;
-		json_array_foreach(suspects, k, s)
-		{
+		json_array_foreach (suspects, k, s) {
 			struct store_suspect x;
 			if (json_integer_value(json_object_get(s, "id")) != json_integer_value(id))
 				continue;
@@ -629,8 +627,7 @@ static int remote_apply(struct confirm_alert_result *out, int64_t alert_id, cons
 		out->rebench = json_incref(json_object_get(doc, "rebench"));
 	if (json_is_string(json_object_get(doc, "note")))
 		out->note = xstrdup(json_string_value(json_object_get(doc, "note")));
-	json_array_foreach(ids, i, id)
-	{
+	json_array_foreach (ids, i, id) {
 		ALLOC_GROW(out->regressions, out->nregressions, out->regressions_alloc);
 		out->regressions[out->nregressions++] = json_integer_value(id);
 	}
@@ -674,8 +671,7 @@ int confirm_alerts_remote(struct confirm_alert_result **out, size_t *nr, struct 
 	}
 	if ((ret = server_get_array(&suspects, srv, "/api/suspects", err)))
 		goto done;
-	json_array_foreach(alerts, i, a)
-	{
+	json_array_foreach (alerts, i, a) {
 		int64_t id = json_integer_value(json_object_get(a, "id"));
 		int wanted = !req->nids;
 		for (size_t k = 0; k < req->nids && !wanted; k++)

@@ -705,8 +705,7 @@ static json_t *benchmarks_json(const struct confirm_rebench_report *r)
 		const char *metric = k ? k->metric : m->key;
 		json_t *entry = NULL, *v, *metrics;
 		size_t j;
-		json_array_foreach(list, j, v)
-		{
+		json_array_foreach (list, j, v) {
 			if (!strcmp(json_string_value(json_object_get(v, "name")), bench) &&
 			    !strcmp(json_string_value(json_object_get(v, "config")), config)) {
 				entry = v;

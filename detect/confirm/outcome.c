@@ -100,8 +100,7 @@ static int only_keys(const json_t *o, const char *const *names, const char *wher
 {
 	const char *key;
 	json_t *v;
-	json_object_foreach((json_t *)o, key, v)
-	{
+	json_object_foreach ((json_t *)o, key, v) {
 		int known = 0;
 		(void)v;
 		for (size_t i = 0; names[i]; i++)

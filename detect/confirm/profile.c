@@ -236,8 +236,7 @@ int confirm_profile_from_json(struct confirm_profile *out, const json_t *j, stru
 	out->fixed_work = json_is_true(json_object_get(j, "fixed_work"));
 	out->base_total = (uint64_t)json_integer_value(json_object_get(j, "base_total"));
 	out->head_total = (uint64_t)json_integer_value(json_object_get(j, "head_total"));
-	json_array_foreach(fns, i, f)
-	{
+	json_array_foreach (fns, i, f) {
 		struct confirm_profile_fn *fn;
 		if (out->nfunctions == CONFIRM_PROFILE_TOP)
 			break;

@@ -190,8 +190,7 @@ static void write_probes(struct strbuf *sb, const char *probes)
 	}
 	strbuf_addstr(sb, "| probe | verdict | metric | ratio | 99% interval | pairs |\n"
 			  "|---|---|---|---:|---|---:|\n");
-	json_array_foreach(arr, i, p)
-	{
+	json_array_foreach (arr, i, p) {
 		json_t *skipped = json_object_get(p, "skipped");
 		json_t *lo = json_object_get(p, "ci_low"), *hi = json_object_get(p, "ci_high");
 		strbuf_addstr(sb, "| ");

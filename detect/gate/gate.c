@@ -762,8 +762,7 @@ static json_t *lock_entry(const struct gate_walk *gr, const struct gate_row *row
 	json_t *e;
 	if (!gr->lock_entries)
 		return NULL;
-	json_array_foreach(gr->lock_entries, i, e)
-	{
+	json_array_foreach (gr->lock_entries, i, e) {
 		if (same_str(json_string_value(json_object_get(e, "machine")), row->machine) &&
 		    same_str(json_string_value(json_object_get(e, "benchmark")), row->benchmark) &&
 		    same_str(json_string_value(json_object_get(e, "config")), row->config) &&
@@ -869,14 +868,12 @@ static int build_stamps_differ(struct strbuf *fields, struct gate_walk *gr, int6
 	const char *key;
 	int differ = hs && rs && strcmp(hs, rs);
 	if (differ) {
-		json_object_foreach(h, key, v)
-		{
+		json_object_foreach (h, key, v) {
 			if (!strcmp(key, "build_stamp") || json_equal(v, json_object_get(r, key)))
 				continue;
 			strbuf_addf(fields, "%s%s", fields->len ? ", " : "", key);
 		}
-		json_object_foreach(r, key, v)
-		{
+		json_object_foreach (r, key, v) {
 			if (!json_object_get(h, key))
 				strbuf_addf(fields, "%s%s", fields->len ? ", " : "", key);
 		}
@@ -895,8 +892,7 @@ static double accepted_count_growth(const struct gate_walk *gr, const char *benc
 	double growth = 0;
 	size_t i;
 	json_t *e;
-	json_array_foreach(gr->lock_entries, i, e)
-	{
+	json_array_foreach (gr->lock_entries, i, e) {
 		double ref, ceiling;
 		if (!same_str(json_string_value(json_object_get(e, "benchmark")), benchmark) ||
 		    !same_str(json_string_value(json_object_get(e, "config")), config) ||
@@ -1257,8 +1253,7 @@ int gate_lock_parse(struct json_t **entries_out, const char *text, size_t len, c
 				   "%s: expected {\"schema\": 1, \"entries\": [...]}", name);
 		goto done;
 	}
-	json_array_foreach(entries, i, e)
-	{
+	json_array_foreach (entries, i, e) {
 		json_t *ref = json_object_get(e, "reference");
 		if (!json_is_object(e) || !json_is_string(json_object_get(e, "machine")) ||
 		    !json_is_string(json_object_get(e, "benchmark")) ||

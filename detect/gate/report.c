@@ -891,8 +891,7 @@ int gate_accept(struct strbuf *lock_out, struct strbuf *log, size_t *skipped,
 	}
 
 	/* The entries not decided now: kept while their metric still needs them. */
-	json_array_foreach(r->lock, i, e)
-	{
+	json_array_foreach (r->lock, i, e) {
 		const struct gate_row *row = row_for(r, e);
 		int recorded = 0;
 		for (size_t k = 0; k < n && row; k++)

@@ -34,8 +34,7 @@ static void dump_value(struct strbuf *sb, const json_t *v, int depth)
 			break;
 		}
 		keys = xcalloc(n, sizeof(*keys));
-		json_object_foreach((json_t *)v, key, child)
-		{
+		json_object_foreach ((json_t *)v, key, child) {
 			keys[i++] = key;
 		}
 		qsort(keys, n, sizeof(*keys), cmp_strp);
@@ -228,8 +227,7 @@ int ladder_run_parse(struct ladder_run *r, const char *file, const char *text, s
 	}
 	/* A placeholder (flagged, or with no metrics) is what a baseline is bootstrapped from. */
 	r->placeholder = json_is_true(v) || !metrics || !json_object_size(metrics);
-	json_object_foreach((json_t *)metrics, key, v)
-	{
+	json_object_foreach ((json_t *)metrics, key, v) {
 		ALLOC_GROW(r->metrics, r->n, alloc);
 		memset(&r->metrics[r->n], 0, sizeof(r->metrics[r->n]));
 		r->n++;
@@ -291,8 +289,7 @@ int ladder_set_parse(struct ladder_set *set, const char *file, const char *text,
 	ladder_set_init(set);
 	if ((ret = load_object(&root, file, text, len, err)))
 		return ret;
-	json_object_foreach(root, key, v)
-	{
+	json_object_foreach (root, key, v) {
 		if (!is_note(key) && strcmp(key, "ladders") && strcmp(key, "categories")) {
 			ret =
 			    bl_error_set(err, BL_EINVALID,
@@ -315,8 +312,7 @@ int ladder_set_parse(struct ladder_set *set, const char *file, const char *text,
 				   file, ladder_type_name(categories));
 		goto done;
 	}
-	json_object_foreach(categories, key, v)
-	{
+	json_object_foreach (categories, key, v) {
 		if (!json_is_string(v)) {
 			ret = bl_error_set(err, BL_EINVALID,
 					   "%s: categories.%s: must name a ladder, not %s", file,
@@ -420,8 +416,7 @@ static int parse_limit(struct ladder_limit *l, const json_t *v, const char *file
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: must be an object, not %s", file,
 				    where, ladder_type_name(v));
-	json_object_foreach((json_t *)v, key, f)
-	{
+	json_object_foreach ((json_t *)v, key, f) {
 		int is_abs =
 		    !strncmp(key, ABS_PREFIX, strlen(ABS_PREFIX)) && key[strlen(ABS_PREFIX)];
 		double x;
@@ -464,8 +459,7 @@ static int parse_limits(struct ladder_limit **out, size_t *n, const json_t *v, c
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: must be an object, not %s", file,
 				    section, ladder_type_name(v));
-	json_object_foreach((json_t *)v, scope, per)
-	{
+	json_object_foreach ((json_t *)v, scope, per) {
 		const char *dot = strchr(scope, '.');
 		if (groups ? (!dot || dot == scope || !dot[1]) : (!scope[0] || !!dot))
 			return bl_error_set(err, BL_EINVALID,
@@ -476,8 +470,7 @@ static int parse_limits(struct ladder_limit **out, size_t *n, const json_t *v, c
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s.%s: must be an object of quantiles, not %s",
 					    file, section, scope, ladder_type_name(per));
-		json_object_foreach(per, suffix, entry)
-		{
+		json_object_foreach (per, suffix, entry) {
 			struct strbuf where = STRBUF_INIT;
 			struct ladder_limit *l;
 			strbuf_addf(&where, "%s.%s.%s", section, scope, suffix);
@@ -509,8 +502,7 @@ int ladder_thresholds_parse(struct ladder_thresholds *t, const char *file, const
 	t->file = xstrdup(file);
 	if ((ret = load_object(&root, file, text, len, err)))
 		goto done;
-	json_object_foreach(root, key, v)
-	{
+	json_object_foreach (root, key, v) {
 		if (is_note(key))
 			continue;
 		if (!strcmp(key, "defaults"))
@@ -611,8 +603,7 @@ int ladder_declared_parse(struct ladder_declared *d, const char *file, const cha
 	d->n = 0;
 	if ((ret = load_object(&root, file, text, len, err)))
 		return ret;
-	json_object_foreach(root, key, v)
-	{
+	json_object_foreach (root, key, v) {
 		if (!is_note(key) && strcmp(key, "keys")) {
 			ret = bl_error_set(
 			    err, BL_EINVALID,
@@ -627,8 +618,7 @@ int ladder_declared_parse(struct ladder_declared *d, const char *file, const cha
 		goto done;
 	}
 	d->keys = xcalloc(json_array_size(keys), sizeof(*d->keys));
-	json_array_foreach(keys, i, v)
-	{
+	json_array_foreach (keys, i, v) {
 		struct ladder_key k;
 		if (!json_is_string(v)) {
 			ret = bl_error_set(err, BL_EINVALID,

@@ -138,8 +138,7 @@ static int ladder_from_json(struct ladder *l, const json_t *v, const char *file,
 	if (!json_is_object(v))
 		return bl_error_set(err, BL_EINVALID, "%s: %s: a ladder must be an object, not %s",
 				    file, l->name, ladder_type_name(v));
-	json_object_foreach((json_t *)v, key, val)
-	{
+	json_object_foreach ((json_t *)v, key, val) {
 		if (strcmp(key, "unit") && strcmp(key, "edges"))
 			return bl_error_set(err, BL_EINVALID,
 					    "%s: %s: unknown key '%s' (a ladder has \"unit\" and "
@@ -197,8 +196,7 @@ int ladder_set_from_json(struct ladder_set *set, const json_t *ladders, const ch
 	if (!json_is_object(ladders))
 		return bl_error_set(err, BL_EINVALID, "%s: ladders: must be an object, not %s",
 				    file, ladder_type_name(ladders));
-	json_object_foreach((json_t *)ladders, name, v)
-	{
+	json_object_foreach ((json_t *)ladders, name, v) {
 		struct ladder *l;
 		int ret;
 		if (ladder_find(set, name))

@@ -227,8 +227,7 @@ int adapters_each_element(struct ingest_batch *out, const struct adapters_input 
 	int ret = 0, line, column;
 
 	adapters_walk_start(&walk, a, p);
-	json_array_foreach(array, i, element)
-	{
+	json_array_foreach (array, i, element) {
 		adapters_walk_next(&walk, a, &line, &column);
 		adapters_path_index(p, i);
 		ret = fn(out, a, common, p, element, line, column);

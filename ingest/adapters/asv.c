@@ -40,8 +40,7 @@ static char *machine_info_of(json_t *obj)
 	const char *key;
 	char *text = NULL;
 
-	json_object_foreach(obj, key, v)
-	{
+	json_object_foreach (obj, key, v) {
 		if (!strcmp(key, "machine") || !strcmp(key, "version"))
 			continue;
 		if (json_is_string(v) || json_is_number(v))
@@ -92,8 +91,7 @@ static size_t combinations(json_t *params)
 
 	if (!json_is_array(params))
 		return 0;
-	json_array_foreach(params, i, list)
-	{
+	json_array_foreach (params, i, list) {
 		size_t k = json_array_size(list);
 		if (!json_is_array(list) || !k || n > INGEST_MAX_SAMPLES / k)
 			return 0;
@@ -141,8 +139,7 @@ static void environment_config(struct strbuf *out, const char *flag, json_t *par
 	strbuf_reset(out);
 	if (flag)
 		strbuf_addstr(out, flag);
-	json_object_foreach(params, key, v)
-	{
+	json_object_foreach (params, key, v) {
 		if (!strcmp(key, "machine") || !strcmp(key, "branch") || is_machine_key(key))
 			continue;
 		ALLOC_GROW(keys, n, alloc);
@@ -201,8 +198,7 @@ static int column_of(json_t *columns, const char *name)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(columns, i, c)
-	{
+	json_array_foreach (columns, i, c) {
 		if (json_is_string(c) && !strcmp(json_string_value(c), name))
 			return (int)i;
 	}
@@ -379,8 +375,7 @@ int adapters_asv_results_file(struct ingest_history *h, const char *name, const 
 	pt.committed_at = when;
 	adapters_path_key(&p, "results");
 	adapters_walk_start(&walk, &a, &p);
-	json_object_foreach(results, bench, row)
-	{
+	json_object_foreach (results, bench, row) {
 		adapters_walk_next(&walk, &a, &pt.line, &pt.column);
 		adapters_path_key(&p, bench);
 		ret = results_entry(h, &a, &p, &pt, env.buf, columns, benchmarks, bench, row, when);
@@ -667,8 +662,7 @@ static void load_revisions(struct site *s)
 	double prev = NAN;
 
 	for (int m = 0; m < 2; m++) {
-		json_object_foreach(maps[m], key, v)
-		{
+		json_object_foreach (maps[m], key, v) {
 			char *end;
 			long long rev = strtoll(key, &end, 10);
 			if (*end || end == key)
@@ -768,8 +762,7 @@ static json_t *graph_params(const struct site *s, const char *rel)
 		json_t *v;
 		char *part = xstrndup(p, n);
 		/* the longest key of index.json that the part starts with */
-		json_object_foreach(s->param_keys, key, v)
-		{
+		json_object_foreach (s->param_keys, key, v) {
 			size_t k = strlen(key);
 			if (k <= n && !memcmp(part, key, k) && (part[k] == '-' || !part[k]) &&
 			    k > best)
@@ -855,8 +848,7 @@ static int site_graph(struct site *s, const char *root, const char *rel, struct 
 	pt.branch = branch && *branch ? branch : NULL;
 	pt.content_hash = json_string_value(json_object_get(desc, "version"));
 	adapters_walk_start(&walk, &a, &p);
-	json_array_foreach(doc, i, point)
-	{
+	json_array_foreach (doc, i, point) {
 		const struct revision *r;
 		json_t *revv, *value;
 		adapters_walk_next(&walk, &a, &pt.line, &pt.column);

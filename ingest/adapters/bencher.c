@@ -230,14 +230,12 @@ static int parse_result(struct bencher *b, struct adapters_path *p, json_t *resu
 		strbuf_addstr(&b->config, d->config);
 	parameter = json_object_get(result, "parameter");
 	set = json_is_object(parameter) ? json_object_get(parameter, "set") : NULL;
-	json_object_foreach(set, key, v)
-	{
+	json_object_foreach (set, key, v) {
 		adapters_config_add_json(&b->config, key, v);
 	}
 	adapters_path_key(p, "metrics");
 	adapters_walk_start(&walk, a, p);
-	json_array_foreach(metrics, i, point)
-	{
+	json_array_foreach (metrics, i, point) {
 		adapters_walk_next(&walk, a, &line, &column);
 		adapters_path_index(p, i);
 		ret = parse_point(b, p, point, what, units ? units : "", line, column);
@@ -323,8 +321,7 @@ int adapters_history_bencher(struct ingest_history *h, const char *name, const c
 	b.h = h;
 	b.a = &a;
 	adapters_path_key(&p, "results");
-	json_array_foreach(results, i, result)
-	{
+	json_array_foreach (results, i, result) {
 		adapters_path_index(&p, i);
 		ret = parse_result(&b, &p, result);
 		adapters_path_pop(&p);

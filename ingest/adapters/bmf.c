@@ -94,8 +94,7 @@ static int parse_benchmark(struct ingest_batch *batch, const struct adapters_inp
 	}
 	if ((ret = adapters_record_init(&rec, common, bench, line, column, a->name, a->err)))
 		goto done;
-	json_object_foreach(bo, measure, mo)
-	{
+	json_object_foreach (bo, measure, mo) {
 		if ((ret = parse_measure(&rec, a, p, measure, mo)))
 			goto done;
 	}
@@ -129,8 +128,7 @@ int adapters_bmf(struct ingest_batch *out, const struct adapters_input *a)
 		goto done;
 	/* a record starts at its benchmark's key */
 	adapters_walk_start(&walk, a, &p);
-	json_object_foreach(doc, bench, bo)
-	{
+	json_object_foreach (doc, bench, bo) {
 		adapters_walk_next(&walk, a, &line, &column);
 		if ((ret = parse_benchmark(out, a, &common, &p, bench, bo, line, column)))
 			goto done;

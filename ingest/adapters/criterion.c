@@ -51,8 +51,7 @@ static int read_benchmark_json(struct bench_info *info, json_t **doc,
 					  "expected {\"Bytes\": N} or {\"Elements\": N}");
 	}
 	adapters_path_key(&p, "throughput");
-	json_object_foreach(tp, key, v)
-	{
+	json_object_foreach (tp, key, v) {
 		if (!strcmp(key, "Bytes") || !strcmp(key, "BytesDecimal"))
 			info->throughput_unit = "B/s";
 		else if (!strcmp(key, "Elements"))

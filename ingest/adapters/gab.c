@@ -213,8 +213,7 @@ static int parse_entry(struct gab *g, struct adapters_point *pt, struct adapters
 	pt->commit = id;
 	pt->source_hash = tree && is_hex40(tree) ? tree : NULL;
 	adapters_path_key(p, "benches");
-	json_array_foreach(benches, i, bench)
-	{
+	json_array_foreach (benches, i, bench) {
 		adapters_path_index(p, i);
 		ret = parse_bench(g, pt, p, bench, tool);
 		adapters_path_pop(p);
@@ -254,8 +253,7 @@ static int parse_suite(struct gab *g, struct adapters_path *p, const char *suite
 		strbuf_addstr(&config, suite);
 	pt.config = config.buf;
 	adapters_walk_start(&walk, a, p);
-	json_array_foreach(list, i, entry)
-	{
+	json_array_foreach (list, i, entry) {
 		adapters_walk_next(&walk, a, &pt.line, &pt.column);
 		adapters_path_index(p, i);
 		ret = parse_entry(g, &pt, p, entry, &prev);
@@ -328,13 +326,11 @@ int adapters_history_gab(struct ingest_history *h, const char *name, const char 
 	g.h = h;
 	g.a = &a;
 	g.suites = (int)json_object_size(entries);
-	json_object_foreach(entries, suite, list)
-	{
+	json_object_foreach (entries, suite, list) {
 		g.total += json_array_size(list);
 	}
 	adapters_path_key(&p, "entries");
-	json_object_foreach(entries, suite, list)
-	{
+	json_object_foreach (entries, suite, list) {
 		adapters_path_key(&p, suite);
 		ret = parse_suite(&g, &p, suite, list, taken);
 		adapters_path_pop(&p);

@@ -212,8 +212,7 @@ static int read_row(struct benches *all, const struct adapters_input *a, struct 
 		adapters_path_pop(p);
 		return ret;
 	}
-	json_object_foreach(row, key, v)
-	{
+	json_object_foreach (row, key, v) {
 		struct series *s;
 		if (strcmp(key, "real_time") && strcmp(key, "cpu_time") && !is_counter(key, v))
 			continue;
@@ -348,8 +347,7 @@ int adapters_gbench(struct ingest_batch *out, const struct adapters_input *a)
 	    (ret = adapters_get_array(a, &p, doc, "benchmarks", 1, &rows)))
 		goto done;
 	adapters_path_key(&p, "benchmarks");
-	json_array_foreach(rows, i, row)
-	{
+	json_array_foreach (rows, i, row) {
 		adapters_path_index(&p, i);
 		ret = read_row(&all, a, &p, row, i);
 		adapters_path_pop(&p);

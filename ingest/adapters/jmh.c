@@ -56,8 +56,7 @@ static int fill_metric(const struct adapters_input *a, struct adapters_path *p, 
 
 	if (json_is_array(raw)) {
 		adapters_path_key(p, "rawData");
-		json_array_foreach(raw, i, fork)
-		{
+		json_array_foreach (raw, i, fork) {
 			json_t *v;
 			adapters_path_index(p, i);
 			if (!json_is_array(fork)) {
@@ -66,8 +65,7 @@ static int fill_metric(const struct adapters_input *a, struct adapters_path *p, 
 				adapters_path_pop(p);
 				break;
 			}
-			json_array_foreach(fork, k, v)
-			{
+			json_array_foreach (fork, k, v) {
 				if (is_nan_text(v))
 					continue;
 				adapters_path_index(p, k);
@@ -191,8 +189,7 @@ static int parse_entry(struct jmh *j, struct adapters_path *p, json_t *e, int li
 	/* --config, then the parameters */
 	strbuf_reset(&j->config);
 	strbuf_addstr(&j->config, j->common.config);
-	json_object_foreach(params, key, v)
-	{
+	json_object_foreach (params, key, v) {
 		adapters_config_add_json(&j->config, key, v);
 	}
 	strbuf_addf(&id, "%s%c%s", bench, 0x1f, j->config.buf);
@@ -215,8 +212,7 @@ static int parse_entry(struct jmh *j, struct adapters_path *p, json_t *e, int li
 	if (ret)
 		goto done;
 	adapters_path_key(p, "secondaryMetrics");
-	json_object_foreach(secondary, key, v)
-	{
+	json_object_foreach (secondary, key, v) {
 		const char *name = !strncmp(key, "\xc2\xb7", 2) ? key + 2 : key;
 		adapters_path_key(p, key);
 		if (!*name)
@@ -283,8 +279,7 @@ int adapters_jmh(struct ingest_batch *out, const struct adapters_input *a)
 	if ((ret = adapters_resolve(&j.common, a, &fi)))
 		goto done;
 	adapters_walk_start(&walk, a, &p);
-	json_array_foreach(doc, i, e)
-	{
+	json_array_foreach (doc, i, e) {
 		adapters_walk_next(&walk, a, &line, &column);
 		adapters_path_index(&p, i);
 		ret = parse_entry(&j, &p, e, line, column);

@@ -238,8 +238,7 @@ static int check_caps(struct native_parser *p, json_t *v)
 				    INGEST_MAX_STRING, json_string_length(v));
 		return 0;
 	case JSON_OBJECT:
-		json_object_foreach(v, key, child)
-		{
+		json_object_foreach (v, key, child) {
 			size_t klen = strlen(key);
 			push_key(p, key);
 			if (klen > INGEST_MAX_STRING)
@@ -254,8 +253,7 @@ static int check_caps(struct native_parser *p, json_t *v)
 		}
 		return 0;
 	case JSON_ARRAY:
-		json_array_foreach(v, i, child)
-		{
+		json_array_foreach (v, i, child) {
 			if (!json_is_string(child) && !json_is_object(child) &&
 			    !json_is_array(child))
 				continue;
@@ -556,8 +554,7 @@ static int parse_metrics(struct native_parser *p, json_t *metrics, struct ingest
 		return fail_field(p, "metrics", "no metrics (at least one is required)");
 	rec->metrics = xcalloc(json_object_size(metrics), sizeof(*rec->metrics));
 	push_key(p, "metrics");
-	json_object_foreach(metrics, key, mo)
-	{
+	json_object_foreach (metrics, key, mo) {
 		if ((ret = parse_metric(p, key, mo, &rec->metrics[rec->nmetrics++])))
 			break;
 	}

@@ -162,8 +162,7 @@ static int is_string_array(const json_t *v)
 	json_t *item;
 	if (!json_is_array(v))
 		return 0;
-	json_array_foreach(v, i, item)
-	{
+	json_array_foreach (v, i, item) {
 		if (!json_is_string(item))
 			return 0;
 	}
@@ -198,8 +197,7 @@ static int parse_paths(char ***out, size_t *nr, const json_t *v, const char *nam
 	if (!is_string_array(v))
 		return type_error(err, name, key, "expected an array of strings");
 	list = xcalloc(json_array_size(v) + 1, sizeof(*list));
-	json_array_foreach(v, i, item)
-	{
+	json_array_foreach (v, i, item) {
 		const char *s = json_string_value(item);
 		if (!is_top_level_name(s, json_string_length(item))) {
 			strings_free(list, n);
@@ -231,8 +229,7 @@ static int parse_strings(char ***out, size_t *nr, const json_t *v, const char *n
 	strings_free(*out, *nr);
 	*out = xcalloc(json_array_size(v) + 1, sizeof(**out));
 	*nr = 0;
-	json_array_foreach(v, i, item)
-	{
+	json_array_foreach (v, i, item) {
 		(*out)[(*nr)++] = xstrdup(json_string_value(item));
 	}
 	return 0;
@@ -256,8 +253,7 @@ static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name
 	json_t *v;
 	if (!json_is_object(quiet))
 		return type_error(err, name, "quiet", "expected an object");
-	json_object_foreach((json_t *)quiet, key, v)
-	{
+	json_object_foreach ((json_t *)quiet, key, v) {
 		if (!strcmp(key, "max_p95_ratio")) {
 			if (!json_is_number(v) || !(json_number_value(v) > 1))
 				return type_error(err, name, "quiet.max_p95_ratio",
@@ -285,8 +281,7 @@ static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name
 			strings_free(cfg->quiet_processes, cfg->n_quiet_processes);
 			cfg->quiet_processes = xcalloc(json_array_size(v) + 1, sizeof(char *));
 			cfg->n_quiet_processes = 0;
-			json_array_foreach(v, i, item)
-			{
+			json_array_foreach (v, i, item) {
 				if (!json_string_length(item))
 					return type_error(err, name, "quiet.processes",
 							  "expected non-empty strings");
@@ -363,8 +358,7 @@ static int parse_machines(struct config *cfg, const json_t *machines, const char
 	int ret = 0;
 	if (!json_is_object(machines))
 		return type_error(err, name, "machines", "expected an object");
-	json_object_foreach((json_t *)machines, machine, m)
-	{
+	json_object_foreach ((json_t *)machines, machine, m) {
 		const char *key;
 		json_t *v;
 		strbuf_reset(&k);
@@ -378,8 +372,7 @@ static int parse_machines(struct config *cfg, const json_t *machines, const char
 			ret = type_error(err, name, k.buf, "expected an object");
 			goto done;
 		}
-		json_object_foreach(m, key, v)
-		{
+		json_object_foreach (m, key, v) {
 			strbuf_reset(&k);
 			strbuf_addf(&k, "machines.%s.%s", machine, key);
 			if (strcmp(key, "keep")) {
@@ -415,8 +408,7 @@ static int parse_pct_map(char ***names, double **pcts, size_t *nr, const json_t 
 		return type_error(err, name, key, "expected an object of percentages");
 	*names = xcalloc(json_object_size(v) + 1, sizeof(**names));
 	*pcts = xcalloc(json_object_size(v) + 1, sizeof(**pcts));
-	json_object_foreach((json_t *)v, k, item)
-	{
+	json_object_foreach ((json_t *)v, k, item) {
 		if (!json_is_number(item) || json_number_value(item) < 0) {
 			struct strbuf at = STRBUF_INIT;
 			int ret;
@@ -440,8 +432,7 @@ static int parse_gate(struct config *cfg, const json_t *gate, const char *name,
 	json_t *v;
 	if (!json_is_object(gate))
 		return type_error(err, name, "gate", "expected an object");
-	json_object_foreach((json_t *)gate, key, v)
-	{
+	json_object_foreach ((json_t *)gate, key, v) {
 		int ret = 0;
 		if (!strcmp(key, "limit")) {
 			if (!json_is_number(v) || !(json_number_value(v) > 1) ||
@@ -467,8 +458,9 @@ static int parse_gate(struct config *cfg, const json_t *gate, const char *name,
 				return type_error(err, name, "gate.exclude",
 						  "expected an array of strings");
 			cfg->gate_excludes = xcalloc(json_array_size(v) + 1, sizeof(char *));
-			json_array_foreach(v, i, item) cfg->gate_excludes[cfg->n_gate_excludes++] =
-			    xstrdup(json_string_value(item));
+			json_array_foreach (v, i, item)
+				cfg->gate_excludes[cfg->n_gate_excludes++] =
+				    xstrdup(json_string_value(item));
 		} else {
 			struct strbuf at = STRBUF_INIT;
 			strbuf_addf(&at, "gate.%s", key);
@@ -519,8 +511,7 @@ static int parse_counters(struct config *cfg, const json_t *v, const char *name,
 	if (!json_is_object(v))
 		return type_error(err, name, "bench.counters",
 				  "expected an object: {\"run\": COMMAND}");
-	json_object_foreach((json_t *)v, key, x)
-	{
+	json_object_foreach ((json_t *)v, key, x) {
 		int ret;
 		if (!strcmp(key, "run")) {
 			if ((ret = parse_string(&cfg->counters_run, x, name, "bench.counters.run",
@@ -553,8 +544,7 @@ static int parse_bench(struct config *cfg, const json_t *bench, const char *name
 	int ret = 0;
 	if (!json_is_object(bench))
 		return type_error(err, name, "bench", "expected an object");
-	json_object_foreach((json_t *)bench, key, v)
-	{
+	json_object_foreach ((json_t *)bench, key, v) {
 		strbuf_reset(&at);
 		strbuf_addf(&at, "bench.%s", key);
 		if (!strcmp(key, "build")) {
@@ -617,8 +607,7 @@ static int parse_object(struct config *cfg, const json_t *root, const char *name
 	const char *key;
 	json_t *v;
 	int ret;
-	json_object_foreach((json_t *)root, key, v)
-	{
+	json_object_foreach ((json_t *)root, key, v) {
 		if (!strcmp(key, "measured_paths"))
 			ret =
 			    parse_paths(&cfg->measured_paths, &cfg->n_measured, v, name, key, err);

@@ -455,8 +455,7 @@ static int check_acknowledged(const struct push_response *r, const char *name, c
 		    n, n == 1 ? "" : "s");
 		goto done;
 	}
-	json_array_foreach(rows, i, row)
-	{
+	json_array_foreach (rows, i, row) {
 		if (json_integer_value(json_object_get(row, "record")) != (json_int_t)i + 1) {
 			ret =
 			    bl_error_set(err, BL_EIO,
@@ -558,8 +557,7 @@ int push_answer_outcomes(json_t **out, const char *answer, size_t len, struct bl
 	*out = NULL;
 	if (!json_is_array(arr))
 		goto bad;
-	json_array_foreach(arr, i, row)
-	{
+	json_array_foreach (arr, i, row) {
 		if (!json_is_object(row) || !json_is_boolean(json_object_get(row, "baseline")))
 			goto bad;
 		for (size_t k = 0; k < sizeof(strings) / sizeof(*strings); k++)

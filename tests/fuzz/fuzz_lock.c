@@ -20,8 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!gate_lock_parse(&entries, (const char *)data, size, "benchline-gate.lock", &err)) {
 		size_t i;
 		json_t *e;
-		json_array_foreach(entries, i, e)
-		{
+		json_array_foreach (entries, i, e) {
 			json_t *ref = json_object_get(e, "reference");
 			if (!json_string_value(json_object_get(e, "metric")) ||
 			    !json_is_number(json_object_get(ref, "value")))
