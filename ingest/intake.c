@@ -230,6 +230,13 @@ static int read_text_rest(struct strbuf *text, size_t *nul, int fd, const char *
 	return *nul == (size_t)-1 && n < 0 ? (int)n : 0;
 }
 
+/* Closes what open_capped opened: never standard input (fd 0), nor nothing (-1). */
+static void close_input(int fd)
+{
+	if (fd > 0)
+		close(fd);
+}
+
 int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const char *path,
 		       struct bl_error *err)
 {
@@ -253,8 +260,7 @@ int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const
 	ret = ingest_intake_parse(in, out, path, text.buf, text.len, NAN, err);
 	in->format = saved;
 done:
-	if (fd > 0)
-		close(fd);
+	close_input(fd);
 	strbuf_release(&text);
 	return ret;
 }
@@ -604,8 +610,7 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 	ret = intake_whole(in, st, path, text.buf, text.len, mark, mark_data, fn, data, err);
 	in->format = saved;
 done:
-	if (fd > 0)
-		close(fd);
+	close_input(fd);
 	strbuf_release(&text);
 	return ret;
 }
