@@ -350,11 +350,19 @@ static int keep_counts(struct store *st, const struct confirm_rebench_report *rb
 	return 0;
 }
 
-/* This machine's host name into out (zeroed, size bytes), "localhost" when it has none. */
-static void host_name(char *out, size_t size)
+/* The machine a live measurement is labelled with (size bytes, zeroed): the checkout's one
+ * machine name (§10, config_machine: benchline.json's "machine", else the host name), so live
+ * rows name the machine its stored records do; "localhost" when neither is a name. */
+static void live_machine(char *out, size_t size, const struct gate_options *opts)
 {
-	if (gethostname(out, size - 1) || !out[0])
+	struct strbuf sb = STRBUF_INIT;
+	struct bl_error err = BL_ERROR_INIT;
+	if (!config_machine(&sb, NULL, opts->cfg, &err) && sb.len && sb.len < size)
+		memcpy(out, sb.buf, sb.len + 1);
+	else if (gethostname(out, size - 1) || !out[0])
 		memcpy(out, "localhost", sizeof("localhost"));
+	strbuf_release(&sb);
+	bl_error_release(&err);
 }
 
 /* gate --live measures commits: when the head is the checkout's HEAD and its measured paths
@@ -413,7 +421,7 @@ int confirm_gate_live(struct gate_report *out, const struct gate_options *opts,
 	    (ret = gate_report_begin(out, repo, opts, err)) || (ret = check_dirty(out, opts, err)))
 		goto done;
 	out->mode = GATE_MODE_LIVE;
-	host_name(out->live.machine, sizeof(out->live.machine));
+	live_machine(out->live.machine, sizeof(out->live.machine), opts);
 	out->live.build_s[0] = out->live.build_s[1] = NAN;
 	if (out->outcome == GATE_NOTHING_TO_COMPARE) {
 		/* Decided before anything is built: nothing is. */
@@ -655,7 +663,7 @@ int confirm_gate_settle(struct gate_report *r, const struct gate_options *opts,
 
 	memset(&rb, 0, sizeof(rb));
 	r->settle.asked = 1;
-	host_name(r->settle.machine, sizeof(r->settle.machine));
+	live_machine(r->settle.machine, sizeof(r->settle.machine), opts);
 	r->settle.build_s[0] = r->settle.build_s[1] = NAN;
 	if ((ret = confirm_gate_settle_ready(opts, err)))
 		goto done;

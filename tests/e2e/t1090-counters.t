@@ -107,7 +107,7 @@ test_expect 'the counted gate fails the slower branch: checksum 1.01-1.03, the o
 	(cd repo && expect_exit 1 env -u BENCHLINE_DB "$BENCHLINE" gate --live --counters-only \
 		--head slower --base main --json ../slow.json --markdown ../slow.md >../slow.out 2>../slow.err) &&
 	cat slow.out &&
-	grep -q "^FAIL .*/checksum instructions " slow.out &&
+	grep -q "^FAIL  *[0-9.]* .* box/checksum instructions " slow.out &&
 	row slow.json checksum instructions "die unless \$c->{status} eq q(FAIL) && \$c->{method} eq q(count) && \$c->{ratio} > 1.01 && \$c->{ratio} < 1.03 && \$c->{ci_low} == \$c->{ratio} && \$c->{ci_high} == \$c->{ratio}; 1" &&
 	row slow.json other instructions "die unless \$c->{status} eq q(PASS) && abs(\$c->{ratio} - 1) < 0.001; 1" &&
 	json_get slow.json "\$j->{live}{counters}{machine}" | grep -q "^callgrind-[0-9.]*-[0-9a-f]\{8\}$" &&
