@@ -163,7 +163,8 @@ static void make_groups(struct suspects_page *sp)
 		    (strcmp(g->head->commit, g->commit) && !strcmp(r->commit, g->commit)))
 			g->head = r;
 	}
-	qsort(sp->groups, sp->ngroups, sizeof(*sp->groups), cmp_group);
+	if (sp->ngroups > 1) /* none: no array at all */
+		qsort(sp->groups, sp->ngroups, sizeof(*sp->groups), cmp_group);
 }
 
 /* A group's header row: its alert, machine and commit, and what it holds. */
