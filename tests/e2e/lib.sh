@@ -49,6 +49,8 @@ db_url() {
 	/*) abs=$1 ;;
 	*) abs=$PWD/$1 ;;
 	esac
+	# one database per file, however the path is spelt (../x.db from a subdirectory, x.db)
+	dir=$(cd "$(dirname "$abs")" 2>/dev/null && pwd -P) && abs=$dir/$(basename "$abs")
 	name=bl_$(printf '%s' "$abs" | md5sum | cut -c1-24)
 	if ! grep -qx "$name" "$TMP/.pg-dbs" 2>/dev/null; then
 		psql -X -q -v ON_ERROR_STOP=1 "$BENCHLINE_TEST_PG" -c "CREATE DATABASE $name" \
