@@ -265,14 +265,7 @@ STORE_COLUMN_NAME(store_column_line_break, enum line_break, line_break_parse, "l
 STORE_COLUMN_NAME(store_column_better, int, metric_better_parse, "better direction")
 STORE_COLUMN_NAME(store_column_side, enum suspect_side, suspect_side_parse, "Suspect side")
 STORE_COLUMN_NAME(store_column_state, enum suspect_state, suspect_state_parse, "Suspect state")
-
-int store_column_suspect_kind(enum suspect_kind *out, struct store *st, struct store_stmt *s, int i,
-			      struct bl_error *err)
-{
-	if (suspect_kind_parse(out, store_column_text(s, i, NULL)))
-		return unknown_name(err, st, "Suspect kind", s, i);
-	return 0;
-}
+STORE_COLUMN_NAME(store_column_suspect_kind, enum suspect_kind, suspect_kind_parse, "Suspect kind")
 
 int store_column_outcome(enum alert_outcome *out, struct store *st, struct store_stmt *s, int i,
 			 struct bl_error *err)
