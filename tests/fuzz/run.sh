@@ -2,8 +2,10 @@
 # `make fuzz`: builds every tests/fuzz/fuzz_*.c as a libFuzzer target with AddressSanitizer and
 # UndefinedBehaviorSanitizer (clang), replays the saved crash inputs of tests/fuzz/regressions/
 # (NAME-*, for target fuzz_NAME), then fuzzes each target for FUZZ_SECONDS (default 60) from
-# its seed corpus tests/fuzz/corpus/NAME/. The corpus is copied to a temporary directory, so
-# what the fuzzer finds does not flood the repository. Exits 1 when any target crashes; the
+# its seeds: tests/fuzz/corpus/NAME/ and the fixtures the tests read in that format or history
+# (fixtures/formats/NAME.* and NAME-*, the files of fixtures/import/NAME/), so a fixture is not
+# kept twice. The seeds are copied to a temporary directory, so what the fuzzer finds does not
+# flood the repository. Exits 1 when any target crashes; the
 # crashing input is left in build/fuzz/NAME-crashes/ (save it under tests/fuzz/regressions/
 # once fixed).
 #
@@ -84,6 +86,9 @@ for name in $targets; do
 	# 2. a bounded fuzzing run from a copy of the seed corpus
 	work=$(mktemp -d "${TMPDIR:-/tmp}/benchline-fuzz-$name.XXXXXX") || die "mktemp failed"
 	[ -d "tests/fuzz/corpus/$name" ] && cp -R "tests/fuzz/corpus/$name/." "$work/"
+	for f in fixtures/formats/"$name".* fixtures/formats/"$name"-* fixtures/import/"$name"/*; do
+		[ -f "$f" ] && cp "$f" "$work/fixture-${f##*/}"
+	done
 	crashes=$OUT/$name-crashes
 	rm -rf "$crashes"
 	mkdir -p "$crashes"

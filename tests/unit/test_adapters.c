@@ -1536,25 +1536,31 @@ static void replay(const char *adapter, const char *path)
 	free(text);
 }
 
-/* Replays every file of dir whose name starts with prefix through adapter; how many there
- * were. A directory that cannot be read fails the test. */
-static size_t replay_dir(const char *adapter, const char *dir_name, const char *prefix)
+/* Replays every regular file of dir whose name starts with prefix through adapter; how many
+ * there were. A directory that cannot be read fails the test, unless it may be missing. */
+static size_t replay_dir(const char *adapter, const char *dir_name, const char *prefix,
+			 int may_be_missing)
 {
 	DIR *dir = opendir(dir_name);
 	struct dirent *de;
 	size_t n = 0, np = strlen(prefix);
 
+	if (!dir && may_be_missing)
+		return 0;
 	if (!dir)
 		fail_msg("cannot open %s (run the unit tests from the repository's root)",
 			 dir_name);
 	while ((de = readdir(dir))) {
 		struct strbuf path = STRBUF_INIT;
+		struct stat st;
 		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, np))
 			continue;
 		strbuf_addf(&path, "%s/%s", dir_name, de->d_name);
-		replay(adapter, path.buf);
+		if (!stat(path.buf, &st) && S_ISREG(st.st_mode)) {
+			replay(adapter, path.buf);
+			n++;
+		}
 		strbuf_release(&path);
-		n++;
 	}
 	closedir(dir);
 	return n;
@@ -1562,9 +1568,10 @@ static size_t replay_dir(const char *adapter, const char *dir_name, const char *
 
 /* Every saved fuzz input runs cleanly through its adapter (the sanitizers catch what went
  * wrong under `make check SANITIZE=...`): the crash inputs saved once fixed
- * (tests/fuzz/regressions/ADAPTER-*) and the seed corpus the fuzzer starts from
- * (tests/fuzz/corpus/ADAPTER/). The corpus is never empty, so a missing or misnamed directory
- * fails rather than passing with nothing replayed. */
+ * (tests/fuzz/regressions/ADAPTER-*) and the seeds the fuzzer starts from, as
+ * tests/fuzz/run.sh gathers them (tests/fuzz/corpus/ADAPTER/, fixtures/formats/ADAPTER.* and
+ * ADAPTER-*). There is always a seed, so a misnamed directory or fixture fails rather than
+ * passing with nothing replayed. */
 static void fuzz_regressions_replay(void **state)
 {
 	static const char *const adapters[] = {"bmf",	 "gbench",    "hyperfine", "pytest",
@@ -1572,13 +1579,20 @@ static void fuzz_regressions_replay(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
-		struct strbuf prefix = STRBUF_INIT, corpus = STRBUF_INIT;
-		strbuf_addf(&prefix, "%s-", adapters[i]);
+		struct strbuf dash = STRBUF_INIT, dot = STRBUF_INIT, corpus = STRBUF_INIT;
+		size_t seeds;
+		strbuf_addf(&dash, "%s-", adapters[i]);
+		strbuf_addf(&dot, "%s.", adapters[i]);
 		strbuf_addf(&corpus, "tests/fuzz/corpus/%s", adapters[i]);
-		replay_dir(adapters[i], "tests/fuzz/regressions", prefix.buf);
-		if (!replay_dir(adapters[i], corpus.buf, ""))
-			fail_msg("%s holds no input", corpus.buf);
-		strbuf_release(&prefix);
+		replay_dir(adapters[i], "tests/fuzz/regressions", dash.buf, 0);
+		seeds = replay_dir(adapters[i], corpus.buf, "", 1) +
+			replay_dir(adapters[i], "fixtures/formats", dot.buf, 0) +
+			replay_dir(adapters[i], "fixtures/formats", dash.buf, 0);
+		if (!seeds)
+			fail_msg("no seed for %s in %s or fixtures/formats", adapters[i],
+				 corpus.buf);
+		strbuf_release(&dash);
+		strbuf_release(&dot);
 		strbuf_release(&corpus);
 	}
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -484,46 +485,53 @@ static int replay_file(const char *kind, const char *path)
 	return 1;
 }
 
-/* The fuzz targets' seed corpora (tests/fuzz/corpus/gab, bencher, asv) and saved crash inputs
- * (tests/fuzz/regressions/KIND-*) run cleanly (the sanitizers catch what goes wrong under
- * `make check SANITIZE=...`); a corpus is never empty. */
+/* Replays every regular file of dir (a missing one holds none) whose name starts with prefix
+ * through kind's reader; how many there were. */
+static size_t replay_dir(const char *kind, const char *dir_name, const char *prefix)
+{
+	DIR *d = opendir(dir_name);
+	struct dirent *de;
+	struct strbuf path = STRBUF_INIT;
+	size_t n = 0;
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", dir_name, de->d_name);
+		if (!stat(path.buf, &st) && S_ISREG(st.st_mode))
+			n += (size_t)replay_file(kind, path.buf);
+	}
+	if (d)
+		closedir(d);
+	strbuf_release(&path);
+	return n;
+}
+
+/* The fuzz targets' seeds, as tests/fuzz/run.sh gathers them (tests/fuzz/corpus/KIND/ and the
+ * files of fixtures/import/KIND/), and saved crash inputs (tests/fuzz/regressions/KIND-*) run
+ * cleanly (the sanitizers catch what goes wrong under `make check SANITIZE=...`); there is
+ * always a seed, so a misnamed directory fails rather than replaying nothing. */
 static void fuzz_inputs_replay(void **state)
 {
 	static const char *const kinds[] = {"gab", "bencher", "asv"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT;
-		struct dirent *de;
-		DIR *d;
-		size_t n = 0;
-		strbuf_addf(&dir, "tests/fuzz/corpus/%s", kinds[i]);
-		if (!(d = opendir(dir.buf)))
-			fail_msg("cannot open %s (run the unit tests from the repository's root)",
-				 dir.buf);
-		while ((de = readdir(d))) {
-			if (de->d_name[0] == '.')
-				continue;
-			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s", dir.buf, de->d_name);
-			n += (size_t)replay_file(kinds[i], path.buf);
-		}
-		closedir(d);
-		if (!n)
-			fail_msg("%s holds no input", dir.buf);
-		if ((d = opendir("tests/fuzz/regressions"))) {
-			while ((de = readdir(d))) {
-				if (strncmp(de->d_name, kinds[i], strlen(kinds[i])) ||
-				    de->d_name[strlen(kinds[i])] != '-')
-					continue;
-				strbuf_reset(&path);
-				strbuf_addf(&path, "tests/fuzz/regressions/%s", de->d_name);
-				replay_file(kinds[i], path.buf);
-			}
-			closedir(d);
-		}
-		strbuf_release(&dir);
-		strbuf_release(&path);
+		struct strbuf corpus = STRBUF_INIT, fixtures = STRBUF_INIT, prefix = STRBUF_INIT;
+		strbuf_addf(&corpus, "tests/fuzz/corpus/%s", kinds[i]);
+		strbuf_addf(&fixtures, "fixtures/import/%s", kinds[i]);
+		strbuf_addf(&prefix, "%s-", kinds[i]);
+		if (!(replay_dir(kinds[i], corpus.buf, "") +
+		      replay_dir(kinds[i], fixtures.buf, "")))
+			fail_msg("no seed for %s in %s or %s (run the unit tests from the "
+				 "repository's root)",
+				 kinds[i], corpus.buf, fixtures.buf);
+		replay_dir(kinds[i], "tests/fuzz/regressions", prefix.buf);
+		strbuf_release(&corpus);
+		strbuf_release(&fixtures);
+		strbuf_release(&prefix);
 	}
 }
 
