@@ -317,12 +317,8 @@ struct cli_progress {
 	double started; /* the monotonic clock when the re-bench's first pair began */
 };
 struct confirm_progress;
-/* Seconds on the monotonic clock, for progress that shows only once work takes a while. */
-double cli_monotonic_s(void);
 void cli_measure_progress(const struct confirm_progress *pr, void *data);
 void cli_progress_done(struct cli_progress *p);
-
-struct config;
 
 /* The commands. */
 int cmd_help(int argc, const char **argv, struct cli_ctx *ctx);

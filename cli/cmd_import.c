@@ -41,7 +41,7 @@ static void progress(void *data, enum ingest_import_phase phase, size_t done, si
 		p->shown = 0;
 		return;
 	}
-	if (!total || cli_monotonic_s() - p->started < 1.0)
+	if (!total || monotonic_s() - p->started < 1.0)
 		return;
 	if (p->tty) {
 		cli_printf(stderr, "\r\033[Kbenchline: import: reading '%s': %zu/%zu", p->path,
@@ -91,7 +91,7 @@ int cmd_import(int argc, const char **argv, struct cli_ctx *ctx)
 	struct ingest_intake in;
 	struct ingest_import_result res;
 	struct bl_error err = BL_ERROR_INIT;
-	struct progress pr = {NULL, isatty(2), 0, 0, cli_monotonic_s()};
+	struct progress pr = {NULL, isatty(2), 0, 0, monotonic_s()};
 	struct cli_command parse_only = *ctx->cmd;
 	struct cli_ctx pctx = *ctx;
 	const struct cli_option opts[] = {

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "detect/detect.h"
@@ -200,13 +199,6 @@ void cli_json_print(struct json_t *o)
 	json_decref(o);
 }
 
-double cli_monotonic_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A time left, rounded up: "45 s", "5m50s", "2h05m". */
 static void add_time_left(struct strbuf *sb, double s)
 {
@@ -227,14 +219,14 @@ void cli_measure_progress(const struct confirm_progress *pr, void *data)
 
 	if (!pr->measurement) {
 		/* Before the first pair (the builds are done): the pace counts from here. */
-		p->started = cli_monotonic_s();
+		p->started = monotonic_s();
 		return;
 	}
 	strbuf_addf(&line, "%s: measurement %d, pair %zu/%zu (pairs %zu of at most %zu", p->prefix,
 		    pr->measurement, pr->pairs, pr->max_pairs, pr->done, pr->most);
 	if (pr->done && pr->most > pr->done) {
 		/* The pace so far, over what may be left at the most. */
-		double pace = (cli_monotonic_s() - p->started) / (double)pr->done;
+		double pace = (monotonic_s() - p->started) / (double)pr->done;
 		strbuf_addstr(&line, ", at most ");
 		add_time_left(&line, pace * (double)(pr->most - pr->done));
 		strbuf_addstr(&line, " left");

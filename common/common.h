@@ -360,6 +360,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct bl_
 int parse_rfc3339_utc(const char *s, double *unix_out);
 /* Formats seconds since the epoch as RFC 3339 UTC with second precision. */
 void format_rfc3339_utc(struct strbuf *sb, int64_t unix_seconds);
+/* Seconds on the monotonic clock: for how long something has taken or waited, never a date. */
+double monotonic_s(void);
 
 /* 1 when the string is 40 lowercase or uppercase hex digits. */
 int is_hex40(const char *s);

@@ -321,6 +321,13 @@ void format_rfc3339_utc(struct strbuf *sb, int64_t unix_seconds)
 	strbuf_addstr(sb, buf);
 }
 
+double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int is_hex40(const char *s)
 {
 	size_t i;

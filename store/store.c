@@ -38,13 +38,6 @@ void store_set_lock_wait(unsigned timeout_ms, store_wait_fn fn, void *data)
 	lock_wait_data = data;
 }
 
-static double monotonic_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* One more moment of a writer's wait for the lock (count: the moments before it, 0 when the
  * wait begins): 1 to wait on, 0 to give up (the busy error). Tells st->wait_fn how long it has
  * waited, first after STORE_WAIT_FIRST_S, then every STORE_WAIT_EVERY_S. SQLite's busy
