@@ -275,6 +275,24 @@ db_absent() {
 	test "$(db_tables "$1")" = 0
 }
 
+# wall_records MACHINE BENCHMARK FIRST V1 V2 ...: one native record per value, a timed wall_ms
+# of that median, the i-th (from FIRST on) at commit i (40 digits, the last ones the number,
+# the source hash the same) on main, committed on day i (28 days a month).
+wall_records() {
+	perl -e '
+		my ($machine, $bench, $i, @v) = @ARGV;
+		for my $v (@v) {
+			my $c = sprintf("%040d", $i);
+			printf(qq({"schema": 1, "machine": "%s", "benchmark": "%s", "harness_version": 1, ) .
+			    qq("source": {"commit": "%s", "source_hash": "%s", "branch": "main", ) .
+			    qq("committed_at": "2026-%02d-%02dT00:00:00Z"}, "started_at": "2026-%02d-%02dT01:00:00Z", ) .
+			    qq("metrics": {"wall_ms": {"kind": "timed", "unit": "ms", "median": %s}}}\n),
+			    $machine, $bench, $c, $c, 1 + int($i / 28), 1 + $i % 28, 1 + int($i / 28),
+			    1 + $i % 28, $v);
+			$i++;
+		}' "$@"
+}
+
 # native_lines N [FIRST [MACHINE]]: N native records on lines of their own (about 420 bytes
 # each), machine MACHINE (m1), benchmarks bFIRST.. (so no two share a key), commit c00..1,
 # source hash a00..1, 8 samples each.

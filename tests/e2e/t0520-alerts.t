@@ -7,23 +7,6 @@
 # detect again changes nothing.
 . "$(dirname "$0")/lib.sh"
 
-# records MACHINE BENCHMARK FIRST V1 V2 ...: one native record per value, commit i (40 digits,
-# the last three the record number) committed on day i, from FIRST on.
-records() {
-	perl -e '
-		my ($machine, $bench, $i, @v) = @ARGV;
-		for my $v (@v) {
-			my $c = sprintf("%040d", $i);
-			printf(qq({"schema": 1, "machine": "%s", "benchmark": "%s", "harness_version": 1, ) .
-			    qq("source": {"commit": "%s", "source_hash": "%s", "branch": "main", ) .
-			    qq("committed_at": "2026-%02d-%02dT00:00:00Z"}, "started_at": "2026-%02d-%02dT01:00:00Z", ) .
-			    qq("metrics": {"wall_ms": {"kind": "timed", "unit": "ms", "median": %s}}}\n),
-			    $machine, $bench, $c, $c, 1 + int($i / 28), 1 + $i % 28, 1 + int($i / 28),
-			    1 + $i % 28, $v);
-			$i++;
-		}' "$@"
-}
-
 # alerts DB: "COMMIT-SUFFIX SIDE STATE RUN-WIDE SUSPECTS REFERENCE-SUFFIX" per alert.
 alerts() {
 	bl --db "$1" alerts --json | json_get - 'join "", map { sprintf("%s %s %s %s %d %s\n",
@@ -35,7 +18,7 @@ alerts() {
 flat="100 101 99 100 100 101 99 100"
 
 test_expect 'a one-record excursion is a transient alert' '
-	records m1 excursion 1 $flat 130 100 101 100 >x.jsonl &&
+	wall_records m1 excursion 1 $flat 130 100 101 100 >x.jsonl &&
 	bl --db x.db ingest x.jsonl >/dev/null &&
 	bl --db x.db detect >/dev/null &&
 	alerts x.db >actual &&
@@ -47,14 +30,14 @@ test_expect 'a one-record excursion is a transient alert' '
 '
 
 test_expect 'a Suspect with fewer followers than quiet.transient_records is pending' '
-	records m1 fresh 1 $flat 130 131 >y.jsonl &&
+	wall_records m1 fresh 1 $flat 130 131 >y.jsonl &&
 	bl --db y.db ingest y.jsonl >/dev/null &&
 	mkdir cfg && echo "{\"quiet\": {\"transient_records\": 3}}" >cfg/benchline.json &&
 	bl --db y.db detect --repo cfg >/dev/null &&
 	alerts y.db >actual &&
 	echo "009 slower pending - 1 008" >expect &&
 	test_cmp expect actual &&
-	records m1 fresh 11 100 100 >y2.jsonl &&
+	wall_records m1 fresh 11 100 100 >y2.jsonl &&
 	bl --db y.db ingest y2.jsonl >/dev/null &&
 	bl --db y.db detect --repo cfg >/dev/null &&
 	alerts y.db >actual &&
@@ -63,7 +46,7 @@ test_expect 'a Suspect with fewer followers than quiet.transient_records is pend
 '
 
 test_expect 'with quiet.transient_records 1, one record beyond is enough to persist' '
-	records m1 once 1 $flat 130 131 100 100 >z.jsonl &&
+	wall_records m1 once 1 $flat 130 131 100 100 >z.jsonl &&
 	bl --db z.db ingest z.jsonl >/dev/null &&
 	mkdir one && echo "{\"quiet\": {\"transient_records\": 1}}" >one/benchline.json &&
 	bl --db z.db detect --repo one >/dev/null &&
@@ -80,9 +63,9 @@ test_expect 'quiet.transient_records must be 1 to 8' '
 
 test_expect 'a run-wide shift over 12 Series is one alert; a step that holds is open' '
 	for b in 1 2 3 4 5 6 7 8 9 10 11 12; do
-		records m2 bench$b 1 $flat 112 111 112 113 112 || return 1
+		wall_records m2 bench$b 1 $flat 112 111 112 113 112 || return 1
 	done >w.jsonl &&
-	records m2 calm 1 $flat 100 100 101 100 99 >>w.jsonl &&
+	wall_records m2 calm 1 $flat 100 100 101 100 99 >>w.jsonl &&
 	bl --db w.db ingest w.jsonl >/dev/null &&
 	bl --db w.db detect >/dev/null &&
 	alerts w.db >actual &&
@@ -94,7 +77,7 @@ test_expect 'a run-wide shift over 12 Series is one alert; a step that holds is 
 '
 
 test_expect 'a big step with a repeat mark is one alert' '
-	records m3 big 1 $flat 120 100 100 123.5 124 123 124 123 >b.jsonl &&
+	wall_records m3 big 1 $flat 120 100 100 123.5 124 123 124 123 >b.jsonl &&
 	bl --db b.db ingest b.jsonl >/dev/null &&
 	bl --db b.db detect >/dev/null &&
 	test "$(bl --db b.db suspects --json | json_get - "scalar grep { \$_->{side} eq q(slower) } @\$j")" = 2 &&
@@ -109,8 +92,8 @@ test_expect 'a big step with a repeat mark is one alert' '
 # its Suspect is in the same alert, with record 17 as its reference, but it is transient, so the
 # alert keeps 016, on the old level of the step.
 test_expect 'a step marked one record late: the reference is the last record inside the band' '
-	records m4 late 1 $flat 130 100 100 100 100 100 100 100 131 131 131 131 131 131 >l.jsonl &&
-	records m4 blip 1 $flat 100 100 100 100 100 100 100 100 100 130 100 100 100 100 >>l.jsonl &&
+	wall_records m4 late 1 $flat 130 100 100 100 100 100 100 100 131 131 131 131 131 131 >l.jsonl &&
+	wall_records m4 blip 1 $flat 100 100 100 100 100 100 100 100 100 130 100 100 100 100 >>l.jsonl &&
 	bl --db l.db ingest l.jsonl >/dev/null &&
 	bl --db l.db detect >/dev/null &&
 	alerts l.db >actual &&
@@ -122,7 +105,7 @@ test_expect 'a step marked one record late: the reference is the last record ins
 '
 
 test_expect 'a staircase (every record between the steps beyond the first band) is one alert' '
-	records m5 stairs 1 $flat 110 111 109 124 125 124 125 124 >s.jsonl &&
+	wall_records m5 stairs 1 $flat 110 111 109 124 125 124 125 124 >s.jsonl &&
 	bl --db s.db ingest s.jsonl >/dev/null &&
 	bl --db s.db detect >/dev/null &&
 	alerts s.db >actual &&
@@ -132,8 +115,8 @@ test_expect 'a staircase (every record between the steps beyond the first band) 
 
 # One record beyond the band, then back: transient under the default (4), persisted under 1.
 test_expect 'detect under other quiet settings judges the alerts again, and back' '
-	records m6 short 1 $flat 130 131 100 100 100 >r.jsonl &&
-	records m6 long 1 $flat 100 100 130 131 130 129 130 >>r.jsonl &&
+	wall_records m6 short 1 $flat 130 131 100 100 100 >r.jsonl &&
+	wall_records m6 long 1 $flat 100 100 130 131 130 129 130 >>r.jsonl &&
 	bl --db r.db ingest r.jsonl >/dev/null &&
 	bl --db r.db detect >/dev/null &&
 	alerts r.db >first &&

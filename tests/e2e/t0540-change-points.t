@@ -8,23 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
-# records MACHINE BENCHMARK FIRST V1 V2 ...: one native record per value, commit i (40 digits,
-# the last three the record number) committed on day i, from FIRST on.
-records() {
-	perl -e '
-		my ($machine, $bench, $i, @v) = @ARGV;
-		for my $v (@v) {
-			my $c = sprintf("%040d", $i);
-			printf(qq({"schema": 1, "machine": "%s", "benchmark": "%s", "harness_version": 1, ) .
-			    qq("source": {"commit": "%s", "source_hash": "%s", "branch": "main", ) .
-			    qq("committed_at": "2026-%02d-%02dT00:00:00Z"}, "started_at": "2026-%02d-%02dT01:00:00Z", ) .
-			    qq("metrics": {"wall_ms": {"kind": "timed", "unit": "ms", "median": %s}}}\n),
-			    $machine, $bench, $c, $c, 1 + int($i / 28), 1 + $i % 28, 1 + int($i / 28),
-			    1 + $i % 28, $v);
-			$i++;
-		}' "$@"
-}
-
 # kinds DB: "COMMIT-SUFFIX KIND SIDE STATE" per Suspect, in Series order.
 kinds() {
 	bl --db "$1" suspects --json | json_get - 'join "", map { sprintf("%s %s %s %s\n",
@@ -41,7 +24,7 @@ stairs="1.6 1.61 1.0 1.01"
 back="2.1 2.11 2.09 2.1 2.12 2.1 2.08 2.1 2.11 2.1 2.09 2.1 2.1 2.11 2.1 2.09 2.1 2.1 2.11 2.1"
 
 test_expect 'a staircase that jumps back: one change-point Suspect, slower, in an open alert' '
-	records m1 stairs 1 $high $stairs $back >s.jsonl &&
+	wall_records m1 stairs 1 $high $stairs $back >s.jsonl &&
 	bl --db s.db ingest s.jsonl >/dev/null &&
 	bl --db s.db detect >/dev/null &&
 	kinds s.db >actual &&
@@ -73,17 +56,17 @@ test_expect 'alerts say which opinion marked them: kinds in --json, found-by in 
 '
 
 test_expect 'the search speaks 8 records after the jump, never before; incremental finds what --all finds' '
-	records m1 stairs 1 $high $stairs 2.1 2.11 2.09 2.1 2.12 2.1 2.08 >a.jsonl &&
+	wall_records m1 stairs 1 $high $stairs 2.1 2.11 2.09 2.1 2.12 2.1 2.08 >a.jsonl &&
 	bl --db i.db ingest a.jsonl >/dev/null &&
 	bl --db i.db detect >/dev/null &&
 	! kinds i.db | grep -q change-point &&
-	records m1 stairs 20 2.1 >b.jsonl &&
+	wall_records m1 stairs 20 2.1 >b.jsonl &&
 	bl --db i.db ingest b.jsonl >/dev/null &&
 	bl --db i.db detect --json >d.json &&
 	json_get d.json "join q(), map { qq(\$_->{kind}\n) } @{\$j->{new_suspects}}" | sed "/^\$/d" >actual &&
 	echo change-point >expect &&
 	test_cmp expect actual &&
-	records m1 stairs 21 2.11 2.1 2.09 2.1 2.1 2.11 2.1 2.09 2.1 2.1 2.11 2.1 >c.jsonl &&
+	wall_records m1 stairs 21 2.11 2.1 2.09 2.1 2.1 2.11 2.1 2.09 2.1 2.1 2.11 2.1 >c.jsonl &&
 	bl --db i.db ingest c.jsonl >/dev/null &&
 	bl --db i.db detect >/dev/null &&
 	kinds i.db >incremental &&
@@ -111,7 +94,7 @@ kept() {
 # line keeps.
 test_expect 'a line fed 10 records at a time keeps what one detect of it keeps, byte for byte' '
 	long="$high $stairs $back $high $stairs $back $high $stairs $back $high $stairs $back $high $stairs $back" &&
-	records m2 long 1 $long >long.jsonl &&
+	wall_records m2 long 1 $long >long.jsonl &&
 	bl --db whole.db ingest long.jsonl >/dev/null &&
 	bl --db whole.db detect >/dev/null &&
 	i=1 && while [ $i -le 160 ]; do

@@ -9,22 +9,6 @@
 printf 'tok-all\ntok-push * push\ntok-conf * confirm\ntok-m1 m1 push,confirm\n' >tokens
 serve_start fleet --create --token-file tokens --timeout 5 || exit 1
 
-# records MACHINE BENCHMARK FIRST V1 V2 ...: one native record per value, commit i (40 digits)
-# committed on day i, from FIRST on.
-records() {
-	perl -e '
-		my ($machine, $bench, $i, @v) = @ARGV;
-		for my $v (@v) {
-			my $c = sprintf("%040d", $i);
-			printf(qq({"schema": 1, "machine": "%s", "benchmark": "%s", "harness_version": 1, ) .
-			    qq("source": {"commit": "%s", "source_hash": "%s", "branch": "main", ) .
-			    qq("committed_at": "2026-%02d-%02dT00:00:00Z"}, "started_at": "2026-%02d-%02dT01:00:00Z", ) .
-			    qq("metrics": {"wall_ms": {"kind": "timed", "unit": "ms", "median": %s}}}\n),
-			    $machine, $bench, $c, $c, 1 + int($i / 28), 1 + $i % 28, 1 + int($i / 28),
-			    1 + $i % 28, $v);
-			$i++;
-		}' "$@"
-}
 # post TOKEN PATH FILE: POSTs FILE, prints the status; the body goes to ./body.
 post() {
 	curl -s --max-time 20 -o body -w '%{http_code}' -H "Authorization: Bearer $1" \
@@ -45,9 +29,9 @@ wait_for() {
 flat="100 101 99 100 100 101 99 100"
 
 test_expect 'pushed records become a Suspect and an alert, with no other command' '
-	records m1 parse 1 $flat >flat.jsonl &&
+	wall_records m1 parse 1 $flat >flat.jsonl &&
 	test "$(post tok-all /api/records flat.jsonl)" = 201 &&
-	records m1 parse 9 130 131 130 129 130 >step.jsonl &&
+	wall_records m1 parse 9 130 131 130 129 130 >step.jsonl &&
 	test "$(post tok-all /api/records step.jsonl)" = 201 &&
 	wait_for /api/suspects "grep { \$_->{machine} eq q(m1) && \$_->{benchmark} eq q(parse) } @\$j" &&
 	json_get got "\$j->[0]{side} . q( ) . \$j->[0]{state} . q( ) . substr(\$j->[0]{commit}, -2)" >actual &&
@@ -59,7 +43,7 @@ test_expect 'pushed records become a Suspect and an alert, with no other command
 	test_cmp expect actual
 '
 test_expect 'each push is detected in turn; the API is the CLI, byte for byte' '
-	records m2 render 1 $flat 140 141 140 139 140 >m2.jsonl &&
+	wall_records m2 render 1 $flat 140 141 140 139 140 >m2.jsonl &&
 	head -n 4 m2.jsonl >a.jsonl && tail -n +5 m2.jsonl >b.jsonl &&
 	test "$(post tok-all /api/records a.jsonl)" = 201 &&
 	test "$(post tok-all /api/records b.jsonl)" = 201 &&
@@ -273,8 +257,8 @@ BENCHLINE_DB=$(db_url "$TMP/sync.db")
 serve_start synced --create --token-file tokens --repo "$TMP/repo" --sync-interval 1 || exit 1
 test_expect 'serve --repo syncs main at start: a commit not on it is not-main' '
 	wait_for /api/status "\$j->{sync}{commits} && \$j->{sync}{commits} == 1 && \$j->{sync}{interval} == 1" &&
-	records m1 synced 1 100 >r1.jsonl && sed "s/0\{39\}1/$C1/g" r1.jsonl >on.json &&
-	records m1 synced 2 100 >r2.jsonl && sed "s/0\{39\}2/$C2/g" r2.jsonl >off.json &&
+	wall_records m1 synced 1 100 >r1.jsonl && sed "s/0\{39\}1/$C1/g" r1.jsonl >on.json &&
+	wall_records m1 synced 2 100 >r2.jsonl && sed "s/0\{39\}2/$C2/g" r2.jsonl >off.json &&
 	test "$(post tok-all /api/records on.json)" = 201 &&
 	test "$(post tok-all /api/records off.json)" = 201 &&
 	json_get body "join q(,), @{\$j->[0]{tags}}" >actual && echo not-main >expect && test_cmp expect actual &&
