@@ -10,20 +10,15 @@
 #error "define FORMAT, the adapter's name, before including fuzz_adapter.h"
 #endif
 
-#include <git2.h>
 #include <math.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "common/common.h"
 #include "ingest/adapters/adapters.h"
 #include "ingest/ingest.h"
 
-#define NAME "fuzz.in"
+#include "fuzz_input.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define NAME "fuzz.in"
 
 static void check(const char *text, size_t size, const struct ingest_defaults *d)
 {
@@ -55,19 +50,11 @@ static void check(const char *text, size_t size, const struct ingest_defaults *d
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int initialized;
 	struct ingest_defaults d;
-	/* a copy without a terminating NUL, so reading past the end is caught */
-	char *text = malloc(size ? size : 1);
+	char *text = fuzz_input(data, size);
 
-	if (!initialized) {
-		git_libgit2_init();
-		initialized = 1;
-	}
 	if (!text)
 		return 0;
-	if (size)
-		memcpy(text, data, size);
 	(void)adapters_detect_format(NAME, text, size);
 	ingest_defaults_init(&d);
 	d.machine = "fuzz";

@@ -9,19 +9,13 @@
 #error "define READ, the history's reader of one text, before including fuzz_history.h"
 #endif
 
-#include <git2.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "common/common.h"
 #include "ingest/adapters/adapters.h"
 #include "ingest/ingest.h"
 
-#define NAME "fuzz.in"
+#include "fuzz_input.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define NAME "fuzz.in"
 
 static int check_record(struct ingest_record *rec, void *data, struct bl_error *err)
 {
@@ -42,22 +36,14 @@ static int check_record(struct ingest_record *rec, void *data, struct bl_error *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int initialized;
 	struct ingest_history h;
 	struct ingest_defaults d;
 	struct bl_error err = BL_ERROR_INIT;
 	size_t n = 0;
-	/* a copy without a terminating NUL, so reading past the end is caught */
-	char *text = malloc(size ? size : 1);
+	char *text = fuzz_input(data, size);
 
-	if (!initialized) {
-		git_libgit2_init();
-		initialized = 1;
-	}
 	if (!text)
 		return 0;
-	if (size)
-		memcpy(text, data, size);
 	for (int pass = 0; pass < 2; pass++) {
 		/* the history's own names, then the flags over them */
 		ingest_defaults_init(&d);

@@ -3,17 +3,11 @@
  * fail with a positioned message, never crash, leak or read out of bounds. Built and run by
  * tests/fuzz/run.sh.
  */
-#include <git2.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "common/common.h"
 #include "ingest/ingest.h"
 #include "ingest/adapters/adapters.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_input.h"
 
 /* The byte offset of 1-based line and column (in characters), or (size_t)-1. */
 static size_t offset_of(const char *text, size_t len, long line, long column)
@@ -143,20 +137,12 @@ static void check_position(const char *text, size_t len, const char *msg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int initialized;
 	struct ingest_batch batch = {NULL, 0, 0};
 	struct bl_error err = BL_ERROR_INIT;
-	/* a copy without a terminating NUL, so reading past the end is caught */
-	char *text = malloc(size ? size : 1);
+	char *text = fuzz_input(data, size);
 
-	if (!initialized) {
-		git_libgit2_init();
-		initialized = 1;
-	}
 	if (!text)
 		return 0;
-	if (size)
-		memcpy(text, data, size);
 	if (adapters_parse_native(&batch, "fuzz.json", text, size, &err)) {
 		/* a failure appends nothing and always says where */
 		if (batch.nr || strncmp(err.msg.buf, "fuzz.json:", 10))
