@@ -65,11 +65,6 @@ void bl_note(void (*fn)(const char *line, void *data), void *data, const char *f
 void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Appends a JSON string literal (quoted and escaped) for s. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
-/* A JSON scalar's text (a string quoted, an integer, a real by strbuf_add_double with
- * double_flags, true, false, null); 0, or -1 for an object or an array, which are the caller's
- * to write (nothing appended). */
-struct json_t;
-int strbuf_add_json_scalar(struct strbuf *sb, const struct json_t *v, unsigned double_flags);
 /* Text from outside (a name, a commit subject) inside a line of Markdown, never at its start:
  * every character that could start emphasis, code, a link, HTML, an entity, a table cell or an
  * @mention is backslash-escaped, control characters become blanks: it shows as it is. */
@@ -88,6 +83,10 @@ struct json_t;
 struct json_t *json_real_or_null(double v);
 struct json_t *json_string_or_null(const char *s);
 struct json_t *json_time_or_null(double t);
+/* A JSON scalar's text (a string quoted, an integer, a real by strbuf_add_double with
+ * double_flags, true, false, null); 0, or -1 for an object or an array, which are the caller's
+ * to write (nothing appended). */
+int strbuf_add_json_scalar(struct strbuf *sb, const struct json_t *v, unsigned double_flags);
 /*
  * The JSON text of v appended to sb (common/json.c). Compact unless JSON_WRITE_INDENT; reals
  * in their shortest round-trip form unless JSON_WRITE_CANONICAL. BL_EINVALID (sb as it was)
