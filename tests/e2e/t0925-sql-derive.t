@@ -65,6 +65,19 @@ test_expect 'the rewrites: parameters, INDEXED BY, CROSS JOIN with ON, IS NOT, s
 	test_cmp expect d/out/q.sql
 '
 
+test_expect 'a parameter without its number, and two CROSS JOINs with an ON on one line, are refused' '
+	tree d &&
+	printf -- "-- name: one\nSELECT 1;\n\n-- name: two\nSELECT x FROM a\nWHERE id = ?;\n" >d/sql/q.sql &&
+	expect_exit 1 embed d 2>err &&
+	echo "embed-sql.sh: d/sql/q.sql:6 (two): a parameter without its number (write ?N)" >expect &&
+	test_cmp expect err &&
+	printf -- "-- name: one\nSELECT 1 FROM a CROSS JOIN b ON b.id = a.id CROSS JOIN c ON c.id = b.id;\n" \
+		>d/sql/q.sql &&
+	expect_exit 1 embed d 2>err &&
+	echo "embed-sql.sh: d/sql/q.sql:2 (one): two CROSS JOINs on one line with an ON (one a line)" >expect &&
+	test_cmp expect err
+'
+
 test_expect 'an override takes the place of the derived text' '
 	tree d &&
 	printf -- "-- name: one\nINSERT INTO a (x) VALUES (?1);\n" >d/sql/q.sql &&
