@@ -335,7 +335,6 @@ enum history_format {
 	HISTORY_BENCHER,
 };
 #define HISTORY_NFORMATS 4
-const char *history_format_name(enum history_format f);
 int history_format_parse(enum history_format *out, const char *name);
 /* Every history's name appended to sb as "asv, asv-html, gab or bencher". */
 void history_format_list(struct strbuf *sb);

@@ -236,11 +236,6 @@ void result_format_list(struct strbuf *sb)
 	list_names(sb, result_format_names, NAMES_NR(result_format_names));
 }
 
-const char *history_format_name(enum history_format f)
-{
-	return index_name(history_format_names, NAMES_NR(history_format_names), (unsigned)f);
-}
-
 int history_format_parse(enum history_format *out, const char *name)
 {
 	int i = name_index(history_format_names, NAMES_NR(history_format_names), name);
