@@ -1042,21 +1042,10 @@ int store_detect_search(int *found, struct strbuf *out, struct store_detect *d, 
 			struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SEARCH_READ, err);
-	int rc;
-	*found = 0;
-	strbuf_reset(out);
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, line_id);
-	rc = store_step(s);
-	if (rc == STORE_ROW) {
-		*found = 1;
-		strbuf_add(out, store_column_blob(s, 0), (size_t)store_column_bytes(s, 0));
-	}
-	store_reset(s);
-	if (rc != STORE_ROW && rc != STORE_DONE)
-		return store_db_error(err, d->st, "cannot read a line's search");
-	return 0;
+	return store_query_bytes(found, out, d->st, s, "cannot read a line's search", err);
 }
 
 int store_detect_search_put(struct store_detect *d, int64_t line_id, const void *data, size_t len,
@@ -1074,18 +1063,11 @@ int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t 
 			    struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_COMMIT, err);
-	int rc;
-	strbuf_reset(out);
+	int found;
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, run_id);
-	rc = store_step(s);
-	if (rc == STORE_ROW)
-		strbuf_addstr(out, store_column_text(s, 0, ""));
-	store_reset(s);
-	if (rc != STORE_ROW && rc != STORE_DONE)
-		return store_db_error(err, d->st, "cannot read a run's commit");
-	return 0;
+	return store_query_bytes(&found, out, d->st, s, "cannot read a run's commit", err);
 }
 
 void store_pinned_free(struct store_pinned *p, size_t nr)
