@@ -219,6 +219,10 @@ int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct
  * persisted, transient when all are, pending otherwise. */
 enum { DETECT_MARK_PENDING, DETECT_MARK_PERSISTED, DETECT_MARK_TRANSIENT };
 int detect_mark_status(int followers, int persisted, int transient_records);
+/* Whether a Suspect's state is still detect's to change (pending, open, transient: read off
+ * its line) rather than a decision a measurement or a person made (confirmed, cleared,
+ * covered, ignored), which detect keeps. */
+int detect_state_undecided(enum suspect_state s);
 
 /*
  * Change points (§6.1, changes.c): a second opinion on a line, for staircases and returns the

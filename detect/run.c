@@ -285,10 +285,7 @@ static int load_old(struct detect_ctx *c, const struct store_group *g, struct bl
 static void drop_unmatched(struct detect_ctx *c)
 {
 	for (size_t i = 0; i < c->nold_marks; i++) {
-		enum suspect_state state = c->old_marks[i].mark.state;
-		if (c->old_marks[i].matched ||
-		    (state != SUSPECT_OPEN && state != SUSPECT_TRANSIENT &&
-		     state != SUSPECT_PENDING))
+		if (c->old_marks[i].matched || !detect_state_undecided(c->old_marks[i].mark.state))
 			continue;
 		detect_alerts_drop(c->alerts, &c->old_marks[i].mark);
 	}
@@ -484,11 +481,6 @@ static int follow_mark(struct detect_ctx *c, struct line_state *ls, const struct
 	return 0;
 }
 
-static int undecided(enum suspect_state state)
-{
-	return state == SUSPECT_OPEN || state == SUSPECT_TRANSIENT || state == SUSPECT_PENDING;
-}
-
 /* A change point's Suspect (§6.1): at the first record of the new level, slower, its center
  * the level before and its tolerance the least move that counts; its reference the last
  * record of the level before; persisted by construction (the new level held
@@ -603,7 +595,7 @@ static int cp_apply(struct detect_ctx *c, struct cp_line *l, struct bl_error *er
 						     s->v.run_id[l->old_changes[k]], l->metric,
 						     SUSPECT_CHANGE_POINT, NULL, err)))
 			goto done;
-		if (have && undecided(found.state))
+		if (have && detect_state_undecided(found.state))
 			detect_alerts_drop(c->alerts, &found);
 	}
 done:
