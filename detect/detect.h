@@ -315,8 +315,6 @@ struct detect_values {
 void detect_values_init(struct detect_values *v);
 void detect_values_release(struct detect_values *v);
 void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark);
-/* Room for n records (so that decoding them allocates once). */
-void detect_values_grow(struct detect_values *v, size_t n);
 /* v's records [from, to): each median as a little-endian double, then a varint of its run
  * id's difference from the previous one (zigzag) shifted left by 2, with the mark. */
 void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t from,
@@ -382,11 +380,8 @@ struct store_alert;
 /* An alert as `alerts --json` prints it (§14): {"id", "machine", "commit", "reference_commit",
  * "side", "run_wide", "state", "outcome", "suspects", "kinds", "series", "judged_series",
  * "filed_url"}; suspect_ids (a reference taken; NULL for []) the ids of its Suspects, "kinds"
- * the opinions that marked them (detect_alert_kinds_json). */
+ * the opinions that marked them: ["band"], ["change-point"] or ["band", "change-point"]. */
 struct json_t *detect_alert_json(const struct store_alert *a, struct json_t *suspect_ids);
-/* ["band"], ["change-point"] or ["band", "change-point"]: which opinions marked an alert's
- * Suspects. */
-struct json_t *detect_alert_kinds_json(const struct store_alert *a);
 /* A Series as `series --json` prints it; open_suspects (a reference taken) or NULL for null. */
 struct json_t *detect_series_json(const struct store_series *s, struct json_t *open_suspects);
 /* A record as `records --json` prints it. */

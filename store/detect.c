@@ -959,17 +959,14 @@ static void bind_new_suspect(struct store_stmt *s, int o, const struct store_mar
 	store_bind_text(s, o + 18, suspect_kind_name(m->kind));
 }
 
-int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
-				struct bl_error *err)
+/* Inserts one new Suspect with its alert and state. */
+static int insert_suspect(struct store_detect *d, const struct store_mark *m, struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	bind_new_suspect(s, 0, m);
-	if (store_exec(d->st, s, "cannot store a Suspect", err))
-		return BL_EDB;
-	*id_out = store_last_insert_id(d->st);
-	return 0;
+	return store_exec(d->st, s, "cannot store a Suspect", err);
 }
 
 /* The rows of detect_suspect_insert_many (sql/detect.sql). */
@@ -979,7 +976,6 @@ int store_detect_suspects_insert(struct store_detect *d, const struct store_mark
 				 size_t n, struct bl_error *err)
 {
 	size_t i = 0;
-	int64_t id;
 	for (; n - i >= SUSPECT_BATCH; i += SUSPECT_BATCH) {
 		struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT_MANY, err);
 		if (!s)
@@ -990,7 +986,7 @@ int store_detect_suspects_insert(struct store_detect *d, const struct store_mark
 			return BL_EDB;
 	}
 	for (; i < n; i++)
-		if (store_detect_suspect_insert(&id, d, m[i], err))
+		if (insert_suspect(d, m[i], err))
 			return BL_EDB;
 	return 0;
 }
