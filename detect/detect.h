@@ -156,8 +156,9 @@ struct detect_options {
 struct config;
 /* The judging settings of a repository's benchline.json (§10), as `detect`, the sweep and the
  * server's detection all take them: its judged metrics and their ladders,
- * quiet.transient_records and quiet.counter_floor (their defaults where it has none). The
- * other fields are left as they are; opts keeps pointers into cfg. */
+ * quiet.transient_records, the change-point settings (quiet.change_points, change_penalty,
+ * change_min_shift) and quiet.counter_floor (their defaults where it has none). The other
+ * fields are left as they are; opts keeps pointers into cfg. */
 void detect_options_from_config(struct detect_options *opts, const struct config *cfg);
 
 struct detect_result {
