@@ -111,7 +111,7 @@ int detect_mark_status(int followers, int persisted, int transient_records)
 	return DETECT_MARK_PENDING;
 }
 
-static int undecided(enum suspect_state s)
+int detect_state_undecided(enum suspect_state s)
 {
 	return s == SUSPECT_PENDING || s == SUSPECT_OPEN || s == SUSPECT_TRANSIENT;
 }
@@ -295,7 +295,8 @@ static int assign(struct detect_alerts *a, struct store_detect *d, struct bl_err
 		int64_t alert = 0;
 		int ret;
 		if (pm->stored && pm->stored_alert &&
-		    (pm->stored_follows == pm->mk.follows_run_id || !undecided(pm->stored_state))) {
+		    (pm->stored_follows == pm->mk.follows_run_id ||
+		     !detect_state_undecided(pm->stored_state))) {
 			pm->mk.alert_id = pm->stored_alert;
 			touch(a, pm->stored_alert, 0, 1);
 			continue;
@@ -479,7 +480,7 @@ static int judge(struct detect_alerts *a, const struct touched *t, const struct 
 		any_persisted |= j->m[i].status == DETECT_MARK_PERSISTED;
 		all_transient &= j->m[i].status == DETECT_MARK_TRANSIENT;
 	}
-	if (j->n && undecided(was.state))
+	if (j->n && detect_state_undecided(was.state))
 		now.state = any_persisted   ? SUSPECT_OPEN
 			    : all_transient ? SUSPECT_TRANSIENT
 					    : SUSPECT_PENDING;

@@ -546,7 +546,8 @@ void detect_values_release(struct detect_values *v)
 	detect_values_init(v);
 }
 
-void detect_values_grow(struct detect_values *v, size_t n)
+/* Room for n records (so that decoding them allocates once). */
+static void values_grow(struct detect_values *v, size_t n)
 {
 	if (n <= v->alloc)
 		return;
@@ -563,7 +564,7 @@ void detect_values_grow(struct detect_values *v, size_t n)
 void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark)
 {
 	if (v->n == v->alloc)
-		detect_values_grow(v, v->n + 1);
+		values_grow(v, v->n + 1);
 	v->median[v->n] = median;
 	v->run_id[v->n] = run_id;
 	v->mark[v->n] = mark;
@@ -660,7 +661,7 @@ int detect_values_decode(struct detect_values *v, const void *data, size_t len)
 	const unsigned char *p = data, *end = p + len;
 	int64_t prev = 0;
 	/* 9 bytes a record at least: room for as many as it can hold */
-	detect_values_grow(v, v->n + len / 9);
+	values_grow(v, v->n + len / 9);
 	while (p < end) {
 		uint64_t bits, x, d;
 		size_t i = v->n;

@@ -156,8 +156,9 @@ struct detect_options {
 struct config;
 /* The judging settings of a repository's benchline.json (§10), as `detect`, the sweep and the
  * server's detection all take them: its judged metrics and their ladders,
- * quiet.transient_records and quiet.counter_floor (their defaults where it has none). The
- * other fields are left as they are; opts keeps pointers into cfg. */
+ * quiet.transient_records, the change-point settings (quiet.change_points, change_penalty,
+ * change_min_shift) and quiet.counter_floor (their defaults where it has none). The other
+ * fields are left as they are; opts keeps pointers into cfg. */
 void detect_options_from_config(struct detect_options *opts, const struct config *cfg);
 
 struct detect_result {
@@ -219,6 +220,10 @@ int detect_alerts_finish(struct detect_alerts *a, struct store_detect *d, struct
  * persisted, transient when all are, pending otherwise. */
 enum { DETECT_MARK_PENDING, DETECT_MARK_PERSISTED, DETECT_MARK_TRANSIENT };
 int detect_mark_status(int followers, int persisted, int transient_records);
+/* Whether a Suspect's state is still detect's to change (pending, open, transient: read off
+ * its line) rather than a decision a measurement or a person made (confirmed, cleared,
+ * covered, ignored), which detect keeps. */
+int detect_state_undecided(enum suspect_state s);
 
 /*
  * Change points (§6.1, changes.c): a second opinion on a line, for staircases and returns the
@@ -311,8 +316,6 @@ struct detect_values {
 void detect_values_init(struct detect_values *v);
 void detect_values_release(struct detect_values *v);
 void detect_values_add(struct detect_values *v, double median, int64_t run_id, unsigned char mark);
-/* Room for n records (so that decoding them allocates once). */
-void detect_values_grow(struct detect_values *v, size_t n);
 /* v's records [from, to): each median as a little-endian double, then a varint of its run
  * id's difference from the previous one (zigzag) shifted left by 2, with the mark. */
 void detect_values_encode(struct strbuf *out, const struct detect_values *v, size_t from,
@@ -378,11 +381,8 @@ struct store_alert;
 /* An alert as `alerts --json` prints it (§14): {"id", "machine", "commit", "reference_commit",
  * "side", "run_wide", "state", "outcome", "suspects", "kinds", "series", "judged_series",
  * "filed_url"}; suspect_ids (a reference taken; NULL for []) the ids of its Suspects, "kinds"
- * the opinions that marked them (detect_alert_kinds_json). */
+ * the opinions that marked them: ["band"], ["change-point"] or ["band", "change-point"]. */
 struct json_t *detect_alert_json(const struct store_alert *a, struct json_t *suspect_ids);
-/* ["band"], ["change-point"] or ["band", "change-point"]: which opinions marked an alert's
- * Suspects. */
-struct json_t *detect_alert_kinds_json(const struct store_alert *a);
 /* A Series as `series --json` prints it; open_suspects (a reference taken) or NULL for null. */
 struct json_t *detect_series_json(const struct store_series *s, struct json_t *open_suspects);
 /* A record as `records --json` prints it. */

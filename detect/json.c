@@ -28,7 +28,9 @@ json_t *detect_suspect_json(const struct store_suspect *s)
 	return o;
 }
 
-json_t *detect_alert_kinds_json(const struct store_alert *a)
+/* ["band"], ["change-point"] or ["band", "change-point"]: which opinions marked an alert's
+ * Suspects. */
+static json_t *alert_kinds_json(const struct store_alert *a)
 {
 	json_t *kinds = json_array();
 	if (a->by_band)
@@ -50,7 +52,7 @@ json_t *detect_alert_json(const struct store_alert *a, json_t *suspect_ids)
 	json_object_set_new(o, "state", json_string(suspect_state_name(a->state)));
 	json_object_set_new(o, "outcome", json_string_or_null(alert_outcome_name(a->outcome)));
 	json_object_set_new(o, "suspects", suspect_ids ? suspect_ids : json_array());
-	json_object_set_new(o, "kinds", detect_alert_kinds_json(a));
+	json_object_set_new(o, "kinds", alert_kinds_json(a));
 	json_object_set_new(o, "series", json_integer(a->series));
 	json_object_set_new(o, "judged_series",
 			    a->judged_series >= 0 ? json_integer(a->judged_series) : json_null());

@@ -285,10 +285,7 @@ static int load_old(struct detect_ctx *c, const struct store_group *g, struct bl
 static void drop_unmatched(struct detect_ctx *c)
 {
 	for (size_t i = 0; i < c->nold_marks; i++) {
-		enum suspect_state state = c->old_marks[i].mark.state;
-		if (c->old_marks[i].matched ||
-		    (state != SUSPECT_OPEN && state != SUSPECT_TRANSIENT &&
-		     state != SUSPECT_PENDING))
+		if (c->old_marks[i].matched || !detect_state_undecided(c->old_marks[i].mark.state))
 			continue;
 		detect_alerts_drop(c->alerts, &c->old_marks[i].mark);
 	}
@@ -421,37 +418,51 @@ static int same_mark(const struct store_mark *a, const struct store_mark *b)
 	       a->persisted == b->persisted;
 }
 
+/* The stored Suspect of a mark's (run, metric, kind) into found, *have 0 when there is none:
+ * in a rebuild from old_marks (and marked matched there), else, when a line is only continued
+ * (use_old 0), looked up. */
+static int stored_mark(int *have, struct store_mark *found, struct detect_ctx *c,
+		       const struct store_mark *mk, int use_old, struct bl_error *err)
+{
+	struct store_group g = {mk->machine_id, mk->benchmark_id, (char *)mk->config};
+	struct old_mark key, *o;
+	*have = 0;
+	if (!use_old)
+		return store_detect_suspect_find(have, found, c->d, &g, mk->run_id, mk->metric,
+						 mk->kind, NULL, err);
+	key.mark.run_id = mk->run_id;
+	key.mark.kind = mk->kind;
+	key.metric = (char *)mk->metric;
+	o = find_in(&key, c->old_marks, c->nold_marks, sizeof(*c->old_marks), old_mark_cmp);
+	if (o) {
+		o->matched = 1;
+		*have = 1;
+		*found = o->mark;
+	}
+	return 0;
+}
+
+/* Hands a mark to the alert pass (stored: the Suspect stored for it, NULL when it is new). */
+static void hand_mark(struct detect_ctx *c, const struct store_mark *mk,
+		      const struct store_mark *stored)
+{
+	if (!stored)
+		c->res->new_suspects++;
+	detect_alerts_put(c->alerts, mk, stored, mk->commit);
+}
+
 /* Hands a mark to the alert pass: a Suspect already stored for its (run, metric) keeps its id
  * (and its alert, unless §9.1 moves it) and takes the new numbers, unless they are the stored
- * ones; otherwise it is new. In a rebuild the stored ones are in old_marks; when a line is
- * only continued (use_old 0) they are looked up. */
+ * ones; otherwise it is new. */
 static int put_mark(struct detect_ctx *c, const struct store_mark *mk, int use_old,
 		    struct bl_error *err)
 {
 	struct store_mark found;
-	int have = 0, ret;
-	if (use_old) {
-		struct old_mark key, *o;
-		key.mark.run_id = mk->run_id;
-		key.mark.kind = mk->kind;
-		key.metric = (char *)mk->metric;
-		o = find_in(&key, c->old_marks, c->nold_marks, sizeof(*c->old_marks), old_mark_cmp);
-		if (o) {
-			o->matched = 1;
-			have = 1;
-			found = o->mark;
-		}
-	} else {
-		struct store_group g = {mk->machine_id, mk->benchmark_id, (char *)mk->config};
-		if ((ret = store_detect_suspect_find(&have, &found, c->d, &g, mk->run_id,
-						     mk->metric, mk->kind, NULL, err)))
-			return ret;
-	}
-	if (have && same_mark(&found, mk))
-		return 0;
-	if (!have)
-		c->res->new_suspects++;
-	detect_alerts_put(c->alerts, mk, have ? &found : NULL, mk->commit);
+	int have, ret;
+	if ((ret = stored_mark(&have, &found, c, mk, use_old, err)))
+		return ret;
+	if (!have || !same_mark(&found, mk))
+		hand_mark(c, mk, have ? &found : NULL);
 	return 0;
 }
 
@@ -482,11 +493,6 @@ static int follow_mark(struct detect_ctx *c, struct line_state *ls, const struct
 		return final ? put_pending(c, ls, i, err) : 0;
 	}
 	return 0;
-}
-
-static int undecided(enum suspect_state state)
-{
-	return state == SUSPECT_OPEN || state == SUSPECT_TRANSIENT || state == SUSPECT_PENDING;
 }
 
 /* A change point's Suspect (§6.1): at the first record of the new level, slower, its center
@@ -532,9 +538,7 @@ static int cp_put(struct detect_ctx *c, const struct store_mark *mk,
 	if ((ret = store_detect_run_commit(&c->cp_commit, c->d, mk->run_id, err)))
 		return ret;
 	m.commit = c->cp_commit.buf;
-	if (!stored)
-		c->res->new_suspects++;
-	detect_alerts_put(c->alerts, &m, stored, m.commit);
+	hand_mark(c, &m, stored);
 	return 0;
 }
 
@@ -570,24 +574,10 @@ static int cp_apply(struct detect_ctx *c, struct cp_line *l, struct bl_error *er
 		struct store_mark mk, found;
 		int have = 0;
 		cp_mark(&mk, c, l, &s->changes[k]);
-		if (l->rebuilt) {
-			struct old_mark key, *o;
-			key.mark.run_id = mk.run_id;
-			key.mark.kind = mk.kind;
-			key.metric = l->metric;
-			o = find_in(&key, c->old_marks, c->nold_marks, sizeof(*c->old_marks),
-				    old_mark_cmp);
-			if (o) {
-				o->matched = 1;
-				found = o->mark;
-				have = 1;
-			}
-		} else if (has_index(l->old_changes, l->nold, idx[k])) {
+		if (!l->rebuilt && has_index(l->old_changes, l->nold, idx[k]))
 			continue;
-		} else if ((ret = store_detect_suspect_find(&have, &found, c->d, &g, mk.run_id,
-							    l->metric, mk.kind, NULL, err))) {
+		if ((ret = stored_mark(&have, &found, c, &mk, l->rebuilt, err)))
 			goto done;
-		}
 		if (have && same_mark(&found, &mk))
 			continue;
 		if ((ret = cp_put(c, &mk, have ? &found : NULL, err)))
@@ -603,7 +593,7 @@ static int cp_apply(struct detect_ctx *c, struct cp_line *l, struct bl_error *er
 						     s->v.run_id[l->old_changes[k]], l->metric,
 						     SUSPECT_CHANGE_POINT, NULL, err)))
 			goto done;
-		if (have && undecided(found.state))
+		if (have && detect_state_undecided(found.state))
 			detect_alerts_drop(c->alerts, &found);
 	}
 done:

@@ -31,19 +31,8 @@ int store_run_raw(struct strbuf *out, int *found, struct store *st, int64_t run_
 		  struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(st, SQL_COUNTERS_RUN_RAW, err);
-	int rc, ret = 0;
-	*found = 0;
-	strbuf_reset(out);
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, run_id);
-	if ((rc = store_step(s)) == STORE_ROW) {
-		*found = 1;
-		strbuf_addstr(out, store_column_text(s, 0, ""));
-		rc = store_step(s);
-	}
-	store_reset(s);
-	if (rc != STORE_DONE)
-		ret = store_db_error(err, st, "cannot read a run");
-	return ret;
+	return store_query_bytes(found, out, st, s, "cannot read a run", err);
 }

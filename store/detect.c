@@ -959,17 +959,14 @@ static void bind_new_suspect(struct store_stmt *s, int o, const struct store_mar
 	store_bind_text(s, o + 18, suspect_kind_name(m->kind));
 }
 
-int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
-				struct bl_error *err)
+/* Inserts one new Suspect with its alert and state. */
+static int insert_suspect(struct store_detect *d, const struct store_mark *m, struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
 	if (!s)
 		return BL_EDB;
 	bind_new_suspect(s, 0, m);
-	if (store_exec(d->st, s, "cannot store a Suspect", err))
-		return BL_EDB;
-	*id_out = store_last_insert_id(d->st);
-	return 0;
+	return store_exec(d->st, s, "cannot store a Suspect", err);
 }
 
 /* The rows of detect_suspect_insert_many (sql/detect.sql). */
@@ -979,7 +976,6 @@ int store_detect_suspects_insert(struct store_detect *d, const struct store_mark
 				 size_t n, struct bl_error *err)
 {
 	size_t i = 0;
-	int64_t id;
 	for (; n - i >= SUSPECT_BATCH; i += SUSPECT_BATCH) {
 		struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT_MANY, err);
 		if (!s)
@@ -990,7 +986,7 @@ int store_detect_suspects_insert(struct store_detect *d, const struct store_mark
 			return BL_EDB;
 	}
 	for (; i < n; i++)
-		if (store_detect_suspect_insert(&id, d, m[i], err))
+		if (insert_suspect(d, m[i], err))
 			return BL_EDB;
 	return 0;
 }
@@ -1042,21 +1038,10 @@ int store_detect_search(int *found, struct strbuf *out, struct store_detect *d, 
 			struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SEARCH_READ, err);
-	int rc;
-	*found = 0;
-	strbuf_reset(out);
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, line_id);
-	rc = store_step(s);
-	if (rc == STORE_ROW) {
-		*found = 1;
-		strbuf_add(out, store_column_blob(s, 0), (size_t)store_column_bytes(s, 0));
-	}
-	store_reset(s);
-	if (rc != STORE_ROW && rc != STORE_DONE)
-		return store_db_error(err, d->st, "cannot read a line's search");
-	return 0;
+	return store_query_bytes(found, out, d->st, s, "cannot read a line's search", err);
 }
 
 int store_detect_search_put(struct store_detect *d, int64_t line_id, const void *data, size_t len,
@@ -1074,18 +1059,11 @@ int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t 
 			    struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_RUN_COMMIT, err);
-	int rc;
-	strbuf_reset(out);
+	int found;
 	if (!s)
 		return BL_EDB;
 	store_bind_int64(s, 1, run_id);
-	rc = store_step(s);
-	if (rc == STORE_ROW)
-		strbuf_addstr(out, store_column_text(s, 0, ""));
-	store_reset(s);
-	if (rc != STORE_ROW && rc != STORE_DONE)
-		return store_db_error(err, d->st, "cannot read a run's commit");
-	return 0;
+	return store_query_bytes(&found, out, d->st, s, "cannot read a run's commit", err);
 }
 
 void store_pinned_free(struct store_pinned *p, size_t nr)

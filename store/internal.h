@@ -108,6 +108,10 @@ int store_exec(struct store *st, struct store_stmt *s, const char *what, struct 
  * is no row or the value is NULL. */
 int store_query_int64(int64_t *out, int64_t dflt, struct store *st, struct store_stmt *s,
 		      const char *what, struct bl_error *err);
+/* Steps s once for a one-column row of text or a blob and resets it: *found 1 and the bytes
+ * into out (emptied first), or *found 0 and out empty when there is no row. */
+int store_query_bytes(int *found, struct strbuf *out, struct store *st, struct store_stmt *s,
+		      const char *what, struct bl_error *err);
 /* The one formatter of database errors: "WHAT in 'FILE': the database's message". Returns
  * BL_EDB, BL_EBUSY when the last error was a lock another connection held too long, or
  * BL_EUNAVAILABLE when it was a PostgreSQL connection lost (or not made again). */

@@ -294,6 +294,20 @@ int store_query_int64(int64_t *out, int64_t dflt, struct store *st, struct store
 	return 0;
 }
 
+int store_query_bytes(int *found, struct strbuf *out, struct store *st, struct store_stmt *s,
+		      const char *what, struct bl_error *err)
+{
+	int rc = store_step(s);
+	*found = rc == STORE_ROW;
+	strbuf_reset(out);
+	if (*found)
+		strbuf_add(out, store_column_blob(s, 0), store_column_bytes(s, 0));
+	store_reset(s);
+	if (rc != STORE_ROW && rc != STORE_DONE)
+		return store_db_error(err, st, what);
+	return 0;
+}
+
 /* Runs SQL text that is no cached statement: the migrations, transactions and pragmas. */
 static int exec_sql(struct store *st, const char *sql, const char *what, struct bl_error *err)
 {

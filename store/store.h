@@ -614,9 +614,6 @@ int store_detect_search_put(struct store_detect *d, int64_t line_id, const void 
 /* The commit of run run_id into out ("" when there is no such run). */
 int store_detect_run_commit(struct strbuf *out, struct store_detect *d, int64_t run_id,
 			    struct bl_error *err);
-/* Inserts a new Suspect with its alert and state; *id_out its id. */
-int store_detect_suspect_insert(int64_t *id_out, struct store_detect *d, const struct store_mark *m,
-				struct bl_error *err);
 /* Inserts n new Suspects, in order (their ids ascending in that order), several at a time. */
 int store_detect_suspects_insert(struct store_detect *d, const struct store_mark *const *m,
 				 size_t n, struct bl_error *err);

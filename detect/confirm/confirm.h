@@ -441,11 +441,6 @@ int confirm_triage_parse_filed(int64_t *id, const char **url, const char *arg,
 int confirm_triage_mark_filed(struct store *st, const int64_t *ids, const char *const *urls,
 			      size_t n, struct bl_error *err);
 
-/* A line about a step ("alert 3: re-benching ...") handed to the caller's note callback (fn
- * NULL: nothing), for the use cases below, which never print (in alerts.c). */
-void bl_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* --- `benchline confirm` (alerts.c): alerts re-benched, bisected, turned into Regressions --- */
 
 struct store;

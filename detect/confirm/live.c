@@ -383,7 +383,7 @@ static int check_dirty(struct gate_report *out, const struct gate_options *opts,
 	if (!opts->allow_dirty) {
 		ret = bl_error_set(
 		    err, BL_EINVALID,
-		    "the measured paths of %s have uncommitted changes (%s): gate "
+		    "the measured paths of '%s' have uncommitted changes (%s): gate "
 		    "--live measures commits, and would measure %.12s without them; "
 		    "commit them, or give --allow-dirty to measure the commit as it is",
 		    opts->repo_dir, paths.buf, head.commit);

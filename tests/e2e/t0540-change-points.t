@@ -113,6 +113,26 @@ test_expect 'a line fed 10 records at a time keeps what one detect of it keeps, 
 	test_cmp expect actual
 '
 
+# A continued line whose kept values cannot be read (a chunk missing, or no search state) is
+# not searched from what is left: its group is walked again, and what it keeps then is what
+# a rebuild keeps.
+test_expect 'kept values missing: the group is walked again and keeps what a rebuild keeps' '
+	n=161 &&
+	for damage in "DELETE FROM line_values WHERE chunk = 1" "DELETE FROM line_searches"; do
+		db_sql grown.db "$damage" &&
+		records m2 long $n 2.1 >more.jsonl &&
+		bl --db grown.db ingest more.jsonl >/dev/null &&
+		bl --db grown.db detect >/dev/null &&
+		kinds grown.db >expect.kinds && kept grown.db >expect.kept &&
+		test "$(grep -c "^wall_ms|0|[0-9]|" expect.kept)" = 2 &&
+		bl --db grown.db detect --all >/dev/null &&
+		kinds grown.db >actual.kinds && kept grown.db >actual.kept &&
+		test_cmp expect.kinds actual.kinds &&
+		test_cmp expect.kept actual.kept || return 1
+		n=$((n + 1))
+	done
+'
+
 test_expect 'BENCHLINE_DETECT_THREADS=0 (no worker thread) stores the same' '
 	bl --db s.db suspects --json >threaded.json &&
 	BENCHLINE_DETECT_THREADS=0 bl --db s.db detect --all >/dev/null &&

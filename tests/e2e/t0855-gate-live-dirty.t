@@ -30,7 +30,7 @@ test_expect 'an uncommitted change to a measured path: refused, exit 2, naming i
 	mv repo/bench.c.new repo/bench.c &&
 	expect_exit 2 bl gate --live --repo repo --base main >out 2>err &&
 	head -1 err >actual &&
-	echo "benchline: the measured paths of $(cd repo && pwd -P) have uncommitted changes (bench.c): gate --live measures commits, and would measure $(echo $c1 | cut -c1-12) without them; commit them, or give --allow-dirty to measure the commit as it is" >expect &&
+	echo "benchline: the measured paths of '"'"'$(cd repo && pwd -P)'"'"' have uncommitted changes (bench.c): gate --live measures commits, and would measure $(echo $c1 | cut -c1-12) without them; commit them, or give --allow-dirty to measure the commit as it is" >expect &&
 	test_cmp expect actual &&
 	test ! -s out &&
 	! test -e repo/.benchline/worktrees
