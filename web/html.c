@@ -43,6 +43,22 @@ void web_add_href(struct strbuf *sb, const struct web_ctx *ctx, const char *path
 	strbuf_release(&file);
 }
 
+void web_add_regression_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "/regressions/%lld", (long long)id);
+	web_add_href(sb, ctx, path.buf);
+	strbuf_release(&path);
+}
+
+void web_add_alert_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "/alerts#alert-%lld", (long long)id);
+	web_add_href(sb, ctx, path.buf);
+	strbuf_release(&path);
+}
+
 void web_series_file(struct strbuf *sb, const char *id)
 {
 	size_t n = 0;

@@ -133,11 +133,9 @@ struct regression_links {
 static int regression_link_one(const struct store_regression *g, void *data)
 {
 	struct regression_links *rl = data;
-	struct strbuf path = STRBUF_INIT;
-	strbuf_addf(&path, "/regressions/%lld", (long long)g->id);
 	strbuf_addstr(rl->sb, rl->n++ ? ", " : "<p class=\"regressions\">Regressions: ");
 	strbuf_addstr(rl->sb, "<a href=\"");
-	web_add_href(rl->sb, rl->ctx, path.buf);
+	web_add_regression_href(rl->sb, rl->ctx, g->id);
 	strbuf_addf(rl->sb, "\">Regression %lld</a> (", (long long)g->id);
 	web_html_escape(rl->sb, g->benchmark);
 	strbuf_addch(rl->sb, ' ');
@@ -147,7 +145,6 @@ static int regression_link_one(const struct store_regression *g, void *data)
 	strbuf_addstr(rl->sb, "</span> at ");
 	strbuf_add(rl->sb, g->commit, strnlen(g->commit, 12));
 	strbuf_addch(rl->sb, ')');
-	strbuf_release(&path);
 	return 0;
 }
 

@@ -12,23 +12,12 @@
 #include "detect/confirm/confirm.h"
 #include "web/web.h"
 
-/* A link to an alert on the alerts page, or to a Regression's page. */
+/* A link to an alert on the alerts page, named by its id. */
 static void add_alert_link(struct strbuf *sb, const struct web_ctx *ctx, int64_t alert_id)
 {
-	struct strbuf path = STRBUF_INIT;
-	strbuf_addf(&path, "/alerts#alert-%lld", (long long)alert_id);
 	strbuf_addstr(sb, "<a href=\"");
-	web_add_href(sb, ctx, path.buf);
+	web_add_alert_href(sb, ctx, alert_id);
 	strbuf_addf(sb, "\">%lld</a>", (long long)alert_id);
-	strbuf_release(&path);
-}
-
-static void add_regression_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id)
-{
-	struct strbuf path = STRBUF_INIT;
-	strbuf_addf(&path, "/regressions/%lld", (long long)id);
-	web_add_href(sb, ctx, path.buf);
-	strbuf_release(&path);
 }
 
 struct regressions_page {
@@ -47,7 +36,7 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_reset(&rp->id);
 	store_series_id(&rp->id, g->machine, g->benchmark, g->config, g->metric);
 	strbuf_addstr(sb, "<tr class=\"regression\"><td class=\"num\"><a href=\"");
-	add_regression_href(sb, rp->ctx, g->id);
+	web_add_regression_href(sb, rp->ctx, g->id);
 	strbuf_addf(sb, "\">%lld</a></td><td class=\"nowrap\">", (long long)g->id);
 	web_html_escape(sb, g->machine);
 	strbuf_addstr(sb, "</td><td>");

@@ -288,12 +288,9 @@ static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
 	strbuf_addstr(sb, "<h2 id=\"regressions\">Regressions</h2>\n");
 	for (size_t i = 0; i < pr->nr; i++) {
 		const struct page_regression *x = &pr->r[i];
-		struct strbuf path = STRBUF_INIT;
-		strbuf_addf(&path, "/regressions/%lld", (long long)x->id);
 		strbuf_addstr(sb, "<div class=\"regression\"><p><strong><a href=\"");
-		web_add_href(sb, ctx, path.buf);
+		web_add_regression_href(sb, ctx, x->id);
 		strbuf_addf(sb, "\">Regression %lld</a></strong>: ", (long long)x->id);
-		strbuf_release(&path);
 		web_add_commit(sb, repo_url, x->commit, NULL);
 		strbuf_addch(sb, ' ');
 		if (x->subject) {

@@ -174,13 +174,10 @@ static void add_group_head(struct strbuf *sb, const struct suspects_page *sp, co
 	int at_commit = !strcmp(h->commit, g->commit);
 	strbuf_addstr(sb, "<tbody class=\"alert-group\"><tr class=\"group\"");
 	if (g->alert_id) {
-		struct strbuf path = STRBUF_INIT;
-		strbuf_addf(&path, "/alerts#alert-%lld", (long long)g->alert_id);
 		strbuf_addf(sb, " id=\"alert-%lld\"><td colspan=\"11\"><a href=\"",
 			    (long long)g->alert_id);
-		web_add_href(sb, sp->ctx, path.buf);
+		web_add_alert_href(sb, sp->ctx, g->alert_id);
 		strbuf_addf(sb, "\"><strong>Alert %lld</strong></a> · ", (long long)g->alert_id);
-		strbuf_release(&path);
 	} else {
 		strbuf_addstr(
 		    sb, "><td colspan=\"11\"><span class=\"muted\">in no alert yet</span> · ");

@@ -469,6 +469,10 @@ void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, 
 /* A link to one of the server's own pages: ctx->base, then path ("/suspects", "/alerts#alert-3"),
  * escaped; in an exported site the file that page is (web_export_path: "./suspects.html"). */
 void web_add_href(struct strbuf *sb, const struct web_ctx *ctx, const char *path);
+/* The same for a Regression's page ("/regressions/ID") and an alert on the alerts page
+ * ("/alerts#alert-ID"). */
+void web_add_regression_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id);
+void web_add_alert_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id);
 /* The file of an exported site a server path is (no query): "/" index.html, "/assets/NAME"
  * itself, any other "/PATH" PATH.html; a fragment kept after it. */
 void web_export_path(struct strbuf *sb, const char *path);
