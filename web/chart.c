@@ -458,8 +458,10 @@ static void add_change_ring(struct strbuf *sb, double x, double y, const struct 
 		    "%.1f L%.1f %.1f Z\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\">"
 		    "<title>change point: slower",
 		    x, y - 11, x + 11, y, x, y + 11, x - 11, y, color);
-	if (!isnan(p->change_shift))
-		strbuf_addf(sb, " %+.1f%%", p->change_shift * 100);
+	if (isfinite(p->change_shift)) {
+		strbuf_addch(sb, ' ');
+		strbuf_add_change(sb, 1 + p->change_shift, "");
+	}
 	strbuf_addstr(sb, ", a level that held 8 records");
 	if (p->change_state != SUSPECT_OPEN) {
 		strbuf_addstr(sb, " (");
@@ -472,10 +474,10 @@ static void add_change_ring(struct strbuf *sb, double x, double y, const struct 
 		    "font-size=\"11\" font-family=\"sans-serif\" text-anchor=\"middle\" "
 		    "fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
 		    x, y < PLOT_BOTTOM - 24 ? y + 24 : y - 16, color);
-	if (isnan(p->change_shift))
-		strbuf_addstr(sb, "change");
+	if (isfinite(p->change_shift))
+		strbuf_add_change(sb, 1 + p->change_shift, "");
 	else
-		strbuf_addf(sb, "%+.1f%%", p->change_shift * 100);
+		strbuf_addstr(sb, "change");
 	strbuf_addstr(sb, "</text>\n");
 }
 

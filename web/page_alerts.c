@@ -4,7 +4,6 @@
  * their subjects), its state and confirm's outcome, its Series with their shifts and links to
  * their charts, and the Regressions bisection pinned for it.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,10 +112,7 @@ static int series_row_one(const struct store_suspect *s, void *data)
 	strbuf_addstr(sb, "</a></td><td>");
 	web_add_commit(sb, sr->repo_url, s->commit, NULL);
 	strbuf_addf(sb, "</td><td class=\"num %s\">", suspect_side_name(s->side));
-	if (isfinite(s->shift))
-		strbuf_add_change(sb, 1 + s->shift, "");
-	else
-		strbuf_addstr(sb, "–");
+	web_add_delta(sb, 1 + s->shift);
 	strbuf_addstr(sb, "</td><td><a href=\"");
 	web_add_series_url(sb, sr->ctx, sr->id.buf, WEB_SERIES_PAGE, NULL, NULL);
 	strbuf_addstr(sb, "\">chart</a></td></tr>\n");

@@ -128,7 +128,6 @@ static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_
 	size_t m = n < DETECT_WINDOW + 1 ? n : DETECT_WINDOW + 1;
 	struct detect_verdict verdicts[DETECT_WINDOW + 1];
 	const struct detect_verdict *last;
-	double change;
 	if (line_records >= 0 && (size_t)line_records < m)
 		m = (size_t)line_records;
 	for (size_t i = n - m; i < n; i++)
@@ -141,22 +140,18 @@ static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_
 	}
 	detect_line(verdicts, v + n - m, m);
 	last = &verdicts[m - 1];
-	change = isnan(last->shift) ? NAN : last->shift;
 	strbuf_addstr(sb, "<td class=\"num");
 	if (last->outside)
 		strbuf_addstr(sb,
 			      detect_is_slower(last->above, better_higher) ? " slower" : " faster");
 	strbuf_addstr(sb, "\" data-v=\"");
-	add_sort_number(sb, change);
+	add_sort_number(sb, last->shift);
 	strbuf_addstr(sb, "\" title=\"against the center ");
 	web_add_quantity(sb, last->center, sc);
 	strbuf_addstr(sb, " ± ");
 	web_add_quantity(sb, last->tolerance, sc);
 	strbuf_addstr(sb, "\">");
-	if (isnan(change))
-		strbuf_addstr(sb, "–");
-	else
-		strbuf_add_change(sb, 1 + change, "");
+	web_add_delta(sb, 1 + last->shift);
 	strbuf_addstr(sb, "</td>");
 }
 

@@ -4,7 +4,6 @@
  * earlier alert, a step continuing it, is listed there with its own commit), the newest
  * alert's commit first; ?side=slower shows the slower ones.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,10 +226,7 @@ static void add_row(struct strbuf *sb, const struct suspects_page *sp, const str
 			      "level that held 8 records; center is the level before\">change "
 			      "point</span>");
 	strbuf_addstr(sb, "</td><td class=\"num\">");
-	if (isfinite(r->shift))
-		strbuf_add_change(sb, 1 + r->shift, "");
-	else
-		strbuf_addstr(sb, "–");
+	web_add_delta(sb, 1 + r->shift);
 	/* the center and its tolerance in one scale, the center's */
 	unit_scale_choose(&sc, r->unit, r->center);
 	strbuf_addstr(sb, "</td><td class=\"num\">");
