@@ -69,9 +69,6 @@ static int find_series_one(const struct store_series *s, void *data)
 	c->records = s->records;
 	c->last_value = s->last_value;
 	c->nlines = s->nlines;
-	c->lines = xcalloc(s->nlines ? s->nlines : 1, sizeof(*c->lines));
-	if (s->nlines)
-		memcpy(c->lines, s->lines, s->nlines * sizeof(*c->lines));
 	return 1;
 }
 
@@ -79,7 +76,6 @@ void web_series_copy_release(struct web_series_copy *c)
 {
 	free(c->unit);
 	free(c->id);
-	free(c->lines);
 }
 
 int web_find_series(struct web_series_copy *c, struct store *st, const char *const names[4],

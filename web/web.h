@@ -525,7 +525,6 @@ struct web_series_copy {
 	int better_higher;
 	int64_t records;
 	double last_value; /* NAN when absent */
-	struct store_series_line *lines;
 	size_t nlines;
 };
 int web_find_series(struct web_series_copy *c, struct store *st, const char *const names[4],
