@@ -12,10 +12,10 @@
 
 int web_open_detect(struct store_detect **d, struct store *st, struct bl_error *err)
 {
-	int ran;
+	int ran, ret;
 	*d = NULL;
-	if (store_detect_ran(&ran, st, err))
-		return BL_EDB;
+	if ((ret = store_detect_ran(&ran, st, err)))
+		return ret;
 	return ran ? store_detect_open(d, st, err) : 0;
 }
 

@@ -174,17 +174,17 @@ static void add_names(struct strbuf *sb, const struct store_series *s)
 static int add_suspects_cell(struct strbuf *sb, struct overview *o, const struct store_series *s)
 {
 	int64_t n;
-	int judged;
+	int judged, ret;
 	if (!o->detect) {
 		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\" "
 				  "data-v=\"-1\">–</td>");
 		return 0;
 	}
-	if (store_series_judged(&judged, o->detect, s->machine, s->benchmark, s->config, s->metric,
-				o->err) ||
-	    (judged && store_open_suspects(&n, o->detect, s->machine, s->benchmark, s->config,
-					   s->metric, o->err)))
-		return BL_EDB;
+	if ((ret = store_series_judged(&judged, o->detect, s->machine, s->benchmark, s->config,
+				       s->metric, o->err)) ||
+	    (judged && (ret = store_open_suspects(&n, o->detect, s->machine, s->benchmark,
+						  s->config, s->metric, o->err))))
+		return ret;
 	if (!judged) {
 		strbuf_addstr(sb,
 			      "<td class=\"num muted not-judged\" data-v=\"\" title=\"detection "
@@ -312,8 +312,8 @@ int web_route_overview(struct web_reply *r, const struct web_request *req, struc
 		"</tr></thead><tbody>\n");
 	ret = store_each_series(req->st, NULL, overview_one, &o, err);
 	strbuf_release(&o.hay);
-	if (o.failed)
-		ret = BL_EDB;
+	if (!ret && o.failed)
+		ret = err->code ? err->code : BL_EDB;
 	if (!ret) {
 		strbuf_addstr(sb, "</tbody></table>\n");
 		if (!o.total) {

@@ -368,6 +368,7 @@ static void series_page_release(struct series_page *sp)
 static int series_read(struct series_page *sp, struct store *st, const char *const names[4],
 		       struct bl_error *err)
 {
+	struct store_detect *d;
 	int ret;
 	if ((ret = web_find_series(&sp->c, st, names, err)) || !sp->c.found)
 		return ret;
@@ -375,18 +376,16 @@ static int series_read(struct series_page *sp, struct store *st, const char *con
 				    err)))
 		return ret;
 	sp->rg.ps = &sp->ps;
-	if ((ret = store_detect_ran(&sp->ran, st, err)) ||
-	    (ret = store_web_suspects(st, names[0], names[1], names[2], names[3], ring_one, &sp->rg,
+	if ((ret = store_web_suspects(st, names[0], names[1], names[2], names[3], ring_one, &sp->rg,
 				      err)) ||
 	    (ret = store_series_regressions(st, names[0], names[1], names[2], names[3],
-					    page_regression_one, &sp->pr, err)))
+					    page_regression_one, &sp->pr, err)) ||
+	    (ret = web_open_detect(&d, st, err)))
 		return ret;
 	place_regressions(&sp->pr, &sp->ps);
 	set_bands(&sp->ps);
-	if (sp->ran) {
-		struct store_detect *d;
-		if ((ret = web_open_detect(&d, st, err)))
-			return ret;
+	sp->ran = d != NULL;
+	if (d) {
 		ret = store_series_judged(&sp->judged, d, names[0], names[1], names[2], names[3],
 					  err);
 		store_detect_close(d);
