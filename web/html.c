@@ -202,6 +202,21 @@ void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char
 	}
 }
 
+void web_add_series_cells(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
+			  const char *benchmark, const char *config, const char *metric,
+			  const char *fragment)
+{
+	strbuf_addstr(sb, "<td>");
+	web_html_escape(sb, benchmark);
+	strbuf_addstr(sb, "</td><td>");
+	web_add_config(sb, config);
+	strbuf_addstr(sb, "</td><td><a href=\"");
+	web_add_series_url(sb, ctx, id, WEB_SERIES_PAGE, NULL, fragment);
+	strbuf_addstr(sb, "\">");
+	web_html_escape(sb, metric);
+	strbuf_addstr(sb, "</a></td>");
+}
+
 char *web_repo_url(const struct web_ctx *ctx)
 {
 	struct config cfg;

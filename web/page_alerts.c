@@ -101,15 +101,9 @@ static int series_row_one(const struct store_suspect *s, void *data)
 	struct strbuf *sb = sr->sb;
 	strbuf_reset(&sr->id);
 	store_series_id(&sr->id, s->machine, s->benchmark, s->config, s->metric);
-	strbuf_addf(sb, "<tr class=\"suspect %s\"><td>", suspect_side_name(s->side));
-	web_html_escape(sb, s->benchmark);
-	strbuf_addstr(sb, "</td><td>");
-	web_add_config(sb, s->config);
-	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, sr->ctx, sr->id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "\">");
-	web_html_escape(sb, s->metric);
-	strbuf_addstr(sb, "</a></td><td>");
+	strbuf_addf(sb, "<tr class=\"suspect %s\">", suspect_side_name(s->side));
+	web_add_series_cells(sb, sr->ctx, sr->id.buf, s->benchmark, s->config, s->metric, NULL);
+	strbuf_addstr(sb, "<td>");
 	web_add_commit(sb, sr->repo_url, s->commit, NULL);
 	strbuf_addf(sb, "</td><td class=\"num %s\">", suspect_side_name(s->side));
 	web_add_delta(sb, 1 + s->shift);

@@ -39,15 +39,9 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	web_add_regression_href(sb, rp->ctx, g->id);
 	strbuf_addf(sb, "\">%lld</a></td><td class=\"nowrap\">", (long long)g->id);
 	web_html_escape(sb, g->machine);
-	strbuf_addstr(sb, "</td><td>");
-	web_html_escape(sb, g->benchmark);
-	strbuf_addstr(sb, "</td><td>");
-	web_add_config(sb, g->config);
-	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, rp->ctx, rp->id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "#regressions\">");
-	web_html_escape(sb, g->metric);
-	strbuf_addstr(sb, "</a></td>");
+	strbuf_addstr(sb, "</td>");
+	web_add_series_cells(sb, rp->ctx, rp->id.buf, g->benchmark, g->config, g->metric,
+			     "regressions");
 	web_add_commit_cell(sb, rp->repo_url, g->commit);
 	strbuf_addstr(sb, "<td>");
 	web_add_pr(sb, rp->repo_url, g->pr);
@@ -68,8 +62,8 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	}
 	web_add_filed(sb, g->filed_url);
 	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, rp->ctx, rp->id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "#regressions\">chart</a></td></tr>\n");
+	web_add_series_url(sb, rp->ctx, rp->id.buf, WEB_SERIES_PAGE, NULL, "regressions");
+	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
 	return 0;
 }
 

@@ -211,15 +211,9 @@ static void add_row(struct strbuf *sb, const struct suspects_page *sp, const str
 	strbuf_addf(sb, "<tr class=\"suspect %s\"><td class=\"num\">%lld</td><td>", side,
 		    (long long)r->id);
 	web_add_commit(sb, sp->repo_url, r->commit, r->subject);
-	strbuf_addstr(sb, "</td><td>");
-	web_html_escape(sb, r->benchmark);
-	strbuf_addstr(sb, "</td><td>");
-	web_add_config(sb, r->config);
-	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, sp->ctx, id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "\">");
-	web_html_escape(sb, r->metric);
-	strbuf_addf(sb, "</a></td><td class=\"%s\">%s", side, side);
+	strbuf_addstr(sb, "</td>");
+	web_add_series_cells(sb, sp->ctx, id.buf, r->benchmark, r->config, r->metric, NULL);
+	strbuf_addf(sb, "<td class=\"%s\">%s", side, side);
 	if (r->kind == SUSPECT_CHANGE_POINT)
 		strbuf_addstr(sb,
 			      " <span class=\"kind\" title=\"found by the change-point search: a "

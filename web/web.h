@@ -490,6 +490,11 @@ enum web_series_view { WEB_SERIES_PAGE, WEB_SERIES_CHART, WEB_SERIES_RECORDS };
  * takes as the same route. */
 void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
 			enum web_series_view view, const char *query, const char *fragment);
+/* A Series' benchmark, config and metric as three table cells, the metric linked to its page
+ * (id its Series id; fragment NULL or where on the page). */
+void web_add_series_cells(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
+			  const char *benchmark, const char *config, const char *metric,
+			  const char *fragment);
 /* A value in a scale (one per Series, as its chart's), or in the unit its own size calls for
  * (web_add_value: "983 MB/s", "66.7 µs"), escaped; "–" when unknown. */
 void web_add_quantity(struct strbuf *sb, double v, const struct unit_scale *sc);
