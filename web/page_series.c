@@ -419,10 +419,11 @@ static void series_select(struct series_page *sp)
 }
 
 /* Draws the chart; when gnuplot fails, chart_err says so in words an answer may show: in full
- * in the log, on the page what failed without the server's paths, and without gnuplot's own
- * words after it (they may name the server's files); in full for an export. */
+ * in the log, on the page what failed without the server's paths, and without what gnuplot
+ * itself printed (it may name the server's files); in full for an export. */
 static void series_draw(struct series_page *sp, const struct web_ctx *ctx)
 {
+	struct strbuf said = STRBUF_INIT;
 	struct web_chart chart;
 	chart.points = sp->drawn;
 	chart.npoints = sp->ndrawn;
@@ -432,21 +433,22 @@ static void series_draw(struct series_page *sp, const struct web_ctx *ctx)
 	chart.unit = sp->c.unit;
 	chart.axis = sp->by_date ? WEB_AXIS_DATE : WEB_AXIS_PLACE;
 	chart.repo_url = sp->repo_url;
-	sp->chart_ret = web_chart_svg(&sp->svg, &sp->chart_etag, ctx->cache, ctx->gnuplot, &chart,
-				      &sp->chart_err);
-	/* An export has no log: its error says it all (it names no one else's files). */
+	sp->chart_ret = web_chart_svg(&sp->svg, &sp->chart_etag, &said, ctx->cache, ctx->gnuplot,
+				      &chart, &sp->chart_err);
 	if (sp->chart_ret && !ctx->exported) {
 		struct strbuf shown = STRBUF_INIT;
-		char *colon = strstr(sp->chart_err.msg.buf, ": ");
-		web_log(ctx->opts, "a chart was not drawn: %s", sp->chart_err.msg.buf);
-		if (colon)
-			*colon = '\0';
+		web_log(ctx->opts, "a chart was not drawn: %s%s%s", sp->chart_err.msg.buf,
+			said.len ? ": " : "", said.buf);
 		web_scrub(&shown, ctx->opts, sp->chart_err.msg.buf);
-		if (colon)
+		if (said.len)
 			strbuf_addstr(&shown, " (the server's log says more)");
 		strbuf_release(&sp->chart_err.msg);
 		sp->chart_err.msg = shown;
+	} else if (sp->chart_ret && said.len) {
+		/* An export has no log: its error says it all (it names no one else's files). */
+		strbuf_addf(&sp->chart_err.msg, ": %s", said.buf);
 	}
+	strbuf_release(&said);
 }
 
 /* The page's header: the Series' names, its metric, its records, Suspects and Regressions. */

@@ -225,9 +225,11 @@ struct web_chart {
 
 /* Draws the chart as SVG with gnuplot, or takes it from the cache. *svg_out is malloc'd.
  * *etag_out hashes what is drawn (marks included). On a gnuplot failure or timeout, returns
- * BL_EIO with the reason in err. */
-int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
-		  const char *gnuplot, const struct web_chart *chart, struct bl_error *err);
+ * BL_EIO with the reason in err, and appends to said (when not NULL) what gnuplot itself
+ * printed when it failed, apart: it may name the server's files. */
+int web_chart_svg(char **svg_out, uint64_t *etag_out, struct strbuf *said,
+		  struct web_chart_cache *cache, const char *gnuplot, const struct web_chart *chart,
+		  struct bl_error *err);
 
 /* The values a chart's y axis may reach: gnuplot's tick arithmetic overflows near DBL_MAX, so
  * the frame stays inside +/- this and a value beyond it is drawn at the edge. */
