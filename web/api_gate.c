@@ -14,10 +14,7 @@
 /* A 400 of the gate's routes: JSON for the API, else a page. */
 static int gate_bad(struct web_reply *r, const struct web_ctx *ctx, int api, const char *msg)
 {
-	if (api)
-		web_reply_json_error(r, 400, msg);
-	else
-		web_page_error(r, ctx, 400, msg);
+	web_reply_message(r, ctx, api, 400, msg);
 	return BL_EINVALID;
 }
 

@@ -411,6 +411,12 @@ struct web_route {
 const struct web_route *web_route_find(const char **rest, int64_t *id, const char **allow,
 				       const char *path, const char *method, int have_repo);
 
+/* 1 when path is the JSON API's (under /api/): its answers, errors too, are JSON. */
+int web_is_api(const char *path);
+/* r answers status with msg (no ETag): {"error": msg} under /api/ (api set), else an HTML
+ * error page. */
+void web_reply_message(struct web_reply *r, const struct web_ctx *ctx, int api, int status,
+		       const char *msg);
 /* r answers err: JSON under /api/ (api set), else an HTML page; a 503 says when to try again.
  * The one place an error becomes a status. The answer names no server path, database file or
  * URL (§13): a client's error is told without them (web_scrub); the server's own failure, or
