@@ -117,10 +117,9 @@ int web_api_gate(struct web_reply *r, const struct web_request *req, struct bl_e
 		r->status = 200;
 		r->type = "application/json";
 	} else if (status == 400) {
-		struct strbuf shown = STRBUF_INIT;
-		web_scrub(&shown, req->ctx->opts, err->msg.buf);
-		web_reply_json_error(r, 400, shown.buf);
-		strbuf_release(&shown);
+		/* the request's mistake: said as web_reply_error says any client's */
+		err->code = BL_EINVALID;
+		web_reply_error(r, req->ctx, 1, err);
 		ret = 0;
 	}
 	gate_report_release(&report);
