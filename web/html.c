@@ -202,6 +202,12 @@ void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char
 	}
 }
 
+void web_series_title(struct strbuf *sb, const char *machine, const char *benchmark,
+		      const char *config, const char *metric)
+{
+	strbuf_addf(sb, "%s / %s / %s / %s", machine, benchmark, config[0] ? config : "-", metric);
+}
+
 void web_add_series_cells(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
 			  const char *benchmark, const char *config, const char *metric,
 			  const char *fragment)

@@ -185,7 +185,7 @@ static int alert_state_one(const struct store_alert *a, void *data)
 /* The facts of a Regression: its Series, culprit, range, change, alert and issue. */
 static int add_regression_facts(struct one_regression *o, const struct store_regression *g)
 {
-	struct strbuf *sb = &o->html, id = STRBUF_INIT;
+	struct strbuf *sb = &o->html, id = STRBUF_INIT, title = STRBUF_INIT;
 	struct store_alert_filter f;
 	struct store_web_commit good;
 	int ret = store_web_commit(&good, o->st, g->reference_commit, o->err);
@@ -195,13 +195,8 @@ static int add_regression_facts(struct one_regression *o, const struct store_reg
 	strbuf_addstr(sb, "<dl class=\"meta\"><dt>Series</dt><dd><a href=\"");
 	web_add_series_url(sb, o->ctx, id.buf, WEB_SERIES_PAGE, NULL, "regressions");
 	strbuf_addstr(sb, "\">");
-	web_html_escape(sb, g->machine);
-	strbuf_addstr(sb, " / ");
-	web_html_escape(sb, g->benchmark);
-	strbuf_addstr(sb, " / ");
-	web_html_escape(sb, g->config[0] ? g->config : "-");
-	strbuf_addstr(sb, " / ");
-	web_html_escape(sb, g->metric);
+	web_series_title(&title, g->machine, g->benchmark, g->config, g->metric);
+	web_html_escape(sb, title.buf);
 	strbuf_addstr(sb, "</a></dd><dt>culprit</dt><dd>");
 	web_add_commit(sb, o->repo_url, g->commit, g->subject);
 	if (g->seq >= 0)
@@ -237,6 +232,7 @@ static int add_regression_facts(struct one_regression *o, const struct store_reg
 	strbuf_addstr(sb, "</dd></dl>\n");
 	store_web_commit_release(&good);
 	strbuf_release(&id);
+	strbuf_release(&title);
 	return ret;
 }
 

@@ -695,8 +695,7 @@ static int page_series(struct web_reply *r, const struct web_ctx *ctx, struct st
 	}
 	series_select(&sp);
 	sp.repo_url = web_repo_url(ctx);
-	strbuf_addf(&sp.title, "%s / %s / %s / %s", names[0], names[1],
-		    names[2][0] ? names[2] : "-", names[3]);
+	web_series_title(&sp.title, names[0], names[1], names[2], names[3]);
 	series_draw(&sp, ctx);
 	if (chart_only && sp.chart_ret) {
 		web_reply_text(r, 503, sp.chart_err.msg.buf);

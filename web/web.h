@@ -498,6 +498,10 @@ enum web_series_view { WEB_SERIES_PAGE, WEB_SERIES_CHART, WEB_SERIES_RECORDS };
  * takes as the same route. */
 void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
 			enum web_series_view view, const char *query, const char *fragment);
+/* A Series as its page's title names it, plain text: "machine / benchmark / config / metric",
+ * "-" for the empty config. */
+void web_series_title(struct strbuf *sb, const char *machine, const char *benchmark,
+		      const char *config, const char *metric);
 /* A Series' benchmark, config and metric as three table cells, the metric linked to its page
  * (id its Series id; fragment NULL or where on the page). */
 void web_add_series_cells(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
