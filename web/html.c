@@ -145,13 +145,6 @@ void web_add_quantity(struct strbuf *sb, double v, const struct unit_scale *sc)
 	strbuf_release(&text);
 }
 
-void web_add_value(struct strbuf *sb, double v, const char *unit)
-{
-	struct unit_scale sc;
-	unit_scale_choose(&sc, unit, v);
-	web_add_quantity(sb, v, &sc);
-}
-
 void web_add_config(struct strbuf *sb, const char *config)
 {
 	if (config[0])

@@ -507,10 +507,9 @@ void web_series_title(struct strbuf *sb, const char *machine, const char *benchm
 void web_add_series_cells(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
 			  const char *benchmark, const char *config, const char *metric,
 			  const char *fragment);
-/* A value in a scale (one per Series, as its chart's), or in the unit its own size calls for
- * (web_add_value: "983 MB/s", "66.7 µs"), escaped; "–" when unknown. */
+/* A value in a scale (one per Series, as its chart's: "983 MB/s", "66.7 µs"), escaped; "–"
+ * when unknown. */
 void web_add_quantity(struct strbuf *sb, double v, const struct unit_scale *sc);
-void web_add_value(struct strbuf *sb, double v, const char *unit);
 /* A commit: 12 digits shown, all 40 and the subject on hover, linked to repo_url's page of it
  * when there is one; web_add_commit_cell the same as a table cell. */
 void web_add_commit(struct strbuf *sb, const char *repo_url, const char *commit,
