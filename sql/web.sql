@@ -76,7 +76,7 @@ LEFT JOIN commits c ON c.sha = runs.commit_sha
 LEFT JOIN metrics mt ON mt.run_id = s.run_id AND mt.name = s.metric
 ORDER BY m.name, runs.place DESC, runs.commit_sha, b.name, s.config, s.metric, s.id;
 
--- A commit on main as the pages name it (an alert's range, a Regression's good end): its seq,
--- subject and time; no row when it is not on main.
+-- A commit on main as the pages name it (an alert's range, a Regression's good end): its seq
+-- and subject; no row when it is not on main.
 -- name: web_commit
-SELECT seq, subject, committed_at FROM commits WHERE sha = ?1;
+SELECT seq, subject FROM commits WHERE sha = ?1;

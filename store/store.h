@@ -381,13 +381,11 @@ struct store_web_summary {
 	double last_stored; /* seconds since the epoch of the last run stored; NAN before one */
 };
 int store_web_summary(struct store_web_summary *out, struct store *st, struct bl_error *err);
-/* A commit on main as the pages name it: found 0 (seq -1, subject NULL, date NAN) when it is
- * not on main. Released with store_web_commit_release. */
+/* A commit on main as the pages name it: seq -1 and subject NULL when it is not on main.
+ * Released with store_web_commit_release. */
 struct store_web_commit {
-	int found;
 	int64_t seq;
 	char *subject; /* NULL when empty */
-	double date;   /* its committed_at, seconds since the epoch */
 };
 int store_web_commit(struct store_web_commit *out, struct store *st, const char *sha,
 		     struct bl_error *err);

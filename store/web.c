@@ -237,16 +237,13 @@ int store_web_commit(struct store_web_commit *out, struct store *st, const char 
 
 	memset(out, 0, sizeof(*out));
 	out->seq = -1;
-	out->date = NAN;
 	if (!s)
 		return BL_EDB;
 	store_bind_text(s, 1, sha);
 	if ((rc = store_step(s)) == STORE_ROW) {
 		const char *subject = store_column_text(s, 1, NULL);
-		out->found = 1;
 		out->seq = store_column_int64(s, 0, -1);
 		out->subject = subject && *subject ? xstrdup(subject) : NULL;
-		out->date = store_column_real(s, 2);
 	} else if (rc != STORE_DONE) {
 		ret = store_db_error(err, st, "cannot read commits");
 	}

@@ -94,6 +94,21 @@ static int find_alert(struct post_alert *out, struct store *st, int64_t id, stru
 	return store_each_alert(st, &f, post_alert_one, out, err);
 }
 
+/* A POST's body as JSON, or NULL with a 400 saying where it does not parse
+ * ("request:1:8: ..."). */
+static json_t *body_json(struct web_reply *r, const struct web_request *req)
+{
+	json_error_t jerr;
+	json_t *doc = json_loadb(req->body->buf, req->body->len, JSON_REJECT_DUPLICATES, &jerr);
+	struct strbuf msg = STRBUF_INIT;
+	if (doc)
+		return doc;
+	strbuf_addf(&msg, "request:%d:%d: %s", jerr.line, jerr.column, jerr.text);
+	web_reply_json_error(r, 400, msg.buf);
+	strbuf_release(&msg);
+	return NULL;
+}
+
 /* The first steps of a POST on an alert: the writer's connection, then the alert, which must
  * exist and be of a machine the token may VERB (confirm, ignore). */
 static int writer_alert(struct web_pooled *writer, struct post_alert *alert,
@@ -119,22 +134,13 @@ int web_api_alert_outcome(struct web_reply *r, const struct web_request *req, st
 	static const char *const no_params[] = {NULL};
 	struct confirm_alert_result res;
 	struct post_alert alert = {0, STRBUF_INIT, SUSPECT_OPEN, ALERT_NO_OUTCOME};
-	json_error_t jerr;
 	json_t *doc = NULL, *ids, *o;
 	struct web_pooled writer = {NULL, 0, NULL};
 	int ret = 0;
 
 	memset(&res, 0, sizeof(res));
-	if (web_check_params(r, req, no_params))
+	if (web_check_params(r, req, no_params) || !(doc = body_json(r, req)))
 		goto done;
-	doc = json_loadb(req->body->buf, req->body->len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc) {
-		struct strbuf msg = STRBUF_INIT;
-		strbuf_addf(&msg, "request:%d:%d: %s", jerr.line, jerr.column, jerr.text);
-		web_reply_json_error(r, 400, msg.buf);
-		strbuf_release(&msg);
-		goto done;
-	}
 	if ((ret = writer_alert(&writer, &alert, req, "confirm", err)) ||
 	    (ret = confirm_apply_outcome(&res, writer.st, req->id, doc, err)) ||
 	    (ret = find_alert(&alert, writer.st, req->id, err)))
@@ -167,18 +173,16 @@ int web_api_alert_ignore(struct web_reply *r, const struct web_request *req, str
 	struct post_alert alert = {0, STRBUF_INIT, SUSPECT_OPEN, ALERT_NO_OUTCOME};
 	struct strbuf who = STRBUF_INIT;
 	enum suspect_state was;
-	json_error_t jerr;
 	json_t *doc = NULL, *o;
 	const char *why;
 	char digest[41];
 	struct web_pooled writer = {NULL, 0, NULL};
 	int ret = 0;
 
-	if (web_check_params(r, req, no_params))
+	if (web_check_params(r, req, no_params) || !(doc = body_json(r, req)))
 		goto done;
-	doc = json_loadb(req->body->buf, req->body->len, JSON_REJECT_DUPLICATES, &jerr);
 	why = json_string_value(json_object_get(doc, "why"));
-	if (!doc || !json_is_object(doc) || json_object_size(doc) != 1 || !why) {
+	if (!json_is_object(doc) || json_object_size(doc) != 1 || !why) {
 		web_reply_json_error(r, 400,
 				     "the body is {\"why\": TEXT}, the reason to ignore it");
 		goto done;

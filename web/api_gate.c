@@ -14,10 +14,7 @@
 /* A 400 of the gate's routes: JSON for the API, else a page. */
 static int gate_bad(struct web_reply *r, const struct web_ctx *ctx, int api, const char *msg)
 {
-	if (api)
-		web_reply_json_error(r, 400, msg);
-	else
-		web_page_error(r, ctx, 400, msg);
+	web_reply_message(r, ctx, api, 400, msg);
 	return BL_EINVALID;
 }
 
@@ -120,10 +117,9 @@ int web_api_gate(struct web_reply *r, const struct web_request *req, struct bl_e
 		r->status = 200;
 		r->type = "application/json";
 	} else if (status == 400) {
-		struct strbuf shown = STRBUF_INIT;
-		web_scrub(&shown, req->ctx->opts, err->msg.buf);
-		web_reply_json_error(r, 400, shown.buf);
-		strbuf_release(&shown);
+		/* the request's mistake: said as web_reply_error says any client's */
+		err->code = BL_EINVALID;
+		web_reply_error(r, req->ctx, 1, err);
 		ret = 0;
 	}
 	gate_report_release(&report);

@@ -12,10 +12,10 @@
 
 int web_open_detect(struct store_detect **d, struct store *st, struct bl_error *err)
 {
-	int ran;
+	int ran, ret;
 	*d = NULL;
-	if (store_detect_ran(&ran, st, err))
-		return BL_EDB;
+	if ((ret = store_detect_ran(&ran, st, err)))
+		return ret;
 	return ran ? store_detect_open(d, st, err) : 0;
 }
 
@@ -69,9 +69,6 @@ static int find_series_one(const struct store_series *s, void *data)
 	c->records = s->records;
 	c->last_value = s->last_value;
 	c->nlines = s->nlines;
-	c->lines = xcalloc(s->nlines ? s->nlines : 1, sizeof(*c->lines));
-	if (s->nlines)
-		memcpy(c->lines, s->lines, s->nlines * sizeof(*c->lines));
 	return 1;
 }
 
@@ -79,7 +76,6 @@ void web_series_copy_release(struct web_series_copy *c)
 {
 	free(c->unit);
 	free(c->id);
-	free(c->lines);
 }
 
 int web_find_series(struct web_series_copy *c, struct store *st, const char *const names[4],

@@ -458,8 +458,10 @@ static void add_change_ring(struct strbuf *sb, double x, double y, const struct 
 		    "%.1f L%.1f %.1f Z\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\">"
 		    "<title>change point: slower",
 		    x, y - 11, x + 11, y, x, y + 11, x - 11, y, color);
-	if (!isnan(p->change_shift))
-		strbuf_addf(sb, " %+.1f%%", p->change_shift * 100);
+	if (isfinite(p->change_shift)) {
+		strbuf_addch(sb, ' ');
+		strbuf_add_change(sb, 1 + p->change_shift, "");
+	}
 	strbuf_addstr(sb, ", a level that held 8 records");
 	if (p->change_state != SUSPECT_OPEN) {
 		strbuf_addstr(sb, " (");
@@ -472,10 +474,10 @@ static void add_change_ring(struct strbuf *sb, double x, double y, const struct 
 		    "font-size=\"11\" font-family=\"sans-serif\" text-anchor=\"middle\" "
 		    "fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
 		    x, y < PLOT_BOTTOM - 24 ? y + 24 : y - 16, color);
-	if (isnan(p->change_shift))
-		strbuf_addstr(sb, "change");
+	if (isfinite(p->change_shift))
+		strbuf_add_change(sb, 1 + p->change_shift, "");
 	else
-		strbuf_addf(sb, "%+.1f%%", p->change_shift * 100);
+		strbuf_addstr(sb, "change");
 	strbuf_addstr(sb, "</text>\n");
 }
 
@@ -689,10 +691,11 @@ static void add_gnuplot_svg(struct strbuf *out, const char *s, size_t len)
 /* Bytes of gnuplot's standard error kept for the message when it fails. */
 #define GNUPLOT_ERR_TAIL 4096
 
-/* Runs gnuplot with script on stdin; *out receives its standard output. Every failure is
- * BL_EIO, as web_chart_svg promises. */
-static int run_gnuplot(struct strbuf *out, const char *program, const struct strbuf *script,
-		       struct bl_error *err)
+/* Runs gnuplot with script on stdin; *out receives its standard output, said (may be NULL)
+ * what it printed on its standard error when it failed. Every failure is BL_EIO, as
+ * web_chart_svg promises. */
+static int run_gnuplot(struct strbuf *out, struct strbuf *said, const char *program,
+		       const struct strbuf *script, struct bl_error *err)
 {
 	/* The script still comes on stdin, but named as a file gnuplot reads it buffered: given
 	 * a pipe as its terminal input it reads one byte per system call. */
@@ -719,8 +722,10 @@ static int run_gnuplot(struct strbuf *out, const char *program, const struct str
 		ret = bl_error_set(err, BL_EIO, "gnuplot did not finish within %d s and was killed",
 				   WEB_GNUPLOT_TIMEOUT_MS / 1000);
 	} else if (cp.exit_code) {
-		ret = bl_error_set(err, BL_EIO, "gnuplot failed: %.200s",
-				   cp.err_tail.len ? cp.err_tail.buf : "no message");
+		ret = bl_error_set(err, BL_EIO, "gnuplot failed");
+		if (said)
+			strbuf_addf(said, "%.200s",
+				    cp.err_tail.len ? cp.err_tail.buf : "no message");
 	} else {
 		strbuf_add(out, cp.out.buf, cp.out.len);
 	}
@@ -728,8 +733,9 @@ static int run_gnuplot(struct strbuf *out, const char *program, const struct str
 	return ret;
 }
 
-int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
-		  const char *gnuplot, const struct web_chart *chart, struct bl_error *err)
+int web_chart_svg(char **svg_out, uint64_t *etag_out, struct strbuf *said,
+		  struct web_chart_cache *cache, const char *gnuplot, const struct web_chart *chart,
+		  struct bl_error *err)
 {
 	struct strbuf script = STRBUF_INIT, under = STRBUF_INIT, overlay = STRBUF_INIT;
 	struct strbuf out = STRBUF_INIT, svg = STRBUF_INIT, keytext = STRBUF_INIT;
@@ -754,7 +760,7 @@ int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *ca
 		*svg_out = hit;
 		goto done;
 	}
-	if ((ret = run_gnuplot(&out, gnuplot ? gnuplot : "gnuplot", &script, err)))
+	if ((ret = run_gnuplot(&out, said, gnuplot ? gnuplot : "gnuplot", &script, err)))
 		goto done;
 	start = strstr(out.buf, "<svg");
 	open_end = start ? strchr(start, '>') : NULL;

@@ -136,7 +136,8 @@ static int regression_id_one(const struct store_regression *g, void *data)
 }
 
 /* Every Series' chart and page, series/NAME.svg and series/NAME.html: the chart first, so a
- * chart gnuplot cannot draw stops the export before a page that would say so is written. */
+ * chart gnuplot cannot draw stops the export before a page that would say so is written; and
+ * before the pages of DIR itself, so a gnuplot that cannot draw at all leaves no page. */
 static int export_series(struct exporter *e, struct bl_error *err)
 {
 	struct strbuf file = STRBUF_INIT, path = STRBUF_INIT, rest = STRBUF_INIT;
@@ -257,7 +258,7 @@ int web_export_html(struct web_export_result *out, struct store *st, const struc
 	    (ret = store_each_regression(st, 0, regression_id_one, &e, err)))
 		goto done;
 	say(&e, "export: %zu Series, %zu Regressions to '%s'", e.nseries, e.nregressions, x->dir);
-	if ((ret = export_pages(&e, err)) || (ret = export_series(&e, err)))
+	if ((ret = export_series(&e, err)) || (ret = export_pages(&e, err)))
 		goto done;
 	ret = export_assets(&e, err);
 done:

@@ -43,6 +43,22 @@ void web_add_href(struct strbuf *sb, const struct web_ctx *ctx, const char *path
 	strbuf_release(&file);
 }
 
+void web_add_regression_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "/regressions/%lld", (long long)id);
+	web_add_href(sb, ctx, path.buf);
+	strbuf_release(&path);
+}
+
+void web_add_alert_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "/alerts#alert-%lld", (long long)id);
+	web_add_href(sb, ctx, path.buf);
+	strbuf_release(&path);
+}
+
 void web_series_file(struct strbuf *sb, const char *id)
 {
 	size_t n = 0;
@@ -129,13 +145,6 @@ void web_add_quantity(struct strbuf *sb, double v, const struct unit_scale *sc)
 	strbuf_release(&text);
 }
 
-void web_add_value(struct strbuf *sb, double v, const char *unit)
-{
-	struct unit_scale sc;
-	unit_scale_choose(&sc, unit, v);
-	web_add_quantity(sb, v, &sc);
-}
-
 void web_add_config(struct strbuf *sb, const char *config)
 {
 	if (config[0])
@@ -184,6 +193,27 @@ void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char
 		strbuf_addch(sb, '#');
 		web_html_escape(sb, fragment);
 	}
+}
+
+void web_series_title(struct strbuf *sb, const char *machine, const char *benchmark,
+		      const char *config, const char *metric)
+{
+	strbuf_addf(sb, "%s / %s / %s / %s", machine, benchmark, config[0] ? config : "-", metric);
+}
+
+void web_add_series_cells(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
+			  const char *benchmark, const char *config, const char *metric,
+			  const char *fragment)
+{
+	strbuf_addstr(sb, "<td>");
+	web_html_escape(sb, benchmark);
+	strbuf_addstr(sb, "</td><td>");
+	web_add_config(sb, config);
+	strbuf_addstr(sb, "</td><td><a href=\"");
+	web_add_series_url(sb, ctx, id, WEB_SERIES_PAGE, NULL, fragment);
+	strbuf_addstr(sb, "\">");
+	web_html_escape(sb, metric);
+	strbuf_addstr(sb, "</a></td>");
 }
 
 char *web_repo_url(const struct web_ctx *ctx)

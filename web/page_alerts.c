@@ -4,7 +4,6 @@
  * their subjects), its state and confirm's outcome, its Series with their shifts and links to
  * their charts, and the Regressions bisection pinned for it.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,21 +101,12 @@ static int series_row_one(const struct store_suspect *s, void *data)
 	struct strbuf *sb = sr->sb;
 	strbuf_reset(&sr->id);
 	store_series_id(&sr->id, s->machine, s->benchmark, s->config, s->metric);
-	strbuf_addf(sb, "<tr class=\"suspect %s\"><td>", suspect_side_name(s->side));
-	web_html_escape(sb, s->benchmark);
-	strbuf_addstr(sb, "</td><td>");
-	web_add_config(sb, s->config);
-	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, sr->ctx, sr->id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "\">");
-	web_html_escape(sb, s->metric);
-	strbuf_addstr(sb, "</a></td><td>");
+	strbuf_addf(sb, "<tr class=\"suspect %s\">", suspect_side_name(s->side));
+	web_add_series_cells(sb, sr->ctx, sr->id.buf, s->benchmark, s->config, s->metric, NULL);
+	strbuf_addstr(sb, "<td>");
 	web_add_commit(sb, sr->repo_url, s->commit, NULL);
 	strbuf_addf(sb, "</td><td class=\"num %s\">", suspect_side_name(s->side));
-	if (isfinite(s->shift))
-		strbuf_add_change(sb, 1 + s->shift, "");
-	else
-		strbuf_addstr(sb, "–");
+	web_add_delta(sb, 1 + s->shift);
 	strbuf_addstr(sb, "</td><td><a href=\"");
 	web_add_series_url(sb, sr->ctx, sr->id.buf, WEB_SERIES_PAGE, NULL, NULL);
 	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
@@ -133,11 +123,9 @@ struct regression_links {
 static int regression_link_one(const struct store_regression *g, void *data)
 {
 	struct regression_links *rl = data;
-	struct strbuf path = STRBUF_INIT;
-	strbuf_addf(&path, "/regressions/%lld", (long long)g->id);
 	strbuf_addstr(rl->sb, rl->n++ ? ", " : "<p class=\"regressions\">Regressions: ");
 	strbuf_addstr(rl->sb, "<a href=\"");
-	web_add_href(rl->sb, rl->ctx, path.buf);
+	web_add_regression_href(rl->sb, rl->ctx, g->id);
 	strbuf_addf(rl->sb, "\">Regression %lld</a> (", (long long)g->id);
 	web_html_escape(rl->sb, g->benchmark);
 	strbuf_addch(rl->sb, ' ');
@@ -147,7 +135,6 @@ static int regression_link_one(const struct store_regression *g, void *data)
 	strbuf_addstr(rl->sb, "</span> at ");
 	strbuf_add(rl->sb, g->commit, strnlen(g->commit, 12));
 	strbuf_addch(rl->sb, ')');
-	strbuf_release(&path);
 	return 0;
 }
 

@@ -20,14 +20,6 @@ static void gate_form(struct strbuf *sb, const struct web_ctx *ctx, const struct
 			  "<button type=\"submit\">Compare</button></form>\n");
 }
 
-static void gate_num(struct strbuf *sb, const char *fmt, double v)
-{
-	if (isfinite(v))
-		strbuf_addf(sb, fmt, v);
-	else
-		strbuf_addstr(sb, "–");
-}
-
 static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct gate_comparison *c)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -73,7 +65,10 @@ static void gate_rows(struct strbuf *sb, const struct web_ctx *ctx, const struct
 			web_add_delta(sb, row->effective_limit);
 		}
 		strbuf_addstr(sb, "</td><td>");
-		gate_num(sb, "%.1f%%", isfinite(row->noise) ? 100 * row->noise : NAN);
+		if (isfinite(row->noise))
+			strbuf_addf(sb, "%.1f%%", 100 * row->noise);
+		else
+			strbuf_addstr(sb, "–");
 		strbuf_addstr(sb, "</td><td>");
 		if (row->override_glob)
 			strbuf_addf(sb, "[override %g%%] ", 100 * (row->limit - 1));

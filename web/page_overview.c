@@ -128,7 +128,6 @@ static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_
 	size_t m = n < DETECT_WINDOW + 1 ? n : DETECT_WINDOW + 1;
 	struct detect_verdict verdicts[DETECT_WINDOW + 1];
 	const struct detect_verdict *last;
-	double change;
 	if (line_records >= 0 && (size_t)line_records < m)
 		m = (size_t)line_records;
 	for (size_t i = n - m; i < n; i++)
@@ -141,22 +140,18 @@ static void add_change_cell(struct strbuf *sb, const double *v, size_t n, int64_
 	}
 	detect_line(verdicts, v + n - m, m);
 	last = &verdicts[m - 1];
-	change = isnan(last->shift) ? NAN : last->shift;
 	strbuf_addstr(sb, "<td class=\"num");
 	if (last->outside)
 		strbuf_addstr(sb,
 			      detect_is_slower(last->above, better_higher) ? " slower" : " faster");
 	strbuf_addstr(sb, "\" data-v=\"");
-	add_sort_number(sb, change);
+	add_sort_number(sb, last->shift);
 	strbuf_addstr(sb, "\" title=\"against the center ");
 	web_add_quantity(sb, last->center, sc);
 	strbuf_addstr(sb, " ± ");
 	web_add_quantity(sb, last->tolerance, sc);
 	strbuf_addstr(sb, "\">");
-	if (isnan(change))
-		strbuf_addstr(sb, "–");
-	else
-		strbuf_add_change(sb, 1 + change, "");
+	web_add_delta(sb, 1 + last->shift);
 	strbuf_addstr(sb, "</td>");
 }
 
@@ -179,17 +174,17 @@ static void add_names(struct strbuf *sb, const struct store_series *s)
 static int add_suspects_cell(struct strbuf *sb, struct overview *o, const struct store_series *s)
 {
 	int64_t n;
-	int judged;
+	int judged, ret;
 	if (!o->detect) {
 		strbuf_addstr(sb, "<td class=\"num muted\" title=\"no detection data\" "
 				  "data-v=\"-1\">–</td>");
 		return 0;
 	}
-	if (store_series_judged(&judged, o->detect, s->machine, s->benchmark, s->config, s->metric,
-				o->err) ||
-	    (judged && store_open_suspects(&n, o->detect, s->machine, s->benchmark, s->config,
-					   s->metric, o->err)))
-		return BL_EDB;
+	if ((ret = store_series_judged(&judged, o->detect, s->machine, s->benchmark, s->config,
+				       s->metric, o->err)) ||
+	    (judged && (ret = store_open_suspects(&n, o->detect, s->machine, s->benchmark,
+						  s->config, s->metric, o->err))))
+		return ret;
 	if (!judged) {
 		strbuf_addstr(sb,
 			      "<td class=\"num muted not-judged\" data-v=\"\" title=\"detection "
@@ -317,8 +312,8 @@ int web_route_overview(struct web_reply *r, const struct web_request *req, struc
 		"</tr></thead><tbody>\n");
 	ret = store_each_series(req->st, NULL, overview_one, &o, err);
 	strbuf_release(&o.hay);
-	if (o.failed)
-		ret = BL_EDB;
+	if (!ret && o.failed)
+		ret = err->code ? err->code : BL_EDB;
 	if (!ret) {
 		strbuf_addstr(sb, "</tbody></table>\n");
 		if (!o.total) {

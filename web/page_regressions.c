@@ -12,23 +12,12 @@
 #include "detect/confirm/confirm.h"
 #include "web/web.h"
 
-/* A link to an alert on the alerts page, or to a Regression's page. */
+/* A link to an alert on the alerts page, named by its id. */
 static void add_alert_link(struct strbuf *sb, const struct web_ctx *ctx, int64_t alert_id)
 {
-	struct strbuf path = STRBUF_INIT;
-	strbuf_addf(&path, "/alerts#alert-%lld", (long long)alert_id);
 	strbuf_addstr(sb, "<a href=\"");
-	web_add_href(sb, ctx, path.buf);
+	web_add_alert_href(sb, ctx, alert_id);
 	strbuf_addf(sb, "\">%lld</a>", (long long)alert_id);
-	strbuf_release(&path);
-}
-
-static void add_regression_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id)
-{
-	struct strbuf path = STRBUF_INIT;
-	strbuf_addf(&path, "/regressions/%lld", (long long)id);
-	web_add_href(sb, ctx, path.buf);
-	strbuf_release(&path);
 }
 
 struct regressions_page {
@@ -47,18 +36,12 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	strbuf_reset(&rp->id);
 	store_series_id(&rp->id, g->machine, g->benchmark, g->config, g->metric);
 	strbuf_addstr(sb, "<tr class=\"regression\"><td class=\"num\"><a href=\"");
-	add_regression_href(sb, rp->ctx, g->id);
+	web_add_regression_href(sb, rp->ctx, g->id);
 	strbuf_addf(sb, "\">%lld</a></td><td class=\"nowrap\">", (long long)g->id);
 	web_html_escape(sb, g->machine);
-	strbuf_addstr(sb, "</td><td>");
-	web_html_escape(sb, g->benchmark);
-	strbuf_addstr(sb, "</td><td>");
-	web_add_config(sb, g->config);
-	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, rp->ctx, rp->id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "#regressions\">");
-	web_html_escape(sb, g->metric);
-	strbuf_addstr(sb, "</a></td>");
+	strbuf_addstr(sb, "</td>");
+	web_add_series_cells(sb, rp->ctx, rp->id.buf, g->benchmark, g->config, g->metric,
+			     "regressions");
 	web_add_commit_cell(sb, rp->repo_url, g->commit);
 	strbuf_addstr(sb, "<td>");
 	web_add_pr(sb, rp->repo_url, g->pr);
@@ -79,8 +62,8 @@ static int regressions_page_one(const struct store_regression *g, void *data)
 	}
 	web_add_filed(sb, g->filed_url);
 	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, rp->ctx, rp->id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "#regressions\">chart</a></td></tr>\n");
+	web_add_series_url(sb, rp->ctx, rp->id.buf, WEB_SERIES_PAGE, NULL, "regressions");
+	strbuf_addstr(sb, "\">chart</a></td></tr>\n");
 	return 0;
 }
 
@@ -202,7 +185,7 @@ static int alert_state_one(const struct store_alert *a, void *data)
 /* The facts of a Regression: its Series, culprit, range, change, alert and issue. */
 static int add_regression_facts(struct one_regression *o, const struct store_regression *g)
 {
-	struct strbuf *sb = &o->html, id = STRBUF_INIT;
+	struct strbuf *sb = &o->html, id = STRBUF_INIT, title = STRBUF_INIT;
 	struct store_alert_filter f;
 	struct store_web_commit good;
 	int ret = store_web_commit(&good, o->st, g->reference_commit, o->err);
@@ -212,13 +195,8 @@ static int add_regression_facts(struct one_regression *o, const struct store_reg
 	strbuf_addstr(sb, "<dl class=\"meta\"><dt>Series</dt><dd><a href=\"");
 	web_add_series_url(sb, o->ctx, id.buf, WEB_SERIES_PAGE, NULL, "regressions");
 	strbuf_addstr(sb, "\">");
-	web_html_escape(sb, g->machine);
-	strbuf_addstr(sb, " / ");
-	web_html_escape(sb, g->benchmark);
-	strbuf_addstr(sb, " / ");
-	web_html_escape(sb, g->config[0] ? g->config : "-");
-	strbuf_addstr(sb, " / ");
-	web_html_escape(sb, g->metric);
+	web_series_title(&title, g->machine, g->benchmark, g->config, g->metric);
+	web_html_escape(sb, title.buf);
 	strbuf_addstr(sb, "</a></dd><dt>culprit</dt><dd>");
 	web_add_commit(sb, o->repo_url, g->commit, g->subject);
 	if (g->seq >= 0)
@@ -254,6 +232,7 @@ static int add_regression_facts(struct one_regression *o, const struct store_reg
 	strbuf_addstr(sb, "</dd></dl>\n");
 	store_web_commit_release(&good);
 	strbuf_release(&id);
+	strbuf_release(&title);
 	return ret;
 }
 

@@ -288,12 +288,9 @@ static void add_series_regressions(struct strbuf *sb, const struct web_ctx *ctx,
 	strbuf_addstr(sb, "<h2 id=\"regressions\">Regressions</h2>\n");
 	for (size_t i = 0; i < pr->nr; i++) {
 		const struct page_regression *x = &pr->r[i];
-		struct strbuf path = STRBUF_INIT;
-		strbuf_addf(&path, "/regressions/%lld", (long long)x->id);
 		strbuf_addstr(sb, "<div class=\"regression\"><p><strong><a href=\"");
-		web_add_href(sb, ctx, path.buf);
+		web_add_regression_href(sb, ctx, x->id);
 		strbuf_addf(sb, "\">Regression %lld</a></strong>: ", (long long)x->id);
-		strbuf_release(&path);
 		web_add_commit(sb, repo_url, x->commit, NULL);
 		strbuf_addch(sb, ' ');
 		if (x->subject) {
@@ -371,6 +368,7 @@ static void series_page_release(struct series_page *sp)
 static int series_read(struct series_page *sp, struct store *st, const char *const names[4],
 		       struct bl_error *err)
 {
+	struct store_detect *d;
 	int ret;
 	if ((ret = web_find_series(&sp->c, st, names, err)) || !sp->c.found)
 		return ret;
@@ -378,18 +376,16 @@ static int series_read(struct series_page *sp, struct store *st, const char *con
 				    err)))
 		return ret;
 	sp->rg.ps = &sp->ps;
-	if ((ret = store_detect_ran(&sp->ran, st, err)) ||
-	    (ret = store_web_suspects(st, names[0], names[1], names[2], names[3], ring_one, &sp->rg,
+	if ((ret = store_web_suspects(st, names[0], names[1], names[2], names[3], ring_one, &sp->rg,
 				      err)) ||
 	    (ret = store_series_regressions(st, names[0], names[1], names[2], names[3],
-					    page_regression_one, &sp->pr, err)))
+					    page_regression_one, &sp->pr, err)) ||
+	    (ret = web_open_detect(&d, st, err)))
 		return ret;
 	place_regressions(&sp->pr, &sp->ps);
 	set_bands(&sp->ps);
-	if (sp->ran) {
-		struct store_detect *d;
-		if ((ret = web_open_detect(&d, st, err)))
-			return ret;
+	sp->ran = d != NULL;
+	if (d) {
 		ret = store_series_judged(&sp->judged, d, names[0], names[1], names[2], names[3],
 					  err);
 		store_detect_close(d);
@@ -423,10 +419,11 @@ static void series_select(struct series_page *sp)
 }
 
 /* Draws the chart; when gnuplot fails, chart_err says so in words an answer may show: in full
- * in the log, on the page what failed without the server's paths, and without gnuplot's own
- * words after it (they may name the server's files); in full for an export. */
+ * in the log, on the page what failed without the server's paths, and without what gnuplot
+ * itself printed (it may name the server's files); in full for an export. */
 static void series_draw(struct series_page *sp, const struct web_ctx *ctx)
 {
+	struct strbuf said = STRBUF_INIT;
 	struct web_chart chart;
 	chart.points = sp->drawn;
 	chart.npoints = sp->ndrawn;
@@ -436,21 +433,22 @@ static void series_draw(struct series_page *sp, const struct web_ctx *ctx)
 	chart.unit = sp->c.unit;
 	chart.axis = sp->by_date ? WEB_AXIS_DATE : WEB_AXIS_PLACE;
 	chart.repo_url = sp->repo_url;
-	sp->chart_ret = web_chart_svg(&sp->svg, &sp->chart_etag, ctx->cache, ctx->gnuplot, &chart,
-				      &sp->chart_err);
-	/* An export has no log: its error says it all (it names no one else's files). */
+	sp->chart_ret = web_chart_svg(&sp->svg, &sp->chart_etag, &said, ctx->cache, ctx->gnuplot,
+				      &chart, &sp->chart_err);
 	if (sp->chart_ret && !ctx->exported) {
 		struct strbuf shown = STRBUF_INIT;
-		char *colon = strstr(sp->chart_err.msg.buf, ": ");
-		web_log(ctx->opts, "a chart was not drawn: %s", sp->chart_err.msg.buf);
-		if (colon)
-			*colon = '\0';
+		web_log(ctx->opts, "a chart was not drawn: %s%s%s", sp->chart_err.msg.buf,
+			said.len ? ": " : "", said.buf);
 		web_scrub(&shown, ctx->opts, sp->chart_err.msg.buf);
-		if (colon)
+		if (said.len)
 			strbuf_addstr(&shown, " (the server's log says more)");
 		strbuf_release(&sp->chart_err.msg);
 		sp->chart_err.msg = shown;
+	} else if (sp->chart_ret && said.len) {
+		/* An export has no log: its error says it all (it names no one else's files). */
+		strbuf_addf(&sp->chart_err.msg, ": %s", said.buf);
 	}
+	strbuf_release(&said);
 }
 
 /* The page's header: the Series' names, its metric, its records, Suspects and Regressions. */
@@ -697,8 +695,7 @@ static int page_series(struct web_reply *r, const struct web_ctx *ctx, struct st
 	}
 	series_select(&sp);
 	sp.repo_url = web_repo_url(ctx);
-	strbuf_addf(&sp.title, "%s / %s / %s / %s", names[0], names[1],
-		    names[2][0] ? names[2] : "-", names[3]);
+	web_series_title(&sp.title, names[0], names[1], names[2], names[3]);
 	series_draw(&sp, ctx);
 	if (chart_only && sp.chart_ret) {
 		web_reply_text(r, 503, sp.chart_err.msg.buf);

@@ -4,7 +4,6 @@
  * earlier alert, a step continuing it, is listed there with its own commit), the newest
  * alert's commit first; ?side=slower shows the slower ones.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,13 +173,10 @@ static void add_group_head(struct strbuf *sb, const struct suspects_page *sp, co
 	int at_commit = !strcmp(h->commit, g->commit);
 	strbuf_addstr(sb, "<tbody class=\"alert-group\"><tr class=\"group\"");
 	if (g->alert_id) {
-		struct strbuf path = STRBUF_INIT;
-		strbuf_addf(&path, "/alerts#alert-%lld", (long long)g->alert_id);
 		strbuf_addf(sb, " id=\"alert-%lld\"><td colspan=\"11\"><a href=\"",
 			    (long long)g->alert_id);
-		web_add_href(sb, sp->ctx, path.buf);
+		web_add_alert_href(sb, sp->ctx, g->alert_id);
 		strbuf_addf(sb, "\"><strong>Alert %lld</strong></a> · ", (long long)g->alert_id);
-		strbuf_release(&path);
 	} else {
 		strbuf_addstr(
 		    sb, "><td colspan=\"11\"><span class=\"muted\">in no alert yet</span> · ");
@@ -215,25 +211,16 @@ static void add_row(struct strbuf *sb, const struct suspects_page *sp, const str
 	strbuf_addf(sb, "<tr class=\"suspect %s\"><td class=\"num\">%lld</td><td>", side,
 		    (long long)r->id);
 	web_add_commit(sb, sp->repo_url, r->commit, r->subject);
-	strbuf_addstr(sb, "</td><td>");
-	web_html_escape(sb, r->benchmark);
-	strbuf_addstr(sb, "</td><td>");
-	web_add_config(sb, r->config);
-	strbuf_addstr(sb, "</td><td><a href=\"");
-	web_add_series_url(sb, sp->ctx, id.buf, WEB_SERIES_PAGE, NULL, NULL);
-	strbuf_addstr(sb, "\">");
-	web_html_escape(sb, r->metric);
-	strbuf_addf(sb, "</a></td><td class=\"%s\">%s", side, side);
+	strbuf_addstr(sb, "</td>");
+	web_add_series_cells(sb, sp->ctx, id.buf, r->benchmark, r->config, r->metric, NULL);
+	strbuf_addf(sb, "<td class=\"%s\">%s", side, side);
 	if (r->kind == SUSPECT_CHANGE_POINT)
 		strbuf_addstr(sb,
 			      " <span class=\"kind\" title=\"found by the change-point search: a "
 			      "level that held 8 records; center is the level before\">change "
 			      "point</span>");
 	strbuf_addstr(sb, "</td><td class=\"num\">");
-	if (isfinite(r->shift))
-		strbuf_add_change(sb, 1 + r->shift, "");
-	else
-		strbuf_addstr(sb, "–");
+	web_add_delta(sb, 1 + r->shift);
 	/* the center and its tolerance in one scale, the center's */
 	unit_scale_choose(&sc, r->unit, r->center);
 	strbuf_addstr(sb, "</td><td class=\"num\">");

@@ -119,6 +119,20 @@ static unsigned error_status(int code)
 	}
 }
 
+int web_is_api(const char *path)
+{
+	return !strncmp(path, "/api/", 5);
+}
+
+void web_reply_message(struct web_reply *r, const struct web_ctx *ctx, int api, int status,
+		       const char *msg)
+{
+	if (api)
+		web_reply_json_error(r, status, msg);
+	else
+		web_page_error(r, ctx, status, msg);
+}
+
 void web_reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
 		     const struct bl_error *err)
 {
@@ -133,10 +147,7 @@ void web_reply_error(struct web_reply *r, const struct web_ctx *ctx, int api,
 	} else {
 		web_scrub(&shown, ctx->opts, msg);
 	}
-	if (api)
-		web_reply_json_error(r, (int)status, shown.buf);
-	else
-		web_page_error(r, ctx, (int)status, shown.buf);
+	web_reply_message(r, ctx, api, (int)status, shown.buf);
 	if (status == 503)
 		r->retry_after_s = WEB_RETRY_AFTER;
 	strbuf_release(&shown);

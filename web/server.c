@@ -364,10 +364,7 @@ static int transfer_encoding_unknown(struct web_reply *r, const struct web_ctx *
 		strbuf_reset(&msg);
 		strbuf_addstr(&msg, "Transfer-Encoding: only chunked is supported");
 	}
-	if (!strncmp(url, "/api/", 5))
-		web_reply_json_error(r, 501, msg.buf);
-	else
-		web_page_error(r, ctx, 501, msg.buf);
+	web_reply_message(r, ctx, web_is_api(url), 501, msg.buf);
 	strbuf_release(&msg);
 	return BL_EINVALID;
 }
@@ -376,10 +373,7 @@ static void reply_too_many_params(struct web_reply *r, const struct web_ctx *ctx
 {
 	struct strbuf msg = STRBUF_INIT;
 	strbuf_addf(&msg, "too many query parameters (at most %d)", WEB_MAX_PARAMS);
-	if (!strncmp(url, "/api/", 5))
-		web_reply_json_error(r, 414, msg.buf);
-	else
-		web_page_error(r, ctx, 414, msg.buf);
+	web_reply_message(r, ctx, web_is_api(url), 414, msg.buf);
 	strbuf_release(&msg);
 }
 
@@ -412,13 +406,11 @@ static void *request_begin(void *cls, const char *uri, struct MHD_Connection *co
 static void reply_no_route(struct web_reply *r, const struct web_ctx *ctx, const char *url,
 			   const char *allow)
 {
-	int api = !strncmp(url, "/api/", 5);
+	int api = web_is_api(url);
 	if (allow)
 		r->allow = allow;
-	if (!allow && api)
-		web_reply_json_error(r, 404, "no such route");
-	else if (!allow)
-		web_page_error(r, ctx, 404, "Not found");
+	if (!allow)
+		web_reply_message(r, ctx, api, 404, api ? "no such route" : "Not found");
 	else if (api)
 		web_reply_json_error(r, 405, "method not allowed");
 	else
@@ -471,7 +463,7 @@ static void run_get(struct web_server *srv, struct web_reply *r, struct web_requ
 	struct web_pooled db = {NULL, 0, NULL};
 	struct strbuf key = STRBUF_INIT;
 	uint64_t gen = 0, key_hash = 0;
-	int api = !strncmp(req->path, "/api/", 5), ret;
+	int api = web_is_api(req->path), ret;
 
 	if (rt->pool != WEB_POOL_NONE && web_pool_take(&db, &gen, srv, rt->pool, &err)) {
 		web_reply_failure(r, &srv->ctx, api, &err);

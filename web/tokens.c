@@ -54,15 +54,16 @@ int web_tokens_load(struct web_token **out, size_t *nr, const char *path, struct
 		if (tok && tok[0] != '#') {
 			if (extra) {
 				ret = bl_error_set(err, BL_EINVALID,
-						   "%s:%zu: a line is TOKEN [MACHINE-GLOB [ROLES]]",
-						   path, lineno);
+						   "%s:%zu:%zu: '%s' after the roles: a line is "
+						   "TOKEN [MACHINE-GLOB [ROLES]]",
+						   path, lineno, (size_t)(extra - line) + 1, extra);
 				goto done;
 			}
 			if (roles && parse_roles(&mask, roles)) {
 				ret = bl_error_set(err, BL_EINVALID,
-						   "%s:%zu: roles are a comma list of push and "
+						   "%s:%zu:%zu: roles are a comma list of push and "
 						   "confirm, not '%s'",
-						   path, lineno, roles);
+						   path, lineno, (size_t)(roles - line) + 1, roles);
 				goto done;
 			}
 			ALLOC_GROW(*out, *nr, alloc);

@@ -225,9 +225,11 @@ struct web_chart {
 
 /* Draws the chart as SVG with gnuplot, or takes it from the cache. *svg_out is malloc'd.
  * *etag_out hashes what is drawn (marks included). On a gnuplot failure or timeout, returns
- * BL_EIO with the reason in err. */
-int web_chart_svg(char **svg_out, uint64_t *etag_out, struct web_chart_cache *cache,
-		  const char *gnuplot, const struct web_chart *chart, struct bl_error *err);
+ * BL_EIO with the reason in err, and appends to said (when not NULL) what gnuplot itself
+ * printed when it failed, apart: it may name the server's files. */
+int web_chart_svg(char **svg_out, uint64_t *etag_out, struct strbuf *said,
+		  struct web_chart_cache *cache, const char *gnuplot, const struct web_chart *chart,
+		  struct bl_error *err);
 
 /* The values a chart's y axis may reach: gnuplot's tick arithmetic overflows near DBL_MAX, so
  * the frame stays inside +/- this and a value beyond it is drawn at the edge. */
@@ -409,6 +411,12 @@ struct web_route {
 const struct web_route *web_route_find(const char **rest, int64_t *id, const char **allow,
 				       const char *path, const char *method, int have_repo);
 
+/* 1 when path is the JSON API's (under /api/): its answers, errors too, are JSON. */
+int web_is_api(const char *path);
+/* r answers status with msg (no ETag): {"error": msg} under /api/ (api set), else an HTML
+ * error page. */
+void web_reply_message(struct web_reply *r, const struct web_ctx *ctx, int api, int status,
+		       const char *msg);
 /* r answers err: JSON under /api/ (api set), else an HTML page; a 503 says when to try again.
  * The one place an error becomes a status. The answer names no server path, database file or
  * URL (§13): a client's error is told without them (web_scrub); the server's own failure, or
@@ -469,6 +477,10 @@ void web_page_error(struct web_reply *r, const struct web_ctx *ctx, int status, 
 /* A link to one of the server's own pages: ctx->base, then path ("/suspects", "/alerts#alert-3"),
  * escaped; in an exported site the file that page is (web_export_path: "./suspects.html"). */
 void web_add_href(struct strbuf *sb, const struct web_ctx *ctx, const char *path);
+/* The same for a Regression's page ("/regressions/ID") and an alert on the alerts page
+ * ("/alerts#alert-ID"). */
+void web_add_regression_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id);
+void web_add_alert_href(struct strbuf *sb, const struct web_ctx *ctx, int64_t id);
 /* The file of an exported site a server path is (no query): "/" index.html, "/assets/NAME"
  * itself, any other "/PATH" PATH.html; a fragment kept after it. */
 void web_export_path(struct strbuf *sb, const char *path);
@@ -486,10 +498,18 @@ enum web_series_view { WEB_SERIES_PAGE, WEB_SERIES_CHART, WEB_SERIES_RECORDS };
  * takes as the same route. */
 void web_add_series_url(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
 			enum web_series_view view, const char *query, const char *fragment);
-/* A value in a scale (one per Series, as its chart's), or in the unit its own size calls for
- * (web_add_value: "983 MB/s", "66.7 µs"), escaped; "–" when unknown. */
+/* A Series as its page's title names it, plain text: "machine / benchmark / config / metric",
+ * "-" for the empty config. */
+void web_series_title(struct strbuf *sb, const char *machine, const char *benchmark,
+		      const char *config, const char *metric);
+/* A Series' benchmark, config and metric as three table cells, the metric linked to its page
+ * (id its Series id; fragment NULL or where on the page). */
+void web_add_series_cells(struct strbuf *sb, const struct web_ctx *ctx, const char *id,
+			  const char *benchmark, const char *config, const char *metric,
+			  const char *fragment);
+/* A value in a scale (one per Series, as its chart's: "983 MB/s", "66.7 µs"), escaped; "–"
+ * when unknown. */
 void web_add_quantity(struct strbuf *sb, double v, const struct unit_scale *sc);
-void web_add_value(struct strbuf *sb, double v, const char *unit);
 /* A commit: 12 digits shown, all 40 and the subject on hover, linked to repo_url's page of it
  * when there is one; web_add_commit_cell the same as a table cell. */
 void web_add_commit(struct strbuf *sb, const char *repo_url, const char *commit,
@@ -521,7 +541,6 @@ struct web_series_copy {
 	int better_higher;
 	int64_t records;
 	double last_value; /* NAN when absent */
-	struct store_series_line *lines;
 	size_t nlines;
 };
 int web_find_series(struct web_series_copy *c, struct store *st, const char *const names[4],

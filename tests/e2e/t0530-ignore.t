@@ -153,6 +153,7 @@ test_expect 'POST /api/alerts/{id}/ignore: a token, the confirm role, the machin
 	test "$(post tok-all 2 "{\"why\": \"x\", \"more\": 1}")" = 400 &&
 	test "$(post tok-all 2 "{\"why\": \" \"}")" = 400 &&
 	test "$(post tok-all 2 "{\"why\":")" = 400 &&
+	json_get body "\$j->{error}" | grep -q "^request:1:7: " &&
 	test "$(post tok-all 99 "{\"why\": \"x\"}")" = 404 &&
 	test "$(post tok-all 2 "{\"why\": \"$(perl -e "print q(x) x (5 << 20)")\"}")" = 400 &&
 	grep -q "the reason to ignore alert 2 is 5242880 bytes: at most 4096 are kept" body &&

@@ -212,4 +212,14 @@ test_expect 'bad options are usage errors' '
 	expect_exit 2 bl serve --bind nowhere --port 0 2>err && grep -q "not an IP" err &&
 	expect_exit 2 bl serve --port 0 --token-file missing 2>err && grep -q "token file" err
 '
+test_expect 'a token file line that is not TOKEN [MACHINE-GLOB [ROLES]] names its place' '
+	printf "# fleet\n\nt1 m*\nt2 m* push,sudo\n" >bad-roles &&
+	expect_exit 2 bl serve --port 0 --token-file bad-roles 2>err &&
+	echo "benchline: bad-roles:4:7: roles are a comma list of push and confirm, not '"'"'push,sudo'"'"'" >expect &&
+	test_cmp expect err &&
+	printf "t1\n t2 m* push extra\n" >too-many &&
+	expect_exit 2 bl serve --port 0 --token-file too-many 2>err &&
+	echo "benchline: too-many:2:13: '"'"'extra'"'"' after the roles: a line is TOKEN [MACHINE-GLOB [ROLES]]" >expect &&
+	test_cmp expect err
+'
 test_done

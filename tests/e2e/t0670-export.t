@@ -94,9 +94,13 @@ test_expect 'bad usage and a DIR that cannot be written are errors that say so' 
 	expect_exit 2 bl export --html plain/site 2>err &&
 	grep -q "cannot create .plain/site.: Not a directory" err
 '
-test_expect 'without gnuplot the export fails naming the chart it could not draw' '
+test_expect 'without gnuplot, or with one that fails, the export fails naming the chart it could not draw' '
 	expect_exit 2 bl export --html nogp --gnuplot /nonexistent/gnuplot 2>err &&
 	grep -q "^benchline: cannot make .series/[A-Za-z0-9_-]*\.svg. (503): cannot run ./nonexistent/gnuplot.: " err &&
-	test -z "$(ls nogp/series)"
+	test -z "$(ls nogp/series)" && ! test -e nogp/index.html &&
+	printf "#!/bin/sh\necho \"gnuplot: no font\" >&2\nexit 3\n" >broken-gnuplot &&
+	chmod +x broken-gnuplot &&
+	expect_exit 2 bl export --html brokengp --gnuplot ./broken-gnuplot 2>err &&
+	grep -q "^benchline: cannot make .series/[A-Za-z0-9_-]*\.svg. (503): gnuplot failed: gnuplot: no font$" err
 '
 test_done
