@@ -374,7 +374,7 @@ static void *parse_streamed(void *data)
 		ret = stage_piece(s, &s->err);
 	pthread_mutex_lock(&s->lock);
 	s->done = 1;
-	s->ret = ret ? ret : 0;
+	s->ret = ret;
 	pthread_cond_broadcast(&s->moved);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
