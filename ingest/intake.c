@@ -174,13 +174,16 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 /* What a read takes at a time. */
 #define READ_CHUNK (1 << 16)
 
-/* A NUL byte at text[at]: no format benchline reads holds one. */
-static int refuse_nul(const char *path, size_t at, struct bl_error *err)
+/* A NUL byte at text[at], named by line and column: no format benchline reads holds one. */
+static int refuse_nul(const char *path, const char *text, size_t at, struct bl_error *err)
 {
+	struct ingest_json_cursor cur;
+
+	ingest_json_cursor_init(&cur);
+	ingest_json_cursor_advance(&cur, text, at);
 	return bl_error_set(err, BL_EINVALID,
-			    "%s: a NUL byte at byte %zu: not text (no format benchline reads "
-			    "holds one)",
-			    path, at + 1);
+			    "%s:%d:%d: a NUL byte: not text (no format benchline reads holds one)",
+			    path, cur.line, cur.column);
 }
 
 /* Whether the records are native ones, read by the native parser (which names a NUL byte by
@@ -204,7 +207,7 @@ static int check_nul(const struct ingest_intake *in, const char *path, const cha
 	if (nul == (size_t)-1)
 		return 0;
 	if (!native_format(in, path, text, nul))
-		return refuse_nul(path, nul, err);
+		return refuse_nul(path, text, nul, err);
 	*as = "benchline";
 	return 0;
 }
