@@ -132,6 +132,12 @@ test_expect 'usage: --from is needed and named; one history at a time' '
 	grep -q "^benchline: no directory to import$" err
 '
 
+test_expect 'usage: an invalid --machine is named, and no database is made' '
+	expect_exit 2 bl --db nomachine.db import --from gab --machine "a b" imp/gab/data.js 2>err &&
+	grep -q "^benchline: invalid machine name .a b. (expected \[A-Za-z0-9._-\]{1,64})$" err &&
+	test ! -e nomachine.db
+'
+
 # A repository whose commits a data.js names, for --repo: its benchline.json measures src/
 # only, so a docs commit shares its parent's source hash.
 test_expect '--repo: each record'"'"'s source hash from its commit; a commit the repository lacks says so' '
