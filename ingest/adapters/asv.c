@@ -622,6 +622,8 @@ struct revision {
 struct site {
 	struct ingest_history *h;
 	json_t *index, *benchmarks, *machines, *param_keys;
+	const char *index_path, *index_text; /* index.json, for messages about it */
+	size_t index_len;
 	struct revision *revs;
 	size_t nrevs;
 	char **graphs; /* paths under graphs/, sorted */
@@ -836,9 +838,15 @@ static int site_graph(struct site *s, const char *root, const char *rel, struct 
 	bparams = json_object_get(desc, "params");
 	names = json_object_get(desc, "param_names");
 	if (json_array_size(bparams) && !(ncomb = combinations(bparams))) {
-		ret = bl_error_set(err, BL_EINVALID,
-				   "%s: index.json: benchmarks.%s.params: expected a list of lists",
-				   path.buf, stem.buf);
+		/* index.json's fault: named where it is there */
+		struct adapters_input ia;
+		struct adapters_path ip = {.n = 0};
+		adapters_history_input(&ia, h, s->index_path, s->index_text, s->index_len, err);
+		adapters_path_key(&ip, "benchmarks");
+		adapters_path_key(&ip, stem.buf);
+		adapters_path_key(&ip, "params");
+		ret = adapters_json_fail(&ia, &ip, INGEST_AT_VALUE,
+					 "expected a list of lists of parameter values");
 		goto done;
 	}
 	memset(&pt, 0, sizeof(pt));
@@ -930,7 +938,7 @@ done:
 
 int adapters_history_asv_html(struct ingest_history *h, struct bl_error *err)
 {
-	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, index = STRBUF_INIT, text = STRBUF_INIT;
 	struct site s;
 	int ret;
 
@@ -949,21 +957,23 @@ int adapters_history_asv_html(struct ingest_history *h, struct bl_error *err)
 									: "no index.json");
 		goto done;
 	}
-	strbuf_addf(&path, "%s/index.json", h->path);
-	if ((ret = read_json_file(&s.index, &text, path.buf, err)))
+	strbuf_addf(&index, "%s/index.json", h->path);
+	if ((ret = read_json_file(&s.index, &text, index.buf, err)))
 		goto done;
 	if (!json_is_object(json_object_get(s.index, "revision_to_hash")) ||
 	    !json_is_object(json_object_get(s.index, "benchmarks"))) {
-		ret = adapters_not_a(err, path.buf, text.buf, text.len,
+		ret = adapters_not_a(err, index.buf, text.buf, text.len,
 				     ingest_json_skip_ws(text.buf, text.len, 0), "asv's index.json",
 				     "\"revision_to_hash\" and \"benchmarks\" objects", NULL);
 		goto done;
 	}
+	s.index_path = index.buf;
+	s.index_text = text.buf;
+	s.index_len = text.len;
 	s.benchmarks = json_object_get(s.index, "benchmarks");
 	s.machines = json_object_get(s.index, "machines");
 	s.param_keys = json_object_get(s.index, "params");
 	load_revisions(&s);
-	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/graphs", h->path);
 	if ((ret = collect_graphs(&s, path.buf, "", 0, err)))
 		goto done;
@@ -982,6 +992,7 @@ done:
 	strbuf_release(&s.env);
 	strbuf_release(&s.config);
 	strbuf_release(&path);
+	strbuf_release(&index);
 	strbuf_release(&text);
 	return ret;
 }

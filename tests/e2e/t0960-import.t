@@ -121,6 +121,16 @@ test_expect 'a bad value in the middle of a history: its position, and nothing o
 	test "$(runs bad.db)" = 0
 '
 
+test_expect 'asv-html: parameters that are no list of lists are named where index.json has them' '
+	cp -r imp/asv-html badparams &&
+	perl -pi -e '"'"'s/\[\["100", "1000"\]\]/[7]/'"'"' badparams/index.json &&
+	col=$(perl -ne '"'"'print index($_, q("params": [7])) + 11'"'"' badparams/index.json) &&
+	expect_exit 2 bl --db badparams.db import --from asv-html badparams 2>err &&
+	echo "benchline: badparams/index.json:1:$col: benchmarks.benchmarks.TimeSuite.time_search.params: expected a list of lists of parameter values" >expect &&
+	test_cmp expect err &&
+	test "$(runs badparams.db)" = 0
+'
+
 test_expect 'usage: --from is needed and named; one history at a time' '
 	expect_exit 2 bl import imp/gab/data.js 2>err &&
 	grep -q "^benchline: import needs --from TOOL (asv, asv-html, gab or bencher)$" err &&
