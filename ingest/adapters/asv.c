@@ -400,13 +400,22 @@ static int read_json_file(json_t **out, struct strbuf *text, const char *path, s
 	return adapters_load_json(out, path, text->buf, text->len, err);
 }
 
+static void free_list(char **list, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(list[i]);
+	free(list);
+}
+
 /* The names in dir (not . and ..) whose entries are regular files (want_dir 0) or
- * directories (1), sorted; symbolic links are never followed. */
+ * directories (1), sorted; symbolic links are never followed. More than
+ * ADAPTERS_HISTORY_MAX_FILES is an error, never a part of the history read. */
 static int list_dir(char ***out, size_t *nr, const char *dir, int want_dir, struct bl_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct dirent *e;
 	size_t alloc = 0;
+	int ret = 0;
 	DIR *d = opendir(dir);
 
 	*out = NULL;
@@ -422,23 +431,25 @@ static int list_dir(char ***out, size_t *nr, const char *dir, int want_dir, stru
 		if (lstat(path.buf, &st) ||
 		    (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
 			continue;
-		if (*nr >= ADAPTERS_HISTORY_MAX_FILES)
+		if (*nr >= ADAPTERS_HISTORY_MAX_FILES) {
+			ret = bl_error_set(err, BL_ETOOBIG, "%s: over %d %s", dir,
+					   ADAPTERS_HISTORY_MAX_FILES,
+					   want_dir ? "directories" : "files");
 			break;
+		}
 		ALLOC_GROW(*out, *nr, alloc);
 		(*out)[(*nr)++] = xstrdup(e->d_name);
 	}
 	closedir(d);
 	strbuf_release(&path);
-	if (*nr)
+	if (ret) {
+		free_list(*out, *nr);
+		*out = NULL;
+		*nr = 0;
+	} else if (*nr) {
 		qsort(*out, *nr, sizeof(**out), cmp_strp);
-	return 0;
-}
-
-static void free_list(char **list, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		free(list[i]);
-	free(list);
+	}
+	return ret;
 }
 
 static int is_json_name(const char *name)
