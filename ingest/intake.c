@@ -487,7 +487,7 @@ int ingest_intake_records(struct ingest_intake *in, struct store *st, const char
 	}
 	pthread_join(parser, NULL);
 	if (ret == PARSE_FAILED) {
-		ret = bl_error_set(err, s.ret, "%s", s.err.msg.buf);
+		ret = bl_error_set_kind(err, s.err.kind, s.ret, "%s", s.err.msg.buf);
 		goto done;
 	}
 	if (ret) {

@@ -412,6 +412,50 @@ static void a_bad_record_is_named_and_nothing_is_stored(void **state)
 	unit_store_close(st, path);
 }
 
+/* A producer that fails at once, as a reader does that lacks what a flag gives. */
+static int produce_needing_a_flag(void *data, ingest_record_fn *fn, void *fn_data,
+				  struct bl_error *err)
+{
+	(void)data;
+	(void)fn;
+	(void)fn_data;
+	return bl_error_set_kind(err, BL_KIND_NEEDS_FLAG, BL_EINVALID, "x:1:1: no machine");
+}
+
+static void never_reported(void *data, size_t index, const struct ingest_record *rec,
+			   int64_t run_id, enum ingest_outcome o, const struct ingest_tagged *t)
+{
+	(void)data;
+	(void)index;
+	(void)rec;
+	(void)run_id;
+	(void)o;
+	(void)t;
+	fail_msg("a record was reported");
+}
+
+/* The producing thread's error reaches the caller whole: its code, message and kind (which
+ * the server words as a push's query). */
+static void the_producers_error_is_the_callers(void **state)
+{
+	struct ingest_intake in;
+	struct bl_error err = BL_ERROR_INIT;
+	char path[160];
+	struct store *st = unit_store_open(path, sizeof(path), "writer-producer");
+	(void)state;
+
+	ingest_intake_init(&in, &adapters_parsers);
+	assert_int_equal(ingest_intake_records(&in, st, "x", produce_needing_a_flag, NULL, NULL,
+					       NULL, never_reported, NULL, &err),
+			 BL_EINVALID);
+	assert_string_equal(err.msg.buf, "x:1:1: no machine");
+	assert_int_equal(err.kind, BL_KIND_NEEDS_FLAG);
+	assert_int_equal(unit_sql_int64(path, "SELECT count(*) FROM runs"), 0);
+	ingest_intake_release(&in);
+	bl_error_release(&err);
+	unit_store_close(st, path);
+}
+
 /* A writer that only tries the lock gets BL_EBUSY at once while another writer holds it. */
 static void trying_the_lock_does_not_wait(void **state)
 {
@@ -444,6 +488,7 @@ int main(void)
 	    cmocka_unit_test(a_small_batch_and_odd_splits),
 	    cmocka_unit_test(an_uncommitted_writer_leaves_nothing),
 	    cmocka_unit_test(a_bad_record_is_named_and_nothing_is_stored),
+	    cmocka_unit_test(the_producers_error_is_the_callers),
 	    cmocka_unit_test(trying_the_lock_does_not_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
