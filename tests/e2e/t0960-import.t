@@ -131,6 +131,14 @@ test_expect 'asv-html: parameters that are no list of lists are named where inde
 	test "$(runs badparams.db)" = 0
 '
 
+test_expect 'a NUL byte in a data.js is named by line and column, nothing stored' '
+	printf "window.BENCHMARK_DATA = {\n  \000}\n" >nul.js &&
+	expect_exit 2 bl --db nul.db import --from gab nul.js 2>err &&
+	echo "benchline: nul.js:2:3: nul byte in file" >expect &&
+	test_cmp expect err &&
+	test "$(runs nul.db)" = 0
+'
+
 test_expect 'usage: --from is needed and named; one history at a time' '
 	expect_exit 2 bl import imp/gab/data.js 2>err &&
 	grep -q "^benchline: import needs --from TOOL (asv, asv-html, gab or bencher)$" err &&
