@@ -433,35 +433,6 @@ static int lookup_ids(int64_t *machine_id, int *keep_first, int64_t *benchmark_i
 	return 0;
 }
 
-/* A run's metrics, queued for the chunk's one insert of metrics (store_insert_metrics). */
-static void queue_metrics(struct store_metric_row **rows, size_t *nr, size_t *alloc, size_t **of,
-			  size_t *of_alloc, int64_t run_id, size_t record,
-			  const struct ingest_record *rec)
-{
-	for (size_t i = 0; i < rec->nmetrics; i++) {
-		const struct ingest_metric *m = &rec->metrics[i];
-		ALLOC_GROW(*rows, *nr, *alloc);
-		ALLOC_GROW(*of, *nr, *of_alloc);
-		(*rows)[*nr] = (struct store_metric_row){
-		    run_id,
-		    {
-			.name = m->name,
-			.kind = m->kind,
-			.unit = m->unit,
-			.better_higher = m->better_higher,
-			.median = m->median,
-			.p95 = m->p95,
-			.value = m->value,
-			.n = m->n,
-			.samples = m->samples,
-			.nsamples = m->nsamples,
-			.ladder = m->ladder,
-		    },
-		};
-		(*of)[(*nr)++] = record;
-	}
-}
-
 /* The tags of §5 that the record alone decides: dirty, profile, preflight, noisy. */
 static unsigned own_tags(const struct ingest_record *rec, double noisy_limit, int64_t min_samples)
 {
@@ -604,6 +575,35 @@ struct chunk {
 	char (*displaced_keys)[24];
 	size_t ndisplaced;
 };
+
+/* A run's metrics, queued for the chunk's one insert of metrics (store_insert_metrics), each
+ * with the chunk's record it belongs to. */
+static void queue_metrics(struct chunk *c, int64_t run_id, size_t record,
+			  const struct ingest_record *rec)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct ingest_metric *m = &rec->metrics[i];
+		ALLOC_GROW(c->metrics, c->nmetrics, c->metrics_alloc);
+		ALLOC_GROW(c->metric_of, c->nmetrics, c->metric_of_alloc);
+		c->metrics[c->nmetrics] = (struct store_metric_row){
+		    run_id,
+		    {
+			.name = m->name,
+			.kind = m->kind,
+			.unit = m->unit,
+			.better_higher = m->better_higher,
+			.median = m->median,
+			.p95 = m->p95,
+			.value = m->value,
+			.n = m->n,
+			.samples = m->samples,
+			.nsamples = m->nsamples,
+			.ladder = m->ladder,
+		    },
+		};
+		c->metric_of[c->nmetrics++] = record;
+	}
+}
 
 static void chunk_release(struct chunk *c)
 {
@@ -804,8 +804,7 @@ static int store_fresh(struct chunk *c, struct ingest_writer *w, size_t i,
 	       (c->on_main[i] ? 0 : INGEST_TAG_NOT_MAIN);
 	if ((ret = store_insert_run(&res[i].run_id, w->st, &run, err)))
 		return ret;
-	queue_metrics(&c->metrics, &c->nmetrics, &c->metrics_alloc, &c->metric_of,
-		      &c->metric_of_alloc, res[i].run_id, i, rec);
+	queue_metrics(c, res[i].run_id, i, rec);
 	for (unsigned t = 0; t < INGEST_NTAGS; t++)
 		if ((tags & 1u << t) &&
 		    (ret = store_add_tag(w->st, res[i].run_id, ingest_tag_name(t), err)))
