@@ -129,6 +129,11 @@ int cmd_import(int argc, const char **argv, struct cli_ctx *ctx)
 				    : "no file to import");
 	if (harness < -1)
 		cli_usage_error(ctx->cmd, opts, "--harness-version must be 0 or more");
+	/* checked here, as ingest's --machine is, so that it is named and no database is made */
+	if (machine && !ingest_valid_machine(machine))
+		cli_usage_error(ctx->cmd, opts,
+				"invalid machine name '%s' (expected [A-Za-z0-9._-]{1,64})",
+				machine);
 
 	ingest_intake_init(&in, &adapters_parsers);
 	in.machine = machine;

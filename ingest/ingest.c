@@ -331,27 +331,38 @@ static int same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/* The names (machines', or benchmarks' when benchmarks) of a chunk's new records that table t
+ * does not know yet, each once, into names; their count. */
+static size_t unknown_names(const char **names, struct id_table *t,
+			    const struct ingest_record *recs, size_t n, const unsigned char *fresh,
+			    int benchmarks)
+{
+	struct hashmap asked = HASHMAP_INIT;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = benchmarks ? recs[i].benchmark : recs[i].machine;
+		int64_t v;
+		if (fresh[i] && !id_find(t, name) && !hashmap_get(&asked, name, &v)) {
+			hashmap_put(&asked, name, 0);
+			names[k++] = name;
+		}
+	}
+	hashmap_release(&asked);
+	return k;
+}
+
 /* The machines and benchmarks of a chunk's new records that the cache does not know yet, looked
  * up in two statements; those the database lacks are made when a record first needs them. */
 static int prefetch_ids(struct id_cache *c, struct store *st, const struct ingest_record *recs,
 			size_t n, const unsigned char *fresh, struct bl_error *err)
 {
 	const char **names = xcalloc(n ? n : 1, sizeof(*names));
-	struct store_machine_row *rows = NULL;
+	size_t k = unknown_names(names, &c->machines, recs, n, fresh, 0);
+	struct store_machine_row *rows = xcalloc(k ? k : 1, sizeof(*rows));
 	int64_t *ids = NULL;
-	struct hashmap asked = HASHMAP_INIT;
-	size_t k = 0;
 	int ret;
 
-	for (size_t i = 0; i < n; i++) {
-		int64_t v;
-		if (fresh[i] && !id_find(&c->machines, recs[i].machine) &&
-		    !hashmap_get(&asked, recs[i].machine, &v)) {
-			hashmap_put(&asked, recs[i].machine, 0);
-			names[k++] = recs[i].machine;
-		}
-	}
-	rows = xcalloc(k ? k : 1, sizeof(*rows));
 	if ((ret = store_machines_by_name(rows, st, names, k, err)))
 		goto done;
 	for (size_t j = 0; j < k; j++) {
@@ -366,17 +377,7 @@ static int prefetch_ids(struct id_cache *c, struct store *st, const struct inges
 	}
 	free(rows);
 	rows = NULL;
-	hashmap_release(&asked);
-	memset(&asked, 0, sizeof(asked));
-	k = 0;
-	for (size_t i = 0; i < n; i++) {
-		int64_t v;
-		if (fresh[i] && !id_find(&c->benchmarks, recs[i].benchmark) &&
-		    !hashmap_get(&asked, recs[i].benchmark, &v)) {
-			hashmap_put(&asked, recs[i].benchmark, 0);
-			names[k++] = recs[i].benchmark;
-		}
-	}
+	k = unknown_names(names, &c->benchmarks, recs, n, fresh, 1);
 	ids = xcalloc(k ? k : 1, sizeof(*ids));
 	if ((ret = store_benchmarks_by_name(ids, st, names, k, err)))
 		goto done;
@@ -389,7 +390,6 @@ done:
 	free(rows);
 	free(ids);
 	free(names);
-	hashmap_release(&asked);
 	return ret;
 }
 
@@ -431,35 +431,6 @@ static int lookup_ids(int64_t *machine_id, int *keep_first, int64_t *benchmark_i
 	*keep_first = m->keep_first;
 	*benchmark_id = b->id;
 	return 0;
-}
-
-/* A run's metrics, queued for the chunk's one insert of metrics (store_insert_metrics). */
-static void queue_metrics(struct store_metric_row **rows, size_t *nr, size_t *alloc, size_t **of,
-			  size_t *of_alloc, int64_t run_id, size_t record,
-			  const struct ingest_record *rec)
-{
-	for (size_t i = 0; i < rec->nmetrics; i++) {
-		const struct ingest_metric *m = &rec->metrics[i];
-		ALLOC_GROW(*rows, *nr, *alloc);
-		ALLOC_GROW(*of, *nr, *of_alloc);
-		(*rows)[*nr] = (struct store_metric_row){
-		    run_id,
-		    {
-			.name = m->name,
-			.kind = m->kind,
-			.unit = m->unit,
-			.better_higher = m->better_higher,
-			.median = m->median,
-			.p95 = m->p95,
-			.value = m->value,
-			.n = m->n,
-			.samples = m->samples,
-			.nsamples = m->nsamples,
-			.ladder = m->ladder,
-		    },
-		};
-		(*of)[(*nr)++] = record;
-	}
 }
 
 /* The tags of §5 that the record alone decides: dirty, profile, preflight, noisy. */
@@ -604,6 +575,35 @@ struct chunk {
 	char (*displaced_keys)[24];
 	size_t ndisplaced;
 };
+
+/* A run's metrics, queued for the chunk's one insert of metrics (store_insert_metrics), each
+ * with the chunk's record it belongs to. */
+static void queue_metrics(struct chunk *c, int64_t run_id, size_t record,
+			  const struct ingest_record *rec)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct ingest_metric *m = &rec->metrics[i];
+		ALLOC_GROW(c->metrics, c->nmetrics, c->metrics_alloc);
+		ALLOC_GROW(c->metric_of, c->nmetrics, c->metric_of_alloc);
+		c->metrics[c->nmetrics] = (struct store_metric_row){
+		    run_id,
+		    {
+			.name = m->name,
+			.kind = m->kind,
+			.unit = m->unit,
+			.better_higher = m->better_higher,
+			.median = m->median,
+			.p95 = m->p95,
+			.value = m->value,
+			.n = m->n,
+			.samples = m->samples,
+			.nsamples = m->nsamples,
+			.ladder = m->ladder,
+		    },
+		};
+		c->metric_of[c->nmetrics++] = record;
+	}
+}
 
 static void chunk_release(struct chunk *c)
 {
@@ -804,8 +804,7 @@ static int store_fresh(struct chunk *c, struct ingest_writer *w, size_t i,
 	       (c->on_main[i] ? 0 : INGEST_TAG_NOT_MAIN);
 	if ((ret = store_insert_run(&res[i].run_id, w->st, &run, err)))
 		return ret;
-	queue_metrics(&c->metrics, &c->nmetrics, &c->metrics_alloc, &c->metric_of,
-		      &c->metric_of_alloc, res[i].run_id, i, rec);
+	queue_metrics(c, res[i].run_id, i, rec);
 	for (unsigned t = 0; t < INGEST_NTAGS; t++)
 		if ((tags & 1u << t) &&
 		    (ret = store_add_tag(w->st, res[i].run_id, ingest_tag_name(t), err)))

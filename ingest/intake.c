@@ -174,13 +174,16 @@ int ingest_intake_parse(struct ingest_intake *in, struct ingest_batch *out, cons
 /* What a read takes at a time. */
 #define READ_CHUNK (1 << 16)
 
-/* A NUL byte at text[at]: no format benchline reads holds one. */
-static int refuse_nul(const char *path, size_t at, struct bl_error *err)
+/* A NUL byte at text[at], named by line and column: no format benchline reads holds one. */
+static int refuse_nul(const char *path, const char *text, size_t at, struct bl_error *err)
 {
+	struct ingest_json_cursor cur;
+
+	ingest_json_cursor_init(&cur);
+	ingest_json_cursor_advance(&cur, text, at);
 	return bl_error_set(err, BL_EINVALID,
-			    "%s: a NUL byte at byte %zu: not text (no format benchline reads "
-			    "holds one)",
-			    path, at + 1);
+			    "%s:%d:%d: a NUL byte: not text (no format benchline reads holds one)",
+			    path, cur.line, cur.column);
 }
 
 /* Whether the records are native ones, read by the native parser (which names a NUL byte by
@@ -204,7 +207,7 @@ static int check_nul(const struct ingest_intake *in, const char *path, const cha
 	if (nul == (size_t)-1)
 		return 0;
 	if (!native_format(in, path, text, nul))
-		return refuse_nul(path, nul, err);
+		return refuse_nul(path, text, nul, err);
 	*as = "benchline";
 	return 0;
 }
@@ -212,16 +215,17 @@ static int check_nul(const struct ingest_intake *in, const char *path, const cha
 /*
  * Appends what is left of fd to text (up to INGEST_MAX_FILE bytes in all), as it streams in,
  * and stops at the first NUL byte: a device or a pipe (/dev/zero) is never read to the cap
- * first (§13). *nul is the NUL's offset, or (size_t)-1 when there is none.
+ * first (§13). With eof, fd already ended and is not read again. *nul is the NUL's offset in
+ * text, or (size_t)-1 when there is none.
  */
-static int read_text_rest(struct strbuf *text, size_t *nul, int fd, const char *path,
+static int read_text_rest(struct strbuf *text, size_t *nul, int fd, int eof, const char *path,
 			  struct bl_error *err)
 {
 	const char *at = memchr(text->buf, '\0', text->len);
 	ssize_t n = 0;
 
 	*nul = at ? (size_t)(at - text->buf) : (size_t)-1;
-	while (*nul == (size_t)-1 && (n = read_once(text, fd, READ_CHUNK, path, err)) > 0) {
+	while (!eof && *nul == (size_t)-1 && (n = read_once(text, fd, READ_CHUNK, path, err)) > 0) {
 		if ((at = memchr(text->buf + text->len - (size_t)n, '\0', (size_t)n)))
 			*nul = (size_t)(at - text->buf);
 		else if (text->len > INGEST_MAX_FILE)
@@ -250,7 +254,7 @@ int ingest_intake_read(struct ingest_intake *in, struct ingest_batch *out, const
 	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return ingest_intake_parse(in, out, path, NULL, 0, NAN, err);
 	if ((ret = open_capped(&fd, path, INGEST_MAX_FILE, err)) ||
-	    (ret = read_text_rest(&text, &nul, fd, path, err)))
+	    (ret = read_text_rest(&text, &nul, fd, 0, path, err)))
 		goto done;
 	/* A NUL byte: the native parser names where it is; any other format is refused. */
 	if ((ret = check_nul(in, path, text.buf, nul, &as, err)))
@@ -374,7 +378,7 @@ static void *parse_streamed(void *data)
 		ret = stage_piece(s, &s->err);
 	pthread_mutex_lock(&s->lock);
 	s->done = 1;
-	s->ret = ret ? ret : 0;
+	s->ret = ret;
 	pthread_cond_broadcast(&s->moved);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -483,7 +487,7 @@ int ingest_intake_records(struct ingest_intake *in, struct store *st, const char
 	}
 	pthread_join(parser, NULL);
 	if (ret == PARSE_FAILED) {
-		ret = bl_error_set(err, s.ret, "%s", s.err.msg.buf);
+		ret = bl_error_set_kind(err, s.err.kind, s.ret, "%s", s.err.msg.buf);
 		goto done;
 	}
 	if (ret) {
@@ -574,7 +578,7 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 	struct strbuf text = STRBUF_INIT;
 	const char *format = in->format, *as, *saved;
 	struct stat sb;
-	size_t nul = (size_t)-1;
+	size_t nul;
 	int fd = -1, eof = 0, ret = 0;
 
 	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -597,13 +601,8 @@ int ingest_intake_file(struct ingest_intake *in, struct store *st, const char *p
 		goto done;
 	}
 	/* a whole document: the rest of it read into memory, but never past a NUL byte */
-	if (!eof && (ret = read_text_rest(&text, &nul, fd, path, err)))
-		goto done;
-	if (eof) {
-		const char *at = memchr(text.buf, '\0', text.len);
-		nul = at ? (size_t)(at - text.buf) : (size_t)-1;
-	}
-	if ((ret = check_nul(in, path, text.buf, nul, &as, err)))
+	if ((ret = read_text_rest(&text, &nul, fd, eof, path, err)) ||
+	    (ret = check_nul(in, path, text.buf, nul, &as, err)))
 		goto done;
 	saved = in->format;
 	in->format = as;

@@ -89,10 +89,18 @@ static void put_align(struct strbuf *sb)
 	put(sb, zeros, (8 - sb->len % 8) % 8);
 }
 
+/* Where pack puts things a reader needs before unpacking: after the two 32-bit words (the
+ * length, padding), ints[], whose last is the count of metrics, then reals[]. */
+#define PACKED_NINTS	   8
+#define PACKED_NMETRICS_AT (8 + (PACKED_NINTS - 1) * 8)
+/* The least a packed record takes: its length, padding, the integers and the reals. */
+#define PACKED_MIN (8 + PACKED_NINTS * 8 + 2 * 8)
+
 static void pack(struct strbuf *sb, const struct ingest_record *rec)
 {
-	int64_t ints[] = {rec->harness_version, rec->dirty, rec->baseline, rec->has_preflight,
-			  rec->preflight_quiet, rec->line,  rec->column,   (int64_t)rec->nmetrics};
+	int64_t ints[PACKED_NINTS] = {
+	    rec->harness_version, rec->dirty, rec->baseline, rec->has_preflight,
+	    rec->preflight_quiet, rec->line,  rec->column,   (int64_t)rec->nmetrics};
 	double reals[] = {rec->committed_at, rec->started_at};
 
 	strbuf_setlen(sb, 0);
@@ -212,7 +220,7 @@ static int unpack(struct ingest_record *rec, struct ingest_metric *metrics, cons
 		  size_t len, struct bl_error *err)
 {
 	struct reader r = {p, p + len, 0};
-	int64_t ints[8];
+	int64_t ints[PACKED_NINTS];
 	double reals[2];
 	const void *at;
 
@@ -308,9 +316,6 @@ static uint32_t packed_len(const char *p)
 	return n;
 }
 
-/* The least a packed record takes: its length, padding, the integers and the reals. */
-#define PACKED_MIN (8 + 8 * 8 + 2 * 8)
-
 int ingest_stage_read(struct ingest_stage_reader *r, const struct ingest_stage *sg, uint64_t bytes,
 		      size_t max, struct bl_error *err)
 {
@@ -326,7 +331,8 @@ int ingest_stage_read(struct ingest_stage_reader *r, const struct ingest_stage *
 			if (len < PACKED_MIN || len % 8)
 				goto damaged;
 			if (len <= have) {
-				memcpy(&count, r->buf.buf + off + 8 + 7 * 8, sizeof(count));
+				memcpy(&count, r->buf.buf + off + PACKED_NMETRICS_AT,
+				       sizeof(count));
 				if (count < 0 || (uint64_t)count > len)
 					goto damaged;
 				ALLOC_GROW(r->recs, r->nr, r->alloc);

@@ -34,9 +34,8 @@ static void ids_json(struct strbuf *sb, const int64_t *v, size_t n)
 typedef int row_fn(struct store *st, struct store_stmt *s, size_t index, void *data,
 		   struct bl_error *err);
 
-/* Runs statement id with json as its first parameter (and count, when not 0, as its second),
- * handing each row to fn with the index its first column gives (one of the n values asked
- * about). */
+/* Runs statement id with json (an array of n values) as its only parameter, handing each row
+ * to fn with the index its first column gives; an index outside the n values is an error. */
 static int each_row(struct store *st, enum sql_stmt id, const struct strbuf *json, size_t n,
 		    row_fn *fn, void *data, const char *what, struct bl_error *err)
 {

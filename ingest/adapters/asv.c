@@ -400,13 +400,22 @@ static int read_json_file(json_t **out, struct strbuf *text, const char *path, s
 	return adapters_load_json(out, path, text->buf, text->len, err);
 }
 
+static void free_list(char **list, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(list[i]);
+	free(list);
+}
+
 /* The names in dir (not . and ..) whose entries are regular files (want_dir 0) or
- * directories (1), sorted; symbolic links are never followed. */
+ * directories (1), sorted; symbolic links are never followed. More than
+ * ADAPTERS_HISTORY_MAX_FILES is an error, never a part of the history read. */
 static int list_dir(char ***out, size_t *nr, const char *dir, int want_dir, struct bl_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct dirent *e;
 	size_t alloc = 0;
+	int ret = 0;
 	DIR *d = opendir(dir);
 
 	*out = NULL;
@@ -422,23 +431,25 @@ static int list_dir(char ***out, size_t *nr, const char *dir, int want_dir, stru
 		if (lstat(path.buf, &st) ||
 		    (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
 			continue;
-		if (*nr >= ADAPTERS_HISTORY_MAX_FILES)
+		if (*nr >= ADAPTERS_HISTORY_MAX_FILES) {
+			ret = bl_error_set(err, BL_ETOOBIG, "%s: over %d %s", dir,
+					   ADAPTERS_HISTORY_MAX_FILES,
+					   want_dir ? "directories" : "files");
 			break;
+		}
 		ALLOC_GROW(*out, *nr, alloc);
 		(*out)[(*nr)++] = xstrdup(e->d_name);
 	}
 	closedir(d);
 	strbuf_release(&path);
-	if (*nr)
+	if (ret) {
+		free_list(*out, *nr);
+		*out = NULL;
+		*nr = 0;
+	} else if (*nr) {
 		qsort(*out, *nr, sizeof(**out), cmp_strp);
-	return 0;
-}
-
-static void free_list(char **list, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		free(list[i]);
-	free(list);
+	}
+	return ret;
 }
 
 static int is_json_name(const char *name)
@@ -622,6 +633,8 @@ struct revision {
 struct site {
 	struct ingest_history *h;
 	json_t *index, *benchmarks, *machines, *param_keys;
+	const char *index_path, *index_text; /* index.json, for messages about it */
+	size_t index_len;
 	struct revision *revs;
 	size_t nrevs;
 	char **graphs; /* paths under graphs/, sorted */
@@ -836,9 +849,15 @@ static int site_graph(struct site *s, const char *root, const char *rel, struct 
 	bparams = json_object_get(desc, "params");
 	names = json_object_get(desc, "param_names");
 	if (json_array_size(bparams) && !(ncomb = combinations(bparams))) {
-		ret = bl_error_set(err, BL_EINVALID,
-				   "%s: index.json: benchmarks.%s.params: expected a list of lists",
-				   path.buf, stem.buf);
+		/* index.json's fault: named where it is there */
+		struct adapters_input ia;
+		struct adapters_path ip = {.n = 0};
+		adapters_history_input(&ia, h, s->index_path, s->index_text, s->index_len, err);
+		adapters_path_key(&ip, "benchmarks");
+		adapters_path_key(&ip, stem.buf);
+		adapters_path_key(&ip, "params");
+		ret = adapters_json_fail(&ia, &ip, INGEST_AT_VALUE,
+					 "expected a list of lists of parameter values");
 		goto done;
 	}
 	memset(&pt, 0, sizeof(pt));
@@ -930,7 +949,7 @@ done:
 
 int adapters_history_asv_html(struct ingest_history *h, struct bl_error *err)
 {
-	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, index = STRBUF_INIT, text = STRBUF_INIT;
 	struct site s;
 	int ret;
 
@@ -949,21 +968,23 @@ int adapters_history_asv_html(struct ingest_history *h, struct bl_error *err)
 									: "no index.json");
 		goto done;
 	}
-	strbuf_addf(&path, "%s/index.json", h->path);
-	if ((ret = read_json_file(&s.index, &text, path.buf, err)))
+	strbuf_addf(&index, "%s/index.json", h->path);
+	if ((ret = read_json_file(&s.index, &text, index.buf, err)))
 		goto done;
 	if (!json_is_object(json_object_get(s.index, "revision_to_hash")) ||
 	    !json_is_object(json_object_get(s.index, "benchmarks"))) {
-		ret = adapters_not_a(err, path.buf, text.buf, text.len,
+		ret = adapters_not_a(err, index.buf, text.buf, text.len,
 				     ingest_json_skip_ws(text.buf, text.len, 0), "asv's index.json",
 				     "\"revision_to_hash\" and \"benchmarks\" objects", NULL);
 		goto done;
 	}
+	s.index_path = index.buf;
+	s.index_text = text.buf;
+	s.index_len = text.len;
 	s.benchmarks = json_object_get(s.index, "benchmarks");
 	s.machines = json_object_get(s.index, "machines");
 	s.param_keys = json_object_get(s.index, "params");
 	load_revisions(&s);
-	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/graphs", h->path);
 	if ((ret = collect_graphs(&s, path.buf, "", 0, err)))
 		goto done;
@@ -982,6 +1003,7 @@ done:
 	strbuf_release(&s.env);
 	strbuf_release(&s.config);
 	strbuf_release(&path);
+	strbuf_release(&index);
 	strbuf_release(&text);
 	return ret;
 }

@@ -39,7 +39,7 @@ struct bencher {
 	const struct adapters_input *a;
 	struct pending *list;
 	size_t nr, alloc;
-	json_t *index; /* key -> position in list */
+	struct intern index; /* keys, numbered by position in list */
 	struct strbuf key, config;
 };
 
@@ -59,7 +59,7 @@ static void bencher_release(struct bencher *b)
 		free(pd->branch);
 	}
 	free(b->list);
-	json_decref(b->index);
+	intern_release(&b->index);
 	strbuf_release(&b->key);
 	strbuf_release(&b->config);
 }
@@ -138,7 +138,8 @@ static int parse_point(struct bencher *b, struct adapters_path *p, json_t *point
 {
 	const struct adapters_input *a = b->a;
 	const char *report = NULL, *hash = NULL, *start = NULL;
-	json_t *version = NULL, *known;
+	json_t *version = NULL;
+	int64_t known;
 	struct pending *pd;
 	struct measure *m;
 	double value = NAN, started;
@@ -167,9 +168,9 @@ static int parse_point(struct bencher *b, struct adapters_path *p, json_t *point
 	strbuf_reset(&b->key);
 	strbuf_addf(&b->key, "%s%c%s%c%s%c%s", what[1], 0x1f, what[2], 0x1f, b->config.buf, 0x1f,
 		    report);
-	known = json_object_get(b->index, b->key.buf);
-	if (known) {
-		pd = &b->list[json_integer_value(known)];
+	known = intern_find(&b->index, b->key.buf);
+	if (known >= 0) {
+		pd = &b->list[known];
 		if (started < pd->started_at)
 			pd->started_at = started;
 	} else {
@@ -184,7 +185,8 @@ static int parse_point(struct bencher *b, struct adapters_path *p, json_t *point
 		pd->started_at = started;
 		pd->line = line;
 		pd->column = column;
-		json_object_set_new(b->index, b->key.buf, json_integer((json_int_t)b->nr++));
+		intern_add(&b->index, b->key.buf); /* number b->nr */
+		b->nr++;
 	}
 	m = measure_of(pd, what[3], units);
 	if (m->nr >= INGEST_MAX_SAMPLES)
@@ -297,7 +299,7 @@ int adapters_history_bencher(struct ingest_history *h, const char *name, const c
 	int ret, kind = adapters_detect_history(text, len);
 
 	memset(&b, 0, sizeof(b));
-	b.index = json_object();
+	intern_init(&b.index);
 	strbuf_init(&b.key, 0);
 	strbuf_init(&b.config, 0);
 	/* another tool's file says so before its fields are missed one by one */

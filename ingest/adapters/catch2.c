@@ -484,30 +484,27 @@ int adapters_catch2(struct ingest_batch *out, const struct adapters_input *a)
 			test_case = at ? xstrdup(at->value.buf) : NULL;
 		} else if (!strcmp(x->tag, "BenchmarkResults")) {
 			const struct attr *at;
-			if (x->closing) {
-				ret = finish_bench(out, x, &common, &b, seen);
-				bench_release(&b);
-				nbench++;
-				if (ret)
+			if (!x->closing) {
+				if (b.open) {
+					ret = fail(x, x->tag_off,
+						   "<BenchmarkResults> inside another");
 					goto done;
-				continue;
+				}
+				if (!(at = attr_of(x, "name"))) {
+					ret = fail(x, x->tag_off,
+						   "<BenchmarkResults>: missing required attribute "
+						   "name");
+					goto done;
+				}
+				b.open = 1;
+				b.name = xstrdup(at->value.buf);
+				b.test_case = test_case ? xstrdup(test_case) : NULL;
+				b.off = x->tag_off;
+				if ((ret = attr_number(x, "samples", 0, &b.samples)))
+					goto done;
 			}
-			if (b.open) {
-				ret = fail(x, x->tag_off, "<BenchmarkResults> inside another");
-				goto done;
-			}
-			if (!(at = attr_of(x, "name"))) {
-				ret = fail(x, x->tag_off,
-					   "<BenchmarkResults>: missing required attribute name");
-				goto done;
-			}
-			b.open = 1;
-			b.name = xstrdup(at->value.buf);
-			b.test_case = test_case ? xstrdup(test_case) : NULL;
-			b.off = x->tag_off;
-			if ((ret = attr_number(x, "samples", 0, &b.samples)))
-				goto done;
-			if (x->empty) {
+			/* it ends here (closed, or empty): its record */
+			if (x->closing || x->empty) {
 				ret = finish_bench(out, x, &common, &b, seen);
 				bench_release(&b);
 				nbench++;

@@ -92,7 +92,7 @@ static void metric_of(struct gab_metric *m, const char *unit, const char *tool)
 
 /* "gab-" and the suite's name in lower case, runs of other characters than [a-z0-9.] one '-',
  * '+' read as 'p' ("C++ Benchmark": gab-cpp-benchmark), made unique with -2, -3... */
-static void suite_machine(char out[65], const char *suite, json_t *taken)
+static void suite_machine(char out[65], const char *suite, struct intern *taken)
 {
 	struct strbuf m = STRBUF_INIT;
 	char base[65];
@@ -116,14 +116,14 @@ static void suite_machine(char out[65], const char *suite, json_t *taken)
 		strbuf_setlen(&m, m.len - 1);
 	adapters_machine_name(base, m.buf);
 	snprintf(out, 65, "%s", base);
-	for (int n = 2; json_object_get(taken, out); n++) {
+	for (int n = 2; intern_find(taken, out) >= 0; n++) {
 		char suffix[16];
 		size_t keep;
 		snprintf(suffix, sizeof(suffix), "-%d", n);
 		keep = strlen(base) + strlen(suffix) > 64 ? 64 - strlen(suffix) : strlen(base);
 		snprintf(out, 65, "%.*s%s", (int)keep, base, suffix);
 	}
-	json_object_set_new(taken, out, json_true());
+	intern_add(taken, out);
 	strbuf_release(&m);
 }
 
@@ -228,7 +228,7 @@ done:
 }
 
 static int parse_suite(struct gab *g, struct adapters_path *p, const char *suite, json_t *list,
-		       json_t *taken)
+		       struct intern *taken)
 {
 	const struct adapters_input *a = g->a;
 	const struct ingest_defaults *d = g->h->defaults;
@@ -292,13 +292,15 @@ int adapters_history_gab(struct ingest_history *h, const char *name, const char 
 	struct adapters_input a;
 	struct adapters_path p = {.n = 0};
 	struct gab g;
-	json_t *doc = NULL, *entries = NULL, *list, *taken = json_object();
+	json_t *doc = NULL, *entries = NULL, *list;
+	struct intern taken;
 	const char *suite;
 	size_t start = json_start(text, len), end;
 	int ret;
 
 	memset(&g, 0, sizeof(g));
 	strbuf_init(&g.metric.unit, 0);
+	intern_init(&taken);
 	if (start == len) {
 		ret = adapters_not_a(err, name, text, len, ingest_json_skip_ws(text, len, 0),
 				     "github-action-benchmark's data.js",
@@ -332,14 +334,14 @@ int adapters_history_gab(struct ingest_history *h, const char *name, const char 
 	adapters_path_key(&p, "entries");
 	json_object_foreach (entries, suite, list) {
 		adapters_path_key(&p, suite);
-		ret = parse_suite(&g, &p, suite, list, taken);
+		ret = parse_suite(&g, &p, suite, list, &taken);
 		adapters_path_pop(&p);
 		if (ret)
 			break;
 	}
 done:
 	json_decref(doc);
-	json_decref(taken);
+	intern_release(&taken);
 	strbuf_release(&json);
 	strbuf_release(&g.metric.unit);
 	return ret;

@@ -203,6 +203,7 @@ int adapters_history(struct ingest_history *h, struct bl_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct stat st;
+	const char *nul;
 	int ret, dir;
 
 	for (size_t i = 0; i < INGEST_NSKIPS; i++)
@@ -236,11 +237,9 @@ int adapters_history(struct ingest_history *h, struct bl_error *err)
 		}
 		if ((ret = read_file_capped(&text, h->path, INGEST_MAX_FILE, err)))
 			break;
-		if (memchr(text.buf, '\0', text.len)) {
-			ret = adapters_fail_at(
-			    err, h->path, text.buf,
-			    (size_t)((const char *)memchr(text.buf, '\0', text.len) - text.buf),
-			    "nul byte in file");
+		if ((nul = memchr(text.buf, '\0', text.len))) {
+			ret = adapters_fail_at(err, h->path, text.buf, (size_t)(nul - text.buf),
+					       "nul byte in file");
 			break;
 		}
 		ret = h->from == HISTORY_GAB

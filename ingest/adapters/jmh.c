@@ -159,7 +159,7 @@ struct jmh {
 	struct adapters_common common;
 	struct ingest_record *pending; /* one per benchmark and parameter set, in order */
 	size_t nr, alloc;
-	json_t *index; /* benchmark and config -> position in pending */
+	struct intern index; /* benchmark and config, numbered by position in pending */
 	struct strbuf config;
 };
 
@@ -167,7 +167,8 @@ static int parse_entry(struct jmh *j, struct adapters_path *p, json_t *e, int li
 {
 	const struct adapters_input *a = j->a;
 	const char *bench = NULL, *mode = NULL, *key;
-	json_t *params = NULL, *primary = NULL, *secondary = NULL, *v, *known;
+	json_t *params = NULL, *primary = NULL, *secondary = NULL, *v;
+	int64_t known;
 	struct ingest_record *rec;
 	struct strbuf id = STRBUF_INIT;
 	int ret;
@@ -193,9 +194,9 @@ static int parse_entry(struct jmh *j, struct adapters_path *p, json_t *e, int li
 		adapters_config_add_json(&j->config, key, v);
 	}
 	strbuf_addf(&id, "%s%c%s", bench, 0x1f, j->config.buf);
-	known = json_object_get(j->index, id.buf);
-	if (known) {
-		rec = &j->pending[json_integer_value(known)];
+	known = intern_find(&j->index, id.buf);
+	if (known >= 0) {
+		rec = &j->pending[known];
 	} else {
 		struct adapters_common c = j->common;
 		ALLOC_GROW(j->pending, j->nr, j->alloc);
@@ -204,7 +205,8 @@ static int parse_entry(struct jmh *j, struct adapters_path *p, json_t *e, int li
 		if ((ret = adapters_record_init(rec, &c, bench, line, column, a->name, a->err)))
 			goto done;
 		rec->primary = xstrdup(mode);
-		json_object_set_new(j->index, id.buf, json_integer((json_int_t)j->nr++));
+		intern_add(&j->index, id.buf); /* number j->nr */
+		j->nr++;
 	}
 	adapters_path_key(p, "primaryMetric");
 	ret = add_metric(rec, a, p, primary, mode, mode);
@@ -261,7 +263,7 @@ int adapters_jmh(struct ingest_batch *out, const struct adapters_input *a)
 
 	memset(&j, 0, sizeof(j));
 	j.a = a;
-	j.index = json_object();
+	intern_init(&j.index);
 	strbuf_init(&j.config, 0);
 	adapters_file_info_init(&fi);
 	if ((ret = adapters_load_json_any(&doc, a->name, a->text, a->len, a->err)))
@@ -299,7 +301,7 @@ done:
 	for (; pushed < j.nr; pushed++)
 		ingest_record_release(&j.pending[pushed]);
 	free(j.pending);
-	json_decref(j.index);
+	intern_release(&j.index);
 	json_decref(doc);
 	strbuf_release(&j.config);
 	adapters_file_info_release(&fi);

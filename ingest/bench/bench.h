@@ -245,11 +245,6 @@ void bench_sweep_result_release(struct bench_sweep_result *r);
  * Shared by the files of ingest/bench/ only.
  */
 
-/* A line about a step ("the machine is busy ...") handed to the caller's note callback (fn
- * NULL: nothing), for the use cases here, which never print. */
-void bl_note(void (*fn)(const char *line, void *data), void *data, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* --- Deterministic counters (§9.6, counters.c) --- */
 
 /* The benchmark of counter records: the benchmark's own name when the command holds

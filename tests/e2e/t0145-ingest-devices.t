@@ -10,7 +10,7 @@ echo secret >token
 
 test_expect '/dev/zero: refused at its first byte, stored nowhere' '
 	expect_exit 2 bl ingest /dev/zero 2>err &&
-	echo "benchline: /dev/zero: a NUL byte at byte 1: not text (no format benchline reads holds one)" >expect &&
+	echo "benchline: /dev/zero:1:1: a NUL byte: not text (no format benchline reads holds one)" >expect &&
 	test_cmp expect err &&
 	expect_exit 2 bl ingest --format gbench /dev/zero 2>err &&
 	test_cmp expect err &&
@@ -32,6 +32,14 @@ for fmt in auto gbench hyperfine gotest benchline; do
 		test ! -e spool
 	'
 done
+test_expect 'a NUL byte in another format is named by line and column, nothing stored' '
+	native_lines 1 >one.jsonl && bl ingest one.jsonl >out &&
+	printf "{\n  \"x\000 \"}\n" >nul.json &&
+	expect_exit 2 bl ingest --format gbench nul.json 2>err &&
+	echo "benchline: nul.json:2:5: a NUL byte: not text (no format benchline reads holds one)" >expect &&
+	test_cmp expect err &&
+	test "$(db_sql "$BENCHLINE_DB" "select count(*) from runs")" = 1
+'
 test_expect 'a NUL after good native records is still named by line and column' '
 	{ native_lines 3; printf "\000"; } | { bl ingest - >out 2>err; echo $? >rc; } &&
 	echo 2 >expect && test_cmp expect rc &&

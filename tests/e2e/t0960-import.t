@@ -121,6 +121,24 @@ test_expect 'a bad value in the middle of a history: its position, and nothing o
 	test "$(runs bad.db)" = 0
 '
 
+test_expect 'asv-html: parameters that are no list of lists are named where index.json has them' '
+	cp -r imp/asv-html badparams &&
+	perl -pi -e '"'"'s/\[\["100", "1000"\]\]/[7]/'"'"' badparams/index.json &&
+	col=$(perl -ne '"'"'print index($_, q("params": [7])) + 11'"'"' badparams/index.json) &&
+	expect_exit 2 bl --db badparams.db import --from asv-html badparams 2>err &&
+	echo "benchline: badparams/index.json:1:$col: benchmarks.benchmarks.TimeSuite.time_search.params: expected a list of lists of parameter values" >expect &&
+	test_cmp expect err &&
+	test "$(runs badparams.db)" = 0
+'
+
+test_expect 'a NUL byte in a data.js is named by line and column, nothing stored' '
+	printf "window.BENCHMARK_DATA = {\n  \000}\n" >nul.js &&
+	expect_exit 2 bl --db nul.db import --from gab nul.js 2>err &&
+	echo "benchline: nul.js:2:3: nul byte in file" >expect &&
+	test_cmp expect err &&
+	test "$(runs nul.db)" = 0
+'
+
 test_expect 'usage: --from is needed and named; one history at a time' '
 	expect_exit 2 bl import imp/gab/data.js 2>err &&
 	grep -q "^benchline: import needs --from TOOL (asv, asv-html, gab or bencher)$" err &&
@@ -130,6 +148,12 @@ test_expect 'usage: --from is needed and named; one history at a time' '
 	grep -q "^benchline: import reads one history at a time$" err &&
 	expect_exit 2 bl import --from asv 2>err &&
 	grep -q "^benchline: no directory to import$" err
+'
+
+test_expect 'usage: an invalid --machine is named, and no database is made' '
+	expect_exit 2 bl --db nomachine.db import --from gab --machine "a b" imp/gab/data.js 2>err &&
+	grep -q "^benchline: invalid machine name .a b. (expected \[A-Za-z0-9._-\]{1,64})$" err &&
+	test ! -e nomachine.db
 '
 
 # A repository whose commits a data.js names, for --repo: its benchline.json measures src/

@@ -22,6 +22,7 @@
 #include "common/common.h"
 #include "ingest/adapters/adapters.h"
 #include "ingest/ingest.h"
+#include "unit_records.h"
 
 #define assert_double_equal(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 /* Relative closeness, for figures computed from the fixtures' values. */
@@ -156,15 +157,6 @@ static const struct ingest_record *record(const struct ingest_batch *b, const ch
 	return NULL;
 }
 
-static const struct ingest_metric *metric(const struct ingest_record *rec, const char *name)
-{
-	for (size_t i = 0; i < rec->nmetrics; i++)
-		if (!strcmp(rec->metrics[i].name, name))
-			return &rec->metrics[i];
-	fail_msg("%s: no metric %s", rec->benchmark, name);
-	return NULL;
-}
-
 static void assert_metric(const struct ingest_metric *m, enum metric_kind kind, const char *unit,
 			  int better_higher, size_t nsamples)
 {
@@ -223,26 +215,26 @@ static void bmf_fixture(void **state)
 	assert_from_flags(rec);
 	assert_int_equal(rec->nmetrics, 2);
 	assert_string_equal(rec->primary, "latency");
-	m = metric(rec, "latency");
+	m = unit_metric(rec, "latency");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 0);
 	assert_double_equal(m->median, 18234.0, 0);
 	assert_true(isnan(m->p95));
-	m = metric(rec, "throughput");
+	m = unit_metric(rec, "throughput");
 	assert_metric(m, METRIC_TIMED, "ops/s", 1, 0);
 	assert_double_equal(m->median, 54842.1, 0);
 
-	m = metric(record(&b, "/bin/sh -c ./build.sh"), "build-time");
+	m = unit_metric(record(&b, "/bin/sh -c ./build.sh"), "build-time");
 	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_double_equal(m->median, 87.0, 0);
 
-	m = metric(record(&b, "benchline-binary"), "file-size");
+	m = unit_metric(record(&b, "benchline-binary"), "file-size");
 	assert_metric(m, METRIC_COUNTED, "B", 0, 0);
 	assert_double_equal(m->value, 1843200.0, 0);
 	assert_true(isnan(m->median));
 
 	rec = record(&b, "alloc_heavy");
 	assert_string_equal(rec->primary, "latency");
-	m = metric(rec, "Total Bytes");
+	m = unit_metric(rec, "Total Bytes");
 	assert_metric(m, METRIC_TIMED, "", 0, 0);
 	assert_double_equal(m->median, 662, 0);
 	ingest_batch_release(&b);
@@ -289,17 +281,17 @@ static void gbench_fixture(void **state)
 	assert_string_equal(rec->machine_info, "{\"mhz_per_cpu\":2096,\"num_cpus\":2}");
 	assert_int_equal(rec->nmetrics, 3);
 	/* five repetitions: five samples, not nine */
-	m = metric(rec, "real_time");
+	m = unit_metric(rec, "real_time");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 5);
 	assert_close(m->samples[0], 28.534552793849787);
 	assert_close(m->samples[4], 25.991132162720294);
 	/* nearest rank: the 3rd of 5 sorted, 19.31 23.58 25.99 26.79 28.53 */
 	assert_close(m->median, 25.991132162720294);
 	assert_close(m->p95, 28.534552793849787);
-	m = metric(rec, "cpu_time");
+	m = unit_metric(rec, "cpu_time");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 5);
 	assert_close(m->samples[1], 12.012514747866113);
-	m = metric(rec, "bytes_per_second");
+	m = unit_metric(rec, "bytes_per_second");
 	assert_metric(m, METRIC_TIMED, "B/s", 1, 5);
 	assert_close(m->samples[0], 5380626187.220304);
 
@@ -307,15 +299,15 @@ static void gbench_fixture(void **state)
 	assert_string_equal(rec->benchmark, "BM_Accumulate");
 	assert_int_equal(rec->line, 154);
 	assert_int_equal(rec->nmetrics, 4);
-	m = metric(rec, "real_time");
+	m = unit_metric(rec, "real_time");
 	assert_metric(m, METRIC_TIMED, "us", 0, 5);
 	assert_close(m->samples[2], 0.5274914974559034);
-	m = metric(rec, "cpu_time");
+	m = unit_metric(rec, "cpu_time");
 	assert_metric(m, METRIC_TIMED, "us", 0, 5);
-	m = metric(rec, "items_per_second");
+	m = unit_metric(rec, "items_per_second");
 	assert_metric(m, METRIC_TIMED, "items/s", 1, 5);
 	/* a user counter: timed, no unit */
-	m = metric(rec, "elements");
+	m = unit_metric(rec, "elements");
 	assert_metric(m, METRIC_TIMED, "", 0, 5);
 	assert_double_equal(m->median, 1000, 0);
 	ingest_batch_release(&b);
@@ -376,16 +368,16 @@ static void gbench_aggregates_only_and_errors_skipped(void **state)
 	assert_int_equal(b.records[0].line, 3);
 	/* an old date without an offset is taken as UTC */
 	assert_double_equal(b.records[0].started_at, 1470159886.0, 0);
-	m = metric(&b.records[0], "real_time");
+	m = unit_metric(&b.records[0], "real_time");
 	assert_metric(m, METRIC_TIMED, "ms", 0, 0);
 	assert_double_equal(m->median, 10, 0); /* the median row, not the mean */
-	assert_double_equal(metric(&b.records[0], "cpu_time")->median, 9, 0);
+	assert_double_equal(unit_metric(&b.records[0], "cpu_time")->median, 9, 0);
 	/* no run_name: the name without its /repeats: suffix; no time_unit: ns */
 	assert_string_equal(b.records[1].benchmark, "BM_Old");
-	m = metric(&b.records[1], "real_time");
+	m = unit_metric(&b.records[1], "real_time");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 2);
 	assert_double_equal(m->median, 4, 0);
-	m = metric(&b.records[1], "allocs_per_iter");
+	m = unit_metric(&b.records[1], "allocs_per_iter");
 	assert_metric(m, METRIC_COUNTED, "allocs", 0, 0);
 	assert_double_equal(m->value, 2, 0);
 	ingest_batch_release(&b);
@@ -455,22 +447,22 @@ static void hyperfine_fixture(void **state)
 	assert_int_equal(rec->column, 5);
 	assert_string_equal(rec->primary, "time");
 	assert_int_equal(rec->nmetrics, 3);
-	m = metric(rec, "time");
+	m = unit_metric(rec, "time");
 	assert_metric(m, METRIC_TIMED, "s", 0, 5);
 	assert_close(m->samples[0], 0.01108088914);
 	assert_close(m->samples[4], 0.03459098914);
 	assert_close(m->median, 0.02722765914);
 	assert_close(m->p95, 0.03459098914);
-	m = metric(rec, "user");
+	m = unit_metric(rec, "user");
 	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_close(m->median, 0.003942024);
-	m = metric(rec, "system");
+	m = unit_metric(rec, "system");
 	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_close(m->median, 0.004674880000000001);
 	rec = &b.records[1];
 	assert_string_equal(rec->benchmark, "sleep 0.02");
 	assert_int_equal(rec->line, 27);
-	assert_close(metric(rec, "time")->samples[2], 0.03112263414);
+	assert_close(unit_metric(rec, "time")->samples[2], 0.03112263414);
 	ingest_batch_release(&b);
 }
 
@@ -488,7 +480,7 @@ static void hyperfine_command_name_and_no_times(void **state)
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "fast");
 	assert_int_equal(b.records[0].nmetrics, 1);
-	m = metric(&b.records[0], "time");
+	m = unit_metric(&b.records[0], "time");
 	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_double_equal(m->median, 0.25, 0);
 	ingest_batch_release(&b);
@@ -533,7 +525,7 @@ static void pytest_fixture(void **state)
 	assert_int_equal(rec->line, 31);
 	assert_int_equal(rec->column, 9);
 	assert_int_equal(rec->nmetrics, 1);
-	m = metric(rec, "time");
+	m = unit_metric(rec, "time");
 	assert_metric(m, METRIC_TIMED, "s", 0, 5);
 	assert_close(m->samples[0], 5.962199998066353e-06);
 	assert_close(m->samples[3], 1.867040000433917e-05);
@@ -542,7 +534,7 @@ static void pytest_fixture(void **state)
 	assert_close(m->p95, 1.867040000433917e-05);
 	rec = &b.records[1];
 	assert_string_equal(rec->benchmark, "test_demo.py::test_sorted");
-	assert_close(metric(rec, "time")->samples[1], 1.2743100000989217e-06);
+	assert_close(unit_metric(rec, "time")->samples[1], 1.2743100000989217e-06);
 	ingest_batch_release(&b);
 }
 
@@ -583,7 +575,7 @@ static void pytest_without_data(void **state)
 	parse_ok(&b, "auto", "p.json", text, sizeof(text) - 1, &d);
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "test_x"); /* no fullname: name */
-	m = metric(&b.records[0], "time");
+	m = unit_metric(&b.records[0], "time");
 	assert_metric(m, METRIC_TIMED, "s", 0, 0);
 	assert_double_equal(m->median, 0.002, 0);
 	assert_true(isnan(m->p95));
@@ -647,38 +639,38 @@ static void gotest_fixture(void **state)
 	assert_string_equal(rec->primary, "ns/op");
 	assert_int_equal(rec->nmetrics, 3);
 	/* -count 3: three samples */
-	m = metric(rec, "ns/op");
+	m = unit_metric(rec, "ns/op");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 3);
 	assert_double_equal(m->samples[0], 5603, 0);
 	assert_double_equal(m->samples[1], 5115, 0);
 	assert_double_equal(m->samples[2], 4770, 0);
 	assert_double_equal(m->median, 5115, 0);
 	assert_double_equal(m->p95, 5603, 0);
-	m = metric(rec, "B/op");
+	m = unit_metric(rec, "B/op");
 	assert_metric(m, METRIC_COUNTED, "B", 0, 0);
 	assert_double_equal(m->value, 0, 0);
-	m = metric(rec, "allocs/op");
+	m = unit_metric(rec, "allocs/op");
 	assert_metric(m, METRIC_COUNTED, "allocs", 0, 0);
 
 	rec = &b.records[1];
 	assert_string_equal(rec->benchmark, "benchline.test/gobench.BenchmarkJoin-2");
 	assert_int_equal(rec->line, 8);
 	assert_int_equal(rec->nmetrics, 4);
-	m = metric(rec, "ns/op");
+	m = unit_metric(rec, "ns/op");
 	assert_double_equal(m->samples[0], 519.9, 1e-12);
 	assert_double_equal(m->median, 346.2, 1e-12);
-	m = metric(rec, "MB/s");
+	m = unit_metric(rec, "MB/s");
 	assert_metric(m, METRIC_TIMED, "MB/s", 1, 3);
 	assert_double_equal(m->samples[1], 195.47, 1e-12);
-	m = metric(rec, "B/op");
+	m = unit_metric(rec, "B/op");
 	assert_metric(m, METRIC_COUNTED, "B", 0, 0);
 	assert_double_equal(m->value, 208, 0);
-	assert_double_equal(metric(rec, "allocs/op")->value, 2, 0);
+	assert_double_equal(unit_metric(rec, "allocs/op")->value, 2, 0);
 
 	/* a sub-benchmark with a custom x/op metric */
 	rec = &b.records[2];
 	assert_string_equal(rec->benchmark, "benchline.test/gobench.BenchmarkSub/n=5-2");
-	m = metric(rec, "depth/op");
+	m = unit_metric(rec, "depth/op");
 	assert_metric(m, METRIC_TIMED, "depth", 0, 3);
 	assert_double_equal(m->median, 5, 0);
 	assert_string_equal(b.records[3].benchmark, "benchline.test/gobench.BenchmarkSub/n=10-2");
@@ -707,12 +699,12 @@ static void gotest_lines(void **state)
 	assert_string_equal(b.records[0].benchmark, "BenchmarkA-8");
 	assert_int_equal(b.records[0].line, 4);
 	assert_null(b.records[0].machine_info);
-	m = metric(&b.records[0], "ns/op");
+	m = unit_metric(&b.records[0], "ns/op");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 2);
 	assert_double_equal(m->samples[0], 10.5, 0);
-	m = metric(&b.records[0], "widgets");
+	m = unit_metric(&b.records[0], "widgets");
 	assert_metric(m, METRIC_TIMED, "widgets", 0, 2);
-	m = metric(&b.records[0], "MB/s");
+	m = unit_metric(&b.records[0], "MB/s");
 	assert_metric(m, METRIC_TIMED, "MB/s", 1, 2);
 	assert_double_equal(m->samples[1], 9, 0);
 	ingest_batch_release(&b);
@@ -758,7 +750,7 @@ static void criterion_fixture(void **state)
 	assert_from_flags(rec);
 	assert_string_equal(rec->primary, "time");
 	assert_int_equal(rec->nmetrics, 1);
-	m = metric(rec, "time");
+	m = unit_metric(rec, "time");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 10);
 	/* times[i] / iters[i] */
 	assert_close(m->samples[0], 244701.6 / 10);
@@ -770,10 +762,10 @@ static void criterion_fixture(void **state)
 	rec = &b.records[1];
 	assert_string_equal(rec->benchmark, "parse/json");
 	assert_int_equal(rec->nmetrics, 2);
-	m = metric(rec, "time");
+	m = unit_metric(rec, "time");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 10);
 	assert_close(m->samples[0], 35904.0 / 10);
-	m = metric(rec, "throughput");
+	m = unit_metric(rec, "throughput");
 	assert_metric(m, METRIC_TIMED, "B/s", 1, 10);
 	assert_close(m->samples[0], 1024 * 1e9 / (35904.0 / 10));
 	ingest_batch_release(&b);
@@ -822,7 +814,7 @@ static void criterion_directories(void **state)
 	parse_ok(&b, "criterion", dir, NULL, 0, &d);
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "g/f");
-	m = metric(&b.records[0], "time");
+	m = unit_metric(&b.records[0], "time");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 3);
 	assert_double_equal(m->samples[1], 5, 0);
 	assert_double_equal(m->median, 5.5, 0);
@@ -872,7 +864,7 @@ static void criterion_directories(void **state)
 	parse_ok(&b, "criterion", dir, NULL, 0, &d);
 	assert_int_equal(b.nr, 2);
 	assert_string_equal(b.records[1].benchmark, "h/x");
-	m = metric(&b.records[1], "throughput");
+	m = unit_metric(&b.records[1], "throughput");
 	assert_metric(m, METRIC_TIMED, "elements/s", 1, 1);
 	assert_double_equal(m->samples[0], 2e9, 0);
 	ingest_batch_release(&b);
@@ -909,7 +901,7 @@ static void criterion_texts(void **state)
 	assert_int_equal(adapters_criterion_parse_texts(&b, &t, &d, &err), 0);
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "grp/fn");
-	assert_double_equal(metric(&b.records[0], "time")->samples[0], 1.5, 0);
+	assert_double_equal(unit_metric(&b.records[0], "time")->samples[0], 1.5, 0);
 	/* a median the samples cannot have */
 	t.estimates = "{\"median\": {\"point_estimate\": 2.5}}";
 	t.estimates_len = strlen(t.estimates);
@@ -955,22 +947,22 @@ static void catch2_fixture(void **state)
 	assert_int_equal(b.records[0].column, 5);
 	assert_int_equal(b.records[0].nmetrics, 1);
 	assert_string_equal(b.records[0].primary, "mean");
-	m = metric(&b.records[0], "mean");
+	m = unit_metric(&b.records[0], "mean");
 	assert_metric(m, METRIC_TIMED, "ns", 0, 0);
 	assert_close(m->median, 28815.4);
 	assert_true(isnan(m->p95));
 	assert_int_equal(m->n, 100);
-	assert_close(metric(&b.records[1], "mean")->median, 318770);
+	assert_close(unit_metric(&b.records[1], "mean")->median, 318770);
 	/* the entities of an attribute are decoded */
 	assert_string_equal(b.records[2].benchmark, "vector<int> push_back 1000");
 	assert_int_equal(b.records[2].line, 19);
-	assert_int_equal(metric(&b.records[2], "mean")->n, 50);
+	assert_int_equal(unit_metric(&b.records[2], "mean")->n, 50);
 	ingest_batch_release(&b);
 	/* Catch2 2's <Catch><Group> */
 	assert_string_equal(parse_fixture(&b, "auto", FIXTURES "catch2-v2.xml", &d), "catch2");
 	assert_int_equal(b.nr, 1);
 	assert_string_equal(b.records[0].benchmark, "fib 20");
-	assert_close(metric(&b.records[0], "mean")->median, 29102);
+	assert_close(unit_metric(&b.records[0], "mean")->median, 29102);
 	ingest_batch_release(&b);
 }
 
@@ -1032,22 +1024,22 @@ static void jmh_fixture(void **state)
 	assert_string_equal(rec->machine_info, "{\"jdk\":\"17.0.9\",\"vm\":\"OpenJDK 64-Bit Server "
 					       "VM\",\"vm_version\":\"17.0.9+9-Debian-1deb12u1\"}");
 	assert_int_equal(rec->nmetrics, 5);
-	m = metric(rec, "thrpt");
+	m = unit_metric(rec, "thrpt");
 	assert_metric(m, METRIC_TIMED, "ops/s", 1, 10);
 	assert_close(m->samples[0], 47381.7868);
-	m = metric(rec, "avgt");
+	m = unit_metric(rec, "avgt");
 	assert_metric(m, METRIC_TIMED, "us", 0, 10);
 	/* -prof gc, without its leading middle dot; "NaN" figures are no figures */
-	assert_metric(metric(rec, "gc.alloc.rate"), METRIC_TIMED, "MB/sec", 0, 10);
-	assert_metric(metric(rec, "gc.alloc.rate.norm"), METRIC_TIMED, "B/op", 0, 10);
-	assert_close(metric(rec, "gc.alloc.rate.norm")->median, 4096);
-	assert_metric(metric(rec, "gc.count"), METRIC_TIMED, "counts", 0, 10);
+	assert_metric(unit_metric(rec, "gc.alloc.rate"), METRIC_TIMED, "MB/sec", 0, 10);
+	assert_metric(unit_metric(rec, "gc.alloc.rate.norm"), METRIC_TIMED, "B/op", 0, 10);
+	assert_close(unit_metric(rec, "gc.alloc.rate.norm")->median, 4096);
+	assert_metric(unit_metric(rec, "gc.count"), METRIC_TIMED, "counts", 0, 10);
 	assert_string_equal(b.records[1].config, "size=10000 kind=random");
 	assert_int_equal(b.records[1].line, 169);
 	rec = &b.records[2];
 	assert_string_equal(rec->benchmark, "org.example.jmh.HashBench.murmur");
 	assert_string_equal(rec->config, "");
-	assert_metric(metric(rec, "avgt"), METRIC_TIMED, "ns", 0, 10);
+	assert_metric(unit_metric(rec, "avgt"), METRIC_TIMED, "ns", 0, 10);
 	ingest_batch_release(&b);
 }
 

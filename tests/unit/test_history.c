@@ -23,6 +23,7 @@
 #include "common/common.h"
 #include "ingest/adapters/adapters.h"
 #include "ingest/ingest.h"
+#include "unit_records.h"
 
 #define assert_close(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-12 * fabs((double)(b)))
 
@@ -31,16 +32,6 @@
 #define C0   "77ca0ef0a4904fade42010090ef0f406bb0c4899"
 #define C2   "b0ef9ad7522e044c0518ba9c88b2b8fe9e856949"
 #define JAN1 1767225600.0 /* 2026-01-01T00:00:00Z */
-
-static int take(struct ingest_record *rec, void *data, struct bl_error *err)
-{
-	struct ingest_batch *b = data;
-	(void)err;
-	ALLOC_GROW(b->records, b->nr, b->alloc);
-	b->records[b->nr++] = *rec;
-	memset(rec, 0, sizeof(*rec));
-	return 0;
-}
 
 /* Reads the history into b with the flags given (NULL: not given); the return code, err set. */
 static int read_history(struct ingest_batch *b, struct ingest_history *h, enum history_format f,
@@ -56,7 +47,7 @@ static int read_history(struct ingest_batch *b, struct ingest_history *h, enum h
 	h->from = f;
 	h->path = path;
 	h->defaults = &d;
-	h->fn = take;
+	h->fn = unit_take_record;
 	h->fn_data = b;
 	return adapters_history(h, err);
 }
@@ -96,7 +87,7 @@ static void expect_text_error(enum history_format f, const char *text, const cha
 	memset(&h, 0, sizeof(h));
 	h.from = f;
 	h.defaults = &d;
-	h.fn = take;
+	h.fn = unit_take_record;
 	h.fn_data = &b;
 	ret = f == HISTORY_GAB ? adapters_history_gab(&h, "x", text, strlen(text), &err)
 			       : adapters_history_bencher(&h, "x", text, strlen(text), &err);
@@ -104,15 +95,6 @@ static void expect_text_error(enum history_format f, const char *text, const cha
 	assert_string_equal(err.msg.buf, msg);
 	ingest_batch_release(&b);
 	bl_error_release(&err);
-}
-
-static const struct ingest_metric *metric(const struct ingest_record *rec, const char *name)
-{
-	for (size_t i = 0; i < rec->nmetrics; i++)
-		if (!strcmp(rec->metrics[i].name, name))
-			return &rec->metrics[i];
-	fail_msg("%s: no metric %s", rec->benchmark, name);
-	return NULL;
 }
 
 /* --- github-action-benchmark --- */
@@ -143,7 +125,7 @@ static void gab_fixture(void **state)
 	assert_int_equal(rec->line, 6);
 	assert_int_equal(rec->nmetrics, 1);
 	/* googlecpp: Google Benchmark's real time, as the gbench adapter names it */
-	m = metric(rec, "real_time");
+	m = unit_metric(rec, "real_time");
 	assert_int_equal(m->kind, METRIC_TIMED);
 	assert_string_equal(m->unit, "ns");
 	assert_int_equal(m->better_higher, 0);
@@ -154,12 +136,12 @@ static void gab_fixture(void **state)
 	assert_string_equal(b.records[6].commit, C2);
 	assert_string_equal(b.records[4].commit, C2);
 	assert_close(b.records[6].committed_at, b.records[4].committed_at + 1);
-	assert_close(metric(&b.records[6], "real_time")->median, 30411.2);
+	assert_close(unit_metric(&b.records[6], "real_time")->median, 30411.2);
 	/* customBiggerIsBetter, in req/s */
 	rec = &b.records[8];
 	assert_string_equal(rec->machine, "gab-web-throughput");
 	assert_string_equal(rec->benchmark, "requests");
-	m = metric(rec, "throughput");
+	m = unit_metric(rec, "throughput");
 	assert_string_equal(m->unit, "req/s");
 	assert_int_equal(m->better_higher, 1);
 	ingest_batch_release(&b);
@@ -228,21 +210,21 @@ static void bencher_fixture(void **state)
 	assert_string_equal(rec->primary, "latency");
 	assert_int_equal(rec->nmetrics, 2);
 	/* two iterations of one report: two samples */
-	m = metric(rec, "latency");
+	m = unit_metric(rec, "latency");
 	assert_string_equal(m->unit, "ns");
 	assert_int_equal(m->nsamples, 2);
 	assert_close(m->samples[1], 18301.5);
-	m = metric(rec, "throughput");
+	m = unit_metric(rec, "throughput");
 	assert_string_equal(m->unit, "ops/s");
 	assert_int_equal(m->better_higher, 1);
 	assert_int_equal(m->nsamples, 2);
-	m = metric(&b.records[1], "latency");
+	m = unit_metric(&b.records[1], "latency");
 	assert_int_equal(m->nsamples, 0);
 	assert_close(m->median, 18190.2);
 	rec = &b.records[2];
 	assert_string_equal(rec->benchmark, "parse");
 	assert_string_equal(rec->config, "size_mb=16");
-	assert_close(metric(rec, "latency")->median, 912.5);
+	assert_close(unit_metric(rec, "latency")->median, 912.5);
 	ingest_batch_release(&b);
 }
 
@@ -315,7 +297,7 @@ static void asv_fixture(void **state)
 	assert_close(rec->committed_at, JAN1);
 	assert_close(rec->started_at, JAN1 + 3600);
 	assert_null(rec->branch);
-	m = metric(rec, "time");
+	m = unit_metric(rec, "time");
 	assert_int_equal(m->kind, METRIC_TIMED);
 	assert_string_equal(m->unit, "s");
 	/* the samples, and asv's own median (the mean of the middle two of ten) */
@@ -330,13 +312,13 @@ static void asv_fixture(void **state)
 	/* a parameter's values are configs */
 	find(&b, "benchmarks.TimeSuite.time_search", "python=3.12 n=100", C2);
 	rec = find(&b, "benchmarks.TimeSuite.time_search", "python=3.12 n=1000", C2);
-	assert_int_equal(metric(rec, "time")->nsamples, 10);
+	assert_int_equal(unit_metric(rec, "time")->nsamples, 10);
 	/* peakmem: counted bytes; track: timed in its own unit */
-	m = metric(find(&b, "benchmarks.MemSuite.peakmem_list", "python=3.12", C2), "peakmem");
+	m = unit_metric(find(&b, "benchmarks.MemSuite.peakmem_list", "python=3.12", C2), "peakmem");
 	assert_int_equal(m->kind, METRIC_COUNTED);
 	assert_string_equal(m->unit, "B");
 	assert_close(m->value, 24150016 + 4096 * 2);
-	m = metric(find(&b, "benchmarks.Track.track_queue_depth", "python=3.12", C0), "track");
+	m = unit_metric(find(&b, "benchmarks.Track.track_queue_depth", "python=3.12", C0), "track");
 	assert_string_equal(m->unit, "items");
 	assert_close(m->median, 12);
 	ingest_batch_release(&b);
@@ -416,7 +398,7 @@ static void expect_results_error(const char *text, const char *msg)
 	ingest_defaults_init(&d);
 	memset(&h, 0, sizeof(h));
 	h.defaults = &d;
-	h.fn = take;
+	h.fn = unit_take_record;
 	h.fn_data = &b;
 	assert_int_equal(adapters_asv_results_file(&h, "r.json", text, strlen(text), "m", NULL,
 						   benchmarks, &err),
@@ -467,7 +449,7 @@ static int replay_file(const char *kind, const char *path)
 	ingest_defaults_init(&d);
 	memset(&h, 0, sizeof(h));
 	h.defaults = &d;
-	h.fn = take;
+	h.fn = unit_take_record;
 	h.fn_data = &b;
 	if (!strcmp(kind, "gab"))
 		ret = adapters_history_gab(&h, path, text.buf, text.len, &err);

@@ -22,6 +22,7 @@
 #include "ingest/ingest.h"
 #include "ingest/adapters/adapters.h"
 #include "ingest/preflight/preflight.h"
+#include "unit_records.h"
 
 #define assert_double_equal(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
@@ -94,16 +95,6 @@ static char *repeat(char c, size_t n)
 	return s;
 }
 
-static int take_record(struct ingest_record *rec, void *data, struct bl_error *err)
-{
-	struct ingest_batch *b = data;
-	(void)err;
-	ALLOC_GROW(b->records, b->nr, b->alloc);
-	b->records[b->nr++] = *rec;
-	memset(rec, 0, sizeof(*rec));
-	return 0;
-}
-
 /* The text parsed as a file read piece by piece: the first 3 bytes given as already read, the
  * rest through a pipe in small writes, so every boundary the reader can meet is met. */
 static int parse_streamed(struct ingest_batch *b, const char *text, size_t len,
@@ -126,7 +117,7 @@ static int parse_streamed(struct ingest_batch *b, const char *text, size_t len,
 		_exit(0);
 	}
 	close(fds[1]);
-	ret = adapters_parse_native_fd("x.json", fds[0], text, first, take_record, b, err);
+	ret = adapters_parse_native_fd("x.json", fds[0], text, first, unit_take_record, b, err);
 	/* the reader may stop early, at an error: let the writer end */
 	{
 		char sink[4096];
@@ -204,15 +195,6 @@ static void parse_ok(struct ingest_batch *b, const char *text)
 	if (ret)
 		fail_msg("unexpected error: %s", err.msg.buf);
 	bl_error_release(&err);
-}
-
-static const struct ingest_metric *metric(const struct ingest_record *rec, const char *name)
-{
-	for (size_t i = 0; i < rec->nmetrics; i++)
-		if (!strcmp(rec->metrics[i].name, name))
-			return &rec->metrics[i];
-	fail_msg("no metric %s", name);
-	return NULL;
 }
 
 /* --- the shapes of a file --- */
@@ -307,16 +289,16 @@ static void every_optional_field(void **state)
 	assert_string_equal(rec->metrics[0].name, "allocs");
 	assert_string_equal(rec->metrics[1].name, "q");
 	assert_string_equal(rec->metrics[2].name, "z_frame");
-	m = metric(rec, "z_frame");
+	m = unit_metric(rec, "z_frame");
 	assert_int_equal(m->better_higher, 1);
 	assert_double_equal(m->median, 8123.5, 0);
 	assert_double_equal(m->p95, 8390.25, 0);
 	assert_int_equal(m->n, 1800);
-	m = metric(rec, "allocs");
+	m = unit_metric(rec, "allocs");
 	assert_int_equal(m->kind, METRIC_COUNTED);
 	assert_double_equal(m->value, 5790, 0);
 	assert_true(isnan(m->median));
-	m = metric(rec, "q");
+	m = unit_metric(rec, "q");
 	assert_int_equal(m->kind, METRIC_QUANTILE);
 	assert_double_equal(m->value, -0.5, 0);
 	assert_string_equal(m->ladder, "ms");
@@ -882,7 +864,7 @@ static void median_and_p95_from_samples_by_nearest_rank(void **state)
 	parse_ok(&b, text);
 	rec = &b.records[0];
 	/* 10 samples: the median is rank 5 (the lower middle, not 5.5); p95 is rank 10 */
-	m = metric(rec, "even");
+	m = unit_metric(rec, "even");
 	assert_double_equal(m->median, 5, 0);
 	assert_double_equal(m->p95, 10, 0);
 	assert_int_equal(m->n, 10);
@@ -890,20 +872,20 @@ static void median_and_p95_from_samples_by_nearest_rank(void **state)
 	/* the samples stay in their order */
 	assert_double_equal(m->samples[0], 5, 0);
 	assert_double_equal(m->samples[9], 6, 0);
-	m = metric(rec, "odd");
+	m = unit_metric(rec, "odd");
 	assert_double_equal(m->median, 2, 0);
 	assert_double_equal(m->p95, 3.5, 0);
 	/* 20 samples: p95 is rank 19 */
-	m = metric(rec, "twenty");
+	m = unit_metric(rec, "twenty");
 	assert_double_equal(m->median, 10, 0);
 	assert_double_equal(m->p95, 19, 0);
 	/* a given median and n stand; p95 still comes from the samples */
-	m = metric(rec, "given");
+	m = unit_metric(rec, "given");
 	assert_double_equal(m->median, 100, 0);
 	assert_double_equal(m->p95, 4, 0);
 	assert_int_equal(m->n, 50);
 	/* a given p95 stands; the median is the lower middle */
-	m = metric(rec, "four");
+	m = unit_metric(rec, "four");
 	assert_double_equal(m->median, 20, 0);
 	assert_double_equal(m->p95, 33, 0);
 	ingest_batch_release(&b);

@@ -381,6 +381,81 @@ static void an_uncommitted_writer_leaves_nothing(void **state)
 	unit_store_close(st, path);
 }
 
+/* A record that cannot be stored (no source hash) is named by its place among all the batch's
+ * records, and ingest_store leaves nothing: not even the chunk stored before it. */
+static void a_bad_record_is_named_and_nothing_is_stored(void **state)
+{
+	struct strbuf text = STRBUF_INIT, want = STRBUF_INIT;
+	struct ingest_batch batch = {NULL, 0, 0};
+	struct bl_error err = BL_ERROR_INIT;
+	struct ingest_record *bad;
+	char path[160];
+	struct store *st = unit_store_open(path, sizeof(path), "writer-bad");
+	(void)state;
+
+	history(&text, INGEST_CHUNK + 10, 9);
+	if (adapters_parse_native(&batch, "history.jsonl", text.buf, text.len, &err))
+		fail_msg("%s", err.msg.buf);
+	bad = &batch.records[INGEST_CHUNK + 3];
+	bad->source_hash[0] = '\0';
+	assert_int_equal(ingest_store(st, &batch, NULL, NULL, NULL, &err), BL_EINVALID);
+	strbuf_addf(&want, "record %d: record %s/%s has no source hash (give --repo to compute it)",
+		    INGEST_CHUNK + 4, bad->machine, bad->benchmark);
+	assert_string_equal(err.msg.buf, want.buf);
+	assert_int_equal(unit_sql_int64(path, "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(unit_sql_int64(path, "SELECT count(*) FROM metrics"), 0);
+	assert_int_equal(unit_sql_int64(path, "SELECT count(*) FROM records"), 0);
+	ingest_batch_release(&batch);
+	strbuf_release(&text);
+	strbuf_release(&want);
+	bl_error_release(&err);
+	unit_store_close(st, path);
+}
+
+/* A producer that fails at once, as a reader does that lacks what a flag gives. */
+static int produce_needing_a_flag(void *data, ingest_record_fn *fn, void *fn_data,
+				  struct bl_error *err)
+{
+	(void)data;
+	(void)fn;
+	(void)fn_data;
+	return bl_error_set_kind(err, BL_KIND_NEEDS_FLAG, BL_EINVALID, "x:1:1: no machine");
+}
+
+static void never_reported(void *data, size_t index, const struct ingest_record *rec,
+			   int64_t run_id, enum ingest_outcome o, const struct ingest_tagged *t)
+{
+	(void)data;
+	(void)index;
+	(void)rec;
+	(void)run_id;
+	(void)o;
+	(void)t;
+	fail_msg("a record was reported");
+}
+
+/* The producing thread's error reaches the caller whole: its code, message and kind (which
+ * the server words as a push's query). */
+static void the_producers_error_is_the_callers(void **state)
+{
+	struct ingest_intake in;
+	struct bl_error err = BL_ERROR_INIT;
+	char path[160];
+	struct store *st = unit_store_open(path, sizeof(path), "writer-producer");
+	(void)state;
+
+	ingest_intake_init(&in, &adapters_parsers);
+	assert_int_equal(ingest_intake_records(&in, st, "x", produce_needing_a_flag, NULL, NULL,
+					       NULL, never_reported, NULL, &err),
+			 BL_EINVALID);
+	assert_string_equal(err.msg.buf, "x:1:1: no machine");
+	assert_int_equal(err.kind, BL_KIND_NEEDS_FLAG);
+	assert_int_equal(unit_sql_int64(path, "SELECT count(*) FROM runs"), 0);
+	ingest_intake_release(&in);
+	bl_error_release(&err);
+	unit_store_close(st, path);
+}
+
 /* A writer that only tries the lock gets BL_EBUSY at once while another writer holds it. */
 static void trying_the_lock_does_not_wait(void **state)
 {
@@ -412,6 +487,8 @@ int main(void)
 	    cmocka_unit_test(the_same_once_main_is_synced),
 	    cmocka_unit_test(a_small_batch_and_odd_splits),
 	    cmocka_unit_test(an_uncommitted_writer_leaves_nothing),
+	    cmocka_unit_test(a_bad_record_is_named_and_nothing_is_stored),
+	    cmocka_unit_test(the_producers_error_is_the_callers),
 	    cmocka_unit_test(trying_the_lock_does_not_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
