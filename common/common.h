@@ -144,6 +144,8 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
+/* xstrdup of s, NULL for NULL. */
+char *xstrdup_or_null(const char *s);
 char *xstrndup(const char *s, size_t n);
 #define ALLOC_GROW(array, nr, alloc)                                                               \
 	do {                                                                                       \

@@ -60,6 +60,11 @@ char *xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
+char *xstrdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 static int error_vset(struct bl_error *err, enum bl_error_kind kind, int code, const char *fmt,
 		      va_list ap)
 {

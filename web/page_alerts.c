@@ -27,11 +27,6 @@ struct alerts_page {
 	char *repo_url;
 };
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static int alert_copy_one(const struct store_alert *al, void *data)
 {
 	struct alerts_page *ap = data;
@@ -43,9 +38,9 @@ static int alert_copy_one(const struct store_alert *al, void *data)
 	c->judged_series = al->judged_series;
 	c->machine = xstrdup(al->machine);
 	c->commit = xstrdup(al->commit);
-	c->reference = dup_or_null(al->reference_commit);
-	c->note = dup_or_null(al->note);
-	c->filed_url = dup_or_null(al->filed_url);
+	c->reference = xstrdup_or_null(al->reference_commit);
+	c->note = xstrdup_or_null(al->note);
+	c->filed_url = xstrdup_or_null(al->filed_url);
 	c->side = al->side;
 	c->state = al->state;
 	c->outcome = al->outcome;

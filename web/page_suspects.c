@@ -51,11 +51,6 @@ struct suspects_page {
 	size_t ngroups, groups_alloc;
 };
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static int row_one(const struct store_web_suspect_row *sx, void *data)
 {
 	struct suspects_page *sp = data;
@@ -72,7 +67,7 @@ static int row_one(const struct store_web_suspect_row *sx, void *data)
 	r->config = xstrdup(sx->config);
 	r->metric = xstrdup(sx->metric);
 	r->commit = xstrdup(sx->commit);
-	r->subject = dup_or_null(sx->subject);
+	r->subject = xstrdup_or_null(sx->subject);
 	r->unit = xstrdup(sx->unit ? sx->unit : "");
 	r->date = sx->date;
 	r->shift = sx->shift;

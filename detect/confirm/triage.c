@@ -16,11 +16,6 @@
 
 const char *const confirm_triage_labels[2] = {"performance", "needs-triage"};
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void confirm_triage_issue_init(struct confirm_triage_issue *is, const struct store_triage_alert *a)
 {
 	memset(is, 0, sizeof(*is));
@@ -48,13 +43,13 @@ void confirm_triage_issue_add(struct confirm_triage_issue *is, const struct stor
 	c->commit = xstrdup(r->commit);
 	c->source_hash = xstrdup(r->source_hash);
 	c->reference_commit = xstrdup(r->reference_commit);
-	c->subject = dup_or_null(r->subject);
+	c->subject = xstrdup_or_null(r->subject);
 	c->pr = r->pr;
 	c->ratio = r->ratio;
 	c->lo = r->lo;
 	c->hi = r->hi;
 	c->probes = xstrdup(r->probes ? r->probes : "[]");
-	c->profile = dup_or_null(r->profile);
+	c->profile = xstrdup_or_null(r->profile);
 }
 
 static void regression_release(struct confirm_triage_regression *c)

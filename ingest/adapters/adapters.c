@@ -162,17 +162,6 @@ static size_t locate(const struct adapters_input *a, const struct adapters_path 
 	return off;
 }
 
-void adapters_json_where(const struct adapters_input *a, const struct adapters_path *p,
-			 int want_key, int *line, int *column)
-{
-	struct ingest_json_cursor cur;
-
-	ingest_json_cursor_init(&cur);
-	ingest_json_cursor_advance(&cur, a->text, locate(a, p, p->n, want_key));
-	*line = cur.line;
-	*column = cur.column;
-}
-
 void adapters_walk_start(struct adapters_walk *w, const struct adapters_input *a,
 			 const struct adapters_path *p)
 {

@@ -189,11 +189,6 @@ void adapters_path_key(struct adapters_path *p, const char *key);
 void adapters_path_index(struct adapters_path *p, size_t index);
 void adapters_path_pop(struct adapters_path *p);
 
-/* Where the value at path (with want_key, its last key) is in the adapted text: line and
- * column (1-based). */
-void adapters_json_where(const struct adapters_input *a, const struct adapters_path *p,
-			 int want_key, int *line, int *column);
-
 /*
  * Walks the members of the object or the elements of the array at a path in order, giving
  * each one's position (an object member's key, an array element's value) without

@@ -374,11 +374,6 @@ static int get_hex40(struct native_parser *p, json_t *obj, const char *key, int 
 	return 0;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 /* A timed metric's figures: median, p95, samples, n. */
 static int parse_timed(struct native_parser *p, json_t *mo, json_t *samples,
 		       struct ingest_metric *m)
@@ -517,7 +512,7 @@ static int parse_metric(struct native_parser *p, const char *name, json_t *mo,
 		if ((ret = get_number(p, mo, "value", 1, &m->value, &present)) ||
 		    (ret = get_string(p, mo, "ladder", 0, &ladder)))
 			break;
-		m->ladder = dup_or_null(ladder);
+		m->ladder = xstrdup_or_null(ladder);
 		break;
 	}
 done:
@@ -535,7 +530,7 @@ static int parse_source(struct native_parser *p, json_t *src, struct ingest_reco
 	    (ret = get_hex40(p, src, "source_hash", 0, rec->source_hash)) ||
 	    (ret = get_string(p, src, "branch", 0, &branch)))
 		goto done;
-	rec->branch = dup_or_null(branch);
+	rec->branch = xstrdup_or_null(branch);
 	if ((ret = get_timestamp(p, src, "committed_at", 0, &rec->committed_at)) ||
 	    (ret = get_bool(p, src, "dirty", 0, &rec->dirty)))
 		goto done;
@@ -600,13 +595,13 @@ static int parse_fields(struct native_parser *p, json_t *obj, struct ingest_reco
 
 	if ((ret = get_string(p, obj, "config", 0, &s)))
 		return ret;
-	rec->config = dup_or_null(s);
+	rec->config = xstrdup_or_null(s);
 	if ((ret = get_string(p, obj, "content_hash", 0, &s)))
 		return ret;
-	rec->content_hash = dup_or_null(s);
+	rec->content_hash = xstrdup_or_null(s);
 	if ((ret = get_string(p, obj, "profile", 0, &s)))
 		return ret;
-	rec->profile = dup_or_null(s);
+	rec->profile = xstrdup_or_null(s);
 	if ((ret = get_bool(p, obj, "baseline", 0, &rec->baseline)))
 		return ret;
 
