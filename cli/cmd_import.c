@@ -130,7 +130,7 @@ int cmd_import(int argc, const char **argv, struct cli_ctx *ctx)
 	if (harness < -1)
 		cli_usage_error(ctx->cmd, opts, "--harness-version must be 0 or more");
 	/* checked here, as ingest's --machine is, so that it is named and no database is made */
-	if (machine && !ingest_valid_machine(machine))
+	if (machine && !machine_name_valid(machine))
 		cli_usage_error(ctx->cmd, opts,
 				"invalid machine name '%s' (expected [A-Za-z0-9._-]{1,64})",
 				machine);

@@ -216,6 +216,9 @@ int cmp_strp(const void *a, const void *b);
 
 /* A metric's kind (§2). The numbers go into stored line fingerprints: append, never reorder. */
 enum metric_kind { METRIC_TIMED, METRIC_COUNTED, METRIC_QUANTILE };
+/* 1 when s is a machine name (§1, §2): 1 to 64 of [A-Za-z0-9._-]. What a record, --machine and
+ * benchline.json's "machine" and "machines" keys all take (common/names.c). */
+int machine_name_valid(const char *s);
 const char *metric_kind_name(enum metric_kind k);
 int metric_kind_parse(enum metric_kind *out, const char *name);
 /* The value a metric is judged by (§6, §7): a timed metric's median (its value when it has

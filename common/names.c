@@ -249,3 +249,15 @@ void history_format_list(struct strbuf *sb)
 {
 	list_names(sb, history_format_names, NAMES_NR(history_format_names));
 }
+
+int machine_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}

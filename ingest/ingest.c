@@ -22,21 +22,6 @@ static void metric_release(struct ingest_metric *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int ingest_valid_machine(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 1 || n > 64)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
-}
-
 void ingest_defaults_init(struct ingest_defaults *d)
 {
 	memset(d, 0, sizeof(*d));

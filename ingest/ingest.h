@@ -69,9 +69,6 @@ struct ingest_batch {
 	size_t nr, alloc;
 };
 
-/* 1 when s is a machine name a record may carry: 1 to 64 of [A-Za-z0-9._-] (§2). */
-int ingest_valid_machine(const char *s);
-
 void ingest_record_release(struct ingest_record *rec);
 void ingest_batch_release(struct ingest_batch *batch);
 

@@ -109,7 +109,7 @@ int web_param_machine(const char **out, struct strbuf *buf, struct web_reply *r,
 		      const struct web_request *req, const char *key)
 {
 	int ret = api_param(out, buf, r, req, key);
-	if (ret == 1 && !ingest_valid_machine(*out))
+	if (ret == 1 && !machine_name_valid(*out))
 		return web_param_bad(r, key, *out, "a machine name ([A-Za-z0-9._-], 1 to 64)");
 	return ret < 0 ? ret : 0;
 }

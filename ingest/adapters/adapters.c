@@ -464,14 +464,14 @@ int adapters_resolve(struct adapters_common *common, const struct adapters_input
 	memset(common, 0, sizeof(*common));
 	common->committed_at = NAN;
 	if (d->machine) {
-		if (!ingest_valid_machine(d->machine))
+		if (!machine_name_valid(d->machine))
 			return bl_error_set(a->err, BL_EINVALID,
 					    "%s: --machine: invalid machine name (expected "
 					    "[A-Za-z0-9._-]{1,64})",
 					    a->name);
 		snprintf(common->machine, sizeof(common->machine), "%s", d->machine);
 	} else if (fi->machine) {
-		if (!ingest_valid_machine(fi->machine)) {
+		if (!machine_name_valid(fi->machine)) {
 			struct strbuf q = STRBUF_INIT;
 			int ret;
 			add_key(&q, fi->machine);

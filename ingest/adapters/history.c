@@ -115,7 +115,7 @@ int adapters_history_record(struct ingest_record *rec, const struct ingest_histo
 
 	memset(&common, 0, sizeof(common));
 	if (d->machine) {
-		if (!ingest_valid_machine(d->machine))
+		if (!machine_name_valid(d->machine))
 			return bl_error_set(err, BL_EINVALID,
 					    "--machine: invalid machine name (expected "
 					    "[A-Za-z0-9._-]{1,64})");

@@ -572,7 +572,7 @@ static int parse_fields(struct native_parser *p, json_t *obj, struct ingest_reco
 
 	if ((ret = get_string(p, obj, "machine", 1, &s)))
 		return ret;
-	if (!ingest_valid_machine(s))
+	if (!machine_name_valid(s))
 		return fail_value(p, "machine", json_object_get(obj, "machine"),
 				  "invalid machine name", " (expected [A-Za-z0-9._-]{1,64})");
 	rec->machine = xstrdup(s);

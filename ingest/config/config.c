@@ -335,19 +335,6 @@ static int parse_quiet(struct config *cfg, const json_t *quiet, const char *name
 	return 0;
 }
 
-/* A machine name (§1): [A-Za-z0-9._-]{1,64}. */
-static int is_machine_name(const char *s)
-{
-	size_t n = strlen(s);
-	if (!n || n > 64)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
-			return 0;
-	return 1;
-}
-
 static int parse_machines(struct config *cfg, const json_t *machines, const char *name,
 			  struct bl_error *err)
 {
@@ -363,7 +350,7 @@ static int parse_machines(struct config *cfg, const json_t *machines, const char
 		json_t *v;
 		strbuf_reset(&k);
 		strbuf_addf(&k, "machines.%s", machine);
-		if (!is_machine_name(machine)) {
+		if (!machine_name_valid(machine)) {
 			ret = type_error(err, name, k.buf,
 					 "not a machine name ([A-Za-z0-9._-], 1 to 64 characters)");
 			goto done;
@@ -618,7 +605,7 @@ static int parse_object(struct config *cfg, const json_t *root, const char *name
 			ret = parse_string(&cfg->main_branch, v, name, key, err);
 		else if (!strcmp(key, "machine")) {
 			ret = parse_string(&cfg->machine, v, name, key, err);
-			if (!ret && !is_machine_name(cfg->machine))
+			if (!ret && !machine_name_valid(cfg->machine))
 				ret = type_error(err, name, key,
 						 "not a machine name ([A-Za-z0-9._-]{1,64})");
 		} else if (!strcmp(key, "harness_version")) {
@@ -842,7 +829,7 @@ int config_load_checkout(struct config *cfg, struct strbuf *root, const char *re
 static int check_machine(const char *name, enum config_from from, const struct config *cfg,
 			 struct bl_error *err)
 {
-	if (is_machine_name(name))
+	if (machine_name_valid(name))
 		return 0;
 	switch (from) {
 	case CONFIG_FROM_FLAG:
