@@ -120,7 +120,7 @@ test_expect 'kept values missing: the group is walked again and keeps what a reb
 	n=161 &&
 	for damage in "DELETE FROM line_values WHERE chunk = 1" "DELETE FROM line_searches"; do
 		db_sql grown.db "$damage" &&
-		records m2 long $n 2.1 >more.jsonl &&
+		wall_records m2 long $n 2.1 >more.jsonl &&
 		bl --db grown.db ingest more.jsonl >/dev/null &&
 		bl --db grown.db detect >/dev/null &&
 		kinds grown.db >expect.kinds && kept grown.db >expect.kept &&
