@@ -49,18 +49,12 @@ static int each_alert(const struct store_alert *a, void *data)
 	struct alerts_out *out = data;
 	out->count++;
 	if (out->json) {
-		int64_t *ids;
-		size_t n;
-		json_t *arr;
-		if (store_alert_suspect_ids(&ids, &n, out->st, a->id, out->err)) {
+		json_t *o;
+		if (detect_alert_json_read(&o, out->st, a, out->err)) {
 			out->failed = 1;
 			return 1;
 		}
-		arr = json_array();
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(arr, json_integer(ids[i]));
-		free(ids);
-		cli_json_array_add(&out->array, detect_alert_json(a, arr));
+		cli_json_array_add(&out->array, o);
 		return 0;
 	}
 	cli_table_row(&out->table);

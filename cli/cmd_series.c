@@ -167,17 +167,11 @@ static int each_series(const struct store_series *s, void *data)
 	struct series_out *out = data;
 	struct strbuf sb = STRBUF_INIT;
 	if (out->json) {
-		json_t *open = json_null(), *o;
-		int64_t n;
-		if (out->detect) {
-			if (store_open_suspects(&n, out->detect, s->machine, s->benchmark,
-						s->config, s->metric, out->err)) {
-				out->failed = 1;
-				return 1;
-			}
-			open = json_integer(n);
+		json_t *o;
+		if (detect_series_json_read(&o, out->detect, s, out->err)) {
+			out->failed = 1;
+			return 1;
 		}
-		o = detect_series_json(s, open);
 		cli_json_array_add(&out->array, o);
 		out->count++;
 		return 0;

@@ -383,8 +383,17 @@ struct store_alert;
  * "filed_url"}; suspect_ids (a reference taken; NULL for []) the ids of its Suspects, "kinds"
  * the opinions that marked them: ["band"], ["change-point"] or ["band", "change-point"]. */
 struct json_t *detect_alert_json(const struct store_alert *a, struct json_t *suspect_ids);
+/* The same with its Suspects' ids read from the store, as `alerts --json` and GET /api/alerts
+ * list it: *out (the caller's) or an error. */
+int detect_alert_json_read(struct json_t **out, struct store *st, const struct store_alert *a,
+			   struct bl_error *err);
 /* A Series as `series --json` prints it; open_suspects (a reference taken) or NULL for null. */
 struct json_t *detect_series_json(const struct store_series *s, struct json_t *open_suspects);
+/* The same with its open Suspects counted through detect (NULL when detect never ran: null),
+ * as `series --json` and GET /api/series list it: *out (the caller's) or an error. */
+struct store_detect;
+int detect_series_json_read(struct json_t **out, struct store_detect *detect,
+			    const struct store_series *s, struct bl_error *err);
 /* A record as `records --json` prints it. */
 struct json_t *detect_record_json(const struct store_record_row *row);
 

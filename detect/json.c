@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "store/store.h"
 #include "detect/detect.h"
@@ -60,6 +61,24 @@ json_t *detect_alert_json(const struct store_alert *a, json_t *suspect_ids)
 	return o;
 }
 
+int detect_alert_json_read(json_t **out, struct store *st, const struct store_alert *a,
+			   struct bl_error *err)
+{
+	int64_t *ids;
+	size_t n;
+	json_t *arr;
+	int ret;
+	*out = NULL;
+	if ((ret = store_alert_suspect_ids(&ids, &n, st, a->id, err)))
+		return ret;
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_integer(ids[i]));
+	free(ids);
+	*out = detect_alert_json(a, arr);
+	return 0;
+}
+
 static json_t *line_json(const struct store_series_line *l)
 {
 	json_t *o = json_object();
@@ -96,6 +115,23 @@ json_t *detect_series_json(const struct store_series *s, json_t *open_suspects)
 	json_object_set_new(o, "open_suspects", open_suspects ? open_suspects : json_null());
 	json_object_set_new(o, "regressions", json_integer(s->regressions));
 	return o;
+}
+
+int detect_series_json_read(json_t **out, struct store_detect *detect, const struct store_series *s,
+			    struct bl_error *err)
+{
+	json_t *open = NULL;
+	int64_t n;
+	int ret;
+	*out = NULL;
+	if (detect) {
+		if ((ret = store_open_suspects(&n, detect, s->machine, s->benchmark, s->config,
+					       s->metric, err)))
+			return ret;
+		open = json_integer(n);
+	}
+	*out = detect_series_json(s, open);
+	return 0;
 }
 
 json_t *detect_record_json(const struct store_record_row *row)

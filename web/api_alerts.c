@@ -15,18 +15,12 @@
 static int alerts_one(const struct store_alert *al, void *data)
 {
 	struct web_json_list *l = data;
-	int64_t *ids;
-	size_t n;
-	json_t *arr;
-	if (store_alert_suspect_ids(&ids, &n, l->st, al->id, l->err)) {
+	json_t *o;
+	if (detect_alert_json_read(&o, l->st, al, l->err)) {
 		l->failed = 1;
 		return 1;
 	}
-	arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_integer(ids[i]));
-	free(ids);
-	web_json_list_add(l, detect_alert_json(al, arr));
+	web_json_list_add(l, o);
 	return 0;
 }
 

@@ -22,18 +22,12 @@ int web_open_detect(struct store_detect **d, struct store *st, struct bl_error *
 static int series_one(const struct store_series *s, void *data)
 {
 	struct web_json_list *l = data;
-	struct store_detect *detect = l->data;
-	json_t *open = NULL;
-	int64_t n;
-	if (detect) {
-		if (store_open_suspects(&n, detect, s->machine, s->benchmark, s->config, s->metric,
-					l->err)) {
-			l->failed = 1;
-			return 1;
-		}
-		open = json_integer(n);
+	json_t *o;
+	if (detect_series_json_read(&o, l->data, s, l->err)) {
+		l->failed = 1;
+		return 1;
 	}
-	web_json_list_add(l, detect_series_json(s, open));
+	web_json_list_add(l, o);
 	return 0;
 }
 
