@@ -61,6 +61,8 @@ test_expect 'the pushed Series are listed by the API' '
 	curl -s "$URL/api/series" | json_get - "scalar @\$j" | grep -qx 8 &&
 	curl -s "$URL/api/series/load3/b//t/records" | json_get - "scalar @\$j" | grep -qx 500
 '
+# Not before 5 s (a lower bound a loaded machine cannot break); that it was killed, not waited
+# for (hung-gnuplot sleeps 30 s), the page says: no upper bound on the time.
 test_expect 'a gnuplot that hangs is killed after 5 s and the page says so' '
 	serve_stop main &&
 	serve_start hung --gnuplot ./hung-gnuplot &&
@@ -68,7 +70,6 @@ test_expect 'a gnuplot that hangs is killed after 5 s and the page says so' '
 	expect_status 200 text/html GET "$URL/series/load1/b//t" &&
 	end=$(date +%s) &&
 	test $((end - start)) -ge 4 &&
-	test $((end - start)) -lt 30 &&
 	grep -q "was killed" body &&
 	grep -q "<table>" body &&
 	expect_status 503 text/plain GET "$URL/series/load1/b//t/chart.svg" &&
