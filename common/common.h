@@ -365,6 +365,8 @@ int parse_rfc3339_utc(const char *s, double *unix_out);
 void format_rfc3339_utc(struct strbuf *sb, int64_t unix_seconds);
 /* Seconds on the monotonic clock: for how long something has taken or waited, never a date. */
 double monotonic_s(void);
+/* Seconds since the epoch on the wall clock, to the microsecond: when something happened. */
+double epoch_s(void);
 
 /* 1 when the string is 40 lowercase or uppercase hex digits. */
 int is_hex40(const char *s);

@@ -239,40 +239,58 @@ JOIN runs r INDEXED BY runs_detect ON r.id = s.run_id
 WHERE s.machine_id = ?1 AND s.benchmark_id = ?2 AND s.config = ?3 AND s.run_id = ?4
   AND s.metric = ?5 AND s.kind = ?6;
 
--- A new Suspect (?6 to ?15 as ?2 to ?11 of detect_suspect_update); ?16 its alert and ?17 the
--- name of its state (its alert's); ?18 its kind's name.
+-- A new Suspect (?6 to ?15 as ?2 to ?11 of detect_suspect_update); ?16 its alert, ?17 the
+-- name of its state (its alert's), ?18 when it was found (seconds since the epoch) and ?19 its
+-- kind's name.
 -- name: detect_suspect_insert
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
 		      center, tolerance, deviation, reference_run_id, follows_run_id,
 		      followers, persisted, alert_id, state, created_at, kind)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-	(julianday('now') - 2440587.5) * 86400.0, ?18);
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19);
 
--- 8 new Suspects at once, each as detect_suspect_insert's parameters (?1 to ?18 the first, ?19
--- to ?36 the second, ...): a first detect writes thousands, and one statement per row costs a
--- fifth more (AUTOINCREMENT's sqlite_sequence row is read and written once per statement).
--- Their ids are given in the order of the rows.
+-- 16 new Suspects at once, each as detect_suspect_insert's parameters (?1 to ?19 the first,
+-- ?20 to ?38 the second, ...): a first detect writes thousands, and one statement per row costs
+-- a fifth more (AUTOINCREMENT's sqlite_sequence row is read and written once per statement).
+-- Their ids are given in the order of the rows. Nothing in it may stop it half way (OR FAIL,
+-- no function, the key to alerts checked at commit: sql/011), so SQLite keeps no statement
+-- journal for it; a detect that fails rolls its whole transaction back.
 -- name: detect_suspect_insert_many
-INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
-		      center, tolerance, deviation, reference_run_id, follows_run_id,
-		      followers, persisted, alert_id, state, created_at, kind)
+INSERT OR FAIL INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift,
+			      median, center, tolerance, deviation, reference_run_id,
+			      follows_run_id, followers, persisted, alert_id, state, created_at,
+			      kind)
 VALUES
-	(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-	 (julianday('now') - 2440587.5) * 86400.0, ?18),
-	(?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35,
-	 (julianday('now') - 2440587.5) * 86400.0, ?36),
-	(?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53,
-	 (julianday('now') - 2440587.5) * 86400.0, ?54),
-	(?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65, ?66, ?67, ?68, ?69, ?70, ?71,
-	 (julianday('now') - 2440587.5) * 86400.0, ?72),
-	(?73, ?74, ?75, ?76, ?77, ?78, ?79, ?80, ?81, ?82, ?83, ?84, ?85, ?86, ?87, ?88, ?89,
-	 (julianday('now') - 2440587.5) * 86400.0, ?90),
-	(?91, ?92, ?93, ?94, ?95, ?96, ?97, ?98, ?99, ?100, ?101, ?102, ?103, ?104, ?105, ?106, ?107,
-	 (julianday('now') - 2440587.5) * 86400.0, ?108),
-	(?109, ?110, ?111, ?112, ?113, ?114, ?115, ?116, ?117, ?118, ?119, ?120, ?121, ?122, ?123, ?124, ?125,
-	 (julianday('now') - 2440587.5) * 86400.0, ?126),
-	(?127, ?128, ?129, ?130, ?131, ?132, ?133, ?134, ?135, ?136, ?137, ?138, ?139, ?140, ?141, ?142, ?143,
-	 (julianday('now') - 2440587.5) * 86400.0, ?144);
+	(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19),
+	(?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,
+	 ?32, ?33, ?34, ?35, ?36, ?37, ?38),
+	(?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50,
+	 ?51, ?52, ?53, ?54, ?55, ?56, ?57),
+	(?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65, ?66, ?67, ?68, ?69,
+	 ?70, ?71, ?72, ?73, ?74, ?75, ?76),
+	(?77, ?78, ?79, ?80, ?81, ?82, ?83, ?84, ?85, ?86, ?87, ?88,
+	 ?89, ?90, ?91, ?92, ?93, ?94, ?95),
+	(?96, ?97, ?98, ?99, ?100, ?101, ?102, ?103, ?104, ?105, ?106, ?107,
+	 ?108, ?109, ?110, ?111, ?112, ?113, ?114),
+	(?115, ?116, ?117, ?118, ?119, ?120, ?121, ?122, ?123, ?124, ?125, ?126,
+	 ?127, ?128, ?129, ?130, ?131, ?132, ?133),
+	(?134, ?135, ?136, ?137, ?138, ?139, ?140, ?141, ?142, ?143, ?144, ?145,
+	 ?146, ?147, ?148, ?149, ?150, ?151, ?152),
+	(?153, ?154, ?155, ?156, ?157, ?158, ?159, ?160, ?161, ?162, ?163, ?164,
+	 ?165, ?166, ?167, ?168, ?169, ?170, ?171),
+	(?172, ?173, ?174, ?175, ?176, ?177, ?178, ?179, ?180, ?181, ?182, ?183,
+	 ?184, ?185, ?186, ?187, ?188, ?189, ?190),
+	(?191, ?192, ?193, ?194, ?195, ?196, ?197, ?198, ?199, ?200, ?201, ?202,
+	 ?203, ?204, ?205, ?206, ?207, ?208, ?209),
+	(?210, ?211, ?212, ?213, ?214, ?215, ?216, ?217, ?218, ?219, ?220, ?221,
+	 ?222, ?223, ?224, ?225, ?226, ?227, ?228),
+	(?229, ?230, ?231, ?232, ?233, ?234, ?235, ?236, ?237, ?238, ?239, ?240,
+	 ?241, ?242, ?243, ?244, ?245, ?246, ?247),
+	(?248, ?249, ?250, ?251, ?252, ?253, ?254, ?255, ?256, ?257, ?258, ?259,
+	 ?260, ?261, ?262, ?263, ?264, ?265, ?266),
+	(?267, ?268, ?269, ?270, ?271, ?272, ?273, ?274, ?275, ?276, ?277, ?278,
+	 ?279, ?280, ?281, ?282, ?283, ?284, ?285),
+	(?286, ?287, ?288, ?289, ?290, ?291, ?292, ?293, ?294, ?295, ?296, ?297,
+	 ?298, ?299, ?300, ?301, ?302, ?303, ?304);
 
 -- A Suspect's numbers (?2 to ?11), its alert (?12) and the name of its state (?13).
 -- name: detect_suspect_update

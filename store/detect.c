@@ -945,8 +945,9 @@ static void bind_numbers(struct store_stmt *s, int i, const struct store_mark *m
 	store_bind_int64(s, i + 9, m->persisted);
 }
 
-/* A new Suspect's 18 parameters, from parameter o + 1 on. */
-static void bind_new_suspect(struct store_stmt *s, int o, const struct store_mark *m)
+/* A new Suspect's 19 parameters, from parameter o + 1 on; found_at when it was found. */
+static void bind_new_suspect(struct store_stmt *s, int o, const struct store_mark *m,
+			     double found_at)
 {
 	store_bind_int64(s, o + 1, m->run_id);
 	store_bind_text(s, o + 2, m->metric);
@@ -956,37 +957,40 @@ static void bind_new_suspect(struct store_stmt *s, int o, const struct store_mar
 	bind_numbers(s, o + 6, m);
 	store_bind_id(s, o + 16, m->alert_id);
 	store_bind_text(s, o + 17, suspect_state_name(m->state));
-	store_bind_text(s, o + 18, suspect_kind_name(m->kind));
+	store_bind_double(s, o + 18, found_at);
+	store_bind_text(s, o + 19, suspect_kind_name(m->kind));
 }
 
 /* Inserts one new Suspect with its alert and state. */
-static int insert_suspect(struct store_detect *d, const struct store_mark *m, struct bl_error *err)
+static int insert_suspect(struct store_detect *d, const struct store_mark *m, double found_at,
+			  struct bl_error *err)
 {
 	struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT, err);
 	if (!s)
 		return BL_EDB;
-	bind_new_suspect(s, 0, m);
+	bind_new_suspect(s, 0, m, found_at);
 	return store_exec(d->st, s, "cannot store a Suspect", err);
 }
 
 /* The rows of detect_suspect_insert_many (sql/detect.sql). */
-#define SUSPECT_BATCH 8
+#define SUSPECT_BATCH 16
 
 int store_detect_suspects_insert(struct store_detect *d, const struct store_mark *const *m,
 				 size_t n, struct bl_error *err)
 {
+	double found_at = epoch_s(); /* one time for the Suspects one detect finds */
 	size_t i = 0;
 	for (; n - i >= SUSPECT_BATCH; i += SUSPECT_BATCH) {
 		struct store_stmt *s = store_stmt(d->st, SQL_DETECT_SUSPECT_INSERT_MANY, err);
 		if (!s)
 			return BL_EDB;
 		for (int k = 0; k < SUSPECT_BATCH; k++)
-			bind_new_suspect(s, 18 * k, m[i + (size_t)k]);
+			bind_new_suspect(s, 19 * k, m[i + (size_t)k], found_at);
 		if (store_exec(d->st, s, "cannot store a Suspect", err))
 			return BL_EDB;
 	}
 	for (; i < n; i++)
-		if (insert_suspect(d, m[i], err))
+		if (insert_suspect(d, m[i], found_at, err))
 			return BL_EDB;
 	return 0;
 }

@@ -18,6 +18,8 @@
 #   CROSS JOIN t ... ON        JOIN t ... ON, when the ON is on the CROSS JOIN's line (SQLite
 #                              keeps the join order; PostgreSQL has no CROSS JOIN with ON)
 #   IS NOT $N                  IS DISTINCT FROM $N
+#   INSERT OR FAIL INTO        INSERT INTO (a failed statement keeps none of its rows in
+#                              PostgreSQL, and every caller rolls its transaction back)
 # A derived text that still holds a word of SQLite's alone (julianday, group_concat, total,
 # json_each, PRAGMA, INSERT OR, sqlite_...) is an error: such a statement needs its override.
 # So is an override whose text is what would be derived (whitespace aside), one SQLite lacks,
@@ -124,6 +126,7 @@ function derive_line(line, where,    out, n) {
 			fail(where ": two CROSS JOINs on one line with an ON (one a line)")
 	}
 	gsub(/ IS NOT \$/, " IS DISTINCT FROM $", line)
+	gsub(/INSERT OR FAIL INTO /, "INSERT INTO ", line)
 	return line
 }
 # The first word of SQLite alone in a derived text, "" when none.

@@ -46,37 +46,13 @@ FROM (SELECT max(e.judged) AS j
       FROM lines l JOIN line_ends e ON e.line_id = l.id
       GROUP BY l.machine_id, l.benchmark_id, l.config, l.metric) AS series;
 
--- Clock and RETURNING: clock_timestamp() for julianday('now'); the new Suspect's id.
+-- RETURNING: the new Suspect's id.
 -- name: detect_suspect_insert
 INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
 		      center, tolerance, deviation, reference_run_id, follows_run_id,
 		      followers, persisted, alert_id, state, created_at, kind)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-	extract(epoch FROM clock_timestamp())::float8, $18)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 RETURNING id;
-
--- Clock: clock_timestamp() for julianday('now').
--- name: detect_suspect_insert_many
-INSERT INTO suspects (run_id, metric, machine_id, benchmark_id, config, side, shift, median,
-		      center, tolerance, deviation, reference_run_id, follows_run_id,
-		      followers, persisted, alert_id, state, created_at, kind)
-VALUES
-	($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-	 extract(epoch FROM clock_timestamp())::float8, $18),
-	($19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35,
-	 extract(epoch FROM clock_timestamp())::float8, $36),
-	($37, $38, $39, $40, $41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53,
-	 extract(epoch FROM clock_timestamp())::float8, $54),
-	($55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66, $67, $68, $69, $70, $71,
-	 extract(epoch FROM clock_timestamp())::float8, $72),
-	($73, $74, $75, $76, $77, $78, $79, $80, $81, $82, $83, $84, $85, $86, $87, $88, $89,
-	 extract(epoch FROM clock_timestamp())::float8, $90),
-	($91, $92, $93, $94, $95, $96, $97, $98, $99, $100, $101, $102, $103, $104, $105, $106, $107,
-	 extract(epoch FROM clock_timestamp())::float8, $108),
-	($109, $110, $111, $112, $113, $114, $115, $116, $117, $118, $119, $120, $121, $122, $123, $124, $125,
-	 extract(epoch FROM clock_timestamp())::float8, $126),
-	($127, $128, $129, $130, $131, $132, $133, $134, $135, $136, $137, $138, $139, $140, $141, $142, $143,
-	 extract(epoch FROM clock_timestamp())::float8, $144);
 
 -- Catalog: the suspects id sequence for sqlite_sequence (above).
 -- name: detect_suspect_last_id
