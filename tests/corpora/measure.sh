@@ -92,12 +92,14 @@ RESET="DELETE FROM suspects; DELETE FROM alerts; DELETE FROM line_values;
 	DELETE FROM line_searches; DELETE FROM line_ends; DELETE FROM lines;
 	DELETE FROM meta WHERE key LIKE 'detect%';"
 
-# time_first DIR: DIR/time.txt, "FIRST_S SCAN_S": the best of $TIME interleaved runs of each.
+# time_first DIR: DIR/time.txt, "FIRST_S SCAN_S": the best of $TIME interleaved runs of each,
+# then one line per round, "FIRST_S SCAN_S" of that round (the scan right after the detect).
 time_first() {
 	perl -e '
 		use Time::HiRes qw(time);
 		my ($n, $bl, $db, $reset, $scan) = @ARGV;
 		my ($best_d, $best_s) = (9e9, 9e9);
+		my @rounds;
 		for (1 .. $n) {
 			system("sh", "-c", q(sqlite3 "$0" "$1" >/dev/null), $db, $reset) == 0 or exit 2;
 			my $t = time;
@@ -109,8 +111,10 @@ time_first() {
 			my $s = time - $t;
 			$best_d = $d if $d < $best_d;
 			$best_s = $s if $s < $best_s;
+			push @rounds, sprintf("%.4f %.4f\n", $d, $s);
 		}
 		printf "%.3f %.3f\n", $best_d, $best_s;
+		print @rounds;
 	' "$TIME" "$BL" "$1/bench.db" "$RESET" "$SCAN" >"$1/time.txt" 2>/dev/null
 }
 

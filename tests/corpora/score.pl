@@ -9,8 +9,8 @@
 # --records    `benchline records --json`     --series  `benchline series --json`
 # --suspects   `benchline suspects --json`    --ranges  a converter's ranges file (asv-django.pl)
 # --alerts     `benchline alerts --json`, for the alert figures
-# --time       measure.sh's timings ("FIRST_S SCAN_S"), for first_detect_s, scan_s and
-#              first_detect_per_scan
+# --time       measure.sh's timings ("FIRST_S SCAN_S", then a line per round), for
+#              first_detect_s, scan_s, first_detect_per_scan and first_detect_rounds
 #
 # The figures (text: one "NAME: figure: value" line each; --json: one object):
 # - records_converted: records the converter wrote; records_standing: the standing records
@@ -259,6 +259,8 @@ if (defined $opt{time}) {
 	my ($d, $s) = split ' ', scalar <$t>;
 	@f{qw(first_detect_s scan_s)} = (0 + $d, 0 + $s);
 	$f{first_detect_per_scan} = $s > 0 ? 0 + sprintf('%.2f', $d / $s) : undef;
+	# each round's detect and the scan right after it, for a ratio paired in time
+	$f{first_detect_rounds} = [ map { [ map { 0 + $_ } split ' ' ] } grep { /\S/ } <$t> ];
 }
 
 # --- output ------------------------------------------------------------------------------------
@@ -295,4 +297,7 @@ if (defined $f{slower_alerts}) {
 printf "$n: first detect --all: %.3f s, one sorted SQL scan of the same values: %.3f s (%.2f x)\n",
     $f{first_detect_s}, $f{scan_s}, $f{first_detect_per_scan} // 0
     if defined $f{first_detect_s};
+print "$n: first detect --all rounds (detect/scan s): "
+    . join(' ', map { sprintf('%.4f/%.4f', @$_) } @{ $f{first_detect_rounds} }) . "\n"
+    if $f{first_detect_rounds} && @{ $f{first_detect_rounds} };
 exit 0;
