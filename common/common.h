@@ -55,6 +55,9 @@ void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
+/* The decimal digits of v: what "%" PRId64 prints, without printf's cost (keys built by the
+ * thousand). */
+void strbuf_add_int64(struct strbuf *sb, int64_t v);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* A line about a step of long work ("alert 3: re-benching ...", "the machine is busy ...")

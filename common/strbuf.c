@@ -90,6 +90,21 @@ void strbuf_addch(struct strbuf *sb, char c)
 	sb->buf[sb->len] = '\0';
 }
 
+void strbuf_add_int64(struct strbuf *sb, int64_t v)
+{
+	char digits[20];
+	/* the magnitude as unsigned, so that INT64_MIN has one */
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t n = 0;
+	do {
+		digits[sizeof(digits) - ++n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		strbuf_addch(sb, '-');
+	strbuf_add(sb, digits + sizeof(digits) - n, n);
+}
+
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list copy;

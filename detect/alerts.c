@@ -116,12 +116,24 @@ int detect_state_undecided(enum suspect_state s)
 	return s == SUSPECT_PENDING || s == SUSPECT_OPEN || s == SUSPECT_TRANSIENT;
 }
 
+/* "ID TEXT", or "ID TAG TEXT" when tag >= 0, in a->sb: the keys of the pass's tables. */
+static const char *make_key(struct detect_alerts *a, int64_t id, int tag, const char *text)
+{
+	strbuf_reset(&a->sb);
+	strbuf_add_int64(&a->sb, id);
+	strbuf_addch(&a->sb, ' ');
+	if (tag >= 0) {
+		strbuf_add_int64(&a->sb, tag);
+		strbuf_addch(&a->sb, ' ');
+	}
+	strbuf_addstr(&a->sb, text);
+	return a->sb.buf;
+}
+
 static const char *run_key(struct detect_alerts *a, int64_t run_id, const char *metric,
 			   enum suspect_kind kind)
 {
-	strbuf_reset(&a->sb);
-	strbuf_addf(&a->sb, "%lld %d %s", (long long)run_id, (int)kind, metric);
-	return a->sb.buf;
+	return make_key(a, run_id, (int)kind, metric);
 }
 
 static struct pass_mark *find_mark(struct detect_alerts *a, int64_t run_id, const char *metric,
@@ -216,9 +228,7 @@ void detect_alerts_judged(struct detect_alerts *a, int64_t machine_id, const cha
 			  int64_t n)
 {
 	uint32_t i;
-	strbuf_reset(&a->sb);
-	strbuf_addf(&a->sb, "%lld %s", (long long)machine_id, commit);
-	i = intern_add(&a->judged_keys, a->sb.buf);
+	i = intern_add(&a->judged_keys, make_key(a, machine_id, -1, commit));
 	if (i >= a->judged_alloc) {
 		size_t grown = a->judged_alloc ? 2 * a->judged_alloc : 256;
 		while (grown <= i)
@@ -234,9 +244,7 @@ void detect_alerts_judged(struct detect_alerts *a, int64_t machine_id, const cha
 void detect_alerts_record_at(struct detect_alerts *a, int64_t machine_id, const char *commit)
 {
 	size_t before = a->moved_keys.nr;
-	strbuf_reset(&a->sb);
-	strbuf_addf(&a->sb, "%lld %s", (long long)machine_id, commit);
-	intern_add(&a->moved_keys, a->sb.buf);
+	intern_add(&a->moved_keys, make_key(a, machine_id, -1, commit));
 	if (a->moved_keys.nr == before)
 		return;
 	ALLOC_GROW(a->moved, a->nmoved, a->moved_alloc);
@@ -267,9 +275,7 @@ static int alert_by_key(int64_t *id, struct detect_alerts *a, int64_t machine_id
 			const char *commit, enum suspect_side side, struct bl_error *err)
 {
 	int ret;
-	strbuf_reset(&a->sb);
-	strbuf_addf(&a->sb, "%lld %d %s", (long long)machine_id, (int)side, commit);
-	if (hashmap_get(&a->by_key, a->sb.buf, id))
+	if (hashmap_get(&a->by_key, make_key(a, machine_id, (int)side, commit), id))
 		return 0;
 	uint32_t k = intern_add(&a->alert_keys, a->sb.buf);
 	if ((ret = store_alert_find(id, a->st, machine_id, commit, side, err)))
@@ -422,9 +428,7 @@ static int judged_at(int64_t *out, struct detect_alerts *a, int64_t machine_id, 
 	int64_t i;
 	if (!a->counted)
 		return store_alert_judged_at(out, a->st, machine_id, commit, err);
-	strbuf_reset(&a->sb);
-	strbuf_addf(&a->sb, "%lld %s", (long long)machine_id, commit);
-	i = intern_find(&a->judged_keys, a->sb.buf);
+	i = intern_find(&a->judged_keys, make_key(a, machine_id, -1, commit));
 	*out = i >= 0 ? a->judged[i] : 0;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,24 @@ static void strbuf_addf_handles_long_output(void **state)
 	assert_int_equal(sb.buf[0], '<');
 	assert_int_equal(sb.buf[5000], '>');
 	strbuf_release(&sb);
+}
+
+/* strbuf_add_int64 prints what printf's PRId64 prints, the extremes included. */
+static void strbuf_add_int64_matches_printf(void **state)
+{
+	const int64_t v[] = {0,		7,	   -7,		 10, -10, 123456789, 1000000000000,
+			     INT64_MAX, INT64_MIN, INT64_MIN + 1};
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct strbuf got = STRBUF_INIT, want = STRBUF_INIT;
+		strbuf_addstr(&got, "k=");
+		strbuf_add_int64(&got, v[i]);
+		strbuf_addf(&want, "k=%" PRId64, v[i]);
+		assert_string_equal(got.buf, want.buf);
+		assert_int_equal(got.len, want.len);
+		strbuf_release(&got);
+		strbuf_release(&want);
+	}
 }
 
 static void strbuf_json_string_escapes(void **state)
@@ -1049,6 +1068,7 @@ int main(void)
 	    cmocka_unit_test(strbuf_starts_empty_and_never_null),
 	    cmocka_unit_test(strbuf_grows_across_many_appends),
 	    cmocka_unit_test(strbuf_addf_handles_long_output),
+	    cmocka_unit_test(strbuf_add_int64_matches_printf),
 	    cmocka_unit_test(strbuf_json_string_escapes),
 	    cmocka_unit_test(error_set_and_prefix),
 	    cmocka_unit_test(error_kind_follows_the_error),
