@@ -7,22 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/e2e/serve-lib.sh"
 
-# records MACHINE BENCHMARK FIRST V1 V2 ...: one record per value, commit i (a number)
-# committed on day i, from FIRST on.
-records() {
-	perl -e '
-		my ($machine, $bench, $i, @v) = @ARGV;
-		for my $v (@v) {
-			my $c = sprintf("%040d", $i);
-			printf(qq({"schema": 1, "machine": "%s", "benchmark": "%s", "harness_version": 1, ) .
-			    qq("source": {"commit": "%s", "source_hash": "%s", "branch": "main", ) .
-			    qq("committed_at": "2026-01-%02dT00:00:00Z"}, "started_at": "2026-01-%02dT01:00:00Z", ) .
-			    qq("metrics": {"wall_ms": {"kind": "timed", "unit": "ms", "median": %s}}}\n),
-			    $machine, $bench, $c, $c, $i, $i, $v);
-			$i++;
-		}' "$@"
-}
-
 # alerts DB: "ID MACHINE STATE SUSPECTS" per alert.
 alerts() {
 	bl --db "$1" alerts --json | json_get - 'join "", map { sprintf("%d %s %s %d\n",
@@ -32,8 +16,8 @@ alerts() {
 flat="100 101 99 100 100 101 99 100"
 
 test_expect 'setup: a step on m1 and one on m2, each an open alert' '
-	records m1 town 1 $flat 130 131 130 129 130 >a.jsonl &&
-	records m2 town 1 $flat 130 131 130 129 130 >>a.jsonl &&
+	wall_records m1 town 1 $flat 130 131 130 129 130 >a.jsonl &&
+	wall_records m2 town 1 $flat 130 131 130 129 130 >>a.jsonl &&
 	bl --db a.db ingest a.jsonl >/dev/null &&
 	bl --db a.db detect >/dev/null &&
 	alerts a.db >actual &&
@@ -67,8 +51,8 @@ test_expect 'ignoring it again changes nothing' '
 '
 
 test_expect 'an ignored alert stays ignored through detect, detect --all and a Suspect that joins it' '
-	records m1 town 13 130 131 >b.jsonl &&
-	records m1 village 1 $flat 130 131 130 129 >>b.jsonl &&
+	wall_records m1 town 13 130 131 >b.jsonl &&
+	wall_records m1 village 1 $flat 130 131 130 129 >>b.jsonl &&
 	bl --db a.db ingest b.jsonl >/dev/null &&
 	bl --db a.db detect >/dev/null &&
 	alerts a.db >actual &&
