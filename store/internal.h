@@ -59,7 +59,7 @@ void store_pg_close(struct store_pg *pg);
 int store_pg_exec(struct store_pg *pg, const char *sql);
 /* BEGIN, then the writers' lock taken a moment at a time (pg_try_advisory_xact_lock between
  * store_lock_wait's pauses, so the wait can be told), for st: 0, or -1 with the error kept
- * (busy when the lock stayed held) and the transaction rolled back. */
+ * (busy when the lock stayed held); store_begin rolls back, as after any failed BEGIN. */
 int store_pg_begin_write(struct store_pg *pg, struct store *st);
 const char *store_pg_errmsg(struct store_pg *pg);
 int store_pg_busy(struct store_pg *pg);

@@ -285,7 +285,6 @@ int store_pg_begin_write(struct store_pg *pg, struct store *st)
 			break;
 		}
 	}
-	store_pg_exec(pg, "ROLLBACK");
 	return -1;
 }
 

@@ -56,7 +56,7 @@ typedef void (*store_wait_fn)(const char *name, double waited_s, double limit_s,
  * connection (store_set_busy_timeout) and tells nobody. */
 void store_set_lock_wait(unsigned timeout_ms, store_wait_fn fn, void *data);
 /* How long this connection waits for another's write lock before BL_EBUSY (30 s after
- * store_open). */
+ * store_open), telling nobody while it waits: the server's, which answers 503 instead. */
 void store_set_busy_timeout(struct store *st, unsigned ms);
 /* The schema version now in force (the migrations applied). */
 int store_schema_version(struct store *st);
