@@ -25,8 +25,11 @@ static void strings_json(struct strbuf *sb, const char *const *v, size_t n)
 static void ids_json(struct strbuf *sb, const int64_t *v, size_t n)
 {
 	strbuf_addch(sb, '[');
-	for (size_t i = 0; i < n; i++)
-		strbuf_addf(sb, "%s%" PRId64, i ? "," : "", v[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addch(sb, ',');
+		strbuf_add_int64(sb, v[i]);
+	}
 	strbuf_addch(sb, ']');
 }
 
@@ -236,12 +239,17 @@ int store_standing_of_keys(struct store_standing *out, struct store *st,
 	strbuf_addch(&json, '[');
 	for (size_t i = 0; i < n; i++) {
 		const struct store_key *k = &keys[i];
-		strbuf_addf(&json, "%s[%" PRId64 ",%" PRId64 ",", i ? "," : "", k->machine_id,
-			    k->benchmark_id);
+		strbuf_addstr(&json, i ? ",[" : "[");
+		strbuf_add_int64(&json, k->machine_id);
+		strbuf_addch(&json, ',');
+		strbuf_add_int64(&json, k->benchmark_id);
+		strbuf_addch(&json, ',');
 		strbuf_add_json_string(&json, k->config);
 		strbuf_addch(&json, ',');
 		strbuf_add_json_string(&json, k->source_hash);
-		strbuf_addf(&json, ",%" PRId64 "]", k->harness_version);
+		strbuf_addch(&json, ',');
+		strbuf_add_int64(&json, k->harness_version);
+		strbuf_addch(&json, ']');
 	}
 	strbuf_addch(&json, ']');
 	ret = each_row(st, SQL_INTAKE_STANDING, &json, n, take_standing, out, "cannot read records",
@@ -302,7 +310,9 @@ static int insert_metrics_at_once(struct store *st, const struct store_metric_ro
 	strbuf_addch(&json, '[');
 	for (size_t i = from; i < to; i++) {
 		const struct store_metric *m = &rows[i].m;
-		strbuf_addf(&json, "%s[%" PRId64 ",", i > from ? "," : "", rows[i].run_id);
+		strbuf_addstr(&json, i > from ? ",[" : "[");
+		strbuf_add_int64(&json, rows[i].run_id);
+		strbuf_addch(&json, ',');
 		strbuf_add_json_string(&json, m->name);
 		strbuf_addch(&json, ',');
 		strbuf_add_json_string(&json, metric_kind_name(m->kind));
@@ -314,9 +324,11 @@ static int insert_metrics_at_once(struct store *st, const struct store_metric_ro
 		add_real(&json, m->median);
 		strbuf_addch(&json, ',');
 		add_real(&json, m->p95);
-		if (m->n >= 0)
-			strbuf_addf(&json, ",%" PRId64 ",", m->n);
-		else
+		if (m->n >= 0) {
+			strbuf_addch(&json, ',');
+			strbuf_add_int64(&json, m->n);
+			strbuf_addch(&json, ',');
+		} else
 			strbuf_addstr(&json, ",null,");
 		add_real(&json, m->value);
 		strbuf_addch(&json, ',');
