@@ -1110,7 +1110,7 @@ static int collect_last_line(const struct store_line *l, void *data)
 	x->g.config = xstrdup(l->config);
 	x->metric = xstrdup(l->metric);
 	x->reason = l->reason;
-	x->content = l->content_hash ? xstrdup(l->content_hash) : NULL;
+	x->content = xstrdup_or_null(l->content_hash);
 	x->id = l->id;
 	x->line = l->line;
 	x->start_run_id = l->start_run_id;

@@ -398,7 +398,7 @@ static int lookup_ids(int64_t *machine_id, int *keep_first, int64_t *benchmark_i
 		m = id_add(&c->machines, rec->machine);
 		m->id = id;
 		m->keep_first = first;
-		m->info = rec->machine_info ? xstrdup(rec->machine_info) : NULL;
+		m->info = xstrdup_or_null(rec->machine_info);
 	} else if (rec->machine_info && !same_str(m->info, rec->machine_info)) {
 		if ((ret = store_set_machine_info(st, m->id, rec->machine_info, err)))
 			return ret;

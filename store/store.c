@@ -225,7 +225,7 @@ int store_autocommit(struct store *st)
 char *store_column_strdup(struct store_stmt *s, int i)
 {
 	const char *t = store_column_text(s, i, NULL);
-	return t ? xstrdup(t) : NULL;
+	return xstrdup_or_null(t);
 }
 
 void store_column_sha(char out[41], struct store_stmt *s, int i)

@@ -292,7 +292,7 @@ int web_background_start(struct web_background **out, const struct web_options *
 	pthread_cond_init(&bg->cond, &attr);
 	pthread_condattr_destroy(&attr);
 	bg->opts = opts;
-	bg->repo_dir = opts->repo_dir ? xstrdup(opts->repo_dir) : NULL;
+	bg->repo_dir = xstrdup_or_null(opts->repo_dir);
 	bg->sync_interval_s = opts->sync_interval_s ? opts->sync_interval_s : WEB_SYNC_INTERVAL;
 	bg->log = opts->log;
 	bg->log_data = opts->log_data;

@@ -38,9 +38,9 @@ static int points_one(const struct store_web_point *sp, void *data)
 	p->run_id = sp->run_id;
 	snprintf(p->commit, sizeof(p->commit), "%s", sp->commit);
 	snprintf(p->source_hash, sizeof(p->source_hash), "%s", sp->source_hash);
-	p->content_hash = sp->content_hash ? xstrdup(sp->content_hash) : NULL;
+	p->content_hash = xstrdup_or_null(sp->content_hash);
 	p->tags = xstrdup(sp->tags);
-	p->subject = sp->subject ? xstrdup(sp->subject) : NULL;
+	p->subject = xstrdup_or_null(sp->subject);
 	p->date = sp->date;
 	p->x = sp->place;
 	p->spread = sp->spread;
@@ -157,9 +157,9 @@ static int page_regression_one(const struct store_regression *g, void *data)
 	x->place = NAN;
 	snprintf(x->commit, sizeof(x->commit), "%s", g->commit);
 	snprintf(x->reference, sizeof(x->reference), "%s", g->reference_commit);
-	x->subject = g->subject ? xstrdup(g->subject) : NULL;
+	x->subject = xstrdup_or_null(g->subject);
 	x->probes = xstrdup(g->probes ? g->probes : "[]");
-	x->filed_url = g->filed_url ? xstrdup(g->filed_url) : NULL;
+	x->filed_url = xstrdup_or_null(g->filed_url);
 	return 0;
 }
 

@@ -68,7 +68,7 @@ int web_tokens_load(struct web_token **out, size_t *nr, const char *path, struct
 			}
 			ALLOC_GROW(*out, *nr, alloc);
 			(*out)[*nr].token = xstrdup(tok);
-			(*out)[*nr].glob = glob ? xstrdup(glob) : NULL;
+			(*out)[*nr].glob = xstrdup_or_null(glob);
 			(*out)[*nr].roles = mask;
 			(*nr)++;
 		}

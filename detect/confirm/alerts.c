@@ -95,7 +95,7 @@ static int pick(const struct store_alert *a, void *data)
 	x = &p->v[p->n++];
 	x->id = a->id;
 	x->commit = xstrdup(a->commit);
-	x->reference = a->reference_commit ? xstrdup(a->reference_commit) : NULL;
+	x->reference = xstrdup_or_null(a->reference_commit);
 	x->machine = xstrdup(a->machine);
 	x->state = a->state;
 	x->outcome = a->outcome;

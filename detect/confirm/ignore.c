@@ -22,8 +22,8 @@ static int take_alert(const struct store_alert *a, void *data)
 	f->found = 1;
 	f->state = a->state;
 	f->outcome = a->outcome;
-	f->rebench = a->rebench ? xstrdup(a->rebench) : NULL;
-	f->note = a->note ? xstrdup(a->note) : NULL;
+	f->rebench = xstrdup_or_null(a->rebench);
+	f->note = xstrdup_or_null(a->note);
 	return 1;
 }
 

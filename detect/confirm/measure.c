@@ -427,13 +427,13 @@ static int count_sides(struct confirm_rebench_report *out, struct measuring *m,
 		a->v = xcalloc(req->a_counts->n ? req->a_counts->n : 1, sizeof(*a->v));
 		for (size_t i = 0; i < req->a_counts->n; i++) {
 			const struct bench_count *c = &req->a_counts->v[i];
-			a->v[i].benchmark = c->benchmark ? xstrdup(c->benchmark) : NULL;
+			a->v[i].benchmark = xstrdup_or_null(c->benchmark);
 			a->v[i].instructions = c->instructions;
-			a->v[i].profile = c->profile ? xstrdup(c->profile) : NULL;
+			a->v[i].profile = xstrdup_or_null(c->profile);
 		}
 		a->n = req->a_counts->n;
 		out->reused_a = 1;
-		out->a_counted_on = req->a_counted_on ? xstrdup(req->a_counted_on) : NULL;
+		out->a_counted_on = xstrdup_or_null(req->a_counted_on);
 	}
 done:
 	strings_release(&names);

@@ -519,7 +519,7 @@ int confirm_apply_outcome(struct confirm_alert_result *out, struct store *st, in
 		goto done;
 	out->outcome = outcome;
 	out->rebench = rebench ? json_incref((json_t *)rebench) : NULL;
-	out->note = note ? xstrdup(note) : NULL;
+	out->note = xstrdup_or_null(note);
 done:
 	if (began)
 		store_rollback(st);

@@ -473,7 +473,7 @@ static void side_from(struct gate_side *side, const struct store_gate_record *r,
 	memcpy(side->source_hash, r->source_hash, 41);
 	side->run_id = r->run_id;
 	side->harness_version = r->harness_version;
-	side->content_hash = r->content_hash ? xstrdup(r->content_hash) : NULL;
+	side->content_hash = xstrdup_or_null(r->content_hash);
 	side->value = m ? metric_value(m) : NAN;
 	side->n = m ? (int64_t)m->nsamples : 0;
 }

@@ -1004,7 +1004,7 @@ static struct ladder_row *new_row(struct ladder_comparison *c, size_t *alloc, co
 	r = &c->rows[c->n++];
 	memset(r, 0, sizeof(*r));
 	r->key = xstrdup(key);
-	r->unit = unit ? xstrdup(unit) : NULL;
+	r->unit = xstrdup_or_null(unit);
 	r->baseline = r->current = r->delta = r->pct_change = NAN;
 	r->max_abs = r->max_pct = NAN;
 	return r;

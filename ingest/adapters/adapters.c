@@ -553,13 +553,13 @@ int adapters_record_init(struct ingest_record *rec, const struct adapters_common
 		return bl_error_set(err, BL_EINVALID, "%s:%d:%d: benchmark name is not utf-8", name,
 				    line, column);
 	rec->machine = xstrdup(common->machine);
-	rec->machine_info = common->machine_info ? xstrdup(common->machine_info) : NULL;
+	rec->machine_info = xstrdup_or_null(common->machine_info);
 	rec->benchmark = xstrdup(benchmark);
 	rec->config = xstrdup(common->config);
 	rec->harness_version = common->harness_version;
 	memcpy(rec->commit, common->commit, sizeof(rec->commit));
 	memcpy(rec->source_hash, common->source_hash, sizeof(rec->source_hash));
-	rec->branch = common->branch ? xstrdup(common->branch) : NULL;
+	rec->branch = xstrdup_or_null(common->branch);
 	rec->committed_at = common->committed_at;
 	rec->dirty = common->dirty;
 	rec->started_at = common->started_at;

@@ -180,7 +180,7 @@ static int parse_point(struct bencher *b, struct adapters_path *p, json_t *point
 		pd->machine = xstrdup(what[1]);
 		pd->benchmark = xstrdup(what[2]);
 		pd->config = xstrdup(b->config.buf);
-		pd->branch = what[0] ? xstrdup(what[0]) : NULL;
+		pd->branch = xstrdup_or_null(what[0]);
 		memcpy(pd->commit, hash, 40);
 		pd->started_at = started;
 		pd->line = line;

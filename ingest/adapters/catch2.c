@@ -498,7 +498,7 @@ int adapters_catch2(struct ingest_batch *out, const struct adapters_input *a)
 				}
 				b.open = 1;
 				b.name = xstrdup(at->value.buf);
-				b.test_case = test_case ? xstrdup(test_case) : NULL;
+				b.test_case = xstrdup_or_null(test_case);
 				b.off = x->tag_off;
 				if ((ret = attr_number(x, "samples", 0, &b.samples)))
 					goto done;

@@ -321,7 +321,7 @@ static int read_context(struct adapters_file_info *fi, const struct adapters_inp
 		json_object_set(info, "mhz_per_cpu", json_object_get(ctx, "mhz_per_cpu"));
 	if (json_object_size(info)) {
 		char *s = json_write_text(info, JSON_WRITE_SORT_KEYS);
-		fi->machine_info = s ? xstrdup(s) : NULL;
+		fi->machine_info = xstrdup_or_null(s);
 		free(s);
 	}
 	json_decref(info);

@@ -332,7 +332,7 @@ static int count_one(struct bench_count *out, const struct config *cfg, const ch
 				benchmark ? benchmark : "");
 		goto done;
 	}
-	out->benchmark = benchmark ? xstrdup(benchmark) : NULL;
+	out->benchmark = xstrdup_or_null(benchmark);
 	out->profile = strbuf_detach(&kept, NULL);
 done:
 	cp.argv = NULL;

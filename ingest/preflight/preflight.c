@@ -861,7 +861,7 @@ static void read_governor(struct preflight *p, const char *root)
 			govs[ngovs++] = xstrdup(sb.buf);
 	}
 	g = preflight_governor(govs, ngovs, &p->governor_slow);
-	p->governor = g ? xstrdup(g) : NULL;
+	p->governor = xstrdup_or_null(g);
 	p->governor_cpus = ngovs;
 	strings_free(govs, ngovs);
 	strings_free(cpus, ncpus);
