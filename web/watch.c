@@ -15,10 +15,10 @@
 struct web_watched {
 	struct web_watched *prev, *next;
 	int fd;
-	int receiving;	       /* a request is coming in (or the next one may) */
-	int in_request;	       /* its request line has arrived and its answer is not sent */
-	int dropped;	       /* shut down by the watch */
-	struct timespec since; /* CLOCK_MONOTONIC: accepted, or the last answer sent */
+	int receiving;	/* a request is coming in (or the next one may) */
+	int in_request; /* its request line has arrived and its answer is not sent */
+	int dropped;	/* shut down by the watch */
+	double since;	/* monotonic_s(): accepted, or the last answer sent */
 };
 
 struct web_watch {
@@ -30,19 +30,12 @@ struct web_watch {
 	int stop;
 };
 
-static struct timespec now_monotonic(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
-}
-
 struct web_watched *web_watch_open(struct web_watch *w, int fd)
 {
 	struct web_watched *c = xcalloc(1, sizeof(*c));
 	c->fd = fd;
 	c->receiving = 1;
-	c->since = now_monotonic();
+	c->since = monotonic_s();
 	pthread_mutex_lock(&w->lock);
 	c->next = w->list;
 	if (c->next)
@@ -70,7 +63,7 @@ void web_watch_mark(struct web_watch *w, struct web_watched *c, int receiving)
 	pthread_mutex_lock(&w->lock);
 	c->receiving = receiving;
 	if (receiving) {
-		c->since = now_monotonic();
+		c->since = monotonic_s();
 		c->in_request = 0;
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -100,10 +93,10 @@ static void *watch_run(void *data)
 	struct web_watch *w = data;
 	pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
-		struct timespec now = now_monotonic(), wake;
+		double now = monotonic_s();
+		struct timespec wake;
 		for (struct web_watched *c = w->list; c; c = c->next) {
-			int64_t waited_ms = (int64_t)(now.tv_sec - c->since.tv_sec) * 1000 +
-					    (now.tv_nsec - c->since.tv_nsec) / 1000000;
+			double waited_ms = (now - c->since) * 1000;
 			if (!c->receiving || c->dropped || c->fd < 0 || waited_ms < w->deadline_ms)
 				continue;
 			shutdown(c->fd, SHUT_RDWR);
