@@ -359,7 +359,7 @@ static void live_machine(char *out, size_t size, const struct gate_options *opts
 	struct bl_error err = BL_ERROR_INIT;
 	if (!config_machine(&sb, NULL, opts->cfg, &err) && sb.len && sb.len < size)
 		memcpy(out, sb.buf, sb.len + 1);
-	else if (gethostname(out, size - 1) || !out[0])
+	else /* config_machine fell back to the host name and refused it */
 		memcpy(out, "localhost", sizeof("localhost"));
 	strbuf_release(&sb);
 	bl_error_release(&err);

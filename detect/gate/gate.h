@@ -152,7 +152,7 @@ const char *gate_mode_name(enum gate_mode m);
 
 /* What a live gate measured, for the report. */
 struct gate_live {
-	char machine[256];	    /* where: this machine's host name */
+	char machine[256];	    /* where: the checkout's machine (config_machine) */
 	size_t measurements, pairs; /* the re-bench's, over every measurement */
 	int identical;		    /* bench.artifacts byte-identical: nothing measured */
 	size_t artifact_files;	    /* compared, when identical */
@@ -171,7 +171,7 @@ struct gate_live {
  * benchmarks only, the head against the merge base, now. */
 struct gate_settle {
 	int asked;		    /* --settle was given */
-	char machine[256];	    /* where: this machine's host name */
+	char machine[256];	    /* where: the checkout's machine (config_machine) */
 	size_t rows;		    /* the FAIL and UNDECIDED rows picked to be measured again */
 	size_t settled;		    /* those whose verdict the live one replaced */
 	size_t measurements, pairs; /* the re-bench's, over every measurement */
