@@ -439,10 +439,7 @@ static void add_ring(struct strbuf *sb, double x, double y, const struct web_poi
 		    "font-family=\"sans-serif\" text-anchor=\"middle\" fill=\"%s\" "
 		    "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
 		    side, x, y > PLOT_TOP + 24 ? y - 11 : y + 20, color);
-	if (isfinite(p->suspect_shift))
-		strbuf_add_change(sb, 1 + p->suspect_shift, "");
-	else
-		web_html_escape(sb, side);
+	strbuf_add_change(sb, 1 + p->suspect_shift, side); /* the side when the shift is unknown */
 	strbuf_addstr(sb, "</text>\n");
 	strbuf_release(&label);
 }
@@ -474,10 +471,7 @@ static void add_change_ring(struct strbuf *sb, double x, double y, const struct 
 		    "font-size=\"11\" font-family=\"sans-serif\" text-anchor=\"middle\" "
 		    "fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">",
 		    x, y < PLOT_BOTTOM - 24 ? y + 24 : y - 16, color);
-	if (isfinite(p->change_shift))
-		strbuf_add_change(sb, 1 + p->change_shift, "");
-	else
-		strbuf_addstr(sb, "change");
+	strbuf_add_change(sb, 1 + p->change_shift, "change");
 	strbuf_addstr(sb, "</text>\n");
 }
 
