@@ -38,7 +38,9 @@ int cmd_export(int argc, const char **argv, struct cli_ctx *ctx)
 	if (!x.dir || !*x.dir)
 		cli_usage_error(ctx->cmd, options, "export needs --html DIR");
 	if (x.base_url && strncmp(x.base_url, "https://", 8) && strncmp(x.base_url, "http://", 7))
-		cli_usage_error(ctx->cmd, options, "--base-url takes an http:// or https:// URL");
+		cli_usage_error(ctx->cmd, options,
+				"--base-url takes an http:// or https:// URL, not '%s'",
+				x.base_url);
 	if (repo && repo_toplevel(&root, repo, &err)) {
 		ret = cli_fail(&err);
 		goto done;

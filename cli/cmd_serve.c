@@ -69,11 +69,15 @@ int cmd_serve(int argc, const char **argv, struct cli_ctx *ctx)
 	if (client_charts < 1 || client_charts > 64)
 		cli_usage_error(ctx->cmd, options, "--client-charts must be 1 to 64");
 	if (lock_timeout < 1 || lock_timeout > 3600)
-		cli_usage_error(ctx->cmd, options, "--lock-timeout must be 1 to 3600 seconds");
+		cli_usage_error(ctx->cmd, options,
+				"--lock-timeout must be 1 to 3600 seconds, not '%ld'",
+				lock_timeout);
 	if (sync_interval != -1 && !opts.repo_dir)
 		cli_usage_error(ctx->cmd, options, "--sync-interval needs --repo");
 	if (sync_interval != -1 && (sync_interval < 1 || sync_interval > 86400))
-		cli_usage_error(ctx->cmd, options, "--sync-interval must be 1 to 86400 seconds");
+		cli_usage_error(ctx->cmd, options,
+				"--sync-interval must be 1 to 86400 seconds, not '%ld'",
+				sync_interval);
 	/* The server's writers wait --lock-timeout, its background thread's too, and tell
 	 * nobody: a request past it is a 503. */
 	store_set_lock_wait((unsigned)lock_timeout * 1000, NULL, NULL);

@@ -86,7 +86,8 @@ static int api_param(const char **out, struct strbuf *buf, struct web_reply *r,
 	if (raw && (len > PARAM_MAX || web_percent_decode(buf, raw, len, 1) ||
 		    !utf8_valid(buf->buf, buf->len))) {
 		struct strbuf msg = STRBUF_INIT;
-		strbuf_addf(&msg, "%s: not percent-encoded UTF-8 of at most 4096 bytes", key);
+		strbuf_addf(&msg, "%s: not percent-encoded UTF-8 of at most %d bytes", key,
+			    PARAM_MAX);
 		web_reply_json_error(r, 400, msg.buf);
 		strbuf_release(&msg);
 		return BL_EINVALID;

@@ -202,7 +202,11 @@ test_expect 'GET /api/records, /api/alerts and /api/regressions: a bad parameter
 	curl -s "$URL/api/records?nope=1" | json_get - "\$j->{error}" >actual &&
 	echo "unknown parameter '"'"'nope'"'"' (machine, benchmark, commit, source_hash, all, limit, after)" >expect &&
 	test_cmp expect actual &&
-	curl -s "$URL/api/records?limit=1001" | json_get - "\$j->{error}" | grep -q "limit: .1001. is not an integer from 1 to 1000"
+	curl -s "$URL/api/records?limit=1001" | json_get - "\$j->{error}" | grep -q "limit: .1001. is not an integer from 1 to 1000" &&
+	long=$(perl -e "print q(a) x 4097") &&
+	curl -s "$URL/api/records?machine=$long" | json_get - "\$j->{error}" >actual &&
+	echo "machine: not percent-encoded UTF-8 of at most 4096 bytes" >expect &&
+	test_cmp expect actual
 '
 
 test_expect 'POST /api/records?format=gbench stores a harness'"'"'s output' '
@@ -274,8 +278,12 @@ test_expect 'a commit merged into main after start is synced within the interval
 	serve_stop synced &&
 	grep -q "sync: 1 new commit of main (2 in all)" synced.err
 '
-test_expect '--sync-interval needs --repo' '
+test_expect '--sync-interval needs --repo, and it and --lock-timeout their ranges' '
 	expect_exit 2 bl serve --sync-interval 5 2>err &&
-	grep -q "needs --repo" err
+	grep -q "needs --repo" err &&
+	expect_exit 2 bl serve --repo repo --sync-interval 0 2>err &&
+	grep -q "sync-interval must be 1 to 86400 seconds, not .0.$" err &&
+	expect_exit 2 bl serve --lock-timeout 3601 2>err &&
+	grep -q "lock-timeout must be 1 to 3600 seconds, not .3601.$" err
 '
 test_done

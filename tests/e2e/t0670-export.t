@@ -83,7 +83,7 @@ test_expect '--base-url: each page names its address there, the links stay relat
 	! grep -q "canonical" site/index.html &&
 	perl "$TESTS_DIR/check-links.pl" based | tail -1 | grep -q " 0 broken links$" &&
 	expect_exit 2 bl export --html based --base-url bench.example.org 2>err &&
-	grep -q "base-url takes an http:// or https:// URL" err
+	grep -q "base-url takes an http:// or https:// URL, not .bench.example.org.$" err
 '
 test_expect 'bad usage and a DIR that cannot be written are errors that say so' '
 	expect_exit 2 bl export 2>err &&
