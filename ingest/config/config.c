@@ -791,13 +791,59 @@ done:
 	return ret;
 }
 
+/* The current directory's absolute name, or "" when it cannot be named. */
+static void current_dir(struct strbuf *out)
+{
+	for (size_t size = 256; size <= 65536; size *= 2) {
+		strbuf_grow(out, size);
+		if (getcwd(out->buf, size)) {
+			strbuf_setlen(out, strlen(out->buf));
+			return;
+		}
+		if (errno != ERANGE)
+			return;
+	}
+}
+
+int config_surely_outside_repositories(const char *dir)
+{
+	struct strbuf path = STRBUF_INIT;
+	size_t len = strlen(dir), base;
+	int found = 0;
+
+	if (dir[0] != '/')
+		return 0;
+	strbuf_addstr(&path, dir);
+	while (len > 1 && path.buf[len - 1] == '/')
+		len--;
+	for (;;) {
+		base = len > 1 ? len : 0; /* "/" holds "/.git", not "//.git" */
+		strbuf_setlen(&path, base);
+		strbuf_addstr(&path, "/.git");
+		found = access(path.buf, F_OK) == 0 || errno != ENOENT;
+		strbuf_setlen(&path, base);
+		strbuf_addstr(&path, "/HEAD");
+		found = found || access(path.buf, F_OK) == 0 || errno != ENOENT;
+		if (found || len == 1)
+			break;
+		/* the parent: what comes before the last slash, or "/" itself */
+		while (len > 1 && path.buf[len - 1] != '/')
+			len--;
+		while (len > 1 && path.buf[len - 1] == '/')
+			len--;
+	}
+	strbuf_release(&path);
+	return !found;
+}
+
 int config_load_checkout(struct config *cfg, struct strbuf *root, const char *repo,
 			 struct bl_error *err)
 {
+	struct strbuf cwd = STRBUF_INIT;
 	git_repository *r = NULL;
 	const char *workdir;
 	size_t len;
-	int ret;
+	int ret, outside;
 
 	config_init(cfg);
 	if (repo) {
@@ -806,6 +852,11 @@ int config_load_checkout(struct config *cfg, struct strbuf *root, const char *re
 	}
 	/* The repository holding the current directory, if any: a directory outside every
 	 * repository has no checkout, and its own benchline.json is not read. */
+	current_dir(&cwd);
+	outside = cwd.len && config_surely_outside_repositories(cwd.buf);
+	strbuf_release(&cwd);
+	if (outside)
+		return 0;
 	libgit2_start();
 	ret = git_repository_open_ext(&r, ".", 0, NULL);
 	if (ret == GIT_ENOTFOUND)

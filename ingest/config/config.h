@@ -130,6 +130,15 @@ int config_load(struct config *cfg, const char *repo_dir, struct bl_error *err);
 int config_parse(struct config *cfg, const char *name, const char *text, size_t len,
 		 struct bl_error *err);
 /*
+ * True when no directory from dir (absolute) up to / holds a `.git` or a `HEAD`: no git
+ * repository can hold dir, since libgit2 finds one through a working tree's `.git` or a
+ * repository directory's own `HEAD`. config_load_checkout asks it before starting libgit2,
+ * which costs 7 ms on Debian (mbedTLS parses the whole CA bundle): a `detect` or `suspects`
+ * run from a data directory would pay that for nothing. Anything doubtful (a relative dir, a
+ * name that cannot be looked at) answers false, and libgit2 decides.
+ */
+int config_surely_outside_repositories(const char *dir);
+/*
  * The benchline.json of the checkout a command works in (§10): repo's (--repo) when it is given;
  * else, when the current directory is inside a git repository, the one at the root of its
  * working tree; else none (cfg keeps the defaults). root receives the directory the settings

@@ -251,12 +251,98 @@ static void test_load_checkout(void **state)
 	bl_error_release(&err);
 }
 
+/* The pre-check that spares libgit2's start outside every repository: false as soon as a
+ * `.git` (a directory or a gitlink file) or a `HEAD` lies in the directory or above it. */
+static void test_outside_repositories(void **state)
+{
+	char path[4200];
+	git_repository *repo;
+	(void)state;
+
+	enter_tmpdir();
+	assert_true(config_surely_outside_repositories(tmpdir));
+	snprintf(path, sizeof(path), "%s/", tmpdir); /* a trailing slash names the same */
+	assert_true(config_surely_outside_repositories(path));
+	assert_false(config_surely_outside_repositories("relative/dir"));
+
+	assert_int_equal(mkdir("a", 0777), 0);
+	assert_int_equal(mkdir("a/b", 0777), 0);
+	snprintf(path, sizeof(path), "%s/a/b", tmpdir);
+	assert_true(config_surely_outside_repositories(path));
+	/* a gitlink file two levels up */
+	write_text("a/.git", "gitdir: /elsewhere\n");
+	assert_false(config_surely_outside_repositories(path));
+	assert_int_equal(unlink("a/.git"), 0);
+	assert_true(config_surely_outside_repositories(path));
+
+	/* a bare repository, from a directory inside it */
+	assert_int_equal(git_repository_init(&repo, "bare.git", 1), 0);
+	git_repository_free(repo);
+	snprintf(path, sizeof(path), "%s/bare.git/refs/heads", tmpdir);
+	assert_false(config_surely_outside_repositories(path));
+	/* a working tree's subdirectory */
+	assert_int_equal(git_repository_init(&repo, "wt", 0), 0);
+	git_repository_free(repo);
+	assert_int_equal(mkdir("wt/src", 0777), 0);
+	snprintf(path, sizeof(path), "%s/wt/src", tmpdir);
+	assert_false(config_surely_outside_repositories(path));
+	leave_tmpdir();
+}
+
+/* From inside a bare repository the settings are HEAD's benchline.json: the pre-check must
+ * not take the repository for a plain directory. */
+static void test_load_checkout_bare(void **state)
+{
+	struct bl_error err = BL_ERROR_INIT;
+	struct strbuf root = STRBUF_INIT;
+	struct config cfg;
+	git_repository *repo;
+	git_index *index;
+	git_oid blob, tree, commit;
+	git_tree *t;
+	git_signature *sig;
+	const char *text = "{\"machine\": \"bare-box\"}";
+	(void)state;
+
+	enter_tmpdir();
+	assert_int_equal(git_repository_init(&repo, "bare.git", 1), 0);
+	assert_int_equal(git_blob_create_from_buffer(&blob, repo, text, strlen(text)), 0);
+	assert_int_equal(git_repository_index(&index, repo), 0);
+	{
+		git_index_entry e;
+		memset(&e, 0, sizeof(e));
+		e.mode = GIT_FILEMODE_BLOB;
+		e.id = blob;
+		e.path = "benchline.json";
+		assert_int_equal(git_index_add(index, &e), 0);
+	}
+	assert_int_equal(git_index_write_tree(&tree, index), 0);
+	assert_int_equal(git_tree_lookup(&t, repo, &tree), 0);
+	assert_int_equal(git_signature_now(&sig, "t", "t@example.com"), 0);
+	assert_int_equal(git_commit_create_v(&commit, repo, "HEAD", sig, sig, NULL, "c", t, 0), 0);
+	git_signature_free(sig);
+	git_tree_free(t);
+	git_index_free(index);
+	git_repository_free(repo);
+
+	assert_int_equal(chdir("bare.git/refs"), 0);
+	assert_int_equal(config_load_checkout(&cfg, &root, NULL, &err), 0);
+	assert_string_equal(cfg.machine, "bare-box");
+	assert_true(root.len > 0);
+	config_release(&cfg);
+	assert_int_equal(chdir("../.."), 0);
+	leave_tmpdir();
+	strbuf_release(&root);
+	bl_error_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resolve_defaults),	cmocka_unit_test(test_resolve_order),
-	    cmocka_unit_test(test_resolve_bad_machine), cmocka_unit_test(test_from_phrase),
-	    cmocka_unit_test(test_harness_version_key), cmocka_unit_test(test_load_checkout),
+	    cmocka_unit_test(test_resolve_defaults),	 cmocka_unit_test(test_resolve_order),
+	    cmocka_unit_test(test_resolve_bad_machine),	 cmocka_unit_test(test_from_phrase),
+	    cmocka_unit_test(test_harness_version_key),	 cmocka_unit_test(test_load_checkout),
+	    cmocka_unit_test(test_outside_repositories), cmocka_unit_test(test_load_checkout_bare),
 	};
 	int ret;
 	git_libgit2_init();
