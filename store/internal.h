@@ -183,17 +183,26 @@ static inline double store_column_double(struct store_stmt *s, int i)
 {
 	return s->lite ? sqlite3_column_double(s->lite, i) : store_pg_column_double(s->pg, i);
 }
+/*
+ * The readers with a default for SQL NULL look at SQLite's value once (one call of the API,
+ * not two). The value is "unprotected", which only matters to a connection that threads share:
+ * the store opens its connections SQLITE_OPEN_NOMUTEX, each used by one thread at a time.
+ */
 static inline double store_column_real(struct store_stmt *s, int i)
 {
-	return store_column_is_null(s, i) ? NAN : store_column_double(s, i);
+	if (s->lite) {
+		sqlite3_value *v = sqlite3_column_value(s->lite, i);
+		return sqlite3_value_type(v) == SQLITE_NULL ? NAN : sqlite3_value_double(v);
+	}
+	return store_pg_column_is_null(s->pg, i) ? NAN : store_pg_column_double(s->pg, i);
 }
 /* A column's integer, dflt for SQL NULL. */
 static inline int64_t store_column_int64(struct store_stmt *s, int i, int64_t dflt)
 {
-	if (s->lite)
-		return sqlite3_column_type(s->lite, i) == SQLITE_NULL
-			   ? dflt
-			   : sqlite3_column_int64(s->lite, i);
+	if (s->lite) {
+		sqlite3_value *v = sqlite3_column_value(s->lite, i);
+		return sqlite3_value_type(v) == SQLITE_NULL ? dflt : sqlite3_value_int64(v);
+	}
 	return store_pg_column_is_null(s->pg, i) ? dflt : store_pg_column_int64(s->pg, i);
 }
 static inline int store_column_int(struct store_stmt *s, int i)
