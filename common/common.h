@@ -197,6 +197,9 @@ struct intern {
 void intern_init(struct intern *t);
 /* s's number, s added when it is new. */
 uint32_t intern_add(struct intern *t, const char *s);
+/* intern_add, quicker when s is number hint: for a reader whose rows mostly repeat the
+ * previous row's string (a hint out of range, or another string, is looked up as usual). */
+uint32_t intern_add_hint(struct intern *t, const char *s, uint32_t hint);
 /* s's number, -1 when it was never added. */
 int64_t intern_find(const struct intern *t, const char *s);
 void intern_release(struct intern *t);

@@ -127,6 +127,16 @@ uint32_t intern_add(struct intern *t, const char *s)
 	return (uint32_t)t->nr++;
 }
 
+uint32_t intern_add_hint(struct intern *t, const char *s, uint32_t hint)
+{
+	if (hint < t->nr) {
+		const char *h = t->strings[hint];
+		if (s ? h && !strcmp(s, h) : !h)
+			return hint;
+	}
+	return intern_add(t, s);
+}
+
 void intern_release(struct intern *t)
 {
 	strings_free(t->strings, t->nr);

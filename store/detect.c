@@ -96,19 +96,32 @@ static struct store_member *add_member(struct store_members *m)
 }
 
 /* Appends a point from a row whose columns from col on are name, kind, better, median, value.
- */
+ * A full read's rows mostly repeat the previous row's metric (a history measures one or a
+ * few): its name, kind and direction compared as text spare a hash lookup and two parses. */
 static int add_point(struct store_members *m, struct store *st, struct store_stmt *s, int col,
 		     struct bl_error *err)
 {
+	const struct store_point *prev = m->npoints ? &m->points[m->npoints - 1] : NULL;
+	const char *name = store_column_text(s, col, "");
+	const char *kind_text = store_column_text(s, col + 1, "");
+	const char *better_text = store_column_text(s, col + 2, "");
 	struct store_point *p;
 	enum metric_kind kind;
+	uint32_t metric;
 	int higher;
-	if (store_column_kind(&kind, st, s, col + 1, err) ||
-	    store_column_better(&higher, st, s, col + 2, err))
+
+	if (prev && !strcmp(kind_text, metric_kind_name((enum metric_kind)prev->kind)))
+		kind = (enum metric_kind)prev->kind;
+	else if (store_column_kind(&kind, st, s, col + 1, err))
 		return BL_EDB;
+	if (prev && !strcmp(better_text, metric_better_name(prev->higher)))
+		higher = prev->higher;
+	else if (store_column_better(&higher, st, s, col + 2, err))
+		return BL_EDB;
+	metric = intern_add_hint(&m->metrics, name, prev ? prev->metric : 0);
 	ALLOC_GROW(m->points, m->npoints, m->points_alloc);
 	p = &m->points[m->npoints++];
-	p->metric = store_members_metric(m, store_column_text(s, col, ""));
+	p->metric = metric;
 	p->kind = (uint8_t)kind;
 	p->higher = (uint8_t)higher;
 	p->value = store_column_real(s, kind == METRIC_TIMED ? col + 3 : col + 4);

@@ -152,6 +152,26 @@ static void sort_case(size_t n, int64_t base, uint64_t spread)
 	free(index);
 }
 
+/* A hint only spares the lookup: a wrong one, or one out of range, gives intern_add's number. */
+static void a_hint_gives_the_same_numbers(void **state)
+{
+	struct intern t;
+	(void)state;
+	intern_init(&t);
+	assert_int_equal(intern_add_hint(&t, "a", 0), 0); /* out of range: added */
+	assert_int_equal(intern_add_hint(&t, "a", 0), 0); /* the hint */
+	assert_int_equal(intern_add_hint(&t, NULL, 0), 1);
+	assert_int_equal(intern_add_hint(&t, NULL, 1), 1);
+	assert_int_equal(intern_add_hint(&t, "b", 0), 2); /* a wrong hint */
+	assert_int_equal(intern_add_hint(&t, "a", 2), 0);
+	assert_int_equal(intern_add_hint(&t, NULL, 0), 1); /* NULL against a string */
+	assert_int_equal(intern_add_hint(&t, "b", 1), 2);  /* a string against NULL */
+	assert_int_equal(intern_add_hint(&t, "b", 99), 2);
+	assert_int_equal(t.nr, 3);
+	assert_int_equal(intern_find(&t, "b"), 2);
+	intern_release(&t);
+}
+
 static void the_index_sort_orders_by_key_then_index(void **state)
 {
 	(void)state;
@@ -188,6 +208,7 @@ int main(void)
 	    cmocka_unit_test(the_map_keeps_every_key_across_growth),
 	    cmocka_unit_test(a_second_put_replaces_the_value),
 	    cmocka_unit_test(the_interner_numbers_in_first_seen_order),
+	    cmocka_unit_test(a_hint_gives_the_same_numbers),
 	    cmocka_unit_test(the_index_sort_orders_by_key_then_index),
 	    cmocka_unit_test(the_index_sort_reads_keys_by_stride),
 	};
