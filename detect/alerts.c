@@ -16,8 +16,9 @@
 
 /* A Suspect the pass will write. */
 struct pass_mark {
-	struct store_mark mk; /* as it will be stored; mk.id 0 for a new one */
-	char *metric, *config, *key;
+	struct store_mark mk;  /* as it will be stored; mk.id 0 for a new one */
+	char *metric, *config; /* interned in names, not owned */
+	char *key;
 	uint32_t commit; /* in commits */
 	int stored;	 /* it is in the database already */
 	int64_t stored_alert, stored_follows;
@@ -35,6 +36,7 @@ struct detect_alerts {
 	struct store *st;
 	int transient_records;
 	struct intern commits;
+	struct intern names; /* the marks' metrics and configs: a pass has few of each */
 	struct pass_mark *marks;
 	size_t nmarks, marks_alloc;
 	struct hashmap by_run; /* "RUN KIND METRIC" to an index into marks */
@@ -68,6 +70,7 @@ struct detect_alerts *detect_alerts_new(struct store *st, int transient_records)
 	a->st = st;
 	a->transient_records = transient_records;
 	intern_init(&a->commits);
+	intern_init(&a->names);
 	intern_init(&a->judged_keys);
 	intern_init(&a->moved_keys);
 	intern_init(&a->alert_keys);
@@ -80,15 +83,13 @@ void detect_alerts_free(struct detect_alerts *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->nmarks; i++) {
-		free(a->marks[i].metric);
-		free(a->marks[i].config);
+	for (size_t i = 0; i < a->nmarks; i++)
 		free(a->marks[i].key);
-	}
 	free(a->marks);
 	hashmap_release(&a->by_run);
 	free(a->dropped);
 	intern_release(&a->commits);
+	intern_release(&a->names);
 	intern_release(&a->judged_keys);
 	free(a->judged);
 	intern_release(&a->moved_keys);
@@ -161,11 +162,11 @@ static struct pass_mark *mark_slot(struct detect_alerts *a, const struct store_m
 static void mark_set(struct detect_alerts *a, struct pass_mark *pm, const struct store_mark *m,
 		     const struct store_mark *stored, const char *commit)
 {
-	char *metric = pm->metric, *config = pm->config;
-	pm->metric = xstrdup(m->metric);
-	pm->config = xstrdup(m->config ? m->config : "");
-	free(metric);
-	free(config);
+	uint32_t metric = intern_add(&a->names, m->metric);
+	uint32_t config = intern_add(&a->names, m->config ? m->config : "");
+	/* (numbers first: adding may move the table of strings, never a string) */
+	pm->metric = a->names.strings[metric];
+	pm->config = a->names.strings[config];
 	pm->mk = *m;
 	pm->mk.metric = pm->metric;
 	pm->mk.config = pm->config;
