@@ -140,6 +140,10 @@ struct store_commit_index {
 	size_t nstrings, strings_alloc;
 	struct commit_time *times;
 	size_t ntimes;
+	/* The seq of each commit of store_members.commits, by its number: -1 not on main, -2
+	 * not looked up yet. Runs share commits: a commit's hash is looked up once. */
+	int64_t *seq_of;
+	size_t nseq_of;
 };
 
 static void commit_index_free(struct store_commit_index *ci)
@@ -150,6 +154,7 @@ static void commit_index_free(struct store_commit_index *ci)
 	hashmap_release(&ci->source);
 	strings_free(ci->strings, ci->nstrings);
 	free(ci->times);
+	free(ci->seq_of);
 	free(ci);
 }
 
@@ -207,6 +212,24 @@ done:
 	}
 	*out = ci;
 	return ret;
+}
+
+/* The seq on main of commit number c of commits, -1 when it is not on main. */
+static int64_t commit_seq(struct store_commit_index *ci, const struct intern *commits, uint32_t c)
+{
+	int64_t seq;
+	if (c >= ci->nseq_of) {
+		size_t n = commits->nr > c ? commits->nr : (size_t)c + 1;
+		ci->seq_of = xrealloc(ci->seq_of, n * sizeof(*ci->seq_of));
+		for (size_t i = ci->nseq_of; i < n; i++)
+			ci->seq_of[i] = -2;
+		ci->nseq_of = n;
+	}
+	if (ci->seq_of[c] == -2) {
+		const char *sha = commits->strings[c];
+		ci->seq_of[c] = sha && hashmap_get(&ci->sha, sha, &seq) ? seq : -1;
+	}
+	return ci->seq_of[c];
 }
 
 /* The place of a record placed by time at `at`: the largest seq committed at or before it,
@@ -427,8 +450,7 @@ static int scan_runs(struct store_members *out, struct store_scan *scan, struct 
 		mb->at = store_column_real(s, 4); /* committed_at, else started_at */
 		if (isnan(mb->at))
 			mb->at = mb->started_at;
-		if (hashmap_get_len(&scan->commits->sha, store_column_text(s, 1, NULL),
-				    (size_t)store_column_bytes(s, 1), &seq))
+		if ((seq = commit_seq(scan->commits, &out->commits, mb->commit)) >= 0)
 			mb->place = (double)seq;
 		else if (mb->place < 0)
 			mb->place = time_place(scan->commits, mb->at);
