@@ -762,7 +762,7 @@ fi
 # --- corpora ----------------------------------------------------------------------------------
 # The figures of docs/detection.md and docs/confirm.md, reported; and the budget of §12 on them:
 # the first detect --all of the real histories (both, summed) at most 1.5 times one sorted SQL
-# scan of the same values, in 2 x BENCH_RUNS + 3 rounds of a detect and the scan right after
+# scan of the same values, in 4 x BENCH_RUNS + 3 rounds of a detect and the scan right after
 # it. The verdict is the median of the rounds' ratios (the histories' times summed round by
 # round): each ratio is taken within a second, so a machine whose speed drifts between rounds
 # moves both sides of it alike. The best of each side over the rounds is printed beside it.
@@ -772,7 +772,7 @@ if want corpora; then
 	data=${BENCHLINE_DATA:-$ROOT/../shared/data}
 	if [ -d "$data" ]; then
 		echo "corpora: real histories from $data"
-		BENCHLINE=$BL sh "$ROOT/tests/corpora/measure.sh" --data "$data" --time $((2 * RUNS + 3)) \
+		BENCHLINE=$BL sh "$ROOT/tests/corpora/measure.sh" --data "$data" --time $((4 * RUNS + 3)) \
 			>"$WORK/corpora.out" 2>"$WORK/corpora.err"
 		sed 's/^/  /' "$WORK/corpora.out"
 		[ -s "$WORK/corpora.err" ] && sed 's/^/  /' "$WORK/corpora.err"

@@ -16,7 +16,7 @@
 #              metrics rows in Series order, sqlite3's own) in N rounds, each a detect and
 #              the scan right after it: the best of each side, and every round's pair, which
 #              `make bench` judges by the median of the rounds' ratios (§12: at most 1.5 times
-#              the scan); `make bench` gives 9
+#              the scan); `make bench` gives 15
 # CORPUS       asv-django, gab (default: both). A corpus whose files are missing is skipped.
 #
 # $BENCHLINE names the binary (default ROOT/benchline). Exit 0 when every corpus asked for was
