@@ -106,9 +106,11 @@ static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *bat
 		if (batch->records[i].source_hash[0])
 			continue;
 		if (!in->repo) {
-			ret = bl_error_set(err, BL_EINVALID,
-					   "%s: record %zu: source.source_hash: missing (%s)", file,
-					   base + i + 1, in->no_hash_hint);
+			struct strbuf where = STRBUF_INIT;
+			ingest_record_where(&where, file, &batch->records[i], base + i + 1);
+			ret = bl_error_set(err, BL_EINVALID, "%s: source.source_hash: missing (%s)",
+					   where.buf, in->no_hash_hint);
+			strbuf_release(&where);
 			goto done;
 		}
 		ALLOC_GROW(revs, nr, alloc);
@@ -126,8 +128,11 @@ static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *bat
 		for (size_t k = 0; k < nr; k++) {
 			if (repo_source_hash_revs(hashes, commits, in->repo, &in->cfg, revs + k, 1,
 						  err)) {
-				bl_error_prefix(err, "%s: record %zu: source.commit", file,
-						base + index[k] + 1);
+				struct strbuf where = STRBUF_INIT;
+				ingest_record_where(&where, file, &batch->records[index[k]],
+						    base + index[k] + 1);
+				bl_error_prefix(err, "%s: source.commit", where.buf);
+				strbuf_release(&where);
 				goto done;
 			}
 		}

@@ -690,9 +690,12 @@ static int parse_one(struct native_parser *p, size_t *pos)
 		rec->line = p->cur.line;
 		rec->column = p->cur.column;
 		p->err_stop = p->rec_start;
-		if ((ret = ingest_record_finish(rec, obj, p->err)))
-			bl_error_prefix(p->err, "%s:%d:%d: record %zu", p->name, rec->line,
-					rec->column, p->recno);
+		if ((ret = ingest_record_finish(rec, obj, p->err))) {
+			struct strbuf where = STRBUF_INIT;
+			ingest_record_where(&where, p->name, rec, p->recno);
+			bl_error_prefix(p->err, "%s", where.buf);
+			strbuf_release(&where);
+		}
 	}
 	json_decref(obj);
 	if (!ret)

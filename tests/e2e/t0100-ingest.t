@@ -226,8 +226,18 @@ test_expect 'with --repo, a commit the repository lacks is an error; nothing is 
 	db_dump >before.sql &&
 	expect_exit 2 bl ingest --repo repo unknown.json 2>err &&
 	cat err &&
-	grep -q "^benchline: unknown.json: record 1: source.commit: " err &&
+	grep -q "^benchline: unknown.json:1:1: record 1: source.commit: " err &&
 	grep -q "d0\{38\}4" err &&
+	db_dump >after.sql &&
+	cmp before.sql after.sql
+'
+
+test_expect 'a record without a source hash, and no repository: the error names its line' '
+	rec benchmark=w1 >where.jsonl &&
+	rec benchmark=w2 | sed "s/,\"source_hash\":\"[^\"]*\"//" >>where.jsonl &&
+	db_dump >before.sql &&
+	expect_exit 2 bl ingest where.jsonl 2>err &&
+	grep -q "^benchline: where.jsonl:2:1: record 2: source.source_hash: missing" err &&
 	db_dump >after.sql &&
 	cmp before.sql after.sql
 '

@@ -109,7 +109,7 @@ test_expect 'a large file without source hashes gets them from --repo, one per c
 	test "$(runs)" = 800 &&
 	test "$(db_sql "$BENCHLINE_DB" "select count(distinct source_hash), min(source_hash) from runs")" = "1|$want" &&
 	expect_exit 2 bl --db none.db ingest nohash.jsonl 2>err &&
-	grep -q "^benchline: nohash.jsonl: record 1: source.source_hash: missing" err
+	grep -q "^benchline: nohash.jsonl:1:1: record 1: source.source_hash: missing" err
 '
 
 test_done
