@@ -243,7 +243,7 @@ int cmd_gate(int argc, const char **argv, struct cli_ctx *ctx)
 			ret = cli_fail(&err);
 			goto done;
 		}
-		if (report.live.dirty_paths[0])
+		if (report.live.dirty_paths)
 			cli_printf(stderr,
 				   "gate --live: measured %.12s as committed, without the "
 				   "uncommitted changes to %s (--allow-dirty)\n",

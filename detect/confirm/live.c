@@ -389,7 +389,7 @@ static int check_dirty(struct gate_report *out, const struct gate_options *opts,
 		    opts->repo_dir, paths.buf, head.commit);
 		goto done;
 	}
-	snprintf(out->live.dirty_paths, sizeof(out->live.dirty_paths), "%s", paths.buf);
+	out->live.dirty_paths = strbuf_detach(&paths, NULL);
 done:
 	strbuf_release(&paths);
 	return ret;

@@ -1227,6 +1227,7 @@ void gate_report_release(struct gate_report *r)
 	free(r->profiles_markdown);
 	free(r->profiles_text);
 	free(r->profiles_note);
+	free(r->live.dirty_paths);
 	for (size_t i = 0; r->measured_paths && i < r->n_measured; i++)
 		free(r->measured_paths[i]);
 	free(r->measured_paths);

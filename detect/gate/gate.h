@@ -158,8 +158,8 @@ struct gate_live {
 	size_t artifact_files;	    /* compared, when identical */
 	double build_s[2];	    /* how long bench.build took: the merge base, the head */
 	/* --allow-dirty: the head was the checkout's HEAD, measured as committed without the
-	 * uncommitted changes to these measured paths ("" when there were none) */
-	char dirty_paths[512];
+	 * uncommitted changes to these measured paths (NULL when there were none) */
+	char *dirty_paths;
 	/* §9.6: counted with callgrind under this machine key; the merge base's count reused
 	 * from one taken on base_counted_on (RFC 3339), neither built nor counted again */
 	int counted, reused_base, counters_only;

@@ -49,4 +49,20 @@ test_expect 'changes outside the measured paths, or a head that is not HEAD, are
 	bl gate --live --repo repo --base main --head main >out 2>err &&
 	! grep -q "allow-dirty" err
 '
+test_expect '--allow-dirty names five changed paths however long they are, then how many more' '
+	git -C repo checkout -q bench.c &&
+	mkdir repo/long &&
+	for i in 1 2 3 4 5 6 7; do
+		echo "/* $i */" >"repo/long/$(printf "%0120d" $i).c" || return 1
+	done &&
+	git -C repo add long && git -C repo commit -q -m "long names" &&
+	c2=$(git -C repo rev-parse HEAD) &&
+	sed "s|\"measured_paths\": \[\"bench.c\"\]|\"measured_paths\": [\"bench.c\", \"long\"]|" \
+		repo/benchline.json >b.json && mv b.json repo/benchline.json &&
+	grep -q "\"long\"" repo/benchline.json &&
+	for f in repo/long/*.c; do echo "/* changed */" >>"$f" || return 1; done &&
+	bl gate --live --repo repo --base main --allow-dirty >out 2>err &&
+	names=$(for i in 1 2 3 4 5; do printf "long/%0120d.c, " $i; done) &&
+	grep -q "^gate --live: measured $(echo $c2 | cut -c1-12) as committed, without the uncommitted changes to ${names%, } and 2 more (--allow-dirty)$" err
+'
 test_done
