@@ -190,13 +190,13 @@ int ingest_record_annotate(struct ingest_record *rec, const char *key, struct js
 	return ret;
 }
 
-void ingest_record_where(struct strbuf *out, const char *file, const struct ingest_record *rec,
-			 size_t number)
+void ingest_record_error_prefix(struct bl_error *err, const char *file,
+				const struct ingest_record *rec, size_t number)
 {
 	if (rec->line > 0)
-		strbuf_addf(out, "%s:%d:%d: record %zu", file, rec->line, rec->column, number);
+		bl_error_prefix(err, "%s:%d:%d: record %zu", file, rec->line, rec->column, number);
 	else
-		strbuf_addf(out, "%s: record %zu", file, number);
+		bl_error_prefix(err, "%s: record %zu", file, number);
 }
 
 double ingest_quietness(const struct ingest_record *rec)

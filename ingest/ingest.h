@@ -183,10 +183,11 @@ int ingest_record_annotate(struct ingest_record *rec, const char *key, struct js
 int ingest_new_run_stands(int keep_first, int old_flawed, double old_quietness, int new_flawed,
 			  double new_quietness);
 
-/* Where a record is, for a message about it: "FILE:LINE:COLUMN: record NUMBER" (NUMBER is
- * its place among the file's records, from 1), "FILE: record NUMBER" when its line is unknown. */
-void ingest_record_where(struct strbuf *out, const char *file, const struct ingest_record *rec,
-			 size_t number);
+/* Prefixes err's message with where the record is: "FILE:LINE:COLUMN: record NUMBER" (NUMBER
+ * is its place among the file's records, from 1), "FILE: record NUMBER" when its line is
+ * unknown. */
+void ingest_record_error_prefix(struct bl_error *err, const char *file,
+				const struct ingest_record *rec, size_t number);
 /* p95/median of the record's primary metric, NAN when either is unknown. */
 double ingest_quietness(const struct ingest_record *rec);
 /* How many measurements the primary metric's figures come from: its "n", else the samples it

@@ -106,11 +106,9 @@ static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *bat
 		if (batch->records[i].source_hash[0])
 			continue;
 		if (!in->repo) {
-			struct strbuf where = STRBUF_INIT;
-			ingest_record_where(&where, file, &batch->records[i], base + i + 1);
-			ret = bl_error_set(err, BL_EINVALID, "%s: source.source_hash: missing (%s)",
-					   where.buf, in->no_hash_hint);
-			strbuf_release(&where);
+			ret = bl_error_set(err, BL_EINVALID, "source.source_hash: missing (%s)",
+					   in->no_hash_hint);
+			ingest_record_error_prefix(err, file, &batch->records[i], base + i + 1);
 			goto done;
 		}
 		ALLOC_GROW(revs, nr, alloc);
@@ -128,11 +126,9 @@ static int fill_source_hashes(struct ingest_intake *in, struct ingest_batch *bat
 		for (size_t k = 0; k < nr; k++) {
 			if (repo_source_hash_revs(hashes, commits, in->repo, &in->cfg, revs + k, 1,
 						  err)) {
-				struct strbuf where = STRBUF_INIT;
-				ingest_record_where(&where, file, &batch->records[index[k]],
-						    base + index[k] + 1);
-				bl_error_prefix(err, "%s: source.commit", where.buf);
-				strbuf_release(&where);
+				bl_error_prefix(err, "source.commit");
+				ingest_record_error_prefix(err, file, &batch->records[index[k]],
+							   base + index[k] + 1);
 				goto done;
 			}
 		}

@@ -690,12 +690,8 @@ static int parse_one(struct native_parser *p, size_t *pos)
 		rec->line = p->cur.line;
 		rec->column = p->cur.column;
 		p->err_stop = p->rec_start;
-		if ((ret = ingest_record_finish(rec, obj, p->err))) {
-			struct strbuf where = STRBUF_INIT;
-			ingest_record_where(&where, p->name, rec, p->recno);
-			bl_error_prefix(p->err, "%s", where.buf);
-			strbuf_release(&where);
-		}
+		if ((ret = ingest_record_finish(rec, obj, p->err)))
+			ingest_record_error_prefix(p->err, p->name, rec, p->recno);
 	}
 	json_decref(obj);
 	if (!ret)
