@@ -219,7 +219,10 @@ static int64_t commit_seq(struct store_commit_index *ci, const struct intern *co
 {
 	int64_t seq;
 	if (c >= ci->nseq_of) {
-		size_t n = commits->nr > c ? commits->nr : (size_t)c + 1;
+		/* doubled, not grown by the one commit just interned */
+		size_t n = ci->nseq_of ? 2 * ci->nseq_of : 256;
+		while (n <= c)
+			n *= 2;
 		ci->seq_of = xrealloc(ci->seq_of, n * sizeof(*ci->seq_of));
 		for (size_t i = ci->nseq_of; i < n; i++)
 			ci->seq_of[i] = -2;
